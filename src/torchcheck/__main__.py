@@ -1,0 +1,3 @@
+from torchcheck.cli import main
+
+raise SystemExit(main())

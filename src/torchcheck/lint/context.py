@@ -1,0 +1,689 @@
+"""Shared, cheap, scope-aware inference that every rule asks instead of guessing.
+
+:class:`LintContext` runs in the same walk as the rules (first on the way down, last on
+the way up) and answers three questions about the code being visited:
+
+* **names** - what qualified name an expression refers to, through import aliases
+  (``import torch as T; T.load`` and ``from torch import load`` are both ``torch.load``);
+* **kinds** - what a name or expression holds: a tensor, a graph-attached tensor, a module,
+  an optimizer, a scheduler, a GradScaler, a dataloader, a device ... or ``None`` when it
+  does not know (rules then stay silent);
+* **where** - inside which loops, under ``no_grad``/``inference_mode``, inside which class.
+
+A name imported from two different places (``try: from torch import vmap`` /
+``except ImportError: from functorch import vmap``) is ambiguous and resolves to nothing.
+"""
+
+from __future__ import annotations
+
+import enum
+from dataclasses import dataclass, field
+
+import libcst as cst
+
+from torchcheck.lint import torch_api
+
+
+class Kind(enum.Enum):
+    """What a value is, as far as the linter can tell."""
+
+    TENSOR = "tensor"
+    GRAPH_TENSOR = "graph-attached tensor"  # a loss, a model output: carries autograd history
+    MODULE = "module"
+    LOSS_FUNCTION = "loss function"
+    OPTIMIZER = "optimizer"
+    SCHEDULER = "scheduler"
+    SCALER = "GradScaler"
+    DATALOADER = "dataloader"
+    SAMPLER = "sampler"
+    DEVICE = "device"
+    DTYPE = "dtype"
+    NUMBER = "number"
+    OTHER = "other"  # known, and none of the above (a string, a list, ...)
+
+
+Loop = cst.For | cst.While
+
+TENSOR_KINDS = frozenset({Kind.TENSOR, Kind.GRAPH_TENSOR})
+
+# Conventional names, used only when nothing stronger is known about a name.
+_CONVENTIONAL_NAMES: dict[str, Kind] = {
+    "model": Kind.MODULE,
+    "net": Kind.MODULE,
+    "optimizer": Kind.OPTIMIZER,
+    "opt": Kind.OPTIMIZER,
+    "optim": Kind.OPTIMIZER,
+    "scheduler": Kind.SCHEDULER,
+    "sched": Kind.SCHEDULER,
+    "lr_scheduler": Kind.SCHEDULER,
+    "scaler": Kind.SCALER,
+    "grad_scaler": Kind.SCALER,
+    "loader": Kind.DATALOADER,
+    "dataloader": Kind.DATALOADER,
+    "device": Kind.DEVICE,
+    "criterion": Kind.LOSS_FUNCTION,
+    "loss_fn": Kind.LOSS_FUNCTION,
+}
+_CONVENTIONAL_SUFFIXES: tuple[tuple[str, Kind], ...] = (
+    ("_model", Kind.MODULE),
+    ("_optimizer", Kind.OPTIMIZER),
+    ("_scheduler", Kind.SCHEDULER),
+    ("_loader", Kind.DATALOADER),
+    ("_dataloader", Kind.DATALOADER),
+    ("_device", Kind.DEVICE),
+)
+
+
+def conventional_kind(name: str) -> Kind | None:
+    """The kind a name suggests by convention (``optimizer`` -> OPTIMIZER), or None."""
+    kind = _CONVENTIONAL_NAMES.get(name)
+    if kind is not None:
+        return kind
+    for suffix, suffix_kind in _CONVENTIONAL_SUFFIXES:
+        if name.endswith(suffix):
+            return suffix_kind
+    return None
+
+
+_AMBIGUOUS = "<ambiguous>"
+
+
+@dataclass
+class Binding:
+    """What one name in one scope is bound to."""
+
+    kind: Kind | None = None
+    qualified_name: str | None = None  # set for imports
+
+
+_MODULE_CLASS = Binding(kind=Kind.OTHER)  # a class deriving from nn.Module; calling it builds a module
+
+
+@dataclass
+class Scope:
+    node: cst.CSTNode
+    is_class: bool = False
+    bindings: dict[str, Binding] = field(default_factory=dict)
+    # for class scopes: what `self.<attr>` holds, from assignments in any method
+    self_attributes: dict[str, Kind | None] = field(default_factory=dict)
+
+
+@dataclass
+class Frame:
+    """Execution facts that reset at a function boundary."""
+
+    loops: list[cst.For | cst.While] = field(default_factory=list)
+    no_grad_depth: int = 0
+    grad_mode_unknown_depth: int = 0  # set_grad_enabled(flag) with a flag only known at run time
+    autocast_depth: int = 0
+
+
+def _decorator_target(decorator: cst.Decorator) -> cst.BaseExpression:
+    expression = decorator.decorator
+    return expression.func if isinstance(expression, cst.Call) else expression
+
+
+def dotted_name(expression: cst.BaseExpression) -> str | None:
+    """``a.b.c`` for a Name/Attribute chain, else None (no import resolution)."""
+    if isinstance(expression, cst.Name):
+        return expression.value
+    if isinstance(expression, cst.Attribute):
+        base = dotted_name(expression.value)
+        return f"{base}.{expression.attr.value}" if base else None
+    return None
+
+
+def method_call(expression: cst.BaseExpression) -> tuple[cst.BaseExpression, str] | None:
+    """For ``receiver.method(...)`` return ``(receiver, "method")``, else None."""
+    if isinstance(expression, cst.Call) and isinstance(expression.func, cst.Attribute):
+        return expression.func.value, expression.func.attr.value
+    return None
+
+
+def keyword_argument(call: cst.Call, name: str) -> cst.Arg | None:
+    for argument in call.args:
+        if argument.keyword is not None and argument.keyword.value == name:
+            return argument
+    return None
+
+
+def _called_name(call: cst.Call) -> str | None:
+    if isinstance(call.func, cst.Attribute):
+        return call.func.attr.value
+    if isinstance(call.func, cst.Name):
+        return call.func.value
+    return None
+
+
+def has_star_kwargs(call: cst.Call) -> bool:
+    """``**kwargs`` could supply any keyword: rules about missing keywords stay silent."""
+    return any(argument.star == "**" for argument in call.args)
+
+
+class LintContext:
+    """Scope-aware facts about the code, maintained during the shared walk."""
+
+    def __init__(self) -> None:
+        self._scopes: list[Scope] = []
+        self._frames: list[Frame] = [Frame()]
+        self._classes: list[cst.ClassDef] = []
+        self._statements: list[cst.CSTNode] = []
+        self._loop_calls: dict[cst.CSTNode, list[tuple[str, cst.Call]]] = {}
+        self._dataloader_loops: set[cst.CSTNode] = set()
+        self.module_classes: set[str] = set()
+
+    # ----------------------------------------------------------------- where are we
+    @property
+    def loops(self) -> tuple[cst.For | cst.While, ...]:
+        """Loops enclosing the current node, outermost first, within the current function."""
+        return tuple(self._frames[-1].loops)
+
+    @property
+    def in_no_grad(self) -> bool:
+        return self._frames[-1].no_grad_depth > 0
+
+    @property
+    def grad_maybe_disabled(self) -> bool:
+        """Under no_grad, or under ``set_grad_enabled(flag)`` whose flag is unknown here."""
+        frame = self._frames[-1]
+        return frame.no_grad_depth > 0 or frame.grad_mode_unknown_depth > 0
+
+    @property
+    def in_autocast(self) -> bool:
+        return self._frames[-1].autocast_depth > 0
+
+    @property
+    def current_statement(self) -> cst.CSTNode | None:
+        return self._statements[-1] if self._statements else None
+
+    @property
+    def current_class(self) -> cst.ClassDef | None:
+        return self._classes[-1] if self._classes else None
+
+    @property
+    def in_module_class(self) -> bool:
+        """Inside the body of an ``nn.Module`` subclass (directly or in one of its methods)."""
+        return self.current_class is not None and self.is_module_class(self.current_class)
+
+    def is_module_class(self, node: cst.ClassDef) -> bool:
+        return node.name.value in self.module_classes
+
+    # ----------------------------------------------------------------- names
+    def _lookup(self, name: str) -> Binding | None:
+        innermost = len(self._scopes) - 1
+        for index in range(innermost, -1, -1):
+            scope = self._scopes[index]
+            if scope.is_class and index != innermost:
+                continue  # class bodies are not visible from their methods
+            binding = scope.bindings.get(name)
+            if binding is not None:
+                return binding
+        return None
+
+    def qualified_name(self, expression: cst.BaseExpression) -> str | None:
+        """``torch.nn.functional.dropout`` for ``F.dropout`` after ``import torch.nn.functional as F``."""
+        if isinstance(expression, cst.Name):
+            binding = self._lookup(expression.value)
+            if binding is None or binding.qualified_name in (None, _AMBIGUOUS):
+                return None
+            return binding.qualified_name
+        if isinstance(expression, cst.Attribute):
+            base = self.qualified_name(expression.value)
+            return f"{base}.{expression.attr.value}" if base else None
+        return None
+
+    def call_name(self, call: cst.Call) -> str | None:
+        return self.qualified_name(call.func)
+
+    # ----------------------------------------------------------------- kinds
+    def kind_of(self, expression: cst.BaseExpression) -> Kind | None:
+        """What ``expression`` evaluates to, or None when unknown."""
+        if isinstance(expression, cst.Name):
+            return self._kind_of_name(expression.value)
+        if isinstance(expression, cst.Attribute):
+            return self._kind_of_attribute(expression)
+        if isinstance(expression, cst.Call):
+            return self._kind_of_call(expression)
+        if isinstance(expression, cst.Subscript):
+            value_kind = self.kind_of(expression.value)
+            return value_kind if value_kind in TENSOR_KINDS else None
+        if isinstance(expression, cst.BinaryOperation):
+            return self._combine(self.kind_of(expression.left), self.kind_of(expression.right))
+        if isinstance(expression, cst.UnaryOperation):
+            return self.kind_of(expression.expression)
+        if isinstance(expression, (cst.Integer, cst.Float, cst.Imaginary)):
+            return Kind.NUMBER
+        if isinstance(expression, (cst.BaseString, cst.List, cst.Tuple, cst.Dict, cst.Set, cst.ListComp, cst.DictComp, cst.SetComp, cst.Lambda)):
+            return Kind.OTHER
+        if isinstance(expression, cst.IfExp):
+            body, orelse = self.kind_of(expression.body), self.kind_of(expression.orelse)
+            return body if body == orelse else None
+        return None
+
+    def is_tensor(self, expression: cst.BaseExpression) -> bool:
+        return self.kind_of(expression) in TENSOR_KINDS
+
+    def _kind_of_name(self, name: str) -> Kind | None:
+        binding = self._lookup(name)
+        if binding is None:
+            if name == "self" and self.in_module_class:
+                return Kind.MODULE
+            return conventional_kind(name)
+        if binding.qualified_name is not None:
+            return self._kind_of_qualified_value(binding.qualified_name)
+        return binding.kind
+
+    def _kind_of_qualified_value(self, qualified: str) -> Kind | None:
+        if qualified in torch_api.DTYPES:
+            return Kind.DTYPE
+        return None
+
+    def _kind_of_attribute(self, expression: cst.Attribute) -> Kind | None:
+        qualified = self.qualified_name(expression)
+        if qualified is not None:
+            return self._kind_of_qualified_value(qualified)
+        attribute = expression.attr.value
+        if isinstance(expression.value, cst.Name) and expression.value.value == "self":
+            scope = self._class_scope()
+            if scope is not None and attribute in scope.self_attributes:
+                return scope.self_attributes[attribute]
+            return conventional_kind(attribute)
+        owner = self.kind_of(expression.value)
+        if owner in TENSOR_KINDS:
+            if attribute == "device":
+                return Kind.DEVICE
+            if attribute == "dtype":
+                return Kind.DTYPE
+            if attribute in ("T", "mT", "H", "mH"):
+                return owner
+            if attribute in ("grad", "data"):
+                return Kind.TENSOR
+            return Kind.OTHER if attribute in ("shape", "ndim", "is_cuda", "requires_grad") else None
+        if attribute == "device" and owner is Kind.MODULE:
+            return Kind.DEVICE
+        return None
+
+    def _kind_of_call(self, call: cst.Call) -> Kind | None:
+        qualified = self.call_name(call)
+        if qualified is not None:
+            return self._kind_of_api_call(qualified, call)
+        if isinstance(call.func, cst.Name):
+            name = call.func.value
+            binding = self._lookup(name)
+            if name in self.module_classes and (binding is None or binding is _MODULE_CLASS):
+                return Kind.MODULE
+            if name in ("float", "int", "len", "round"):
+                return Kind.NUMBER
+        receiver_method = method_call(call)
+        if receiver_method is not None:
+            return self._kind_of_method_call(call, *receiver_method)
+        callee = self.kind_of(call.func)
+        if callee is Kind.MODULE:
+            return self._graph_or_plain()
+        if callee is Kind.LOSS_FUNCTION:
+            return self._graph_or_plain()
+        return None
+
+    def _graph_or_plain(self) -> Kind | None:
+        if self.in_no_grad:
+            return Kind.TENSOR
+        return None if self.grad_maybe_disabled else Kind.GRAPH_TENSOR
+
+    def _kind_of_api_call(self, qualified: str, call: cst.Call) -> Kind | None:
+        if qualified in torch_api.TENSOR_FACTORIES:
+            return Kind.TENSOR
+        if qualified in torch_api.TENSOR_LIKE_FACTORIES:
+            return Kind.TENSOR
+        if qualified in torch_api.TENSOR_OPS or (
+            qualified.startswith("torch.nn.functional.") and qualified not in torch_api.LOSS_FUNCTIONS
+        ):
+            return self._combine_arguments(call)
+        if qualified in torch_api.LOSS_FUNCTIONS:
+            return self._graph_or_plain()
+        if qualified in torch_api.DEVICE_CONSTRUCTORS:
+            return Kind.DEVICE
+        if qualified in torch_api.GRAD_SCALERS:
+            return Kind.SCALER
+        if qualified in torch_api.DATALOADERS:
+            return Kind.DATALOADER
+        if qualified in torch_api.WRAPPING_MODULE_FUNCTIONS:
+            return Kind.MODULE if call.args and self.kind_of(call.args[0].value) is Kind.MODULE else None
+        if qualified == "torch.nn.Parameter" or qualified == "torch.nn.parameter.Parameter":
+            return Kind.TENSOR
+        last = qualified.rsplit(".", 1)[-1]
+        if qualified.startswith("torch.optim.lr_scheduler.") and last[:1].isupper():
+            return Kind.SCHEDULER
+        if qualified.startswith("torch.optim.") and last[:1].isupper() and qualified.count(".") == 2:
+            return Kind.OPTIMIZER
+        if qualified.startswith("torch.utils.data.") and last.endswith("Sampler"):
+            return Kind.SAMPLER
+        if qualified.startswith("torch.nn.") and last[:1].isupper() and ".functional." not in qualified and ".init." not in qualified:
+            return Kind.LOSS_FUNCTION if last.endswith("Loss") else Kind.MODULE
+        return None
+
+    def _kind_of_method_call(self, call: cst.Call, receiver: cst.BaseExpression, method: str) -> Kind | None:
+        owner = self.kind_of(receiver)
+        if owner in TENSOR_KINDS:
+            if method in torch_api.NUMBER_METHODS:
+                return Kind.NUMBER
+            if method in ("tolist", "numpy", "size", "backward", "stride", "data_ptr"):
+                return Kind.OTHER if method != "backward" else None
+            if method in ("detach", "detach_"):
+                return Kind.TENSOR
+            return owner
+        if owner is Kind.MODULE:
+            if method in torch_api.MODULE_SELF_METHODS:
+                return Kind.MODULE
+            if method == "forward":
+                return self._graph_or_plain()
+        return None
+
+    def _combine_arguments(self, call: cst.Call) -> Kind:
+        kinds = [self.kind_of(argument.value) for argument in call.args if argument.keyword is None]
+        for argument in call.args:
+            if isinstance(argument.value, (cst.List, cst.Tuple)):
+                kinds.extend(self.kind_of(element.value) for element in argument.value.elements)
+        return Kind.GRAPH_TENSOR if Kind.GRAPH_TENSOR in kinds else Kind.TENSOR
+
+    @staticmethod
+    def _combine(left: Kind | None, right: Kind | None) -> Kind | None:
+        if Kind.GRAPH_TENSOR in (left, right):
+            return Kind.GRAPH_TENSOR
+        if Kind.TENSOR in (left, right):
+            return Kind.TENSOR
+        if left is Kind.NUMBER and right is Kind.NUMBER:
+            return Kind.NUMBER
+        return None
+
+    def _class_scope(self) -> Scope | None:
+        for scope in reversed(self._scopes):
+            if scope.is_class:
+                return scope
+        return None
+
+    def self_attribute_kind(self, attribute: str) -> Kind | None:
+        scope = self._class_scope()
+        return scope.self_attributes.get(attribute) if scope is not None else None
+
+    # ----------------------------------------------------------------- binding
+    def bind(self, name: str, kind: Kind | None) -> None:
+        """Bind ``name`` in the current scope; an unknown value falls back to the name's convention."""
+        self._scopes[-1].bindings[name] = Binding(kind=kind if kind is not None else conventional_kind(name))
+
+    def _bind_import(self, name: str, qualified: str) -> None:
+        bindings = self._scopes[-1].bindings
+        previous = bindings.get(name)
+        if previous is not None and previous.qualified_name not in (None, qualified):
+            qualified = _AMBIGUOUS
+        bindings[name] = Binding(qualified_name=qualified)
+
+    def _bind_target(self, target: cst.BaseExpression, kind: Kind | None) -> None:
+        if isinstance(target, cst.Name):
+            self.bind(target.value, kind)
+        elif isinstance(target, (cst.Tuple, cst.List)):
+            for element in target.elements:
+                self._bind_target(element.value, None if kind is not Kind.TENSOR else Kind.TENSOR)
+        elif isinstance(target, cst.StarredElement):
+            self._bind_target(target.value, None)
+        elif isinstance(target, cst.Attribute) and isinstance(target.value, cst.Name) and target.value.value == "self":
+            scope = self._class_scope()
+            if scope is not None:
+                attribute = target.attr.value
+                scope.self_attributes[attribute] = kind if kind is not None else conventional_kind(attribute)
+
+    def _bind_assignment(self, targets: list[cst.BaseExpression], value: cst.BaseExpression | None) -> None:
+        for target in targets:
+            if isinstance(target, (cst.Tuple, cst.List)) and isinstance(value, (cst.Tuple, cst.List)) and len(target.elements) == len(value.elements):
+                for target_element, value_element in zip(target.elements, value.elements):
+                    self._bind_target(target_element.value, self.kind_of(value_element.value))
+            else:
+                self._bind_target(target, self.kind_of(value) if value is not None else None)
+
+    def _annotation_kind(self, annotation: cst.Annotation | None) -> Kind | None:
+        if annotation is None:
+            return None
+        expression = annotation.annotation
+        qualified = self.qualified_name(expression) or dotted_name(expression)
+        if qualified is None:
+            return None
+        last = qualified.rsplit(".", 1)[-1]
+        if last in ("Tensor", "Parameter"):
+            return Kind.TENSOR
+        if qualified in ("torch.nn.Module", "nn.Module") or last in self.module_classes:
+            return Kind.MODULE
+        if qualified.startswith("torch.optim.") and last == "Optimizer":
+            return Kind.OPTIMIZER
+        if last == "GradScaler":
+            return Kind.SCALER
+        if last == "DataLoader":
+            return Kind.DATALOADER
+        if last in ("int", "float"):
+            return Kind.NUMBER
+        if last in ("str", "bool", "list", "dict", "tuple"):
+            return Kind.OTHER
+        return None
+
+    def _iteration_element_kind(self, iterable: cst.BaseExpression) -> tuple[Kind | None, bool]:
+        """Kind of the items of ``iterable`` and whether it is wrapped in ``enumerate``."""
+        if isinstance(iterable, cst.Call) and iterable.args:
+            wrapper = self.qualified_name(iterable.func) or dotted_name(iterable.func)
+            if wrapper in torch_api.ITERATION_WRAPPERS and wrapper != "zip":
+                inner_kind, _ = self._iteration_element_kind(iterable.args[0].value)
+                return inner_kind, wrapper == "enumerate"
+        if self.kind_of(iterable) is Kind.DATALOADER:
+            return Kind.TENSOR, False
+        return None, False
+
+    # ----------------------------------------------------------------- walk hooks
+    def visit_Module(self, node: cst.Module) -> None:
+        self._scopes.append(Scope(node))
+        self.module_classes.update(_top_level_module_classes(node))
+
+    def visit_Import(self, node: cst.Import) -> None:
+        for alias in node.names:
+            full = dotted_name(alias.name)
+            if full is None:
+                continue
+            if alias.asname is not None and isinstance(alias.asname.name, cst.Name):
+                self._bind_import(alias.asname.name.value, full)
+            else:
+                root = full.split(".", 1)[0]
+                self._bind_import(root, root)
+
+    def visit_ImportFrom(self, node: cst.ImportFrom) -> None:
+        if node.relative or node.module is None or isinstance(node.names, cst.ImportStar):
+            if not isinstance(node.names, cst.ImportStar):
+                for alias in node.names:
+                    local = alias.asname.name if alias.asname is not None else alias.name
+                    if isinstance(local, cst.Name):
+                        self.bind(local.value, None)
+            return
+        module = dotted_name(node.module)
+        for alias in node.names:
+            local = alias.asname.name if alias.asname is not None else alias.name
+            imported = dotted_name(alias.name)
+            if isinstance(local, cst.Name) and imported is not None:
+                self._bind_import(local.value, f"{module}.{imported}")
+
+    def visit_ClassDef(self, node: cst.ClassDef) -> None:
+        if any(self._is_module_base(base.value) for base in node.bases):
+            self.module_classes.add(node.name.value)
+        self._classes.append(node)
+        self._scopes.append(Scope(node, is_class=True))
+        self._frames.append(Frame())
+
+    def leave_ClassDef(self, node: cst.ClassDef) -> None:
+        self._frames.pop()
+        self._scopes.pop()
+        self._classes.pop()
+        self._scopes[-1].bindings[node.name.value] = (
+            _MODULE_CLASS if self.is_module_class(node) else Binding(kind=Kind.OTHER)
+        )
+
+    def _is_module_base(self, base: cst.BaseExpression) -> bool:
+        qualified = self.qualified_name(base)
+        if qualified is not None:
+            last = qualified.rsplit(".", 1)[-1]
+            return qualified.startswith("torch.nn.") and last[:1].isupper() and ".functional." not in qualified
+        name = dotted_name(base)
+        return name is not None and name.rsplit(".", 1)[-1] in self.module_classes
+
+    def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
+        decorated_no_grad = any(
+            self.qualified_name(_decorator_target(decorator)) in torch_api.NO_GRAD_CONTEXTS
+            for decorator in node.decorators
+        )
+        self._scopes.append(Scope(node))
+        self._frames.append(Frame(no_grad_depth=1 if decorated_no_grad else 0))
+        for param in (*node.params.posonly_params, *node.params.params, *node.params.kwonly_params):
+            self.bind(param.name.value, self._annotation_kind(param.annotation))
+        for star in (node.params.star_arg, node.params.star_kwarg):
+            if isinstance(star, cst.Param):
+                self.bind(star.name.value, Kind.OTHER)
+
+    def leave_FunctionDef(self, node: cst.FunctionDef) -> None:
+        self._frames.pop()
+        self._scopes.pop()
+        self._scopes[-1].bindings[node.name.value] = Binding(kind=Kind.OTHER)
+
+    def visit_Lambda(self, node: cst.Lambda) -> None:
+        self._scopes.append(Scope(node))
+        for param in node.params.params:
+            self.bind(param.name.value, None)
+
+    def leave_Lambda(self, node: cst.Lambda) -> None:
+        self._scopes.pop()
+
+    def visit_Call(self, node: cst.Call) -> None:
+        name = _called_name(node)
+        if name is not None:
+            for loop in self._frames[-1].loops:
+                self._loop_calls[loop].append((name, node))
+
+    def calls_in_loop(self, loop: cst.For | cst.While) -> list[tuple[str, cst.Call]]:
+        """``(last name of the callee, call)`` for every call inside ``loop`` seen so far,
+        nested loops included and nested function bodies excluded. Complete at ``leave_For``."""
+        return self._loop_calls.get(loop, [])
+
+    def iterates_dataloader(self, loop: cst.For | cst.While) -> bool:
+        return loop in self._dataloader_loops
+
+    def is_training_loop(self, loop: cst.For | cst.While) -> bool:
+        """A loop whose body calls ``.backward()`` (complete when the loop is left)."""
+        return any(name == "backward" for name, _ in self.calls_in_loop(loop))
+
+    def visit_For(self, node: cst.For) -> None:
+        element_kind, enumerated = self._iteration_element_kind(node.iter)
+        target = node.target
+        if enumerated and isinstance(target, (cst.Tuple, cst.List)) and len(target.elements) == 2:
+            self._bind_target(target.elements[0].value, Kind.NUMBER)
+            target = target.elements[1].value
+        self._bind_target(target, element_kind)
+        self._frames[-1].loops.append(node)
+        self._loop_calls[node] = []
+        if element_kind is Kind.TENSOR:
+            self._dataloader_loops.add(node)
+
+    def leave_For(self, node: cst.For) -> None:
+        self._frames[-1].loops.pop()
+
+    def visit_While(self, node: cst.While) -> None:
+        self._frames[-1].loops.append(node)
+        self._loop_calls[node] = []
+
+    def leave_While(self, node: cst.While) -> None:
+        self._frames[-1].loops.pop()
+
+    def _context_manager_name(self, item: cst.WithItem) -> str | None:
+        expression = item.item
+        if isinstance(expression, cst.Call):
+            expression = expression.func
+        return self.qualified_name(expression)
+
+    def _is_autocast(self, qualified: str | None) -> bool:
+        return qualified is not None and qualified.rsplit(".", 1)[-1] == "autocast" and qualified.startswith("torch.")
+
+    def _grad_mode_effect(self, item: cst.WithItem) -> str | None:
+        """"off" for no_grad-like managers, "unknown" for set_grad_enabled(<not a literal>)."""
+        qualified = self._context_manager_name(item)
+        if qualified in torch_api.NO_GRAD_CONTEXTS:
+            return "off"
+        if qualified in torch_api.SET_GRAD_ENABLED and isinstance(item.item, cst.Call):
+            flag = item.item.args[0].value if item.item.args else None
+            if isinstance(flag, cst.Name) and flag.value == "True":
+                return None
+            if isinstance(flag, cst.Name) and flag.value == "False":
+                return "off"
+            return "unknown"
+        return None
+
+    def _enter_with(self, node: cst.With, step: int) -> None:
+        frame = self._frames[-1]
+        for item in node.items:
+            effect = self._grad_mode_effect(item)
+            if effect == "off":
+                frame.no_grad_depth += step
+            elif effect == "unknown":
+                frame.grad_mode_unknown_depth += step
+            if self._is_autocast(self._context_manager_name(item)):
+                frame.autocast_depth += step
+
+    def visit_With(self, node: cst.With) -> None:
+        self._enter_with(node, +1)
+        for item in node.items:
+            if item.asname is not None:
+                self._bind_target(item.asname.name, None)
+
+    def leave_With(self, node: cst.With) -> None:
+        self._enter_with(node, -1)
+
+    def visit_SimpleStatementLine(self, node: cst.SimpleStatementLine) -> None:
+        self._statements.append(node)
+
+    def leave_SimpleStatementLine(self, node: cst.SimpleStatementLine) -> None:
+        self._statements.pop()
+
+    def leave_Assign(self, node: cst.Assign) -> None:
+        self._bind_assignment([target.target for target in node.targets], node.value)
+
+    def leave_AnnAssign(self, node: cst.AnnAssign) -> None:
+        kind = self._annotation_kind(node.annotation)
+        if kind is None and node.value is not None:
+            kind = self.kind_of(node.value)
+        self._bind_target(node.target, kind)
+
+    def leave_AugAssign(self, node: cst.AugAssign) -> None:
+        if isinstance(node.target, cst.Name):
+            combined = self._combine(self.kind_of(node.target), self.kind_of(node.value))
+            self.bind(node.target.value, combined)
+
+    def leave_NamedExpr(self, node: cst.NamedExpr) -> None:
+        self._bind_target(node.target, self.kind_of(node.value))
+
+    def visit_Del(self, node: cst.Del) -> None:
+        if isinstance(node.target, cst.Name):
+            self.bind(node.target.value, None)
+
+
+def _top_level_module_classes(module: cst.Module) -> set[str]:
+    """Names of top-level classes that syntactically derive from ``nn.Module`` (or each other).
+
+    Collected before the walk so that code above a class definition can still tell that
+    calling the class builds a module; the walk refines this with resolved imports.
+    """
+    classes = [statement for statement in module.body if isinstance(statement, cst.ClassDef)]
+    found: set[str] = set()
+    changed = True
+    while changed:
+        changed = False
+        for class_def in classes:
+            if class_def.name.value in found:
+                continue
+            for base in class_def.bases:
+                name = dotted_name(base.value) or ""
+                last = name.rsplit(".", 1)[-1]
+                if last == "Module" or name.startswith(("nn.", "torch.nn.")) or last in found:
+                    found.add(class_def.name.value)
+                    changed = True
+                    break
+    return found

@@ -1,0 +1,89 @@
+"""Rule discovery (by walking the ``torchcheck.rules`` package) and rule selection."""
+
+from __future__ import annotations
+
+import functools
+import importlib
+import inspect
+import pkgutil
+from collections.abc import Iterable
+
+from torchcheck.lint.rule import Rule
+
+RULES_PACKAGE = "torchcheck.rules"
+ALL_SELECTOR = "ALL"
+
+
+class UnknownSelectorError(ValueError):
+    """A code, prefix or rule name in ``select``/``ignore`` matches no rule."""
+
+    def __init__(self, selector: str) -> None:
+        super().__init__(selector)
+        self.selector = selector
+
+
+@functools.cache
+def all_rules() -> tuple[type[Rule], ...]:
+    """Every rule class in the rules package, sorted by code."""
+    package = importlib.import_module(RULES_PACKAGE)
+    found: dict[str, type[Rule]] = {}
+    for info in pkgutil.walk_packages(package.__path__, prefix=f"{RULES_PACKAGE}."):
+        module = importlib.import_module(info.name)
+        for _, value in inspect.getmembers(module, inspect.isclass):
+            if issubclass(value, Rule) and "code" in value.__dict__ and value.__module__ == module.__name__:
+                if value.code in found and found[value.code] is not value:
+                    raise TypeError(f"two rules claim {value.code}: {found[value.code].__name__} and {value.__name__}")
+                found[value.code] = value
+    return tuple(sorted(found.values(), key=lambda rule: rule.code))
+
+
+def rule_by_selector(selector: str) -> type[Rule] | None:
+    """The rule whose code or name is exactly ``selector``."""
+    wanted = selector.strip()
+    for rule in all_rules():
+        if wanted.upper() == rule.code or wanted.lower() == rule.name:
+            return rule
+    return None
+
+
+def _specificity(selector: str, rule: type[Rule]) -> int | None:
+    """How precisely ``selector`` names ``rule`` (higher wins), or None if it does not."""
+    if selector == ALL_SELECTOR:
+        return 0
+    if selector.lower() == rule.name or selector.upper() == rule.code:
+        return 100
+    if rule.code.startswith(selector.upper()):
+        return len(selector)
+    return None
+
+
+def matches(selector: str, rule: type[Rule]) -> bool:
+    return _specificity(selector, rule) is not None
+
+
+def validate_selectors(selectors: Iterable[str]) -> None:
+    for selector in selectors:
+        if selector != ALL_SELECTOR and not any(_specificity(selector, rule) is not None for rule in all_rules()):
+            raise UnknownSelectorError(selector)
+
+
+def _best(selectors: Iterable[str], rule: type[Rule]) -> int:
+    return max((s for s in (_specificity(selector, rule) for selector in selectors) if s is not None), default=-1)
+
+
+def select_rules(
+    select: Iterable[str] | None = None,
+    extend_select: Iterable[str] = (),
+    ignore: Iterable[str] = (),
+) -> tuple[type[Rule], ...]:
+    """The enabled rules: ``select`` (default: the rules on by default) plus ``extend_select``,
+    minus ``ignore``; where a rule is both selected and ignored, the more specific selector wins."""
+    select, extend_select, ignore = (list(select) if select is not None else None), list(extend_select), list(ignore)
+    validate_selectors([*(select or ()), *extend_select, *ignore])
+    enabled = []
+    for rule in all_rules():
+        chosen = _best(select, rule) if select is not None else (0 if rule.default_enabled else -1)
+        chosen = max(chosen, _best(extend_select, rule))
+        if chosen >= 0 and chosen > _best(ignore, rule):
+            enabled.append(rule)
+    return tuple(enabled)

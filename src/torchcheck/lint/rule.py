@@ -1,0 +1,133 @@
+"""The rule base class and the example types that double as each rule's tests.
+
+A rule is one small class in its own module: metadata as class attributes, its user-facing
+documentation as the docstring (ruff's headings), ``VALID``/``INVALID`` examples, and a few
+``visit_<Node>`` / ``leave_<Node>`` methods that call :meth:`Rule.report`.
+"""
+
+from __future__ import annotations
+
+import enum
+import re
+import textwrap
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, ClassVar
+
+import libcst as cst
+
+if TYPE_CHECKING:
+    from torchcheck.lint.context import LintContext
+
+
+class FixSafety(enum.Enum):
+    """How confidently ``--fix`` may apply a rule's replacement."""
+
+    NONE = "none"
+    SAFE = "safe"  # applied by --fix
+    UNSAFE = "unsafe"  # applied only with --unsafe-fixes
+
+
+@dataclass(frozen=True)
+class Valid:
+    """Code the rule must stay silent on."""
+
+    code: str
+
+
+@dataclass(frozen=True)
+class Invalid:
+    """Code the rule must report.
+
+    Lines ending in a ``# TCKnnn`` comment mark where the finding must be reported.
+    ``expected_replacement`` is the whole file after the rule's fix is applied.
+    """
+
+    code: str
+    expected_replacement: str | None = None
+
+
+@dataclass(frozen=True)
+class Report:
+    """One finding raised by a rule during the walk (positions are resolved later)."""
+
+    rule: type[Rule]
+    node: cst.CSTNode
+    message: str
+    statement: cst.CSTNode | None = None  # the enclosing simple statement, for noqa ranges
+    replace_target: cst.CSTNode | None = None
+    replacement: cst.CSTNode | cst.RemovalSentinel | None = None
+
+
+_CODE_PATTERN = re.compile(r"^TCK\d{3}$")
+_NAME_PATTERN = re.compile(r"^[a-z0-9]+(-[a-z0-9]+)*$")
+
+
+class Rule:
+    """Base class of every lint rule.
+
+    Subclasses set the class attributes below and implement ``visit_*``/``leave_*``
+    methods named after libcst node types. The engine calls them in one walk shared by
+    all enabled rules; ``self.context`` answers what names hold and where the walk is.
+    """
+
+    code: ClassVar[str]
+    name: ClassVar[str]
+    message: ClassVar[str]
+    fix_title: ClassVar[str | None] = None
+    default_enabled: ClassVar[bool] = True
+    fix_safety: ClassVar[FixSafety] = FixSafety.NONE
+    # The rule can only fire when one of these substrings occurs in the source; files
+    # that contain none of the enabled rules' substrings are not even parsed.
+    required_text: ClassVar[tuple[str, ...]] = ()
+    VALID: ClassVar[tuple[Valid, ...]] = ()
+    INVALID: ClassVar[tuple[Invalid, ...]] = ()
+
+    def __init__(self, context: LintContext) -> None:
+        self.context = context
+        self.reports: list[Report] = []
+
+    def __init_subclass__(cls, **kwargs: object) -> None:
+        super().__init_subclass__(**kwargs)
+        if "code" not in cls.__dict__:
+            return  # an abstract intermediate class
+        if not _CODE_PATTERN.match(cls.code):
+            raise TypeError(f"{cls.__name__}: code {cls.code!r} is not of the form TCKnnn")
+        if not _NAME_PATTERN.match(cls.name):
+            raise TypeError(f"{cls.__name__}: name {cls.name!r} is not kebab-case")
+
+    @classmethod
+    def has_fix(cls) -> bool:
+        """A rule offers a fix only if an example proves what the fix produces."""
+        return any(example.expected_replacement is not None for example in cls.INVALID)
+
+    @classmethod
+    def summary(cls) -> str:
+        """The first sentence of the doc ("Checks for ...")."""
+        return documentation(cls).split("\n\n", 1)[0].replace("## What it does", "").strip()
+
+    def report(
+        self,
+        node: cst.CSTNode,
+        message: str | None = None,
+        *,
+        replacement: cst.CSTNode | cst.RemovalSentinel | None = None,
+        replace_target: cst.CSTNode | None = None,
+    ) -> None:
+        """Record a finding at ``node``; ``replacement`` replaces ``replace_target or node``."""
+        if replacement is not None and self.fix_safety is FixSafety.NONE:
+            raise TypeError(f"{self.code} offers a replacement but declares no fix safety")
+        self.reports.append(
+            Report(
+                rule=type(self),
+                node=node,
+                message=message or self.message,
+                statement=self.context.current_statement,
+                replace_target=(replace_target or node) if replacement is not None else None,
+                replacement=replacement,
+            )
+        )
+
+
+def documentation(rule: type[Rule]) -> str:
+    """The rule's long documentation (its docstring, dedented)."""
+    return textwrap.dedent(rule.__doc__ or "").strip()

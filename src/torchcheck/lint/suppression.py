@@ -1,0 +1,62 @@
+"""``# noqa`` / ``# torchcheck: ignore[...]`` / ``# torchcheck: skip-file`` comments."""
+
+from __future__ import annotations
+
+import io
+import re
+import tokenize
+from dataclasses import dataclass
+
+_NOQA = re.compile(r"#\s*noqa(?::\s*(?P<codes>[A-Za-z0-9_\-]+(?:[\s,]+[A-Za-z0-9_\-]+)*))?", re.IGNORECASE)
+_IGNORE = re.compile(r"#\s*torchcheck:\s*ignore(?:\[(?P<codes>[^\]]*)\])?", re.IGNORECASE)
+_SKIP_FILE = re.compile(r"^[ \t]*#\s*torchcheck:\s*skip-file\b", re.MULTILINE | re.IGNORECASE)
+
+ALL_CODES = "*"
+
+
+def skips_file(source: str) -> bool:
+    return _SKIP_FILE.search(source) is not None
+
+
+def _codes(raw: str | None) -> frozenset[str]:
+    if raw is None or not raw.strip():
+        return frozenset({ALL_CODES})
+    return frozenset(code.upper() if code.upper().startswith("TCK") else code.lower() for code in re.split(r"[\s,]+", raw.strip()) if code)
+
+
+@dataclass(frozen=True)
+class Suppressions:
+    """Suppressed codes (or rule names) per 1-based line."""
+
+    by_line: dict[int, frozenset[str]]
+
+    @classmethod
+    def parse(cls, source: str) -> Suppressions:
+        by_line: dict[int, frozenset[str]] = {}
+        for line, comment in _comments(source):
+            for pattern in (_NOQA, _IGNORE):
+                match = pattern.search(comment)
+                if match:
+                    by_line[line] = by_line.get(line, frozenset()) | _codes(match.group("codes"))
+        return cls(by_line)
+
+    def suppresses(self, code: str, name: str, first_line: int, last_line: int) -> bool:
+        """Whether a comment on any line of ``first_line..last_line`` silences ``code``."""
+        for line in range(first_line, last_line + 1):
+            codes = self.by_line.get(line)
+            if codes and (ALL_CODES in codes or code in codes or name in codes):
+                return True
+        return False
+
+
+def _comments(source: str) -> list[tuple[int, str]]:
+    if "#" not in source:
+        return []
+    try:
+        return [
+            (token.start[0], token.string)
+            for token in tokenize.generate_tokens(io.StringIO(source).readline)
+            if token.type == tokenize.COMMENT
+        ]
+    except (tokenize.TokenError, SyntaxError, IndentationError):
+        return []

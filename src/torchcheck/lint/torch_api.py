@@ -1,0 +1,79 @@
+"""What the linter knows about the PyTorch API, as data.
+
+Everything here is a plain table of qualified names; nothing imports torch.
+"""
+
+from __future__ import annotations
+
+# Functions that build a new tensor from sizes or data.
+TENSOR_FACTORIES = frozenset(
+    f"torch.{name}"
+    for name in (
+        "tensor as_tensor from_numpy zeros ones empty full rand randn randint randperm "
+        "arange range linspace logspace eye empty_strided normal bernoulli multinomial "
+        "tril_indices triu_indices complex polar"
+    ).split()
+)
+
+# Functions whose inputs decide device and dtype; they return a tensor.
+TENSOR_LIKE_FACTORIES = frozenset(
+    f"torch.{name}"
+    for name in "zeros_like ones_like empty_like full_like rand_like randn_like randint_like".split()
+)
+
+# torch.* operations that take tensors and return one tensor (graph flows through them).
+TENSOR_OPS = frozenset(
+    f"torch.{name}"
+    for name in (
+        "cat concat concatenate stack hstack vstack matmul mm bmm baddbmm addmm einsum where "
+        "exp log log1p expm1 sigmoid tanh softmax log_softmax relu abs sqrt rsqrt square pow "
+        "clamp clip flatten reshape transpose permute cumsum cumprod gather index_select "
+        "masked_fill outer cdist norm tril triu diag roll flip squeeze unsqueeze cross dot lerp "
+        "erf atan2 maximum minimum clone cos sin sum mean prod logsumexp std var exp2 neg "
+        "sign floor ceil round trunc bucketize searchsorted nan_to_num addcmul addcdiv "
+        "narrow chunk_cat repeat_interleave tile take take_along_dim scatter scatter_add "
+        "index_add broadcast_to expand_copy atleast_1d atleast_2d"
+    ).split()
+)
+
+LOSS_FUNCTIONS = frozenset(
+    f"torch.nn.functional.{name}"
+    for name in (
+        "cross_entropy nll_loss mse_loss l1_loss smooth_l1_loss huber_loss kl_div "
+        "binary_cross_entropy binary_cross_entropy_with_logits poisson_nll_loss "
+        "gaussian_nll_loss margin_ranking_loss hinge_embedding_loss multilabel_margin_loss "
+        "soft_margin_loss multilabel_soft_margin_loss cosine_embedding_loss "
+        "multi_margin_loss triplet_margin_loss triplet_margin_with_distance_loss ctc_loss"
+    ).split()
+)
+
+GRAD_SCALERS = frozenset(
+    {"torch.amp.GradScaler", "torch.cuda.amp.GradScaler", "torch.cpu.amp.GradScaler", "torch.GradScaler"}
+)
+DATALOADERS = frozenset({"torch.utils.data.DataLoader", "torch.utils.data.dataloader.DataLoader"})
+SAMPLERS_PREFIXES = ("torch.utils.data.",)
+DEVICE_CONSTRUCTORS = frozenset({"torch.device"})
+WRAPPING_MODULE_FUNCTIONS = frozenset({"torch.compile", "torch.jit.script", "torch.jit.trace"})
+NO_GRAD_CONTEXTS = frozenset({"torch.no_grad", "torch.inference_mode", "torch.autograd.no_grad", "torch.autograd.grad_mode.no_grad", "torch.autograd.grad_mode.inference_mode"})
+
+SET_GRAD_ENABLED = frozenset({"torch.set_grad_enabled", "torch.autograd.set_grad_enabled", "torch.autograd.grad_mode.set_grad_enabled"})
+
+DTYPES = frozenset(
+    f"torch.{name}"
+    for name in (
+        "float16 half bfloat16 float32 float float64 double int8 uint8 int16 short int32 int "
+        "int64 long bool complex64 complex128 cfloat cdouble float8_e4m3fn float8_e5m2"
+    ).split()
+)
+
+# Tensor methods whose result carries no autograd graph.
+DETACHING_METHODS = frozenset({"detach", "item", "tolist", "numpy"})
+# Tensor methods that return plain Python numbers.
+NUMBER_METHODS = frozenset({"item", "dim", "numel", "nelement", "ndimension", "element_size", "get_device"})
+# Module methods that return the module itself.
+MODULE_SELF_METHODS = frozenset(
+    {"to", "cuda", "cpu", "train", "eval", "half", "float", "double", "bfloat16", "requires_grad_", "to_empty", "share_memory", "apply", "xpu", "mps"}
+)
+
+# Well-known DataLoader wrappers: iterating `tqdm(loader)` is iterating the loader.
+ITERATION_WRAPPERS = frozenset({"tqdm", "tqdm.tqdm", "tqdm.auto.tqdm", "enumerate", "iter", "zip"})

@@ -1,0 +1,1 @@
+"""TCK2xx: devices and host/device traffic."""

@@ -1,0 +1,185 @@
+from __future__ import annotations
+
+import libcst as cst
+
+from torchcheck.lint import torch_api
+from torchcheck.lint.context import Kind, has_star_kwargs, keyword_argument, method_call
+from torchcheck.lint.rule import FixSafety, Invalid, Rule, Valid
+
+# Factories that accept device= (torch.from_numpy cannot: it shares the array's memory).
+_DEVICE_FACTORIES = torch_api.TENSOR_FACTORIES - {"torch.from_numpy"}
+_DEVICE_PREFIXES = ("cuda", "cpu", "mps", "xpu", "meta", "hpu", "npu", "xla")
+
+
+def is_device_expression(expression: cst.BaseExpression, kind: Kind | None) -> bool:
+    """A string literal naming a device, ``torch.device(...)``, or a value known to be a device."""
+    if isinstance(expression, cst.SimpleString):
+        text = expression.evaluated_value
+        return isinstance(text, str) and text.split(":", 1)[0] in _DEVICE_PREFIXES
+    return kind is Kind.DEVICE
+
+
+class TransferAfterConstruction(Rule):
+    """
+    ## What it does
+    Checks for tensors created by a factory (`torch.zeros`, `torch.rand`, `torch.tensor`,
+    ...) and then immediately moved with `.cuda()` or `.to(device)`.
+
+    ## Why is this bad?
+    The tensor is first allocated and filled on the CPU, then copied to the device: twice
+    the allocations, a host-to-device copy, and for random factories a different random
+    stream than constructing on the device. Every factory accepts `device=`; construct the
+    tensor where it will live.
+
+    ## Example
+    ```python
+    mask = torch.ones(seq_len, seq_len).cuda()
+    noise = torch.randn(batch, dim).to(device)
+    ```
+
+    Use instead:
+    ```python
+    mask = torch.ones(seq_len, seq_len, device="cuda")
+    noise = torch.randn(batch, dim, device=device)
+    ```
+
+    ## Fix safety
+    The fix moves the device into the factory's `device=` argument. It is safe: the result
+    has the same values, dtype and device. (Random factories draw from the device's
+    generator instead of the CPU's, which is the point.) It is not offered when the call
+    passes `**kwargs`, which could already supply `device=`.
+
+    ## References
+    - [Tensor creation ops](https://pytorch.org/docs/stable/torch.html#creation-ops)
+    - [CUDA semantics: best practices](https://pytorch.org/docs/stable/notes/cuda.html#best-practices)
+    """
+
+    code = "TCK201"
+    name = "transfer-after-construction"
+    message = "Tensor built on the CPU and then copied to the device; pass `device=` to the factory"
+    fix_title = "Pass `device=` to the factory"
+    fix_safety = FixSafety.SAFE
+    required_text = (".cuda(", ".to(")
+
+    VALID = (
+        Valid(
+            """
+import torch
+x = torch.zeros(3, device="cuda")
+y = x.to(device)
+model = model.to(device)
+"""
+        ),
+        Valid(
+            """
+import torch
+half = torch.ones(3).to(torch.float16)
+same = torch.ones(3).to(dtype)
+"""
+        ),
+        Valid(
+            """
+import torch
+x = torch.randn(3, requires_grad=True).to("cuda")
+"""
+        ),
+        Valid(
+            """
+import torch
+def build(**kwargs):
+    return torch.zeros(3, **kwargs).to(device)
+"""
+        ),
+        Valid(
+            """
+import numpy as np
+import torch
+batch = torch.from_numpy(np.ones(3)).to(device, non_blocking=True)
+"""
+        ),
+    )
+    INVALID = (
+        Invalid(
+            """
+import torch
+x = torch.rand(2, 2).cuda()  # TCK201
+""",
+            expected_replacement="""
+import torch
+x = torch.rand(2, 2, device="cuda")  # TCK201
+""",
+        ),
+        Invalid(
+            """
+import torch as T
+def f(n, device):
+    return T.zeros(n).to(device)  # TCK201
+""",
+            expected_replacement="""
+import torch as T
+def f(n, device):
+    return T.zeros(n, device=device)  # TCK201
+""",
+        ),
+        Invalid(
+            """
+from torch import tensor
+labels = tensor([1, 2, 3]).to("cuda:0")  # TCK201
+""",
+            expected_replacement="""
+from torch import tensor
+labels = tensor([1, 2, 3], device="cuda:0")  # TCK201
+""",
+        ),
+        Invalid(
+            """
+import torch
+x = torch.arange(10).to(torch.device("cuda"))  # TCK201
+""",
+            expected_replacement="""
+import torch
+x = torch.arange(10, device=torch.device("cuda"))  # TCK201
+""",
+        ),
+    )
+
+    def visit_Call(self, node: cst.Call) -> None:
+        receiver_method = method_call(node)
+        if receiver_method is None:
+            return
+        factory, method = receiver_method
+        if not isinstance(factory, cst.Call) or self.context.call_name(factory) not in _DEVICE_FACTORIES:
+            return
+        if has_star_kwargs(factory) or keyword_argument(factory, "requires_grad") is not None:
+            return  # **kwargs may carry device=; requires_grad=True is TCK108's finding
+        device = self._target_device(node, method)
+        if device is None:
+            return
+        if keyword_argument(factory, "device") is not None:
+            self.report(node)
+            return
+        self.report(node, replacement=_with_device(factory, device))
+
+    def _target_device(self, call: cst.Call, method: str) -> cst.BaseExpression | None:
+        if method == "cuda":
+            return cst.SimpleString('"cuda"') if not call.args else None
+        if method != "to" or not call.args or call.args[0].keyword is not None:
+            return None
+        if any(argument.keyword is None for argument in call.args[1:]) or has_star_kwargs(call):
+            return None  # .to(device, dtype) also converts: leave it alone
+        if any(argument.keyword.value != "non_blocking" for argument in call.args[1:] if argument.keyword):
+            return None
+        device = call.args[0].value
+        return device if is_device_expression(device, self.context.kind_of(device)) else None
+
+
+def _with_device(factory: cst.Call, device: cst.BaseExpression) -> cst.Call:
+    arguments = list(factory.args)
+    if arguments:
+        arguments[-1] = arguments[-1].with_changes(comma=cst.Comma(whitespace_after=cst.SimpleWhitespace(" ")))
+    device_argument = cst.Arg(
+        value=device,
+        keyword=cst.Name("device"),
+        equal=cst.AssignEqual(whitespace_before=cst.SimpleWhitespace(""), whitespace_after=cst.SimpleWhitespace("")),
+    )
+    return factory.with_changes(args=[*arguments, device_argument])

@@ -1,0 +1,1 @@
+"""TCK7xx: tensor semantics."""

@@ -1,0 +1,263 @@
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import libcst as cst
+
+from torchcheck.lint.context import LintContext
+from torchcheck.lint.rule import FixSafety, Invalid, Rule, Valid
+
+
+@dataclass(frozen=True)
+class _Alias:
+    assignment: cst.Assign
+    names: frozenset[str]  # both names that refer to the same tensor
+
+
+@dataclass
+class _ScopeState:
+    parameters: frozenset[str]
+    aliases: list[_Alias] = field(default_factory=list)
+    # alias -> the name that must not be read afterwards (it changed behind its back)
+    mutated: dict[_Alias, str] = field(default_factory=dict)
+    reported: set[cst.Assign] = field(default_factory=set)
+
+
+def _in_place_target(node: cst.CSTNode) -> str | None:
+    """The name a statement modifies in place: ``b[i] = ...``, ``b += ...``, ``b.add_(...)``."""
+    if isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute) and isinstance(node.func.value, cst.Name):
+        method = node.func.attr.value
+        if method.endswith("_") and not method.startswith("_"):
+            return node.func.value.value
+    if isinstance(node, cst.AugAssign) and isinstance(node.target, cst.Name):
+        return node.target.value
+    if isinstance(node, cst.AugAssign) and isinstance(node.target, cst.Subscript) and isinstance(node.target.value, cst.Name):
+        return node.target.value.value
+    return None
+
+
+class AliasInsteadOfClone(Rule):
+    """
+    ## What it does
+    Checks for `b = a` where `a` is a tensor and one of the two names is then modified in
+    place (`b[i] = ...`, `b += ...`, `b.add_(...)`) while the other is still used.
+
+    ## Why is this bad?
+    Assignment does not copy a tensor: `b` and `a` are the same storage. Modifying one in
+    place silently changes the other - a classic source of "my input changed" and
+    wrong-metric bugs, and of autograd errors about tensors modified by an in-place
+    operation. Take a copy with `a.clone()` when an independent tensor is meant.
+
+    ## Example
+    ```python
+    def normalize(x: torch.Tensor) -> torch.Tensor:
+        y = x
+        y -= y.mean()
+        return y / x.std()
+    ```
+
+    Use instead:
+    ```python
+    def normalize(x: torch.Tensor) -> torch.Tensor:
+        y = x.clone()
+        y -= y.mean()
+        return y / x.std()
+    ```
+
+    ## Fix safety
+    The fix replaces `b = a` with `b = a.clone()`. It is unsafe: code that relied on both
+    names changing together (rare, but possible) behaves differently, and the copy costs
+    memory.
+
+    ## References
+    - [`torch.Tensor.clone`](https://pytorch.org/docs/stable/generated/torch.Tensor.clone.html)
+    - [Tensor views and in-place operations](https://pytorch.org/docs/stable/tensor_view.html)
+    """
+
+    code = "TCK701"
+    name = "alias-instead-of-clone"
+    message = "Assignment aliases the tensor, and one name is then modified in place; use `.clone()`"
+    fix_title = "Copy with `.clone()`"
+    fix_safety = FixSafety.UNSAFE
+    required_text = ("=",)
+
+    VALID = (
+        Valid(
+            """
+import torch
+a = torch.zeros(3)
+b = a.clone()
+b[0] = 1
+print(a)
+"""
+        ),
+        Valid(
+            """
+import torch
+def block(self, x: torch.Tensor):
+    shortcut = x
+    x = self.conv(x)
+    x += shortcut
+    return x
+"""
+        ),
+        Valid(
+            """
+count = n
+count += 1
+print(n)
+"""
+        ),
+        Valid(
+            """
+import torch
+a = torch.zeros(3)
+b = a
+b[0] = 1
+"""
+        ),
+        Valid(
+            """
+import torch
+a = torch.zeros(3)
+b = a
+print(b.sum(), a.sum())
+"""
+        ),
+    )
+    INVALID = (
+        Invalid(
+            """
+import torch
+a = torch.zeros(3)
+b = a  # TCK701
+b[0] = 1
+print(a)
+""",
+            expected_replacement="""
+import torch
+a = torch.zeros(3)
+b = a.clone()  # TCK701
+b[0] = 1
+print(a)
+""",
+        ),
+        Invalid(
+            """
+import torch
+def normalize(x: torch.Tensor) -> torch.Tensor:
+    y = x  # TCK701
+    y -= y.mean()
+    return y
+""",
+            expected_replacement="""
+import torch
+def normalize(x: torch.Tensor) -> torch.Tensor:
+    y = x.clone()  # TCK701
+    y -= y.mean()
+    return y
+""",
+        ),
+        Invalid(
+            """
+import torch
+weights = torch.ones(4)
+original = weights  # TCK701
+weights.mul_(0.5)
+delta = weights - original
+""",
+            expected_replacement="""
+import torch
+weights = torch.ones(4)
+original = weights.clone()  # TCK701
+weights.mul_(0.5)
+delta = weights - original
+""",
+        ),
+    )
+
+    def __init__(self, context: LintContext) -> None:
+        super().__init__(context)
+        self._scopes: list[_ScopeState] = []
+        self._store_targets: set[cst.Name] = set()  # Name nodes that are not reads
+
+    def visit_Module(self, node: cst.Module) -> None:
+        self._scopes.append(_ScopeState(parameters=frozenset()))
+
+    def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
+        params = node.params
+        names = frozenset(p.name.value for p in (*params.posonly_params, *params.params, *params.kwonly_params))
+        self._scopes.append(_ScopeState(parameters=names))
+
+    def leave_FunctionDef(self, node: cst.FunctionDef) -> None:
+        self._scopes.pop()
+
+    def visit_Assign(self, node: cst.Assign) -> None:
+        for target in node.targets:
+            if isinstance(target.target, cst.Name):
+                self._store_targets.add(target.target)
+        inplace = next(
+            (t.target.value.value for t in node.targets if isinstance(t.target, cst.Subscript) and isinstance(t.target.value, cst.Name)),
+            None,
+        )
+        if inplace is not None:
+            self._modified_in_place(inplace)
+
+    def leave_Assign(self, node: cst.Assign) -> None:
+        state = self._scopes[-1]
+        rebound = {t.target.value for t in node.targets if isinstance(t.target, cst.Name)}
+        self._forget(rebound)
+        if len(node.targets) == 1 and isinstance(node.targets[0].target, cst.Name) and isinstance(node.value, cst.Name):
+            target, source = node.targets[0].target.value, node.value.value
+            if target != source and self.context.is_tensor(node.value):
+                state.aliases.append(_Alias(node, frozenset({target, source})))
+
+    def visit_AugAssign(self, node: cst.AugAssign) -> None:
+        name = _in_place_target(node)
+        if name is not None and self.context.is_tensor(node.target):
+            self._modified_in_place(name)
+
+    def visit_Call(self, node: cst.Call) -> None:
+        name = _in_place_target(node)
+        if name is not None:
+            self._modified_in_place(name)
+
+    def visit_Attribute(self, node: cst.Attribute) -> None:
+        self._store_targets.add(node.attr)  # `obj.name` does not read the variable `name`
+
+    def visit_Arg(self, node: cst.Arg) -> None:
+        if node.keyword is not None:
+            self._store_targets.add(node.keyword)
+
+    def visit_Name(self, node: cst.Name) -> None:
+        if node in self._store_targets or not self._scopes:
+            return
+        state = self._scopes[-1]
+        for alias, other in list(state.mutated.items()):
+            if node.value == other:
+                self._report_alias(alias)
+                del state.mutated[alias]
+
+    def _modified_in_place(self, name: str) -> None:
+        state = self._scopes[-1]
+        for alias in state.aliases:
+            if name in alias.names and alias not in state.mutated:
+                (other,) = alias.names - {name}
+                if other in state.parameters:
+                    self._report_alias(alias)  # the caller's tensor changed
+                else:
+                    state.mutated[alias] = other
+
+    def _forget(self, names: set[str]) -> None:
+        state = self._scopes[-1]
+        state.aliases = [alias for alias in state.aliases if not alias.names & names]
+        state.mutated = {alias: other for alias, other in state.mutated.items() if not alias.names & names}
+
+    def _report_alias(self, alias: _Alias) -> None:
+        state = self._scopes[-1]
+        if alias.assignment in state.reported:
+            return
+        state.reported.add(alias.assignment)
+        value = alias.assignment.value
+        clone = cst.Call(func=cst.Attribute(value=value, attr=cst.Name("clone")))
+        self.report(alias.assignment, replacement=clone, replace_target=value)

@@ -1,0 +1,1 @@
+"""TCK1xx: training loops and autograd."""
