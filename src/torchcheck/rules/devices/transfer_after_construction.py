@@ -163,13 +163,15 @@ x = torch.arange(10, device=torch.device("cuda"))  # TCK201
     def _target_device(self, call: cst.Call, method: str) -> cst.BaseExpression | None:
         if method == "cuda":
             return cst.SimpleString('"cuda"') if not call.args else None
-        if method != "to" or not call.args or call.args[0].keyword is not None:
+        if method != "to" or not call.args or has_star_kwargs(call):
             return None
-        if any(argument.keyword is None for argument in call.args[1:]) or has_star_kwargs(call):
+        first = call.args[0]
+        if first.keyword is not None and first.keyword.value != "device":
+            return None
+        rest = call.args[1:]
+        if any(argument.keyword is None or argument.keyword.value != "non_blocking" for argument in rest):
             return None  # .to(device, dtype) also converts: leave it alone
-        if any(argument.keyword.value != "non_blocking" for argument in call.args[1:] if argument.keyword):
-            return None
-        device = call.args[0].value
+        device = first.value
         return device if is_device_expression(device, self.context.kind_of(device)) else None
 
 
