@@ -1,0 +1,78 @@
+"""How fast is `torchcheck lint` on real code, next to a plain libcst parse and TorchFix?
+
+    python bench/lint_speed.py [--package timm==1.0.31] [--repeat 1]
+
+Prints wall-clock seconds and the three ratios the project promises:
+cold lint / single-process libcst parse (<= 1), TorchFix / cold lint (>= 10),
+warm (cached) lint / cold lint (<= 0.2).
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+from common import download, torch_files, torchfix_python
+
+
+def timed(command: list[str], cwd: Path) -> float:
+    start = time.perf_counter()
+    subprocess.run(command, cwd=cwd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=False)
+    return time.perf_counter() - start
+
+
+def parse_time(files: list[Path]) -> float:
+    script = (
+        "import sys, time, libcst\n"
+        "paths = sys.argv[1:]\n"
+        "sources = [open(p, 'rb').read() for p in paths]\n"
+        "start = time.perf_counter()\n"
+        "for source in sources: libcst.parse_module(source)\n"
+        "print(time.perf_counter() - start)\n"
+    )
+    output = subprocess.run([sys.executable, "-c", script, *map(str, files)], capture_output=True, text=True, check=True)
+    return float(output.stdout.strip())
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--package", default="timm==1.0.31", help="wheel to download and lint")
+    parser.add_argument("--skip-torchfix", action="store_true")
+    options = parser.parse_args()
+
+    source = download(options.package)
+    files = torch_files(source)
+    lines = sum(p.read_text(encoding="utf-8", errors="replace").count("\n") for p in files)
+    with tempfile.TemporaryDirectory() as temporary:
+        tree = Path(temporary) / "code"
+        for path in files:
+            destination = tree / path.relative_to(source.parent)
+            destination.parent.mkdir(parents=True, exist_ok=True)
+            shutil.copyfile(path, destination)
+        print(f"corpus: {options.package}: {len(files)} files that mention torch, {lines} lines, {os.cpu_count()} CPUs")
+
+        parse = parse_time(sorted(tree.rglob("*.py")))
+        torchcheck = [sys.executable, "-m", "torchcheck", "lint", ".", "--select", "ALL", "--exit-zero", "--quiet"]
+        shutil.rmtree(tree / ".torchcheck_cache", ignore_errors=True)
+        cold = timed(torchcheck, tree)
+        warm = timed(torchcheck, tree)
+        print(f"libcst parse, one process:     {parse:7.2f} s")
+        print(f"torchcheck lint, cold (ALL):   {cold:7.2f} s")
+        print(f"torchcheck lint, warm (cache): {warm:7.2f} s")
+        print(f"ratio cold / parse:    {cold / parse:6.2f}   (target <= 1.00)")
+        print(f"ratio warm / cold:     {warm / cold:6.2f}   (target <= 0.20)")
+        if not options.skip_torchfix:
+            torchfix = timed([str(torchfix_python()), "-m", "torchfix", "--select", "ALL", "."], tree)
+            print(f"TorchFix (ALL):                {torchfix:7.2f} s")
+            print(f"ratio TorchFix / cold: {torchfix / cold:6.2f}   (target >= 10)")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
