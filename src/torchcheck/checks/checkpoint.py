@@ -1,0 +1,431 @@
+"""Checkpoints: what a ``state_dict`` keeps, and whether training resumes bit for bit."""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import random
+import tempfile
+from collections.abc import Callable, Iterator, Sequence
+from pathlib import Path
+from typing import Any
+
+import torch
+from torch import nn
+
+from torchcheck.checks._compare import default_tolerance, detach_to_cpu, first_mismatch, indent
+from torchcheck.checks.errors import CheckFailed
+from torchcheck.checks.seeding import seed_everything
+from torchcheck.checks.state import capture_rng_state, preserved_state
+
+__all__ = [
+    "assert_checkpoint_roundtrip",
+    "assert_resume_equivalent",
+    "load_checkpoint",
+    "load_rng_state_dict",
+    "rng_state_dict",
+    "save_checkpoint",
+]
+
+SaveFn = Callable[..., None]
+LoadFn = Callable[..., None]
+
+_ROUNDTRIP_LOAD_FAILED = """\
+assert_checkpoint_roundtrip: the state_dict of {model} does not load into a fresh model \
+(torch.load(weights_only=True), load_state_dict(strict=True)):
+  {error_type}: {error}"""
+
+_ROUNDTRIP_TENSOR = """\
+assert_checkpoint_roundtrip: after a save/load round trip {kind} '{name}' of {model} \
+differs from the saved model's:
+{details}
+{hint}"""
+
+_ROUNDTRIP_OUTPUT = """\
+assert_checkpoint_roundtrip: after a save/load round trip, eval-mode outputs of {model} \
+differ at {path}:
+{details}
+{hint}"""
+
+_ROUNDTRIP_TIES = """\
+assert_checkpoint_roundtrip: tied weights of {model} are no longer tied after loading: \
+{names} are separate tensors now."""
+
+_HINT_PLAIN_ATTRIBUTE = (
+    "Tensors kept as plain attributes are not in the state_dict (and do not follow "
+    ".to(device)); register them with self.register_buffer(name, tensor)."
+)
+_HINT_NON_PERSISTENT = (
+    "Non-persistent buffers are not saved; the output depends on one, so make it "
+    "persistent or compute it deterministically in __init__."
+)
+_HINT_UNSAVED = "Some state the outputs depend on is not saved in the state_dict: {suspects}."
+
+_RESUME_DIVERGED = """\
+assert_resume_equivalent: training resumed from a checkpoint after step {resume_step} \
+diverges from uninterrupted training at step {step} of {total}, {kind} '{name}':
+{details}
+The checkpoint (save_fn/load_fn) misses state that training depends on: optimizer \
+state (momentum, Adam moments, step counts), scheduler, GradScaler or RNG states \
+(python, numpy, torch, CUDA: dropout and data order)."""
+
+_RESUME_FAILED = """\
+assert_resume_equivalent: {phase} raised:
+  {error_type}: {error}"""
+
+
+# ------------------------------------------------------------- RNG serialisation
+
+
+def rng_state_dict() -> dict[str, Any]:
+    """Every global RNG's state in a form ``torch.load(weights_only=True)`` accepts:
+    tensors, ints, floats, strings, lists and dicts only (no numpy objects)."""
+    state = capture_rng_state()
+    version, internal, gauss = state.python
+    result: dict[str, Any] = {
+        "python": {"version": version, "state": torch.tensor(internal, dtype=torch.int64), "gauss": gauss},
+        "torch": state.torch_cpu,
+        "cuda": list(state.cuda),
+    }
+    if state.numpy is not None:
+        kind, keys, pos, has_gauss, cached = state.numpy
+        result["numpy"] = {
+            "kind": str(kind),
+            "keys": torch.from_numpy(keys.astype("int64")),
+            "pos": int(pos),
+            "has_gauss": int(has_gauss),
+            "cached_gaussian": float(cached),
+        }
+    if state.mps is not None:
+        result["mps"] = state.mps
+    return result
+
+
+def load_rng_state_dict(state: dict[str, Any]) -> None:
+    """Restore what :func:`rng_state_dict` saved (CUDA only for devices that exist)."""
+    python = state["python"]
+    random.setstate((python["version"], tuple(int(v) for v in python["state"].tolist()), python["gauss"]))
+    numpy_state = state.get("numpy")
+    if numpy_state is not None:
+        import numpy as np
+
+        keys = numpy_state["keys"].numpy().astype(np.uint32)
+        np.random.set_state(
+            (numpy_state["kind"], keys, numpy_state["pos"], numpy_state["has_gauss"], numpy_state["cached_gaussian"])
+        )
+    torch.set_rng_state(state["torch"])
+    cuda_states = state.get("cuda") or []
+    if cuda_states and torch.cuda.is_available():
+        count = min(len(cuda_states), torch.cuda.device_count())
+        torch.cuda.set_rng_state_all(cuda_states[:count])
+    if "mps" in state and hasattr(torch, "mps") and torch.backends.mps.is_available():
+        torch.mps.set_rng_state(state["mps"])
+
+
+# ------------------------------------------------------ default save and load
+
+
+def save_checkpoint(
+    path: str | os.PathLike[str],
+    model: nn.Module,
+    optimizer: torch.optim.Optimizer,
+    scheduler: Any | None = None,
+    scaler: Any | None = None,
+) -> None:
+    """Save model, optimizer, scheduler, GradScaler and every RNG state to ``path``;
+    the file loads with ``weights_only=True``. The default ``save_fn`` of
+    :func:`assert_resume_equivalent` and a recipe to copy."""
+    torch.save(
+        {
+            "model": model.state_dict(),
+            "optimizer": optimizer.state_dict(),
+            "scheduler": scheduler.state_dict() if scheduler is not None else None,
+            "scaler": scaler.state_dict() if scaler is not None else None,
+            "rng": rng_state_dict(),
+        },
+        path,
+    )
+
+
+def load_checkpoint(
+    path: str | os.PathLike[str],
+    model: nn.Module,
+    optimizer: torch.optim.Optimizer,
+    scheduler: Any | None = None,
+    scaler: Any | None = None,
+) -> None:
+    """Load what :func:`save_checkpoint` wrote, with ``weights_only=True``; the RNG
+    states are restored last so nothing consumes randomness after them."""
+    checkpoint = torch.load(path, weights_only=True, map_location="cpu")
+    model.load_state_dict(checkpoint["model"])
+    optimizer.load_state_dict(checkpoint["optimizer"])
+    if scheduler is not None and checkpoint["scheduler"] is not None:
+        scheduler.load_state_dict(checkpoint["scheduler"])
+    if scaler is not None and checkpoint["scaler"] is not None:
+        scaler.load_state_dict(checkpoint["scaler"])
+    load_rng_state_dict(checkpoint["rng"])
+
+
+# ------------------------------------------------------------------- helpers
+
+
+@contextlib.contextmanager
+def _directory(tmp_path: str | os.PathLike[str] | None) -> Iterator[Path]:
+    if tmp_path is not None:
+        yield Path(tmp_path)
+        return
+    with tempfile.TemporaryDirectory(prefix="torchcheck-") as directory:
+        yield Path(directory)
+
+
+def _plain_tensor_attributes(model: nn.Module) -> dict[str, torch.Tensor]:
+    """Tensors stored as ordinary attributes: ``{'blocks.0.mask': tensor}``."""
+    found = {}
+    for prefix, module in model.named_modules():
+        for attr, value in vars(module).items():
+            if isinstance(value, torch.Tensor) and not isinstance(value, nn.Parameter):
+                found[f"{prefix}.{attr}" if prefix else attr] = value
+    return found
+
+
+def _non_persistent_buffers(model: nn.Module) -> dict[str, torch.Tensor]:
+    found = {}
+    for prefix, module in model.named_modules():
+        for name in module._non_persistent_buffers_set:
+            buffer = module._buffers.get(name)
+            if buffer is not None:
+                found[f"{prefix}.{name}" if prefix else name] = buffer
+    return found
+
+
+def _tied_groups(model: nn.Module) -> list[list[str]]:
+    """Names of parameters that share one tensor, e.g. ``[['emb.weight', 'head.weight']]``."""
+    by_id: dict[int, list[str]] = {}
+    for name, param in model.named_parameters(remove_duplicate=False):
+        by_id.setdefault(id(param), []).append(name)
+    return [names for names in by_id.values() if len(names) > 1]
+
+
+def _lookup(model: nn.Module, dotted: str) -> Any:
+    target: Any = model
+    for part in dotted.split("."):
+        target = getattr(target, part)
+    return target
+
+
+def _build(make_model: Callable[[], nn.Module], seed: int) -> nn.Module:
+    seed_everything(seed)
+    return make_model()
+
+
+def _call(fn: Callable[..., Any], *args: Any, scheduler: Any = None, scaler: Any = None) -> Any:
+    """Call a user save/load function, passing scheduler/scaler only when present so
+    ``save_fn(path, model, optimizer)`` signatures keep working."""
+    extra = {}
+    if scheduler is not None:
+        extra["scheduler"] = scheduler
+    if scaler is not None:
+        extra["scaler"] = scaler
+    return fn(*args, **extra)
+
+
+# --------------------------------------------------------- checkpoint roundtrip
+
+
+def assert_checkpoint_roundtrip(
+    make_model: Callable[[], nn.Module],
+    *inputs: Any,
+    tmp_path: str | os.PathLike[str] | None = None,
+) -> None:
+    """Save a model's ``state_dict`` with ``torch.save``, load it with
+    ``weights_only=True`` into a model built under another seed, and require identical
+    parameters, buffers, plain tensor attributes and eval-mode outputs, with tied
+    weights still tied. Finds tensors kept as plain attributes instead of buffers,
+    non-persistent buffers the outputs depend on and ``state_dict`` hooks that drop keys.
+    """
+    with preserved_state(), torch.no_grad(), _directory(tmp_path) as directory:
+        saved = _build(make_model, 0).eval()
+        name = type(saved).__name__
+        path = directory / "torchcheck_roundtrip.pt"
+        torch.save(saved.state_dict(), path)
+        expected = detach_to_cpu(saved(*inputs)) if inputs else None
+        fresh = _build(make_model, 1).eval()
+        try:
+            fresh.load_state_dict(torch.load(path, weights_only=True), strict=True)
+        except Exception as error:  # a checkpoint that does not load is the finding
+            raise CheckFailed(
+                _ROUNDTRIP_LOAD_FAILED.format(model=name, error_type=type(error).__name__, error=error)
+            ) from error
+        _compare_module_tensors(saved, fresh, name)
+        if expected is not None:
+            found = first_mismatch(detach_to_cpu(fresh(*inputs)), expected)
+            if found is not None:
+                raise CheckFailed(
+                    _ROUNDTRIP_OUTPUT.format(
+                        model=name, path=found.path, details=indent(found.render()), hint=_unsaved_hint(fresh)
+                    )
+                )
+        for group in _tied_groups(saved):
+            if len({id(_lookup(fresh, n)) for n in group}) > 1:
+                raise CheckFailed(_ROUNDTRIP_TIES.format(model=name, names=", ".join(group)))
+
+
+def _compare_module_tensors(saved: nn.Module, fresh: nn.Module, name: str) -> None:
+    fresh_state = dict(fresh.named_parameters(remove_duplicate=False))
+    fresh_state.update(fresh.named_buffers(remove_duplicate=False))
+    non_persistent = _non_persistent_buffers(saved)
+    groups = [
+        ("parameter", dict(saved.named_parameters(remove_duplicate=False)), fresh_state, ""),
+        ("buffer", dict(saved.named_buffers(remove_duplicate=False)), fresh_state, ""),
+        ("plain tensor attribute", _plain_tensor_attributes(saved), _plain_tensor_attributes(fresh),
+         _HINT_PLAIN_ATTRIBUTE),
+    ]
+    for kind, expected_tensors, actual_tensors, hint in groups:
+        for key, expected in expected_tensors.items():
+            actual = actual_tensors.get(key)
+            if actual is None:
+                continue
+            found = first_mismatch(actual, expected, path=key, rtol=0, atol=0)
+            if found is None:
+                continue
+            is_np = kind == "buffer" and key in non_persistent
+            raise CheckFailed(
+                _ROUNDTRIP_TENSOR.format(
+                    kind="non-persistent buffer" if is_np else kind,
+                    name=key,
+                    model=name,
+                    details=indent(found.render()),
+                    hint=_HINT_NON_PERSISTENT if is_np else hint or "A state_dict hook or override drops or alters it.",
+                )
+            )
+
+
+def _unsaved_hint(model: nn.Module) -> str:
+    suspects = [f"plain tensor attribute '{n}'" for n in _plain_tensor_attributes(model)]
+    suspects += [f"non-persistent buffer '{n}'" for n in _non_persistent_buffers(model)]
+    if not suspects:
+        return "Some state the outputs depend on is not in the state_dict (Python attributes, RNG use in eval)."
+    return _HINT_UNSAVED.format(suspects=", ".join(suspects))
+
+
+# ------------------------------------------------------------- resume equivalence
+
+
+def _split_optimizer(made: Any) -> tuple[torch.optim.Optimizer, Any | None]:
+    if isinstance(made, tuple):
+        optimizer, scheduler = made
+        return optimizer, scheduler
+    return made, None
+
+
+def assert_resume_equivalent(
+    make_model: Callable[[], nn.Module],
+    make_optimizer: Callable[[nn.Module], Any],
+    step_fn: Callable[[nn.Module, torch.optim.Optimizer, Any], Any],
+    batches: Sequence[Any],
+    *,
+    save_fn: SaveFn | None = None,
+    load_fn: LoadFn | None = None,
+    tmp_path: str | os.PathLike[str] | None = None,
+) -> None:
+    """Training ``len(batches)`` steps straight must equal training half of them,
+    saving with ``save_fn(path, model, optimizer[, scheduler=...])``, loading into fresh
+    objects (built under another seed, with every RNG reseeded, as a new process would
+    be) with ``load_fn`` and training the rest: bit for bit on CPU, within the dtype's
+    assert_close tolerance on other devices. ``make_optimizer`` may return
+    ``(optimizer, scheduler)``; ``scheduler.step()`` then follows every step.
+    ``save_fn``/``load_fn`` default to :func:`save_checkpoint`/:func:`load_checkpoint`.
+    The message names the first diverging step and parameter or buffer.
+    """
+    if len(batches) < 2:
+        raise ValueError("assert_resume_equivalent needs at least 2 batches")
+    save_fn = save_fn or save_checkpoint
+    load_fn = load_fn or load_checkpoint
+    resume_step = len(batches) // 2
+    with preserved_state(), _directory(tmp_path) as directory:
+        torch.use_deterministic_algorithms(True)
+        straight = _train(make_model, make_optimizer, step_fn, batches, 0, len(batches))
+        seed_everything(0)
+        model, optimizer, scheduler = _fresh(make_model, make_optimizer)
+        _steps(model, optimizer, scheduler, step_fn, batches, 0, resume_step)
+        path = directory / "torchcheck_resume.pt"
+        _guarded("save_fn", lambda: _call(save_fn, path, model, optimizer, scheduler=scheduler))
+        seed_everything(12345)  # a new process: other init, other RNG streams
+        model, optimizer, scheduler = _fresh(make_model, make_optimizer)
+        _guarded("load_fn", lambda: _call(load_fn, path, model, optimizer, scheduler=scheduler))
+        resumed = _steps(model, optimizer, scheduler, step_fn, batches, resume_step, len(batches))
+        exact = all(t.device.type == "cpu" for t in model.state_dict().values())
+        parameter_names = {name for name, _ in model.named_parameters()}
+    for step, (expected, actual) in enumerate(zip(straight[resume_step:], resumed), start=resume_step + 1):
+        _compare_states(expected, actual, step, resume_step, len(batches), exact, parameter_names)
+
+
+def _guarded(phase: str, action: Callable[[], Any]) -> None:
+    try:
+        action()
+    except Exception as error:  # a failing user save/load is the finding
+        raise CheckFailed(_RESUME_FAILED.format(phase=phase, error_type=type(error).__name__, error=error)) from error
+
+
+def _fresh(make_model: Callable[[], nn.Module], make_optimizer: Callable[[nn.Module], Any]) -> tuple[nn.Module, Any, Any]:
+    model = make_model()
+    optimizer, scheduler = _split_optimizer(make_optimizer(model))
+    return model, optimizer, scheduler
+
+
+def _train(
+    make_model: Callable[[], nn.Module],
+    make_optimizer: Callable[[nn.Module], Any],
+    step_fn: Callable[..., Any],
+    batches: Sequence[Any],
+    start: int,
+    stop: int,
+) -> list[dict[str, torch.Tensor]]:
+    seed_everything(0)
+    model, optimizer, scheduler = _fresh(make_model, make_optimizer)
+    return _steps(model, optimizer, scheduler, step_fn, batches, start, stop)
+
+
+def _steps(
+    model: nn.Module,
+    optimizer: torch.optim.Optimizer,
+    scheduler: Any,
+    step_fn: Callable[..., Any],
+    batches: Sequence[Any],
+    start: int,
+    stop: int,
+) -> list[dict[str, torch.Tensor]]:
+    """Train steps ``start..stop-1``; the model's state after each one."""
+    states = []
+    for index in range(start, stop):
+        step_fn(model, optimizer, batches[index])
+        if scheduler is not None:
+            scheduler.step()
+        states.append({key: value.detach().to("cpu", copy=True) for key, value in model.state_dict().items()})
+    return states
+
+
+def _compare_states(
+    expected: dict[str, torch.Tensor],
+    actual: dict[str, torch.Tensor],
+    step: int,
+    resume_step: int,
+    total: int,
+    exact: bool,
+    parameter_names: set[str],
+) -> None:
+    """Bit-exact when training ran on CPU; assert_close tolerances elsewhere."""
+    for key, value in expected.items():
+        rtol, atol = (0.0, 0.0) if exact else default_tolerance(value.dtype)
+        found = first_mismatch(actual.get(key), value, path=key, rtol=rtol, atol=atol)
+        if found is not None:
+            raise CheckFailed(
+                _RESUME_DIVERGED.format(
+                    resume_step=resume_step,
+                    step=step,
+                    total=total,
+                    kind="parameter" if key in parameter_names else "buffer",
+                    name=key,
+                    details=indent(found.render()),
+                )
+            )

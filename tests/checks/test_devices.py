@@ -1,0 +1,71 @@
+from __future__ import annotations
+
+import pytest
+import torch
+from torch import nn
+
+from torchcheck import CheckFailed, assert_devices_agree, available_devices
+from torchcheck.checks.devices import device_tolerance
+
+from ._helpers import process_state_unchanged
+
+
+class Positional(nn.Module):
+    def __init__(self, hard_coded: bool = False) -> None:
+        super().__init__()
+        self.fc = nn.Linear(4, 4)
+        self.hard_coded = hard_coded
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        device = "cpu" if self.hard_coded else x.device  # bug when hard-coded
+        return self.fc(x) + torch.arange(x.shape[-1], device=device)
+
+
+def test_available_devices_starts_with_cpu() -> None:
+    devices = available_devices()
+    assert devices[0] == torch.device("cpu")
+    assert len(devices) == 1 + (torch.cuda.device_count() if torch.cuda.is_available() else 0) + (
+        1 if torch.backends.mps.is_available() else 0
+    )
+
+
+def test_devices_agree_passes_a_device_agnostic_model_everywhere() -> None:
+    x = torch.randn(2, 4)
+    with process_state_unchanged():
+        assert_devices_agree(Positional, x)
+        assert_devices_agree(Positional, x, devices=["cpu", "meta"])
+
+
+def test_devices_agree_finds_a_hard_coded_device_on_meta_without_a_gpu() -> None:
+    with process_state_unchanged(), pytest.raises(CheckFailed) as failure:
+        assert_devices_agree(lambda: Positional(hard_coded=True), torch.ones(2, 4), devices=["cpu", "meta"])
+    message = str(failure.value)
+    assert "model Positional fails on meta but runs on cpu" in message
+    assert "hard-coded device" in message
+
+
+def test_devices_agree_compares_plain_functions() -> None:
+    assert_devices_agree(torch.matmul, torch.ones(2, 3), torch.ones(3, 2), devices=["cpu", "meta"])
+
+
+def test_device_tolerance_loosens_float32_only_for_accelerators() -> None:
+    assert device_tolerance(torch.device("cuda"), torch.float64) == (1e-7, 1e-7)
+    assert device_tolerance(torch.device("cuda"), torch.int64) == (0.0, 0.0)
+    assert device_tolerance(torch.device("mps"), torch.float16) == (1e-2, 1e-3)
+
+
+@pytest.mark.skipif(not torch.cuda.is_available(), reason="needs CUDA")
+def test_devices_agree_names_the_output_that_differs_on_cuda() -> None:
+    def device_dependent(x: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+        return x, x * (1.0 if x.device.type == "cpu" else 1.1)
+
+    with pytest.raises(CheckFailed) as failure:
+        assert_devices_agree(device_dependent, torch.ones(3))
+    assert "device_dependent() on cuda:0 differs from cpu at output[1]" in str(failure.value)
+    assert "TF32 matmul=" in str(failure.value)
+
+
+@pytest.mark.skipif(not torch.cuda.is_available(), reason="needs CUDA")
+def test_devices_agree_catches_a_hard_coded_device_on_cuda() -> None:
+    with pytest.raises(CheckFailed, match="fails on cuda:0 but runs on cpu"):
+        assert_devices_agree(lambda: Positional(hard_coded=True), torch.ones(2, 4))

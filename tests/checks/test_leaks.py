@@ -1,0 +1,66 @@
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+import torch
+from torch import nn
+
+from torchcheck import CheckFailed, assert_no_graph_leak
+
+from ._helpers import process_state_unchanged
+
+
+class Trainer:
+    def __init__(self, keep: str = "item") -> None:
+        torch.manual_seed(0)
+        self.model = nn.Linear(4, 2)
+        self.optimizer = torch.optim.SGD(self.model.parameters(), lr=0.1)
+        self.x = torch.randn(8, 4)
+        self.keep = keep
+        self.history: list[Any] = []
+        self.total: Any = 0.0
+        self.cache: list[torch.Tensor] = []
+
+    def step(self) -> None:
+        self.optimizer.zero_grad()
+        out = self.model(self.x)
+        loss = out.pow(2).mean()
+        loss.backward()
+        self.optimizer.step()
+        if self.keep == "item":
+            self.history.append(loss.item())
+        elif self.keep == "tensor":
+            self.history.append(loss)  # bug: keeps every loss with its graph
+        elif self.keep == "sum":
+            self.total += loss  # bug: one tensor whose graph grows every step
+        elif self.keep == "cache":
+            self.cache.append(torch.tanh(self.model(self.x)))  # bug: cached activations with graph
+
+
+def test_no_graph_leak_passes_a_step_that_keeps_loss_item() -> None:
+    trainer = Trainer("item")
+    with process_state_unchanged():
+        assert_no_graph_leak(trainer.step)
+
+
+def test_no_graph_leak_catches_losses_kept_with_their_graph() -> None:
+    with pytest.raises(CheckFailed) as failure:
+        assert_no_graph_leak(Trainer("tensor").step, steps=3)
+    message = str(failure.value)
+    assert "Trainer.step() leaves more autograd state alive after every step (3 steps" in message
+    assert "live tensors with grad_fn: 2, 3, 4" in message
+    assert "New tensors with history since the previous step: 1 x () MeanBackward0" in message
+
+
+def test_no_graph_leak_catches_a_running_total_that_grows_its_graph() -> None:
+    with pytest.raises(CheckFailed) as failure:
+        assert_no_graph_leak(Trainer("sum").step, steps=3)
+    assert "autograd graph nodes reachable from them:" in str(failure.value)
+    assert "live tensors with grad_fn" not in str(failure.value)
+
+
+def test_no_graph_leak_counts_saved_tensors_of_a_growing_cache() -> None:
+    with pytest.raises(CheckFailed) as failure:
+        assert_no_graph_leak(Trainer("cache").step, steps=3)
+    assert "bytes held by saved-for-backward tensors: 384, 576, 768" in str(failure.value)

@@ -1,0 +1,160 @@
+from __future__ import annotations
+
+import resource
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+import torch
+from torch import nn
+
+from torchcheck import CheckFailed, assert_meta_load, assert_meta_shapes, meta_shapes
+
+from ._helpers import process_state_unchanged
+from ._models import LLAMA_7B, TINY, Transformer
+
+TOKENS = torch.zeros(2, 8, dtype=torch.long)
+
+
+def test_meta_shapes_returns_the_output_size() -> None:
+    with process_state_unchanged():
+        assert meta_shapes(lambda: Transformer(TINY), TOKENS) == torch.Size([2, 8, 50])
+
+
+def test_meta_shapes_accepts_shape_tuples_and_nested_outputs() -> None:
+    class TwoHeads(nn.Module):
+        def __init__(self) -> None:
+            super().__init__()
+            self.fc = nn.Linear(4, 3)
+
+        def forward(self, x: torch.Tensor) -> dict[str, Any]:
+            return {"logits": self.fc(x), "pair": (x, x.sum())}
+
+    shapes = meta_shapes(TwoHeads, (5, 4))
+    assert shapes == {"logits": torch.Size([5, 3]), "pair": (torch.Size([5, 4]), torch.Size([]))}
+
+
+def test_meta_shapes_checks_a_7b_transformer_in_seconds_without_memory() -> None:
+    rss_before_mib = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    start = time.perf_counter()
+    shape = meta_shapes(lambda: Transformer(LLAMA_7B), torch.zeros(1, 2048, dtype=torch.long))
+    elapsed = time.perf_counter() - start
+    rss_growth_mib = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024 - rss_before_mib
+    assert shape == torch.Size([1, 2048, 32000])
+    assert elapsed < 20
+    assert rss_growth_mib < 500  # real fp32 weights alone would be ~26,000 MiB
+
+
+def test_meta_shapes_names_the_module_path_of_a_deep_shape_bug() -> None:
+    with process_state_unchanged(), pytest.raises(CheckFailed) as failure:
+        assert_meta_shapes(lambda: Transformer(LLAMA_7B, bug_in_block=3), torch.zeros(2, 2048, dtype=torch.long))
+    message = str(failure.value)
+    assert "forward of Transformer on meta failed in module 'blocks.3.attn' (Attention)" in message
+    assert "shape '[2, 2048, 32, 132]' is invalid" in message
+    assert "module inputs: (Tensor[2, 2048, 4096] float32 on meta)" in message
+    assert "call path: <root> (Transformer) > blocks.3 (Block) > blocks.3.attn (Attention)" in message
+
+
+def test_meta_shapes_finds_a_tensor_created_on_a_hard_coded_device() -> None:
+    with pytest.raises(CheckFailed) as failure:
+        assert_meta_shapes(lambda: Transformer(TINY, hard_coded_positions=True), TOKENS)
+    message = str(failure.value)
+    assert "failed in module '<root>' (Transformer)" in message
+    assert "Tensor on device cpu is not on the expected device meta" in message
+    assert "hard-coded device" in message
+
+
+def test_assert_meta_shapes_compares_with_the_expected_shape() -> None:
+    assert_meta_shapes(lambda: Transformer(TINY), TOKENS, expected=(2, 8, 50))
+    with pytest.raises(CheckFailed) as failure:
+        assert_meta_shapes(lambda: Transformer(TINY), TOKENS, expected=(2, 8, 64))
+    assert str(failure.value) == "assert_meta_shapes: output shape of Transformer at output is (2, 8, 50), expected (2, 8, 64)."
+
+
+def test_assert_meta_shapes_runs_a_real_forward_on_a_device() -> None:
+    with process_state_unchanged():
+        assert_meta_shapes(lambda: Transformer(TINY), TOKENS, expected=(2, 8, 50), device="cpu")
+
+
+# -------------------------------------------------------------------- meta load
+
+
+class Rotary(nn.Module):
+    """A tied LM with a non-persistent buffer computed in __init__."""
+
+    def __init__(self, retie: bool = True, rebuild_buffer: bool = True) -> None:
+        super().__init__()
+        self.embed = nn.Embedding(10, 4)
+        self.head = nn.Linear(4, 10, bias=False)
+        self.head.weight = self.embed.weight
+        self.register_buffer("inv_freq", self._inv_freq(), persistent=False)
+        if retie or rebuild_buffer:
+            self.register_load_state_dict_post_hook(self._after_load)
+        self.retie, self.rebuild_buffer = retie, rebuild_buffer
+
+    @staticmethod
+    def _inv_freq() -> torch.Tensor:
+        return 1.0 / (10000 ** (torch.arange(0, 4, dtype=torch.float32) / 4))
+
+    def _after_load(self, module: nn.Module, incompatible: Any) -> None:
+        if self.retie:
+            self.head.weight = self.embed.weight
+        if self.rebuild_buffer and self.inv_freq.is_meta:
+            self.inv_freq = self._inv_freq()
+
+    def forward(self, tokens: torch.Tensor) -> torch.Tensor:
+        return self.head(self.embed(tokens) * self.inv_freq)
+
+
+class CopyingLoad(nn.Module):
+    def __init__(self) -> None:
+        super().__init__()
+        self.scale = nn.Parameter(torch.ones(4))
+
+    def _load_from_state_dict(self, state_dict: dict[str, Any], prefix: str, *args: Any) -> None:
+        with torch.no_grad():
+            self.scale.copy_(state_dict[prefix + "scale"])  # bug: ignores assign=True
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        return x * self.scale
+
+
+def saved(tmp_path: Path, model: nn.Module) -> Path:
+    path = tmp_path / "model.pt"
+    torch.save(model.state_dict(), path)
+    return path
+
+
+def test_meta_load_passes_a_model_that_reties_and_rebuilds_after_loading(tmp_path: Path) -> None:
+    path = saved(tmp_path, Rotary())
+    with process_state_unchanged():
+        assert_meta_load(Rotary, path, torch.tensor([[1, 2, 3]]))
+
+
+def test_meta_load_names_a_non_persistent_buffer_left_on_meta(tmp_path: Path) -> None:
+    path = saved(tmp_path, Rotary())
+    with pytest.raises(CheckFailed) as failure:
+        assert_meta_load(lambda: Rotary(rebuild_buffer=False), path, torch.tensor([[1, 2]]))
+    assert "still on the meta device" in str(failure.value)
+    assert "  buffer inv_freq" in str(failure.value)
+
+
+def test_meta_load_names_tied_weights_that_come_apart(tmp_path: Path) -> None:
+    path = saved(tmp_path, Rotary())
+    with pytest.raises(CheckFailed) as failure:
+        assert_meta_load(lambda: Rotary(retie=False), path)
+    assert "tied weights of Rotary are separate tensors" in str(failure.value)
+    assert "embed.weight, head.weight" in str(failure.value)
+
+
+def test_meta_load_names_a_parameter_a_custom_load_left_on_meta() -> None:
+    with pytest.raises(CheckFailed) as failure:
+        assert_meta_load(CopyingLoad, {"scale": torch.full((4,), 2.0)}, torch.ones(1, 4))
+    assert "  parameter scale" in str(failure.value)
+
+
+def test_meta_load_names_unexpected_keys() -> None:
+    with pytest.raises(CheckFailed) as failure:
+        assert_meta_load(lambda: nn.Linear(2, 2), {"weight": torch.ones(2, 2), "bias": torch.ones(2), "extra": torch.ones(1)})
+    assert "unexpected keys: extra" in str(failure.value)

@@ -1,0 +1,78 @@
+from __future__ import annotations
+
+import random
+
+import numpy as np
+import torch
+
+from torchcheck.checks.state import (
+    ModuleSnapshot,
+    capture_global_state,
+    capture_rng_state,
+    describe_state_changes,
+    preserved_state,
+    restore_global_state,
+    restore_rng_state,
+)
+
+
+def test_describe_state_changes_names_the_default_dtype_change() -> None:
+    before = capture_global_state()
+    torch.set_default_dtype(torch.float64)
+    try:
+        changes = describe_state_changes(before, capture_global_state())
+    finally:
+        restore_global_state(before)
+    assert changes == ["default dtype changed from torch.float32 to torch.float64"]
+    assert torch.get_default_dtype() == torch.float32
+
+
+def test_restore_global_state_puts_every_flag_back() -> None:
+    before = capture_global_state()
+    torch.set_grad_enabled(False)
+    torch.use_deterministic_algorithms(True, warn_only=True)
+    torch.backends.cudnn.benchmark = not before.cudnn_benchmark
+    torch.set_default_device("meta")
+    torch.set_num_threads(1)
+    changed = capture_global_state()
+    restore_global_state(before)
+    assert len(describe_state_changes(before, changed)) == 6
+    assert capture_global_state() == before
+    assert torch.empty(1).device.type == "cpu"
+
+
+def test_rng_snapshot_replays_python_numpy_and_torch() -> None:
+    state = capture_rng_state()
+    first = (random.random(), np.random.rand(), torch.rand(2))
+    restore_rng_state(state)
+    second = (random.random(), np.random.rand(), torch.rand(2))
+    assert first[:2] == second[:2]
+    assert torch.equal(first[2], second[2])
+
+
+def test_preserved_state_restores_even_when_the_block_raises() -> None:
+    before = capture_global_state()
+    expected = torch.get_rng_state()
+    try:
+        with preserved_state():
+            torch.rand(3)
+            torch.set_default_dtype(torch.float64)
+            raise RuntimeError("boom")
+    except RuntimeError:
+        pass
+    assert capture_global_state() == before
+    assert torch.equal(torch.get_rng_state(), expected)
+
+
+def test_module_snapshot_restores_values_grads_and_modes() -> None:
+    model = torch.nn.Sequential(torch.nn.Linear(2, 2), torch.nn.Dropout())
+    weight = model[0].weight.detach().clone()
+    snapshot = ModuleSnapshot.capture(model)
+    model(torch.ones(1, 2)).sum().backward()
+    with torch.no_grad():
+        model[0].weight.add_(1)
+    model.eval()
+    snapshot.restore(model)
+    assert torch.equal(model[0].weight, weight)
+    assert model[0].weight.grad is None
+    assert model.training and model[1].training
