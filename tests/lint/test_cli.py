@@ -154,7 +154,7 @@ def test_skip_file_comment_skips_the_whole_file(tmp_path: Path, monkeypatch, cap
 
 
 def test_syntax_error_is_a_tck000_finding_and_the_run_goes_on(project: Path, capsys) -> None:
-    (project / "broken.py").write_text("def f(:\n    pass\n")
+    (project / "broken.py").write_text("import torch\nx = torch.ones(3).cuda(\ndef f(:\n    pass\n")
     code, out, err = run(capsys, ".", "--output-format", "concise")
     assert code == 1 and "broken.py:" in out and "TCK000 syntax error" in out
     assert "train.py:3:8: TCK201" in out and "Traceback" not in out + err

@@ -29,6 +29,8 @@ from torchcheck.lint.walker import BatchedWalker
 
 MAX_FIX_PASSES = 10
 
+_Finding = tuple[Diagnostic, "Report | None"]  # the report is None for TCK000
+
 
 @dataclass(frozen=True)
 class FileResult:
@@ -49,13 +51,16 @@ def decode(source: bytes) -> str:
     return text[1:] if text.startswith("\ufeff") else text
 
 
-def _parse(source: bytes, filename: str) -> tuple[str, cst.Module] | Diagnostic:
+def _decode(source: bytes, filename: str) -> str | Diagnostic:
     try:
-        text = decode(source)
+        return decode(source)
     except (UnicodeDecodeError, SyntaxError, LookupError) as error:
         return _problem(filename, f"cannot decode file: {error}")
+
+
+def _parse(source: bytes, text: str, filename: str) -> cst.Module | Diagnostic:
     try:
-        return text, cst.parse_module(source)
+        return cst.parse_module(source)
     except cst.ParserSyntaxError as error:
         lines = text.splitlines()
         row = max(error.raw_line, 1)
@@ -143,18 +148,17 @@ def _diagnostics(filename: str, reports: list[Report], located: _Located, suppre
     return found
 
 
-_Finding = tuple[Diagnostic, "Report | None"]
-
-
 def _analyse(source: bytes, filename: str, rules: Sequence[type[Rule]]) -> tuple[list[_Finding], cst.Module | None, _Located | None]:
-    parsed = _parse(source, filename)
-    if isinstance(parsed, Diagnostic):
-        return [(parsed, None)], None, None
-    text, module = parsed
-    if skips_file(text):
-        return [], module, None
+    text = _decode(source, filename)
+    if isinstance(text, Diagnostic):
+        return [(text, None)], None, None
     active = _rules_for(text, rules)
-    reports = collect_reports(module, active) if active else []
+    if not active or skips_file(text):
+        return [], None, None  # cheap text checks first: most files are never parsed
+    module = _parse(source, text, filename)
+    if isinstance(module, Diagnostic):
+        return [(module, None)], None, None
+    reports = collect_reports(module, active)
     if not reports:
         return [], module, None
     located = _Located(module, text)
