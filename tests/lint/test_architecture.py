@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import ast
+import os
 import subprocess
 import sys
 import textwrap
@@ -54,3 +55,13 @@ def test_runtime_checks_never_import_pytest() -> None:
     source_root = Path(__file__).resolve().parents[2] / "src" / "torchcheck"
     for path in (source_root / "checks").rglob("*.py"):
         assert "pytest" not in _imported_roots(path), path
+
+
+def test_output_is_identical_under_different_hash_seeds() -> None:
+    corpus = Path(__file__).resolve().parents[2] / "fixtures" / "lint"
+    outputs = set()
+    for seed in ("0", "1", "12345"):
+        environment = {**os.environ, "PYTHONHASHSEED": seed}
+        command = [sys.executable, "-m", "torchcheck", "lint", "--no-cache", "--select", "ALL", "--output-format", "json", str(corpus)]
+        outputs.add(subprocess.run(command, capture_output=True, text=True, env=environment).stdout)
+    assert len(outputs) == 1 and '"code"' in outputs.pop()
