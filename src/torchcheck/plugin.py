@@ -1,0 +1,464 @@
+"""torchcheck's pytest plugin: device parametrization, per-test seeds, a torch state guard.
+
+Auto-loaded through the ``pytest11`` entry point named ``torchcheck`` (disable it with
+``-p no:torchcheck``). Read top to bottom in pytest's lifecycle order: options ->
+early worker setup -> configure -> header -> collection -> fixtures -> reports, then the
+pytest-randomly seeder.
+
+Loading this module imports neither torch nor libcst. torch is imported only when a test
+uses ``torch_device`` or ``seeded``, when a device is explicitly requested, or when the
+session has already imported it itself (the header and the state guard read it from
+``sys.modules``), so a non-torch suite pays nothing. The decisions themselves live in
+``torchcheck._plugin_support`` as pure functions over counts, testable without a GPU.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+import warnings
+from collections.abc import Generator, Iterator, Mapping
+from typing import TYPE_CHECKING, Any
+
+import pytest
+
+from torchcheck._plugin_support import (
+    DEVICE_KINDS,
+    DEVICES_NAMES,
+    SEED_NAMES,
+    STRICT_STATE_NAMES,
+    DeviceUnavailableError,
+    FoundDevices,
+    RawSettings,
+    SettingError,
+    Settings,
+    check_requested_available,
+    cuda_allowed,
+    derive_seed,
+    device_marker_skip_reason,
+    format_header,
+    format_state_leak,
+    parse_devices,
+    parse_visible_devices,
+    plan_test_devices,
+    replay_section,
+    requested_devices,
+    resolve_settings,
+    worker_index,
+    worker_visible_devices,
+)
+
+if TYPE_CHECKING:
+    import torch
+
+__all__ = ["TorchStateLeakWarning", "reseed_torch"]
+
+# --- user-facing strings, defined once --------------------------------------------
+
+GROUP_DESCRIPTION = "torchcheck (PyTorch correctness checks)"
+DEVICE_HELP = (
+    "Comma-separated devices for the torch_device fixture, e.g. 'cpu,cuda' "
+    "(default: every available device). Asking for a device this machine lacks is a "
+    "usage error. Also: env TORCHCHECK_DEVICES, ini torch_devices."
+)
+SEED_HELP = (
+    "Base seed for the seeded fixture (default 0); each test's seed is derived from it "
+    "and the test's node id. Also: env TORCHCHECK_SEED, ini torch_seed."
+)
+STRICT_STATE_HELP = (
+    "Make leaked torch global state (default dtype, grad mode, determinism, default "
+    "device, threads) an error instead of a warning. Also: env TORCHCHECK_STRICT_STATE, "
+    "ini torchcheck_strict_state."
+)
+MARKER_DOCS: tuple[str, ...] = (
+    "cpu: test runs on CPU (torch_device adds it to its cpu runs).",
+    "cuda: test needs a CUDA device; skipped with a reason when none is available "
+    "(torch_device adds it to its cuda runs, so `-m cuda` selects the GPU runs).",
+    "mps: test needs an Apple MPS device; skipped with a reason when unavailable.",
+    "devices(*names): restrict the torch_device fixture to these devices for one test, "
+    "e.g. @pytest.mark.devices('cpu', 'cuda').",
+)
+REPLAY_SECTION_TITLE = "torchcheck replay"
+DEVICES_MARKER_SOURCE = "@pytest.mark.devices on {nodeid}"
+PINNING_TOO_LATE = (
+    "torchcheck: CUDA was initialised before xdist worker {worker} could be pinned to "
+    "GPU(s) {mask}; workers may share a GPU. Avoid touching CUDA in plugins loaded "
+    "before torchcheck."
+)
+
+_SETTINGS_KEY = pytest.StashKey[Settings]()
+_FOUND_KEY = pytest.StashKey[FoundDevices]()
+_HEADER_SHOWN_KEY = pytest.StashKey[bool]()
+_TORCHCHECK_FIXTURES = frozenset({"torch_device", "seeded"})
+
+
+class TorchStateLeakWarning(UserWarning):
+    """A test changed torch global state and did not restore it."""
+
+
+# --- options ----------------------------------------------------------------------
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    group = parser.getgroup("torchcheck", GROUP_DESCRIPTION)
+    group.addoption(DEVICES_NAMES.cli, dest="torch_device", metavar="LIST", help=DEVICE_HELP)
+    group.addoption(SEED_NAMES.cli, dest="torch_seed", metavar="N", help=SEED_HELP)
+    group.addoption(
+        STRICT_STATE_NAMES.cli,
+        dest="torchcheck_strict_state",
+        action="store_true",
+        default=None,
+        help=STRICT_STATE_HELP,
+    )
+    parser.addini(DEVICES_NAMES.ini, DEVICE_HELP, default="")
+    parser.addini(SEED_NAMES.ini, SEED_HELP, default="")
+    parser.addini(STRICT_STATE_NAMES.ini, STRICT_STATE_HELP, default="")
+
+
+# --- early setup: pin xdist workers to their GPUs before anything touches CUDA -----
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_load_initial_conftests(early_config: pytest.Config) -> None:
+    """On an xdist worker, narrow ``CUDA_VISIBLE_DEVICES`` to this worker's slice.
+
+    This runs before any conftest is imported, so CUDA cannot have been initialised by
+    the user's code yet (the mask is read once, when CUDA initialises). The caller's own
+    mask is respected: the worker gets a slice of it, never of the physical GPUs.
+    """
+    worker = os.environ.get("PYTEST_XDIST_WORKER")
+    if worker is None:
+        return
+    index = worker_index(worker)
+    count = _int_or_zero(os.environ.get("PYTEST_XDIST_WORKER_COUNT"))
+    if index is None or count <= 1 or not _cuda_allowed_early(early_config):
+        return
+    mask = os.environ.get("CUDA_VISIBLE_DEVICES")
+    visible = parse_visible_devices(mask) if mask is not None else _physical_gpu_ids()
+    pinned = worker_visible_devices(index, count, visible)
+    if pinned is None:
+        return
+    os.environ["CUDA_VISIBLE_DEVICES"] = ",".join(pinned)
+    torch = sys.modules.get("torch")
+    if torch is not None and torch.cuda.is_initialized():
+        warnings.warn(PINNING_TOO_LATE.format(worker=worker, mask=",".join(pinned)))
+
+
+def _cuda_allowed_early(early_config: pytest.Config) -> bool:
+    """Whether the run may use CUDA; invalid settings are reported later, in configure."""
+    try:
+        devices, _ = requested_devices(
+            early_config.known_args_namespace.torch_device,
+            os.environ,
+            early_config.getini(DEVICES_NAMES.ini),
+        )
+    except SettingError:
+        return False
+    return cuda_allowed(devices)
+
+
+def _int_or_zero(text: str | None) -> int:
+    return int(text) if text is not None and text.isdigit() else 0
+
+
+def _physical_gpu_ids() -> tuple[str, ...]:
+    """Indices of the NVIDIA GPUs, counted through NVML without initialising CUDA.
+
+    ``torch.cuda.device_count()`` is not safe here: unless NVML-based checks are enabled
+    it initialises the CUDA driver, which then ignores any later mask. Loading the NVML
+    library fails in microseconds on a machine without an NVIDIA driver.
+    """
+    import ctypes
+
+    for name in ("libnvidia-ml.so.1", "nvml.dll"):
+        try:
+            nvml = ctypes.CDLL(name)
+        except OSError:
+            continue
+        count = ctypes.c_uint(0)
+        try:
+            if nvml.nvmlInit_v2() != 0:
+                return ()
+            ok = nvml.nvmlDeviceGetCount_v2(ctypes.byref(count)) == 0
+            nvml.nvmlShutdown()
+        except AttributeError:
+            return ()
+        return tuple(str(i) for i in range(count.value)) if ok else ()
+    return ()
+
+
+# --- configure ----------------------------------------------------------------------
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    for doc in MARKER_DOCS:
+        config.addinivalue_line("markers", doc)
+    settings = _resolve_settings(config)
+    config.stash[_SETTINGS_KEY] = settings
+    if settings.devices is not None and settings.devices != ("cpu",):
+        # Explicitly requested devices must exist: fail now (exit code 4) rather than
+        # let a GPU job go green by skipping everything. (A cpu is always there.)
+        try:
+            check_requested_available(
+                settings.devices, settings.devices_source or "", _found_devices(config)
+            )
+        except DeviceUnavailableError as error:
+            raise pytest.UsageError(str(error)) from None
+
+
+def _resolve_settings(config: pytest.Config) -> Settings:
+    strict_flag = config.getoption("torchcheck_strict_state")
+    cli = RawSettings(
+        devices=config.getoption("torch_device"),
+        seed=config.getoption("torch_seed"),
+        strict_state="true" if strict_flag else None,
+    )
+    ini = RawSettings(
+        devices=_ini_text(config, DEVICES_NAMES.ini),
+        seed=_ini_text(config, SEED_NAMES.ini),
+        strict_state=_ini_text(config, STRICT_STATE_NAMES.ini),
+    )
+    try:
+        return resolve_settings(cli, os.environ, ini)
+    except SettingError as error:
+        raise pytest.UsageError(str(error)) from None
+
+
+def _ini_text(config: pytest.Config, name: str) -> str | None:
+    value = config.getini(name)
+    return str(value) if value else None
+
+
+def _settings(config: pytest.Config) -> Settings:
+    return config.stash.get(_SETTINGS_KEY, Settings())
+
+
+def _found_devices(config: pytest.Config) -> FoundDevices:
+    """What this machine has; probed once per session. Imports torch."""
+    found = config.stash.get(_FOUND_KEY, None)
+    if found is None:
+        from torchcheck.checks.devices import available_devices
+
+        devices = available_devices()
+        found = FoundDevices(
+            cuda_count=sum(1 for d in devices if d.type == "cuda"),
+            mps_available=any(d.type == "mps" for d in devices),
+        )
+        config.stash[_FOUND_KEY] = found
+    return found
+
+
+# --- report header ------------------------------------------------------------------
+
+
+def pytest_report_header(config: pytest.Config) -> str | None:
+    """One line about torch, devices, seed and determinism -- if torch is in play.
+
+    Shown only when torch is already imported (by a conftest, or to check requested
+    devices); otherwise the line is printed after collection if a test uses a
+    torchcheck fixture, so a non-torch suite never imports torch for a header.
+    """
+    if "torch" not in sys.modules:
+        return None
+    return _header_line(config)
+
+
+def _header_line(config: pytest.Config) -> str:
+    torch = sys.modules.get("torch")
+    if torch is None:
+        import torch
+    config.stash[_HEADER_SHOWN_KEY] = True
+    settings = _settings(config)
+    return format_header(
+        torch_version=str(torch.__version__),
+        found=_found_devices(config),
+        seed=settings.seed,
+        seed_source=settings.seed_source,
+        deterministic=torch.are_deterministic_algorithms_enabled(),
+    )
+
+
+# --- collection ---------------------------------------------------------------------
+
+
+def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
+    """Parametrize ``torch_device`` over the devices this test may run on."""
+    if "torch_device" not in metafunc.fixturenames or _parametrized_by_user(metafunc):
+        return
+    config = metafunc.config
+    settings = _settings(config)
+    plan = plan_test_devices(
+        _wanted_devices(metafunc.definition),
+        settings.devices,
+        settings.devices_source,
+        _found_devices(config),
+    )
+    params = [pytest.param(d, id=d, marks=getattr(pytest.mark, d)) for d in plan.run]
+    params += [
+        pytest.param(d, id=d, marks=[getattr(pytest.mark, d), pytest.mark.skip(reason=why)])
+        for d, why in plan.skipped
+    ]
+    metafunc.parametrize("torch_device", params, indirect=True)
+
+
+def _parametrized_by_user(metafunc: pytest.Metafunc) -> bool:
+    for marker in metafunc.definition.iter_markers("parametrize"):
+        names = marker.args[0] if marker.args else marker.kwargs.get("argnames", "")
+        if isinstance(names, str):
+            names = [n.strip() for n in names.split(",")]
+        if "torch_device" in names:
+            return True
+    return False
+
+
+def _wanted_devices(definition: pytest.Item) -> tuple[str, ...] | None:
+    """Devices the test's markers ask for: ``devices(...)`` wins over ``cuda``/``mps``."""
+    marker = definition.get_closest_marker("devices")
+    if marker is not None:
+        source = DEVICES_MARKER_SOURCE.format(nodeid=definition.nodeid)
+        try:
+            return parse_devices(",".join(map(str, marker.args)), source)
+        except SettingError as error:
+            pytest.fail(str(error), pytrace=False)
+    marked = tuple(k for k in DEVICE_KINDS if definition.get_closest_marker(k) is not None)
+    return marked or None
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Skip tests marked ``cuda``/``mps``/``cpu`` whose device is absent or excluded.
+
+    Items generated by ``torch_device`` are already planned. Devices are probed (which
+    imports torch) only if some other test carries a device marker.
+    """
+    settings = _settings(config)
+    for item in items:
+        if "torch_device" in _callspec_params(item):
+            continue
+        for kind in DEVICE_KINDS:
+            if item.get_closest_marker(kind) is None:
+                continue
+            if kind == "cpu" and (settings.devices is None or "cpu" in settings.devices):
+                continue  # cpu always exists: no need to import torch to know that
+            reason = device_marker_skip_reason(
+                kind, settings.devices, settings.devices_source, _found_devices(config)
+            )
+            if reason is not None:
+                item.add_marker(pytest.mark.skip(reason=reason))
+                break
+
+
+def pytest_report_collectionfinish(
+    config: pytest.Config, items: list[pytest.Item]
+) -> str | None:
+    """The header line, late, for sessions that use torchcheck fixtures but did not
+    have torch imported when the header was written (not shown under xdist)."""
+    if config.stash.get(_HEADER_SHOWN_KEY, False) or not any(map(_uses_torchcheck, items)):
+        return None
+    return _header_line(config)
+
+
+def _callspec_params(item: pytest.Item) -> Mapping[str, Any]:
+    callspec = getattr(item, "callspec", None)
+    return callspec.params if callspec is not None else {}
+
+
+def _uses_torchcheck(item: pytest.Item) -> bool:
+    return not _TORCHCHECK_FIXTURES.isdisjoint(getattr(item, "fixturenames", ()))
+
+
+# --- fixtures -----------------------------------------------------------------------
+
+
+@pytest.fixture
+def torch_device(request: pytest.FixtureRequest) -> torch.device:
+    """The device this run of the test uses; the test is parametrized over devices.
+
+    Ids are ``cpu``/``cuda``/``mps`` and each run carries that device's marker, so
+    ``pytest -m cuda`` selects the GPU runs. Restrict the run with ``--torch-device``,
+    one test with ``@pytest.mark.devices(...)``.
+    """
+    import torch
+
+    return torch.device(getattr(request, "param", "cpu"))
+
+
+@pytest.fixture
+def seeded(request: pytest.FixtureRequest) -> Iterator[int]:
+    """Seed every RNG with this test's seed, turn on deterministic algorithms, yield the
+    seed, and restore all global state afterwards (``torchcheck.seeded``)."""
+    from torchcheck.checks.seeding import seeded as seeded_block
+
+    seed = derive_seed(_settings(request.config).seed, request.node.nodeid)
+    with seeded_block(seed, deterministic=True):
+        yield seed
+
+
+@pytest.fixture(autouse=True)
+def _torchcheck_state_guard(request: pytest.FixtureRequest) -> Iterator[None]:
+    """After each test, restore torch global state the test leaked, then report it.
+
+    Autouse and function-scoped, and set up before the test's other function-scoped
+    fixtures, so its baseline already includes what session/module fixtures set up and
+    its check runs after the test's own fixtures were torn down. Does nothing unless
+    torch is already imported.
+    """
+    if "torch" not in sys.modules:
+        yield
+        return
+    from torchcheck.checks.state import (
+        capture_global_state,
+        describe_state_changes,
+        restore_global_state,
+    )
+
+    before = capture_global_state()
+    yield
+    after = capture_global_state()
+    if after == before:
+        return
+    restore_global_state(before)  # first, so one leaking test never breaks the next
+    strict = _settings(request.config).strict_state
+    message = format_state_leak(describe_state_changes(before, after), strict=strict)
+    if strict:
+        pytest.fail(message, pytrace=False)
+    _warn_at_test(request.node, TorchStateLeakWarning(message))
+
+
+def _warn_at_test(item: pytest.Item, warning: Warning) -> None:
+    """Attribute the warning to the test's own file and line, not to this plugin."""
+    path, lineno, _ = item.reportinfo()
+    line = (lineno or 0) + 1
+    warnings.warn_explicit(warning, type(warning), filename=str(path), lineno=line)
+
+
+# --- reports ------------------------------------------------------------------------
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_makereport(
+    item: pytest.Item, call: pytest.CallInfo[None]
+) -> Generator[None, pytest.TestReport, pytest.TestReport]:
+    """Give failing tests that used torchcheck fixtures a replay section with the seed."""
+    report: pytest.TestReport = yield
+    if report.failed and _uses_torchcheck(item):
+        device = _callspec_params(item).get("torch_device")
+        if device not in DEVICE_KINDS:
+            device = None  # the test parametrized torch_device itself (e.g. "meta")
+        base_seed = _settings(item.config).seed
+        section = replay_section(item.nodeid, base_seed, device)
+        report.sections.append((REPLAY_SECTION_TITLE, section))
+    return report
+
+
+# --- pytest-randomly integration ----------------------------------------------------
+
+
+def reseed_torch(seed: int) -> None:
+    """``pytest_randomly.random_seeder`` entry point: reseed torch with randomly's
+    per-test seed, so ``--randomly-seed=last`` replays torch randomness too.
+
+    Only when torch is already imported; seeding never imports it.
+    """
+    torch = sys.modules.get("torch")
+    if torch is not None:
+        torch.manual_seed(seed)

@@ -1,0 +1,68 @@
+"""xdist: each worker pinned to its slice of the caller's CUDA_VISIBLE_DEVICES.
+
+The pinning only edits an environment variable before CUDA starts, so a CPU machine can
+check it: the inner suite never imports torch and just records what each worker sees.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+RECORDING_CONFTEST = """
+import json
+import os
+from pathlib import Path
+
+def pytest_configure(config):
+    worker = os.environ.get("PYTEST_XDIST_WORKER")
+    if worker is not None:
+        record = Path(os.environ["MASK_RECORDS"]) / f"{worker}.json"
+        record.write_text(json.dumps(os.environ.get("CUDA_VISIBLE_DEVICES")))
+"""
+
+
+def _worker_masks(
+    pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch, mask: str, *args: str
+) -> dict[str, str | None]:
+    records = pytester.mkdir("masks")
+    monkeypatch.setenv("MASK_RECORDS", str(records))
+    monkeypatch.setenv("CUDA_VISIBLE_DEVICES", mask)
+    pytester.makeconftest(RECORDING_CONFTEST)
+    pytester.makepyfile("def test_one():\n    pass\n\ndef test_two():\n    pass\n")
+    result = pytester.runpytest_subprocess("-n", "2", "-p", "no:cacheprovider", *args)
+    result.assert_outcomes(passed=2)
+    return {p.stem: json.loads(p.read_text()) for p in Path(records).glob("*.json")}
+
+
+def test_each_worker_sees_its_own_slice_of_the_callers_cuda_mask(
+    pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    masks = _worker_masks(pytester, monkeypatch, "GPU-aaaa,5")
+    assert masks == {"gw0": "GPU-aaaa", "gw1": "5"}
+
+
+def test_workers_keep_the_callers_mask_when_cuda_is_not_requested(
+    pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    masks = _worker_masks(pytester, monkeypatch, "3,5", "--torch-device", "cpu")
+    assert masks == {"gw0": "3,5", "gw1": "3,5"}
+
+
+def test_an_unavailable_requested_device_fails_the_run_before_workers_start(
+    pytester: pytest.Pytester,
+) -> None:
+    pytester.makepyfile("def test_x(torch_device):\n    pass\n")
+    result = pytester.runpytest_subprocess("-n", "2", "--torch-device", "cuda")
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines(["*--torch-device=cuda asked for cuda*"])
+
+
+def test_counting_physical_gpus_returns_indices_without_touching_torch() -> None:
+    from torchcheck.plugin import _physical_gpu_ids
+
+    ids = _physical_gpu_ids()  # () on a machine without an NVIDIA driver
+    assert all(i.isdigit() for i in ids)
+    assert list(ids) == [str(n) for n in range(len(ids))]
