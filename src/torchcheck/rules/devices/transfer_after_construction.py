@@ -6,8 +6,11 @@ from torchcheck.lint import torch_api
 from torchcheck.lint.context import Kind, has_star_kwargs, keyword_argument, method_call
 from torchcheck.lint.rule import FixSafety, Invalid, Rule, Valid
 
-# Factories that accept device= (torch.from_numpy cannot: it shares the array's memory).
-_DEVICE_FACTORIES = torch_api.TENSOR_FACTORIES - {"torch.from_numpy"}
+# Factories that accept device= (from_numpy shares the array's memory; the sampling
+# functions take their device from their input tensor).
+_DEVICE_FACTORIES = torch_api.TENSOR_FACTORIES - {
+    "torch.from_numpy", "torch.multinomial", "torch.bernoulli", "torch.normal", "torch.polar", "torch.complex"
+}
 _DEVICE_PREFIXES = ("cuda", "cpu", "mps", "xpu", "meta", "hpu", "npu", "xla")
 
 
@@ -95,6 +98,12 @@ def build(**kwargs):
 import numpy as np
 import torch
 batch = torch.from_numpy(np.ones(3)).to(device, non_blocking=True)
+"""
+        ),
+        Valid(
+            """
+import torch
+timesteps = torch.multinomial(torch.ones(1000, device=device), 8).to(device)
 """
         ),
     )
