@@ -285,21 +285,16 @@ for epoch in range(10):
         self._resolve(node)
 
     def _resolve(self, loop: Loop) -> None:
-        if len(self.context.loops) != 1:
-            return  # only the outermost loop knows every inner loop's calls
-        for candidate in self._candidates:
-            backward_names = {
-                _root_name(call.func.value)
-                for _, call in self._backward_calls(candidate.loops[-1])
-            }
+        """Decide once the outermost loop is complete: only then are all its calls known."""
+        for candidate in [c for c in self._candidates if c.loops[0] is loop]:
+            backward_names = {_root_name(call.func.value) for _, call in self._backward_calls(candidate.loops[-1])}
             is_backward_target = isinstance(candidate.value, cst.Name) and candidate.value.value in backward_names
             if not (candidate.graph_attached or is_backward_target):
                 continue
             if not (is_backward_target or any(self._is_data_loop(loop) for loop in candidate.loops)):
                 continue
             self._report(candidate, scalar=is_backward_target or _looks_like_loss(candidate.value))
-        self._candidates.clear()
-        self._assigned_in_loop.clear()
+        self._candidates = [c for c in self._candidates if c.loops[0] is not loop]
 
     def _backward_calls(self, loop: Loop) -> list[tuple[str, cst.Call]]:
         return [

@@ -178,20 +178,20 @@ class Trainer:
         return receiver is Kind.SCALER and bool(call.args) and self.context.kind_of(call.args[0].value) is Kind.OPTIMIZER
 
     def leave_For(self, node: cst.For) -> None:
-        self._resolve()
+        self._resolve(node)
 
     def leave_While(self, node: cst.While) -> None:
-        self._resolve()
+        self._resolve(node)
 
-    def _resolve(self) -> None:
-        if len(self.context.loops) != 1:
-            return  # an outer loop may still clear gradients further down
-        for step in self._steps:
-            innermost = step.loops[-1]
-            if self.context.is_training_loop(innermost) and not self._zeroed_loops.intersection(step.loops):
+    def _resolve(self, loop: Loop) -> None:
+        """Decide once the outermost loop is complete: an outer loop may clear gradients further down."""
+        ready = [step for step in self._steps if step.loops[0] is loop]
+        if not ready:
+            return
+        for step in ready:
+            if self.context.is_training_loop(step.loops[-1]) and not self._zeroed_loops.intersection(step.loops):
                 self.report(step.call)
-        self._steps.clear()
-        self._zeroed_loops.clear()
+        self._steps = [step for step in self._steps if step.loops[0] is not loop]
 
 
 def _is_grad(expression: cst.BaseExpression) -> bool:
