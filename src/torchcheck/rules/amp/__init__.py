@@ -1,0 +1,1 @@
+"""TCK3xx: mixed precision (autocast and GradScaler)."""

@@ -1,0 +1,163 @@
+from __future__ import annotations
+
+import libcst as cst
+
+from torchcheck.lint.context import LintContext
+from torchcheck.lint.rule import Invalid, Rule, Valid
+from torchcheck.rules.amp._common import AutocastRegions, is_tensor_backward
+
+
+class BackwardInsideAutocast(Rule):
+    """
+    ## What it does
+    Checks for `.backward()` called inside a `with torch.autocast(...)` block (or
+    `torch.amp.autocast` / `torch.cuda.amp.autocast`).
+
+    ## Why is this bad?
+    Autocast should wrap only the forward pass and the loss computation. The backward ops
+    already run in the dtype autocast chose for the matching forward ops; running
+    `backward()` under autocast is explicitly not recommended by PyTorch and can re-cast
+    tensors created during the backward pass (for example in custom autograd functions or
+    with `create_graph=True`) to a different dtype than their forward counterparts. Close
+    the `with` block after computing the loss and call `backward()` outside it.
+
+    A block opened with `enabled=False` turns autocast off, so `backward()` inside it is
+    fine.
+
+    ## Example
+    ```python
+    with torch.autocast("cuda"):
+        loss = criterion(model(x), y)
+        scaler.scale(loss).backward()
+    ```
+
+    Use instead:
+    ```python
+    with torch.autocast("cuda"):
+        loss = criterion(model(x), y)
+    scaler.scale(loss).backward()
+    ```
+
+    ## Fix safety
+    There is no automatic fix: the statements after the `backward()` call may or may not
+    belong in the autocast region.
+
+    ## References
+    - [Automatic mixed precision: `autocast`](https://pytorch.org/docs/stable/amp.html#autocasting)
+    - [CUDA AMP examples: typical mixed precision training](https://pytorch.org/docs/stable/notes/amp_examples.html)
+    """
+
+    code = "TCK302"
+    name = "backward-inside-autocast"
+    message = "`backward()` runs inside an autocast region; call it after the `with autocast(...)` block"
+    required_text = ("autocast",)
+
+    VALID = (
+        Valid(
+            """
+import torch
+for x, y in loader:
+    with torch.autocast("cuda", dtype=torch.float16):
+        loss = criterion(model(x), y)
+    scaler.scale(loss).backward()
+    scaler.step(optimizer)
+    scaler.update()
+"""
+        ),
+        Valid(
+            """
+import torch
+with torch.autocast("cuda"):
+    out = model(x)
+    with torch.autocast("cuda", enabled=False):
+        loss = criterion(out.float(), y)
+        loss.backward()
+"""
+        ),
+        Valid(
+            """
+import torch
+with torch.autocast("cuda"):
+    def closure():
+        loss = model(x).sum()
+        loss.backward()
+        return loss
+optimizer.step(closure)
+"""
+        ),
+        Valid(
+            """
+import torch
+with torch.autocast("cuda"):
+    loss = model(x).sum()
+    accelerator.backward(loss)
+    super().backward()
+"""
+        ),
+        Valid(
+            """
+from contextlib import nullcontext
+with nullcontext():
+    loss = model(x).sum()
+    loss.backward()
+"""
+        ),
+    )
+    INVALID = (
+        Invalid(
+            """
+import torch
+for x, y in loader:
+    with torch.autocast(device_type="cuda", dtype=torch.bfloat16):
+        loss = criterion(model(x), y)
+        loss.backward()  # TCK302
+    optimizer.step()
+"""
+        ),
+        Invalid(
+            """
+from torch.cuda.amp import autocast
+class Trainer:
+    def train_step(self, batch):
+        with autocast(enabled=self.use_amp):
+            loss = self.model(batch).mean()
+            self.scaler.scale(loss).backward()  # TCK302
+        self.scaler.step(self.optimizer)
+        self.scaler.update()
+"""
+        ),
+        Invalid(
+            """
+import torch
+with torch.amp.autocast("cuda"), torch.enable_grad():
+    for x in batches:
+        model(x).sum().backward(retain_graph=True)  # TCK302
+"""
+        ),
+    )
+
+    def __init__(self, context: LintContext) -> None:
+        super().__init__(context)
+        self._autocast = AutocastRegions(context)
+
+    def visit_With(self, node: cst.With) -> None:
+        self._autocast.enter_with(node)
+
+    def leave_With(self, node: cst.With) -> None:
+        self._autocast.leave_with(node)
+
+    def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
+        self._autocast.enter_scope()
+
+    def leave_FunctionDef(self, node: cst.FunctionDef) -> None:
+        self._autocast.leave_scope()
+
+    def visit_ClassDef(self, node: cst.ClassDef) -> None:
+        self._autocast.enter_scope()
+
+    def leave_ClassDef(self, node: cst.ClassDef) -> None:
+        self._autocast.leave_scope()
+
+    def visit_Call(self, node: cst.Call) -> None:
+        if self._autocast.enabled and is_tensor_backward(self.context, node):
+            self.report(node)

@@ -1,0 +1,235 @@
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import libcst as cst
+
+from torchcheck.lint.context import LintContext, Loop, method_call
+from torchcheck.lint.rule import Invalid, Valid
+from torchcheck.rules.amp._common import BranchAwareRule, BranchPath, exclusive, is_scaler_call
+
+_CLIP_FUNCTIONS = frozenset(
+    f"torch.nn.utils.{module}{name}"
+    for module in ("", "clip_grad.")
+    for name in ("clip_grad_norm_", "clip_grad_norm", "clip_grad_value_", "clip_grads_with_norm_")
+)
+_SCALER_METHODS = ("scale", "step", "unscale_", "update")
+
+
+@dataclass(frozen=True)
+class _Place:
+    order: int  # position in the walk
+    branches: BranchPath
+    loops: frozenset[Loop]
+
+    def runs_with(self, clip: _Place) -> bool:
+        """This scaler call happens around ``clip``: before it, or in a loop they share, and
+        not in the other branch of an ``if``."""
+        return not exclusive(self.branches, clip.branches) and (self.order < clip.order or bool(self.loops & clip.loops))
+
+
+@dataclass
+class _Unit:
+    """What one function body (or the module's top level) does, in walk order."""
+
+    unscaled: bool = False  # an unscale_() call has been seen
+    scaler_uses: list[_Place] = field(default_factory=list)
+    clips: list[tuple[cst.Call, _Place]] = field(default_factory=list)  # clips before any unscale_()
+
+
+class ClipBeforeUnscale(BranchAwareRule):
+    """
+    ## What it does
+    Checks for `torch.nn.utils.clip_grad_norm_` / `clip_grad_value_` in code that trains
+    through a `GradScaler`, without a `scaler.unscale_(optimizer)` call before the clip.
+
+    ## Why is this bad?
+    After `scaler.scale(loss).backward()` every gradient is multiplied by the scale
+    (65536 at the start, changing over time). Clipping them clips the *scaled* norm, so
+    `max_norm=1.0` effectively becomes `max_norm=1/65536` of the real gradients, and the
+    threshold moves every time the scale does. Call `scaler.unscale_(optimizer)` first;
+    `scaler.step(optimizer)` then knows the gradients are already unscaled.
+
+    A clip in a branch that never runs together with the scaler (the `else:` of
+    `if scaler is not None:`) is left alone.
+
+    ## Example
+    ```python
+    scaler.scale(loss).backward()
+    torch.nn.utils.clip_grad_norm_(model.parameters(), max_norm=1.0)
+    scaler.step(optimizer)
+    scaler.update()
+    ```
+
+    Use instead:
+    ```python
+    scaler.scale(loss).backward()
+    scaler.unscale_(optimizer)
+    torch.nn.utils.clip_grad_norm_(model.parameters(), max_norm=1.0)
+    scaler.step(optimizer)
+    scaler.update()
+    ```
+
+    ## Fix safety
+    There is no automatic fix: which optimizer's gradients to unscale depends on the
+    parameters being clipped.
+
+    ## References
+    - [CUDA AMP examples: working with unscaled gradients (gradient clipping)](https://pytorch.org/docs/stable/notes/amp_examples.html#gradient-clipping)
+    - [`torch.amp.GradScaler.unscale_`](https://pytorch.org/docs/stable/amp.html#torch.amp.GradScaler.unscale_)
+    """
+
+    code = "TCK305"
+    name = "clip-before-unscale"
+    message = "Gradients clipped while still scaled by the GradScaler; call `scaler.unscale_(optimizer)` before clipping"
+    required_text = ("clip_grad",)
+
+    VALID = (
+        Valid(
+            """
+import torch
+for x, y in loader:
+    scaler.scale(criterion(model(x), y)).backward()
+    scaler.unscale_(optimizer)
+    torch.nn.utils.clip_grad_norm_(model.parameters(), max_norm=1.0)
+    scaler.step(optimizer)
+    scaler.update()
+"""
+        ),
+        Valid(
+            """
+from torch.nn.utils import clip_grad_norm_
+def train_step(loss):
+    if scaler is not None:
+        scaler.scale(loss).backward()
+        scaler.step(optimizer)
+        scaler.update()
+    else:
+        loss.backward()
+        clip_grad_norm_(model.parameters(), 1.0)
+        optimizer.step()
+"""
+        ),
+        Valid(
+            """
+import torch.nn as nn
+for x, y in loader:
+    loss = criterion(model(x), y)
+    loss.backward()
+    nn.utils.clip_grad_value_(model.parameters(), 0.5)
+    optimizer.step()
+"""
+        ),
+        Valid(
+            """
+import torch
+class Trainer:
+    def step(self, loss):
+        self.scaler.scale(loss).backward()
+        if self.max_grad_norm:
+            self.scaler.unscale_(self.optimizer)
+            for group in self.optimizer.param_groups:
+                torch.nn.utils.clip_grad_norm_(group["params"], self.max_grad_norm)
+        self.scaler.step(self.optimizer)
+        self.scaler.update()
+"""
+        ),
+        Valid(
+            """
+import torch
+def step(loss):
+    accelerator.backward(loss)
+    accelerator.clip_grad_norm_(model.parameters(), 1.0)
+    torch.nn.utils.clip_grad_norm_(head.parameters(), 1.0)
+    optimizer.step()
+"""
+        ),
+        Valid(
+            """
+import torch
+def train(model, warmup_loader, loader, optimizer):
+    for x in warmup_loader:
+        model(x).mean().backward()
+        torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
+        optimizer.step()
+        optimizer.zero_grad()
+    scaler = torch.amp.GradScaler("cuda")
+    for x in loader:
+        scaler.scale(model(x).mean()).backward()
+        scaler.step(optimizer)
+        scaler.update()
+        optimizer.zero_grad()
+"""
+        ),
+    )
+    INVALID = (
+        Invalid(
+            """
+import torch
+scaler = torch.amp.GradScaler("cuda")
+for x, y in loader:
+    with torch.autocast("cuda"):
+        loss = criterion(model(x), y)
+    scaler.scale(loss).backward()
+    torch.nn.utils.clip_grad_norm_(model.parameters(), max_norm=1.0)  # TCK305
+    scaler.step(optimizer)
+    scaler.update()
+"""
+        ),
+        Invalid(
+            """
+from torch.nn.utils import clip_grad_norm_
+class Trainer:
+    def training_step(self, batch):
+        loss = self.model(batch).mean()
+        if self.use_amp:
+            self.scaler.scale(loss).backward()
+        else:
+            loss.backward()
+        clip_grad_norm_(self.model.parameters(), self.max_norm)  # TCK305
+        if self.use_amp:
+            self.scaler.step(self.optimizer)
+            self.scaler.update()
+        else:
+            self.optimizer.step()
+"""
+        ),
+    )
+
+    def __init__(self, context: LintContext) -> None:
+        super().__init__(context)
+        self._units: list[_Unit] = []
+        self._order = 0
+
+    def visit_Module(self, node: cst.Module) -> None:
+        self._units.append(_Unit())
+
+    def leave_Module(self, node: cst.Module) -> None:
+        self._resolve()
+
+    def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
+        self._units.append(_Unit())
+
+    def leave_FunctionDef(self, node: cst.FunctionDef) -> None:
+        self._resolve()
+
+    def visit_Call(self, node: cst.Call) -> None:
+        unit = self._units[-1]
+        self._order += 1
+        receiver_method = method_call(node)
+        if receiver_method is not None and receiver_method[1] in _SCALER_METHODS:
+            if receiver_method[1] == "unscale_":
+                unit.unscaled = True
+            if is_scaler_call(self.context, node, _SCALER_METHODS):
+                unit.scaler_uses.append(self._place())
+        elif not unit.unscaled and self.context.call_name(node) in _CLIP_FUNCTIONS:
+            unit.clips.append((node, self._place()))
+
+    def _place(self) -> _Place:
+        return _Place(self._order, self.branches.path, frozenset(self.context.loops))
+
+    def _resolve(self) -> None:
+        unit = self._units.pop()
+        for clip, place in unit.clips:
+            if any(use.runs_with(place) for use in unit.scaler_uses):
+                self.report(clip)

@@ -1,0 +1,379 @@
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+import libcst as cst
+
+from torchcheck.lint.context import LintContext
+from torchcheck.lint.rule import FixSafety, Invalid, Valid
+from torchcheck.rules.amp._common import BranchAwareRule, source_text
+
+# deprecated qualified name -> (its torch.amp replacement, the device it implied)
+_DEPRECATED: dict[str, tuple[str, str]] = {
+    "torch.cuda.amp.autocast": ("autocast", "cuda"),
+    "torch.cuda.amp.autocast_mode.autocast": ("autocast", "cuda"),
+    "torch.cpu.amp.autocast": ("autocast", "cpu"),
+    "torch.cpu.amp.autocast_mode.autocast": ("autocast", "cpu"),
+    "torch.cuda.amp.GradScaler": ("GradScaler", "cuda"),
+    "torch.cuda.amp.grad_scaler.GradScaler": ("GradScaler", "cuda"),
+    "torch.cpu.amp.GradScaler": ("GradScaler", "cpu"),
+    "torch.cpu.amp.grad_scaler.GradScaler": ("GradScaler", "cpu"),
+}
+# torch.cuda.amp.autocast(enabled, dtype, cache_enabled) - torch.amp.autocast takes
+# device_type first and dtype before enabled, so positional arguments become keywords.
+_AUTOCAST_POSITIONAL = ("enabled", "dtype", "cache_enabled")
+
+# An `if` that tests the torch version or probes for the new API guards compatibility code.
+_VERSION_GUARD = re.compile(r"version|(?:has|get)attr\(\s*torch\b|is_torch_|torch_(?:greater|less|ge|gt|lt|le|\d)", re.IGNORECASE)
+
+CALL_MESSAGE = "`{old}(...)` is deprecated; use `torch.amp.{new}(\"{device}\", ...)`"
+IMPORT_MESSAGE = "`{old}` is deprecated; use `torch.amp.{new}(\"{device}\", ...)` instead"
+
+
+@dataclass(frozen=True)
+class _Import:
+    node: cst.ImportFrom
+    local: str
+    qualified: str
+
+
+class DeprecatedCudaAmp(BranchAwareRule):
+    """
+    ## What it does
+    Checks for `torch.cuda.amp.autocast(...)`, `torch.cuda.amp.GradScaler(...)`,
+    `torch.cpu.amp.autocast(...)` and `torch.cpu.amp.GradScaler(...)`, and for imports of
+    these names (`from torch.cuda.amp import autocast, GradScaler`).
+
+    ## Why is this bad?
+    The device-specific AMP entry points are deprecated since PyTorch 2.4 and emit a
+    `FutureWarning` on every construction. The device-generic `torch.amp.autocast` and
+    `torch.amp.GradScaler` take the device as their first argument and work the same way
+    for CUDA, CPU, XPU and MPS.
+
+    Code that deliberately falls back to the old API for old PyTorch versions (inside an
+    `except` handler, or under an `if` that checks the version or probes with `hasattr`)
+    is left alone, and so is a name imported from both the old and the new place.
+
+    ## Example
+    ```python
+    from torch.cuda.amp import GradScaler
+
+    scaler = GradScaler()
+    with torch.cuda.amp.autocast(dtype=torch.float16):
+        loss = model(x)
+    ```
+
+    Use instead:
+    ```python
+    scaler = torch.amp.GradScaler("cuda")
+    with torch.amp.autocast("cuda", dtype=torch.float16):
+        loss = model(x)
+    ```
+
+    ## Fix safety
+    The fix rewrites each call to `torch.amp.autocast("cuda", ...)` /
+    `torch.amp.GradScaler("cuda", ...)` (`"cpu"` for the `torch.cpu.amp` versions), which
+    constructs exactly what the deprecated wrapper constructs. Positional arguments of
+    `autocast` become keywords (`enabled=`, `dtype=`, `cache_enabled=`), because the new
+    signature orders them differently; a call passing `*args` is not fixed. The fix needs
+    the name `torch` in scope: a call spelled through a `from torch.cuda.amp import ...`
+    alias is fixed only where `import torch` is visible. The import itself is reported
+    without a fix (other modules may import the name from this one); remove it once no
+    call uses it.
+
+    ## References
+    - [Automatic mixed precision package - `torch.amp`](https://pytorch.org/docs/stable/amp.html)
+    - [`torch.amp.GradScaler`](https://pytorch.org/docs/stable/amp.html#gradient-scaling)
+    - [PyTorch 2.4 release notes: `torch.cuda.amp` deprecations](https://github.com/pytorch/pytorch/releases/tag/v2.4.0)
+    """
+
+    code = "TCK301"
+    name = "deprecated-cuda-amp"
+    message = "Deprecated `torch.cuda.amp` / `torch.cpu.amp` API; use `torch.amp` with an explicit device"
+    fix_title = "Use `torch.amp` with an explicit device"
+    fix_safety = FixSafety.SAFE
+    required_text = ("cuda.amp", "cpu.amp", "import amp")
+
+    VALID = (
+        Valid(
+            """
+import torch
+scaler = torch.amp.GradScaler("cuda")
+with torch.amp.autocast("cuda", dtype=torch.bfloat16):
+    out = model(x)
+with torch.autocast(device_type="cpu"):
+    out = model(x)
+"""
+        ),
+        Valid(
+            """
+import torch
+class NativeScaler:
+    def __init__(self, device="cuda"):
+        try:
+            self._scaler = torch.amp.GradScaler(device=device)
+        except (AttributeError, TypeError):
+            self._scaler = torch.cuda.amp.GradScaler()
+"""
+        ),
+        Valid(
+            """
+try:
+    from torch.amp import autocast
+except ImportError:
+    from torch.cuda.amp import autocast
+"""
+        ),
+        Valid(
+            """
+import torch
+if hasattr(torch.amp, "GradScaler"):
+    scaler = torch.amp.GradScaler("cuda")
+else:
+    scaler = torch.cuda.amp.GradScaler()
+"""
+        ),
+        Valid(
+            """
+import torch
+from packaging import version
+if version.parse(torch.__version__) < version.parse("2.4"):
+    ctx = torch.cuda.amp.autocast(dtype=torch.float16)
+"""
+        ),
+        Valid(
+            """
+import torch
+autocast_fn = torch.amp.autocast
+isinstance(ctx, torch.cuda.amp.autocast)
+"""
+        ),
+    )
+    INVALID = (
+        Invalid(
+            """
+import torch
+scaler = torch.cuda.amp.GradScaler()  # TCK301
+with torch.cuda.amp.autocast():  # TCK301
+    loss = model(x)
+""",
+            expected_replacement="""
+import torch
+scaler = torch.amp.GradScaler("cuda")  # TCK301
+with torch.amp.autocast("cuda"):  # TCK301
+    loss = model(x)
+""",
+        ),
+        Invalid(
+            """
+import torch as T
+scaler = T.cuda.amp.GradScaler(2.0**16, enabled=use_amp)  # TCK301
+with T.cuda.amp.autocast(True, T.bfloat16):  # TCK301
+    loss = model(x)
+with T.cpu.amp.autocast(dtype=T.bfloat16):  # TCK301
+    loss = model(x)
+""",
+            expected_replacement="""
+import torch as T
+scaler = T.amp.GradScaler("cuda", 2.0**16, enabled=use_amp)  # TCK301
+with T.amp.autocast("cuda", enabled=True, dtype=T.bfloat16):  # TCK301
+    loss = model(x)
+with T.amp.autocast("cpu", dtype=T.bfloat16):  # TCK301
+    loss = model(x)
+""",
+        ),
+        Invalid(
+            """
+import torch
+from torch.cuda.amp import autocast, GradScaler  # TCK301
+
+scaler = GradScaler(enabled=True)  # TCK301
+
+@autocast()  # TCK301
+def forward(model, x):
+    return model(x)
+""",
+            expected_replacement="""
+import torch
+from torch.cuda.amp import autocast, GradScaler  # TCK301
+
+scaler = torch.amp.GradScaler("cuda", enabled=True)  # TCK301
+
+@torch.amp.autocast("cuda")  # TCK301
+def forward(model, x):
+    return model(x)
+""",
+        ),
+        Invalid(
+            """
+import torch
+if getattr(args, "amp", False):
+    scaler = torch.cuda.amp.GradScaler(**scaler_kwargs)  # TCK301
+""",
+            expected_replacement="""
+import torch
+if getattr(args, "amp", False):
+    scaler = torch.amp.GradScaler("cuda", **scaler_kwargs)  # TCK301
+""",
+        ),
+        Invalid(
+            """
+from torch.cuda.amp import autocast  # TCK301
+
+def forward(model, x):
+    with autocast(enabled=True):  # TCK301
+        return model(x)
+"""
+        ),
+        Invalid(
+            """
+import torch
+from torch.cuda import amp
+with amp.autocast(  # TCK301
+    enabled=True,
+    dtype=torch.float16,
+):
+    out = model(x)
+with amp.autocast(*flags):  # TCK301
+    out = model(x)
+""",
+            expected_replacement="""
+import torch
+from torch.cuda import amp
+with torch.amp.autocast(  # TCK301
+    "cuda",
+    enabled=True,
+    dtype=torch.float16,
+):
+    out = model(x)
+with amp.autocast(*flags):  # TCK301
+    out = model(x)
+""",
+        ),
+    )
+
+    def __init__(self, context: LintContext) -> None:
+        super().__init__(context)
+        self._handler_depth = 0
+        self._conditional_expressions: list[cst.IfExp] = []
+        self._imports: list[list[_Import]] = []
+
+    # ------------------------------------------------------------------ compatibility guards
+    def visit_ExceptHandler(self, node: cst.ExceptHandler) -> None:
+        self._handler_depth += 1
+
+    def leave_ExceptHandler(self, node: cst.ExceptHandler) -> None:
+        self._handler_depth -= 1
+
+    def visit_IfExp(self, node: cst.IfExp) -> None:
+        self._conditional_expressions.append(node)
+
+    def leave_IfExp(self, node: cst.IfExp) -> None:
+        self._conditional_expressions.pop()
+
+    def _in_compatibility_code(self) -> bool:
+        if self._handler_depth:
+            return True
+        tests = [owner.test for owner, _ in self.branches.path if isinstance(owner, cst.If)]
+        tests.extend(expression.test for expression in self._conditional_expressions)
+        return any(_VERSION_GUARD.search(source_text(test)) for test in tests)
+
+    # ------------------------------------------------------------------ imports
+    def visit_Module(self, node: cst.Module) -> None:
+        self._imports.append([])
+
+    def leave_Module(self, node: cst.Module) -> None:
+        self._resolve_imports()
+
+    def visit_ClassDef(self, node: cst.ClassDef) -> None:
+        self._imports.append([])
+
+    def leave_ClassDef(self, node: cst.ClassDef) -> None:
+        self._resolve_imports()
+
+    def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
+        self._imports.append([])
+
+    def leave_FunctionDef(self, node: cst.FunctionDef) -> None:
+        self._resolve_imports()
+
+    def visit_ImportFrom(self, node: cst.ImportFrom) -> None:
+        if node.relative or node.module is None or isinstance(node.names, cst.ImportStar):
+            return
+        module = source_text(node.module)
+        if not module.startswith(("torch.cuda.amp", "torch.cpu.amp")) or self._in_compatibility_code():
+            return
+        for alias in node.names:
+            qualified = f"{module}.{source_text(alias.name)}"
+            local = alias.asname.name if alias.asname is not None else alias.name
+            if qualified in _DEPRECATED and isinstance(local, cst.Name):
+                self._imports[-1].append(_Import(node, local.value, qualified))
+
+    def _resolve_imports(self) -> None:
+        """Report imports whose name still means the deprecated object at the end of the scope
+        (a name also imported from ``torch.amp`` in a fallback is ambiguous: left alone)."""
+        reported: set[cst.ImportFrom] = set()
+        for found in self._imports.pop():
+            if found.node in reported or self.context.qualified_name(cst.Name(found.local)) != found.qualified:
+                continue
+            reported.add(found.node)
+            new, device = _DEPRECATED[found.qualified]
+            self.report(found.node, IMPORT_MESSAGE.format(old=found.qualified, new=new, device=device))
+
+    # ------------------------------------------------------------------ calls
+    def visit_Call(self, node: cst.Call) -> None:
+        qualified = self.context.call_name(node)
+        if qualified not in _DEPRECATED or self._in_compatibility_code():
+            return
+        new, device = _DEPRECATED[qualified]
+        message = CALL_MESSAGE.format(old=qualified, new=new, device=device)
+        replacement = self._replacement(node, new, device)
+        if replacement is None:
+            self.report(node, message)
+        else:
+            self.report(node, message, replacement=replacement)
+
+    def _replacement(self, call: cst.Call, new: str, device: str) -> cst.Call | None:
+        torch_name = self._torch_name(call.func)
+        arguments = _new_arguments(call, device, convert_positional=new == "autocast")
+        if torch_name is None or arguments is None:
+            return None
+        function = cst.Attribute(value=cst.Attribute(value=torch_name, attr=cst.Name("amp")), attr=cst.Name(new))
+        return call.with_changes(func=function, args=arguments)
+
+    def _torch_name(self, function: cst.BaseExpression) -> cst.Name | None:
+        """A name that refers to the ``torch`` package here: the call's own root when it is
+        ``torch`` (or an alias of it), else ``torch`` if it is imported and visible."""
+        root = function
+        while isinstance(root, cst.Attribute):
+            root = root.value
+        if isinstance(root, cst.Name) and self.context.qualified_name(root) == "torch":
+            return cst.Name(root.value)
+        if self.context.qualified_name(cst.Name("torch")) == "torch":
+            return cst.Name("torch")
+        return None
+
+
+def _new_arguments(call: cst.Call, device: str, *, convert_positional: bool) -> list[cst.Arg] | None:
+    arguments: list[cst.Arg] = []
+    position = 0
+    for argument in call.args:
+        if argument.star == "*" and convert_positional:
+            return None  # cannot tell which parameters the unpacked values fill
+        if argument.keyword is None and not argument.star and convert_positional:
+            if position >= len(_AUTOCAST_POSITIONAL):
+                return None
+            argument = argument.with_changes(
+                keyword=cst.Name(_AUTOCAST_POSITIONAL[position]),
+                equal=cst.AssignEqual(whitespace_before=cst.SimpleWhitespace(""), whitespace_after=cst.SimpleWhitespace("")),
+            )
+            position += 1
+        arguments.append(argument)
+    device_argument = cst.Arg(value=cst.SimpleString(f'"{device}"'))
+    if arguments:
+        comma = arguments[0].comma
+        if not (isinstance(comma, cst.Comma) and isinstance(comma.whitespace_after, cst.ParenthesizedWhitespace)):
+            comma = cst.Comma(whitespace_after=cst.SimpleWhitespace(" "))
+        device_argument = device_argument.with_changes(comma=comma)
+    return [device_argument, *arguments]

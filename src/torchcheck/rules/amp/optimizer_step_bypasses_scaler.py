@@ -1,0 +1,202 @@
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import libcst as cst
+
+from torchcheck.lint.context import Kind, LintContext, method_call
+from torchcheck.lint.rule import Invalid, Valid
+from torchcheck.rules.amp._common import BranchAwareRule, BranchPath, exclusive, is_scaler_call, source_text
+
+
+@dataclass
+class _Unit:
+    """What one function body (or the module's top level) does, in walk order."""
+
+    scaled_names: set[str] = field(default_factory=set)  # names bound to scaler.scale(...)
+    scaled_backwards: list[BranchPath] = field(default_factory=list)
+    stepped_through_scaler: set[str] = field(default_factory=set)  # `opt` in scaler.step(opt)
+    # optimizer.step() calls after a scaled backward: (call, where, receiver text)
+    steps: list[tuple[cst.Call, BranchPath, str]] = field(default_factory=list)
+
+
+class OptimizerStepBypassesScaler(BranchAwareRule):
+    """
+    ## What it does
+    Checks for `optimizer.step()` after `scaler.scale(loss).backward()`, where the step
+    should go through the scaler: `scaler.step(optimizer)`.
+
+    ## Why is this bad?
+    `scaler.scale(loss).backward()` leaves every gradient multiplied by the scale (65536 at
+    the start). `scaler.step(optimizer)` divides them back and skips the step when they
+    contain infs or NaNs; `optimizer.step()` does neither, so the parameters move by
+    gradients tens of thousands of times too large (and by infs after an overflow), and
+    `scaler.update()` never learns about overflows.
+
+    The mixed/full precision split `if use_amp: scaler.step(optimizer) else:
+    optimizer.step()` is correct and left alone.
+
+    ## Example
+    ```python
+    scaler.scale(loss).backward()
+    optimizer.step()
+    scaler.update()
+    ```
+
+    Use instead:
+    ```python
+    scaler.scale(loss).backward()
+    scaler.step(optimizer)
+    scaler.update()
+    ```
+
+    ## Fix safety
+    There is no automatic fix: `scaler.step(optimizer)` also needs `scaler.update()`
+    afterwards, and with several optimizers only the author knows which ones the scaled
+    loss fed.
+
+    ## References
+    - [Automatic mixed precision: gradient scaling](https://pytorch.org/docs/stable/amp.html#gradient-scaling)
+    - [`torch.amp.GradScaler.step`](https://pytorch.org/docs/stable/amp.html#torch.amp.GradScaler.step)
+    """
+
+    code = "TCK307"
+    name = "optimizer-step-bypasses-scaler"
+    message = "`optimizer.step()` after `scaler.scale(loss).backward()` steps with scaled gradients; use `scaler.step(optimizer)`"
+    required_text = (".scale(",)
+
+    VALID = (
+        Valid(
+            """
+for x, y in loader:
+    scaler.scale(criterion(model(x), y)).backward()
+    scaler.step(optimizer)
+    scaler.update()
+    optimizer.zero_grad()
+"""
+        ),
+        Valid(
+            """
+for x, y in loader:
+    loss = criterion(model(x), y)
+    if use_amp:
+        scaler.scale(loss).backward()
+    else:
+        loss.backward()
+    if use_amp:
+        scaler.step(optimizer)
+        scaler.update()
+    else:
+        optimizer.step()
+"""
+        ),
+        Valid(
+            """
+def train_step(loss):
+    if scaler is not None:
+        scaler.scale(loss).backward()
+        scaler.step(optimizer)
+        scaler.update()
+    else:
+        loss.backward()
+        optimizer.step()
+    lr_scheduler.step()
+"""
+        ),
+        Valid(
+            """
+def backward(loss):
+    scaler.scale(loss).backward()
+
+def step():
+    optimizer.step()
+"""
+        ),
+    )
+    INVALID = (
+        Invalid(
+            """
+import torch
+scaler = torch.amp.GradScaler("cuda")
+for x, y in loader:
+    optimizer.zero_grad()
+    with torch.autocast("cuda"):
+        loss = criterion(model(x), y)
+    scaler.scale(loss).backward()
+    optimizer.step()  # TCK307
+    scaler.update()
+"""
+        ),
+        Invalid(
+            """
+class Trainer:
+    def training_step(self, batch):
+        scaled = self.scaler.scale(self.model(batch).mean())
+        scaled.backward()
+        self.scaler.unscale_(self.optimizer)
+        self.optimizer.step()  # TCK307
+"""
+        ),
+        Invalid(
+            """
+def train_gan(real, noise):
+    scaler.scale(d_loss(real, noise)).backward()
+    scaler.step(d_optimizer)
+    scaler.scale(g_loss(noise)).backward()
+    g_optimizer.step()  # TCK307
+    scaler.update()
+"""
+        ),
+    )
+
+    def __init__(self, context: LintContext) -> None:
+        super().__init__(context)
+        self._units: list[_Unit] = []
+
+    def visit_Module(self, node: cst.Module) -> None:
+        self._units.append(_Unit())
+
+    def leave_Module(self, node: cst.Module) -> None:
+        self._resolve()
+
+    def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
+        self._units.append(_Unit())
+
+    def leave_FunctionDef(self, node: cst.FunctionDef) -> None:
+        self._resolve()
+
+    def visit_Assign(self, node: cst.Assign) -> None:
+        if (
+            len(node.targets) == 1
+            and isinstance(node.targets[0].target, cst.Name)
+            and isinstance(node.value, cst.Call)
+            and is_scaler_call(self.context, node.value, ("scale",))
+        ):
+            self._units[-1].scaled_names.add(node.targets[0].target.value)
+
+    def visit_Call(self, node: cst.Call) -> None:
+        receiver_method = method_call(node)
+        if receiver_method is None:
+            return
+        receiver, method = receiver_method
+        unit = self._units[-1]
+        if method == "backward" and self._is_scaled(receiver):
+            unit.scaled_backwards.append(self.branches.path)
+        elif method == "step":
+            if is_scaler_call(self.context, node, ("step",)):
+                unit.stepped_through_scaler.update(source_text(argument.value) for argument in node.args)
+            elif unit.scaled_backwards and self.context.kind_of(receiver) is Kind.OPTIMIZER:
+                unit.steps.append((node, self.branches.path, source_text(receiver)))
+
+    def _is_scaled(self, receiver: cst.BaseExpression) -> bool:
+        if isinstance(receiver, cst.Call):
+            return is_scaler_call(self.context, receiver, ("scale",))
+        return isinstance(receiver, cst.Name) and receiver.value in self._units[-1].scaled_names
+
+    def _resolve(self) -> None:
+        unit = self._units.pop()
+        for step, path, optimizer in unit.steps:
+            if optimizer in unit.stepped_through_scaler:
+                continue  # the scaler path steps this optimizer; this is the other branch
+            if any(not exclusive(path, backward) for backward in unit.scaled_backwards):
+                self.report(step)

@@ -1,0 +1,176 @@
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import libcst as cst
+
+from torchcheck.lint.context import Kind, LintContext, Loop, method_call
+from torchcheck.lint.rule import Invalid, Rule, Valid
+from torchcheck.rules.amp._common import is_scaler_call, source_text
+
+
+class ScalerStepWithoutUpdate(Rule):
+    """
+    ## What it does
+    Checks for training loops that call `scaler.step(optimizer)` on a `GradScaler` but
+    never `scaler.update()` (in the loop or in a loop around it).
+
+    ## Why is this bad?
+    `scaler.step()` skips the optimizer step when the gradients contain infs or NaNs, and
+    `scaler.update()` is what then lowers the scale (and slowly raises it again after a run
+    of good steps). Without `update()` the scale never changes: after the first overflow
+    every later step finds infs again and is skipped, so the model silently stops
+    training. Call `scaler.update()` once per iteration, after all `scaler.step()` calls.
+
+    ## Example
+    ```python
+    for x, y in loader:
+        optimizer.zero_grad()
+        with torch.autocast("cuda"):
+            loss = criterion(model(x), y)
+        scaler.scale(loss).backward()
+        scaler.step(optimizer)
+    ```
+
+    Use instead:
+    ```python
+    for x, y in loader:
+        optimizer.zero_grad()
+        with torch.autocast("cuda"):
+            loss = criterion(model(x), y)
+        scaler.scale(loss).backward()
+        scaler.step(optimizer)
+        scaler.update()
+    ```
+
+    ## Fix safety
+    There is no automatic fix: with several optimizers `update()` must come after the last
+    `step()`, which only the author knows.
+
+    ## References
+    - [`torch.amp.GradScaler.update`](https://pytorch.org/docs/stable/amp.html#torch.amp.GradScaler.update)
+    - [CUDA AMP examples: typical mixed precision training](https://pytorch.org/docs/stable/notes/amp_examples.html)
+    """
+
+    code = "TCK303"
+    name = "scaler-step-without-update"
+    message = "Loop calls `scaler.step()` but never `scaler.update()`; after one overflow every step is skipped"
+    required_text = (".step(",)
+
+    VALID = (
+        Valid(
+            """
+for x, y in loader:
+    optimizer.zero_grad()
+    loss = criterion(model(x), y)
+    scaler.scale(loss).backward()
+    scaler.step(optimizer)
+    scaler.update()
+"""
+        ),
+        Valid(
+            """
+for batch in loader:
+    scaler.scale(compute_loss(batch)).backward()
+    for opt in (generator_opt, discriminator_opt):
+        scaler.step(opt)
+    scaler.update()
+"""
+        ),
+        Valid(
+            """
+def step_all(scaler, optimizers):
+    for opt in optimizers:
+        scaler.step(opt)
+    scaler.update()
+"""
+        ),
+        Valid(
+            """
+for epoch in range(epochs):
+    for x, y in loader:
+        loss = criterion(model(x), y)
+        scaler.scale(loss).backward()
+        scaler.step(optimizer)
+        optimizer.zero_grad()
+        if should_update(epoch):
+            scaler.update(new_scale)
+"""
+        ),
+        Valid(
+            """
+for x, y in loader:
+    loss = criterion(model(x), y)
+    loss.backward()
+    optimizer.step()
+    lr_scheduler.step()
+"""
+        ),
+    )
+    INVALID = (
+        Invalid(
+            """
+import torch
+scaler = torch.amp.GradScaler("cuda")
+for x, y in loader:
+    optimizer.zero_grad()
+    with torch.autocast("cuda"):
+        loss = criterion(model(x), y)
+    scaler.scale(loss).backward()
+    scaler.step(optimizer)  # TCK303
+"""
+        ),
+        Invalid(
+            """
+class Trainer:
+    def fit(self):
+        for epoch in range(self.epochs):
+            for batch in self.train_loader:
+                loss = self.model(batch).mean()
+                self.scaler.scale(loss).backward()
+                self.scaler.unscale_(self.optimizer)
+                self.scaler.step(self.optimizer)  # TCK303
+                self.optimizer.zero_grad()
+"""
+        ),
+    )
+
+    def __init__(self, context: LintContext) -> None:
+        super().__init__(context)
+        self._loops: dict[Loop, _LoopFacts] = {}  # keyed by the outermost loop
+
+    def visit_Call(self, node: cst.Call) -> None:
+        loops = self.context.loops
+        if not loops:
+            return
+        receiver_method = method_call(node)
+        if receiver_method is None or receiver_method[1] not in ("step", "update"):
+            return
+        receiver, method = receiver_method
+        facts = self._loops.setdefault(loops[0], _LoopFacts())
+        if method == "update":
+            facts.updated.add(source_text(receiver))
+            facts.scaler_updated = facts.scaler_updated or self.context.kind_of(receiver) is Kind.SCALER
+        elif node.args and is_scaler_call(self.context, node, ("step",)):
+            facts.steps.append((node, source_text(receiver)))
+
+    def leave_For(self, node: cst.For) -> None:
+        self._resolve(node)
+
+    def leave_While(self, node: cst.While) -> None:
+        self._resolve(node)
+
+    def _resolve(self, loop: Loop) -> None:
+        facts = self._loops.pop(loop, None)
+        if facts is None or not facts.steps or facts.scaler_updated or not self.context.is_training_loop(loop):
+            return
+        first, receiver = facts.steps[0]
+        if receiver not in facts.updated:
+            self.report(first)
+
+
+@dataclass
+class _LoopFacts:
+    steps: list[tuple[cst.Call, str]] = field(default_factory=list)
+    updated: set[str] = field(default_factory=set)  # receivers of .update() calls
+    scaler_updated: bool = False
