@@ -58,3 +58,28 @@ def test_diagnostics_are_sorted_by_position() -> None:
     source = b"count_me()\nx = 1\ncount_me(); count_me()\n"
     result = lint_source(source, "a.py", [CountsCalls])
     assert [(d.location.row, d.location.column) for d in result.diagnostics] == [(1, 1), (3, 1), (3, 13)]
+
+
+def test_code_that_only_libcst_validation_rejects_is_a_tck000_finding() -> None:
+    source = b"import torch\ntry:\n    pass\nexcept:\n    pass\nexcept ValueError:\n    pass\nx = torch.ones(3).cuda()\n"
+    result = lint_source(source, "a.py", [CountsCalls, BreaksTheCode])
+    assert [d.code for d in result.diagnostics] == ["TCK000"]
+
+
+class Crashes(Rule):
+    """Raises on every call, like a rule with a bug would."""
+
+    code = "TCK992"
+    name = "crashes"
+    message = "never"
+    VALID = (Valid("x = 1"), Valid("y = 2"))
+    INVALID = (Invalid("f()  # TCK992"),)
+
+    def visit_Call(self, node: cst.Call) -> None:
+        raise KeyError("boom")
+
+
+def test_a_crashing_rule_becomes_a_finding_instead_of_a_traceback() -> None:
+    result = lint_source(b"f()\n", "a.py", [Crashes])
+    assert [d.code for d in result.diagnostics] == ["TCK000"]
+    assert "internal error" in result.diagnostics[0].message and "KeyError" in result.diagnostics[0].message

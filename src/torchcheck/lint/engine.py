@@ -66,6 +66,8 @@ def _parse(source: bytes, text: str, filename: str) -> cst.Module | Diagnostic:
         row = max(error.raw_line, 1)
         line = lines[row - 1] if row <= len(lines) else ""
         return _problem(filename, f"syntax error: {error.message}", row, error.raw_column + 1, line)
+    except cst.CSTValidationError as error:  # e.g. a bare `except:` that is not the last handler
+        return _problem(filename, f"syntax error: {error}")
     except (RecursionError, MemoryError) as error:
         return _problem(filename, f"file is too deeply nested to parse: {type(error).__name__}")
 
@@ -158,7 +160,13 @@ def _analyse(source: bytes, filename: str, rules: Sequence[type[Rule]]) -> tuple
     module = _parse(source, text, filename)
     if isinstance(module, Diagnostic):
         return [(module, None)], None, None
-    reports = collect_reports(module, active)
+    try:
+        reports = collect_reports(module, active)
+    except RecursionError:
+        return [(_problem(filename, "file is too deeply nested to analyse"), None)], None, None
+    except Exception as error:  # a rule bug must not stop the run or hide the other files
+        message = f"internal error while linting ({type(error).__name__}: {error}); please report it"
+        return [(_problem(filename, message), None)], None, None
     if not reports:
         return [], module, None
     located = _Located(module, text)
