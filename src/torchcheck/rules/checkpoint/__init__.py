@@ -1,0 +1,1 @@
+"""TCK4xx: checkpoints and serialization."""

@@ -1,0 +1,122 @@
+from __future__ import annotations
+
+import libcst as cst
+
+from torchcheck.lint.context import Kind
+from torchcheck.lint.rule import Invalid, Rule, Valid
+from torchcheck.rules.checkpoint._common import TORCH_SAVE, saved_object
+
+
+class WholeModelSaved(Rule):
+    """
+    ## What it does
+    Checks for `torch.save(model, path)` where `model` is an `nn.Module`: the whole model
+    object is pickled instead of its `state_dict()`.
+
+    ## Why is this bad?
+    Pickling a module stores its class by import path (`mypackage.models.Net`) together
+    with every attribute. Loading the file later needs the exact same code at the exact
+    same import path: renaming a module, moving a class or changing an attribute breaks
+    every checkpoint saved this way, and loading requires `weights_only=False`, which runs
+    arbitrary code from the file. A `state_dict()` is a plain dictionary of tensors that
+    loads into any compatible model with `load_state_dict`.
+
+    ## Example
+    ```python
+    torch.save(model, "model.pt")
+    ```
+
+    Use instead:
+    ```python
+    torch.save(model.state_dict(), "model.pt")
+    ```
+
+    ## Fix safety
+    There is no automatic fix: the code that loads the file has to change with it
+    (build the model, then `model.load_state_dict(torch.load(path, weights_only=True))`).
+
+    ## References
+    - [Saving and loading models: save/load `state_dict` (recommended)](https://pytorch.org/tutorials/beginner/saving_loading_models.html#saving-loading-model-for-inference)
+    - [`torch.save`](https://pytorch.org/docs/stable/generated/torch.save.html)
+    """
+
+    code = "TCK402"
+    name = "whole-model-saved"
+    message = "`torch.save` pickles the whole module, which breaks when the code moves; save `model.state_dict()`"
+    required_text = ("save(",)
+
+    VALID = (
+        Valid(
+            """
+import torch
+torch.save(model.state_dict(), "model.pt")
+"""
+        ),
+        Valid(
+            """
+import torch
+def save(model_state, path):
+    torch.save(model_state, path)
+"""
+        ),
+        Valid(
+            """
+import torch
+torch.save({"model": model.state_dict(), "optimizer": optimizer.state_dict()}, path)
+torch.save(model.module.state_dict(), path)
+"""
+        ),
+        Valid(
+            """
+import torch
+scripted = torch.jit.script(model)
+torch.jit.save(scripted, "model.pt")
+"""
+        ),
+        Valid(
+            """
+import torch
+x = torch.randn(3)
+torch.save(x, "tensor.pt")
+"""
+        ),
+    )
+    INVALID = (
+        Invalid(
+            """
+import torch
+import torch.nn as nn
+model = nn.Sequential(nn.Linear(4, 4), nn.ReLU())
+torch.save(model, "model.pt")  # TCK402
+"""
+        ),
+        Invalid(
+            """
+import torch.nn as nn
+from torch import save
+
+class Net(nn.Module):
+    pass
+
+def export(path):
+    net = Net()
+    save(net, path)  # TCK402
+"""
+        ),
+        Invalid(
+            """
+import torch as T
+
+class Trainer:
+    def checkpoint(self, path):
+        T.save(self.model, path)  # TCK402
+"""
+        ),
+    )
+
+    def visit_Call(self, node: cst.Call) -> None:
+        if not node.args or self.context.call_name(node) not in TORCH_SAVE:
+            return
+        saved = saved_object(node)
+        if saved is not None and self.context.kind_of(saved) is Kind.MODULE:
+            self.report(node)

@@ -1,0 +1,194 @@
+from __future__ import annotations
+
+import libcst as cst
+
+from torchcheck.lint.context import LintContext
+from torchcheck.lint.rule import FixSafety, Invalid, Rule, Valid
+from torchcheck.rules.tensors._common import BranchTracker
+
+_TORCH_TENSOR = "torch.tensor"
+# Receivers that need no parentheses before `.clone()`.
+_ATOMS = (cst.Name, cst.Attribute, cst.Call, cst.Subscript)
+
+
+class TensorFromTensor(Rule):
+    """
+    ## What it does
+    Checks for `torch.tensor(x)` where `x` is already a tensor.
+
+    ## Why is this bad?
+    `torch.tensor` always copies its input and builds a new leaf tensor: applied to a
+    tensor it drops `requires_grad` and the autograd graph, and PyTorch warns
+    ("To copy construct from a tensor, it is recommended to use
+    sourceTensor.clone().detach()"). Usually the copy was not even wanted. Say what you
+    mean: `x.clone().detach()` for an independent copy, `x.detach()` for a view without
+    history, `torch.as_tensor(x)` or `x.to(dtype)` to convert without copying.
+
+    ## Example
+    ```python
+    target = torch.tensor(prediction)
+    ```
+
+    Use instead:
+    ```python
+    target = prediction.clone().detach()
+    ```
+
+    ## Fix safety
+    The fix replaces `torch.tensor(x)` with `x.clone().detach()`, exactly what PyTorch
+    recommends. It is safe: the result has the same values, dtype and device, and is a
+    new leaf tensor without history, like before. It is offered only when `x` is the only
+    argument (`dtype=`, `device=`, `requires_grad=` are left for the author to place).
+
+    ## References
+    - [`torch.tensor`](https://pytorch.org/docs/stable/generated/torch.tensor.html)
+    - [`torch.Tensor.clone`](https://pytorch.org/docs/stable/generated/torch.Tensor.clone.html)
+    """
+
+    code = "TCK704"
+    name = "tensor-from-tensor"
+    message = "`torch.tensor()` on a tensor copies it and drops its autograd history; use `x.clone().detach()`"
+    fix_title = "Use `x.clone().detach()`"
+    fix_safety = FixSafety.SAFE
+    required_text = ("tensor(",)
+
+    VALID = (
+        Valid(
+            """
+import torch
+labels = torch.tensor([0, 1, 1])
+value = torch.tensor(loss.item())
+x = torch.randn(3)
+copy = x.clone().detach()
+converted = torch.as_tensor(x, dtype=torch.float16)
+"""
+        ),
+        Valid(
+            """
+import numpy as np
+import torch
+def to_tensor(data, lengths):
+    return torch.tensor(data), torch.tensor(np.asarray(lengths))
+"""
+        ),
+        Valid(
+            """
+import numpy as np
+import torch
+def normalize(image, mean):
+    if not isinstance(mean, torch.Tensor):
+        if isinstance(mean, np.ndarray):
+            mean = torch.from_numpy(mean)
+        else:
+            mean = torch.tensor(mean)
+    return image - mean
+"""
+        ),
+        Valid(
+            """
+import torch
+def collate(batch):
+    targets = [item[1] for item in batch]
+    if isinstance(targets[0], torch.Tensor):
+        targets = torch.stack(targets)
+    elif targets:
+        targets = torch.tensor(targets, dtype=torch.int64)
+    return targets
+"""
+        ),
+        Valid(
+            """
+import torch
+x = torch.randn(3)
+shape = torch.tensor(x.shape)
+items = torch.tensor(x.tolist())
+"""
+        ),
+    )
+    INVALID = (
+        Invalid(
+            """
+import torch
+prediction = torch.randn(4, requires_grad=True)
+target = torch.tensor(prediction)  # TCK704
+""",
+            expected_replacement="""
+import torch
+prediction = torch.randn(4, requires_grad=True)
+target = prediction.clone().detach()  # TCK704
+""",
+        ),
+        Invalid(
+            """
+from torch import Tensor, tensor
+def shift(x: Tensor, y: Tensor) -> Tensor:
+    return tensor(x + y)  # TCK704
+""",
+            expected_replacement="""
+from torch import Tensor, tensor
+def shift(x: Tensor, y: Tensor) -> Tensor:
+    return (x + y).clone().detach()  # TCK704
+""",
+        ),
+        Invalid(
+            """
+import torch as T
+for images, labels in T.utils.data.DataLoader(dataset):
+    weights = T.tensor(labels, dtype=T.float32)  # TCK704
+"""
+        ),
+    )
+
+    def __init__(self, context: LintContext) -> None:
+        super().__init__(context)
+        self._branches = BranchTracker()
+
+    def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
+        self._branches.enter_function()
+
+    def leave_FunctionDef(self, node: cst.FunctionDef) -> None:
+        self._branches.leave_function()
+
+    def visit_If(self, node: cst.If) -> None:
+        self._branches.enter_if(node)
+
+    def leave_If(self, node: cst.If) -> None:
+        self._branches.leave_if(node)
+
+    def visit_Else(self, node: cst.Else) -> None:
+        self._branches.enter_else(node)
+
+    def leave_Assign(self, node: cst.Assign) -> None:
+        for target in node.targets:
+            self._branches.bind(target.target)
+
+    def leave_AnnAssign(self, node: cst.AnnAssign) -> None:
+        self._branches.bind(node.target)
+
+    def leave_AugAssign(self, node: cst.AugAssign) -> None:
+        self._branches.bind(node.target)
+
+    def visit_For(self, node: cst.For) -> None:
+        self._branches.bind(node.target)
+
+    def leave_NamedExpr(self, node: cst.NamedExpr) -> None:
+        self._branches.bind(node.target)
+
+    def visit_Call(self, node: cst.Call) -> None:
+        if not node.args or node.args[0].keyword is not None or node.args[0].star:
+            return
+        if self.context.call_name(node) != _TORCH_TENSOR:
+            return
+        source = node.args[0].value
+        if not self.context.is_tensor(source):
+            return
+        if isinstance(source, cst.Name) and self._branches.bound_conditionally(source.value):
+            return  # `if isinstance(x, Tensor): x = ... else: torch.tensor(x)`
+        if len(node.args) != 1:
+            self.report(node)
+            return
+        if not isinstance(source, _ATOMS) and not source.lpar:
+            source = source.with_changes(lpar=[cst.LeftParen()], rpar=[cst.RightParen()])
+        clone = cst.Call(func=cst.Attribute(value=source, attr=cst.Name("clone")))
+        detached = cst.Call(func=cst.Attribute(value=clone, attr=cst.Name("detach")))
+        self.report(node, replacement=detached.with_changes(lpar=node.lpar, rpar=node.rpar))

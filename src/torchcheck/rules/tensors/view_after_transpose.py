@@ -1,0 +1,255 @@
+from __future__ import annotations
+
+import libcst as cst
+
+from torchcheck.lint import torch_api
+from torchcheck.lint.context import Kind
+from torchcheck.lint.rule import FixSafety, Invalid, Rule, Valid
+
+_SWAPPING_METHODS = frozenset({"transpose", "swapaxes", "swapdims"})
+_TRANSPOSING_ATTRIBUTES = frozenset({"T", "mT", "H", "mH"})
+
+
+class ViewAfterTranspose(Rule):
+    """
+    ## What it does
+    Checks for `.view(...)` applied directly to the result of `.transpose(...)`,
+    `.permute(...)`, `.T` or `.mT` that merges dimensions the transpose separated in
+    memory: fewer output dimensions than runs of memory-adjacent dimensions, or a trailing
+    `-1` that merges the dimensions after a transposed pair (`(B, H, T, D)` transposed to
+    `(B, T, H, D)` and viewed as `(B, T, -1)`). Views that only split dimensions, or merge
+    dimensions that stay adjacent, are valid and not reported.
+
+    ## Why is this bad?
+    Transposing does not move data; it returns a non-contiguous view with swapped strides.
+    `.view()` never copies, so whenever the new shape merges dimensions that are no longer
+    adjacent in memory it raises `RuntimeError: view size is not compatible with input
+    tensor's size and stride`, often only for some input shapes. (It works when a merged
+    dimension has size 1, or when the input's memory layout was already transposed, as
+    for a channels-last tensor: invariants the call site does not show.) `.reshape()` returns a view
+    when it can and copies when it must; `.contiguous().view()` copies explicitly.
+
+    ## Example
+    ```python
+    out = attn.transpose(1, 2).view(batch, seq_len, -1)
+    ```
+
+    Use instead:
+    ```python
+    out = attn.transpose(1, 2).reshape(batch, seq_len, -1)
+    ```
+
+    ## Fix safety
+    The fix renames `view` to `reshape`. It is safe: where `view` works, `reshape` returns
+    the same view without copying; where `view` raises, `reshape` copies.
+
+    ## References
+    - [`torch.Tensor.view`](https://pytorch.org/docs/stable/generated/torch.Tensor.view.html)
+    - [`torch.reshape`](https://pytorch.org/docs/stable/generated/torch.reshape.html)
+    - [Tensor views](https://pytorch.org/docs/stable/tensor_view.html)
+    """
+
+    code = "TCK705"
+    name = "view-after-transpose"
+    message = (
+        "`.view()` merges dimensions that the transpose made non-adjacent in memory; it raises unless "
+        "a merged dimension has size 1; use `.reshape()`"
+    )
+    fix_title = "Use `.reshape()`"
+    fix_safety = FixSafety.SAFE
+    required_text = (".view(",)
+
+    VALID = (
+        Valid(
+            """
+out = attn.transpose(1, 2).contiguous().view(batch, seq_len, -1)
+flat = x.permute(0, 2, 1).reshape(batch, -1)
+heads = x.view(batch, seq_len, n_heads, head_dim).transpose(1, 2)
+"""
+        ),
+        Valid(
+            """
+import numpy as np
+import torch
+raw = array.T.view(np.uint8)
+bits = x.transpose(0, 1).view(torch.int16)
+same = x.transpose(0, 1).view(dtype=torch.float16)
+"""
+        ),
+        Valid(
+            """
+def to_image(hidden_states, batch_size, embed_dim, height, width):
+    # splitting a dimension is always a valid view
+    return hidden_states.transpose(1, 2).view(batch_size, embed_dim, height, width)
+"""
+        ),
+        Valid(
+            """
+def interpolate_pos_encoding(patch_pos_embed, dim):
+    # (1, dim, h, w) -> (1, h, w, dim): h and w stay adjacent in memory, so merging them is valid
+    return patch_pos_embed.permute(0, 2, 3, 1).view(1, -1, dim)
+"""
+        ),
+        Valid(
+            """
+def project(self, value, query, bsz, tgt_len, feat, feat_size):
+    value = value.transpose(1, 2).view(bsz, tgt_len, self.num_heads, self.head_dim)
+    weights = self.static_weight.float().T.view(self.num_heads, -1, self.kernel_size)
+    grid = feat.permute(1, 2, 0).view(bsz, -1, *feat_size)
+    windows = query.permute(0, 2, 3, 1).view(shape)
+    return value, weights, grid, windows
+"""
+        ),
+    )
+    INVALID = (
+        Invalid(
+            """
+def merge_heads(attn, batch, seq_len):
+    return attn.transpose(1, 2).view(batch, seq_len, -1)  # TCK705
+""",
+            expected_replacement="""
+def merge_heads(attn, batch, seq_len):
+    return attn.transpose(1, 2).reshape(batch, seq_len, -1)  # TCK705
+""",
+        ),
+        Invalid(
+            """
+import torch
+x = torch.randn(2, 3, 4)
+flat = x.permute(2, 0, 1).view(-1)  # TCK705
+rows = x.mT.view(x.size(0), -1)  # TCK705
+""",
+            expected_replacement="""
+import torch
+x = torch.randn(2, 3, 4)
+flat = x.permute(2, 0, 1).reshape(-1)  # TCK705
+rows = x.mT.reshape(x.size(0), -1)  # TCK705
+""",
+        ),
+        Invalid(
+            """
+class Attention:
+    def forward(self, context, batch, seq_len):
+        context = context.permute(0, 2, 1, 3).view(batch, seq_len, self.all_head_size)  # TCK705
+        pixels = self.proj(context).permute([0, 2, 3, 1]).view((-1, self.channels))  # TCK705
+        return pixels
+""",
+            expected_replacement="""
+class Attention:
+    def forward(self, context, batch, seq_len):
+        context = context.permute(0, 2, 1, 3).reshape(batch, seq_len, self.all_head_size)  # TCK705
+        pixels = self.proj(context).permute([0, 2, 3, 1]).reshape((-1, self.channels))  # TCK705
+        return pixels
+""",
+        ),
+    )
+
+    def visit_Call(self, node: cst.Call) -> None:
+        func = node.func
+        if not isinstance(func, cst.Attribute) or func.attr.value != "view" or not node.args:
+            return
+        layout = _contiguous_runs(func.value)
+        if layout is None:
+            return
+        runs, rank_known = layout
+        dimensions = self._view_dimensions(node)
+        if dimensions is None:
+            return
+        # Splitting a dimension and merging dimensions within one run of memory-adjacent
+        # dimensions keep a valid view: only fewer output dimensions than runs must merge
+        # across runs. With the rank unknown, a trailing `-1` as the last of exactly that
+        # many dimensions merges the dimensions the rank hides (`(B, T, H, D) -> (B, T, -1)`).
+        merges_hidden = not rank_known and dimensions == runs and _is_minus_one(node.args[-1].value)
+        if dimensions < runs or merges_hidden:
+            self.report(node, replacement=cst.Name("reshape"), replace_target=func.attr)
+
+    def _view_dimensions(self, call: cst.Call) -> int | None:
+        """How many dimensions ``view(...)`` asks for, or None if unknown (or a dtype)."""
+        if any(argument.keyword is not None or argument.star for argument in call.args):
+            return None  # view(dtype=...), view(*shape): unknown
+        if len(call.args) > 1:
+            return len(call.args) if all(self._is_size(argument.value) for argument in call.args) else None
+        value = call.args[0].value
+        if isinstance(value, (cst.Tuple, cst.List)):
+            if any(isinstance(element, cst.StarredElement) for element in value.elements):
+                return None
+            return len(value.elements)
+        if isinstance(value, (cst.Integer, cst.BinaryOperation)) or _is_negative_integer(value):
+            return 1
+        return None  # view(shape), view(np.uint8): a tuple or a dtype, cannot tell
+
+    def _is_size(self, value: cst.BaseExpression) -> bool:
+        """A shape entry, not a dtype (`view(dtype)` reinterprets bits and works on any strides)."""
+        if isinstance(value, (cst.BaseString, cst.Float)):
+            return False
+        if self.context.kind_of(value) is Kind.DTYPE:
+            return False
+        qualified = self.context.qualified_name(value) if isinstance(value, (cst.Name, cst.Attribute)) else None
+        return qualified is None or qualified.startswith("torch.") and qualified not in torch_api.DTYPES
+
+
+def _is_negative_integer(value: cst.BaseExpression) -> bool:
+    return isinstance(value, cst.UnaryOperation) and isinstance(value.expression, cst.Integer)
+
+
+def _integer(value: cst.BaseExpression) -> int | None:
+    if isinstance(value, cst.Integer):
+        return int(value.value, 0)
+    if _is_negative_integer(value) and isinstance(value.operator, cst.Minus):
+        return -int(value.expression.value, 0)  # type: ignore[attr-defined]
+    return None
+
+
+def _is_minus_one(value: cst.BaseExpression) -> bool:
+    return _integer(value) == -1
+
+
+def _contiguous_runs(expression: cst.BaseExpression) -> tuple[int, bool] | None:
+    """The least number of runs of memory-adjacent dimensions in the transposed result
+    (for a contiguous input) and whether the rank is known; None if ``expression`` is not
+    a transpose whose dimensions can be read."""
+    layout = _runs(expression)
+    if layout is None or layout[0] < 2:
+        return None  # not a transpose, or the identity permutation
+    return layout
+
+
+def _runs(expression: cst.BaseExpression) -> tuple[int, bool] | None:
+    if isinstance(expression, cst.Attribute):
+        attribute = expression.attr.value
+        if attribute in ("T", "H"):
+            return 2, True  # 2-D (deprecated on other ranks)
+        return (2, False) if attribute in _TRANSPOSING_ATTRIBUTES else None
+    if not isinstance(expression, cst.Call) or not isinstance(expression.func, cst.Attribute):
+        return None
+    method, arguments = expression.func.attr.value, expression.args
+    if any(argument.keyword is not None or argument.star for argument in arguments):
+        return None
+    if method == "t" and not arguments:
+        return 2, True
+    if method in _SWAPPING_METHODS and len(arguments) == 2:
+        first, second = (_integer(argument.value) for argument in arguments)
+        if first is None or second is None:
+            return 2, False  # unknown dims: at least the two swapped ones
+        if first == second:
+            return None
+        if (first < 0) != (second < 0):
+            return 2, False  # relative positions unknown without the rank
+        low, high = sorted((first, second))
+        leading = 1 if low > 0 else 0  # the dims before the pair stay one run
+        return leading + (2 if high == low + 1 else 3), False
+    if method == "permute":
+        values = [argument.value for argument in arguments]
+        if len(values) == 1 and isinstance(values[0], (cst.Tuple, cst.List)):
+            values = [element.value for element in values[0].elements if not isinstance(element, cst.StarredElement)]
+            if len(values) != len(arguments[0].value.elements):  # type: ignore[attr-defined]
+                return None
+        dims = [_integer(value) for value in values]
+        if not dims or any(dim is None for dim in dims):
+            return None
+        rank = len(dims)
+        order = [dim % rank for dim in dims]  # type: ignore[operator]
+        if sorted(order) != list(range(rank)):
+            return None
+        return 1 + sum(1 for before, after in zip(order, order[1:]) if after != before + 1), True
+    return None
