@@ -1,0 +1,302 @@
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import libcst as cst
+
+from torchcheck.lint.context import TENSOR_KINDS, LintContext
+from torchcheck.lint.rule import FixSafety, Invalid, Rule, Valid
+
+# Tensor methods that return a converted copy (or the tensor itself) and never change it in place.
+_CONVERSIONS = frozenset(
+    {"to", "cuda", "cpu", "xpu", "mps", "half", "float", "double", "bfloat16", "long", "int", "short", "bool", "byte", "char", "pin_memory", "contiguous"}
+)
+
+
+class TransferResultDiscarded(Rule):
+    """
+    ## What it does
+    Checks for statements such as `x.to(device)`, `x.cuda()` or `x.half()` whose result is
+    thrown away, where `x` is a tensor.
+
+    ## Why is this bad?
+    `nn.Module.to()` moves the module's parameters in place, so `model.to(device)` on its
+    own line works. `Tensor.to()` does not: it returns a new tensor on the device (or with
+    the new dtype) and leaves `x` where it was. The line does a copy and discards it; the
+    code after it keeps using the CPU (or float32) tensor, and fails with a device mismatch
+    or silently runs at the wrong precision. Assign the result.
+
+    ## Example
+    ```python
+    for images, labels in loader:
+        images.to(device)
+        labels.to(device)
+        loss = criterion(model(images), labels)
+    ```
+
+    Use instead:
+    ```python
+    for images, labels in loader:
+        images = images.to(device)
+        labels = labels.to(device)
+        loss = criterion(model(images), labels)
+    ```
+
+    ## Fix safety
+    The fix assigns the result back to the same name or attribute (`x = x.to(device)`),
+    which is what the line was meant to do; it is safe. It is not offered where assigning
+    back would do something else: for an indexed receiver (`batch[0].cuda()`), which would
+    copy into the original tensor; for a name the function does not bind itself (assigning
+    would make a global local); and for an attribute inside an `nn.Module`
+    (`self.weight.to(device)`), where assigning a plain tensor to a parameter's name raises
+    `TypeError` (register such a tensor as a buffer, which `model.to()` moves). The rule
+    only reports receivers known to be tensors, never modules or objects whose `.to()` may
+    work in place (a batch object from a loader).
+
+    ## References
+    - [`torch.Tensor.to`](https://pytorch.org/docs/stable/generated/torch.Tensor.to.html)
+    - [`torch.nn.Module.to`](https://pytorch.org/docs/stable/generated/torch.nn.Module.html#torch.nn.Module.to)
+    - [CUDA semantics](https://pytorch.org/docs/stable/notes/cuda.html)
+    """
+
+    code = "TCK202"
+    name = "transfer-result-discarded"
+    message = "`Tensor.{method}()` returns a new tensor and does not change `{receiver}`; assign the result"
+    fix_title = "Assign the result back"
+    fix_safety = FixSafety.SAFE
+    required_text = tuple(f".{method}(" for method in sorted(_CONVERSIONS))
+
+    VALID = (
+        Valid(
+            """
+import torch
+model = torch.nn.Linear(3, 3)
+model.to(device)
+model.cuda()
+net.half()
+self.model.to(device)
+"""
+        ),
+        Valid(
+            """
+import torch
+x = torch.zeros(3)
+x = x.to(device)
+y = x.cuda()
+x.to_(device) if hasattr(x, "to_") else None
+"""
+        ),
+        Valid(
+            """
+for batch in loader:
+    batch.to(device)
+    outputs = model(**batch)
+"""
+        ),
+        Valid(
+            """
+def move(thing, device):
+    thing.to(device)
+"""
+        ),
+        Valid(
+            """
+import torch
+x = torch.ones(3)
+x.add_(1)
+x.cuda(non_blocking=True).sum()
+"""
+        ),
+    )
+    INVALID = (
+        Invalid(
+            """
+for images, labels in loader:
+    images.to(device)  # TCK202
+    labels.to(device, non_blocking=True)  # TCK202
+    loss = criterion(model(images), labels)
+""",
+            expected_replacement="""
+for images, labels in loader:
+    images = images.to(device)  # TCK202
+    labels = labels.to(device, non_blocking=True)  # TCK202
+    loss = criterion(model(images), labels)
+""",
+        ),
+        Invalid(
+            """
+import torch
+from torch import Tensor
+
+def prepare(x: Tensor, mask: torch.Tensor) -> Tensor:
+    x.cuda()  # TCK202
+    mask.half()  # TCK202
+    return x * mask
+""",
+            expected_replacement="""
+import torch
+from torch import Tensor
+
+def prepare(x: Tensor, mask: torch.Tensor) -> Tensor:
+    x = x.cuda()  # TCK202
+    mask = mask.half()  # TCK202
+    return x * mask
+""",
+        ),
+        Invalid(
+            """
+import torch
+import torch.nn as nn
+
+class Attention(nn.Module):
+    def __init__(self, n):
+        super().__init__()
+        self.bias = torch.tril(torch.ones(n, n))
+
+    def forward(self, x):
+        self.bias.to(x.device)  # TCK202
+        return x.masked_fill(self.bias == 0, float("-inf"))
+"""
+        ),
+        Invalid(
+            """
+import torch
+
+class Trainer:
+    def __init__(self):
+        self.class_weights = torch.ones(10)
+
+    def setup(self, device):
+        self.class_weights.to(device)  # TCK202
+""",
+            expected_replacement="""
+import torch
+
+class Trainer:
+    def __init__(self):
+        self.class_weights = torch.ones(10)
+
+    def setup(self, device):
+        self.class_weights = self.class_weights.to(device)  # TCK202
+""",
+        ),
+        Invalid(
+            """
+import torch
+batch = torch.randn(4, 3, 32, 32)
+batch[0].cuda()  # TCK202
+"""
+        ),
+        Invalid(
+            """
+import torch
+MASK = torch.ones(8, 8)
+
+def apply(scores):
+    MASK.cuda()  # TCK202
+    return scores * MASK
+"""
+        ),
+    )
+
+    def __init__(self, context: LintContext) -> None:
+        super().__init__(context)
+        self._scopes: list[_Scope] = [_Scope(assignable=None)]
+
+    def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
+        params = node.params
+        names = {param.name.value for param in (*params.posonly_params, *params.params, *params.kwonly_params)}
+        self._scopes.append(_Scope(assignable=names))
+
+    def leave_FunctionDef(self, node: cst.FunctionDef) -> None:
+        self._scopes.pop()
+
+    def visit_ClassDef(self, node: cst.ClassDef) -> None:
+        self._scopes.append(_Scope(assignable=set(), in_class_body=True))
+
+    def leave_ClassDef(self, node: cst.ClassDef) -> None:
+        self._scopes.pop()
+
+    # ------------------------------------------------------------ local names
+    def visit_Global(self, node: cst.Global) -> None:
+        self._bound(*(item.name for item in node.names))
+
+    def visit_Nonlocal(self, node: cst.Nonlocal) -> None:
+        self._bound(*(item.name for item in node.names))
+
+    def visit_Assign(self, node: cst.Assign) -> None:
+        self._bound(*(target.target for target in node.targets))
+
+    def visit_AnnAssign(self, node: cst.AnnAssign) -> None:
+        self._bound(node.target)
+
+    def visit_AugAssign(self, node: cst.AugAssign) -> None:
+        self._bound(node.target)
+
+    def visit_WithItem(self, node: cst.WithItem) -> None:
+        if node.asname is not None:
+            self._bound(node.asname.name)
+
+    def visit_For(self, node: cst.For) -> None:
+        self._bound(node.target)
+        if isinstance(node.target, cst.Name) and self.context.iterates_dataloader(node):
+            self._scopes[-1].batch_names.add(node.target.value)
+
+    def _bound(self, *targets: cst.BaseExpression) -> None:
+        assignable = self._scopes[-1].assignable
+        if assignable is None:
+            return
+        for target in targets:
+            if isinstance(target, cst.Name):
+                assignable.add(target.value)
+            elif isinstance(target, (cst.Tuple, cst.List)):
+                self._bound(*(element.value for element in target.elements))
+            elif isinstance(target, cst.StarredElement):
+                self._bound(target.value)
+
+    # ------------------------------------------------------------ the finding
+    def visit_Expr(self, node: cst.Expr) -> None:
+        call = node.value
+        if not isinstance(call, cst.Call) or not isinstance(call.func, cst.Attribute):
+            return
+        method = call.func.attr.value
+        receiver = call.func.value
+        if method not in _CONVERSIONS or not isinstance(receiver, (cst.Name, cst.Attribute, cst.Subscript)):
+            return
+        if method == "to" and not call.args:
+            return
+        scope = self._scopes[-1]
+        if isinstance(receiver, cst.Name) and receiver.value in scope.batch_names:
+            return
+        if self.context.kind_of(receiver) not in TENSOR_KINDS:
+            return
+        message = self.message.format(method=method, receiver=_source(receiver))
+        if self._can_assign_back(receiver):
+            assignment = cst.Assign(targets=[cst.AssignTarget(target=receiver)], value=call)
+            self.report(node, message, replacement=assignment)
+        else:
+            self.report(node, message)
+
+    def _can_assign_back(self, receiver: cst.BaseExpression) -> bool:
+        """See "Fix safety": where assigning back could copy, raise or rebind another scope's name."""
+        scope = self._scopes[-1]
+        if isinstance(receiver, cst.Name):
+            return scope.assignable is None or receiver.value in scope.assignable and not scope.in_class_body
+        if isinstance(receiver, cst.Attribute):
+            return not self.context.in_module_class and not scope.in_class_body
+        return False
+
+
+@dataclass
+class _Scope:
+    # names that may be assigned here without changing what they refer to elsewhere;
+    # None at module level, where every name is global anyway
+    assignable: set[str] | None
+    in_class_body: bool = False
+    # names bound one batch at a time by a loop over a loader: maybe a batch object
+    # (Hugging Face's BatchEncoding, PyG's Data) whose `.to()` works in place
+    batch_names: set[str] = field(default_factory=set)
+
+
+def _source(expression: cst.BaseExpression) -> str:
+    return cst.Module(body=[]).code_for_node(expression)

@@ -1,0 +1,1 @@
+"""TCK5xx: reproducibility."""
