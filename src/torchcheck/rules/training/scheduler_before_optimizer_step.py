@@ -1,0 +1,202 @@
+from __future__ import annotations
+
+import libcst as cst
+
+from torchcheck.lint.context import Kind, LintContext
+from torchcheck.lint.rule import Invalid, Valid
+from torchcheck.rules.training._common import Event, FlowRule, exclusive, is_prefix
+
+
+class SchedulerBeforeOptimizerStep(FlowRule):
+    """
+    ## What it does
+    Checks for `scheduler.step()` called before `optimizer.step()` in the same iteration of
+    a loop (or the same step function), with no optimizer step earlier in that iteration.
+
+    ## Why is this bad?
+    Since PyTorch 1.1 a learning-rate scheduler must be stepped *after* the optimizer.
+    Stepping it first moves to the second learning-rate value before the first update, so
+    the first value of the schedule is skipped (and the whole schedule shifts by one);
+    PyTorch warns about it at run time. Call `scheduler.step()` after `optimizer.step()`.
+
+    Calls with arguments (`ReduceLROnPlateau.step(val_loss)`, the deprecated
+    `scheduler.step(epoch)`) and scheduler steps that run only on some iterations (under an
+    `if` the optimizer step is not in) are not reported.
+
+    ## Example
+    ```python
+    for epoch in range(epochs):
+        scheduler.step()
+        for x, y in loader:
+            optimizer.zero_grad()
+            criterion(model(x), y).backward()
+            optimizer.step()
+    ```
+
+    Use instead:
+    ```python
+    for epoch in range(epochs):
+        for x, y in loader:
+            optimizer.zero_grad()
+            criterion(model(x), y).backward()
+            optimizer.step()
+        scheduler.step()
+    ```
+
+    ## Fix safety
+    There is no automatic fix: moving the call changes which statements run between the two
+    steps.
+
+    ## References
+    - [How to adjust the learning rate](https://pytorch.org/docs/stable/optim.html#how-to-adjust-learning-rate)
+    - [`torch.optim.lr_scheduler.LRScheduler`](https://pytorch.org/docs/stable/generated/torch.optim.lr_scheduler.LRScheduler.html)
+    """
+
+    code = "TCK104"
+    name = "scheduler-before-optimizer-step"
+    message = "`scheduler.step()` runs before `optimizer.step()`; the first learning-rate value is skipped"
+    required_text = (".step()",)
+
+    VALID = (
+        Valid(
+            """
+for epoch in range(epochs):
+    for x, y in loader:
+        optimizer.zero_grad()
+        criterion(model(x), y).backward()
+        optimizer.step()
+    scheduler.step()
+"""
+        ),
+        Valid(
+            """
+for x, y in loader:
+    optimizer.zero_grad()
+    criterion(model(x), y).backward()
+    optimizer.step()
+    scheduler.step()
+"""
+        ),
+        Valid(
+            """
+for epoch in range(epochs):
+    val_loss = evaluate(model)
+    scheduler.step(val_loss)
+    for x, y in loader:
+        optimizer.zero_grad()
+        criterion(model(x), y).backward()
+        optimizer.step()
+"""
+        ),
+        Valid(
+            """
+for i, (x, y) in enumerate(loader):
+    if i > 0 and i % steps_per_epoch == 0:
+        scheduler.step()
+    optimizer.zero_grad()
+    criterion(model(x), y).backward()
+    optimizer.step()
+"""
+        ),
+        Valid(
+            """
+for real, noise in loader:
+    d_loss.backward()
+    d_optimizer.step()
+    d_scheduler.step()
+    g_loss.backward()
+    g_optimizer.step()
+    g_scheduler.step()
+"""
+        ),
+        Valid(
+            """
+for epoch in range(epochs):
+    train_one_epoch(model, optimizer, loader)
+    scheduler.step()
+"""
+        ),
+    )
+    INVALID = (
+        Invalid(
+            """
+for epoch in range(epochs):
+    scheduler.step()  # TCK104
+    for x, y in loader:
+        optimizer.zero_grad()
+        criterion(model(x), y).backward()
+        optimizer.step()
+"""
+        ),
+        Invalid(
+            """
+import torch
+opt = torch.optim.SGD(model.parameters(), lr=0.1)
+warmup = torch.optim.lr_scheduler.LinearLR(opt, start_factor=0.1)
+for x, y in loader:
+    warmup.step()  # TCK104
+    opt.zero_grad()
+    criterion(model(x), y).backward()
+    opt.step()
+"""
+        ),
+        Invalid(
+            """
+def train_one_epoch(model, optimizer, scheduler, loader):
+    scheduler.step()  # TCK104
+    for x, y in loader:
+        optimizer.zero_grad()
+        criterion(model(x), y).backward()
+        optimizer.step()
+"""
+        ),
+        Invalid(
+            """
+class Trainer:
+    def training_step(self, batch):
+        self.lr_scheduler.step()  # TCK104
+        loss = self.model(batch).mean()
+        self.scaler.scale(loss).backward()
+        self.scaler.step(self.optimizer)
+        self.scaler.update()
+"""
+        ),
+    )
+
+    def __init__(self, context: LintContext) -> None:
+        super().__init__(context)
+        self._schedulers: list[Event] = []
+        self._optimizers: list[Event] = []
+
+    def visit_Call(self, node: cst.Call) -> None:
+        if not isinstance(node.func, cst.Attribute) or node.func.attr.value != "step":
+            return
+        kind = self.context.kind_of(node.func.value)
+        if kind is Kind.SCHEDULER:
+            if not node.args:
+                self._schedulers.append(self.event(node))
+        elif kind is Kind.OPTIMIZER or (
+            kind is Kind.SCALER and node.args and self.context.kind_of(node.args[0].value) is Kind.OPTIMIZER
+        ):
+            self._optimizers.append(self.event(node))
+
+    def leave_Module(self, node: cst.Module) -> None:
+        for scheduler in self._schedulers:
+            steps = [step for step in self._optimizers if self._same_pass(scheduler, step)]
+            if any(step.order < scheduler.order for step in steps):
+                continue  # the optimizer already stepped in this iteration
+            if any(
+                step.order > scheduler.order
+                and not exclusive(step.path, scheduler.path)
+                and is_prefix(scheduler.path, step.path)
+                for step in steps
+            ):
+                self.report(scheduler.node)
+
+    @staticmethod
+    def _same_pass(scheduler: Event, step: Event) -> bool:
+        """Both run in one iteration, or the scheduler runs once per call of a function
+        whose loops step the optimizer (a ``train_one_epoch`` that starts with it)."""
+        if scheduler.loops:
+            return step.group == scheduler.group
+        return step.group[0] is scheduler.group[0]
