@@ -47,6 +47,7 @@ def build_parser() -> argparse.ArgumentParser:
     lint.add_argument("--exit-zero", action="store_true", help="exit 0 even when there are findings")
     lint.add_argument("--no-cache", action="store_true", help="neither read nor write .torchcheck_cache/")
     lint.add_argument("--config", type=Path, help="read settings from this pyproject.toml-style file")
+    lint.add_argument("--target-version", help="oldest PyTorch version the code supports, e.g. 2.1 (overrides config)")
     lint.add_argument("--quiet", "-q", action="store_true", help="print findings only, no summary")
     lint.add_argument("--jobs", "-j", type=int, help="worker processes (default: one per CPU)")
 
@@ -96,6 +97,7 @@ def _run_lint(options: argparse.Namespace) -> int:
         diff=options.diff,
         use_cache=not options.no_cache,
         jobs=options.jobs,
+        target_version=options.target_version,
     )
     result = api.lint(lint_options)
     out = sys.stdout

@@ -6,6 +6,7 @@ Whether a code names a real rule is checked by the linter, which names this file
 
 from __future__ import annotations
 
+import re
 import sys
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -26,7 +27,8 @@ DEFAULT_EXCLUDE = (
 )
 
 _LIST_KEYS = ("select", "ignore", "extend-select", "exclude", "extend-exclude")
-_KNOWN_KEYS = frozenset({*_LIST_KEYS, "per-file-ignores"})
+_KNOWN_KEYS = frozenset({*_LIST_KEYS, "per-file-ignores", "target-version"})
+_VERSION = re.compile(r"^(\d+)\.(\d+)$")
 
 
 class ConfigError(Exception):
@@ -45,6 +47,8 @@ class Config:
     per_file_ignores: tuple[tuple[str, tuple[str, ...]], ...] = ()
     exclude: tuple[str, ...] = DEFAULT_EXCLUDE
     extend_exclude: tuple[str, ...] = field(default=())
+    # the oldest PyTorch the project supports: deprecations whose replacement is newer stay quiet
+    target_version: tuple[int, int] | None = None
 
     @property
     def all_exclude(self) -> tuple[str, ...]:
@@ -69,6 +73,13 @@ def _per_file_ignores(value: Any, source: Path) -> tuple[tuple[str, tuple[str, .
     )
 
 
+def parse_target_version(value: Any, origin: str) -> tuple[int, int]:
+    match = _VERSION.match(value) if isinstance(value, str) else None
+    if match is None:
+        raise ConfigError(f"{origin}: target-version must be a PyTorch version like \"2.1\", got {value!r}")
+    return int(match.group(1)), int(match.group(2))
+
+
 def parse_settings(settings: dict[str, Any], source: Path) -> Config:
     """Build a Config from the ``[tool.torchcheck]`` table of ``source``."""
     unknown = sorted(set(settings) - _KNOWN_KEYS)
@@ -85,6 +96,9 @@ def parse_settings(settings: dict[str, Any], source: Path) -> Config:
         per_file_ignores=_per_file_ignores(settings.get("per-file-ignores", {}), source),
         exclude=lists.get("exclude", DEFAULT_EXCLUDE),
         extend_exclude=lists.get("extend-exclude", ()),
+        target_version=parse_target_version(settings["target-version"], str(source))
+        if "target-version" in settings
+        else None,
     )
 
 

@@ -18,6 +18,7 @@ from torchcheck import config as config_module
 from torchcheck.config import Config, ConfigError
 from torchcheck.lint import registry
 from torchcheck.lint.cache import FindingsCache, entry_key, settings_key
+from torchcheck.lint.context import LintSettings
 from torchcheck.lint.diagnostic import SYNTAX_ERROR_CODE, SYNTAX_ERROR_NAME, Diagnostic, Location
 from torchcheck.lint.engine import FileResult, fix_source, lint_source
 from torchcheck.lint.files import discover_files
@@ -39,6 +40,7 @@ class LintOptions:
     diff: bool = False
     use_cache: bool = True
     jobs: int | None = None
+    target_version: str | None = None  # overrides the config's target-version
 
 
 @dataclass(frozen=True)
@@ -58,14 +60,15 @@ class _Task:
     rule_codes: tuple[str, ...]
     fix: bool
     unsafe: bool
+    settings: LintSettings
 
 
 def _run_task(task: _Task) -> FileResult:
     by_code = {rule.code: rule for rule in registry.all_rules()}
     rules = [by_code[code] for code in task.rule_codes]
     if task.fix:
-        return fix_source(task.source, task.filename, rules, unsafe=task.unsafe)
-    return lint_source(task.source, task.filename, rules)
+        return fix_source(task.source, task.filename, rules, unsafe=task.unsafe, settings=task.settings)
+    return lint_source(task.source, task.filename, rules, task.settings)
 
 
 def _validated(selectors: Sequence[str], origin: str) -> tuple[str, ...]:
@@ -110,6 +113,12 @@ def _rules_for_file(path: Path, config: Config, rules: tuple[type[Rule], ...]) -
     return tuple(rule.code for rule in rules if not any(registry.matches(selector, rule) for selector in ignored))
 
 
+def _settings(options: LintOptions, config: Config) -> LintSettings:
+    if options.target_version is not None:
+        return LintSettings(config_module.parse_target_version(options.target_version, "--target-version"))
+    return LintSettings(config.target_version)
+
+
 def _unreadable(filename: str, error: OSError) -> Diagnostic:
     location = Location(1, 1)
     reason = error.strerror or str(error)
@@ -142,6 +151,7 @@ def lint(options: LintOptions) -> LintResult:
     for path in options.paths:
         config = _config_for(path, options)
         all_rules = select_rules(options, config)
+        settings = _settings(options, config)
         cache = FindingsCache(config.root) if options.use_cache and not fixing else None
         pending: list[tuple[Path, _Task, str]] = []
         used_keys: set[str] = set()
@@ -154,13 +164,13 @@ def lint(options: LintOptions) -> LintResult:
                 diagnostics.append(_unreadable(name, error))
                 continue
             codes = _rules_for_file(file, config, all_rules)
-            key = entry_key(name, source, settings_key(codes))
+            key = entry_key(name, source, settings_key(codes, settings))
             cached = cache.get(key) if cache is not None else None
             if cached is not None:
                 used_keys.add(key)
                 diagnostics.extend(cached)
                 continue
-            pending.append((file, _Task(name, source, codes, fixing, options.unsafe_fixes), key))
+            pending.append((file, _Task(name, source, codes, fixing, options.unsafe_fixes, settings), key))
         results = _execute([task for _, task, _ in pending], jobs)
         for (file, task, key), result in zip(pending, results):
             if cache is not None:

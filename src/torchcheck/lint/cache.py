@@ -32,8 +32,8 @@ def _code_fingerprint() -> str:
     return digest.hexdigest()
 
 
-def settings_key(rule_codes: Sequence[str]) -> str:
-    return hashlib.sha256(f"{_code_fingerprint()}|{','.join(rule_codes)}".encode()).hexdigest()
+def settings_key(rule_codes: Sequence[str], settings: object) -> str:
+    return hashlib.sha256(f"{_code_fingerprint()}|{','.join(rule_codes)}|{settings!r}".encode()).hexdigest()
 
 
 def entry_key(filename: str, content: bytes, settings: str) -> str:

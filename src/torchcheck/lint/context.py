@@ -118,6 +118,10 @@ class Frame:
     autocast_depth: int = 0
 
 
+def _is_static(function: cst.FunctionDef) -> bool:
+    return any(dotted_name(_decorator_target(d)) in ("staticmethod", "classmethod") for d in function.decorators)
+
+
 def _decorator_target(decorator: cst.Decorator) -> cst.BaseExpression:
     expression = decorator.decorator
     return expression.func if isinstance(expression, cst.Call) else expression
@@ -160,10 +164,18 @@ def has_star_kwargs(call: cst.Call) -> bool:
     return any(argument.star == "**" for argument in call.args)
 
 
+@dataclass(frozen=True)
+class LintSettings:
+    """Settings that change what rules report (part of the cache key)."""
+
+    target_version: tuple[int, int] | None = None  # oldest supported PyTorch, e.g. (2, 1)
+
+
 class LintContext:
     """Scope-aware facts about the code, maintained during the shared walk."""
 
-    def __init__(self) -> None:
+    def __init__(self, settings: LintSettings | None = None) -> None:
+        self.settings = settings or LintSettings()
         self._scopes: list[Scope] = []
         self._frames: list[Frame] = [Frame()]
         self._classes: list[cst.ClassDef] = []
@@ -535,8 +547,11 @@ class LintContext:
         )
         self._scopes.append(Scope(node))
         self._frames.append(Frame(no_grad_depth=1 if decorated_no_grad else 0))
-        for param in (*node.params.posonly_params, *node.params.params, *node.params.kwonly_params):
+        positional = (*node.params.posonly_params, *node.params.params)
+        for param in (*positional, *node.params.kwonly_params):
             self.bind(param.name.value, self._annotation_kind(param.annotation))
+        if positional and positional[0].name.value == "self" and self.in_module_class and not _is_static(node):
+            self.bind("self", Kind.MODULE)
         for star in (node.params.star_arg, node.params.star_kwarg):
             if isinstance(star, cst.Param):
                 self.bind(star.name.value, Kind.OTHER)

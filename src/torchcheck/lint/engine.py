@@ -14,7 +14,7 @@ from dataclasses import dataclass
 import libcst as cst
 from libcst.metadata import CodeRange, MetadataWrapper, PositionProvider
 
-from torchcheck.lint.context import LintContext
+from torchcheck.lint.context import LintContext, LintSettings
 from torchcheck.lint.diagnostic import (
     SYNTAX_ERROR_CODE,
     SYNTAX_ERROR_NAME,
@@ -76,9 +76,9 @@ def _rules_for(text: str, rules: Sequence[type[Rule]]) -> list[type[Rule]]:
     return [rule for rule in rules if not rule.required_text or any(token in text for token in rule.required_text)]
 
 
-def collect_reports(module: cst.Module, rules: Sequence[type[Rule]]) -> list[Report]:
+def collect_reports(module: cst.Module, rules: Sequence[type[Rule]], settings: LintSettings | None = None) -> list[Report]:
     """Run every rule over ``module`` in one walk and return their findings."""
-    context = LintContext()
+    context = LintContext(settings)
     instances = [rule(context) for rule in rules]
     BatchedWalker([context, *instances]).walk(module)
     return [report for instance in instances for report in instance.reports]
@@ -150,7 +150,7 @@ def _diagnostics(filename: str, reports: list[Report], located: _Located, suppre
     return found
 
 
-def _analyse(source: bytes, filename: str, rules: Sequence[type[Rule]]) -> tuple[list[_Finding], cst.Module | None, _Located | None]:
+def _analyse(source: bytes, filename: str, rules: Sequence[type[Rule]], settings: LintSettings | None) -> tuple[list[_Finding], cst.Module | None, _Located | None]:
     text = _decode(source, filename)
     if isinstance(text, Diagnostic):
         return [(text, None)], None, None
@@ -161,7 +161,7 @@ def _analyse(source: bytes, filename: str, rules: Sequence[type[Rule]]) -> tuple
     if isinstance(module, Diagnostic):
         return [(module, None)], None, None
     try:
-        reports = collect_reports(module, active)
+        reports = collect_reports(module, active, settings)
     except RecursionError:
         return [(_problem(filename, "file is too deeply nested to analyse"), None)], None, None
     except Exception as error:  # a rule bug must not stop the run or hide the other files
@@ -173,11 +173,11 @@ def _analyse(source: bytes, filename: str, rules: Sequence[type[Rule]]) -> tuple
     return _diagnostics(filename, reports, located, Suppressions.parse(text)), module, located
 
 
-def lint_source(source: bytes, filename: str, rules: Sequence[type[Rule]]) -> FileResult:
+def lint_source(source: bytes, filename: str, rules: Sequence[type[Rule]], settings: LintSettings | None = None) -> FileResult:
     """All findings for one file's bytes; never raises for bad input."""
     if not source.strip():
         return FileResult(())
-    pairs, _, _ = _analyse(source, filename, rules)
+    pairs, _, _ = _analyse(source, filename, rules, settings)
     return FileResult(tuple(diagnostic for diagnostic, _ in pairs))
 
 
@@ -217,7 +217,9 @@ class _ReplaceNodes(cst.CSTTransformer):
         return self._replacements.get(original_node, updated_node)
 
 
-def fix_source(source: bytes, filename: str, rules: Sequence[type[Rule]], *, unsafe: bool = False) -> FileResult:
+def fix_source(
+    source: bytes, filename: str, rules: Sequence[type[Rule]], *, unsafe: bool = False, settings: LintSettings | None = None
+) -> FileResult:
     """Apply fixes until none is left (at most ``MAX_FIX_PASSES``) and lint the result.
 
     Every intermediate result is re-parsed; a fix that would produce unparsable code is
@@ -225,7 +227,7 @@ def fix_source(source: bytes, filename: str, rules: Sequence[type[Rule]], *, uns
     """
     current, applied = source, 0
     for _ in range(MAX_FIX_PASSES):
-        pairs, module, located = _analyse(current, filename, rules)
+        pairs, module, located = _analyse(current, filename, rules, settings)
         fixable = [report for _, report in pairs if report is not None and _applicable(report, unsafe)]
         if module is None or located is None or not fixable:
             break
@@ -239,5 +241,5 @@ def fix_source(source: bytes, filename: str, rules: Sequence[type[Rule]], *, uns
         if candidate == current:
             break
         current, applied = candidate, applied + len(chosen)
-    final = lint_source(current, filename, rules)
+    final = lint_source(current, filename, rules, settings)
     return FileResult(final.diagnostics, current if current != source else None, applied)
