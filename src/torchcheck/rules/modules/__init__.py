@@ -1,0 +1,1 @@
+"""TCK6xx: building `nn.Module`s."""

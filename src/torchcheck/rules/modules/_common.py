@@ -1,0 +1,523 @@
+"""What the nn.Module rules share: which classes are torch modules, and where in them we are.
+
+``LintContext.is_module_class`` also accepts classes that only *look* like modules
+(``eqx.Module``, flax's ``nn.Module``, ``nn.Parameter`` subclasses). These rules need the
+stronger fact - a base that resolves to a ``torch.nn`` module class, or another such class
+of the same file - so :class:`ModuleClassRule` tracks it alongside the walk.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+import libcst as cst
+
+from torchcheck.lint import torch_api
+from torchcheck.lint.context import Kind, LintContext, dotted_name
+from torchcheck.lint.rule import Rule
+
+# Capitalised names under torch.nn that are not nn.Module classes.
+_NON_MODULE_CLASSES = frozenset(
+    {
+        "torch.nn.Parameter",
+        "torch.nn.UninitializedParameter",
+        "torch.nn.UninitializedBuffer",
+        "torch.nn.Buffer",
+    }
+)
+_NON_MODULE_PREFIXES = ("torch.nn.parameter.", "torch.nn.utils.", "torch.nn.attention.", "torch.nn.functional.", "torch.nn.init.")
+
+PARAMETER_CLASSES = frozenset({"torch.nn.Parameter", "torch.nn.parameter.Parameter"})
+
+# Calls that register a module, parameter or buffer under a name.
+REGISTERING_METHODS = frozenset({"add_module", "register_module", "register_parameter", "register_buffer"})
+
+
+def is_torch_module_class_name(qualified: str) -> bool:
+    """``torch.nn.Linear`` yes; ``torch.nn.Parameter``, ``torch.nn.utils.rnn.PackedSequence`` no."""
+    last = qualified.rsplit(".", 1)[-1]
+    return (
+        qualified.startswith("torch.nn.")
+        and last[:1].isupper()
+        and qualified not in _NON_MODULE_CLASSES
+        and not qualified.startswith(_NON_MODULE_PREFIXES)
+    )
+
+
+def nn_class_expression(rule: Rule, qualified: str) -> cst.BaseExpression | None:
+    """How this file spells ``torch.nn.<Class>`` here (``nn.X``, ``X`` or ``torch.nn.X``), or None.
+
+    Only a spelling that resolves to the torch class in the current scope is returned, so a
+    fix never emits a name the file does not define (or defines as something else).
+    """
+    short = qualified.rsplit(".", 1)[-1]
+    candidates: tuple[cst.BaseExpression, ...] = (
+        cst.Attribute(value=cst.Name("nn"), attr=cst.Name(short)),
+        cst.Name(short),
+        cst.Attribute(value=cst.Attribute(value=cst.Name("torch"), attr=cst.Name("nn")), attr=cst.Name(short)),
+    )
+    for candidate in candidates:
+        resolved = rule.context.qualified_name(candidate)
+        if resolved is not None and resolved.startswith("torch.nn.") and resolved.endswith(f".{short}"):
+            return candidate
+    return None
+
+
+def self_attribute(expression: cst.BaseExpression, self_name: str | None) -> str | None:
+    """``"x"`` for ``self.x`` (with the method's own name for the instance), else None."""
+    if (
+        self_name is not None
+        and isinstance(expression, cst.Attribute)
+        and isinstance(expression.value, cst.Name)
+        and expression.value.value == self_name
+    ):
+        return expression.attr.value
+    return None
+
+
+def is_string_key(expression: cst.BaseExpression, rule: Rule) -> bool:
+    """A key that is certainly a ``str``: a literal, an f-string, or ``str(...)``."""
+    if isinstance(expression, (cst.SimpleString, cst.FormattedString, cst.ConcatenatedString)):
+        return not (isinstance(expression, cst.SimpleString) and "b" in expression.prefix.lower())
+    return isinstance(expression, cst.Call) and dotted_name(expression.func) == "str" and rule.context.qualified_name(expression.func) is None
+
+
+@dataclass
+class ClassFrame:
+    """One class being walked: whether it is a torch module, and the functions open inside it."""
+
+    node: cst.ClassDef
+    is_torch_module: bool
+    functions: list[cst.FunctionDef] = field(default_factory=list)
+
+
+def _decorator_names(function: cst.FunctionDef) -> set[str]:
+    names = set()
+    for decorator in function.decorators:
+        expression = decorator.decorator
+        if isinstance(expression, cst.Call):
+            expression = expression.func
+        name = dotted_name(expression)
+        if name is not None:
+            names.add(name.rsplit(".", 1)[-1])
+    return names
+
+
+class ModuleClassRule(Rule):
+    """Base of the TCK6xx rules: knows whether the walk is inside a torch ``nn.Module``.
+
+    Subclasses that implement ``visit_ClassDef``/``leave_ClassDef``/``visit_FunctionDef``/
+    ``leave_FunctionDef`` must call ``super()`` first (visit) or last (leave).
+    """
+
+    def __init__(self, context: LintContext) -> None:
+        super().__init__(context)
+        self._class_frames: list[ClassFrame] = []
+        self._torch_module_classes: set[str] = set()
+
+    # ----------------------------------------------------------------- facts
+    @property
+    def class_frame(self) -> ClassFrame | None:
+        return self._class_frames[-1] if self._class_frames else None
+
+    @property
+    def in_torch_module(self) -> bool:
+        """Inside the innermost class, and that class derives from a torch ``nn.Module``."""
+        frame = self.class_frame
+        return frame is not None and frame.is_torch_module
+
+    @property
+    def method(self) -> cst.FunctionDef | None:
+        """The method of the innermost class that encloses the current node (nested functions included)."""
+        frame = self.class_frame
+        return frame.functions[0] if frame is not None and frame.functions else None
+
+    @property
+    def self_name(self) -> str | None:
+        """The name of the instance in the current method (``self``), or None for static/class methods."""
+        method = self.method
+        if method is None or _decorator_names(method) & {"staticmethod", "classmethod"}:
+            return None
+        params = (*method.params.posonly_params, *method.params.params)
+        return params[0].name.value if params else None
+
+    def is_torch_module_class(self, node: cst.ClassDef) -> bool:
+        if not self.context.is_module_class(node):
+            return False
+        for base in node.bases:
+            if base.keyword is not None or base.star:
+                continue
+            qualified = self.context.qualified_name(base.value)
+            if qualified is not None:
+                if is_torch_module_class_name(qualified):
+                    return True
+                continue
+            name = dotted_name(base.value)
+            if name is not None and name in self._torch_module_classes:
+                return True
+        return False
+
+    # ----------------------------------------------------------------- walk
+    def visit_ClassDef(self, node: cst.ClassDef) -> None:
+        is_module = self.is_torch_module_class(node)
+        if is_module:
+            self._torch_module_classes.add(node.name.value)
+        self._class_frames.append(ClassFrame(node, is_module))
+
+    def leave_ClassDef(self, node: cst.ClassDef) -> None:
+        self._class_frames.pop()
+
+    def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
+        if self._class_frames:
+            self._class_frames[-1].functions.append(node)
+
+    def leave_FunctionDef(self, node: cst.FunctionDef) -> None:
+        if self._class_frames:
+            self._class_frames[-1].functions.pop()
+
+
+def is_overload(function: cst.FunctionDef) -> bool:
+    return "overload" in _decorator_names(function)
+
+
+# Builtins that only read a container: passing `self.x` to them registers nothing.
+_READING_BUILTINS = frozenset(
+    {"len", "enumerate", "zip", "reversed", "iter", "print", "range", "isinstance", "sorted", "any", "all",
+     "sum", "map", "filter", "min", "max", "list", "tuple", "repr", "str", "next", "id", "hasattr", "getattr"}
+)
+_LIST_FILLS = frozenset({"append", "extend", "insert"})
+
+
+@dataclass(frozen=True)
+class _Candidate:
+    """A ``self.x = <plain container>`` assignment that may hold unregistered modules/parameters."""
+
+    statement: cst.CSTNode  # the Assign / AnnAssign reported
+    value: cst.BaseExpression
+    attribute: str
+    container: str  # "list" or "dict"
+    empty: bool
+    names: frozenset[str]  # local names the container holds (ignored if registered elsewhere)
+    function: cst.FunctionDef
+    replacement: cst.BaseExpression | None
+
+
+@dataclass(frozen=True)
+class _Fill:
+    """``self.x.append(v)`` / ``self.x[k] = v`` on an attribute."""
+
+    container: str
+    is_element: bool
+    names: frozenset[str]
+    string_key: bool
+    function: cst.FunctionDef
+
+
+@dataclass
+class _ContainerState:
+    candidates: list[_Candidate] = field(default_factory=list)
+    fills: dict[str, list[_Fill]] = field(default_factory=dict)
+    other_assigned: set[str] = field(default_factory=set)  # also bound to something else
+    passed: set[str] = field(default_factory=set)  # handed to a call that may register them
+    registered: dict[cst.FunctionDef, set[str]] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class _Contents:
+    container: str
+    empty: bool
+    all_elements: bool
+    names: frozenset[str]
+    string_keys: bool
+
+
+class PlainContainerRule(ModuleClassRule):
+    """TCK601/TCK602: ``self.x = [...]`` in a module holding things only ``nn`` containers register.
+
+    Subclasses name the containers and say which calls build an element. Decisions wait
+    for the end of the class: a list later wrapped (``nn.Sequential(*self.x)``), reassigned
+    (``self.x = nn.ModuleList(self.x)``) or holding names registered elsewhere
+    (``self.add_module(name, layer)``) is correct code.
+    """
+
+    list_class: str
+    dict_class: str
+
+    def __init__(self, context: LintContext) -> None:
+        super().__init__(context)
+        self._states: list[_ContainerState | None] = []
+        self._locals: list[dict[str, bool]] = []  # per function: local name -> holds an element
+        # `for i, layer in enumerate(self.layers):` -> ("layers", {"i", "layer"})
+        self._iterations: list[tuple[cst.For, str, frozenset[str]]] = []
+
+    def is_element_call(self, call: cst.Call) -> bool:
+        raise NotImplementedError
+
+    def message_for(self, container: str) -> str:
+        raise NotImplementedError
+
+    # ----------------------------------------------------------------- classification
+    def _element(self, expression: cst.BaseExpression) -> tuple[bool, frozenset[str]]:
+        if isinstance(expression, cst.Call):
+            return self.is_element_call(expression), frozenset()
+        if isinstance(expression, cst.Name) and self._locals and self._locals[-1].get(expression.value):
+            return True, frozenset({expression.value})
+        return False, frozenset()
+
+    def _sequence(self, elements: list[cst.BaseExpression]) -> tuple[bool, frozenset[str]]:
+        names: set[str] = set()
+        for element in elements:
+            ok, used = self._element(element)
+            if not ok:
+                return False, frozenset()
+            names |= used
+        return True, frozenset(names)
+
+    def _contents(self, value: cst.BaseExpression) -> _Contents | None:
+        """What a plain container literal holds, or None when ``value`` is not one."""
+        if isinstance(value, (cst.List, cst.Tuple)):
+            if any(isinstance(element, cst.StarredElement) for element in value.elements):
+                return _Contents("list", False, False, frozenset(), False)
+            ok, names = self._sequence([element.value for element in value.elements])
+            return _Contents("list", not value.elements and isinstance(value, cst.List), ok and bool(value.elements), names, False)
+        if isinstance(value, cst.ListComp):
+            return _Contents("list", False, isinstance(value.elt, cst.Call) and self.is_element_call(value.elt), frozenset(), False)
+        if isinstance(value, cst.Dict):
+            if any(not isinstance(element, cst.DictElement) for element in value.elements):
+                return _Contents("dict", False, False, frozenset(), False)
+            elements = [element for element in value.elements if isinstance(element, cst.DictElement)]
+            ok, names = self._sequence([element.value for element in elements])
+            string_keys = all(is_string_key(element.key, self) for element in elements)
+            return _Contents("dict", not elements, ok and bool(elements), names, string_keys)
+        if isinstance(value, cst.DictComp):
+            is_element = isinstance(value.value, cst.Call) and self.is_element_call(value.value)
+            return _Contents("dict", False, is_element, frozenset(), is_string_key(value.key, self))
+        if isinstance(value, cst.Call) and not value.args and isinstance(value.func, cst.Name) and value.func.value in ("list", "dict"):
+            if self.context.qualified_name(value.func) is None:
+                return _Contents(value.func.value, True, False, frozenset(), False)
+        return None
+
+    # ----------------------------------------------------------------- walk
+    @property
+    def _state(self) -> _ContainerState | None:
+        return self._states[-1] if self._states else None
+
+    def visit_ClassDef(self, node: cst.ClassDef) -> None:
+        super().visit_ClassDef(node)
+        self._states.append(_ContainerState() if self.in_torch_module else None)
+
+    def leave_ClassDef(self, node: cst.ClassDef) -> None:
+        state = self._states.pop()
+        if state is not None:
+            self._resolve(state)
+        super().leave_ClassDef(node)
+
+    def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
+        super().visit_FunctionDef(node)
+        self._locals.append({})
+
+    def leave_FunctionDef(self, node: cst.FunctionDef) -> None:
+        self._locals.pop()
+        super().leave_FunctionDef(node)
+
+    def visit_Assign(self, node: cst.Assign) -> None:
+        for target in node.targets:
+            self._assigned(node, target.target, node.value)
+
+    def visit_AnnAssign(self, node: cst.AnnAssign) -> None:
+        if node.value is not None:
+            self._assigned(node, node.target, node.value)
+
+    def visit_AugAssign(self, node: cst.AugAssign) -> None:
+        state, self_name = self._state, self.self_name
+        attribute = self_attribute(node.target, self_name)
+        if state is not None and attribute is not None and self.method is not None:
+            state.other_assigned.add(attribute)
+
+    def _assigned(self, statement: cst.CSTNode, target: cst.BaseExpression, value: cst.BaseExpression) -> None:
+        if isinstance(target, cst.Name):
+            if self._locals:
+                self._locals[-1][target.value] = isinstance(value, cst.Call) and self.is_element_call(value)
+            return
+        state, self_name, function = self._state, self.self_name, self.method
+        if state is None or self_name is None or function is None:
+            return
+        attribute = self_attribute(target, self_name)
+        if attribute is not None:
+            self._attribute_assigned(state, statement, attribute, value, function)
+        elif isinstance(target, cst.Subscript):
+            attribute = self_attribute(target.value, self_name)
+            if attribute is not None and len(target.slice) == 1 and isinstance(target.slice[0].slice, cst.Index):
+                is_element, names = self._element(value)
+                key = target.slice[0].slice.value
+                state.fills.setdefault(attribute, []).append(
+                    _Fill("dict", is_element, names, is_string_key(key, self), self._current_function())
+                )
+        elif isinstance(target, (cst.Tuple, cst.List)):
+            for element in target.elements:
+                attribute = self_attribute(element.value, self_name)
+                if attribute is not None:
+                    state.other_assigned.add(attribute)
+
+    def _current_function(self) -> cst.FunctionDef:
+        frame = self.class_frame
+        assert frame is not None and frame.functions
+        return frame.functions[-1]
+
+    def _attribute_assigned(
+        self, state: _ContainerState, statement: cst.CSTNode, attribute: str, value: cst.BaseExpression, method: cst.FunctionDef
+    ) -> None:
+        contents = self._contents(value)
+        if contents is None:
+            if not (isinstance(value, cst.Name) and value.value == "None"):
+                state.other_assigned.add(attribute)
+            return
+        if not contents.empty and not contents.all_elements:
+            return  # a plain container of something else: nothing to say
+        replacement = None
+        if contents.container == "list" or contents.string_keys or contents.empty:
+            replacement = self._wrapped(value, contents)
+        state.candidates.append(
+            _Candidate(
+                statement=statement,
+                value=value,
+                attribute=attribute,
+                container=contents.container,
+                empty=contents.empty,
+                names=contents.names,
+                function=self._current_function(),
+                replacement=replacement,
+            )
+        )
+
+    def _wrapped(self, value: cst.BaseExpression, contents: _Contents) -> cst.BaseExpression | None:
+        container_class = self.list_class if contents.container == "list" else self.dict_class
+        func = nn_class_expression(self, container_class)
+        if func is None:
+            return None
+        if contents.empty:
+            return cst.Call(func=func)
+        if isinstance(value, cst.Tuple) and not value.lpar:
+            value = value.with_changes(lpar=[cst.LeftParen()], rpar=[cst.RightParen()])
+        return cst.Call(func=func, args=[cst.Arg(value=value)])
+
+    def visit_Call(self, node: cst.Call) -> None:
+        state, self_name = self._state, self.self_name
+        if state is None or self_name is None or self.method is None:
+            return
+        function = self._current_function()
+        func = node.func
+        if isinstance(func, cst.Attribute):
+            attribute = self_attribute(func.value, self_name)
+            if attribute is not None and func.attr.value in _LIST_FILLS:
+                self._list_filled(state, attribute, func.attr.value, node, function)
+                return
+            if isinstance(func.value, cst.Name) and func.value.value == self_name and func.attr.value in REGISTERING_METHODS:
+                self._registered(state, node.args, function)
+        elif isinstance(func, cst.Name) and func.value == "setattr" and self.context.qualified_name(func) is None:
+            self._registered(state, node.args, function)
+        elif isinstance(func, cst.Name) and func.value in _READING_BUILTINS and self.context.qualified_name(func) is None:
+            return
+        for argument in node.args:
+            attribute = self_attribute(argument.value, self_name)
+            if attribute is not None:
+                state.passed.add(attribute)
+
+    def _registered(self, state: _ContainerState, arguments: Sequence[cst.Arg], function: cst.FunctionDef) -> None:
+        names = state.registered.setdefault(function, set())
+        for argument in arguments:
+            if isinstance(argument.value, cst.Name):
+                names.add(argument.value.value)
+                for _, attribute, targets in self._iterations:
+                    if argument.value.value in targets:
+                        state.passed.add(attribute)  # each item registered by name in a loop
+
+    def visit_For(self, node: cst.For) -> None:
+        state, self_name = self._state, self.self_name
+        if state is None or self_name is None:
+            return
+        iterable = node.iter
+        candidates = [iterable]
+        if isinstance(iterable, cst.Call):
+            candidates.extend(argument.value for argument in iterable.args)
+        for candidate in candidates:
+            attribute = self_attribute(candidate, self_name)
+            if attribute is not None:
+                self._iterations.append((node, attribute, frozenset(_target_names(node.target))))
+                return
+
+    def leave_For(self, node: cst.For) -> None:
+        if self._iterations and self._iterations[-1][0] is node:
+            self._iterations.pop()
+
+    def _list_filled(self, state: _ContainerState, attribute: str, method: str, call: cst.Call, function: cst.FunctionDef) -> None:
+        positional = [argument.value for argument in call.args if argument.keyword is None and not argument.star]
+        fills = state.fills.setdefault(attribute, [])
+        if method == "append" and len(positional) == 1:
+            is_element, names = self._element(positional[0])
+        elif method == "insert" and len(positional) == 2:
+            is_element, names = self._element(positional[1])
+        elif method == "extend" and len(positional) == 1:
+            contents = self._contents(positional[0])
+            if isinstance(positional[0], cst.GeneratorExp):
+                elt = positional[0].elt
+                is_element, names = isinstance(elt, cst.Call) and self.is_element_call(elt), frozenset()
+            elif contents is not None and contents.container == "list":
+                is_element, names = contents.all_elements, contents.names
+            else:
+                is_element, names = False, frozenset()
+        else:
+            is_element, names = False, frozenset()
+        fills.append(_Fill("list", is_element, names, False, function))
+
+    # ----------------------------------------------------------------- decision
+    def _resolve(self, state: _ContainerState) -> None:
+        for candidate in state.candidates:
+            attribute = candidate.attribute
+            if attribute in state.other_assigned or attribute in state.passed:
+                continue
+            if candidate.names & state.registered.get(candidate.function, set()):
+                continue
+            replacement = candidate.replacement
+            if candidate.empty:
+                fills = state.fills.get(attribute, [])
+                if not fills or any(
+                    fill.container != candidate.container
+                    or not fill.is_element
+                    or fill.names & state.registered.get(fill.function, set())
+                    for fill in fills
+                ):
+                    continue
+                if candidate.container == "dict" and not all(fill.string_key for fill in fills):
+                    replacement = None
+            self.report(
+                candidate.statement,
+                self.message_for(candidate.container),
+                replacement=replacement,
+                replace_target=candidate.value if replacement is not None else None,
+            )
+
+
+def _target_names(target: cst.BaseExpression) -> list[str]:
+    if isinstance(target, cst.Name):
+        return [target.value]
+    if isinstance(target, (cst.Tuple, cst.List)):
+        return [name for element in target.elements for name in _target_names(element.value)]
+    return []
+
+
+def constructs_module(rule: Rule, call: cst.Call) -> bool:
+    """``nn.Linear(...)``, ``Block(...)`` (a module class of this file), ``nn.Conv2d(...).to(d)``.
+
+    Loss modules are left out: a list of loss functions is a common, harmless pattern.
+    """
+    qualified = rule.context.call_name(call)
+    if qualified is not None:
+        return is_torch_module_class_name(qualified) and not qualified.endswith("Loss")
+    func = call.func
+    if isinstance(func, cst.Name):
+        return rule.context.kind_of(call) is Kind.MODULE
+    if isinstance(func, cst.Attribute) and func.attr.value in torch_api.MODULE_SELF_METHODS and isinstance(func.value, cst.Call):
+        return constructs_module(rule, func.value)
+    return False

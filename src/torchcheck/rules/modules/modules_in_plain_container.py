@@ -1,0 +1,267 @@
+from __future__ import annotations
+
+import libcst as cst
+
+from torchcheck.lint.rule import FixSafety, Invalid, Valid
+from torchcheck.rules.modules._common import PlainContainerRule, constructs_module
+
+_LIST_MESSAGE = (
+    "Modules in a plain list are not registered: not in `parameters()`, not moved by `.to()`, "
+    "not saved; use `nn.ModuleList`"
+)
+_DICT_MESSAGE = (
+    "Modules in a plain dict are not registered: not in `parameters()`, not moved by `.to()`, "
+    "not saved; use `nn.ModuleDict`"
+)
+
+
+class ModulesInPlainContainer(PlainContainerRule):
+    """
+    ## What it does
+    Checks for `nn.Module` subclasses that keep submodules in a plain `list`, `tuple` or
+    `dict` attribute (`self.layers = [nn.Linear(...), ...]`, or an empty list later filled
+    with `self.layers.append(...)`).
+
+    ## Why is this bad?
+    A module registers the submodules assigned to its attributes, but it does not look
+    inside plain Python containers. Modules in a list are missing from `parameters()` (so
+    the optimizer never updates them), from `state_dict()` (so they are not saved or
+    loaded), and are not moved by `.to(device)` or switched by `.train()`/`.eval()`.
+    The model still runs on the CPU, which is why this goes unnoticed. `nn.ModuleList` and
+    `nn.ModuleDict` behave like a list and a dict and register their contents.
+
+    ## Example
+    ```python
+    class MLP(nn.Module):
+        def __init__(self, sizes):
+            super().__init__()
+            self.layers = [nn.Linear(a, b) for a, b in zip(sizes, sizes[1:])]
+    ```
+
+    Use instead:
+    ```python
+    class MLP(nn.Module):
+        def __init__(self, sizes):
+            super().__init__()
+            self.layers = nn.ModuleList([nn.Linear(a, b) for a, b in zip(sizes, sizes[1:])])
+    ```
+
+    ## Fix safety
+    The fix wraps the container in `nn.ModuleList(...)` / `nn.ModuleDict(...)` (or replaces
+    an empty `[]`/`{}` that is filled later). It is safe: both containers support indexing,
+    iteration, `len()`, `append`/`extend` and item assignment, and registering the modules
+    is what the code meant. It is offered only where the file can spell `nn` or
+    `torch.nn`, and for dicts only when every key is a string (`nn.ModuleDict` requires
+    string keys). Checkpoints saved before the fix lack the newly registered weights.
+
+    ## References
+    - [`torch.nn.ModuleList`](https://pytorch.org/docs/stable/generated/torch.nn.ModuleList.html)
+    - [`torch.nn.ModuleDict`](https://pytorch.org/docs/stable/generated/torch.nn.ModuleDict.html)
+    - [`torch.nn.Module`](https://pytorch.org/docs/stable/generated/torch.nn.Module.html)
+    """
+
+    code = "TCK601"
+    name = "modules-in-plain-container"
+    message = _LIST_MESSAGE
+    fix_title = "Use `nn.ModuleList` / `nn.ModuleDict`"
+    fix_safety = FixSafety.SAFE
+    required_text = ("nn",)
+    list_class = "torch.nn.ModuleList"
+    dict_class = "torch.nn.ModuleDict"
+
+    VALID = (
+        Valid(
+            """
+import torch.nn as nn
+class MLP(nn.Module):
+    def __init__(self, sizes):
+        super().__init__()
+        self.layers = nn.ModuleList([nn.Linear(a, b) for a, b in zip(sizes, sizes[1:])])
+        self.heads = nn.ModuleDict({"cls": nn.Linear(8, 2)})
+"""
+        ),
+        Valid(
+            """
+from torch import nn
+class Net(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.conv1 = nn.Conv2d(3, 8, 3)
+        self.conv2 = nn.Conv2d(8, 8, 3)
+        self.stages = [self.conv1, self.conv2]
+        self.names = ["conv1", "conv2"]
+"""
+        ),
+        Valid(
+            """
+from torch import nn
+class Net(nn.Module):
+    def __init__(self, depth):
+        super().__init__()
+        blocks = []
+        for i in range(depth):
+            blocks.append(nn.Linear(8, 8))
+        self.blocks = nn.Sequential(*blocks)
+        self.layers = []
+        for i in range(depth):
+            self.layers.append(nn.Linear(8, 8))
+        self.layers = nn.ModuleList(self.layers)
+"""
+        ),
+        Valid(
+            """
+from torch import nn
+class Net(nn.Module):
+    def __init__(self, depth):
+        super().__init__()
+        self.layers = []
+        for i in range(depth):
+            layer = nn.Linear(8, 8)
+            self.add_module(f"layer{i}", layer)
+            self.layers.append(layer)
+"""
+        ),
+        Valid(
+            """
+from torch import nn
+class PoolingBlock(nn.Module):
+    def __init__(self, scale, channels):
+        super().__init__()
+        self.layers = [nn.AdaptiveAvgPool2d(scale), nn.Conv2d(channels, channels, 1)]
+        for i, layer in enumerate(self.layers):
+            self.add_module(str(i), layer)
+"""
+        ),
+        Valid(
+            """
+from torch import nn
+class Net(nn.Module):
+    def __init__(self, depth):
+        super().__init__()
+        self.blocks = [nn.Linear(8, 8) for _ in range(depth)]
+        self.body = nn.Sequential(*self.blocks)
+"""
+        ),
+        Valid(
+            """
+from torch import nn
+class EMA(nn.Module):
+    def __init__(self, model):
+        super().__init__()
+        self._model = [model]  # deliberately hidden from parameters()
+        self.losses = [nn.MSELoss(), nn.L1Loss()]
+"""
+        ),
+        Valid(
+            """
+import flax.linen as nn
+class MLP(nn.Module):
+    def setup(self):
+        self.layers = [nn.Dense(8) for _ in range(3)]
+"""
+        ),
+        Valid(
+            """
+from torch import nn
+class Builder:
+    def __init__(self):
+        self.layers = [nn.Linear(8, 8)]
+"""
+        ),
+    )
+    INVALID = (
+        Invalid(
+            """
+import torch.nn as nn
+class MLP(nn.Module):
+    def __init__(self, sizes):
+        super().__init__()
+        self.layers = [nn.Linear(a, b) for a, b in zip(sizes, sizes[1:])]  # TCK601
+""",
+            expected_replacement="""
+import torch.nn as nn
+class MLP(nn.Module):
+    def __init__(self, sizes):
+        super().__init__()
+        self.layers = nn.ModuleList([nn.Linear(a, b) for a, b in zip(sizes, sizes[1:])])  # TCK601
+""",
+        ),
+        Invalid(
+            """
+import torch
+class Heads(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.heads = {"cls": torch.nn.Linear(8, 2), "box": torch.nn.Linear(8, 4)}  # TCK601
+        self.pair = torch.nn.Linear(8, 8), torch.nn.Linear(8, 8)  # TCK601
+""",
+            expected_replacement="""
+import torch
+class Heads(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.heads = torch.nn.ModuleDict({"cls": torch.nn.Linear(8, 2), "box": torch.nn.Linear(8, 4)})  # TCK601
+        self.pair = torch.nn.ModuleList((torch.nn.Linear(8, 8), torch.nn.Linear(8, 8)))  # TCK601
+""",
+        ),
+        Invalid(
+            """
+from torch import nn
+class Block(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.fc = nn.Linear(8, 8)
+class Net(Block):
+    def __init__(self, depth):
+        super().__init__()
+        self.blocks = []  # TCK601
+        for _ in range(depth):
+            block = Block()
+            self.blocks.append(block)
+        self.by_level = {}  # TCK601
+        for level in range(depth):
+            self.by_level[str(level)] = nn.Linear(8, 8)
+""",
+            expected_replacement="""
+from torch import nn
+class Block(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.fc = nn.Linear(8, 8)
+class Net(Block):
+    def __init__(self, depth):
+        super().__init__()
+        self.blocks = nn.ModuleList()  # TCK601
+        for _ in range(depth):
+            block = Block()
+            self.blocks.append(block)
+        self.by_level = nn.ModuleDict()  # TCK601
+        for level in range(depth):
+            self.by_level[str(level)] = nn.Linear(8, 8)
+""",
+        ),
+        Invalid(
+            """
+import torch.nn
+class Experts(torch.nn.Module):
+    def __init__(self, n):
+        super().__init__()
+        self.by_id = {i: torch.nn.Linear(8, 8) for i in range(n)}  # TCK601
+"""
+        ),
+        Invalid(
+            """
+import torch.nn as tnn
+class Net(tnn.Module):
+    def __init__(self):
+        super().__init__()
+        self.layers = [tnn.Linear(8, 8), tnn.ReLU()]  # TCK601
+"""
+        ),
+    )
+
+    def is_element_call(self, call: cst.Call) -> bool:
+        return constructs_module(self, call)
+
+    def message_for(self, container: str) -> str:
+        return _LIST_MESSAGE if container == "list" else _DICT_MESSAGE
