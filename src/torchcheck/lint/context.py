@@ -369,7 +369,7 @@ class LintContext:
             return Kind.OPTIMIZER
         if qualified.startswith("torch.utils.data.") and last.endswith("Sampler"):
             return Kind.SAMPLER
-        if qualified.startswith("torch.nn.") and last[:1].isupper() and ".functional." not in qualified and ".init." not in qualified:
+        if torch_api.is_module_class_name(qualified):
             return Kind.LOSS_FUNCTION if last.endswith("Loss") else Kind.MODULE
         return None
 
@@ -518,8 +518,11 @@ class LintContext:
                 self._bind_import(local.value, f"{module}.{imported}")
 
     def visit_ClassDef(self, node: cst.ClassDef) -> None:
-        if any(self._is_module_base(base.value) for base in node.bases):
+        verdicts = [self._is_module_base(base.value) for base in node.bases]
+        if any(verdicts):
             self.module_classes.add(node.name.value)
+        elif verdicts and all(verdict is False for verdict in verdicts):
+            self.module_classes.discard(node.name.value)  # e.g. flax's or equinox's Module
         self._classes.append(node)
         self._scopes.append(Scope(node, is_class=True))
         self._frames.append(Frame())
@@ -532,13 +535,15 @@ class LintContext:
             _MODULE_CLASS if self.is_module_class(node) else Binding(kind=Kind.OTHER)
         )
 
-    def _is_module_base(self, base: cst.BaseExpression) -> bool:
+    def _is_module_base(self, base: cst.BaseExpression) -> bool | None:
+        """True/False when the base resolves; None when it is a name the file does not import."""
         qualified = self.qualified_name(base)
         if qualified is not None:
-            last = qualified.rsplit(".", 1)[-1]
-            return qualified.startswith("torch.nn.") and last[:1].isupper() and ".functional." not in qualified
+            return torch_api.is_module_class_name(qualified)
         name = dotted_name(base)
-        return name is not None and name.rsplit(".", 1)[-1] in self.module_classes
+        if name is not None and name.rsplit(".", 1)[-1] in self.module_classes:
+            return True
+        return None
 
     def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
         decorated_no_grad = any(

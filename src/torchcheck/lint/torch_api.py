@@ -77,3 +77,18 @@ MODULE_SELF_METHODS = frozenset(
 
 # Well-known DataLoader wrappers: iterating `tqdm(loader)` is iterating the loader.
 ITERATION_WRAPPERS = frozenset({"tqdm", "tqdm.tqdm", "tqdm.auto.tqdm", "enumerate", "iter", "zip"})
+
+# Capitalised torch.nn names that are not nn.Module subclasses.
+_NOT_MODULE_CLASSES = frozenset({"Parameter", "Buffer", "UninitializedParameter", "UninitializedBuffer"})
+_NOT_MODULE_PACKAGES = ("torch.nn.functional.", "torch.nn.init.", "torch.nn.utils.", "torch.nn.attention.", "torch.nn.parameter.")
+
+
+def is_module_class_name(qualified: str) -> bool:
+    """Whether ``qualified`` names an ``nn.Module`` class (``torch.nn.Linear``, ``torch.nn.Module``)."""
+    last = qualified.rsplit(".", 1)[-1]
+    return (
+        qualified.startswith("torch.nn.")
+        and last[:1].isupper()
+        and last not in _NOT_MODULE_CLASSES
+        and not qualified.startswith(_NOT_MODULE_PACKAGES)
+    )
