@@ -17,6 +17,7 @@ A name imported from two different places (``try: from torch import vmap`` /
 from __future__ import annotations
 
 import enum
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 import libcst as cst
@@ -115,7 +116,33 @@ class Frame:
     loops: list[cst.For | cst.While] = field(default_factory=list)
     no_grad_depth: int = 0
     grad_mode_unknown_depth: int = 0  # set_grad_enabled(flag) with a flag only known at run time
-    autocast_depth: int = 0
+    autocast: list[bool] = field(default_factory=list)  # enabled flag of each open autocast block
+
+
+def is_autocast_name(qualified: str | None) -> bool:
+    """``torch.autocast``, ``torch.amp.autocast``, ``torch.cuda.amp.autocast`` ..."""
+    return qualified is not None and qualified.startswith("torch.") and qualified.rsplit(".", 1)[-1] == "autocast"
+
+
+def autocast_enabled(qualified_name: Callable[[cst.BaseExpression], str | None], item: cst.WithItem) -> bool | None:
+    """None when ``item`` is not an autocast manager; False when it is literally disabled."""
+    expression = item.item
+    function = expression.func if isinstance(expression, cst.Call) else expression
+    qualified = qualified_name(function)
+    if not is_autocast_name(qualified):
+        return None
+    if not isinstance(expression, cst.Call):
+        return True
+    # torch.cuda/cpu.amp.autocast(enabled, dtype, ...); torch.autocast(device_type, dtype, enabled, ...)
+    position = 0 if qualified is not None and qualified.startswith(("torch.cuda.", "torch.cpu.")) else 2
+    positional = [argument for argument in expression.args if argument.keyword is None and not argument.star]
+    flag: cst.BaseExpression | None = None
+    for argument in expression.args:
+        if argument.keyword is not None and argument.keyword.value == "enabled":
+            flag = argument.value
+    if flag is None and len(positional) > position:
+        flag = positional[position].value
+    return not (isinstance(flag, cst.Name) and flag.value == "False")
 
 
 def _is_static(function: cst.FunctionDef) -> bool:
@@ -202,7 +229,10 @@ class LintContext:
 
     @property
     def in_autocast(self) -> bool:
-        return self._frames[-1].autocast_depth > 0
+        """Inside an *enabled* autocast block: the innermost one decides, so
+        ``autocast(enabled=False)`` (the idiom for a full-precision region) turns it off."""
+        autocast = self._frames[-1].autocast
+        return bool(autocast) and autocast[-1]
 
     @property
     def current_statement(self) -> cst.CSTNode | None:
@@ -620,9 +650,6 @@ class LintContext:
             expression = expression.func
         return self.qualified_name(expression)
 
-    def _is_autocast(self, qualified: str | None) -> bool:
-        return qualified is not None and qualified.rsplit(".", 1)[-1] == "autocast" and qualified.startswith("torch.")
-
     def _grad_mode_effect(self, item: cst.WithItem) -> str | None:
         """"off" for no_grad-like managers, "unknown" for set_grad_enabled(<not a literal>)."""
         qualified = self._context_manager_name(item)
@@ -645,8 +672,12 @@ class LintContext:
                 frame.no_grad_depth += step
             elif effect == "unknown":
                 frame.grad_mode_unknown_depth += step
-            if self._is_autocast(self._context_manager_name(item)):
-                frame.autocast_depth += step
+            enabled = autocast_enabled(self.qualified_name, item)
+            if enabled is not None:
+                if step > 0:
+                    frame.autocast.append(enabled)
+                else:
+                    frame.autocast.pop()
 
     def visit_With(self, node: cst.With) -> None:
         self._enter_with(node, +1)

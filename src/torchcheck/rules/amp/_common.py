@@ -18,68 +18,6 @@ from torchcheck.lint.rule import Rule
 BranchPath = tuple[tuple[cst.CSTNode, str], ...]
 
 
-def is_autocast_name(qualified: str | None) -> bool:
-    """``torch.autocast``, ``torch.amp.autocast``, ``torch.cuda.amp.autocast`` ..."""
-    return qualified is not None and qualified.startswith("torch.") and qualified.rsplit(".", 1)[-1] == "autocast"
-
-
-def autocast_item_enabled(context: LintContext, item: cst.WithItem) -> bool | None:
-    """None when ``item`` is not an autocast manager; False when it is literally disabled."""
-    expression = item.item
-    function = expression.func if isinstance(expression, cst.Call) else expression
-    qualified = context.qualified_name(function)
-    if not is_autocast_name(qualified):
-        return None
-    if not isinstance(expression, cst.Call):
-        return True
-    # torch.cuda/cpu.amp.autocast(enabled, dtype, ...); torch.autocast(device_type, dtype, enabled, ...)
-    position = 0 if qualified is not None and qualified.startswith(("torch.cuda.", "torch.cpu.")) else 2
-    positional = [argument for argument in expression.args if argument.keyword is None and not argument.star]
-    flag: cst.BaseExpression | None = None
-    for argument in expression.args:
-        if argument.keyword is not None and argument.keyword.value == "enabled":
-            flag = argument.value
-    if flag is None and len(positional) > position:
-        flag = positional[position].value
-    return not (isinstance(flag, cst.Name) and flag.value == "False")
-
-
-class AutocastRegions:
-    """Whether the walk is inside an *enabled* autocast block of the current function.
-
-    The innermost autocast manager decides: ``autocast(enabled=False)`` nested in an enabled
-    block turns autocast off for its body. Function and class bodies start outside autocast,
-    like the shared context's frames.
-    """
-
-    def __init__(self, context: LintContext) -> None:
-        self._context = context
-        self._frames: list[list[bool]] = [[]]
-        self._pushed: dict[cst.With, int] = {}
-
-    @property
-    def enabled(self) -> bool:
-        frame = self._frames[-1]
-        return bool(frame) and frame[-1]
-
-    def enter_scope(self) -> None:
-        self._frames.append([])
-
-    def leave_scope(self) -> None:
-        self._frames.pop()
-
-    def enter_with(self, node: cst.With) -> None:
-        states = (autocast_item_enabled(self._context, item) for item in node.items)
-        pushed = [state for state in states if state is not None]
-        if pushed:
-            self._frames[-1].extend(pushed)
-            self._pushed[node] = len(pushed)
-
-    def leave_with(self, node: cst.With) -> None:
-        frame = self._frames[-1]
-        del frame[len(frame) - self._pushed.pop(node, 0) :]
-
-
 class Branches:
     """The chain of ``if``/``else`` branches enclosing the node being visited.
 

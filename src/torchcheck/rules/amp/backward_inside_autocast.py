@@ -2,9 +2,8 @@ from __future__ import annotations
 
 import libcst as cst
 
-from torchcheck.lint.context import LintContext
 from torchcheck.lint.rule import Invalid, Rule, Valid
-from torchcheck.rules.amp._common import AutocastRegions, is_tensor_backward
+from torchcheck.rules.amp._common import is_tensor_backward
 
 
 class BackwardInsideAutocast(Rule):
@@ -136,28 +135,6 @@ with torch.amp.autocast("cuda"), torch.enable_grad():
         ),
     )
 
-    def __init__(self, context: LintContext) -> None:
-        super().__init__(context)
-        self._autocast = AutocastRegions(context)
-
-    def visit_With(self, node: cst.With) -> None:
-        self._autocast.enter_with(node)
-
-    def leave_With(self, node: cst.With) -> None:
-        self._autocast.leave_with(node)
-
-    def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
-        self._autocast.enter_scope()
-
-    def leave_FunctionDef(self, node: cst.FunctionDef) -> None:
-        self._autocast.leave_scope()
-
-    def visit_ClassDef(self, node: cst.ClassDef) -> None:
-        self._autocast.enter_scope()
-
-    def leave_ClassDef(self, node: cst.ClassDef) -> None:
-        self._autocast.leave_scope()
-
     def visit_Call(self, node: cst.Call) -> None:
-        if self._autocast.enabled and is_tensor_backward(self.context, node):
+        if self.context.in_autocast and is_tensor_backward(self.context, node):
             self.report(node)

@@ -2,9 +2,8 @@ from __future__ import annotations
 
 import libcst as cst
 
-from torchcheck.lint.context import TENSOR_KINDS, LintContext, method_call
+from torchcheck.lint.context import TENSOR_KINDS, method_call
 from torchcheck.lint.rule import Invalid, Rule, Valid
-from torchcheck.rules.amp._common import AutocastRegions
 
 _LOW_PRECISION_DTYPES = frozenset({"torch.float16", "torch.half", "torch.bfloat16"})
 _CAST_METHODS = frozenset({"half", "bfloat16"})
@@ -114,30 +113,8 @@ def forward(self, q, k):
         ),
     )
 
-    def __init__(self, context: LintContext) -> None:
-        super().__init__(context)
-        self._autocast = AutocastRegions(context)
-
-    def visit_With(self, node: cst.With) -> None:
-        self._autocast.enter_with(node)
-
-    def leave_With(self, node: cst.With) -> None:
-        self._autocast.leave_with(node)
-
-    def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
-        self._autocast.enter_scope()
-
-    def leave_FunctionDef(self, node: cst.FunctionDef) -> None:
-        self._autocast.leave_scope()
-
-    def visit_ClassDef(self, node: cst.ClassDef) -> None:
-        self._autocast.enter_scope()
-
-    def leave_ClassDef(self, node: cst.ClassDef) -> None:
-        self._autocast.leave_scope()
-
     def visit_Call(self, node: cst.Call) -> None:
-        if not self._autocast.enabled:
+        if not self.context.in_autocast:
             return
         receiver_method = method_call(node)
         if receiver_method is None or not self._is_low_precision_cast(node, receiver_method[1]):
