@@ -17,32 +17,10 @@ from torchcheck.lint import torch_api
 from torchcheck.lint.context import Kind, LintContext, dotted_name
 from torchcheck.lint.rule import Rule
 
-# Capitalised names under torch.nn that are not nn.Module classes.
-_NON_MODULE_CLASSES = frozenset(
-    {
-        "torch.nn.Parameter",
-        "torch.nn.UninitializedParameter",
-        "torch.nn.UninitializedBuffer",
-        "torch.nn.Buffer",
-    }
-)
-_NON_MODULE_PREFIXES = ("torch.nn.parameter.", "torch.nn.utils.", "torch.nn.attention.", "torch.nn.functional.", "torch.nn.init.")
-
 PARAMETER_CLASSES = frozenset({"torch.nn.Parameter", "torch.nn.parameter.Parameter"})
 
 # Calls that register a module, parameter or buffer under a name.
 REGISTERING_METHODS = frozenset({"add_module", "register_module", "register_parameter", "register_buffer"})
-
-
-def is_torch_module_class_name(qualified: str) -> bool:
-    """``torch.nn.Linear`` yes; ``torch.nn.Parameter``, ``torch.nn.utils.rnn.PackedSequence`` no."""
-    last = qualified.rsplit(".", 1)[-1]
-    return (
-        qualified.startswith("torch.nn.")
-        and last[:1].isupper()
-        and qualified not in _NON_MODULE_CLASSES
-        and not qualified.startswith(_NON_MODULE_PREFIXES)
-    )
 
 
 def nn_class_expression(rule: Rule, qualified: str) -> cst.BaseExpression | None:
@@ -150,7 +128,7 @@ class ModuleClassRule(Rule):
                 continue
             qualified = self.context.qualified_name(base.value)
             if qualified is not None:
-                if is_torch_module_class_name(qualified):
+                if torch_api.is_module_class_name(qualified):
                     return True
                 continue
             name = dotted_name(base.value)
@@ -514,7 +492,7 @@ def constructs_module(rule: Rule, call: cst.Call) -> bool:
     """
     qualified = rule.context.call_name(call)
     if qualified is not None:
-        return is_torch_module_class_name(qualified) and not qualified.endswith("Loss")
+        return torch_api.is_module_class_name(qualified) and not qualified.endswith("Loss")
     func = call.func
     if isinstance(func, cst.Name):
         return rule.context.kind_of(call) is Kind.MODULE
