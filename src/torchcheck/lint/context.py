@@ -197,6 +197,11 @@ class LintSettings:
 
     target_version: tuple[int, int] | None = None  # oldest supported PyTorch, e.g. (2, 1)
 
+    def has_torch_api(self, since: tuple[int, int] | None) -> bool:
+        """Whether an API added in PyTorch ``since`` exists in every version the project
+        supports (always, when no ``target-version`` is configured)."""
+        return since is None or self.target_version is None or self.target_version >= since
+
 
 class LintContext:
     """Scope-aware facts about the code, maintained during the shared walk."""

@@ -72,8 +72,13 @@ def _parse(source: bytes, text: str, filename: str) -> cst.Module | Diagnostic:
         return _problem(filename, f"file is too deeply nested to parse: {type(error).__name__}")
 
 
-def _rules_for(text: str, rules: Sequence[type[Rule]]) -> list[type[Rule]]:
-    return [rule for rule in rules if not rule.required_text or any(token in text for token in rule.required_text)]
+def _rules_for(text: str, rules: Sequence[type[Rule]], settings: LintSettings) -> list[type[Rule]]:
+    return [
+        rule
+        for rule in rules
+        if settings.has_torch_api(rule.requires_torch)
+        and (not rule.required_text or any(token in text for token in rule.required_text))
+    ]
 
 
 def collect_reports(module: cst.Module, rules: Sequence[type[Rule]], settings: LintSettings | None = None) -> list[Report]:
@@ -154,7 +159,7 @@ def _analyse(source: bytes, filename: str, rules: Sequence[type[Rule]], settings
     text = _decode(source, filename)
     if isinstance(text, Diagnostic):
         return [(text, None)], None, None
-    active = _rules_for(text, rules)
+    active = _rules_for(text, rules, settings or LintSettings())
     if not active or skips_file(text):
         return [], None, None  # cheap text checks first: most files are never parsed
     module = _parse(source, text, filename)

@@ -79,6 +79,12 @@ class Rule:
     # The rule can only fire when one of these substrings occurs in the source; files
     # that contain none of the enabled rules' substrings are not even parsed.
     required_text: ClassVar[tuple[str, ...]] = ()
+    # The PyTorch version that introduced the API this rule recommends: a project whose
+    # `target-version` is older cannot follow the advice, so the rule stays off for it.
+    requires_torch: ClassVar[tuple[int, int] | None] = None
+    # The TorchFix codes whose findings this rule reports (for the migration table and
+    # the parity test).
+    torchfix_codes: ClassVar[tuple[str, ...]] = ()
     VALID: ClassVar[tuple[Valid, ...]] = ()
     INVALID: ClassVar[tuple[Invalid, ...]] = ()
 
