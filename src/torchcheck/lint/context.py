@@ -8,7 +8,9 @@ the way up) and answers three questions about the code being visited:
 * **kinds** - what a name or expression holds: a tensor, a graph-attached tensor, a module,
   an optimizer, a scheduler, a GradScaler, a dataloader, a device ... or ``None`` when it
   does not know (rules then stay silent);
-* **where** - inside which loops, under ``no_grad``/``inference_mode``, inside which class.
+* **where** - inside which loops, under ``no_grad``/``inference_mode``, inside which class,
+  and inside compatibility code (an ``except`` handler, or an ``if`` that tests the PyTorch
+  version or probes for an API), where deliberate use of old APIs is not a mistake.
 
 A name imported from two different places (``try: from torch import vmap`` /
 ``except ImportError: from functorch import vmap``) is ambiguous and resolves to nothing.
@@ -17,6 +19,7 @@ A name imported from two different places (``try: from torch import vmap`` /
 from __future__ import annotations
 
 import enum
+import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
@@ -119,6 +122,17 @@ class Frame:
     autocast: list[bool] = field(default_factory=list)  # enabled flag of each open autocast block
 
 
+# An `if` that tests the torch version or probes for an API guards compatibility code.
+_VERSION_GUARD = re.compile(
+    r"version|(?:has|get)attr\(\s*torch\b|is_torch_|torch_(?:greater|less|ge|gt|lt|le|\d)", re.IGNORECASE
+)
+
+
+def source_text(node: cst.CSTNode) -> str:
+    """The code of one node."""
+    return cst.Module(body=[]).code_for_node(node)
+
+
 def is_autocast_name(qualified: str | None) -> bool:
     """``torch.autocast``, ``torch.amp.autocast``, ``torch.cuda.amp.autocast`` ..."""
     return qualified is not None and qualified.startswith("torch.") and qualified.rsplit(".", 1)[-1] == "autocast"
@@ -215,6 +229,9 @@ class LintContext:
         self._loop_calls: dict[cst.CSTNode, list[tuple[str, cst.Call]]] = {}
         self._dataloader_loops: set[cst.CSTNode] = set()
         self.module_classes: set[str] = set()
+        self._handler_depth = 0
+        self._conditions: list[cst.If | cst.IfExp] = []
+        self._version_guards: dict[cst.BaseExpression, bool] = {}
 
     # ----------------------------------------------------------------- where are we
     @property
@@ -238,6 +255,18 @@ class LintContext:
         ``autocast(enabled=False)`` (the idiom for a full-precision region) turns it off."""
         autocast = self._frames[-1].autocast
         return bool(autocast) and autocast[-1]
+
+    @property
+    def in_compatibility_code(self) -> bool:
+        """Inside an ``except`` handler or an ``if`` that tests the PyTorch version or probes
+        for an API (``hasattr(torch, ...)``): fallback code that uses old APIs on purpose."""
+        return self._handler_depth > 0 or any(self._is_version_guard(node.test) for node in self._conditions)
+
+    def _is_version_guard(self, test: cst.BaseExpression) -> bool:
+        guard = self._version_guards.get(test)
+        if guard is None:
+            guard = self._version_guards[test] = bool(_VERSION_GUARD.search(source_text(test)))
+        return guard
 
     @property
     def current_statement(self) -> cst.CSTNode | None:
@@ -692,6 +721,24 @@ class LintContext:
 
     def leave_With(self, node: cst.With) -> None:
         self._enter_with(node, -1)
+
+    def visit_ExceptHandler(self, node: cst.ExceptHandler) -> None:
+        self._handler_depth += 1
+
+    def leave_ExceptHandler(self, node: cst.ExceptHandler) -> None:
+        self._handler_depth -= 1
+
+    def visit_If(self, node: cst.If) -> None:
+        self._conditions.append(node)
+
+    def leave_If(self, node: cst.If) -> None:
+        self._conditions.pop()
+
+    def visit_IfExp(self, node: cst.IfExp) -> None:
+        self._conditions.append(node)
+
+    def leave_IfExp(self, node: cst.IfExp) -> None:
+        self._conditions.pop()
 
     def visit_SimpleStatementLine(self, node: cst.SimpleStatementLine) -> None:
         self._statements.append(node)

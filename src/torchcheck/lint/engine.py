@@ -48,7 +48,7 @@ def decode(source: bytes) -> str:
     """Decode like Python does: a BOM or a PEP 263 coding cookie, else UTF-8."""
     encoding, _ = tokenize.detect_encoding(io.BytesIO(source).readline)
     text = source.decode(encoding)
-    return text[1:] if text.startswith("\ufeff") else text
+    return text.removeprefix("\ufeff")
 
 
 def _decode(source: bytes, filename: str) -> str | Diagnostic:
@@ -169,7 +169,7 @@ def _analyse(source: bytes, filename: str, rules: Sequence[type[Rule]], settings
         reports = collect_reports(module, active, settings)
     except RecursionError:
         return [(_problem(filename, "file is too deeply nested to analyse"), None)], None, None
-    except Exception as error:  # a rule bug must not stop the run or hide the other files
+    except Exception as error:  # noqa: BLE001 - a rule bug must not stop the run or hide the other files
         message = f"internal error while linting ({type(error).__name__}: {error}); please report it"
         return [(_problem(filename, message), None)], None, None
     if not reports:

@@ -94,11 +94,6 @@ def is_tensor_backward(context: LintContext, call: cst.Call) -> bool:
     return not any(argument.keyword is None for argument in call.args)
 
 
-def source_text(node: cst.CSTNode) -> str:
-    """The code of one node (for comparing receivers like ``self.optimizer``)."""
-    return cst.Module(body=[]).code_for_node(node)
-
-
 class BranchAwareRule(Rule):
     """A rule base that keeps :attr:`branches` current (no code: not a rule itself)."""
 

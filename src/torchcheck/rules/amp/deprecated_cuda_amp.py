@@ -1,13 +1,11 @@
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 
 import libcst as cst
 
-from torchcheck.lint.context import LintContext
-from torchcheck.lint.rule import FixSafety, Invalid, Valid
-from torchcheck.rules.amp._common import BranchAwareRule, source_text
+from torchcheck.lint.context import LintContext, source_text
+from torchcheck.lint.rule import FixSafety, Invalid, Rule, Valid
 
 # deprecated qualified name -> (its torch.amp replacement, the device it implied)
 _DEPRECATED: dict[str, tuple[str, str]] = {
@@ -24,9 +22,6 @@ _DEPRECATED: dict[str, tuple[str, str]] = {
 # device_type first and dtype before enabled, so positional arguments become keywords.
 _AUTOCAST_POSITIONAL = ("enabled", "dtype", "cache_enabled")
 
-# An `if` that tests the torch version or probes for the new API guards compatibility code.
-_VERSION_GUARD = re.compile(r"version|(?:has|get)attr\(\s*torch\b|is_torch_|torch_(?:greater|less|ge|gt|lt|le|\d)", re.IGNORECASE)
-
 CALL_MESSAGE = "`{old}(...)` is deprecated; use `torch.amp.{new}(\"{device}\", ...)`"
 IMPORT_MESSAGE = "`{old}` is deprecated; use `torch.amp.{new}(\"{device}\", ...)` instead"
 
@@ -38,7 +33,7 @@ class _Import:
     qualified: str
 
 
-class DeprecatedCudaAmp(BranchAwareRule):
+class DeprecatedCudaAmp(Rule):
     """
     ## What it does
     Checks for `torch.cuda.amp.autocast(...)`, `torch.cuda.amp.GradScaler(...)`,
@@ -255,29 +250,7 @@ with amp.autocast(*flags):  # TCK301
 
     def __init__(self, context: LintContext) -> None:
         super().__init__(context)
-        self._handler_depth = 0
-        self._conditional_expressions: list[cst.IfExp] = []
         self._imports: list[list[_Import]] = []
-
-    # ------------------------------------------------------------------ compatibility guards
-    def visit_ExceptHandler(self, node: cst.ExceptHandler) -> None:
-        self._handler_depth += 1
-
-    def leave_ExceptHandler(self, node: cst.ExceptHandler) -> None:
-        self._handler_depth -= 1
-
-    def visit_IfExp(self, node: cst.IfExp) -> None:
-        self._conditional_expressions.append(node)
-
-    def leave_IfExp(self, node: cst.IfExp) -> None:
-        self._conditional_expressions.pop()
-
-    def _in_compatibility_code(self) -> bool:
-        if self._handler_depth:
-            return True
-        tests = [owner.test for owner, _ in self.branches.path if isinstance(owner, cst.If)]
-        tests.extend(expression.test for expression in self._conditional_expressions)
-        return any(_VERSION_GUARD.search(source_text(test)) for test in tests)
 
     # ------------------------------------------------------------------ imports
     def visit_Module(self, node: cst.Module) -> None:
@@ -302,7 +275,7 @@ with amp.autocast(*flags):  # TCK301
         if node.relative or node.module is None or isinstance(node.names, cst.ImportStar):
             return
         module = source_text(node.module)
-        if not module.startswith(("torch.cuda.amp", "torch.cpu.amp")) or self._in_compatibility_code():
+        if not module.startswith(("torch.cuda.amp", "torch.cpu.amp")) or self.context.in_compatibility_code:
             return
         for alias in node.names:
             qualified = f"{module}.{source_text(alias.name)}"
@@ -324,7 +297,7 @@ with amp.autocast(*flags):  # TCK301
     # ------------------------------------------------------------------ calls
     def visit_Call(self, node: cst.Call) -> None:
         qualified = self.context.call_name(node)
-        if qualified not in _DEPRECATED or self._in_compatibility_code():
+        if qualified not in _DEPRECATED or self.context.in_compatibility_code:
             return
         new, device = _DEPRECATED[qualified]
         message = CALL_MESSAGE.format(old=qualified, new=new, device=device)

@@ -4,9 +4,9 @@ from dataclasses import dataclass, field
 
 import libcst as cst
 
-from torchcheck.lint.context import Kind, LintContext, method_call
+from torchcheck.lint.context import Kind, LintContext, method_call, source_text
 from torchcheck.lint.rule import Invalid, Valid
-from torchcheck.rules.amp._common import BranchAwareRule, BranchPath, exclusive, is_scaler_call, source_text
+from torchcheck.rules.amp._common import BranchAwareRule, BranchPath, exclusive, is_scaler_call
 
 
 @dataclass

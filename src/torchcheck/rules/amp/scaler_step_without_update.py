@@ -4,9 +4,9 @@ from dataclasses import dataclass, field
 
 import libcst as cst
 
-from torchcheck.lint.context import Kind, LintContext, Loop, method_call
+from torchcheck.lint.context import Kind, LintContext, Loop, method_call, source_text
 from torchcheck.lint.rule import Invalid, Rule, Valid
-from torchcheck.rules.amp._common import is_scaler_call, source_text
+from torchcheck.rules.amp._common import is_scaler_call
 
 
 class ScalerStepWithoutUpdate(Rule):

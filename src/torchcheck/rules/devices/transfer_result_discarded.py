@@ -4,7 +4,7 @@ from dataclasses import dataclass, field
 
 import libcst as cst
 
-from torchcheck.lint.context import TENSOR_KINDS, LintContext
+from torchcheck.lint.context import TENSOR_KINDS, LintContext, source_text
 from torchcheck.lint.rule import FixSafety, Invalid, Rule, Valid
 
 # Tensor methods that return a converted copy (or the tensor itself) and never change it in place.
@@ -270,7 +270,7 @@ def apply(scores):
             return
         if self.context.kind_of(receiver) not in TENSOR_KINDS:
             return
-        message = self.message.format(method=method, receiver=_source(receiver))
+        message = self.message.format(method=method, receiver=source_text(receiver))
         if self._can_assign_back(receiver):
             assignment = cst.Assign(targets=[cst.AssignTarget(target=receiver)], value=call)
             self.report(node, message, replacement=assignment)
@@ -298,5 +298,3 @@ class _Scope:
     batch_names: set[str] = field(default_factory=set)
 
 
-def _source(expression: cst.BaseExpression) -> str:
-    return cst.Module(body=[]).code_for_node(expression)
