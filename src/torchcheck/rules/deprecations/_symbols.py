@@ -1,0 +1,203 @@
+"""The table of deprecated, removed and non-public APIs (``symbols.toml``) and the two rule
+shapes built on it: one reports calls of a listed API, the other imports of it.
+
+A rule class only says which ``status`` it covers; everything else comes from the table, so
+adding an API is one TOML entry.
+"""
+
+from __future__ import annotations
+
+import functools
+import sys
+from dataclasses import dataclass
+from importlib import resources
+from typing import ClassVar
+
+import libcst as cst
+
+from torchcheck.lint.context import LintContext, dotted_name
+from torchcheck.lint.rule import Rule
+
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # pragma: no cover - exercised on Python 3.10 only
+    import tomli as tomllib
+
+STATUSES = ("removed", "deprecated", "non-public")
+
+
+@dataclass(frozen=True)
+class Symbol:
+    """One row of ``symbols.toml``."""
+
+    name: str
+    status: str
+    replacement: str
+    rename: bool = False
+    max_args: int | None = None
+    since: tuple[int, int] | None = None
+    deprecated: str | None = None
+    removed: str | None = None
+    note: str | None = None
+
+    @property
+    def module(self) -> str:
+        return self.name.rpartition(".")[0]
+
+    @property
+    def attribute(self) -> str:
+        return self.name.rpartition(".")[2]
+
+    def advice(self) -> str:
+        advice = f"use `{self.replacement}`"
+        return f"{advice} ({self.note})" if self.note else advice
+
+    def renames_call(self, call: cst.Call) -> bool:
+        """The replacement is a drop-in for this call (same arguments, same meaning)."""
+        if not self.rename or any(argument.star for argument in call.args):
+            return False
+        return self.max_args is None or len(call.args) <= self.max_args
+
+
+def _version(text: str | None) -> tuple[int, int] | None:
+    if text is None:
+        return None
+    major, minor = text.split(".")
+    return int(major), int(minor)
+
+
+@functools.cache
+def symbols() -> dict[str, Symbol]:
+    """Every row of the table, by qualified name."""
+    raw = tomllib.loads(resources.files(__package__).joinpath("symbols.toml").read_text(encoding="utf-8"))
+    table = {}
+    for row in raw["symbol"]:
+        if row["status"] not in STATUSES:
+            raise ValueError(f"symbols.toml: {row['name']} has unknown status {row['status']!r}")
+        table[row["name"]] = Symbol(**{**row, "since": _version(row.get("since"))})
+    return table
+
+
+def symbols_with_status(status: str) -> dict[str, Symbol]:
+    return {name: symbol for name, symbol in symbols().items() if symbol.status == status}
+
+
+def _reference(qualified: str, near: cst.BaseExpression, context: LintContext) -> cst.BaseExpression | None:
+    """An expression that names ``qualified`` at this point of the code: through the alias the
+    old spelling already uses when it is a prefix (``F.upsample`` -> ``F.interpolate``), else
+    through a visible import of the top-level package (``torch.func.vmap``); None if neither."""
+    root = near
+    while isinstance(root, cst.Attribute):
+        root = root.value
+    candidates = [root.value] if isinstance(root, cst.Name) else []
+    candidates.append(qualified.partition(".")[0])
+    for local in candidates:
+        prefix = context.qualified_name(cst.Name(local))
+        if prefix is not None and (qualified + ".").startswith(prefix + "."):
+            return cst.parse_expression(local + qualified[len(prefix) :])
+    return None
+
+
+class SymbolTableRule(Rule):
+    """Base of the table-driven rules: the subclass names the ``status`` it reports."""
+
+    status: ClassVar[str]
+    required_text = ("torch",)  # every name in the table starts with `torch` or `functorch`
+
+    def _entry(self, qualified: str | None) -> Symbol | None:
+        symbol = symbols().get(qualified) if qualified is not None else None
+        if symbol is None or symbol.status != self.status or self.context.in_compatibility_code:
+            return None
+        return symbol if self.context.settings.has_torch_api(symbol.since) else None
+
+
+class SymbolCallRule(SymbolTableRule):
+    """Reports calls of a listed API; the fix renames drop-in replacements."""
+
+    template: ClassVar[str]  # formatted with the symbol's `name` and `advice`
+
+    def visit_Call(self, node: cst.Call) -> None:
+        symbol = self._entry(self.context.call_name(node))
+        if symbol is None:
+            return
+        message = self.template.format(name=symbol.name, advice=symbol.advice())
+        new_function = _reference(symbol.replacement, node.func, self.context) if symbol.renames_call(node) else None
+        if new_function is None:
+            self.report(node, message)
+        else:
+            self.report(node, message, replacement=new_function, replace_target=node.func)
+
+
+@dataclass(frozen=True)
+class _Imported:
+    statement: cst.ImportFrom
+    local: str
+    symbol: Symbol
+
+
+class SymbolImportRule(SymbolTableRule):
+    """Reports ``from module import name`` of a listed API, once the scope is complete: a name
+    also imported from somewhere else (a ``try``/``except ImportError`` fallback) is ambiguous
+    and left alone. The fix rewrites the module when every name moves unchanged to one place."""
+
+    template: ClassVar[str]  # formatted with `names` and `advice`
+
+    def __init__(self, context: LintContext) -> None:
+        super().__init__(context)
+        self._pending: list[list[_Imported]] = []
+
+    def visit_Module(self, node: cst.Module) -> None:
+        self._pending.append([])
+
+    def leave_Module(self, node: cst.Module) -> None:
+        self._report_scope()
+
+    def visit_ClassDef(self, node: cst.ClassDef) -> None:
+        self._pending.append([])
+
+    def leave_ClassDef(self, node: cst.ClassDef) -> None:
+        self._report_scope()
+
+    def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
+        self._pending.append([])
+
+    def leave_FunctionDef(self, node: cst.FunctionDef) -> None:
+        self._report_scope()
+
+    def visit_ImportFrom(self, node: cst.ImportFrom) -> None:
+        if node.relative or node.module is None or isinstance(node.names, cst.ImportStar):
+            return
+        module = dotted_name(node.module)
+        for alias in node.names:
+            symbol = self._entry(f"{module}.{dotted_name(alias.name)}")
+            local = alias.asname.name if alias.asname is not None else alias.name
+            if symbol is not None and isinstance(local, cst.Name):
+                self._pending[-1].append(_Imported(node, local.value, symbol))
+
+    def _report_scope(self) -> None:
+        by_statement: dict[cst.ImportFrom, list[Symbol]] = {}
+        for found in self._pending.pop():
+            if self.context.qualified_name(cst.Name(found.local)) == found.symbol.name:
+                by_statement.setdefault(found.statement, []).append(found.symbol)
+        for statement, found_symbols in by_statement.items():
+            names = ", ".join(f"`{symbol.name}`" for symbol in found_symbols)
+            advice = "; ".join(symbol.advice() for symbol in found_symbols)
+            message = self.template.format(names=names, advice=advice)
+            new_module = _moved_module(statement, found_symbols)
+            if new_module is None:
+                self.report(statement, message)
+            else:
+                self.report(statement, message, replacement=statement.with_changes(module=new_module))
+
+
+def _moved_module(statement: cst.ImportFrom, found: list[Symbol]) -> cst.Attribute | cst.Name | None:
+    """The new module when every name the statement imports moved, unrenamed, to one module."""
+    imported = statement.names
+    assert not isinstance(imported, cst.ImportStar)
+    moved = [symbol for symbol in found if symbol.rename and symbol.replacement.rpartition(".")[2] == symbol.attribute]
+    targets = {symbol.replacement.rpartition(".")[0] for symbol in moved}
+    if len(moved) != len(imported) or len(targets) != 1:
+        return None
+    new_module = cst.parse_expression(targets.pop())
+    assert isinstance(new_module, (cst.Attribute, cst.Name))
+    return new_module
