@@ -18,6 +18,8 @@ _DEPRECATED: dict[str, tuple[str, str]] = {
     "torch.cpu.amp.GradScaler": ("GradScaler", "cpu"),
     "torch.cpu.amp.grad_scaler.GradScaler": ("GradScaler", "cpu"),
 }
+# The PyTorch version that introduced each device-generic replacement.
+_REPLACEMENT_SINCE = {"autocast": (1, 10), "GradScaler": (2, 3)}
 # torch.cuda.amp.autocast(enabled, dtype, cache_enabled) - torch.amp.autocast takes
 # device_type first and dtype before enabled, so positional arguments become keywords.
 _AUTOCAST_POSITIONAL = ("enabled", "dtype", "cache_enabled")
@@ -48,7 +50,9 @@ class DeprecatedCudaAmp(Rule):
 
     Code that deliberately falls back to the old API for old PyTorch versions (inside an
     `except` handler, or under an `if` that checks the version or probes with `hasattr`)
-    is left alone, and so is a name imported from both the old and the new place.
+    is left alone, and so is a name imported from both the old and the new place. With a
+    `target-version` older than 2.3 (which introduced `torch.amp.GradScaler`) the scaler is
+    not reported, and older than 1.10 neither is `autocast`.
 
     ## Example
     ```python
@@ -291,13 +295,19 @@ with amp.autocast(*flags):  # TCK301
             if found.node in reported or self.context.qualified_name(cst.Name(found.local)) != found.qualified:
                 continue
             reported.add(found.node)
+            if not self._replacement_exists(found.qualified):
+                continue
             new, device = _DEPRECATED[found.qualified]
             self.report(found.node, IMPORT_MESSAGE.format(old=found.qualified, new=new, device=device))
+
+    def _replacement_exists(self, qualified: str) -> bool:
+        new, _ = _DEPRECATED[qualified]
+        return self.context.settings.has_torch_api(_REPLACEMENT_SINCE[new])
 
     # ------------------------------------------------------------------ calls
     def visit_Call(self, node: cst.Call) -> None:
         qualified = self.context.call_name(node)
-        if qualified not in _DEPRECATED or self.context.in_compatibility_code:
+        if qualified not in _DEPRECATED or self.context.in_compatibility_code or not self._replacement_exists(qualified):
             return
         new, device = _DEPRECATED[qualified]
         message = CALL_MESSAGE.format(old=qualified, new=new, device=device)

@@ -40,7 +40,8 @@ class LoadWithoutWeightsOnly(Rule):
     `weights_only`) are not reported. The fix is
     not offered when `**kwargs` is passed (which could already supply `weights_only=`;
     the rule stays silent there), nor when a `pickle_module` is given, which
-    `weights_only=True` refuses.
+    `weights_only=True` refuses. With a `target-version` older than 1.13, which introduced
+    `weights_only`, the rule is off.
 
     ## References
     - [`torch.load`](https://pytorch.org/docs/stable/generated/torch.load.html)
@@ -53,6 +54,8 @@ class LoadWithoutWeightsOnly(Rule):
     fix_title = "Pass `weights_only=True`"
     fix_safety = FixSafety.UNSAFE
     required_text = ("load(",)
+    requires_torch = (1, 13)
+    torchfix_codes = ("TOR102",)
 
     VALID = (
         Valid(

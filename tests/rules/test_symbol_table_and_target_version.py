@@ -97,3 +97,12 @@ def test_a_rule_is_off_when_the_target_version_predates_the_api_it_recommends(ru
     major, minor = rule.requires_torch
     assert _codes(example, rule.code, (major, minor))
     assert _codes(example, rule.code, (major, minor - 1) if minor else (major - 1, 99)) == []
+
+
+GRAD_SCALER = b"import torch\nscaler = torch.cuda.amp.GradScaler()\nwith torch.cuda.amp.autocast():\n    pass\n"
+
+
+def test_deprecated_amp_calls_are_reported_only_where_the_target_version_has_torch_amp() -> None:
+    assert _codes(GRAD_SCALER, "TCK301", (2, 3)) == ["TCK301", "TCK301"]
+    assert _codes(GRAD_SCALER, "TCK301", (2, 2)) == ["TCK301"]  # autocast only
+    assert _codes(GRAD_SCALER, "TCK301", (1, 9)) == []
