@@ -16,19 +16,21 @@ BENCH = Path(__file__).resolve().parent
 WORK = BENCH / "_corpus"
 TORCHFIX_VENV = WORK / "torchfix-venv"
 DEFAULT_PACKAGES = ("timm==1.0.31",)
+TORCHFIX_REQUIREMENT = "torchfix==0.7.0"
 
 
-def download(requirement: str) -> Path:
-    """Unpack the wheel for ``requirement`` into ``_corpus/<name>/`` and return that folder."""
+def download(requirement: str, work: Path = WORK) -> Path:
+    """Unpack the wheel for ``requirement`` into ``<work>/<name>/`` and return that folder."""
     name = requirement.split("==")[0].split(">")[0].split("<")[0]
-    target = WORK / name
+    target = work / name
     if target.exists():
         return target
-    wheels = WORK / "wheels"
+    wheels = work / "wheels"
     wheels.mkdir(parents=True, exist_ok=True)
     subprocess.run(
         [sys.executable, "-m", "pip", "download", "--no-deps", "--quiet", "-d", str(wheels), requirement],
         check=True,
+        stdout=sys.stderr,  # keep stdout for the caller's own output
     )
     wheel = next(w for w in sorted(wheels.glob("*.whl")) if w.name.lower().startswith(name.lower().replace("-", "_")))
     with zipfile.ZipFile(wheel) as archive:
@@ -42,12 +44,12 @@ def torch_files(folder: Path) -> list[Path]:
     return sorted(p for p in folder.rglob("*.py") if "torch" in p.read_text(encoding="utf-8", errors="replace"))
 
 
-def torchfix_python() -> Path:
+def torchfix_python(environment: Path = TORCHFIX_VENV) -> Path:
     """A private venv with TorchFix (it needs libcst<1.6 and PyYAML, never torch)."""
-    python = TORCHFIX_VENV / "bin" / "python"
+    python = environment / "bin" / "python"
     if not python.exists():
-        venv.EnvBuilder(with_pip=True).create(TORCHFIX_VENV)
+        venv.EnvBuilder(with_pip=True).create(environment)
         pip = [str(python), "-m", "pip", "install", "--quiet"]
-        subprocess.run([*pip, "--no-deps", "torchfix==0.7.0"], check=True)
-        subprocess.run([*pip, "libcst>=1.5,<1.6", "pyyaml", "flake8"], check=True)
+        subprocess.run([*pip, "--no-deps", TORCHFIX_REQUIREMENT], check=True, stdout=sys.stderr)
+        subprocess.run([*pip, "libcst>=1.5,<1.6", "pyyaml", "flake8"], check=True, stdout=sys.stderr)
     return python
