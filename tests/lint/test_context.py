@@ -99,3 +99,39 @@ def test_a_name_bound_to_something_unknown_is_unknown_unless_its_name_is_convent
         """
     )
     assert [kind for _, kind in seen] == [Kind.MODULE, None, Kind.OTHER]
+
+
+def test_enable_grad_inside_no_grad_turns_gradients_back_on() -> None:
+    seen = probe(
+        """
+        import torch
+        net = torch.nn.Linear(2, 2)
+        with torch.no_grad():
+            probe(net(x))
+            with torch.enable_grad():
+                probe(net(x))
+            with torch.inference_mode(False):
+                probe(net(x))
+            with torch.set_grad_enabled(True):
+                probe(net(x))
+            with torch.set_grad_enabled(flag):
+                probe(net(x))
+            probe(net(x))
+        with torch.inference_mode(mode=flag):
+            probe(net(x))
+
+        @torch.no_grad()
+        @torch.enable_grad()
+        def adapt(x):
+            probe(net(x))
+
+        @torch.enable_grad()
+        @torch.inference_mode
+        def frozen(x):
+            probe(net(x))
+        """
+    )
+    assert [kind for _, kind in seen] == [
+        Kind.TENSOR, Kind.GRAPH_TENSOR, Kind.GRAPH_TENSOR, Kind.GRAPH_TENSOR, None, Kind.TENSOR, None,
+        Kind.GRAPH_TENSOR, Kind.TENSOR,
+    ]

@@ -48,6 +48,15 @@ class Kind(enum.Enum):
 
 Loop = cst.For | cst.While
 
+
+class GradMode(enum.Enum):
+    """What a grad-mode manager or decorator does to ``torch.is_grad_enabled()``."""
+
+    ON = "on"  # enable_grad(), set_grad_enabled(True), inference_mode(False)
+    OFF = "off"  # no_grad(), inference_mode(), set_grad_enabled(False)
+    UNKNOWN = "unknown"  # set_grad_enabled(flag) / inference_mode(flag), flag known only at run time
+
+
 TENSOR_KINDS = frozenset({Kind.TENSOR, Kind.GRAPH_TENSOR})
 
 # Conventional names, used only when nothing stronger is known about a name.
@@ -117,8 +126,9 @@ class Frame:
     """Execution facts that reset at a function boundary."""
 
     loops: list[cst.For | cst.While] = field(default_factory=list)
-    no_grad_depth: int = 0
-    grad_mode_unknown_depth: int = 0  # set_grad_enabled(flag) with a flag only known at run time
+    # Open grad-mode regions (decorators first, then `with` blocks), outermost first: the
+    # innermost decides, so `enable_grad()` inside `no_grad()` turns gradients back on.
+    grad_modes: list[GradMode] = field(default_factory=list)
     autocast: list[bool] = field(default_factory=list)  # enabled flag of each open autocast block
 
 
@@ -157,6 +167,60 @@ def autocast_enabled(qualified_name: Callable[[cst.BaseExpression], str | None],
     if flag is None and len(positional) > position:
         flag = positional[position].value
     return not (isinstance(flag, cst.Name) and flag.value == "False")
+
+
+def _literal_bool(expression: cst.BaseExpression) -> bool | None:
+    if isinstance(expression, cst.Name) and expression.value in ("True", "False"):
+        return expression.value == "True"
+    return None
+
+
+def grad_mode_of(
+    qualified_name: Callable[[cst.BaseExpression], str | None], expression: cst.BaseExpression
+) -> GradMode | None:
+    """The grad mode that ``expression`` (a ``with`` item or a decorator) sets, or None when it
+    is not a grad-mode manager.
+
+    A bare name (``torch.no_grad`` without parentheses) counts as what it was meant to be:
+    as a decorator it works (PyTorch 2.1+); in a ``with`` it raises, and TCK110 reports it.
+    """
+    call = expression if isinstance(expression, cst.Call) else None
+    qualified = qualified_name(call.func if call is not None else expression)
+    if qualified in torch_api.ENABLE_GRAD_CONTEXTS:
+        return GradMode.ON
+    if qualified in torch_api.INFERENCE_MODE or qualified in torch_api.SET_GRAD_ENABLED:
+        if call is None:
+            return GradMode.OFF if qualified in torch_api.INFERENCE_MODE else None
+        flag = _argument(call, 0, "mode")
+        if flag is None:
+            # inference_mode() means mode=True; set_grad_enabled() without a mode is a TypeError
+            return GradMode.OFF if qualified in torch_api.INFERENCE_MODE else None
+        enabled = _literal_bool(flag.value) if not flag.star else None
+        if enabled is None:
+            return GradMode.UNKNOWN
+        # inference_mode(True) and set_grad_enabled(False) disable gradients
+        return GradMode.OFF if enabled == (qualified in torch_api.INFERENCE_MODE) else GradMode.ON
+    if qualified in torch_api.NO_GRAD_CONTEXTS:
+        return GradMode.OFF
+    return None
+
+
+def _argument(call: cst.Call, position: int, keyword: str) -> cst.Arg | None:
+    """The argument passed for parameter ``keyword`` (at ``position``); a star argument
+    that could supply it is returned as is (callers treat it as unknown)."""
+    for argument in call.args:
+        if argument.keyword is not None and argument.keyword.value == keyword:
+            return argument
+    positional = [argument for argument in call.args if argument.keyword is None]
+    for index, argument in enumerate(positional):
+        if argument.star:
+            return argument
+        if index == position:
+            return argument
+    for argument in call.args:
+        if argument.star == "**":
+            return argument
+    return None
 
 
 def _is_static(function: cst.FunctionDef) -> bool:
@@ -228,6 +292,7 @@ class LintContext:
         self._statements: list[cst.CSTNode] = []
         self._loop_calls: dict[cst.CSTNode, list[tuple[str, cst.Call]]] = {}
         self._dataloader_loops: set[cst.CSTNode] = set()
+        self._grad_regions: dict[cst.With, int] = {}  # how many grad modes each `with` opened
         self.module_classes: set[str] = set()
         self._handler_depth = 0
         self._conditions: list[cst.If | cst.IfExp] = []
@@ -241,13 +306,17 @@ class LintContext:
 
     @property
     def in_no_grad(self) -> bool:
-        return self._frames[-1].no_grad_depth > 0
+        """Gradients are certainly off here: the innermost grad-mode region (a ``with`` block
+        or a decorator of the current function) is ``no_grad()``, ``inference_mode()`` or
+        ``set_grad_enabled(False)``; an ``enable_grad()`` region nested in it is grad-enabled."""
+        modes = self._frames[-1].grad_modes
+        return bool(modes) and modes[-1] is GradMode.OFF
 
     @property
     def grad_maybe_disabled(self) -> bool:
         """Under no_grad, or under ``set_grad_enabled(flag)`` whose flag is unknown here."""
-        frame = self._frames[-1]
-        return frame.no_grad_depth > 0 or frame.grad_mode_unknown_depth > 0
+        modes = self._frames[-1].grad_modes
+        return bool(modes) and modes[-1] is not GradMode.ON
 
     @property
     def in_autocast(self) -> bool:
@@ -610,12 +679,10 @@ class LintContext:
         return None
 
     def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
-        decorated_no_grad = any(
-            self.qualified_name(_decorator_target(decorator)) in torch_api.NO_GRAD_CONTEXTS
-            for decorator in node.decorators
-        )
+        # The last decorator wraps the function first, so its mode is the innermost one.
+        modes = [grad_mode_of(self.qualified_name, decorator.decorator) for decorator in node.decorators]
         self._scopes.append(Scope(node))
-        self._frames.append(Frame(no_grad_depth=1 if decorated_no_grad else 0))
+        self._frames.append(Frame(grad_modes=[mode for mode in modes if mode is not None]))
         positional = (*node.params.posonly_params, *node.params.params)
         for param in (*positional, *node.params.kwonly_params):
             self.bind(param.name.value, self._annotation_kind(param.annotation))
@@ -678,34 +745,16 @@ class LintContext:
     def leave_While(self, node: cst.While) -> None:
         self._frames[-1].loops.pop()
 
-    def _context_manager_name(self, item: cst.WithItem) -> str | None:
-        expression = item.item
-        if isinstance(expression, cst.Call):
-            expression = expression.func
-        return self.qualified_name(expression)
-
-    def _grad_mode_effect(self, item: cst.WithItem) -> str | None:
-        """"off" for no_grad-like managers, "unknown" for set_grad_enabled(<not a literal>)."""
-        qualified = self._context_manager_name(item)
-        if qualified in torch_api.NO_GRAD_CONTEXTS:
-            return "off"
-        if qualified in torch_api.SET_GRAD_ENABLED and isinstance(item.item, cst.Call):
-            flag = item.item.args[0].value if item.item.args else None
-            if isinstance(flag, cst.Name) and flag.value == "True":
-                return None
-            if isinstance(flag, cst.Name) and flag.value == "False":
-                return "off"
-            return "unknown"
-        return None
-
     def _enter_with(self, node: cst.With, step: int) -> None:
         frame = self._frames[-1]
+        if step > 0:
+            modes = [grad_mode_of(self.qualified_name, item.item) for item in node.items]
+            opened = [mode for mode in modes if mode is not None]
+            frame.grad_modes.extend(opened)  # items are entered left to right
+            self._grad_regions[node] = len(opened)
+        else:
+            del frame.grad_modes[len(frame.grad_modes) - self._grad_regions.pop(node, 0) :]
         for item in node.items:
-            effect = self._grad_mode_effect(item)
-            if effect == "off":
-                frame.no_grad_depth += step
-            elif effect == "unknown":
-                frame.grad_mode_unknown_depth += step
             enabled = autocast_enabled(self.qualified_name, item)
             if enabled is not None:
                 if step > 0:

@@ -54,8 +54,11 @@ DATALOADERS = frozenset({"torch.utils.data.DataLoader", "torch.utils.data.datalo
 SAMPLERS_PREFIXES = ("torch.utils.data.",)
 DEVICE_CONSTRUCTORS = frozenset({"torch.device"})
 WRAPPING_MODULE_FUNCTIONS = frozenset({"torch.compile", "torch.jit.script", "torch.jit.trace"})
-NO_GRAD_CONTEXTS = frozenset({"torch.no_grad", "torch.inference_mode", "torch.autograd.no_grad", "torch.autograd.grad_mode.no_grad", "torch.autograd.grad_mode.inference_mode"})
-
+# Grad-mode managers (also decorators). `inference_mode(mode)` disables gradients only when
+# `mode` is true: `inference_mode(False)`, like `enable_grad()`, turns them back on.
+INFERENCE_MODE = frozenset({"torch.inference_mode", "torch.autograd.inference_mode", "torch.autograd.grad_mode.inference_mode"})
+NO_GRAD_CONTEXTS = frozenset({"torch.no_grad", "torch.autograd.no_grad", "torch.autograd.grad_mode.no_grad"}) | INFERENCE_MODE
+ENABLE_GRAD_CONTEXTS = frozenset({"torch.enable_grad", "torch.autograd.enable_grad", "torch.autograd.grad_mode.enable_grad"})
 SET_GRAD_ENABLED = frozenset({"torch.set_grad_enabled", "torch.autograd.set_grad_enabled", "torch.autograd.grad_mode.set_grad_enabled"})
 
 DTYPES = frozenset(

@@ -1,0 +1,170 @@
+from __future__ import annotations
+
+import libcst as cst
+
+from torchcheck.lint import torch_api
+from torchcheck.lint.context import keyword_argument, method_call
+from torchcheck.lint.rule import Invalid, Rule, Valid
+
+# softmax(input, dim=None, _stacklevel=3, dtype=None): a missing dim is guessed (deprecated).
+_FUNCTIONAL = frozenset(f"torch.nn.functional.{name}" for name in ("softmax", "log_softmax", "softmin"))
+# nn.Softmax(dim=None): the module guesses the same way when it is called.
+_MODULES = frozenset({"Softmax", "LogSoftmax", "Softmin"})
+# softmax(input, dim, *, dtype=None): dim is required, a missing one is a TypeError.
+_REQUIRED_DIM = frozenset(
+    {"torch.softmax", "torch.log_softmax", "torch.special.softmax", "torch.special.log_softmax"}
+)
+_TENSOR_METHODS = frozenset({"softmax", "log_softmax"})  # Tensor.softmax(dim): dim required
+
+_IMPLICIT = (
+    "Softmax without `dim`: the implicit dimension is deprecated and is 0 (the batch axis) "
+    "for 0-D, 1-D and 3-D input; pass `dim=` explicitly"
+)
+_MISSING = "Softmax without `dim`: `dim` is required here, so this call raises TypeError; pass `dim=`"
+
+
+def _dim_missing(call: cst.Call, position: int) -> bool:
+    """No ``dim`` passed (or a literal ``None``); False when ``*args``/``**kwargs`` could pass it."""
+    if any(argument.star for argument in call.args):
+        return False
+    argument = keyword_argument(call, "dim")
+    if argument is None:
+        positional = [argument for argument in call.args if argument.keyword is None]
+        argument = positional[position] if len(positional) > position else None
+    return argument is None or (isinstance(argument.value, cst.Name) and argument.value.value == "None")
+
+
+class SoftmaxWithoutDim(Rule):
+    """
+    ## What it does
+    Checks for `F.softmax`, `F.log_softmax`, `F.softmin`, `nn.Softmax()`, `nn.LogSoftmax()`
+    and `nn.Softmin()` without `dim` (or with `dim=None`), and for `torch.softmax`,
+    `torch.log_softmax` and the `tensor.softmax()` / `tensor.log_softmax()` methods without
+    `dim`.
+
+    ## Why is this bad?
+    Softmax normalises along one axis, and which axis is the whole meaning of the result.
+    Without `dim`, the functional and module forms fall back to a deprecated guess: `dim=0`
+    for 0-D, 1-D and 3-D input and `dim=1` otherwise. For a `(batch, seq, vocab)` tensor
+    that normalises across the *batch*: the code runs, only emits a deprecation warning,
+    and the probabilities are silently wrong. `torch.softmax` and the tensor methods have
+    no guess at all: without `dim` they raise `TypeError`. Always pass `dim` (usually
+    `dim=-1`).
+
+    ## Example
+    ```python
+    probabilities = F.softmax(logits)
+    self.attend = nn.Softmax()
+    ```
+
+    Use instead:
+    ```python
+    probabilities = F.softmax(logits, dim=-1)
+    self.attend = nn.Softmax(dim=-1)
+    ```
+
+    ## Fix safety
+    There is no automatic fix: the right axis depends on the tensor's layout, and the
+    deprecated guess is not necessarily the axis that was meant.
+
+    ## References
+    - [`torch.nn.functional.softmax`](https://pytorch.org/docs/stable/generated/torch.nn.functional.softmax.html)
+    - [`torch.nn.Softmax`](https://pytorch.org/docs/stable/generated/torch.nn.Softmax.html)
+    - [`torch.softmax`](https://pytorch.org/docs/stable/generated/torch.softmax.html)
+    """
+
+    code = "TCK608"
+    name = "softmax-without-dim"
+    message = _IMPLICIT
+    required_text = ("softmax", "Softmax", "softmin", "Softmin")
+
+    VALID = (
+        Valid(
+            """
+import torch
+import torch.nn as nn
+import torch.nn.functional as F
+
+probabilities = F.softmax(logits, dim=-1)
+log_probabilities = F.log_softmax(logits, -1, dtype=torch.float32)
+attention = torch.softmax(scores, dim=-1)
+weights = scores.softmax(-1)
+self_attend = nn.Softmax(dim=1)
+head = nn.LogSoftmax(-1)
+spatial = nn.Softmax2d()
+samples = F.gumbel_softmax(logits, tau=0.5)
+"""
+        ),
+        Valid(
+            """
+import torch.nn.functional as F
+from scipy.special import softmax
+import jax
+
+def normalise(x, *args, **kwargs):
+    a = F.softmax(x, *args)
+    b = F.log_softmax(x, **kwargs)
+    return a, b, softmax(x), jax.nn.softmax(x)
+
+class Logits:
+    def softmax(self):
+        return self
+Logits().softmax()
+"""
+        ),
+    )
+    INVALID = (
+        Invalid(
+            """
+import torch
+import torch.nn as nn
+import torch.nn.functional as F
+
+class Attention(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.attend = nn.Softmax()  # TCK608
+        self.log = nn.LogSoftmax(dim=None)  # TCK608
+
+    def forward(self, q, k):
+        scores = q @ k.transpose(-2, -1)
+        weights = F.softmax(scores)  # TCK608
+        return F.log_softmax(scores, dtype=torch.float32) + weights  # TCK608
+"""
+        ),
+        Invalid(
+            """
+import torch as T
+from torch.nn import Softmin
+from torch.nn.functional import softmin
+
+x = T.randn(4, 10)
+probabilities = T.softmax(x)  # TCK608
+also = x.log_softmax()  # TCK608
+least = softmin(x)  # TCK608
+layer = Softmin()  # TCK608
+"""
+        ),
+    )
+
+    def visit_Call(self, node: cst.Call) -> None:
+        qualified = self.context.call_name(node)
+        if qualified is None:
+            receiver_method = method_call(node)
+            if (
+                receiver_method is None
+                or receiver_method[1] not in _TENSOR_METHODS
+                or not self.context.is_tensor(receiver_method[0])
+            ):
+                return
+            position, message = 0, _MISSING  # tensor.softmax(dim)
+        elif qualified in _FUNCTIONAL:
+            position, message = 1, _IMPLICIT
+        elif qualified in _REQUIRED_DIM:
+            position, message = 1, _MISSING
+        elif torch_api.is_module_class_name(qualified) and qualified.rsplit(".", 1)[-1] in _MODULES:
+            position, message = 0, _IMPLICIT
+        else:
+            return
+        if _dim_missing(node, position):
+            self.report(node, message)
