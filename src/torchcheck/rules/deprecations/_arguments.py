@@ -1,0 +1,77 @@
+"""Argument-list edits shared by the TCK9xx rules that add or replace keyword arguments.
+
+Both helpers keep the call's layout: a one-line call stays on one line, and a call with one
+argument per line and a trailing comma gets the new argument on its own line, with the
+trailing comma kept.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import libcst as cst
+
+_NO_SPACE = cst.SimpleWhitespace("")
+_ONE_SPACE = cst.SimpleWhitespace(" ")
+
+
+def keyword(name: str, value: cst.BaseExpression) -> cst.Arg:
+    """``name=value``, spelled the PEP 8 way (no spaces around ``=``)."""
+    return cst.Arg(
+        value=value,
+        keyword=cst.Name(name),
+        equal=cst.AssignEqual(whitespace_before=_NO_SPACE, whitespace_after=_NO_SPACE),
+    )
+
+
+def with_keyword_appended(call: cst.Call, argument: cst.Arg) -> cst.Call:
+    """``call`` with ``argument`` added after its last argument."""
+    arguments = list(call.args)
+    if not arguments:
+        return call.with_changes(args=[argument])
+    last = arguments[-1]
+    separator = cst.Comma(whitespace_after=_ONE_SPACE)
+    previous = arguments[-2].comma if len(arguments) > 1 else None
+    if isinstance(last.comma, cst.Comma):  # a trailing comma: the new argument takes it over
+        argument = argument.with_changes(comma=last.comma)
+        if isinstance(previous, cst.Comma):
+            separator = _line_break_like(previous)  # the layout between the other arguments
+        elif isinstance(call.whitespace_before_args, cst.ParenthesizedWhitespace):
+            separator = cst.Comma(whitespace_after=call.whitespace_before_args)
+    else:
+        if isinstance(previous, cst.Comma) and isinstance(previous.whitespace_after, cst.ParenthesizedWhitespace):
+            separator = _line_break_like(previous)  # one argument per line, no trailing comma
+        argument = argument.with_changes(whitespace_after_arg=last.whitespace_after_arg)
+        last = last.with_changes(whitespace_after_arg=_NO_SPACE)
+    arguments[-1] = last.with_changes(comma=separator)
+    return call.with_changes(args=[*arguments, argument])
+
+
+def _line_break_like(comma: cst.Comma) -> cst.Comma:
+    """A comma followed by the same line break and indentation as ``comma``, minus comments."""
+    after = comma.whitespace_after
+    if not isinstance(after, cst.ParenthesizedWhitespace):
+        return comma
+    clean = cst.ParenthesizedWhitespace(indent=after.indent, last_line=after.last_line)
+    return comma.with_changes(whitespace_after=clean)
+
+
+def with_arguments_replaced(call: cst.Call, removed: Sequence[cst.Arg], replacement: cst.Arg) -> cst.Call:
+    """``call`` with ``replacement`` in place of the first of ``removed`` and the others dropped.
+
+    Each argument keeps its own comma, so the separators (and line breaks) between the
+    remaining arguments stay as they were; the new last argument ends like the old last one.
+    """
+    original = list(call.args)
+    first = removed[0]
+    arguments: list[cst.Arg] = []
+    for argument in original:
+        if argument is first:
+            arguments.append(replacement.with_changes(comma=argument.comma, whitespace_after_arg=argument.whitespace_after_arg))
+        elif not any(argument is other for other in removed):
+            arguments.append(argument)
+    if arguments and arguments[-1] is not original[-1]:
+        arguments[-1] = arguments[-1].with_changes(
+            comma=original[-1].comma, whitespace_after_arg=original[-1].whitespace_after_arg
+        )
+    return call.with_changes(args=arguments)
