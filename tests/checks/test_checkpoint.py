@@ -13,11 +13,9 @@ from torch import nn
 
 from torchcheck import CheckFailed, assert_checkpoint_roundtrip, assert_resume_equivalent
 from torchcheck.checks.checkpoint import load_checkpoint, save_checkpoint
-
 from torchcheck.checks.state import preserved_state
 
 from ._helpers import process_state_unchanged
-
 
 # ---------------------------------------------------------------- roundtrip
 

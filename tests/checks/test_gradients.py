@@ -8,7 +8,6 @@ from torchcheck import CheckFailed, assert_batch_independent, assert_gradcheck, 
 
 from ._helpers import module_unchanged, process_state_unchanged
 
-
 # ------------------------------------------------------------------ gradcheck
 
 

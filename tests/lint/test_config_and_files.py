@@ -45,8 +45,8 @@ def test_nearest_pyproject_with_a_torchcheck_section_wins(tmp_path: Path) -> Non
 
 def test_extend_select_enables_opt_in_rules_and_all_selects_everything(tmp_path: Path) -> None:
     write(tmp_path / "a.py", MISTAKE)
-    from torchcheck.lint.api import select_rules
     from torchcheck.config import Config
+    from torchcheck.lint.api import select_rules
     from torchcheck.lint.registry import all_rules
 
     everything = select_rules(LintOptions(select=("ALL",)), Config(root=tmp_path))

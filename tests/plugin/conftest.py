@@ -9,6 +9,7 @@ import pytest
 # twice in one process. So import everything the plugin loads lazily here, once, and
 # run one seeded block to pull in torch's lazy imports, so they outlive every inner run.
 import torch  # noqa: F401
+
 import torchcheck.checks.devices  # noqa: F401
 import torchcheck.checks.state  # noqa: F401
 from torchcheck.checks.seeding import seeded

@@ -5,6 +5,7 @@ from dataclasses import dataclass
 import libcst as cst
 
 from torchcheck.lint.context import LintContext, source_text
+from torchcheck.lint.edits import keyword
 from torchcheck.lint.rule import FixSafety, Invalid, Rule, Valid
 
 # deprecated qualified name -> (its torch.amp replacement, the device it implied)
@@ -347,10 +348,8 @@ def _new_arguments(call: cst.Call, device: str, *, convert_positional: bool) -> 
         if argument.keyword is None and not argument.star and convert_positional:
             if position >= len(_AUTOCAST_POSITIONAL):
                 return None
-            argument = argument.with_changes(
-                keyword=cst.Name(_AUTOCAST_POSITIONAL[position]),
-                equal=cst.AssignEqual(whitespace_before=cst.SimpleWhitespace(""), whitespace_after=cst.SimpleWhitespace("")),
-            )
+            named = keyword(_AUTOCAST_POSITIONAL[position], argument.value)
+            argument = named.with_changes(comma=argument.comma, whitespace_after_arg=argument.whitespace_after_arg)
             position += 1
         arguments.append(argument)
     device_argument = cst.Arg(value=cst.SimpleString(f'"{device}"'))

@@ -3,6 +3,7 @@ from __future__ import annotations
 import libcst as cst
 
 from torchcheck.lint.context import LintContext, has_star_kwargs, keyword_argument
+from torchcheck.lint.edits import keyword, with_keyword_appended
 from torchcheck.lint.rule import FixSafety, Invalid, Rule, Valid
 from torchcheck.rules.checkpoint._common import TORCH_LOAD
 
@@ -200,23 +201,4 @@ def _can_add_weights_only(call: cst.Call) -> bool:
 
 
 def _with_weights_only(call: cst.Call) -> cst.Call:
-    """Append ``weights_only=True``, keeping a trailing comma and one-argument-per-line layout."""
-    keyword = cst.Arg(
-        value=cst.Name("True"),
-        keyword=cst.Name("weights_only"),
-        equal=cst.AssignEqual(whitespace_before=cst.SimpleWhitespace(""), whitespace_after=cst.SimpleWhitespace("")),
-    )
-    arguments = list(call.args)
-    if not arguments:
-        return call.with_changes(args=[keyword])
-    last = arguments[-1]
-    separator = cst.Comma(whitespace_after=cst.SimpleWhitespace(" "))
-    if isinstance(last.comma, cst.Comma):  # a trailing comma: the new argument takes it over
-        keyword = keyword.with_changes(comma=last.comma)
-        previous = arguments[-2].comma if len(arguments) > 1 else None
-        if isinstance(previous, cst.Comma):
-            separator = previous
-        elif isinstance(call.whitespace_before_args, cst.ParenthesizedWhitespace):
-            separator = cst.Comma(whitespace_after=call.whitespace_before_args)
-    arguments[-1] = last.with_changes(comma=separator)
-    return call.with_changes(args=[*arguments, keyword])
+    return with_keyword_appended(call, keyword("weights_only", cst.Name("True")))

@@ -8,7 +8,6 @@ import libcst as cst
 from torchcheck.lint.context import Kind, LintContext, keyword_argument
 from torchcheck.lint.rule import Invalid, Rule, Valid
 
-
 # Names that show the code compares state-dict keys by hand.
 _KEY_CHECK_NAMES = re.compile(r"missing|unexpected", re.IGNORECASE)
 

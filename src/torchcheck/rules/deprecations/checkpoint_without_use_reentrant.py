@@ -3,8 +3,8 @@ from __future__ import annotations
 import libcst as cst
 
 from torchcheck.lint.context import has_star_kwargs, keyword_argument
+from torchcheck.lint.edits import keyword, with_keyword_appended
 from torchcheck.lint.rule import FixSafety, Invalid, Rule, Valid
-from torchcheck.rules.deprecations._arguments import keyword, with_keyword_appended
 
 _CHECKPOINT = frozenset({"torch.utils.checkpoint.checkpoint"})
 _CHECKPOINT_SEQUENTIAL = frozenset({"torch.utils.checkpoint.checkpoint_sequential"})

@@ -4,6 +4,7 @@ import libcst as cst
 
 from torchcheck.lint import torch_api
 from torchcheck.lint.context import Kind, has_star_kwargs, keyword_argument, method_call
+from torchcheck.lint.edits import keyword, with_keyword_appended
 from torchcheck.lint.rule import FixSafety, Invalid, Rule, Valid
 
 # Factories that accept device= (from_numpy shares the array's memory; the sampling
@@ -185,12 +186,4 @@ x = torch.arange(10, device=torch.device("cuda"))  # TCK201
 
 
 def _with_device(factory: cst.Call, device: cst.BaseExpression) -> cst.Call:
-    arguments = list(factory.args)
-    if arguments:
-        arguments[-1] = arguments[-1].with_changes(comma=cst.Comma(whitespace_after=cst.SimpleWhitespace(" ")))
-    device_argument = cst.Arg(
-        value=device,
-        keyword=cst.Name("device"),
-        equal=cst.AssignEqual(whitespace_before=cst.SimpleWhitespace(""), whitespace_after=cst.SimpleWhitespace("")),
-    )
-    return factory.with_changes(args=[*arguments, device_argument])
+    return with_keyword_appended(factory, keyword("device", device))

@@ -3,6 +3,7 @@ from __future__ import annotations
 import libcst as cst
 
 from torchcheck.lint.context import LintContext, has_star_kwargs, keyword_argument
+from torchcheck.lint.edits import keyword, with_keyword_appended
 from torchcheck.lint.rule import FixSafety, Invalid, Valid
 from torchcheck.rules.modules._common import ModuleClassRule
 
@@ -264,21 +265,5 @@ class Encoder(torch.nn.Module):
 
 
 def _with_training(call: cst.Call, self_name: str) -> cst.Call:
-    training = cst.Arg(
-        value=cst.Attribute(value=cst.Name(self_name), attr=cst.Name("training")),
-        keyword=cst.Name("training"),
-        equal=cst.AssignEqual(whitespace_before=cst.SimpleWhitespace(""), whitespace_after=cst.SimpleWhitespace("")),
-    )
-    arguments = list(call.args)
-    if not arguments:
-        return call.with_changes(args=[training])
-    last = arguments[-1]
-    if isinstance(last.comma, cst.Comma):
-        # A trailing comma (usually one argument per line): repeat the layout of the line.
-        separator = arguments[-2].comma if len(arguments) > 1 and isinstance(arguments[-2].comma, cst.Comma) else cst.Comma(
-            whitespace_after=cst.SimpleWhitespace(" ")
-        )
-        arguments[-1] = last.with_changes(comma=separator)
-        return call.with_changes(args=[*arguments, training.with_changes(comma=last.comma)])
-    arguments[-1] = last.with_changes(comma=cst.Comma(whitespace_after=cst.SimpleWhitespace(" ")))
-    return call.with_changes(args=[*arguments, training])
+    training = cst.Attribute(value=cst.Name(self_name), attr=cst.Name("training"))
+    return with_keyword_appended(call, keyword("training", training))

@@ -4,6 +4,7 @@ import libcst as cst
 
 from torchcheck.lint import torch_api
 from torchcheck.lint.context import Kind, has_star_kwargs, keyword_argument, method_call
+from torchcheck.lint.edits import keyword, with_keyword_appended
 from torchcheck.lint.rule import FixSafety, Invalid, Rule, Valid
 from torchcheck.rules.devices.transfer_after_construction import is_device_expression
 
@@ -264,17 +265,9 @@ class Scale(nn.Module):
 def _with_keywords(factory: cst.Call, moves: list[tuple[str, cst.BaseExpression]]) -> cst.Call | None:
     if has_star_kwargs(factory) or not moves:
         return None
-    keywords = [keyword for keyword, _ in moves]
-    if len(set(keywords)) != len(keywords) or any(keyword_argument(factory, keyword) for keyword in keywords):
+    names = [name for name, _ in moves]
+    if len(set(names)) != len(names) or any(keyword_argument(factory, name) for name in names):
         return None
-    arguments = list(factory.args)
-    space = cst.Comma(whitespace_after=cst.SimpleWhitespace(" "))
-    if arguments:
-        arguments[-1] = arguments[-1].with_changes(comma=space)
-    no_space = cst.AssignEqual(whitespace_before=cst.SimpleWhitespace(""), whitespace_after=cst.SimpleWhitespace(""))
-    for index, (keyword, value) in enumerate(moves):
-        last = index == len(moves) - 1
-        arguments.append(
-            cst.Arg(value=value, keyword=cst.Name(keyword), equal=no_space, comma=cst.MaybeSentinel.DEFAULT if last else space)
-        )
-    return factory.with_changes(args=arguments)
+    for name, value in moves:
+        factory = with_keyword_appended(factory, keyword(name, value))
+    return factory

@@ -1,4 +1,4 @@
-"""Argument-list edits shared by the TCK9xx rules that add or replace keyword arguments.
+"""Argument-list edits shared by fixes that add or replace keyword arguments.
 
 Both helpers keep the call's layout: a one-line call stays on one line, and a call with one
 argument per line and a trailing comma gets the new argument on its own line, with the
