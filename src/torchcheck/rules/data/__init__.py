@@ -1,0 +1,1 @@
+"""TCK8xx: data loading."""

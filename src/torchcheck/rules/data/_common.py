@@ -1,0 +1,278 @@
+"""What the data-loading rules share: reading a ``DataLoader(...)`` call's arguments.
+
+``DataLoader``'s first thirteen parameters can be passed by position, so "is ``num_workers``
+given?" means "as a keyword, or as the sixth positional argument". A ``*args`` could supply
+any positional parameter not visibly given (and shifts every positional argument after it
+to an unknown place); a ``**kwargs`` could supply any parameter at all. Rules about a value
+that is *missing* must ask :meth:`CallArguments.may_be_given` and stay silent when it is
+true without being visible.
+
+The module also answers "can this expression be ``None``?" for a local name, by looking at
+every assignment to it in its scope (flow-insensitively): ``sampler = None`` in one branch
+and ``sampler = DistributedSampler(ds)`` in the other means the name may be ``None``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass
+
+import libcst as cst
+
+from torchcheck.lint.context import LintContext, dotted_name
+from torchcheck.lint.rule import Rule
+from torchcheck.lint.torch_api import DATALOADERS
+from torchcheck.lint.walker import children
+
+# torch.utils.data.DataLoader's parameters that may be passed by position, in order
+# (the rest - prefetch_factor, persistent_workers, pin_memory_device, in_order - are
+# keyword-only).
+DATALOADER_POSITIONAL = (
+    "dataset",
+    "batch_size",
+    "shuffle",
+    "sampler",
+    "batch_sampler",
+    "num_workers",
+    "collate_fn",
+    "pin_memory",
+    "drop_last",
+    "timeout",
+    "worker_init_fn",
+    "multiprocessing_context",
+    "generator",
+)
+
+DISTRIBUTED_SAMPLERS = frozenset(
+    {"torch.utils.data.DistributedSampler", "torch.utils.data.distributed.DistributedSampler"}
+)
+DISTRIBUTED_SAMPLER_POSITIONAL = ("dataset", "num_replicas", "rank", "shuffle", "seed", "drop_last")
+
+
+@dataclass(frozen=True)
+class CallArguments:
+    """The arguments of one call, by parameter name, plus what ``*args``/``**kwargs`` hide."""
+
+    values: Mapping[str, cst.BaseExpression]
+    positional_names: tuple[str, ...]
+    star_args: bool = False  # a `*args`: positional parameters not visibly given may come from it
+    star_kwargs: bool = False  # a `**kwargs`: any parameter not visibly given may come from it
+
+    def get(self, name: str) -> cst.BaseExpression | None:
+        """The expression visibly passed for ``name``, or None."""
+        return self.values.get(name)
+
+    def may_be_given(self, name: str) -> bool:
+        """Whether ``name`` is passed, visibly or possibly through ``*args``/``**kwargs``."""
+        if name in self.values or self.star_kwargs:
+            return True
+        return self.star_args and name in self.positional_names
+
+    def is_absent(self, name: str) -> bool:
+        """Whether ``name`` is certainly not passed (so it takes its default)."""
+        return not self.may_be_given(name)
+
+
+def call_arguments(call: cst.Call, positional_names: tuple[str, ...]) -> CallArguments:
+    """Map ``call``'s arguments to parameter names (positional ones through ``positional_names``)."""
+    values: dict[str, cst.BaseExpression] = {}
+    star_args = star_kwargs = False
+    index = 0
+    for argument in call.args:
+        if argument.star == "**":
+            star_kwargs = True
+        elif argument.star == "*":
+            star_args = True  # later positional arguments land at unknown places
+        elif argument.keyword is not None:
+            values[argument.keyword.value] = argument.value
+        elif not star_args and index < len(positional_names):
+            values[positional_names[index]] = argument.value
+            index += 1
+    return CallArguments(values, positional_names, star_args, star_kwargs)
+
+
+def is_dataloader_call(context: LintContext, call: cst.Call) -> bool:
+    """``torch.utils.data.DataLoader(...)`` under any import alias (not subclasses)."""
+    return context.call_name(call) in DATALOADERS
+
+
+def dataloader_arguments(call: cst.Call) -> CallArguments:
+    return call_arguments(call, DATALOADER_POSITIONAL)
+
+
+def is_constant(expression: cst.BaseExpression | None, value: str) -> bool:
+    """``True``, ``False`` or ``None`` written literally."""
+    return isinstance(expression, cst.Name) and expression.value == value
+
+
+def integer_value(expression: cst.BaseExpression | None) -> int | None:
+    """The value of an integer literal, else None."""
+    if isinstance(expression, cst.Integer):
+        value = expression.evaluated_value
+        return value if isinstance(value, int) else None
+    return None
+
+
+# --------------------------------------------------------------------- local assignments
+_SCOPES = (cst.FunctionDef, cst.Lambda, cst.ClassDef)
+_COMPREHENSIONS = (cst.ListComp, cst.SetComp, cst.DictComp, cst.GeneratorExp)
+
+
+def _target_names(target: cst.BaseExpression) -> Iterator[str]:
+    if isinstance(target, cst.Name):
+        yield target.value
+    elif isinstance(target, (cst.Tuple, cst.List)):
+        for element in target.elements:
+            yield from _target_names(element.value)
+    elif isinstance(target, cst.StarredElement):
+        yield from _target_names(target.value)
+
+
+@dataclass(frozen=True)
+class Assignments:
+    """What the names of one scope are assigned: plain ``name = value`` assignments, and the
+    names bound any other way (parameters, loop targets, imports, ``global`` ...), whose
+    value is unknown."""
+
+    values: Mapping[str, tuple[cst.BaseExpression, ...]]
+    opaque: frozenset[str]
+    defaults: Mapping[str, cst.BaseExpression]  # the scope's parameters' default values
+    declared: frozenset[str]  # names declared `global` or `nonlocal` in the scope
+
+    def binds(self, name: str) -> bool:
+        """Whether ``name`` is a local variable of the scope (bound in it, not declared global)."""
+        return (name in self.values or name in self.opaque) and name not in self.declared
+
+    def of(self, name: str) -> tuple[cst.BaseExpression, ...] | None:
+        """Every value assigned to ``name`` in the scope, or None when one of its bindings is
+        not a plain assignment or there is none."""
+        if name in self.opaque or name not in self.values:
+            return None
+        return self.values[name]
+
+    def known_values(self, name: str) -> tuple[cst.BaseExpression, ...]:
+        """The values ``name`` is visibly given in the scope (assignments and a parameter
+        default), whatever else may bind it."""
+        default = self.defaults.get(name)
+        return (*self.values.get(name, ()), *(() if default is None else (default,)))
+
+
+def scope_assignments(scope: cst.CSTNode) -> Assignments:
+    """Collect the assignments made directly in ``scope`` (a Module, FunctionDef or Lambda),
+    not in the functions and classes nested in it."""
+    values: dict[str, list[cst.BaseExpression]] = {}
+    opaque: set[str] = set()
+    defaults: dict[str, cst.BaseExpression] = {}
+    declared: set[str] = set()
+    if isinstance(scope, (cst.FunctionDef, cst.Lambda)):
+        parameters = scope.params
+        for param in (*parameters.posonly_params, *parameters.params, *parameters.kwonly_params):
+            opaque.add(param.name.value)
+            if param.default is not None:
+                defaults[param.name.value] = param.default
+        for star in (parameters.star_arg, parameters.star_kwarg):
+            if isinstance(star, cst.Param):
+                opaque.add(star.name.value)
+        stack: list[cst.CSTNode] = [scope.body]
+    else:
+        stack = list(children(scope))
+    while stack:
+        node = stack.pop()
+        if isinstance(node, _SCOPES):
+            if isinstance(node, (cst.FunctionDef, cst.ClassDef)):
+                opaque.add(node.name.value)
+            continue
+        if isinstance(node, cst.Assign):
+            for target in node.targets:
+                if isinstance(target.target, cst.Name):
+                    values.setdefault(target.target.value, []).append(node.value)
+                else:
+                    opaque.update(_target_names(target.target))
+        elif isinstance(node, cst.AnnAssign) and node.value is not None and isinstance(node.target, cst.Name):
+            values.setdefault(node.target.value, []).append(node.value)
+        elif isinstance(node, (cst.AugAssign, cst.For, cst.CompFor, cst.NamedExpr, cst.Del)):
+            opaque.update(_target_names(node.target))
+        elif isinstance(node, cst.WithItem) and node.asname is not None:
+            opaque.update(_target_names(node.asname.name))
+        elif isinstance(node, cst.ExceptHandler) and node.name is not None:
+            opaque.update(_target_names(node.name.name))
+        elif isinstance(node, (cst.Global, cst.Nonlocal)):
+            opaque.update(item.name.value for item in node.names)
+            declared.update(item.name.value for item in node.names)
+        elif isinstance(node, (cst.Import, cst.ImportFrom)) and not isinstance(node.names, cst.ImportStar):
+            for alias in node.names:
+                local = alias.asname.name if alias.asname is not None else alias.name
+                name = dotted_name(local)  # type: ignore[arg-type]
+                if name is not None:
+                    opaque.add(name.split(".", 1)[0])
+        elif isinstance(node, cst.MatchAs) and node.name is not None:
+            opaque.add(node.name.value)
+        stack.extend(children(node))
+    assigned = {name: tuple(found) for name, found in values.items()}
+    return Assignments(assigned, frozenset(opaque), defaults, frozenset(declared))
+
+
+def never_none(expression: cst.BaseExpression | None, assignments: Assignments, _depth: int = 0) -> bool:
+    """Whether ``expression`` certainly evaluates to an object other than ``None``.
+
+    True for an instance built by calling a class (a capitalised callee: ``RandomSampler(ds)``),
+    for literal containers and numbers, for a conditional expression both of whose branches
+    are such values, and for a local name every assignment of which is such a value. A name that may be ``None`` (``sampler = None`` anywhere in the scope, an
+    ``x if c else None``, a parameter, the result of a plain function) is not.
+    """
+    if expression is None or _depth > 5:
+        return False
+    if isinstance(expression, (cst.Integer, cst.Float, cst.List, cst.Tuple, cst.Set, *_COMPREHENSIONS)):
+        return True
+    if isinstance(expression, cst.Call):
+        callee = dotted_name(expression.func)
+        return callee is not None and callee.rsplit(".", 1)[-1][:1].isupper()
+    if isinstance(expression, cst.IfExp):
+        return never_none(expression.body, assignments, _depth + 1) and never_none(
+            expression.orelse, assignments, _depth + 1
+        )
+    if isinstance(expression, cst.Name):
+        values = assignments.of(expression.value)
+        return values is not None and all(never_none(value, assignments, _depth + 1) for value in values)
+    return False
+
+
+class ScopedRule(Rule):
+    """A rule that knows the scope (module, function, lambda or class body) it is in and can
+    ask what the names of that scope are assigned (computed once per scope, on demand)."""
+
+    def __init__(self, context: LintContext) -> None:
+        super().__init__(context)
+        self._scope_stack: list[cst.CSTNode] = []
+        self._assignments: dict[cst.CSTNode, Assignments] = {}
+
+    @property
+    def current_scope(self) -> cst.CSTNode:
+        return self._scope_stack[-1]
+
+    def assignments(self, scope: cst.CSTNode) -> Assignments:
+        found = self._assignments.get(scope)
+        if found is None:
+            found = self._assignments[scope] = scope_assignments(scope)
+        return found
+
+    def visit_Module(self, node: cst.Module) -> None:
+        self._scope_stack.append(node)
+
+    def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
+        self._scope_stack.append(node)
+
+    def leave_FunctionDef(self, node: cst.FunctionDef) -> None:
+        self._scope_stack.pop()
+
+    def visit_Lambda(self, node: cst.Lambda) -> None:
+        self._scope_stack.append(node)
+
+    def leave_Lambda(self, node: cst.Lambda) -> None:
+        self._scope_stack.pop()
+
+    def visit_ClassDef(self, node: cst.ClassDef) -> None:
+        self._scope_stack.append(node)
+
+    def leave_ClassDef(self, node: cst.ClassDef) -> None:
+        self._scope_stack.pop()

@@ -1,0 +1,243 @@
+from __future__ import annotations
+
+import libcst as cst
+
+from torchcheck.lint.rule import Invalid, Valid
+from torchcheck.rules.data._common import (
+    Assignments,
+    CallArguments,
+    ScopedRule,
+    dataloader_arguments,
+    integer_value,
+    is_constant,
+    is_dataloader_call,
+    never_none,
+)
+
+
+class DataLoaderArgumentConflict(ScopedRule):
+    """
+    ## What it does
+    Checks for `DataLoader(...)` calls whose arguments `DataLoader.__init__` rejects with a
+    `ValueError`: `shuffle=True` with a `sampler`; a `batch_sampler` with `batch_size`
+    (other than 1), `shuffle=True`, a `sampler` or `drop_last=True`; `batch_size=None` with
+    `drop_last=True`; `persistent_workers=True` or a `prefetch_factor` without worker
+    processes (`num_workers` missing or 0).
+
+    ## Why is this bad?
+    The call raises as soon as it runs: `sampler option is mutually exclusive with
+    shuffle`, `batch_sampler option is mutually exclusive with batch_size, shuffle,
+    sampler, and drop_last`, `persistent_workers option needs num_workers > 0`,
+    `prefetch_factor option could only be specified in multiprocessing`. The loader is
+    usually built after the model, the checkpoint and the dataset, so the error costs a
+    whole start-up, and in a distributed job only the ranks that take the failing branch
+    (e.g. the one that builds a `DistributedSampler`) crash. A sampler decides the order
+    itself: shuffle inside it (`DistributedSampler(ds, shuffle=True)`,
+    `RandomSampler(ds)`). A batch sampler decides the batches: give batch size and
+    `drop_last` to it instead. (Since PyTorch 2.0 any `prefetch_factor` needs workers;
+    before, only values other than 2 raised.)
+
+    ## Example
+    ```python
+    sampler = DistributedSampler(dataset)
+    loader = DataLoader(dataset, batch_size=64, shuffle=True, sampler=sampler)
+    ```
+
+    Use instead:
+    ```python
+    sampler = DistributedSampler(dataset, shuffle=True)
+    loader = DataLoader(dataset, batch_size=64, sampler=sampler)
+    ```
+
+    ## Fix safety
+    There is no automatic fix: which of the two arguments expresses the intent (shuffle
+    or the custom sampler, the loader's batch size or the batch sampler's) is the
+    author's choice.
+
+    ## References
+    - [`torch.utils.data.DataLoader`](https://pytorch.org/docs/stable/data.html#torch.utils.data.DataLoader)
+    - [Data loading order and `Sampler`](https://pytorch.org/docs/stable/data.html#data-loading-order-and-sampler)
+    - [`DataLoader.__init__` argument checks](https://github.com/pytorch/pytorch/blob/main/torch/utils/data/dataloader.py)
+    """
+
+    code = "TCK801"
+    name = "dataloader-argument-conflict"
+    message = "`DataLoader` raises `ValueError` at construction: {conflicts}"
+    required_text = ("DataLoader",)
+
+    VALID = (
+        Valid(
+            """
+import torch
+from torch.utils.data import DataLoader, DistributedSampler
+
+sampler = DistributedSampler(dataset) if distributed else None
+loader = DataLoader(dataset, batch_size=64, shuffle=(sampler is None), sampler=sampler)
+"""
+        ),
+        Valid(
+            """
+import torch
+
+def build(dataset, distributed):
+    train_sampler = None
+    if distributed:
+        train_sampler = torch.utils.data.distributed.DistributedSampler(dataset)
+    return torch.utils.data.DataLoader(dataset, batch_size=32, shuffle=True, sampler=train_sampler)
+"""
+        ),
+        Valid(
+            """
+from torch.utils.data import BatchSampler, DataLoader, RandomSampler
+
+batch_sampler = BatchSampler(RandomSampler(dataset), batch_size=32, drop_last=True)
+loader = DataLoader(dataset, batch_sampler=batch_sampler, num_workers=4, collate_fn=collate)
+single = DataLoader(dataset, batch_size=1, shuffle=False, batch_sampler=batch_sampler)
+"""
+        ),
+        Valid(
+            """
+import torch
+
+def create_loader(dataset, batch_size, num_workers, persistent_workers=True, **kwargs):
+    return torch.utils.data.DataLoader(
+        dataset,
+        batch_size=batch_size,
+        num_workers=num_workers,
+        persistent_workers=persistent_workers and num_workers > 0,
+        prefetch_factor=2 if num_workers > 0 else None,
+        **kwargs,
+    )
+"""
+        ),
+        Valid(
+            """
+from torch.utils.data import DataLoader
+
+def make(dataset, sampler, workers, **loader_kwargs):
+    # **loader_kwargs could supply num_workers
+    return DataLoader(dataset, sampler=sampler, persistent_workers=True, **loader_kwargs)
+
+fast = DataLoader(dataset, batch_size=8, num_workers=4, persistent_workers=True, prefetch_factor=4)
+ordered = DataLoader(dataset, 8, False, sampler)
+"""
+        ),
+        Valid(
+            """
+from torch.utils.data import DataLoader
+
+def make(dataset, *args):
+    # *args could supply num_workers by position
+    return DataLoader(dataset, *args, prefetch_factor=4)
+
+unbatched = DataLoader(dataset, batch_size=None, drop_last=False)
+"""
+        ),
+    )
+    INVALID = (
+        Invalid(
+            """
+from torch.utils.data import DataLoader, DistributedSampler
+
+sampler = DistributedSampler(dataset)
+loader = DataLoader(dataset, batch_size=64, shuffle=True, sampler=sampler)  # TCK801
+"""
+        ),
+        Invalid(
+            """
+import torch.utils.data as data
+
+loader = data.DataLoader(dataset, 32, True, data.RandomSampler(dataset))  # TCK801
+batched = data.DataLoader(  # TCK801
+    dataset,
+    batch_size=32,
+    batch_sampler=data.BatchSampler(data.SequentialSampler(dataset), 32, False),
+    drop_last=True,
+)
+"""
+        ),
+        Invalid(
+            """
+import torch
+
+def build(dataset, args):
+    sampler = GroupedBatchSampler(dataset, args.batch_size)
+    return torch.utils.data.DataLoader(dataset, batch_size=args.batch_size, batch_sampler=sampler)  # TCK801
+
+def build_train(dataset, args):
+    if args.distributed:
+        sampler = torch.utils.data.DistributedSampler(dataset)
+    else:
+        sampler = torch.utils.data.RandomSampler(dataset) if args.random else torch.utils.data.SequentialSampler(dataset)
+    return torch.utils.data.DataLoader(dataset, args.batch_size, shuffle=True, sampler=sampler)  # TCK801
+"""
+        ),
+        Invalid(
+            """
+from torch.utils.data import DataLoader
+
+val_loader = DataLoader(dataset, batch_size=64, persistent_workers=True)  # TCK801
+test_loader = DataLoader(dataset, batch_size=64, num_workers=0, prefetch_factor=4)  # TCK801
+"""
+        ),
+    )
+
+    def visit_Call(self, node: cst.Call) -> None:
+        if not is_dataloader_call(self.context, node):
+            return
+        conflicts = _conflicts(dataloader_arguments(node), self.assignments(self.current_scope))
+        if conflicts:
+            self.report(node, self.message.format(conflicts="; ".join(conflicts)))
+
+
+def _conflicts(arguments: CallArguments, assignments: Assignments) -> list[str]:
+    """Each argument combination that ``DataLoader.__init__`` rejects, described."""
+    found: list[str] = []
+    shuffle = is_constant(arguments.get("shuffle"), "True")
+    drop_last = is_constant(arguments.get("drop_last"), "True")
+    has_sampler = never_none(arguments.get("sampler"), assignments)
+    if has_sampler and shuffle:
+        found.append("`sampler=` is mutually exclusive with `shuffle=True`")
+    if never_none(arguments.get("batch_sampler"), assignments):
+        excluded = [
+            label
+            for label, present in (
+                ("`batch_size=`", _may_not_be_one(arguments.get("batch_size"), assignments)),
+                ("`shuffle=True`", shuffle),
+                ("`sampler=`", has_sampler),
+                ("`drop_last=True`", drop_last),
+            )
+            if present
+        ]
+        if excluded:
+            found.append(f"`batch_sampler=` is mutually exclusive with {', '.join(excluded)}")
+    elif is_constant(arguments.get("batch_size"), "None") and drop_last:
+        found.append("`batch_size=None` is mutually exclusive with `drop_last=True`")
+    if _without_workers(arguments):
+        if is_constant(arguments.get("persistent_workers"), "True"):
+            found.append("`persistent_workers=True` needs `num_workers > 0`")
+        if never_none(arguments.get("prefetch_factor"), assignments):
+            found.append("`prefetch_factor=` needs `num_workers > 0`")
+    return found
+
+
+def _without_workers(arguments: CallArguments) -> bool:
+    """``num_workers=0`` written literally, or certainly left at its default of 0."""
+    value = arguments.get("num_workers")
+    if value is not None:
+        return integer_value(value) == 0
+    return arguments.is_absent("num_workers")
+
+
+def _may_not_be_one(batch_size: cst.BaseExpression | None, assignments: Assignments) -> bool:
+    """Whether a visibly passed ``batch_size`` is something other than 1 (``batch_sampler``
+    only accepts the default, 1). A conditional or a name assigned 1 somewhere may be 1."""
+    if batch_size is None:
+        return False
+    if isinstance(batch_size, cst.IfExp):
+        return False
+    if isinstance(batch_size, cst.Name) and batch_size.value != "None":
+        values = assignments.known_values(batch_size.value)
+        if any(integer_value(value) == 1 or isinstance(value, cst.IfExp) for value in values):
+            return False
+    return integer_value(batch_size) != 1
