@@ -70,7 +70,8 @@ def run_torchcheck(paths: Sequence[Path]) -> list[Finding]:
 
 
 class _Ancestry(cst.CSTVisitor):
-    """Finds the call or import TorchFix pointed at and the nodes enclosing it."""
+    """Finds the call or import TorchFix pointed at, the nodes enclosing it, and the names
+    imported in try/except ImportError fallbacks."""
 
     METADATA_DEPENDENCIES = (PositionProvider,)
 
@@ -79,7 +80,7 @@ class _Ancestry(cst.CSTVisitor):
         self.row, self.column = row, column
         self.stack: list[cst.CSTNode] = []
         self.found: tuple[cst.CSTNode, tuple[cst.CSTNode, ...]] | None = None
-        self.fallback_names: set[str] = set()  # imported in a try/except ImportError
+        self.fallback_names: set[str] = set()  # imported in a try/except ImportError or version test
 
     def on_visit(self, node: cst.CSTNode) -> bool:
         if isinstance(node, cst.ImportFrom) and _in_import_fallback(tuple(self.stack)):
@@ -88,9 +89,10 @@ class _Ancestry(cst.CSTVisitor):
                     (alias.asname.name if alias.asname else alias.name).value  # type: ignore[union-attr]
                     for alias in node.names
                 )
-        if self.found is None and isinstance(node, (cst.Call, cst.ImportFrom, cst.Import)):
+        if isinstance(node, (cst.Call, cst.ImportFrom, cst.Import)):
             start = self.get_metadata(PositionProvider, node).start
             if (start.line, start.column + 1) == (self.row, self.column):
+                # `f(x)(y)` and `f(x)` start at the same place: the innermost call is the one reported
                 self.found = (node, tuple(self.stack))
         self.stack.append(node)
         return True
@@ -106,8 +108,11 @@ def _handler_names(handler: cst.ExceptHandler) -> set[str]:
 
 
 def _in_import_fallback(ancestors: tuple[cst.CSTNode, ...]) -> bool:
+    """Inside a try/except ImportError, or an if/else on the PyTorch version."""
     for node in ancestors:
         if isinstance(node, cst.Try) and any(_handler_names(handler) & _IMPORT_ERRORS for handler in node.handlers):
+            return True
+        if isinstance(node, cst.If) and _is_compatibility_branch(node):
             return True
     return False
 
@@ -127,9 +132,9 @@ def known_false_positive(finding: Finding) -> str | None:
         if any(isinstance(ancestor, cst.ExceptHandler) and "TypeError" in _handler_names(ancestor) for ancestor in ancestors):
             return "fallback for PyTorch versions without the keyword (inside `except TypeError:`)"
     if finding.code in IMPORT_CODES and _in_import_fallback(ancestors):
-        return "try/except ImportError fallback import: the name has two origins"
+        return "fallback import (try/except ImportError or a version test): the name has two origins"
     if isinstance(node, cst.Call) and isinstance(node.func, cst.Name) and node.func.value in visitor.fallback_names:
-        return "the callee is imported in a try/except ImportError fallback: it has two origins"
+        return "the callee is imported in a fallback (try/except ImportError or a version test): it has two origins"
     if any(_is_compatibility_branch(ancestor) for ancestor in ancestors):
         return "compatibility code for other PyTorch versions (an except handler or a version test)"
     return None
@@ -142,6 +147,14 @@ def _is_compatibility_branch(node: cst.CSTNode) -> bool:
         test = cst.Module(body=[]).code_for_node(node.test)
         return bool(re.search(r"version|hasattr\(|getattr\(", test))
     return False
+
+
+def _columns(finding: Finding) -> tuple[int, int]:
+    """TorchFix's column, and the first column inside the parentheses that start there (its
+    libcst counts an expression's parentheses as part of it; torchcheck's does not)."""
+    line = Path(finding.path).read_text(encoding="utf-8").splitlines()[finding.row - 1]
+    rest = line[finding.column - 1 :]
+    return finding.column, finding.column + len(rest) - len(rest.lstrip("( "))
 
 
 @dataclass
@@ -168,14 +181,16 @@ class Comparison:
 
 
 def compare(torchfix: Sequence[Finding], torchcheck: Sequence[Finding]) -> Comparison:
-    reported = {(finding.path, finding.row, finding.code) for finding in torchcheck}
+    # The same place: line and column (two findings can share a line, e.g. a removed
+    # function and an ambiguous one in one expression).
+    reported = {(finding.path, finding.row, finding.column, finding.code) for finding in torchcheck}
     result = Comparison()
     for finding in torchfix:
         codes = torchcheck_codes_for(finding.code)
         if not codes:
             result.not_ported.append(finding)
             continue
-        found = any((finding.path, finding.row, code) in reported for code in codes)
+        found = any((finding.path, finding.row, column, code) in reported for code in codes for column in _columns(finding))
         reason = known_false_positive(finding)
         if reason is not None:
             result.false_positives.append((finding, reason))

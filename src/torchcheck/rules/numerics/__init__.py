@@ -1,0 +1,1 @@
+"""TCK912-TCK915: numerically more accurate spellings (opt-in)."""

@@ -1,0 +1,1 @@
+"""TCK909-TCK911: torchvision API migrations."""

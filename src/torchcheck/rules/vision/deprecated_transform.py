@@ -1,0 +1,228 @@
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import libcst as cst
+
+from torchcheck.lint.context import LintContext, dotted_name
+from torchcheck.lint.rule import Invalid, Rule, Valid
+
+_V2 = "torchvision.transforms.v2"
+# deprecated name -> what to use instead. ToTensor, to_tensor and get_image_size warn when
+# used; ConvertImageDtype and convert_image_dtype are marked [DEPRECATED] in the docs only.
+DEPRECATED: dict[str, str] = {
+    f"{_V2}.ToTensor": "`v2.Compose([v2.ToImage(), v2.ToDtype(torch.float32, scale=True)])`",
+    f"{_V2}.functional.to_tensor": "`to_image(...)` followed by `to_dtype(..., dtype=torch.float32, scale=True)`",
+    f"{_V2}.functional.get_image_size": "`get_size(...)`, which returns `[h, w]` instead of `[w, h]`",
+    f"{_V2}.ConvertImageDtype": "`v2.ToDtype(dtype, scale=True)`",
+    f"{_V2}.functional.convert_image_dtype": "`to_dtype(..., scale=True)`",
+}
+MESSAGE = "`{old}` is deprecated in torchvision's transforms v2; use {new}"
+
+
+@dataclass(frozen=True)
+class _Import:
+    alias: cst.ImportAlias
+    local: str
+    qualified: str
+
+
+@dataclass
+class _ScopeImports:
+    deprecated: list[_Import] = field(default_factory=list)
+    origins: dict[str, set[str]] = field(default_factory=dict)  # local name -> what imports bind it to
+
+
+class DeprecatedTorchvisionTransform(Rule):
+    """
+    ## What it does
+    Checks for deprecated parts of torchvision's transforms v2 API:
+    `torchvision.transforms.v2.ToTensor`, `v2.functional.to_tensor`,
+    `v2.functional.get_image_size`, `v2.ConvertImageDtype` and
+    `v2.functional.convert_image_dtype`, wherever they are imported or used.
+
+    ## Why is this bad?
+    These names exist in v2 only to ease porting from v1 and are documented as deprecated;
+    `v2.ToTensor`, `to_tensor` and `get_image_size` warn on every use and will be removed.
+    `ToTensor` mixes two steps that v2 keeps apart: converting a PIL image or array to a
+    tensor (`v2.ToImage()`, which returns a `tv_tensors.Image` so later v2 transforms know
+    what it is) and converting the dtype with value scaling (`v2.ToDtype(torch.float32,
+    scale=True)`). `ConvertImageDtype` is `ToDtype(dtype, scale=True)` under an old name, and
+    `get_size` replaces `get_image_size` with the `[h, w]` order used everywhere else.
+
+    The v1 transforms (`torchvision.transforms.ToTensor`, `torchvision.transforms.functional.to_tensor`)
+    are not deprecated and are not reported.
+
+    ## Example
+    ```python
+    from torchvision.transforms import v2
+
+    transform = v2.Compose([v2.RandomResizedCrop(224), v2.ToTensor()])
+    ```
+
+    Use instead:
+    ```python
+    import torch
+    from torchvision.transforms import v2
+
+    transform = v2.Compose(
+        [v2.RandomResizedCrop(224), v2.ToImage(), v2.ToDtype(torch.float32, scale=True)]
+    )
+    ```
+
+    ## Fix safety
+    There is no fix: none of the replacements is a rename. `ToTensor` becomes two
+    transforms whose result is a `tv_tensors.Image` rather than a plain tensor and equal
+    only up to float precision, `get_size` returns its two numbers in the opposite order,
+    and `ToDtype` needs the dtype that `ConvertImageDtype` defaulted. The replacements
+    exist since torchvision 0.16 (PyTorch 2.1): the rule is off for an older
+    `target-version`.
+
+    ## References
+    - [torchvision: Transforming images (v1 vs v2, deprecations)](https://pytorch.org/vision/stable/transforms.html)
+    - [`torchvision.transforms.v2.ToTensor`](https://pytorch.org/vision/stable/generated/torchvision.transforms.v2.ToTensor.html)
+    - [`torchvision.transforms.v2.ToDtype`](https://pytorch.org/vision/stable/generated/torchvision.transforms.v2.ToDtype.html)
+    """
+
+    code = "TCK910"
+    name = "deprecated-torchvision-transform"
+    message = "Deprecated torchvision transforms v2 API"
+    required_text = ("ToTensor", "to_tensor", "get_image_size", "ConvertImageDtype", "convert_image_dtype")
+    requires_torch = (2, 1)  # torchvision 0.16: v2.ToImage, v2.ToDtype(scale=)
+    torchfix_codes = ("TOR202",)
+
+    VALID = (
+        Valid(
+            """
+import torch
+from torchvision import transforms
+from torchvision.transforms import functional as F
+from torchvision.transforms import v2
+legacy = transforms.Compose([transforms.ToTensor(), transforms.ConvertImageDtype(torch.float16)])
+tensor = F.to_tensor(image)
+size = F.get_image_size(tensor)
+modern = v2.Compose([v2.ToImage(), v2.ToDtype(torch.float32, scale=True)])
+"""
+        ),
+        Valid(
+            """
+try:
+    from torchvision.transforms.v2 import ToTensor
+except ImportError:
+    from torchvision.transforms import ToTensor
+pipeline = [ToTensor()]
+"""
+        ),
+        Valid(
+            """
+from torchvision.transforms import ToTensor
+from mylib.transforms import v2
+class Wrapper:
+    ToTensor = ToTensor
+    def build(self):
+        return [v2.ToTensor(), self.ToTensor()]
+"""
+        ),
+    )
+    INVALID = (
+        Invalid(
+            """
+from torchvision.transforms import v2
+transform = v2.Compose([v2.RandomResizedCrop(224), v2.ToTensor()])  # TCK910
+"""
+        ),
+        Invalid(
+            """
+import torchvision.transforms.v2 as T
+import torchvision.transforms.v2.functional as TF
+from torchvision.transforms.v2 import (
+    Compose,
+    ToTensor,  # TCK910
+)
+pipeline = Compose([ToTensor(), T.ConvertImageDtype()])  # TCK910, TCK910
+tensor = TF.to_tensor(image)  # TCK910
+width, height = TF.get_image_size(tensor)  # TCK910
+class MyToTensor(ToTensor):  # TCK910
+    pass
+"""
+        ),
+    )
+
+    def __init__(self, context: LintContext) -> None:
+        super().__init__(context)
+        self._scopes: list[_ScopeImports] = []
+
+    # ------------------------------------------------------------------ imports
+    def visit_Module(self, node: cst.Module) -> None:
+        self._scopes.append(_ScopeImports())
+
+    def leave_Module(self, node: cst.Module) -> None:
+        self._resolve_imports()
+
+    def visit_ClassDef(self, node: cst.ClassDef) -> None:
+        self._scopes.append(_ScopeImports())
+
+    def leave_ClassDef(self, node: cst.ClassDef) -> None:
+        self._resolve_imports()
+
+    def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
+        self._scopes.append(_ScopeImports())
+
+    def leave_FunctionDef(self, node: cst.FunctionDef) -> None:
+        self._resolve_imports()
+
+    def visit_Import(self, node: cst.Import) -> None:
+        for alias in node.names:
+            full = dotted_name(alias.name) or ""
+            if alias.asname is None:
+                root = full.split(".", 1)[0]
+                self._bind(root, root)
+            elif isinstance(alias.asname.name, cst.Name):
+                self._bind(alias.asname.name.value, full)
+
+    def visit_ImportFrom(self, node: cst.ImportFrom) -> None:
+        if isinstance(node.names, cst.ImportStar):
+            return
+        module = dotted_name(node.module) if node.module is not None and not node.relative else None
+        for alias in node.names:
+            local = alias.asname.name if alias.asname is not None else alias.name
+            if not isinstance(local, cst.Name):
+                continue
+            qualified = f"{module}.{dotted_name(alias.name)}" if module is not None else "<relative import>"
+            self._bind(local.value, qualified)
+            if qualified in DEPRECATED:
+                self._scopes[-1].deprecated.append(_Import(alias, local.value, qualified))
+
+    def _bind(self, local: str, qualified: str) -> None:
+        self._scopes[-1].origins.setdefault(local, set()).add(qualified)
+
+    def _resolve_imports(self) -> None:
+        """Report the deprecated imports of a scope that closes, unless the same name is also
+        imported from elsewhere (a fallback to v1 in `except ImportError:`): it is ambiguous."""
+        scope = self._scopes.pop()
+        for found in scope.deprecated:
+            if scope.origins[found.local] == {found.qualified}:
+                self._report(found.alias, found.qualified)
+
+    # ------------------------------------------------------------------ uses
+    def visit_Attribute(self, node: cst.Attribute) -> None:
+        qualified = self.context.qualified_name(node)
+        if qualified in DEPRECATED:
+            self._report(node, qualified)
+
+    def visit_Call(self, node: cst.Call) -> None:
+        if isinstance(node.func, cst.Name):
+            self._report_name(node.func)
+
+    def visit_Arg(self, node: cst.Arg) -> None:
+        if isinstance(node.value, cst.Name):  # isinstance(t, ToTensor), class X(ToTensor)
+            self._report_name(node.value)
+
+    def _report_name(self, name: cst.Name) -> None:
+        qualified = self.context.qualified_name(name)
+        if qualified in DEPRECATED:
+            self._report(name, qualified)
+
+    def _report(self, node: cst.CSTNode, qualified: str) -> None:
+        short = qualified.removeprefix("torchvision.transforms.")
+        self.report(node, MESSAGE.format(old=short, new=DEPRECATED[qualified]))
