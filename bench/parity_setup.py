@@ -20,9 +20,12 @@ from common import download, torchfix_python
 
 TIMM = "timm==1.0.31"
 TRANSFORMERS = "transformers==5.23.0"
-# Model folders of transformers compared in CI: the ones where TorchFix reports something,
-# plus a few large, widely copied architectures.
-TRANSFORMERS_MODELS = ("bert", "clvp", "dbrx", "glm5_next", "grounding_dino", "llama", "t5", "vit", "whisper")
+# Model folders of transformers 5.23.0 compared in CI: every folder where TorchFix reports
+# something (found by a full run: `bench/torchfix_parity.py`), plus two widely copied models.
+TRANSFORMERS_MODELS = (
+    "bert", "clvp", "dbrx", "glm5_next", "grounding_dino", "kimi_linear", "llama", "ministral3", "mistral4",
+    "mm_grounding_dino", "pp_doclayout_v2",
+)
 
 
 def _slice(transformers: Path, destination: Path) -> Path:

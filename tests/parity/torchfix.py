@@ -128,7 +128,7 @@ def known_false_positive(finding: Finding) -> str | None:
     node, ancestors = visitor.found
     if finding.code in MISSING_KEYWORD_CODES and isinstance(node, cst.Call):
         if any(argument.star == "**" for argument in node.args):
-            return "the keyword may be supplied by **kwargs (TorchFix's fix adds it twice: TypeError)"
+            return "the keyword may be supplied by **kwargs (where TorchFix offers a fix, it adds the keyword twice)"
         if any(isinstance(ancestor, cst.ExceptHandler) and "TypeError" in _handler_names(ancestor) for ancestor in ancestors):
             return "fallback for PyTorch versions without the keyword (inside `except TypeError:`)"
     if finding.code in IMPORT_CODES and _in_import_fallback(ancestors):
