@@ -380,6 +380,21 @@ class LintContext:
     def call_name(self, call: cst.Call) -> str | None:
         return self.qualified_name(call.func)
 
+    def reference_to(self, qualified: str, near: cst.BaseExpression) -> cst.BaseExpression | None:
+        """An expression naming ``qualified`` here, for a fix: through the root name of
+        ``near`` when that root is a prefix of it (``F.upsample`` -> ``F.interpolate``), else
+        through a visible import of its top-level package (``torch.func.vmap``); None if neither."""
+        root = near
+        while isinstance(root, cst.Attribute):
+            root = root.value
+        candidates = [root.value] if isinstance(root, cst.Name) else []
+        candidates.append(qualified.partition(".")[0])
+        for local in candidates:
+            prefix = self.qualified_name(cst.Name(local))
+            if prefix is not None and (qualified + ".").startswith(prefix + "."):
+                return cst.parse_expression(local + qualified[len(prefix) :])
+        return None
+
     # ----------------------------------------------------------------- kinds
     def kind_of(self, expression: cst.BaseExpression) -> Kind | None:
         """What ``expression`` evaluates to, or None when unknown."""

@@ -319,24 +319,11 @@ with amp.autocast(*flags):  # TCK301
             self.report(node, message, replacement=replacement)
 
     def _replacement(self, call: cst.Call, new: str, device: str) -> cst.Call | None:
-        torch_name = self._torch_name(call.func)
+        function = self.context.reference_to(f"torch.amp.{new}", call.func)
         arguments = _new_arguments(call, device, convert_positional=new == "autocast")
-        if torch_name is None or arguments is None:
+        if function is None or arguments is None:
             return None
-        function = cst.Attribute(value=cst.Attribute(value=torch_name, attr=cst.Name("amp")), attr=cst.Name(new))
         return call.with_changes(func=function, args=arguments)
-
-    def _torch_name(self, function: cst.BaseExpression) -> cst.Name | None:
-        """A name that refers to the ``torch`` package here: the call's own root when it is
-        ``torch`` (or an alias of it), else ``torch`` if it is imported and visible."""
-        root = function
-        while isinstance(root, cst.Attribute):
-            root = root.value
-        if isinstance(root, cst.Name) and self.context.qualified_name(root) == "torch":
-            return cst.Name(root.value)
-        if self.context.qualified_name(cst.Name("torch")) == "torch":
-            return cst.Name("torch")
-        return None
 
 
 def _new_arguments(call: cst.Call, device: str, *, convert_positional: bool) -> list[cst.Arg] | None:

@@ -82,22 +82,6 @@ def symbols_with_status(status: str) -> dict[str, Symbol]:
     return {name: symbol for name, symbol in symbols().items() if symbol.status == status}
 
 
-def _reference(qualified: str, near: cst.BaseExpression, context: LintContext) -> cst.BaseExpression | None:
-    """An expression that names ``qualified`` at this point of the code: through the alias the
-    old spelling already uses when it is a prefix (``F.upsample`` -> ``F.interpolate``), else
-    through a visible import of the top-level package (``torch.func.vmap``); None if neither."""
-    root = near
-    while isinstance(root, cst.Attribute):
-        root = root.value
-    candidates = [root.value] if isinstance(root, cst.Name) else []
-    candidates.append(qualified.partition(".")[0])
-    for local in candidates:
-        prefix = context.qualified_name(cst.Name(local))
-        if prefix is not None and (qualified + ".").startswith(prefix + "."):
-            return cst.parse_expression(local + qualified[len(prefix) :])
-    return None
-
-
 class SymbolTableRule(Rule):
     """Base of the table-driven rules: the subclass names the ``status`` it reports."""
 
@@ -121,7 +105,7 @@ class SymbolCallRule(SymbolTableRule):
         if symbol is None:
             return
         message = self.template.format(name=symbol.name, advice=symbol.advice())
-        new_function = _reference(symbol.replacement, node.func, self.context) if symbol.renames_call(node) else None
+        new_function = self.context.reference_to(symbol.replacement, node.func) if symbol.renames_call(node) else None
         if new_function is None:
             self.report(node, message)
         else:
