@@ -137,3 +137,62 @@ class Rule:
 def documentation(rule: type[Rule]) -> str:
     """The rule's long documentation (its docstring, dedented)."""
     return textwrap.dedent(rule.__doc__ or "").strip()
+
+
+@dataclass(frozen=True)
+class ImportedName:
+    """A name bound by an import, tracked until its scope is complete."""
+
+    node: cst.CSTNode  # where a finding about it is reported
+    local: str
+    qualified: str
+
+
+class ImportTrackingRule(Rule):
+    """Base of rules about imported names.
+
+    Subclasses call :meth:`track_import` while visiting imports. When the scope holding an
+    import closes, :meth:`report_imports` receives the imports whose local name still means
+    what was imported: a name also imported from elsewhere (a ``try``/``except ImportError``
+    fallback) is ambiguous there and is dropped.
+    """
+
+    def __init__(self, context: LintContext) -> None:
+        super().__init__(context)
+        self._tracked: list[list[ImportedName]] = []
+
+    def track_import(self, node: cst.CSTNode, local: str, qualified: str) -> None:
+        self._tracked[-1].append(ImportedName(node, local, qualified))
+
+    def report_imports(self, imports: list[ImportedName]) -> None:
+        raise NotImplementedError
+
+    def _open_scope(self) -> None:
+        self._tracked.append([])
+
+    def _close_scope(self) -> None:
+        still_bound = [
+            imported
+            for imported in self._tracked.pop()
+            if self.context.qualified_name(cst.Name(imported.local)) == imported.qualified
+        ]
+        if still_bound:
+            self.report_imports(still_bound)
+
+    def visit_Module(self, node: cst.Module) -> None:
+        self._open_scope()
+
+    def leave_Module(self, node: cst.Module) -> None:
+        self._close_scope()
+
+    def visit_ClassDef(self, node: cst.ClassDef) -> None:
+        self._open_scope()
+
+    def leave_ClassDef(self, node: cst.ClassDef) -> None:
+        self._close_scope()
+
+    def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
+        self._open_scope()
+
+    def leave_FunctionDef(self, node: cst.FunctionDef) -> None:
+        self._close_scope()

@@ -1,12 +1,10 @@
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 import libcst as cst
 
-from torchcheck.lint.context import LintContext, source_text
+from torchcheck.lint.context import source_text
 from torchcheck.lint.edits import keyword
-from torchcheck.lint.rule import FixSafety, Invalid, Rule, Valid
+from torchcheck.lint.rule import FixSafety, ImportedName, ImportTrackingRule, Invalid, Valid
 
 # deprecated qualified name -> (its torch.amp replacement, the device it implied)
 _DEPRECATED: dict[str, tuple[str, str]] = {
@@ -29,14 +27,7 @@ CALL_MESSAGE = "`{old}(...)` is deprecated; use `torch.amp.{new}(\"{device}\", .
 IMPORT_MESSAGE = "`{old}` is deprecated; use `torch.amp.{new}(\"{device}\", ...)` instead"
 
 
-@dataclass(frozen=True)
-class _Import:
-    node: cst.ImportFrom
-    local: str
-    qualified: str
-
-
-class DeprecatedCudaAmp(Rule):
+class DeprecatedCudaAmp(ImportTrackingRule):
     """
     ## What it does
     Checks for `torch.cuda.amp.autocast(...)`, `torch.cuda.amp.GradScaler(...)`,
@@ -253,29 +244,7 @@ with amp.autocast(*flags):  # TCK301
         ),
     )
 
-    def __init__(self, context: LintContext) -> None:
-        super().__init__(context)
-        self._imports: list[list[_Import]] = []
-
     # ------------------------------------------------------------------ imports
-    def visit_Module(self, node: cst.Module) -> None:
-        self._imports.append([])
-
-    def leave_Module(self, node: cst.Module) -> None:
-        self._resolve_imports()
-
-    def visit_ClassDef(self, node: cst.ClassDef) -> None:
-        self._imports.append([])
-
-    def leave_ClassDef(self, node: cst.ClassDef) -> None:
-        self._resolve_imports()
-
-    def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
-        self._imports.append([])
-
-    def leave_FunctionDef(self, node: cst.FunctionDef) -> None:
-        self._resolve_imports()
-
     def visit_ImportFrom(self, node: cst.ImportFrom) -> None:
         if node.relative or node.module is None or isinstance(node.names, cst.ImportStar):
             return
@@ -286,14 +255,14 @@ with amp.autocast(*flags):  # TCK301
             qualified = f"{module}.{source_text(alias.name)}"
             local = alias.asname.name if alias.asname is not None else alias.name
             if qualified in _DEPRECATED and isinstance(local, cst.Name):
-                self._imports[-1].append(_Import(node, local.value, qualified))
+                self.track_import(node, local.value, qualified)
 
-    def _resolve_imports(self) -> None:
-        """Report imports whose name still means the deprecated object at the end of the scope
-        (a name also imported from ``torch.amp`` in a fallback is ambiguous: left alone)."""
-        reported: set[cst.ImportFrom] = set()
-        for found in self._imports.pop():
-            if found.node in reported or self.context.qualified_name(cst.Name(found.local)) != found.qualified:
+    def report_imports(self, imports: list[ImportedName]) -> None:
+        """One finding per import statement (a name also imported from ``torch.amp`` in a
+        fallback is ambiguous and never gets here)."""
+        reported: set[cst.CSTNode] = set()
+        for found in imports:
+            if found.node in reported:
                 continue
             reported.add(found.node)
             if not self._replacement_exists(found.qualified):

@@ -15,8 +15,8 @@ from typing import ClassVar
 
 import libcst as cst
 
-from torchcheck.lint.context import LintContext, dotted_name
-from torchcheck.lint.rule import Rule
+from torchcheck.lint.context import dotted_name
+from torchcheck.lint.rule import ImportedName, ImportTrackingRule, Rule
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -112,41 +112,12 @@ class SymbolCallRule(SymbolTableRule):
             self.report(node, message, replacement=new_function, replace_target=node.func)
 
 
-@dataclass(frozen=True)
-class _Imported:
-    statement: cst.ImportFrom
-    local: str
-    symbol: Symbol
-
-
-class SymbolImportRule(SymbolTableRule):
-    """Reports ``from module import name`` of a listed API, once the scope is complete: a name
-    also imported from somewhere else (a ``try``/``except ImportError`` fallback) is ambiguous
-    and left alone. The fix rewrites the module when every name moves unchanged to one place."""
+class SymbolImportRule(SymbolTableRule, ImportTrackingRule):
+    """Reports ``from module import name`` of a listed API once its scope is complete (a name
+    also imported from somewhere else is ambiguous and left alone). The fix rewrites the
+    module when every name moves unchanged to one place."""
 
     template: ClassVar[str]  # formatted with `names` and `advice`
-
-    def __init__(self, context: LintContext) -> None:
-        super().__init__(context)
-        self._pending: list[list[_Imported]] = []
-
-    def visit_Module(self, node: cst.Module) -> None:
-        self._pending.append([])
-
-    def leave_Module(self, node: cst.Module) -> None:
-        self._report_scope()
-
-    def visit_ClassDef(self, node: cst.ClassDef) -> None:
-        self._pending.append([])
-
-    def leave_ClassDef(self, node: cst.ClassDef) -> None:
-        self._report_scope()
-
-    def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
-        self._pending.append([])
-
-    def leave_FunctionDef(self, node: cst.FunctionDef) -> None:
-        self._report_scope()
 
     def visit_ImportFrom(self, node: cst.ImportFrom) -> None:
         if node.relative or node.module is None or isinstance(node.names, cst.ImportStar):
@@ -156,14 +127,14 @@ class SymbolImportRule(SymbolTableRule):
             symbol = self._entry(f"{module}.{dotted_name(alias.name)}")
             local = alias.asname.name if alias.asname is not None else alias.name
             if symbol is not None and isinstance(local, cst.Name):
-                self._pending[-1].append(_Imported(node, local.value, symbol))
+                self.track_import(node, local.value, symbol.name)
 
-    def _report_scope(self) -> None:
-        by_statement: dict[cst.ImportFrom, list[Symbol]] = {}
-        for found in self._pending.pop():
-            if self.context.qualified_name(cst.Name(found.local)) == found.symbol.name:
-                by_statement.setdefault(found.statement, []).append(found.symbol)
+    def report_imports(self, imports: list[ImportedName]) -> None:
+        by_statement: dict[cst.CSTNode, list[Symbol]] = {}
+        for imported in imports:
+            by_statement.setdefault(imported.node, []).append(symbols()[imported.qualified])
         for statement, found_symbols in by_statement.items():
+            assert isinstance(statement, cst.ImportFrom)
             names = ", ".join(f"`{symbol.name}`" for symbol in found_symbols)
             advice = "; ".join(symbol.advice() for symbol in found_symbols)
             message = self.template.format(names=names, advice=advice)

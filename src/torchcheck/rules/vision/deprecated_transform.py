@@ -1,11 +1,9 @@
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-
 import libcst as cst
 
-from torchcheck.lint.context import LintContext, dotted_name
-from torchcheck.lint.rule import Invalid, Rule, Valid
+from torchcheck.lint.context import dotted_name
+from torchcheck.lint.rule import ImportedName, ImportTrackingRule, Invalid, Valid
 
 _V2 = "torchvision.transforms.v2"
 # deprecated name -> what to use instead. ToTensor, to_tensor and get_image_size warn when
@@ -20,20 +18,7 @@ DEPRECATED: dict[str, str] = {
 MESSAGE = "`{old}` is deprecated in torchvision's transforms v2; use {new}"
 
 
-@dataclass(frozen=True)
-class _Import:
-    alias: cst.ImportAlias
-    local: str
-    qualified: str
-
-
-@dataclass
-class _ScopeImports:
-    deprecated: list[_Import] = field(default_factory=list)
-    origins: dict[str, set[str]] = field(default_factory=dict)  # local name -> what imports bind it to
-
-
-class DeprecatedTorchvisionTransform(Rule):
+class DeprecatedTorchvisionTransform(ImportTrackingRule):
     """
     ## What it does
     Checks for deprecated parts of torchvision's transforms v2 API:
@@ -148,61 +133,22 @@ class MyToTensor(ToTensor):  # TCK910
         ),
     )
 
-    def __init__(self, context: LintContext) -> None:
-        super().__init__(context)
-        self._scopes: list[_ScopeImports] = []
-
     # ------------------------------------------------------------------ imports
-    def visit_Module(self, node: cst.Module) -> None:
-        self._scopes.append(_ScopeImports())
-
-    def leave_Module(self, node: cst.Module) -> None:
-        self._resolve_imports()
-
-    def visit_ClassDef(self, node: cst.ClassDef) -> None:
-        self._scopes.append(_ScopeImports())
-
-    def leave_ClassDef(self, node: cst.ClassDef) -> None:
-        self._resolve_imports()
-
-    def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
-        self._scopes.append(_ScopeImports())
-
-    def leave_FunctionDef(self, node: cst.FunctionDef) -> None:
-        self._resolve_imports()
-
-    def visit_Import(self, node: cst.Import) -> None:
-        for alias in node.names:
-            full = dotted_name(alias.name) or ""
-            if alias.asname is None:
-                root = full.split(".", 1)[0]
-                self._bind(root, root)
-            elif isinstance(alias.asname.name, cst.Name):
-                self._bind(alias.asname.name.value, full)
-
     def visit_ImportFrom(self, node: cst.ImportFrom) -> None:
-        if isinstance(node.names, cst.ImportStar):
+        if isinstance(node.names, cst.ImportStar) or node.module is None or node.relative:
             return
-        module = dotted_name(node.module) if node.module is not None and not node.relative else None
+        module = dotted_name(node.module)
         for alias in node.names:
             local = alias.asname.name if alias.asname is not None else alias.name
-            if not isinstance(local, cst.Name):
-                continue
-            qualified = f"{module}.{dotted_name(alias.name)}" if module is not None else "<relative import>"
-            self._bind(local.value, qualified)
-            if qualified in DEPRECATED:
-                self._scopes[-1].deprecated.append(_Import(alias, local.value, qualified))
+            qualified = f"{module}.{dotted_name(alias.name)}"
+            if qualified in DEPRECATED and isinstance(local, cst.Name):
+                self.track_import(alias, local.value, qualified)
 
-    def _bind(self, local: str, qualified: str) -> None:
-        self._scopes[-1].origins.setdefault(local, set()).add(qualified)
-
-    def _resolve_imports(self) -> None:
-        """Report the deprecated imports of a scope that closes, unless the same name is also
-        imported from elsewhere (a fallback to v1 in `except ImportError:`): it is ambiguous."""
-        scope = self._scopes.pop()
-        for found in scope.deprecated:
-            if scope.origins[found.local] == {found.qualified}:
-                self._report(found.alias, found.qualified)
+    def report_imports(self, imports: list[ImportedName]) -> None:
+        """The deprecated imports of a closing scope (one also imported from elsewhere, e.g. a
+        fallback to v1 in `except ImportError:`, is ambiguous and never gets here)."""
+        for found in imports:
+            self._report(found.node, found.qualified)
 
     # ------------------------------------------------------------------ uses
     def visit_Attribute(self, node: cst.Attribute) -> None:
