@@ -191,7 +191,7 @@ def grad_mode_of(
     if qualified in torch_api.INFERENCE_MODE or qualified in torch_api.SET_GRAD_ENABLED:
         if call is None:
             return GradMode.OFF if qualified in torch_api.INFERENCE_MODE else None
-        flag = _argument(call, 0, "mode")
+        flag = argument_for(call, 0, "mode")
         if flag is None:
             # inference_mode() means mode=True; set_grad_enabled() without a mode is a TypeError
             return GradMode.OFF if qualified in torch_api.INFERENCE_MODE else None
@@ -205,7 +205,7 @@ def grad_mode_of(
     return None
 
 
-def _argument(call: cst.Call, position: int, keyword: str) -> cst.Arg | None:
+def argument_for(call: cst.Call, position: int, keyword: str) -> cst.Arg | None:
     """The argument passed for parameter ``keyword`` (at ``position``); a star argument
     that could supply it is returned as is (callers treat it as unknown)."""
     for argument in call.args:

@@ -3,7 +3,7 @@ from __future__ import annotations
 import libcst as cst
 
 from torchcheck.lint import torch_api
-from torchcheck.lint.context import has_star_kwargs, keyword_argument
+from torchcheck.lint.context import argument_for
 from torchcheck.lint.rule import Invalid, Rule, Valid
 
 # InstanceNorm2d(num_features, eps, momentum, affine=False, track_running_stats=False, ...)
@@ -125,9 +125,5 @@ class ResidualBlock(nn.Module):
             position, message = _LAZY_AFFINE_POSITION, _LAZY_MESSAGE
         else:
             return
-        if has_star_kwargs(node) or keyword_argument(node, "affine") is not None:
-            return
-        positional = [argument for argument in node.args if argument.keyword is None]
-        if len(positional) > position or any(argument.star for argument in positional):
-            return
-        self.report(node, message)
+        if argument_for(node, position, "affine") is None:
+            self.report(node, message)

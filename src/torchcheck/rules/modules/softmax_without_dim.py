@@ -3,7 +3,7 @@ from __future__ import annotations
 import libcst as cst
 
 from torchcheck.lint import torch_api
-from torchcheck.lint.context import keyword_argument, method_call
+from torchcheck.lint.context import argument_for, method_call
 from torchcheck.lint.rule import Invalid, Rule, Valid
 
 # softmax(input, dim=None, _stacklevel=3, dtype=None): a missing dim is guessed (deprecated).
@@ -27,10 +27,7 @@ def _dim_missing(call: cst.Call, position: int) -> bool:
     """No ``dim`` passed (or a literal ``None``); False when ``*args``/``**kwargs`` could pass it."""
     if any(argument.star for argument in call.args):
         return False
-    argument = keyword_argument(call, "dim")
-    if argument is None:
-        positional = [argument for argument in call.args if argument.keyword is None]
-        argument = positional[position] if len(positional) > position else None
+    argument = argument_for(call, position, "dim")
     return argument is None or (isinstance(argument.value, cst.Name) and argument.value.value == "None")
 
 
