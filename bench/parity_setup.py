@@ -1,11 +1,13 @@
 """Prepare the TorchFix parity test: TorchFix in its own environment and real code to compare on.
 
-    eval "$(python bench/parity_setup.py DEST)"        # what .ci/run does
-    eval "$(python bench/parity_setup.py DEST --full)" # all of transformers (slow: ~20 min of TorchFix)
+    eval "$(python bench/parity_setup.py)"        # what .ci/run does
+    eval "$(python bench/parity_setup.py --full)" # all of transformers (slow: ~20 min of TorchFix)
 
 Prints the ``export`` lines that point the parity test at them. Downloads wheels with
-``pip download --no-deps`` (nothing is committed). By default transformers is compared on a
-fixed slice (the top-level modules and the model folders listed below) so CI stays short.
+``pip download --no-deps`` into ``.cache/parity/`` of this checkout (git-ignored and never
+shared with another checkout; a DEST argument puts them elsewhere). By default transformers
+is compared on a fixed slice (the top-level modules and the model folders listed below) so CI
+stays short.
 """
 
 from __future__ import annotations
@@ -18,6 +20,7 @@ from pathlib import Path
 
 from common import download, torchfix_python
 
+DEFAULT_DESTINATION = Path(__file__).resolve().parents[1] / ".cache" / "parity"
 TIMM = "timm==1.0.31"
 TRANSFORMERS = "transformers==5.23.0"
 # Model folders of transformers 5.23.0 compared in CI: every folder where TorchFix reports
@@ -43,7 +46,7 @@ def _slice(transformers: Path, destination: Path) -> Path:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("destination", type=Path)
+    parser.add_argument("destination", nargs="?", type=Path, default=DEFAULT_DESTINATION)
     parser.add_argument("--full", action="store_true", help="compare on all of transformers")
     options = parser.parse_args()
     work = options.destination.resolve()
