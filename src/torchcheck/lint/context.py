@@ -26,6 +26,7 @@ from dataclasses import dataclass, field
 import libcst as cst
 
 from torchcheck.lint import torch_api
+from torchcheck.lint.settings import LintSettings
 
 
 class Kind(enum.Enum):
@@ -267,18 +268,6 @@ def _called_name(call: cst.Call) -> str | None:
 def has_star_kwargs(call: cst.Call) -> bool:
     """``**kwargs`` could supply any keyword: rules about missing keywords stay silent."""
     return any(argument.star == "**" for argument in call.args)
-
-
-@dataclass(frozen=True)
-class LintSettings:
-    """Settings that change what rules report (part of the cache key)."""
-
-    target_version: tuple[int, int] | None = None  # oldest supported PyTorch, e.g. (2, 1)
-
-    def has_torch_api(self, since: tuple[int, int] | None) -> bool:
-        """Whether an API added in PyTorch ``since`` exists in every version the project
-        supports (always, when no ``target-version`` is configured)."""
-        return since is None or self.target_version is None or self.target_version >= since
 
 
 class LintContext:

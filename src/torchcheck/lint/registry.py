@@ -1,4 +1,9 @@
-"""Rule discovery (by walking the ``torchcheck.rules`` package) and rule selection."""
+"""Rule discovery (by walking the ``torchcheck.rules`` package) and rule selection.
+
+Selection works on anything with a ``code``, ``name`` and ``default_enabled``: the rule
+classes, or their cheap :class:`~torchcheck.lint.catalogue.RuleInfo` metadata, which is
+what the command line uses so that it imports the rule modules only to lint.
+"""
 
 from __future__ import annotations
 
@@ -6,9 +11,25 @@ import functools
 import importlib
 import inspect
 import pkgutil
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
+from typing import TYPE_CHECKING, Protocol, TypeVar
 
-from torchcheck.lint.rule import Rule
+from torchcheck.lint.catalogue import RuleInfo, rule_infos
+
+if TYPE_CHECKING:
+    from torchcheck.lint.rule import Rule
+
+
+class Selectable(Protocol):
+    @property
+    def code(self) -> str: ...
+    @property
+    def name(self) -> str: ...
+    @property
+    def default_enabled(self) -> bool: ...
+
+
+R = TypeVar("R", bound=Selectable)
 
 RULES_PACKAGE = "torchcheck.rules"
 ALL_SELECTOR = "ALL"
@@ -25,6 +46,8 @@ class UnknownSelectorError(ValueError):
 @functools.cache
 def all_rules() -> tuple[type[Rule], ...]:
     """Every rule class in the rules package, sorted by code."""
+    from torchcheck.lint.rule import Rule
+
     package = importlib.import_module(RULES_PACKAGE)
     found: dict[str, type[Rule]] = {}
     for info in pkgutil.walk_packages(package.__path__, prefix=f"{RULES_PACKAGE}."):
@@ -37,16 +60,31 @@ def all_rules() -> tuple[type[Rule], ...]:
     return tuple(sorted(found.values(), key=lambda rule: rule.code))
 
 
-def rule_by_selector(selector: str) -> type[Rule] | None:
-    """The rule whose code or name is exactly ``selector``."""
+def rules_by_code(codes: Iterable[str]) -> list[type[Rule]]:
+    """The rule classes with these codes, in the order given."""
+    by_code = {rule.code: rule for rule in all_rules()}
+    return [by_code[code] for code in codes]
+
+
+def _exactly(selector: str, rules: Iterable[R]) -> R | None:
     wanted = selector.strip()
-    for rule in all_rules():
+    for rule in rules:
         if wanted.upper() == rule.code or wanted.lower() == rule.name:
             return rule
     return None
 
 
-def _specificity(selector: str, rule: type[Rule]) -> int | None:
+def rule_by_selector(selector: str) -> type[Rule] | None:
+    """The rule class whose code or name is exactly ``selector``."""
+    return _exactly(selector, all_rules())
+
+
+def info_by_selector(selector: str) -> RuleInfo | None:
+    """The metadata of the rule whose code or name is exactly ``selector``."""
+    return _exactly(selector, rule_infos())
+
+
+def _specificity(selector: str, rule: Selectable) -> int | None:
     """How precisely ``selector`` names ``rule`` (higher wins), or None if it does not."""
     if selector == ALL_SELECTOR:
         return 0
@@ -57,17 +95,18 @@ def _specificity(selector: str, rule: type[Rule]) -> int | None:
     return None
 
 
-def matches(selector: str, rule: type[Rule]) -> bool:
+def matches(selector: str, rule: Selectable) -> bool:
     return _specificity(selector, rule) is not None
 
 
-def validate_selectors(selectors: Iterable[str]) -> None:
+def validate_selectors(selectors: Iterable[str], rules: Sequence[Selectable] | None = None) -> None:
+    known = rule_infos() if rules is None else rules
     for selector in selectors:
-        if selector != ALL_SELECTOR and not any(_specificity(selector, rule) is not None for rule in all_rules()):
+        if selector != ALL_SELECTOR and not any(_specificity(selector, rule) is not None for rule in known):
             raise UnknownSelectorError(selector)
 
 
-def _best(selectors: Iterable[str], rule: type[Rule]) -> int:
+def _best(selectors: Iterable[str], rule: Selectable) -> int:
     return max((s for s in (_specificity(selector, rule) for selector in selectors) if s is not None), default=-1)
 
 
@@ -75,13 +114,16 @@ def select_rules(
     select: Iterable[str] | None = None,
     extend_select: Iterable[str] = (),
     ignore: Iterable[str] = (),
-) -> tuple[type[Rule], ...]:
-    """The enabled rules: ``select`` (default: the rules on by default) plus ``extend_select``,
-    minus ``ignore``; where a rule is both selected and ignored, the more specific selector wins."""
+    rules: Sequence[R] | None = None,
+) -> tuple[R, ...]:
+    """The enabled rules among ``rules`` (default: the catalogue's metadata): ``select``
+    (default: the rules on by default) plus ``extend_select``, minus ``ignore``; where a
+    rule is both selected and ignored, the more specific selector wins."""
+    candidates: Sequence = rule_infos() if rules is None else rules
     select, extend_select, ignore = (list(select) if select is not None else None), list(extend_select), list(ignore)
-    validate_selectors([*(select or ()), *extend_select, *ignore])
+    validate_selectors([*(select or ()), *extend_select, *ignore], candidates)
     enabled = []
-    for rule in all_rules():
+    for rule in candidates:
         chosen = _best(select, rule) if select is not None else (0 if rule.default_enabled else -1)
         chosen = max(chosen, _best(extend_select, rule))
         if chosen >= 0 and chosen > _best(ignore, rule):
