@@ -78,7 +78,7 @@ def test_json_output_uses_ruffs_schema(project: Path, capsys) -> None:
     items = json.loads(out)
     assert code == 1 and {item["code"] for item in items} == {"TCK101", "TCK102", "TCK201"}
     first = next(item for item in items if item["code"] == "TCK201")
-    assert set(first) == {"cell", "code", "end_location", "filename", "fix", "location", "message", "noqa_row", "url"}
+    assert set(first) == {"cell", "code", "end_location", "filename", "fix", "location", "message", "name", "noqa_row", "severity", "url"}
     assert first["location"] == {"column": 8, "row": 3} and first["end_location"] == {"column": 31, "row": 3}
     assert Path(first["filename"]).is_absolute()
     assert first["fix"]["applicability"] == "safe"
@@ -100,7 +100,8 @@ def test_sarif_output_is_valid_sarif_2_1_0_with_rules_and_regions(project: Path,
     assert result["locations"][0]["physicalLocation"]["artifactLocation"]["uri"] == "train.py"
 
 
-def test_github_output_prints_workflow_annotations(project: Path, capsys) -> None:
+def test_github_output_prints_workflow_annotations(project: Path, capsys, monkeypatch) -> None:
+    monkeypatch.setenv("GITHUB_WORKSPACE", str(project))
     _, out, _ = run(capsys, ".", "--output-format", "github")
     assert "::error title=torchcheck (TCK201),file=train.py,line=3,col=8,endLine=3,endColumn=31::train.py:3:8: TCK201" in out
 

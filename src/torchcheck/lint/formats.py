@@ -1,20 +1,57 @@
-"""Output formats: full (default), concise, json (ruff's schema), sarif 2.1.0, github."""
+"""Output formats: full (default), concise, json (ruff's schema), sarif 2.1.0, github.
+
+Only the standard library and the diagnostic value types load with this module: the CLI
+imports it to build its parser, before it knows whether it will lint anything. What needs
+the rule catalogue (SARIF's rule descriptions) imports it when it runs.
+
+File names are whatever the file system gave: on POSIX a name that is not valid UTF-8
+arrives with surrogate escapes ("\\udcff"). Every format shows such a name with the bad
+bytes written as ``\\xff`` and SARIF percent-encodes the raw bytes, so no output ever holds
+a lone surrogate that a UTF-8 writer or a strict JSON reader would reject.
+"""
 
 from __future__ import annotations
 
 import json
-from collections import Counter
-from collections.abc import Callable, Sequence
-from pathlib import Path
+import os
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path, PurePath
+from typing import TYPE_CHECKING, Any
+from urllib.parse import quote_from_bytes
 
 import torchcheck
 from torchcheck.lint.diagnostic import Diagnostic
-from torchcheck.lint.rule import Rule, documentation
+
+if TYPE_CHECKING:
+    from torchcheck.lint.catalogue import RuleInfo
+    from torchcheck.lint.rule import Rule
 
 SARIF_SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
 INFORMATION_URI = "https://github.com/torchcheck/torchcheck"
+# The base that relative artifact URIs are resolved against; GitHub code scanning and the
+# SARIF viewers know this name.
+SOURCE_ROOT_ID = "%SRCROOT%"
+# torchcheck's columns count code points, as libcst and ruff do, not UTF-16 units.
+SARIF_COLUMN_KIND = "unicodeCodePoints"
+# torchcheck has no warnings: every finding is an error, as ruff's are.
+SEVERITY = "error"
+GITHUB_WORKSPACE = "GITHUB_WORKSPACE"
+UNKNOWN_STATISTICS_FORMAT = "cannot print statistics as {name!r}: choose one of {choices}"
 
 _RED, _BOLD, _CYAN, _DIM, _RESET = "\033[31m", "\033[1m", "\033[36m", "\033[2m", "\033[0m"
+
+
+def display_name(filename: str) -> str:
+    """``filename`` as printable text: bytes that are not UTF-8 become ``\\xff`` escapes."""
+    return os.fsencode(filename).decode("utf-8", "backslashreplace")
+
+
+def _has_safe_fix(diagnostic: Diagnostic) -> bool:
+    return diagnostic.fix is not None and diagnostic.fix.applicability == "safe"
+
+
+# --- full and concise -------------------------------------------------------------------
 
 
 class _Style:
@@ -26,11 +63,11 @@ class _Style:
 
 
 def _fix_marker(diagnostic: Diagnostic) -> str:
-    return "[*] " if diagnostic.fix is not None and diagnostic.fix.applicability == "safe" else ""
+    return "[*] " if _has_safe_fix(diagnostic) else ""
 
 
 def _header(diagnostic: Diagnostic, style: _Style) -> str:
-    where = f"{diagnostic.filename}:{diagnostic.location.row}:{diagnostic.location.column}:"
+    where = f"{display_name(diagnostic.filename)}:{diagnostic.location.row}:{diagnostic.location.column}:"
     return f"{style(where, _BOLD)} {style(diagnostic.code, _RED, _BOLD)} {_fix_marker(diagnostic)}{diagnostic.message}"
 
 
@@ -59,81 +96,134 @@ def format_full(diagnostics: Sequence[Diagnostic], colour: bool = False) -> str:
     return "\n".join(blocks)
 
 
+# --- json -------------------------------------------------------------------------------
+
+
 def _absolute(filename: str) -> str:
     return str(Path(filename).resolve())
 
 
+def _json_item(d: Diagnostic) -> dict[str, Any]:
+    # Keys in ruff's order (alphabetical), so a diff against ruff's output stays readable.
+    return {
+        "cell": None,
+        "code": d.code,
+        "end_location": {"column": d.end_location.column, "row": d.end_location.row},
+        "filename": display_name(_absolute(d.filename)),
+        "fix": None
+        if d.fix is None
+        else {
+            "applicability": d.fix.applicability,
+            "edits": [
+                {
+                    "content": e.content,
+                    "end_location": {"column": e.end_location.column, "row": e.end_location.row},
+                    "location": {"column": e.location.column, "row": e.location.row},
+                }
+                for e in d.fix.edits
+            ],
+            "message": d.fix.message,
+        },
+        "location": {"column": d.location.column, "row": d.location.row},
+        "message": d.message,
+        "name": d.name,
+        "noqa_row": d.location.row,
+        "severity": SEVERITY,
+        "url": d.url,
+    }
+
+
 def format_json(diagnostics: Sequence[Diagnostic], colour: bool = False) -> str:
     """The same schema as ``ruff check --output-format json``."""
-    items = []
-    for d in diagnostics:
-        items.append(
+    return json.dumps([_json_item(d) for d in diagnostics], indent=2) + "\n"
+
+
+# --- sarif ------------------------------------------------------------------------------
+
+
+def _uri_path(path: PurePath) -> str:
+    """RFC 3986 path: every byte but unreserved characters and ``/`` percent-encoded."""
+    return quote_from_bytes(os.fsencode(path.as_posix()), safe="/")
+
+
+def _file_uri(path: Path) -> str:
+    return Path(os.path.normpath(path)).as_uri()
+
+
+def _directory_uri(directory: Path) -> str:
+    uri = _file_uri(directory)
+    return uri if uri.endswith("/") else f"{uri}/"
+
+
+def _artifact_location(filename: str, root: Path) -> dict[str, str]:
+    """A relative name stays relative to ``root``; one that climbs out of it, or an
+    absolute one, becomes an absolute ``file://`` URI."""
+    path = Path(filename)
+    if path.is_absolute():
+        return {"uri": _file_uri(path)}
+    relative = PurePath(os.path.normpath(path))
+    if relative.parts[:1] == (os.pardir,):
+        return {"uri": _file_uri(root / relative)}
+    return {"uri": _uri_path(relative), "uriBaseId": SOURCE_ROOT_ID}
+
+
+def _rule_info(rule: RuleInfo | type[Rule]) -> RuleInfo:
+    from torchcheck.lint import catalogue
+
+    return rule if isinstance(rule, catalogue.RuleInfo) else catalogue.RuleInfo.of(rule)
+
+
+def _sarif_rule(rule: RuleInfo) -> dict[str, Any]:
+    return {
+        "id": rule.code,
+        "name": rule.name,
+        "shortDescription": {"text": rule.message},
+        "fullDescription": {"text": rule.summary},
+        "help": {"text": rule.documentation, "markdown": rule.documentation},
+        "helpUri": f"{INFORMATION_URI}/blob/main/rules/{rule.code}.md",
+        "defaultConfiguration": {"level": SEVERITY},
+    }
+
+
+def _sarif_result(d: Diagnostic, root: Path, rule_index: Mapping[str, int]) -> dict[str, Any]:
+    result: dict[str, Any] = {
+        "ruleId": d.code,
+        "level": SEVERITY,
+        "message": {"text": f"{d.message} ({d.name})"},
+        "locations": [
             {
-                "cell": None,
-                "code": d.code,
-                "end_location": {"column": d.end_location.column, "row": d.end_location.row},
-                "filename": _absolute(d.filename),
-                "fix": None
-                if d.fix is None
-                else {
-                    "applicability": d.fix.applicability,
-                    "edits": [
-                        {
-                            "content": e.content,
-                            "end_location": {"column": e.end_location.column, "row": e.end_location.row},
-                            "location": {"column": e.location.column, "row": e.location.row},
-                        }
-                        for e in d.fix.edits
-                    ],
-                    "message": d.fix.message,
-                },
-                "location": {"column": d.location.column, "row": d.location.row},
-                "message": d.message,
-                "noqa_row": d.location.row,
-                "url": d.url,
-            }
-        )
-    return json.dumps(items, indent=2) + "\n"
-
-
-def format_sarif(diagnostics: Sequence[Diagnostic], rules: Sequence[type[Rule]] = ()) -> str:
-    """SARIF 2.1.0, as GitHub code scanning reads it."""
-    rule_entries = [
-        {
-            "id": rule.code,
-            "name": rule.name,
-            "shortDescription": {"text": rule.message},
-            "fullDescription": {"text": rule.summary()},
-            "help": {"text": documentation(rule), "markdown": documentation(rule)},
-            "helpUri": f"{INFORMATION_URI}/blob/main/rules/{rule.code}.md",
-            "defaultConfiguration": {"level": "error"},
-        }
-        for rule in rules
-    ]
-    index = {rule.code: position for position, rule in enumerate(rules)}
-    results = []
-    for d in diagnostics:
-        result = {
-            "ruleId": d.code,
-            "level": "error",
-            "message": {"text": f"{d.message} ({d.name})"},
-            "locations": [
-                {
-                    "physicalLocation": {
-                        "artifactLocation": {"uri": Path(d.filename).as_posix()},
-                        "region": {
-                            "startLine": d.location.row,
-                            "startColumn": d.location.column,
-                            "endLine": d.end_location.row,
-                            "endColumn": d.end_location.column,
-                        },
-                    }
+                "physicalLocation": {
+                    "artifactLocation": _artifact_location(d.filename, root),
+                    "region": {
+                        "startLine": d.location.row,
+                        "startColumn": d.location.column,
+                        "endLine": d.end_location.row,
+                        "endColumn": d.end_location.column,
+                    },
                 }
-            ],
-        }
-        if d.code in index:
-            result["ruleIndex"] = index[d.code]
-        results.append(result)
+            }
+        ],
+    }
+    if d.code in rule_index:
+        result["ruleIndex"] = rule_index[d.code]
+    return result
+
+
+def format_sarif(
+    diagnostics: Sequence[Diagnostic], rules: Sequence[RuleInfo | type[Rule]] = (), *, root: Path | None = None
+) -> str:
+    """SARIF 2.1.0, as GitHub code scanning reads it.
+
+    ``rules`` (catalogue entries or rule classes) become the driver's rules array, which
+    results point into by ``ruleIndex``.
+
+    Relative file names are taken as relative to ``root`` (default: the current working
+    directory) and written as relative URIs against ``%SRCROOT%``, which the run maps to
+    ``root``; absolute names become ``file://`` URIs. URIs are percent-encoded (RFC 3986),
+    so they decode back to the exact file name, bytes included.
+    """
+    root = Path(os.path.abspath(Path.cwd() if root is None else root))
+    rule_index = {rule.code: position for position, rule in enumerate(rules)}
     document = {
         "$schema": SARIF_SCHEMA,
         "version": "2.1.0",
@@ -144,14 +234,19 @@ def format_sarif(diagnostics: Sequence[Diagnostic], rules: Sequence[type[Rule]] 
                         "name": "torchcheck",
                         "version": torchcheck.__version__,
                         "informationUri": INFORMATION_URI,
-                        "rules": rule_entries,
+                        "rules": [_sarif_rule(_rule_info(rule)) for rule in rules],
                     }
                 },
-                "results": results,
+                "originalUriBaseIds": {SOURCE_ROOT_ID: {"uri": _directory_uri(root)}},
+                "columnKind": SARIF_COLUMN_KIND,
+                "results": [_sarif_result(d, root, rule_index) for d in diagnostics],
             }
         ],
     }
     return json.dumps(document, indent=2) + "\n"
+
+
+# --- github -----------------------------------------------------------------------------
 
 
 def _escape_property(value: str) -> str:
@@ -162,21 +257,45 @@ def _escape_data(value: str) -> str:
     return value.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
 
 
-def format_github(diagnostics: Sequence[Diagnostic], colour: bool = False) -> str:
-    """GitHub Actions workflow commands: one ``::error`` annotation per finding."""
+def _relative_to(path: Path, base: Path) -> str | None:
+    try:
+        return path.relative_to(base).as_posix()
+    except ValueError:
+        return None
+
+
+def _annotation_file(filename: str, environ: Mapping[str, str]) -> str:
+    """GitHub resolves ``file=`` against the workspace, not against our working directory."""
+    absolute = Path(os.path.abspath(filename))
+    workspace = environ.get(GITHUB_WORKSPACE)
+    if workspace:
+        base = Path(os.path.abspath(workspace))
+        # The runner may reach the workspace through a symlink: compare real paths too.
+        relative = _relative_to(absolute, base) or _relative_to(absolute.resolve(), base.resolve())
+        if relative is not None:
+            return relative
+    return str(absolute)
+
+
+def format_github(diagnostics: Sequence[Diagnostic], colour: bool = False, *, environ: Mapping[str, str] = os.environ) -> str:
+    """GitHub Actions workflow commands: one ``::error`` annotation per finding.
+
+    ``file=`` is relative to ``$GITHUB_WORKSPACE`` when the file lies under it, else
+    absolute, so annotations land on the right file from any working directory.
+    """
     lines = []
     for d in diagnostics:
         properties = ",".join(
             [
                 f"title={_escape_property(f'torchcheck ({d.code})')}",
-                f"file={_escape_property(d.filename)}",
+                f"file={_escape_property(display_name(_annotation_file(d.filename, environ)))}",
                 f"line={d.location.row}",
                 f"col={d.location.column}",
                 f"endLine={d.end_location.row}",
                 f"endColumn={d.end_location.column}",
             ]
         )
-        location = f"{d.filename}:{d.location.row}:{d.location.column}"
+        location = f"{display_name(d.filename)}:{d.location.row}:{d.location.column}"
         lines.append(f"::error {properties}::{_escape_data(f'{location}: {d.code} {d.message}')}\n")
     return "".join(lines)
 
@@ -191,11 +310,78 @@ TEXT_FORMATS: dict[str, Formatter] = {
 FORMAT_NAMES = (*TEXT_FORMATS, "sarif")
 
 
-def format_statistics(diagnostics: Sequence[Diagnostic]) -> str:
-    counts = Counter((d.code, d.name) for d in diagnostics)
-    fixable = {d.code for d in diagnostics if d.fix is not None and d.fix.applicability == "safe"}
-    width = max((len(str(n)) for n in counts.values()), default=1)
+# --- statistics -------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class RuleCount:
+    """How often one rule fired, and how many of those findings have a safe fix."""
+
+    code: str
+    name: str
+    count: int
+    fixable_count: int
+
+    @property
+    def fixable(self) -> bool:
+        return self.fixable_count == self.count
+
+
+def count_by_rule(diagnostics: Sequence[Diagnostic]) -> list[RuleCount]:
+    """One row per rule, most frequent first (ties by code)."""
+    counts: dict[tuple[str, str], list[int]] = {}
+    for d in diagnostics:
+        row = counts.setdefault((d.code, d.name), [0, 0])
+        row[0] += 1
+        row[1] += int(_has_safe_fix(d))
+    rows = [RuleCount(code, name, count, fixable) for (code, name), (count, fixable) in counts.items()]
+    return sorted(rows, key=lambda row: (-row.count, row.code))
+
+
+def _fixable_marker(row: RuleCount, any_fixable: bool) -> str:
+    # ruff's markers: every finding fixable, some, none (shown only when another rule has fixes).
+    if row.fixable:
+        return "[*] "
+    if row.fixable_count:
+        return "[-] "
+    return "[ ] " if any_fixable else ""
+
+
+def _statistics_table(rows: Sequence[RuleCount]) -> str:
+    count_width = max((len(str(row.count)) for row in rows), default=1)
+    code_width = max((len(row.code) for row in rows), default=1)
+    any_fixable = any(row.fixable_count for row in rows)
     return "".join(
-        f"{count:>{width}}\t{code}\t{'[*] ' if code in fixable else ''}{name}\n"
-        for (code, name), count in sorted(counts.items(), key=lambda item: (-item[1], item[0]))
+        f"{row.count:>{count_width}}\t{row.code:<{code_width}}\t{_fixable_marker(row, any_fixable)}{row.name}\n" for row in rows
     )
+
+
+def _statistics_json(rows: Sequence[RuleCount]) -> str:
+    items = [
+        {"code": row.code, "name": row.name, "count": row.count, "fixable": row.fixable, "fixable_count": row.fixable_count}
+        for row in rows
+    ]
+    return json.dumps(items, indent=2) + "\n"
+
+
+def format_statistics(diagnostics: Sequence[Diagnostic], output_format: str = "full") -> str:
+    """The number of findings per rule, most frequent first, shaped for ``output_format``.
+
+    Contract with the caller:
+
+    - ``full``, ``concise``: ruff's text table, one ``count<TAB>code<TAB>[*] name`` line
+      per rule, meant for stdout after (or instead of) the findings.
+    - ``json``: a JSON array like ``ruff check --statistics --output-format json``
+      (objects with ``code``, ``name``, ``count``, ``fixable``, ``fixable_count``). It is a
+      whole document: print it *instead of* the findings.
+    - ``sarif``, ``github``: the text table, for stderr. stdout already carries a document
+      (SARIF) or workflow commands (github) that appended text would break.
+
+    Raises ValueError for any other format name.
+    """
+    rows = count_by_rule(diagnostics)
+    if output_format == "json":
+        return _statistics_json(rows)
+    if output_format in FORMAT_NAMES:
+        return _statistics_table(rows)
+    raise ValueError(UNKNOWN_STATISTICS_FORMAT.format(name=output_format, choices=", ".join(FORMAT_NAMES)))
