@@ -1,0 +1,127 @@
+"""``add_noqa`` places comments that the suppression reader honours, once, keeping the file's bytes."""
+
+from __future__ import annotations
+
+import pytest
+
+from torchcheck.lint.engine import lint_source
+from torchcheck.lint.noqa import add_noqa
+from torchcheck.lint.registry import rules_by_code
+
+RULES = rules_by_code(["TCK201", "TCK702", "TCK703"])
+
+
+def findings(source: bytes) -> list[tuple[int, str]]:
+    result = lint_source(source, "model.py", RULES)
+    return [(diagnostic.location.row, diagnostic.code) for diagnostic in result.diagnostics]
+
+
+def silenced(source: bytes) -> tuple[bytes, int]:
+    """Lint, add noqa comments for what was found, and check that linting again finds nothing."""
+    found = findings(source)
+    assert found, "the example must produce findings"
+    result, added = add_noqa(source, found)
+    assert findings(result) == []
+    return result, added
+
+
+def test_a_finding_gets_a_noqa_comment_at_the_end_of_its_line() -> None:
+    result, added = silenced(b"import torch\nx = torch.ones(3).cuda()\n")
+    assert result == b"import torch\nx = torch.ones(3).cuda()  # noqa: TCK201\n" and added == 1
+
+
+def test_several_codes_on_one_line_share_one_sorted_comment() -> None:
+    merged = add_noqa(b"x = 1\n", [(1, "TCK702"), (1, "TCK201"), (1, "TCK702")])
+    assert merged == (b"x = 1  # noqa: TCK201, TCK702\n", 1)
+    result, added = silenced(b"import torch\nmask = torch.ones(3).cuda() == float('nan')\n")
+    assert result.endswith(b"  # noqa: TCK201, TCK702\n") and added == 1
+
+
+def test_an_existing_noqa_with_codes_is_extended_not_repeated() -> None:
+    source = b"import torch\nx = torch.ones(3).cuda() == float('nan')  # noqa: TCK702\n"
+    result, added = add_noqa(source, [(2, "TCK201")])
+    assert result == b"import torch\nx = torch.ones(3).cuda() == float('nan')  # noqa: TCK201, TCK702\n" and added == 1
+    assert findings(result) == []
+
+
+def test_an_explanation_after_the_codes_is_kept() -> None:
+    result, _ = add_noqa(b"x = 1  # noqa:E501 long URL below\n", [(1, "TCK201")])
+    assert result == b"x = 1  # noqa:E501, TCK201 long URL below\n"
+
+
+def test_another_comment_on_the_line_is_kept_and_the_noqa_follows_it() -> None:
+    result, added = silenced(b"import torch\nx = torch.ones(3).cuda()  # move to the GPU\n")
+    assert result == b"import torch\nx = torch.ones(3).cuda()  # move to the GPU  # noqa: TCK201\n" and added == 1
+
+
+def test_a_bare_noqa_is_left_alone() -> None:
+    source = b"x = 1  # noqa\n"
+    assert add_noqa(source, [(1, "TCK201")]) == (source, 0)
+
+
+def test_codes_already_suppressed_by_a_torchcheck_ignore_are_not_added_again() -> None:
+    source = b"x = 1  # torchcheck: ignore[TCK201]\n"
+    assert add_noqa(source, [(1, "TCK201")]) == (source, 0)
+    extended = add_noqa(source, [(1, "TCK201"), (1, "TCK702")])
+    assert extended == (b"x = 1  # torchcheck: ignore[TCK201]  # noqa: TCK702\n", 1)
+
+
+def test_running_twice_changes_nothing_the_second_time() -> None:
+    source = b"import torch\na = torch.ones(3).cuda()\nb = torch.FloatTensor(3) == float('nan')\n"
+    once, added = add_noqa(source, findings(source))
+    assert added == 2
+    assert add_noqa(once, findings(source)) == (once, 0)
+
+
+def test_a_finding_inside_a_multiline_string_is_silenced_on_the_statements_last_line() -> None:
+    source = b'import torch\nx = torch.tensor([len("""\nabc""")]).cuda()\ny = 1\n'
+    result, added = silenced(source)
+    assert result.split(b"\n")[2:] == [b'abc""")]).cuda()  # noqa: TCK201', b"y = 1", b""] and added == 1
+
+
+def test_a_finding_before_a_backslash_continuation_is_silenced_on_the_last_physical_line() -> None:
+    source = b"import torch\nx = torch.ones(3).cuda() + \\\n    1\n"
+    result, added = silenced(source)
+    assert result == b"import torch\nx = torch.ones(3).cuda() + \\\n    1  # noqa: TCK201\n" and added == 1
+
+
+def test_a_row_inside_a_docstring_never_gets_a_comment_inside_the_string() -> None:
+    source = b'x = """\nline two\nline three"""\n'
+    assert add_noqa(source, [(1, "TCK201"), (2, "TCK702")]) == (
+        b'x = """\nline two\nline three"""  # noqa: TCK201, TCK702\n',
+        1,
+    )
+
+
+def test_crlf_line_endings_are_kept() -> None:
+    source = b"import torch\r\nx = torch.ones(3).cuda()\r\ny = 1\r\n"
+    result, _ = silenced(source)
+    assert result == b"import torch\r\nx = torch.ones(3).cuda()  # noqa: TCK201\r\ny = 1\r\n"
+
+
+def test_a_file_without_a_final_newline_gets_none_added() -> None:
+    result, _ = silenced(b"import torch\nx = torch.ones(3).cuda()")
+    assert result == b"import torch\nx = torch.ones(3).cuda()  # noqa: TCK201"
+
+
+def test_a_latin_1_file_stays_latin_1() -> None:
+    source = "# -*- coding: latin-1 -*-\nimport torch\nx = torch.ones(3).cuda()  # caf\xe9\n".encode("latin-1")
+    result, _ = silenced(source)
+    expected = "# -*- coding: latin-1 -*-\nimport torch\nx = torch.ones(3).cuda()  # caf\xe9  # noqa: TCK201\n"
+    assert result == expected.encode("latin-1")
+
+
+def test_a_byte_order_mark_is_kept_and_the_first_line_can_take_a_comment() -> None:
+    source = b"\xef\xbb\xbfimport torch; x = torch.ones(3).cuda()\n"
+    result, _ = silenced(source)
+    assert result == b"\xef\xbb\xbfimport torch; x = torch.ones(3).cuda()  # noqa: TCK201\n"
+
+
+@pytest.mark.parametrize("row", [0, -1, 3, 99])
+def test_rows_outside_the_file_are_ignored(row: int) -> None:
+    assert add_noqa(b"x = 1\ny = 2\n", [(row, "TCK201")]) == (b"x = 1\ny = 2\n", 0)
+
+
+def test_a_file_that_cannot_be_tokenized_is_left_unchanged() -> None:
+    source = b'x = """never closed\n'
+    assert add_noqa(source, [(1, "TCK201")]) == (source, 0)
