@@ -25,6 +25,9 @@ class BackwardInsideAutocast(Rule):
 
     ## Example
     ```python
+    import torch
+
+    scaler = torch.amp.GradScaler("cuda")
     with torch.autocast("cuda"):
         loss = criterion(model(x), y)
         scaler.scale(loss).backward()
@@ -32,6 +35,9 @@ class BackwardInsideAutocast(Rule):
 
     Use instead:
     ```python
+    import torch
+
+    scaler = torch.amp.GradScaler("cuda")
     with torch.autocast("cuda"):
         loss = criterion(model(x), y)
     scaler.scale(loss).backward()

@@ -35,7 +35,11 @@ class BackwardNotScaled(BranchAwareRule):
 
     ## Example
     ```python
+    import torch
+
+    scaler = torch.amp.GradScaler("cuda")
     for x, y in loader:
+        optimizer.zero_grad()
         with torch.autocast("cuda"):
             loss = criterion(model(x), y)
         loss.backward()
@@ -45,7 +49,11 @@ class BackwardNotScaled(BranchAwareRule):
 
     Use instead:
     ```python
+    import torch
+
+    scaler = torch.amp.GradScaler("cuda")
     for x, y in loader:
+        optimizer.zero_grad()
         with torch.autocast("cuda"):
             loss = criterion(model(x), y)
         scaler.scale(loss).backward()

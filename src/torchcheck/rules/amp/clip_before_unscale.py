@@ -55,6 +55,9 @@ class ClipBeforeUnscale(BranchAwareRule):
 
     ## Example
     ```python
+    import torch
+
+    scaler = torch.amp.GradScaler("cuda")
     scaler.scale(loss).backward()
     torch.nn.utils.clip_grad_norm_(model.parameters(), max_norm=1.0)
     scaler.step(optimizer)
@@ -63,6 +66,9 @@ class ClipBeforeUnscale(BranchAwareRule):
 
     Use instead:
     ```python
+    import torch
+
+    scaler = torch.amp.GradScaler("cuda")
     scaler.scale(loss).backward()
     scaler.unscale_(optimizer)
     torch.nn.utils.clip_grad_norm_(model.parameters(), max_norm=1.0)

@@ -48,6 +48,7 @@ class DeprecatedCudaAmp(ImportTrackingRule):
 
     ## Example
     ```python
+    import torch
     from torch.cuda.amp import GradScaler
 
     scaler = GradScaler()
@@ -57,6 +58,8 @@ class DeprecatedCudaAmp(ImportTrackingRule):
 
     Use instead:
     ```python
+    import torch
+
     scaler = torch.amp.GradScaler("cuda")
     with torch.amp.autocast("cuda", dtype=torch.float16):
         loss = model(x)

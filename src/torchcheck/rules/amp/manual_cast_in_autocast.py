@@ -26,6 +26,8 @@ class ManualCastInAutocast(Rule):
 
     ## Example
     ```python
+    import torch
+
     with torch.autocast("cuda", dtype=torch.float16):
         logits = model(x.half())
         loss = criterion(logits, y)
@@ -33,6 +35,8 @@ class ManualCastInAutocast(Rule):
 
     Use instead:
     ```python
+    import torch
+
     with torch.autocast("cuda", dtype=torch.float16):
         logits = model(x)
         loss = criterion(logits, y)

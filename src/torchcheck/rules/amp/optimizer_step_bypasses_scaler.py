@@ -38,6 +38,9 @@ class OptimizerStepBypassesScaler(BranchAwareRule):
 
     ## Example
     ```python
+    import torch
+
+    scaler = torch.amp.GradScaler("cuda")
     scaler.scale(loss).backward()
     optimizer.step()
     scaler.update()
@@ -45,6 +48,9 @@ class OptimizerStepBypassesScaler(BranchAwareRule):
 
     Use instead:
     ```python
+    import torch
+
+    scaler = torch.amp.GradScaler("cuda")
     scaler.scale(loss).backward()
     scaler.step(optimizer)
     scaler.update()

@@ -24,6 +24,9 @@ class ScalerStepWithoutUpdate(Rule):
 
     ## Example
     ```python
+    import torch
+
+    scaler = torch.amp.GradScaler("cuda")
     for x, y in loader:
         optimizer.zero_grad()
         with torch.autocast("cuda"):
@@ -34,6 +37,9 @@ class ScalerStepWithoutUpdate(Rule):
 
     Use instead:
     ```python
+    import torch
+
+    scaler = torch.amp.GradScaler("cuda")
     for x, y in loader:
         optimizer.zero_grad()
         with torch.autocast("cuda"):

@@ -46,15 +46,31 @@ class CheckpointWithoutOptimizer(Rule):
 
     ## Example
     ```python
-    torch.save({"epoch": epoch, "model": model.state_dict()}, "checkpoint.pt")
+    import torch
+
+    optimizer = torch.optim.AdamW(model.parameters(), lr=1e-3)
+    for epoch in range(epochs):
+        for x, y in loader:
+            optimizer.zero_grad()
+            criterion(model(x), y).backward()
+            optimizer.step()
+        torch.save({"epoch": epoch, "model": model.state_dict()}, "checkpoint.pt")
     ```
 
     Use instead:
     ```python
-    torch.save(
-        {"epoch": epoch, "model": model.state_dict(), "optimizer": optimizer.state_dict()},
-        "checkpoint.pt",
-    )
+    import torch
+
+    optimizer = torch.optim.AdamW(model.parameters(), lr=1e-3)
+    for epoch in range(epochs):
+        for x, y in loader:
+            optimizer.zero_grad()
+            criterion(model(x), y).backward()
+            optimizer.step()
+        torch.save(
+            {"epoch": epoch, "model": model.state_dict(), "optimizer": optimizer.state_dict()},
+            "checkpoint.pt",
+        )
     ```
 
     ## Fix safety

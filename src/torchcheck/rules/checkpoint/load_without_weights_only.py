@@ -25,11 +25,15 @@ class LoadWithoutWeightsOnly(Rule):
 
     ## Example
     ```python
+    import torch
+
     state = torch.load("checkpoint.pt", map_location="cpu")
     ```
 
     Use instead:
     ```python
+    import torch
+
     state = torch.load("checkpoint.pt", map_location="cpu", weights_only=True)
     ```
 

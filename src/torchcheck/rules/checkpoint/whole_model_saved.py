@@ -23,11 +23,15 @@ class WholeModelSaved(Rule):
 
     ## Example
     ```python
+    import torch
+
     torch.save(model, "model.pt")
     ```
 
     Use instead:
     ```python
+    import torch
+
     torch.save(model.state_dict(), "model.pt")
     ```
 

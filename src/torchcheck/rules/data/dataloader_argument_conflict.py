@@ -39,12 +39,16 @@ class DataLoaderArgumentConflict(ScopedRule):
 
     ## Example
     ```python
+    from torch.utils.data import DataLoader, DistributedSampler
+
     sampler = DistributedSampler(dataset)
     loader = DataLoader(dataset, batch_size=64, shuffle=True, sampler=sampler)
     ```
 
     Use instead:
     ```python
+    from torch.utils.data import DataLoader, DistributedSampler
+
     sampler = DistributedSampler(dataset, shuffle=True)
     loader = DataLoader(dataset, batch_size=64, sampler=sampler)
     ```

@@ -71,12 +71,21 @@ class DataLoaderSeedUncontrolled(Rule):
 
     ## Example
     ```python
+    import torch
+    from torch.utils.data import DataLoader
+
     torch.manual_seed(0)
     loader = DataLoader(dataset, batch_size=64, shuffle=True, num_workers=4)
     ```
 
     Use instead:
     ```python
+    import random
+
+    import numpy
+    import torch
+    from torch.utils.data import DataLoader
+
     def seed_worker(worker_id):
         worker_seed = torch.initial_seed() % 2**32
         numpy.random.seed(worker_seed)

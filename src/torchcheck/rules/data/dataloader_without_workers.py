@@ -30,11 +30,15 @@ class DataLoaderWithoutWorkers(Rule):
 
     ## Example
     ```python
+    from torch.utils.data import DataLoader
+
     loader = DataLoader(dataset, batch_size=64, shuffle=True)
     ```
 
     Use instead:
     ```python
+    from torch.utils.data import DataLoader
+
     loader = DataLoader(dataset, batch_size=64, shuffle=True, num_workers=8, pin_memory=True)
     ```
 

@@ -28,17 +28,20 @@ class DeprecatedApiUse(SymbolCallRule):
 
     ## Example
     ```python
-    from functorch import vmap
+    import functorch
+    import torch
 
     outer = torch.ger(a, b)
-    L = torch.cholesky(A)
+    lower = torch.cholesky(covariance)
     batched = functorch.vmap(f)(x)
     ```
 
     Use instead:
     ```python
+    import torch
+
     outer = torch.outer(a, b)
-    L = torch.linalg.cholesky(A)
+    lower = torch.linalg.cholesky(covariance)
     batched = torch.func.vmap(f)(x)
     ```
 

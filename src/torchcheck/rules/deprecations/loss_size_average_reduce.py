@@ -106,12 +106,18 @@ class LossSizeAverageReduce(Rule):
 
     ## Example
     ```python
+    import torch.nn.functional as F
+    from torch import nn
+
     criterion = nn.MSELoss(size_average=False)
     per_sample = F.cross_entropy(logits, target, reduce=False)
     ```
 
     Use instead:
     ```python
+    import torch.nn.functional as F
+    from torch import nn
+
     criterion = nn.MSELoss(reduction="sum")
     per_sample = F.cross_entropy(logits, target, reduction="none")
     ```

@@ -24,6 +24,8 @@ class NonPublicApiUse(SymbolCallRule):
 
     Use instead:
     ```python
+    import torch
+
     batch = torch.utils.data.default_collate(samples)
     ```
 

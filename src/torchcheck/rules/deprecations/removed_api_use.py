@@ -24,12 +24,16 @@ class RemovedApiUse(SymbolCallRule):
 
     ## Example
     ```python
-    solution, _ = torch.solve(B, A)
+    import torch
+
+    solution, _ = torch.solve(rhs, matrix)
     ```
 
     Use instead:
     ```python
-    solution = torch.linalg.solve(A, B)
+    import torch
+
+    solution = torch.linalg.solve(matrix, rhs)
     ```
 
     ## Fix safety

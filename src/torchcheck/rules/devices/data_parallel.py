@@ -23,12 +23,19 @@ class DataParallel(Rule):
 
     ## Example
     ```python
+    from torch import nn
+
     model = nn.DataParallel(model).cuda()
     ```
 
     Use instead:
     ```python
     # launched with: torchrun --nproc_per_node=NUM_GPUS train.py
+    import os
+
+    import torch.distributed as dist
+    from torch.nn.parallel import DistributedDataParallel
+
     dist.init_process_group("nccl")
     local_rank = int(os.environ["LOCAL_RANK"])
     model = DistributedDataParallel(model.to(local_rank), device_ids=[local_rank])

@@ -24,6 +24,8 @@ class EmptyCacheInLoop(PerStepCallRule):
 
     ## Example
     ```python
+    import torch
+
     for x, y in loader:
         optimizer.zero_grad()
         loss = criterion(model(x), y)
@@ -34,6 +36,8 @@ class EmptyCacheInLoop(PerStepCallRule):
 
     Use instead:
     ```python
+    import torch
+
     for x, y in loader:
         optimizer.zero_grad()
         loss = criterion(model(x), y)

@@ -199,21 +199,29 @@ class SamplerEpochNotSet(ScopedRule):
 
     ## Example
     ```python
+    from torch.utils.data import DataLoader, DistributedSampler
+
     sampler = DistributedSampler(dataset)
     loader = DataLoader(dataset, batch_size=64, sampler=sampler)
     for epoch in range(epochs):
         for x, y in loader:
-            ...
+            optimizer.zero_grad()
+            criterion(model(x), y).backward()
+            optimizer.step()
     ```
 
     Use instead:
     ```python
+    from torch.utils.data import DataLoader, DistributedSampler
+
     sampler = DistributedSampler(dataset)
     loader = DataLoader(dataset, batch_size=64, sampler=sampler)
     for epoch in range(epochs):
         sampler.set_epoch(epoch)
         for x, y in loader:
-            ...
+            optimizer.zero_grad()
+            criterion(model(x), y).backward()
+            optimizer.step()
     ```
 
     ## Fix safety

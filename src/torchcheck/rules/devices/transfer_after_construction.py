@@ -37,12 +37,18 @@ class TransferAfterConstruction(Rule):
 
     ## Example
     ```python
+    import torch
+
+    device = torch.device("cuda")
     mask = torch.ones(seq_len, seq_len).cuda()
     noise = torch.randn(batch, dim).to(device)
     ```
 
     Use instead:
     ```python
+    import torch
+
+    device = torch.device("cuda")
     mask = torch.ones(seq_len, seq_len, device="cuda")
     noise = torch.randn(batch, dim, device=device)
     ```

@@ -60,12 +60,16 @@ class ActivationBeforeLogitsLoss(Rule):
 
     ## Example
     ```python
+    import torch.nn.functional as F
+
     probs = F.softmax(model(x), dim=1)
     loss = F.cross_entropy(probs, y)
     ```
 
     Use instead:
     ```python
+    import torch.nn.functional as F
+
     logits = model(x)
     loss = F.cross_entropy(logits, y)
     ```

@@ -78,6 +78,8 @@ class ForwardMisspelled(ModuleClassRule):
 
     ## Example
     ```python
+    from torch import nn
+
     class Classifier(nn.Module):
         def __init__(self):
             super().__init__()
@@ -89,6 +91,8 @@ class ForwardMisspelled(ModuleClassRule):
 
     Use instead:
     ```python
+    from torch import nn
+
     class Classifier(nn.Module):
         def __init__(self):
             super().__init__()

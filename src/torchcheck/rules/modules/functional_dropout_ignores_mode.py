@@ -57,14 +57,28 @@ class FunctionalDropoutIgnoresMode(ModuleClassRule):
 
     ## Example
     ```python
+    import torch.nn.functional as F
+    from torch import nn
+
     class Block(nn.Module):
+        def __init__(self, dim):
+            super().__init__()
+            self.fc = nn.Linear(dim, dim)
+
         def forward(self, x):
             return F.dropout(self.fc(x), p=0.1)
     ```
 
     Use instead:
     ```python
+    import torch.nn.functional as F
+    from torch import nn
+
     class Block(nn.Module):
+        def __init__(self, dim):
+            super().__init__()
+            self.fc = nn.Linear(dim, dim)
+
         def forward(self, x):
             return F.dropout(self.fc(x), p=0.1, training=self.training)
     ```

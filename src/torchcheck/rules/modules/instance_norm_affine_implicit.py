@@ -46,12 +46,16 @@ class InstanceNormAffineImplicit(Rule):
 
     ## Example
     ```python
-    self.norm = nn.InstanceNorm2d(64)
+    from torch import nn
+
+    norm = nn.InstanceNorm2d(64)
     ```
 
     Use instead:
     ```python
-    self.norm = nn.InstanceNorm2d(64, affine=True)
+    from torch import nn
+
+    norm = nn.InstanceNorm2d(64, affine=True)
     ```
 
     ## Fix safety

@@ -40,6 +40,8 @@ class MissingSuperInit(ModuleClassRule):
 
     ## Example
     ```python
+    from torch import nn
+
     class Head(nn.Module):
         def __init__(self, dim, classes):
             self.fc = nn.Linear(dim, classes)
@@ -47,6 +49,8 @@ class MissingSuperInit(ModuleClassRule):
 
     Use instead:
     ```python
+    from torch import nn
+
     class Head(nn.Module):
         def __init__(self, dim, classes):
             super().__init__()

@@ -32,6 +32,8 @@ class ModulesInPlainContainer(PlainContainerRule):
 
     ## Example
     ```python
+    from torch import nn
+
     class MLP(nn.Module):
         def __init__(self, sizes):
             super().__init__()
@@ -40,6 +42,8 @@ class ModulesInPlainContainer(PlainContainerRule):
 
     Use instead:
     ```python
+    from torch import nn
+
     class MLP(nn.Module):
         def __init__(self, sizes):
             super().__init__()

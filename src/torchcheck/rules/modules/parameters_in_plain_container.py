@@ -31,6 +31,9 @@ class ParametersInPlainContainer(PlainContainerRule):
 
     ## Example
     ```python
+    import torch
+    from torch import nn
+
     class Scales(nn.Module):
         def __init__(self, n):
             super().__init__()
@@ -39,6 +42,9 @@ class ParametersInPlainContainer(PlainContainerRule):
 
     Use instead:
     ```python
+    import torch
+    from torch import nn
+
     class Scales(nn.Module):
         def __init__(self, n):
             super().__init__()

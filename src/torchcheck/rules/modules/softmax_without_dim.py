@@ -50,14 +50,20 @@ class SoftmaxWithoutDim(Rule):
 
     ## Example
     ```python
+    import torch.nn.functional as F
+    from torch import nn
+
     probabilities = F.softmax(logits)
-    self.attend = nn.Softmax()
+    attend = nn.Softmax()
     ```
 
     Use instead:
     ```python
+    import torch.nn.functional as F
+    from torch import nn
+
     probabilities = F.softmax(logits, dim=-1)
-    self.attend = nn.Softmax(dim=-1)
+    attend = nn.Softmax(dim=-1)
     ```
 
     ## Fix safety

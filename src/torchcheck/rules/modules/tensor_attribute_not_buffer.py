@@ -39,6 +39,9 @@ class TensorAttributeNotBuffer(ModuleClassRule):
 
     ## Example
     ```python
+    import torch
+    from torch import nn
+
     class Causal(nn.Module):
         def __init__(self, n):
             super().__init__()
@@ -47,6 +50,9 @@ class TensorAttributeNotBuffer(ModuleClassRule):
 
     Use instead:
     ```python
+    import torch
+    from torch import nn
+
     class Causal(nn.Module):
         def __init__(self, n):
             super().__init__()

@@ -25,11 +25,15 @@ class ExpMinusOne(Rule):
 
     ## Example
     ```python
+    import torch
+
     growth = torch.exp(rate * t) - 1
     ```
 
     Use instead:
     ```python
+    import torch
+
     growth = torch.expm1(rate * t)
     ```
 

@@ -30,12 +30,16 @@ class LogOfOnePlus(Rule):
 
     ## Example
     ```python
+    import torch
+
     log_counts = torch.log(1 + counts)
     relative = torch.log(delta / scale + 1.0)
     ```
 
     Use instead:
     ```python
+    import torch
+
     log_counts = torch.log1p(counts)
     relative = torch.log1p(delta / scale)
     ```

@@ -30,11 +30,15 @@ class LogOfSumOfExp(Rule):
 
     ## Example
     ```python
+    import torch
+
     log_partition = torch.log(torch.sum(torch.exp(scores), dim=-1))
     ```
 
     Use instead:
     ```python
+    import torch
+
     log_partition = torch.logsumexp(scores, dim=-1)
     ```
 

@@ -31,11 +31,15 @@ class ReciprocalOfSqrt(Rule):
 
     ## Example
     ```python
+    import torch
+
     inv_std = 1.0 / torch.sqrt(var + eps)
     ```
 
     Use instead:
     ```python
+    import torch
+
     inv_std = torch.rsqrt(var + eps)
     ```
 

@@ -53,6 +53,8 @@ class BenchmarkDefeatsDeterminism(Rule):
 
     ## Example
     ```python
+    import torch
+
     torch.manual_seed(seed)
     torch.backends.cudnn.deterministic = True
     torch.backends.cudnn.benchmark = True
@@ -60,6 +62,8 @@ class BenchmarkDefeatsDeterminism(Rule):
 
     Use instead:
     ```python
+    import torch
+
     torch.manual_seed(seed)
     torch.backends.cudnn.deterministic = True
     torch.backends.cudnn.benchmark = False

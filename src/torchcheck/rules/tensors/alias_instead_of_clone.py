@@ -50,6 +50,8 @@ class AliasInsteadOfClone(Rule):
 
     ## Example
     ```python
+    import torch
+
     def normalize(x: torch.Tensor) -> torch.Tensor:
         y = x
         y -= y.mean()
@@ -58,6 +60,8 @@ class AliasInsteadOfClone(Rule):
 
     Use instead:
     ```python
+    import torch
+
     def normalize(x: torch.Tensor) -> torch.Tensor:
         y = x.clone()
         y -= y.mean()

@@ -34,6 +34,10 @@ class LegacyConstructor(Rule):
 
     ## Example
     ```python
+    import torch
+    from torch import nn
+    from torch.autograd import Variable
+
     weight = nn.Parameter(torch.Tensor(out_features, in_features))
     labels = torch.cuda.LongTensor([0, 1, 1])
     x = Variable(x, requires_grad=True)
@@ -41,6 +45,9 @@ class LegacyConstructor(Rule):
 
     Use instead:
     ```python
+    import torch
+    from torch import nn
+
     weight = nn.Parameter(torch.empty(out_features, in_features))
     labels = torch.tensor([0, 1, 1], dtype=torch.long, device="cuda")
     x = x.requires_grad_()

@@ -23,12 +23,16 @@ class NanEquality(Rule):
 
     ## Example
     ```python
+    import torch
+
     if (loss == float("nan")).any():
         raise RuntimeError("loss diverged")
     ```
 
     Use instead:
     ```python
+    import torch
+
     if torch.isnan(loss).any():
         raise RuntimeError("loss diverged")
     ```

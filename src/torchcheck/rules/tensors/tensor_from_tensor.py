@@ -26,11 +26,17 @@ class TensorFromTensor(Rule):
 
     ## Example
     ```python
+    import torch
+
+    prediction = model(images)
     target = torch.tensor(prediction)
     ```
 
     Use instead:
     ```python
+    import torch
+
+    prediction = model(images)
     target = prediction.clone().detach()
     ```
 

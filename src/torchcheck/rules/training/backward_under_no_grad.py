@@ -64,8 +64,10 @@ class BackwardUnderNoGrad(Rule):
 
     ## Example
     ```python
+    import torch
+
     @torch.no_grad()
-    def evaluate(model, loader):
+    def evaluate(model, loader, criterion):
         for x, y in loader:
             loss = criterion(model(x), y)
             loss.backward()
@@ -73,8 +75,10 @@ class BackwardUnderNoGrad(Rule):
 
     Use instead:
     ```python
+    import torch
+
     @torch.no_grad()
-    def evaluate(model, loader):
+    def evaluate(model, loader, criterion):
         for x, y in loader:
             with torch.enable_grad():
                 loss = criterion(model(x), y)

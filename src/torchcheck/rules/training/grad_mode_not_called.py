@@ -30,12 +30,16 @@ class GradModeNotCalled(Rule):
 
     ## Example
     ```python
+    import torch
+
     with torch.no_grad:
         predictions = model(images)
     ```
 
     Use instead:
     ```python
+    import torch
+
     with torch.no_grad():
         predictions = model(images)
     ```

@@ -47,12 +47,18 @@ class RequiresGradLostByTransfer(Rule):
 
     ## Example
     ```python
+    import torch
+
+    device = torch.device("cuda")
     weights = torch.randn(10, 10, requires_grad=True).to(device)
     scale = torch.ones(1, requires_grad=True).double()
     ```
 
     Use instead:
     ```python
+    import torch
+
+    device = torch.device("cuda")
     weights = torch.randn(10, 10, requires_grad=True, device=device)
     scale = torch.ones(1, requires_grad=True, dtype=torch.float64)
     ```

@@ -67,6 +67,8 @@ class RequiresGradMisspelled(Rule):
 
     ## Example
     ```python
+    import torch
+
     for param in model.backbone.parameters():
         param.require_grad = False
     model.head.requires_grad_ = False
@@ -74,6 +76,8 @@ class RequiresGradMisspelled(Rule):
 
     Use instead:
     ```python
+    import torch
+
     for param in model.backbone.parameters():
         param.requires_grad = False
     model.head.requires_grad_(False)

@@ -30,14 +30,18 @@ class TensorDataAttribute(Rule):
     ```python
     for p in model.parameters():
         p.data.clamp_(-0.01, 0.01)
+    outputs = model(inputs)
     values = outputs.data.cpu().numpy()
     ```
 
     Use instead:
     ```python
+    import torch
+
     with torch.no_grad():
         for p in model.parameters():
             p.clamp_(-0.01, 0.01)
+    outputs = model(inputs)
     values = outputs.detach().cpu().numpy()
     ```
 
