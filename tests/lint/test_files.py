@@ -6,6 +6,7 @@ import ast
 import importlib
 import os
 import stat
+import subprocess
 import sys
 from pathlib import Path
 
@@ -266,3 +267,9 @@ def test_fast_path_modules_import_only_the_standard_library_and_each_other(modul
     imported |= {node.module for node in ast.walk(tree) if isinstance(node, ast.ImportFrom) and node.module}
     outside = {name for name in imported if name.split(".")[0] not in sys.stdlib_module_names}
     assert outside <= {"__future__", "tomli", "torchcheck.lint.suppression"}
+
+
+def test_importing_the_fast_path_modules_loads_neither_libcst_nor_torch() -> None:
+    script = f"import sys\nfor name in {FAST_PATH_MODULES!r}: __import__(name)\nprint(sorted(sys.modules))"
+    loaded = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, check=True).stdout
+    assert "'libcst'" not in loaded and "'torch'" not in loaded
