@@ -198,10 +198,10 @@ def test_unreadable_file_is_reported_not_raised(tmp_path: Path, monkeypatch, cap
     assert "locked.py:1:1: TCK000 cannot read file" in out
 
 
-def test_missing_path_is_reported_not_raised(tmp_path: Path, monkeypatch, capsys) -> None:
+def test_missing_path_is_a_usage_error_not_a_finding(tmp_path: Path, monkeypatch, capsys) -> None:
     monkeypatch.chdir(tmp_path)
-    out = run(capsys, "nope.py", "--output-format", "concise")[1]
-    assert "nope.py:1:1: TCK000 cannot read file" in out
+    code, out, err = run(capsys, "nope.py", "--output-format", "concise")
+    assert code == 2 and out == "" and "nope.py: no such file or directory" in err
 
 
 def test_rules_lists_every_rule_and_rule_prints_its_doc(capsys) -> None:

@@ -50,7 +50,7 @@ def test_extend_select_enables_opt_in_rules_and_all_selects_everything(tmp_path:
     from torchcheck.lint.registry import all_rules
 
     everything = select_rules(LintOptions(select=("ALL",)), Config(root=tmp_path))
-    assert everything == all_rules()
+    assert [rule.code for rule in everything] == [rule.code for rule in all_rules()]
     defaults = select_rules(LintOptions(), Config(root=tmp_path))
     assert all(rule.default_enabled for rule in defaults)
 
@@ -105,13 +105,13 @@ def test_cache_returns_the_same_findings_and_invalidates_on_change(tmp_path: Pat
     monkeypatch.chdir(tmp_path)
     target = write(tmp_path / "a.py", MISTAKE)
     first = lint(LintOptions(paths=(tmp_path,)))
-    cache_file = tmp_path / ".torchcheck_cache" / "findings-v1.json"
+    cache_file = tmp_path / ".torchcheck_cache" / "findings-v2.json"
     assert cache_file.exists()
     stored = json.loads(cache_file.read_text())
-    assert len(stored) == 1
+    assert len(stored["entries"]) == 1
     # A cache hit must not parse: poison the stored entry and see it come back verbatim.
-    key = next(iter(stored))
-    stored[key][0]["message"] = "from the cache"
+    key = next(iter(stored["entries"]))
+    stored["entries"][key][1][0]["message"] = "from the cache"
     cache_file.write_text(json.dumps(stored))
     second = lint(LintOptions(paths=(tmp_path,)))
     assert [d.message for d in second.diagnostics] == ["from the cache"]

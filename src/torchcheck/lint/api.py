@@ -1,31 +1,39 @@
 """The linter's entry point: options in, findings (and fixed files) out.
 
 Files are linted in parallel worker processes; the result is sorted so that output never
-depends on scheduling or on ``PYTHONHASHSEED``.
+depends on scheduling or on ``PYTHONHASHSEED``. A run whose findings all come from the cache
+imports neither libcst nor the rules: the engine is imported only to lint a file.
 """
 
 from __future__ import annotations
 
-import difflib
 import fnmatch
 import os
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from concurrent.futures import ProcessPoolExecutor
-from dataclasses import dataclass, field
+from concurrent.futures.process import BrokenProcessPool
+from dataclasses import dataclass, field, replace
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from torchcheck import config as config_module
 from torchcheck.config import Config, ConfigError
 from torchcheck.lint import registry
 from torchcheck.lint.cache import FindingsCache, entry_key, settings_key
-from torchcheck.lint.context import LintSettings
+from torchcheck.lint.catalogue import RuleInfo
 from torchcheck.lint.diagnostic import SYNTAX_ERROR_CODE, SYNTAX_ERROR_NAME, Diagnostic, Location
-from torchcheck.lint.engine import FileResult, fix_source, lint_source
-from torchcheck.lint.files import discover_files
-from torchcheck.lint.rule import Rule
+from torchcheck.lint import files as files_module
+from torchcheck.lint.settings import LintSettings
+
+if TYPE_CHECKING:
+    from torchcheck.lint.engine import FileResult
 
 # Below this many files to parse, starting worker processes costs more than it saves.
 _PARALLEL_THRESHOLD = 8
+
+
+class UsageError(Exception):
+    """The command line asks for something impossible (a path that does not exist)."""
 
 
 @dataclass(frozen=True)
@@ -41,6 +49,12 @@ class LintOptions:
     use_cache: bool = True
     jobs: int | None = None
     target_version: str | None = None  # overrides the config's target-version
+    exclude: tuple[str, ...] | None = None  # replaces the config's exclude
+    extend_exclude: tuple[str, ...] = ()
+    force_exclude: bool = False  # excludes apply to files named explicitly, too
+    add_noqa: bool = False
+    stdin_filename: Path | None = None  # lint `stdin_source` as if it were this file
+    stdin_source: bytes | None = None
 
 
 @dataclass(frozen=True)
@@ -49,8 +63,12 @@ class LintResult:
     files_checked: int
     fixes_applied: int = 0
     fixed_files: tuple[str, ...] = ()
-    diff: str = ""
-    rules: tuple[type[Rule], ...] = field(default=())
+    diff: bytes = b""
+    rules: tuple[RuleInfo, ...] = field(default=())
+    # files that could not be written, each with the reason (the run went on)
+    write_errors: tuple[str, ...] = ()
+    noqa_added: int = 0
+    fixed_stdin: bytes | None = None  # with stdin input and --fix: the fixed source
 
 
 @dataclass(frozen=True)
@@ -64,11 +82,16 @@ class _Task:
 
 
 def _run_task(task: _Task) -> FileResult:
-    by_code = {rule.code: rule for rule in registry.all_rules()}
-    rules = [by_code[code] for code in task.rule_codes]
+    from torchcheck.lint.engine import fix_source, lint_source
+
+    rules = registry.rules_by_code(task.rule_codes)
     if task.fix:
         return fix_source(task.source, task.filename, rules, unsafe=task.unsafe, settings=task.settings)
     return lint_source(task.source, task.filename, rules, task.settings)
+
+
+def _run_chunk(tasks: list[_Task]) -> list[FileResult]:
+    return [_run_task(task) for task in tasks]
 
 
 def _validated(selectors: Sequence[str], origin: str) -> tuple[str, ...]:
@@ -79,7 +102,7 @@ def _validated(selectors: Sequence[str], origin: str) -> tuple[str, ...]:
     return tuple(selectors)
 
 
-def select_rules(options: LintOptions, config: Config) -> tuple[type[Rule], ...]:
+def select_rules(options: LintOptions, config: Config) -> tuple[RuleInfo, ...]:
     """Config settings overridden by the command line; unknown codes raise ConfigError."""
     _validated(config.select or (), config.origin)
     _validated([*config.extend_select, *config.ignore], config.origin)
@@ -91,19 +114,24 @@ def select_rules(options: LintOptions, config: Config) -> tuple[type[Rule], ...]
     return registry.select_rules(select, extend, ignore)
 
 
-def _display_name(path: Path) -> str:
+def display_name(path: Path) -> str:
+    """How findings name a file: relative to the working directory when below it."""
     try:
         return path.relative_to(Path.cwd()).as_posix()
     except ValueError:
         return path.as_posix()
 
 
-def _rules_for_file(path: Path, config: Config, rules: tuple[type[Rule], ...]) -> tuple[str, ...]:
-    """Codes of the enabled rules minus those ``per-file-ignores`` turns off for ``path``."""
+def _relative_to_root(path: Path, config: Config) -> str:
     try:
-        relative = path.relative_to(config.root.resolve()).as_posix()
+        return path.relative_to(config.root.resolve()).as_posix()
     except ValueError:
-        relative = path.as_posix()
+        return path.as_posix()
+
+
+def _rules_for_file(path: Path, config: Config, rules: tuple[RuleInfo, ...]) -> tuple[str, ...]:
+    """Codes of the enabled rules minus those ``per-file-ignores`` turns off for ``path``."""
+    relative = _relative_to_root(path, config)
     ignored = [
         selector
         for pattern, selectors in config.per_file_ignores
@@ -119,78 +147,328 @@ def _settings(options: LintOptions, config: Config) -> LintSettings:
     return LintSettings(config.target_version)
 
 
-def _unreadable(filename: str, error: OSError) -> Diagnostic:
+def file_problem(filename: str, message: str) -> Diagnostic:
+    """A TCK000 finding for a file that could not be linted at all."""
     location = Location(1, 1)
-    reason = error.strerror or str(error)
-    return Diagnostic(filename, SYNTAX_ERROR_CODE, SYNTAX_ERROR_NAME, f"cannot read file: {reason}", location, location)
+    return Diagnostic(filename, SYNTAX_ERROR_CODE, SYNTAX_ERROR_NAME, message, location, location)
+
+
+def _unreadable(filename: str, error: OSError) -> Diagnostic:
+    return file_problem(filename, f"cannot read file: {error.strerror or error}")
+
+
+def _with_command_line(config: Config, options: LintOptions) -> Config:
+    """The command line's ``--exclude``/``--extend-exclude``/``--force-exclude`` on top of the file's."""
+    return replace(
+        config,
+        exclude=options.exclude if options.exclude is not None else config.exclude,
+        extend_exclude=(*config.extend_exclude, *options.extend_exclude),
+        force_exclude=config.force_exclude or options.force_exclude,
+    )
 
 
 def _config_for(path: Path, options: LintOptions) -> Config:
     if options.config_file is not None:
-        return config_module.load_file(options.config_file)
-    return config_module.discover(path)
+        config = config_module.load_file(options.config_file)
+    else:
+        config = config_module.discover(path)
+    return _with_command_line(config, options)
+
+
+# ----------------------------------------------------------------------------- execution
 
 
 def _execute(tasks: list[_Task], jobs: int) -> list[FileResult]:
     if jobs <= 1 or len(tasks) < _PARALLEL_THRESHOLD:
         return [_run_task(task) for task in tasks]
-    chunk = max(1, len(tasks) // (jobs * 8))
+    return _execute_in_pool(tasks, jobs)
+
+
+def _chunks(tasks: list[_Task], jobs: int) -> Iterator[list[int]]:
+    size = max(1, len(tasks) // (jobs * 8))
+    for start in range(0, len(tasks), size):
+        yield list(range(start, min(start + size, len(tasks))))
+
+
+def _execute_in_pool(tasks: list[_Task], jobs: int) -> list[FileResult]:
+    """Lint in worker processes. A worker that dies (the native parser can crash on absurd
+    input) takes down only its own files: those are re-run one per process, and the file
+    that kills its process is reported, never the whole run."""
+    results: dict[int, FileResult] = {}
+    lost: list[int] = []
     with ProcessPoolExecutor(max_workers=jobs) as executor:
-        return list(executor.map(_run_task, tasks, chunksize=chunk))
+        futures = [(indices, executor.submit(_run_chunk, [tasks[i] for i in indices])) for indices in _chunks(tasks, jobs)]
+        for indices, future in futures:
+            try:
+                results.update(zip(indices, future.result()))
+            except BrokenProcessPool:
+                lost.extend(indices)
+    for index in lost:
+        results[index] = _run_isolated(tasks[index])
+    return [results[index] for index in range(len(tasks))]
+
+
+def _run_isolated(task: _Task) -> FileResult:
+    from torchcheck.lint.engine import FileResult
+
+    try:
+        with ProcessPoolExecutor(max_workers=1) as executor:
+            return executor.submit(_run_task, task).result()
+    except BrokenProcessPool:
+        message = "the parser crashed on this file (its process died); the file is probably too deeply nested"
+        return FileResult((file_problem(task.filename, message),))
+
+
+# ----------------------------------------------------------------------------- the run
+
+
+@dataclass
+class _Run:
+    """What one lint run has gathered so far."""
+
+    options: LintOptions
+    diagnostics: list[Diagnostic] = field(default_factory=list)
+    caches: dict[Path, FindingsCache] = field(default_factory=dict)
+    files_checked: int = 0
+    rules: tuple[RuleInfo, ...] = ()
+
+    @property
+    def fixing(self) -> bool:
+        return self.options.fix or self.options.diff
+
+    def cache_for(self, config: Config) -> FindingsCache | None:
+        if not self.options.use_cache or self.fixing or self.options.add_noqa:
+            return None
+        root = config.root.resolve()
+        if root not in self.caches:
+            self.caches[root] = FindingsCache(root)
+        return self.caches[root]
+
+
+@dataclass(frozen=True)
+class _Pending:
+    path: Path
+    task: _Task
+    key: str
+    cache: FindingsCache | None
+    writable: bool = True  # False for a link to a file outside the linted tree
+
+
+def _too_large(path: Path, config: Config) -> str | None:
+    try:
+        size = path.stat().st_size
+    except OSError:
+        return None  # reading it will report why
+    if size <= config.max_file_size:
+        return None
+    return f"file is {size:,} bytes, larger than max-file-size ({config.max_file_size:,} bytes); not linted"
+
+
+def _files_of(run: _Run, path: Path, config: Config, stdin: bool) -> tuple[Path, ...]:
+    """The files to lint for one named path; what cannot be linted is reported into ``run``."""
+    if stdin:
+        if config.force_exclude and files_module.excluded_with_parents(path, config.root, config.all_exclude):
+            return ()
+        return (path,)
+    found = files_module.discover([path], config.root, config.all_exclude, force_exclude=config.force_exclude)
+    for problem in found.problems:
+        run.files_checked += 1
+        run.diagnostics.append(file_problem(display_name(problem.path), problem.reason))
+    return found.files
+
+
+def _write_roots(path: Path, config: Config) -> tuple[Path, ...]:
+    """Where ``--fix`` may write for one named path: inside it (or beside a named file) or the project."""
+    named = files_module.absolute(path)
+    return (named if named.is_dir() else named.parent, config.root)
+
+
+def _gather(run: _Run, path: Path, source: bytes | None = None) -> list[_Pending]:
+    """Cached findings go straight into ``run``; the rest become tasks."""
+    options = run.options
+    config = _config_for(path, options)
+    rules = select_rules(options, config)
+    run.rules = run.rules or rules
+    settings = _settings(options, config)
+    cache = run.cache_for(config)
+    roots = _write_roots(path, config)
+    pending = []
+    for file in _files_of(run, path, config, stdin=source is not None):
+        run.files_checked += 1
+        name = display_name(file)
+        problem = _too_large(file, config) if source is None else None
+        if problem is not None:
+            run.diagnostics.append(file_problem(name, problem))
+            continue
+        try:
+            content = source if source is not None else file.read_bytes()
+        except OSError as error:
+            run.diagnostics.append(_unreadable(name, error))
+            continue
+        codes = _rules_for_file(file, config, rules)
+        key = entry_key(name, content, settings_key(codes, settings))
+        cached = cache.get(key) if cache is not None else None
+        if cached is not None:
+            run.diagnostics.extend(cached)
+            continue
+        task = _Task(name, content, codes, run.fixing, options.unsafe_fixes, settings)
+        writable = source is not None or files_module.resolves_inside(file, roots)
+        pending.append(_Pending(file, task, key, cache, writable))
+    return pending
+
+
+def _require_existing(paths: Sequence[Path]) -> None:
+    missing = files_module.missing_paths(paths)
+    if missing:
+        raise UsageError(f"{display_name(missing[0])}: no such file or directory")
+
+
+def _pending_files(run: _Run) -> list[_Pending]:
+    options = run.options
+    if options.stdin_source is not None:
+        assert options.stdin_filename is not None
+        return _gather(run, options.stdin_filename.absolute(), options.stdin_source)
+    _require_existing(options.paths)
+    pending: list[_Pending] = []
+    seen: set[Path] = set()
+    for path in options.paths:
+        for item in _gather(run, path):
+            if item.path not in seen:
+                seen.add(item.path)
+                pending.append(item)
+    return pending
 
 
 def lint(options: LintOptions) -> LintResult:
-    """Lint (and with ``fix``/``diff`` fix) every Python file under ``options.paths``."""
-    jobs = options.jobs or os.cpu_count() or 1
-    fixing = options.fix or options.diff
-    diagnostics: list[Diagnostic] = []
-    fixed: list[str] = []
-    diffs: list[str] = []
-    fixes_applied = files_checked = 0
-    all_rules: tuple[type[Rule], ...] = ()
+    """Lint (and with ``fix``/``diff`` fix, or with ``add_noqa`` suppress) every Python file
+    under ``options.paths``, or the standard input given as ``stdin_source``."""
+    run = _Run(options)
+    pending = _pending_files(run)
+    results = _execute([item.task for item in pending], options.jobs or os.cpu_count() or 1)
+    outcome = _Outcome()
+    for item, result in zip(pending, results):
+        if item.cache is not None:
+            item.cache.put(item.key, result.diagnostics)
+        run.diagnostics.extend(_apply(item, result, options, outcome))
+    if _fixing_stdin(options) and outcome.fixed_stdin is None:
+        outcome.fixed_stdin = options.stdin_source  # excluded: printed back unchanged
+    for cache in run.caches.values():
+        cache.save()
+    run.diagnostics.sort(key=lambda d: d.sort_key)
+    return LintResult(
+        diagnostics=tuple(run.diagnostics),
+        files_checked=run.files_checked,
+        fixes_applied=outcome.fixes_applied,
+        fixed_files=tuple(outcome.fixed_files),
+        diff=b"".join(outcome.patches),
+        rules=run.rules,
+        write_errors=tuple(outcome.write_errors),
+        noqa_added=outcome.noqa_added,
+        fixed_stdin=outcome.fixed_stdin,
+    )
+
+
+def _fixing_stdin(options: LintOptions) -> bool:
+    return options.stdin_source is not None and options.fix and not options.diff
+
+
+@dataclass
+class _Outcome:
+    """What a run changed, or would change."""
+
+    fixes_applied: int = 0
+    fixed_files: list[str] = field(default_factory=list)
+    patches: list[bytes] = field(default_factory=list)
+    write_errors: list[str] = field(default_factory=list)
+    noqa_added: int = 0
+    fixed_stdin: bytes | None = None
+
+
+def _apply(item: _Pending, result: FileResult, options: LintOptions, outcome: _Outcome) -> tuple[Diagnostic, ...]:
+    """Write, print or return what ``result`` changes in one file; the findings that stand."""
+    from torchcheck.lint import diffs, writing
+
+    task = item.task
+    if _fixing_stdin(options):
+        outcome.fixed_stdin = writing.keep_line_endings(task.source, result.fixed_source or task.source)
+        outcome.fixes_applied += result.fixes_applied
+        return result.diagnostics
+    if options.add_noqa:
+        return _add_noqa(item, result, outcome)
+    if result.fixed_source is None:
+        return result.diagnostics
+    fixed = writing.keep_line_endings(task.source, result.fixed_source)
+    if options.diff:
+        outcome.patches.append(diffs.unified_diff(task.filename, task.source, fixed))
+        outcome.fixes_applied += result.fixes_applied
+        return result.diagnostics
+    return _write_fixed(item, fixed, result, outcome)
+
+
+def _write_fixed(item: _Pending, fixed: bytes, result: FileResult, outcome: _Outcome) -> tuple[Diagnostic, ...]:
+    from torchcheck.lint import writing
+
+    try:
+        if not item.writable:
+            raise PermissionError("it is a link to a file outside the linted tree")
+        writing.write_atomically(item.path, fixed)
+    except OSError as error:
+        outcome.write_errors.append(f"{item.task.filename}: not fixed: {error}")
+        return _run_task(replace(item.task, fix=False)).diagnostics  # the file on disk is unchanged
+    outcome.fixed_files.append(item.task.filename)
+    outcome.fixes_applied += result.fixes_applied
+    return result.diagnostics
+
+
+def _add_noqa(item: _Pending, result: FileResult, outcome: _Outcome) -> tuple[Diagnostic, ...]:
+    from torchcheck.lint import noqa, writing
+
+    findings = [(d.location.row, d.code) for d in result.diagnostics if d.code != SYNTAX_ERROR_CODE]
+    if not findings:
+        return result.diagnostics
+    source, added = noqa.add_noqa(item.task.source, findings)
+    if not added:
+        return result.diagnostics
+    try:
+        if not item.writable:
+            raise PermissionError("it is a link to a file outside the linted tree")
+        writing.write_atomically(item.path, source)
+    except OSError as error:
+        outcome.write_errors.append(f"{item.task.filename}: noqa not added: {error}")
+        return result.diagnostics
+    outcome.noqa_added += added
+    return tuple(d for d in result.diagnostics if d.code == SYNTAX_ERROR_CODE)
+
+
+def files_to_lint(options: LintOptions) -> list[str]:
+    """The files a run with these options would lint (``--show-files``), sorted."""
+    _require_existing(options.paths)
+    names: set[str] = set()
     for path in options.paths:
         config = _config_for(path, options)
-        all_rules = select_rules(options, config)
-        settings = _settings(options, config)
-        cache = FindingsCache(config.root) if options.use_cache and not fixing else None
-        pending: list[tuple[Path, _Task, str]] = []
-        used_keys: set[str] = set()
-        for file in dict.fromkeys(discover_files([path], config.root, config.all_exclude)):
-            files_checked += 1
-            name = _display_name(file)
-            try:
-                source = file.read_bytes()
-            except OSError as error:
-                diagnostics.append(_unreadable(name, error))
-                continue
-            codes = _rules_for_file(file, config, all_rules)
-            key = entry_key(name, source, settings_key(codes, settings))
-            cached = cache.get(key) if cache is not None else None
-            if cached is not None:
-                used_keys.add(key)
-                diagnostics.extend(cached)
-                continue
-            pending.append((file, _Task(name, source, codes, fixing, options.unsafe_fixes, settings), key))
-        results = _execute([task for _, task, _ in pending], jobs)
-        for (file, task, key), result in zip(pending, results):
-            if cache is not None:
-                cache.put(key, result.diagnostics)
-                used_keys.add(key)
-            diagnostics.extend(result.diagnostics)
-            if result.fixed_source is not None:
-                fixes_applied += result.fixes_applied
-                if options.diff:
-                    diffs.append(_unified_diff(task.filename, task.source, result.fixed_source))
-                else:
-                    file.write_bytes(result.fixed_source)
-                    fixed.append(task.filename)
-        if cache is not None:
-            cache.save(used_keys)
-    diagnostics.sort(key=lambda d: d.sort_key)
-    return LintResult(tuple(diagnostics), files_checked, fixes_applied, tuple(fixed), "".join(diffs), all_rules)
+        found = files_module.discover([path], config.root, config.all_exclude, force_exclude=config.force_exclude)
+        names.update(display_name(file) for file in found.files)
+    return sorted(names)
 
 
-def _unified_diff(filename: str, before: bytes, after: bytes) -> str:
-    old = before.decode("utf-8", "replace").splitlines(keepends=True)
-    new = after.decode("utf-8", "replace").splitlines(keepends=True)
-    return "".join(difflib.unified_diff(old, new, fromfile=f"a/{filename}", tofile=f"b/{filename}"))
+def describe_settings(options: LintOptions) -> str:
+    """The settings that apply to the first path (``--show-settings``), one per line."""
+    path = options.stdin_filename or options.paths[0]
+    config = _config_for(path, options)
+    rules = select_rules(options, config)
+    settings = _settings(options, config)
+    version = ".".join(map(str, settings.target_version)) if settings.target_version else "any"
+    lines = [
+        f"path: {display_name(path.absolute())}",
+        f"config file: {config.source or '(none: defaults)'}",
+        f"project root: {config.root}",
+        f"target-version: {version}",
+        f"exclude: {', '.join(config.exclude)}",
+        f"extend-exclude: {', '.join(config.extend_exclude) or '(none)'}",
+        f"force-exclude: {str(config.force_exclude).lower()}",
+        f"per-file-ignores: {', '.join(f'{p} = {list(c)}' for p, c in config.per_file_ignores) or '(none)'}",
+        f"max-file-size: {config.max_file_size:,} bytes",
+        f"cache: {'off' if not options.use_cache else config.root / '.torchcheck_cache'}",
+        f"rules ({len(rules)}): {', '.join(rule.code for rule in rules)}",
+    ]
+    return "\n".join(lines) + "\n"

@@ -1,6 +1,10 @@
 """On-disk cache of findings, keyed by file content, torchcheck's own code and the settings.
 
 An unchanged tree re-lints by hashing files and reading one JSON file: no parsing at all.
+There is one cache per project root, shared by every run over any part of the project: a
+run over a few files (a pre-commit hook) reads and adds entries and never drops the others'.
+Entries are evicted by age (unused for :data:`MAX_AGE_SECONDS`) and by count (the least
+recently used beyond :data:`MAX_ENTRIES`).
 """
 
 from __future__ import annotations
@@ -10,6 +14,7 @@ import hashlib
 import json
 import os
 import tempfile
+import time
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -17,7 +22,13 @@ import torchcheck
 from torchcheck.lint.diagnostic import Diagnostic
 
 CACHE_DIRECTORY = ".torchcheck_cache"
-_CACHE_FILE = "findings-v1.json"
+MAX_AGE_SECONDS = 30 * 24 * 3600
+MAX_ENTRIES = 50_000
+_CACHE_FILE = "findings-v2.json"
+_FORMAT_VERSION = 2
+# A hit refreshes its entry's last-use time only when that time is older than this, so a
+# fully cached run does not rewrite the cache file.
+_REFRESH_SECONDS = 24 * 3600
 _GITIGNORE_CONTENT = "# Created by torchcheck automatically.\n*\n"
 
 
@@ -42,44 +53,78 @@ def entry_key(filename: str, content: bytes, settings: str) -> str:
     return digest.hexdigest()
 
 
-class FindingsCache:
-    """Maps an entry key to the findings of that file."""
+def _load_entries(path: Path) -> dict[str, list]:
+    """The stored entries; anything unreadable or of another shape counts as an empty cache."""
+    try:
+        document = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {}
+    if not isinstance(document, dict) or document.get("version") != _FORMAT_VERSION:
+        return {}
+    entries = document.get("entries")
+    if not isinstance(entries, dict):
+        return {}
+    return {key: value for key, value in entries.items() if _is_entry(value)}
 
-    def __init__(self, root: Path) -> None:
+
+def _is_entry(value: object) -> bool:
+    return isinstance(value, list) and len(value) == 2 and isinstance(value[0], (int, float)) and isinstance(value[1], list)
+
+
+class FindingsCache:
+    """Maps an entry key to the findings of one file, for one project root."""
+
+    def __init__(self, root: Path, now: float | None = None) -> None:
         self._directory = root / CACHE_DIRECTORY
-        self._entries: dict[str, list[dict]] = {}
+        self._now = time.time() if now is None else now
+        self._entries = _load_entries(self._directory / _CACHE_FILE)
         self._dirty = False
-        try:
-            self._entries = json.loads((self._directory / _CACHE_FILE).read_text(encoding="utf-8"))
-        except (OSError, ValueError):
-            self._entries = {}
+
+    def __len__(self) -> int:
+        return len(self._entries)
 
     def get(self, key: str) -> tuple[Diagnostic, ...] | None:
-        stored = self._entries.get(key)
-        if stored is None:
+        entry = self._entries.get(key)
+        if entry is None:
             return None
+        last_used, stored = entry
         try:
-            return tuple(Diagnostic.from_dict(item) for item in stored)
-        except (KeyError, TypeError):
+            diagnostics = tuple(Diagnostic.from_dict(item) for item in stored)
+        except (KeyError, TypeError, AttributeError):
             return None
+        if self._now - last_used > _REFRESH_SECONDS:
+            entry[0] = self._now
+            self._dirty = True
+        return diagnostics
 
     def put(self, key: str, diagnostics: Sequence[Diagnostic]) -> None:
-        self._entries[key] = [diagnostic.to_dict() for diagnostic in diagnostics]
+        self._entries[key] = [self._now, [diagnostic.to_dict() for diagnostic in diagnostics]]
         self._dirty = True
 
-    def save(self, keep: set[str]) -> None:
-        """Write entries of this run (``keep``) atomically; failures only cost the cache."""
+    def _kept_entries(self) -> dict[str, list]:
+        fresh = {key: entry for key, entry in self._entries.items() if self._now - entry[0] <= MAX_AGE_SECONDS}
+        if len(fresh) <= MAX_ENTRIES:
+            return fresh
+        newest = sorted(fresh.items(), key=lambda item: item[1][0], reverse=True)[:MAX_ENTRIES]
+        return dict(newest)
+
+    def save(self) -> None:
+        """Write the cache atomically if this run changed it; failures only cost the cache."""
         if not self._dirty:
             return
-        entries = {key: value for key, value in self._entries.items() if key in keep}
+        document = {"version": _FORMAT_VERSION, "entries": self._kept_entries()}
         try:
             self._directory.mkdir(exist_ok=True)
             gitignore = self._directory / ".gitignore"
             if not gitignore.exists():
                 gitignore.write_text(_GITIGNORE_CONTENT, encoding="utf-8")
             handle, temporary = tempfile.mkstemp(dir=self._directory, suffix=".tmp")
-            with os.fdopen(handle, "w", encoding="utf-8") as stream:
-                json.dump(entries, stream, separators=(",", ":"))
-            os.replace(temporary, self._directory / _CACHE_FILE)
+            try:
+                with os.fdopen(handle, "w", encoding="utf-8") as stream:
+                    json.dump(document, stream, separators=(",", ":"))
+                os.replace(temporary, self._directory / _CACHE_FILE)
+            except BaseException:
+                Path(temporary).unlink(missing_ok=True)
+                raise
         except OSError:
             pass
