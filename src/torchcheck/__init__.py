@@ -11,6 +11,13 @@ from typing import Any
 
 __version__ = "0.1.0"
 
+#: How to install what the runtime checks and the pytest plugin need (torch, pytest).
+INSTALL_HINT = 'pip install "torchcheck[runtime]"'
+TORCH_MISSING_MESSAGE = (
+    "torchcheck.{name} needs PyTorch, which is not installed in this environment. "
+    "Install torchcheck with its runtime extra: {hint}"
+)
+
 # public name -> module that defines it
 _LAZY_EXPORTS: dict[str, str] = {
     "CheckFailed": "torchcheck.checks.errors",
@@ -24,6 +31,8 @@ _LAZY_EXPORTS: dict[str, str] = {
     "assert_amp_step": "torchcheck.checks.amp",
     "assert_checkpoint_roundtrip": "torchcheck.checks.checkpoint",
     "assert_resume_equivalent": "torchcheck.checks.checkpoint",
+    "assert_accumulation_equivalent": "torchcheck.checks.accumulation",
+    "assert_optimizer_covers": "torchcheck.checks.optimizers",
     "meta_shapes": "torchcheck.checks.meta",
     "assert_meta_shapes": "torchcheck.checks.meta",
     "assert_meta_load": "torchcheck.checks.meta",
@@ -38,7 +47,15 @@ def __getattr__(name: str) -> Any:
     module_name = _LAZY_EXPORTS.get(name)
     if module_name is None:
         raise AttributeError(f"module 'torchcheck' has no attribute {name!r}")
-    value = getattr(importlib.import_module(module_name), name)
+    try:
+        module = importlib.import_module(module_name)
+    except ModuleNotFoundError as error:
+        if error.name != "torch":
+            raise
+        message = TORCH_MISSING_MESSAGE.format(name=name, hint=INSTALL_HINT)
+        # Still a ModuleNotFoundError naming torch, so ``except ImportError`` keeps working.
+        raise ModuleNotFoundError(message, name="torch") from None
+    value = getattr(module, name)
     globals()[name] = value
     return value
 

@@ -1,0 +1,366 @@
+"""Gradient accumulation: one step over micro-batches equals one step over the batch."""
+
+from __future__ import annotations
+
+import contextlib
+import math
+from collections.abc import Callable, Iterator, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+import torch
+from torch import nn
+
+from torchcheck.checks._compare import callable_name, first_mismatch, indent
+from torchcheck.checks.errors import CheckFailed
+from torchcheck.checks.seeding import seed_everything
+from torchcheck.checks.state import preserved_state
+
+__all__ = ["assert_accumulation_equivalent"]
+
+TrainFn = Callable[[nn.Module, torch.optim.Optimizer, list[Any], int], Any]
+
+#: Seed for building every model and running every loop: the runs differ only in how
+#: the batch is split.
+_SEED = 0
+
+#: How close (cosine of the parameter updates) a run must be to a candidate update to
+#: be explained by it; rounding alone keeps equivalent updates far above this.
+_SAME_DIRECTION = 0.99
+#: How far the size of the update may be from ``accumulation_steps`` times the
+#: whole-batch update for "loss not divided" to explain it.
+_RATIO_SLACK = 0.05
+
+_PREFIX = "assert_accumulation_equivalent: "
+
+_BAD_STEPS = _PREFIX + "accumulation_steps must be an integer of at least 2, got {value!r}."
+
+_NO_BATCH_DIMENSION = _PREFIX + (
+    "the batch holds no tensor with a batch dimension to split into micro-batches; pass "
+    "a tensor, a tuple such as (inputs, targets) or a dict of tensors."
+)
+
+_BATCH_SIZES_DIFFER = _PREFIX + (
+    "every tensor of the batch is split along dim 0, but {path} has {size} rows while "
+    "{first_path} has {batch_size}."
+)
+
+_NOT_DIVISIBLE = _PREFIX + (
+    "the batch of {batch_size} does not split into {steps} equal micro-batches. Use a "
+    "batch size divisible by accumulation_steps: a mean loss weights every sample "
+    "equally only when the micro-batches are equal."
+)
+
+_TRAIN_FN_RAISED = _PREFIX + """{name} raised during the {run}:
+  {error_type}: {error}"""
+
+_WRONG_STEP_COUNT = _PREFIX + """{name} stepped the optimizer {count} times during the \
+{run}; it must make exactly one optimizer step over the micro-batches it is given.{hint}"""
+
+_HINT_STEP_PER_MICRO_BATCH = """
+It steps once per micro-batch. Step (and zero the gradients) only after the last one:
+    if (i + 1) % accumulation_steps == 0: optimizer.step(); optimizer.zero_grad()"""
+
+_DIFFERS = _PREFIX + """one optimizer step over {steps} accumulated micro-batches of \
+{micro_size} differs from one step over the whole batch of {batch_size}, at {kind} \
+'{name}':
+{details}
+{cause}"""
+
+_CAUSE_NOT_DIVIDED = """\
+Cause: the loss is not divided by accumulation_steps. The accumulated update is \
+{ratio:.3g} times the whole-batch update (cosine {cosine:.4f}): gradients of \
+{steps} micro-batches add up. Backpropagate loss / accumulation_steps."""
+
+_CAUSE_ZERO_GRAD = """\
+Cause: gradients are zeroed on every micro-batch. The update equals one step on the \
+last micro-batch alone (cosine {cosine:.4f}, {ratio:.3g} times its size; cosine with \
+the whole-batch update {cosine_full:.4f}). Call optimizer.zero_grad() only after the \
+optimizer step, not before each backward."""
+
+_CAUSE_BATCH_STATISTICS = """\
+Cause: batch-statistics layers in train mode: {modules} normalise each micro-batch of \
+{micro_size} with its own mean and variance, not the batch of {batch_size}'s, so \
+accumulation cannot be exact. Check with these layers in eval mode (model.eval() for \
+them, or GroupNorm/LayerNorm), or pass a tolerance (rtol=, atol=) you accept."""
+
+_CAUSE_DROPOUT = """\
+Cause: dropout in train mode: {modules} draw different masks for the whole batch and \
+for micro-batches. Check with dropout off (p=0 or eval mode for those modules)."""
+
+_CAUSE_UNKNOWN = """\
+The update is {ratio:.3g} times the whole-batch update (cosine {cosine:.4f}). Check \
+that each micro-batch's loss is divided by accumulation_steps, that gradients are \
+zeroed only before the first micro-batch, and that the loss is a mean over samples \
+(a mean over tokens of padded sequences weights micro-batches differently)."""
+
+#: Names of the split parts in messages.
+_ROOT = "batch"
+
+
+@dataclass
+class _Run:
+    """One call of the user's loop: the model before and after, and what happened."""
+
+    initial: dict[str, torch.Tensor]
+    final: dict[str, torch.Tensor]
+    buffers: dict[str, torch.Tensor]
+    steps: int
+    batch_statistics: list[str] = field(default_factory=list)
+    dropout: list[str] = field(default_factory=list)
+
+
+@dataclass(frozen=True)
+class _Setup:
+    make_model: Callable[[], nn.Module]
+    make_optimizer: Callable[[nn.Module], Any]
+    train_fn: TrainFn
+
+    @property
+    def name(self) -> str:
+        return callable_name(self.train_fn)
+
+
+def assert_accumulation_equivalent(
+    make_model: Callable[[], nn.Module],
+    make_optimizer: Callable[[nn.Module], Any],
+    train_fn: TrainFn,
+    batch: Any,
+    *,
+    accumulation_steps: int,
+    rtol: float | None = None,
+    atol: float | None = None,
+) -> None:
+    """``train_fn(model, optimizer, micro_batches, accumulation_steps)`` is the user's
+    loop making one optimizer step over ``micro_batches``. One step over
+    ``accumulation_steps`` micro-batches (``batch`` split along dim 0: a tensor, each
+    element of a tuple/list, each value of a dict) must give the same parameters and
+    buffers as one step over the whole batch (``train_fn(model, optimizer, [batch], 1)``),
+    within ``rtol``/``atol`` (default: assert_close's for each tensor's dtype).
+
+    Both runs build the model and optimizer with the same seed and start with every RNG
+    seeded alike. On failure the message names the cause when it can tell: the loss not
+    divided by ``accumulation_steps``, ``zero_grad`` on every micro-batch, a step on
+    every micro-batch, or batch-statistics layers (BatchNorm) and dropout in train
+    mode. ``make_optimizer`` may return ``(optimizer, scheduler)``; the scheduler is
+    not stepped. RNG and global torch state are restored afterwards.
+    """
+    if isinstance(accumulation_steps, bool) or not isinstance(accumulation_steps, int) or accumulation_steps < 2:
+        raise ValueError(_BAD_STEPS.format(value=accumulation_steps))
+    micro_batches = split_batch(batch, accumulation_steps)
+    batch_size = _batch_size(batch)
+    setup = _Setup(make_model, make_optimizer, train_fn)
+    with preserved_state():
+        whole = _run(setup, [batch], 1, "whole-batch step (accumulation_steps=1)")
+        _require_one_step(setup, whole, "whole-batch step (accumulation_steps=1)")
+        accumulated = _run(setup, micro_batches, accumulation_steps, f"step over {accumulation_steps} micro-batches")
+        _require_one_step(setup, accumulated, f"step over {accumulation_steps} micro-batches")
+        mismatch = _first_difference(accumulated, whole, rtol, atol)
+        if mismatch is None:
+            return
+        kind, found = mismatch
+        cause = _cause(setup, whole, accumulated, micro_batches[-1], accumulation_steps, batch_size)
+    raise CheckFailed(
+        _DIFFERS.format(
+            steps=accumulation_steps,
+            micro_size=batch_size // accumulation_steps,
+            batch_size=batch_size,
+            kind=kind,
+            name=found.path,
+            details=indent(found.render()),
+            cause=cause,
+        )
+    )
+
+
+# ---------------------------------------------------------------- splitting
+
+
+def split_batch(batch: Any, parts: int) -> list[Any]:
+    """``batch`` as ``parts`` equal micro-batches along dim 0: tensors are split, tuples,
+    lists and dicts (also ``BatchEncoding``) element by element, anything else (numbers,
+    strings, 0-d tensors) is repeated in every part."""
+    batch_size = _batch_size(batch)
+    if batch_size % parts:
+        raise ValueError(_NOT_DIVISIBLE.format(batch_size=batch_size, steps=parts))
+    return [_slice(batch, start, start + batch_size // parts) for start in range(0, batch_size, batch_size // parts)]
+
+
+def _batch_size(batch: Any) -> int:
+    sized = list(_batched_tensors(batch, _ROOT))
+    if not sized:
+        raise ValueError(_NO_BATCH_DIMENSION)
+    first_path, first = sized[0]
+    for path, tensor in sized[1:]:
+        if tensor.shape[0] != first.shape[0]:
+            raise ValueError(
+                _BATCH_SIZES_DIFFER.format(path=path, size=tensor.shape[0], first_path=first_path, batch_size=first.shape[0])
+            )
+    return int(first.shape[0])
+
+
+def _batched_tensors(value: Any, path: str) -> Iterator[tuple[str, torch.Tensor]]:
+    if isinstance(value, torch.Tensor):
+        if value.dim() > 0:
+            yield path, value
+    elif isinstance(value, Mapping):
+        for key, item in value.items():
+            yield from _batched_tensors(item, f"{path}[{key!r}]")
+    elif isinstance(value, (tuple, list)):
+        for index, item in enumerate(value):
+            yield from _batched_tensors(item, f"{path}[{index}]")
+
+
+def _slice(value: Any, start: int, stop: int) -> Any:
+    if isinstance(value, torch.Tensor):
+        return value[start:stop] if value.dim() > 0 else value
+    if isinstance(value, Mapping):
+        return _rebuilt_mapping(value, {key: _slice(item, start, stop) for key, item in value.items()})
+    if isinstance(value, tuple) and hasattr(type(value), "_fields"):
+        return type(value)(*(_slice(item, start, stop) for item in value))
+    if isinstance(value, (tuple, list)):
+        return type(value)(_slice(item, start, stop) for item in value)
+    return value
+
+
+def _rebuilt_mapping(original: Mapping[Any, Any], items: dict[Any, Any]) -> Mapping[Any, Any]:
+    """The same mapping type (``BatchEncoding`` takes a dict) or a plain dict."""
+    try:
+        return type(original)(items)
+    except Exception:  # a mapping type that cannot be built from a dict
+        return items
+
+
+# ------------------------------------------------------------------- running
+
+
+def _run(setup: _Setup, micro_batches: list[Any], steps: int, run: str) -> _Run:
+    seed_everything(_SEED)
+    model = setup.make_model()
+    made = setup.make_optimizer(model)
+    optimizer = made[0] if isinstance(made, tuple) else made
+    initial = _parameters(model)
+    step_calls: list[int] = []
+    batch_statistics: set[str] = set()
+    dropout: set[str] = set()
+    seed_everything(_SEED)
+    try:
+        with _counting_steps(optimizer, step_calls), _train_mode_layers(model, batch_statistics, dropout):
+            setup.train_fn(model, optimizer, micro_batches, steps)
+    except Exception as error:  # the user's loop failing is the finding
+        raise CheckFailed(
+            _TRAIN_FN_RAISED.format(name=setup.name, run=run, error_type=type(error).__name__, error=error)
+        ) from error
+    buffers = {name: b.detach().to("cpu", copy=True) for name, b in model.named_buffers()}
+    return _Run(initial, _parameters(model), buffers, len(step_calls), sorted(batch_statistics), sorted(dropout))
+
+
+def _parameters(model: nn.Module) -> dict[str, torch.Tensor]:
+    return {name: p.detach().to("cpu", copy=True) for name, p in model.named_parameters()}
+
+
+@contextlib.contextmanager
+def _counting_steps(optimizer: torch.optim.Optimizer, calls: list[int]) -> Iterator[None]:
+    handle = optimizer.register_step_pre_hook(lambda *_: calls.append(1))
+    try:
+        yield
+    finally:
+        handle.remove()
+
+
+@contextlib.contextmanager
+def _train_mode_layers(model: nn.Module, batch_statistics: set[str], dropout: set[str]) -> Iterator[None]:
+    """Record the BatchNorm layers and active dropout layers that run in train mode."""
+
+    def recorder(name: str, found: set[str]) -> Callable[..., None]:
+        def hook(module: nn.Module, _inputs: Any) -> None:
+            if module.training:
+                found.add(name or type(module).__name__)
+
+        return hook
+
+    handles = []
+    for name, module in model.named_modules():
+        if isinstance(module, nn.modules.batchnorm._BatchNorm):
+            handles.append(module.register_forward_pre_hook(recorder(name, batch_statistics)))
+        elif isinstance(module, nn.modules.dropout._DropoutNd) and module.p > 0:
+            handles.append(module.register_forward_pre_hook(recorder(name, dropout)))
+    try:
+        yield
+    finally:
+        for handle in handles:
+            handle.remove()
+
+
+def _require_one_step(setup: _Setup, run: _Run, description: str) -> None:
+    if run.steps == 1:
+        return
+    per_micro_batch = run.steps > 1 and "micro-batches" in description
+    raise CheckFailed(
+        _WRONG_STEP_COUNT.format(
+            name=setup.name,
+            count=run.steps,
+            run=description,
+            hint=_HINT_STEP_PER_MICRO_BATCH if per_micro_batch else "",
+        )
+    )
+
+
+# ---------------------------------------------------------------- diagnosis
+
+
+def _first_difference(
+    accumulated: _Run, whole: _Run, rtol: float | None, atol: float | None
+) -> tuple[str, Any] | None:
+    for kind, actual, expected in (
+        ("parameter", accumulated.final, whole.final),
+        ("buffer", accumulated.buffers, whole.buffers),
+    ):
+        for name, value in expected.items():
+            found = first_mismatch(actual[name], value, path=name, rtol=rtol, atol=atol)
+            if found is not None:
+                return kind, found
+    return None
+
+
+def _cause(
+    setup: _Setup, whole: _Run, accumulated: _Run, last_micro_batch: Any, steps: int, batch_size: int
+) -> str:
+    update = _update(accumulated)
+    whole_update = _update(whole)
+    ratio, cosine = _ratio_and_cosine(update, whole_update)
+    if cosine > _SAME_DIRECTION and abs(ratio - steps) <= _RATIO_SLACK * steps:
+        return _CAUSE_NOT_DIVIDED.format(ratio=ratio, cosine=cosine, steps=steps)
+    alone = _run(setup, [last_micro_batch], 1, "step over the last micro-batch alone")
+    ratio_alone, cosine_alone = _ratio_and_cosine(update, _update(alone))
+    if cosine_alone > _SAME_DIRECTION and cosine_alone > cosine:
+        return _CAUSE_ZERO_GRAD.format(cosine=cosine_alone, ratio=ratio_alone, cosine_full=cosine)
+    if accumulated.batch_statistics:
+        return _CAUSE_BATCH_STATISTICS.format(
+            modules=_names(accumulated.batch_statistics), micro_size=batch_size // steps, batch_size=batch_size
+        )
+    if accumulated.dropout:
+        return _CAUSE_DROPOUT.format(modules=_names(accumulated.dropout))
+    return _CAUSE_UNKNOWN.format(ratio=ratio, cosine=cosine)
+
+
+def _update(run: _Run) -> torch.Tensor:
+    """Every parameter's change in one float64 vector."""
+    deltas = [(run.final[name].to(torch.float64) - run.initial[name].to(torch.float64)).flatten() for name in run.initial]
+    return torch.cat(deltas) if deltas else torch.zeros(0, dtype=torch.float64)
+
+
+def _ratio_and_cosine(update: torch.Tensor, reference: torch.Tensor) -> tuple[float, float]:
+    """How many times ``reference`` the projection of ``update`` on it is, and the
+    cosine between them; ``nan`` where ``reference`` (or ``update``) is zero."""
+    reference_norm = float(reference.norm())
+    update_norm = float(update.norm())
+    if reference_norm == 0 or update_norm == 0:
+        return math.nan, math.nan
+    dot = float(update @ reference)
+    return dot / reference_norm**2, dot / (reference_norm * update_norm)
+
+
+def _names(modules: list[str], limit: int = 4) -> str:
+    shown = ", ".join(f"'{name}'" for name in modules[:limit])
+    return shown + (f" and {len(modules) - limit} more" if len(modules) > limit else "")
