@@ -354,15 +354,17 @@ def compare_structures(
     rtol: float | None = None,
     atol: float | None = None,
     tolerance: Tolerance = default_tolerance,
+    ignore_types: tuple[type, ...] = (),
 ) -> Comparison:
     """Walk two results in step and describe the first place where they differ.
 
     ``rtol``/``atol`` apply to every tensor and number; where one is ``None`` it comes
     from ``tolerance(dtype)`` (by default torch.testing.assert_close's per-dtype values;
-    0 and 0 means bit-exact). Leaves that cannot be compared are listed in
-    :attr:`Comparison.uncompared`, never reported as a mismatch.
+    0 and 0 means bit-exact). Leaves of ``ignore_types`` are not compared (e.g.
+    ``torch.device`` when results from two devices are compared). Leaves that cannot be
+    compared are listed in :attr:`Comparison.uncompared`, never reported as a mismatch.
     """
-    walker = _Walker(rtol, atol, tolerance)
+    walker = _Walker(rtol, atol, tolerance, ignore_types)
     mismatch = walker.compare(actual, expected, path, 0)
     return Comparison(mismatch, tuple(walker.uncompared))
 
@@ -382,15 +384,20 @@ def first_mismatch(
 class _Walker:
     """One structural comparison: tolerances, skipped leaves and cycle protection."""
 
-    def __init__(self, rtol: float | None, atol: float | None, tolerance: Tolerance) -> None:
+    def __init__(
+        self, rtol: float | None, atol: float | None, tolerance: Tolerance, ignore_types: tuple[type, ...]
+    ) -> None:
         self.rtol = rtol
         self.atol = atol
         self.tolerance = tolerance
+        self.ignore_types = ignore_types
         self.uncompared: list[str] = []
         self._active: set[tuple[int, int]] = set()
 
     def compare(self, actual: Any, expected: Any, path: str, depth: int) -> Mismatch | None:
         actual, expected = _from_numpy(actual), _from_numpy(expected)
+        if isinstance(expected, self.ignore_types) and isinstance(actual, self.ignore_types):
+            return None
         if isinstance(expected, types.MethodType) and isinstance(actual, types.MethodType):
             return _values(actual.__func__, expected.__func__, path)
         if isinstance(expected, torch.Tensor) or isinstance(actual, torch.Tensor):
@@ -425,8 +432,12 @@ class _Walker:
     def _numbers(self, actual: float, expected: float, path: str) -> Mismatch | None:
         if isinstance(actual, bool) or isinstance(expected, bool):
             return _values(actual, expected, path)
+        # Python numbers are doubles (or exact integers): float64's default tolerance.
+        default_rtol, default_atol = self.tolerance(torch.float64) if isinstance(expected, float) else (0.0, 0.0)
+        rtol = default_rtol if self.rtol is None else self.rtol
+        atol = default_atol if self.atol is None else self.atol
         diff = abs(actual - expected)
-        allowed = (self.atol or 0.0) + (self.rtol or 0.0) * abs(expected)
+        allowed = atol + rtol * abs(expected)
         if diff <= allowed or (_is_nan(actual) and _is_nan(expected)):
             return None
         return Mismatch(
@@ -434,6 +445,7 @@ class _Walker:
             (f"Scalars are not close: {actual!r} != {expected!r} (expected); "
              f"absolute difference {diff:.6g} (up to {allowed:g} allowed)",),
             float(diff),
+            torch.float64,
         )
 
     def _containers(self, actual: Any, expected: Any, path: str, depth: int) -> Mismatch | None:

@@ -60,6 +60,15 @@ class ModelInputs:
         """The same call with every tensor ``t`` replaced by ``fn(t)``."""
         return ModelInputs(map_tensors(self.args, fn), map_tensors(self.kwargs, fn))
 
+    def values(self) -> list[Any]:
+        """Positional then keyword values, in order (see :meth:`replaced`)."""
+        return [*self.args, *self.kwargs.values()]
+
+    def replaced(self, values: list[Any]) -> ModelInputs:
+        """The same call with :meth:`values` replaced, position for position."""
+        count = len(self.args)
+        return ModelInputs(tuple(values[:count]), dict(zip(self.kwargs, values[count:])))
+
     def labelled(self) -> list[tuple[str, Any]]:
         """``("input[0]", x)`` for positional and ``("input['ids']", ids)`` for keyword
         arguments: how messages name an input."""
