@@ -2,7 +2,12 @@
 
 A meta tensor has a shape and a dtype but no storage, so a 7B-parameter model can be
 built and run forward on a laptop in seconds. Errors are attributed to the innermost
-module running when they happened, tracked with forward (pre-)hooks.
+module running when they happened, tracked with forward (pre-)hooks on a model the check
+owns (``torch.compile`` wrappers removed, so Dynamo never traces the hooks).
+
+Where a check takes ``make_model`` it accepts a factory (a class or a callable with no
+arguments) or a model instance. Only a factory shows whether *construction* works under
+``torch.device("meta")``; an instance is copied onto meta tensor by tensor.
 """
 
 from __future__ import annotations
@@ -10,6 +15,8 @@ from __future__ import annotations
 import contextlib
 import os
 import tempfile
+import traceback
+import warnings
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -18,18 +25,53 @@ from typing import Any
 import torch
 from torch import nn
 
-from torchcheck.checks._compare import detach_to_cpu, first_mismatch, indent
+from torchcheck.checks._compare import (
+    compare_structures,
+    detach_to_cpu,
+    indent,
+    map_tensors,
+    named_children,
+    warn_uncompared,
+)
+from torchcheck.checks._inputs import ModelInputs, instantiate, strip_compiled, unwrap_compiled
 from torchcheck.checks.errors import CheckFailed
 from torchcheck.checks.seeding import seed_everything
 from torchcheck.checks.state import preserved_state
 
-__all__ = ["ModulePathTracker", "assert_meta_load", "assert_meta_shapes", "meta_shapes"]
+__all__ = [
+    "DataDependentOnMeta",
+    "ModulePathTracker",
+    "assert_meta_load",
+    "assert_meta_shapes",
+    "data_dependent_operation",
+    "meta_shapes",
+]
+
+ModelSource = nn.Module | Callable[[], nn.Module]
 
 _FORWARD_FAILED = """\
 {check}: forward of {model} on {device} failed in module '{path}' ({module_type}):
-  {error_type}: {error}
+{error}
 module inputs: {inputs}
-call path: {call_path}{hint}"""
+call path: {call_path}{origin}{hint}"""
+
+_DATA_DEPENDENT = """\
+{check}: data-dependent operation {operation} in module '{path}' ({module_type}) cannot \
+run on the meta device: meta tensors have shapes but no values, so nothing that reads a \
+value (.item(), if tensor:, .tolist(), .cpu(), ops whose output size depends on the \
+data) can run there. This is not a bug in {model}.
+{error}
+module inputs: {inputs}
+call path: {call_path}{origin}
+To check shapes on meta, leave out the inputs whose values steer the forward (for a \
+transformers model: no attention_mask; output shapes do not depend on it). Or give \
+assert_meta_shapes a real device (device="cpu" with a small config): it then checks \
+expected= against the shapes of a real forward instead, with a warning."""
+
+_META_SKIPPED = """assert_meta_shapes: the forward of {model} cannot run on the meta device (a \
+data-dependent operation, see below); expected= was checked against the shapes of the \
+forward on {device} instead.
+{reason}"""
 
 _CONSTRUCTION_FAILED = """\
 {check}: building the model under torch.device("{device}") failed:
@@ -44,7 +86,8 @@ assert_meta_shapes: output shape of {model} at {path} is {actual}, expected {exp
 
 _DEVICE_SHAPE_MISMATCH = """\
 assert_meta_shapes: {model} gives different output shapes on meta and {device} at \
-{path}: {meta} (meta) vs {real} ({device})."""
+{path}:
+{details}"""
 
 _META_LOAD_KEYS = """\
 assert_meta_load: loading the checkpoint into {model} built on meta \
@@ -69,6 +112,29 @@ assert_meta_load: outputs of {model} loaded through meta differ from an ordinary
 at {path}:
 {details}"""
 
+# error text -> the operation users know, for ops that need values the meta device lacks
+_DATA_DEPENDENT_MARKERS: tuple[tuple[str, str], ...] = (
+    ("item() cannot be called on meta tensors", "`Tensor.item()` (also behind bool(), int(), float() and `if tensor:`)"),
+    ("cannot copy out of meta tensor", "copying values out (`.cpu()`, `.tolist()`, `.numpy()`)"),
+    ("can't convert meta device type tensor to numpy", "`Tensor.numpy()`"),
+    ("register_meta function for torch.nonzero()", "`torch.nonzero()`"),
+    ("without output_size", "`repeat_interleave` without output_size"),
+)
+_NO_META_KERNEL = "attempted to run this operator with meta tensors"
+
+_DEVICE_ERROR_MARKERS = ("expected device", "same device", "not compiled with cuda", "nvidia driver", "on device")
+_TORCH_DIR = os.path.dirname(torch.__file__)
+_TORCHCHECK_DIR = os.path.dirname(os.path.dirname(__file__))
+
+
+class DataDependentOnMeta(CheckFailed):
+    """The forward of ``model`` (a class name) needs tensor values, which the meta
+    device does not have."""
+
+    def __init__(self, message: str, model: str) -> None:
+        super().__init__(message)
+        self.model = model
+
 
 # --------------------------------------------------------------- path tracking
 
@@ -79,7 +145,8 @@ class ModulePathTracker:
 
     Forward pre-hooks push the module and the shapes of its inputs; forward hooks pop
     it. A forward hook does not run when the forward raises, so after an exception the
-    top of the stack is the innermost module that failed.
+    top of the stack is the innermost module that failed. Give it a model without
+    ``torch.compile`` wrappers (:func:`torchcheck.checks._inputs.strip_compiled`).
     """
 
     model: nn.Module
@@ -108,27 +175,27 @@ class ModulePathTracker:
             self.stack.pop()
 
     def failure(self, check: str, device: str, error: BaseException) -> CheckFailed:
-        """A :class:`CheckFailed` naming where ``error`` happened."""
+        """A :class:`CheckFailed` naming where ``error`` happened and, for an operation
+        that needs values on the meta device, which one."""
         if self.stack:
             path, module, inputs = self.stack[-1]
         else:
             path, module, inputs = "", self.model, "(unknown)"
-        call_path = " > ".join(f"{n or '<root>'} ({type(m).__name__})" for n, m, _ in self.stack)
-        message = str(error).strip().splitlines()[0] if str(error).strip() else ""
-        return CheckFailed(
-            _FORWARD_FAILED.format(
-                check=check,
-                model=type(self.model).__name__,
-                device=device,
-                path=path or "<root>",
-                module_type=type(module).__name__,
-                error_type=type(error).__name__,
-                error=message,
-                inputs=inputs,
-                call_path=call_path or "<root>",
-                hint=_HARD_CODED_DEVICE_HINT if _is_device_error(error) else "",
-            )
-        )
+        fields = {
+            "check": check,
+            "model": type(self.model).__name__,
+            "path": path or "<root>",
+            "module_type": type(module).__name__,
+            "error": indent(f"{type(error).__name__}: {str(error).strip()}"),
+            "inputs": inputs,
+            "call_path": " > ".join(f"{n or '<root>'} ({type(m).__name__})" for n, m, _ in self.stack) or "<root>",
+            "origin": _origin(error),
+        }
+        operation = data_dependent_operation(error) if device == "meta" else None
+        if operation is not None:
+            return DataDependentOnMeta(_DATA_DEPENDENT.format(operation=operation, **fields), fields["model"])
+        hint = _HARD_CODED_DEVICE_HINT if _is_device_error(error) else ""
+        return CheckFailed(_FORWARD_FAILED.format(device=device, hint=hint, **fields))
 
 
 def _describe_inputs(args: tuple[Any, ...], kwargs: Mapping[str, Any]) -> str:
@@ -144,200 +211,290 @@ def _shape_text(value: Any) -> str:
     return type(value).__name__
 
 
+def data_dependent_operation(error: BaseException) -> str | None:
+    """The operation that failed on meta because it needs values (``Tensor.item()``,
+    ``torch.nonzero()``...), or ``None`` when ``error`` is something else."""
+    text = str(error)
+    lowered = text.lower()
+    for marker, operation in _DATA_DEPENDENT_MARKERS:
+        if marker.lower() in lowered:
+            return operation
+    if _NO_META_KERNEL in lowered:
+        operator = text.split(":", 1)[0].strip()
+        return f"`{operator}` (no meta kernel: its output depends on the data)"
+    return None
+
+
 def _is_device_error(error: BaseException) -> bool:
     text = str(error).lower()
-    return any(
-        marker in text
-        for marker in ("expected device", "same device", "not compiled with cuda", "nvidia driver", "on device")
-    )
+    return any(marker in text for marker in _DEVICE_ERROR_MARKERS)
+
+
+def _origin(error: BaseException) -> str:
+    """``\\nraised from: file.py:12 in forward: `x.item()``` -- the innermost frame of
+    user (or library) code, outside torch and torchcheck; empty when there is none."""
+    for frame in reversed(traceback.extract_tb(error.__traceback__)):
+        if not frame.filename.startswith((_TORCH_DIR, _TORCHCHECK_DIR)):
+            code = f": `{frame.line}`" if frame.line else ""
+            return f"\nraised from: {frame.filename}:{frame.lineno} in {frame.name}{code}"
+    return ""
+
+
+# ---------------------------------------------------------------- meta models
+
+
+def _build_on_meta(make_model: ModelSource, check: str) -> nn.Module:
+    """``make_model()`` built under ``torch.device("meta")``, or a meta copy of an
+    instance (tensor for tensor: ties and aliasing are kept, no memory is used)."""
+    if isinstance(make_model, nn.Module):
+        return strip_compiled(map_tensors(unwrap_compiled(make_model), _meta_like))
+    try:
+        with torch.device("meta"):
+            model = instantiate(make_model)
+    except Exception as error:  # construction failing is the finding
+        raise CheckFailed(
+            _CONSTRUCTION_FAILED.format(check=check, device="meta", error_type=type(error).__name__, error=error)
+        ) from error
+    return strip_compiled(model)
+
+
+def _meta_like(tensor: torch.Tensor) -> torch.Tensor:
+    meta = torch.empty(tensor.shape, dtype=tensor.dtype, device="meta")
+    if isinstance(tensor, nn.Parameter):
+        return nn.Parameter(meta, requires_grad=tensor.requires_grad)
+    return meta
+
+
+def _build_real(make_model: ModelSource) -> nn.Module:
+    if isinstance(make_model, nn.Module):
+        make_model = unwrap_compiled(make_model)
+    return strip_compiled(instantiate(make_model))
 
 
 # ---------------------------------------------------------------- meta shapes
-
-
-def _to_meta(value: Any) -> Any:
-    if isinstance(value, torch.Tensor):
-        return torch.empty(value.shape, dtype=value.dtype, device="meta")
-    if _is_shape(value):
-        return torch.empty(tuple(value), device="meta")
-    if isinstance(value, Mapping):
-        return {key: _to_meta(item) for key, item in value.items()}
-    if isinstance(value, (list, tuple)):
-        return type(value)(_to_meta(item) for item in value)
-    return value
 
 
 def _is_shape(value: Any) -> bool:
     return isinstance(value, (tuple, torch.Size)) and all(isinstance(v, int) for v in value)
 
 
+def _shape_inputs(inputs: tuple[Any, ...]) -> tuple[Any, ...]:
+    """Shape tuples (top level, or values of a single dict input) as meta tensors."""
+    if len(inputs) == 1 and isinstance(inputs[0], Mapping):
+        return ({key: _shape_to_meta(value) for key, value in inputs[0].items()},)
+    return tuple(_shape_to_meta(value) for value in inputs)
+
+
+def _shape_to_meta(value: Any) -> Any:
+    return torch.empty(tuple(value), device="meta") if _is_shape(value) else value
+
+
+def _meta_call(model: nn.Module, inputs: tuple[Any, ...]) -> ModelInputs:
+    return ModelInputs.from_inputs(_shape_inputs(inputs), model).map(_meta_like)
+
+
 def _shapes(value: Any) -> Any:
     """The output's structure with every tensor replaced by its ``torch.Size``."""
-    if isinstance(value, torch.Tensor):
-        return value.shape
-    if isinstance(value, Mapping):
-        return {key: _shapes(item) for key, item in value.items()}
-    if isinstance(value, (list, tuple)):
-        items = [_shapes(item) for item in value]
-        return type(value)(*items) if hasattr(value, "_fields") else type(value)(items)
-    return value
+    return map_tensors(value, lambda tensor: tensor.shape)
 
 
-def _build_on(make_model: Callable[[], nn.Module], device: str, check: str) -> nn.Module:
-    try:
-        with torch.device(device):
-            return make_model()
-    except Exception as error:  # construction failing is the finding
-        raise CheckFailed(
-            _CONSTRUCTION_FAILED.format(check=check, device=device, error_type=type(error).__name__, error=error)
-        ) from error
-
-
-def _tracked_forward(model: nn.Module, args: tuple[Any, ...], check: str, device: str) -> Any:
+def _tracked_forward(model: nn.Module, call: ModelInputs, check: str, device: str) -> Any:
     with ModulePathTracker(model) as tracker:
         try:
-            return model(*args)
+            return call.call(model)
         except Exception as error:  # attributed to the module that raised
             raise tracker.failure(check, device, error) from error
 
 
-def meta_shapes(make_model: Callable[[], nn.Module], *inputs: Any) -> Any:
+def meta_shapes(make_model: ModelSource, *inputs: Any) -> Any:
     """Build ``make_model()`` and run its forward on the ``meta`` device; return the
-    output's shape (a ``torch.Size``, or the same nested structure of them).
+    output's shape (a ``torch.Size``, or the same nested structure with every tensor
+    replaced by its ``torch.Size``).
 
     ``inputs`` are tensors (any device; only shape and dtype are used) or shape tuples
-    (float tensors of the default dtype). Allocates no memory for parameters or
-    activations. A failure names the module path where it happened.
+    (float tensors of the default dtype); a single dict is passed as keyword arguments.
+    ``make_model`` may also be a model instance (copied onto meta). Allocates no memory
+    for parameters or activations. A failure names the module path where it happened.
     """
     return _meta_shapes(make_model, inputs, "meta_shapes")[0]
 
 
-def _meta_shapes(make_model: Callable[[], nn.Module], inputs: tuple[Any, ...], check: str) -> tuple[Any, str]:
+def _meta_shapes(make_model: ModelSource, inputs: tuple[Any, ...], check: str) -> tuple[Any, str]:
     """The output shapes and the model's class name."""
     with preserved_state(), torch.no_grad():
-        model = _build_on(make_model, "meta", check)
+        model = _build_on_meta(make_model, check)
         with torch.device("meta"):
-            output = _tracked_forward(model, _to_meta(inputs), check, "meta")
+            output = _tracked_forward(model, _meta_call(model, inputs), check, "meta")
         return _shapes(output), type(model).__name__
 
 
 def assert_meta_shapes(
-    make_model: Callable[[], nn.Module],
+    make_model: ModelSource,
     *inputs: Any,
     expected: Any = None,
     device: str | torch.device | None = None,
 ) -> None:
-    """:func:`meta_shapes`, then compare with ``expected`` (a shape tuple or the nested
-    structure of them); with ``device``, also build the model for real there, run one
-    forward on random inputs of the same shapes and require the same output shapes."""
-    shapes, name = _meta_shapes(make_model, inputs, "assert_meta_shapes")
+    """:func:`meta_shapes`, then compare with ``expected`` (a shape tuple, or the nested
+    structure of them; for a dict or ``ModelOutput`` only the keys named in ``expected``
+    are checked); with ``device``, also build the model for real there, run one forward
+    on random inputs of the same shapes and require the same output shapes."""
+    try:
+        shapes, name = _meta_shapes(make_model, inputs, "assert_meta_shapes")
+    except DataDependentOnMeta as failure:
+        if device is None:
+            raise
+        shapes, name = None, failure.model
+        warnings.warn(_META_SKIPPED.format(model=name, device=device, reason=failure), RuntimeWarning, stacklevel=2)
+    real = None if device is None else _real_shapes(make_model, inputs, torch.device(device))
     if expected is not None:
-        problem = _shape_mismatch(shapes, expected, "output")
-        if problem is not None:
-            path, actual, wanted = problem
-            raise CheckFailed(_SHAPE_MISMATCH.format(model=name, path=path, actual=actual, expected=wanted))
-    if device is not None:
-        real = _real_shapes(make_model, inputs, torch.device(device))
-        problem = _shape_mismatch(real, shapes, "output")
-        if problem is not None:
-            path, real_shape, meta_shape = problem
+        _check_expected_shapes(name, shapes if shapes is not None else real, expected)
+    if shapes is not None and real is not None:
+        comparison = compare_structures(real, shapes, ignore_types=(torch.device,))
+        if comparison.mismatch is not None:
             raise CheckFailed(
-                _DEVICE_SHAPE_MISMATCH.format(model=name, device=device, path=path, meta=meta_shape, real=real_shape)
+                _DEVICE_SHAPE_MISMATCH.format(
+                    model=name, device=device, path=comparison.mismatch.path,
+                    details=indent(comparison.mismatch.render()),
+                )
             )
 
 
+def _check_expected_shapes(name: str, shapes: Any, expected: Any) -> None:
+    problem = _shape_mismatch(shapes, expected, "output")
+    if problem is not None:
+        path, actual, wanted = problem
+        raise CheckFailed(_SHAPE_MISMATCH.format(model=name, path=path, actual=actual, expected=wanted))
+
+
 def _shape_mismatch(actual: Any, expected: Any, path: str) -> tuple[str, Any, Any] | None:
-    """``(path, actual, expected)`` of the first differing shape, or ``None``."""
+    """``(path, actual, expected)`` of the first shape that differs from ``expected``."""
     if _is_shape(expected) or _is_shape(actual):
         if not (_is_shape(expected) and _is_shape(actual)) or tuple(actual) != tuple(expected):
             return path, _fmt_shape(actual), _fmt_shape(expected)
         return None
-    if isinstance(expected, Mapping) and isinstance(actual, Mapping):
-        if set(expected) != set(actual):
-            return path, sorted(map(str, actual)), sorted(map(str, expected))
-        for key in expected:
-            found = _shape_mismatch(actual[key], expected[key], f"{path}[{key!r}]")
-            if found is not None:
-                return found
-        return None
-    if isinstance(expected, (list, tuple)) and isinstance(actual, (list, tuple)):
-        if len(actual) != len(expected):
-            return path, f"{len(actual)} outputs", f"{len(expected)} outputs"
-        for i, (a, e) in enumerate(zip(actual, expected)):
-            found = _shape_mismatch(a, e, f"{path}[{i}]")
+    if isinstance(expected, Mapping):
+        return _mapping_shape_mismatch(actual, expected, path)
+    if isinstance(expected, (list, tuple)):
+        items = named_children(actual) if isinstance(actual, (list, tuple)) else None
+        if items is None or len(items) != len(expected):
+            count = f"{len(items)} outputs" if items is not None else type(actual).__name__
+            return path, count, f"{len(expected)} outputs"
+        for (suffix, a), e in zip(items, expected):
+            found = _shape_mismatch(a, e, path + suffix)
             if found is not None:
                 return found
         return None
     return None if actual == expected else (path, actual, expected)
 
 
+def _mapping_shape_mismatch(actual: Any, expected: Mapping[Any, Any], path: str) -> tuple[str, Any, Any] | None:
+    children = dict(named_children(actual) or [])
+    for key, wanted in expected.items():
+        suffix = next((s for s in (f".{key}", f"[{key!r}]") if s in children), None)
+        if suffix is None:
+            present = sorted(s.lstrip(".[").rstrip("]").strip("'") for s in children)
+            return f"{path}[{key!r}]", f"missing (outputs: {', '.join(present)})", _fmt_shape(wanted)
+        found = _shape_mismatch(children[suffix], wanted, path + suffix)
+        if found is not None:
+            return found
+    return None
+
+
 def _fmt_shape(value: Any) -> Any:
     return tuple(value) if _is_shape(value) else value
 
 
-def _materialise(value: Any, device: torch.device) -> Any:
-    if isinstance(value, torch.Tensor):
-        if value.device.type != "meta":
-            return value.to(device)
-        if value.is_floating_point():
-            return torch.randn(value.shape, dtype=value.dtype, device=device)
-        return torch.zeros(value.shape, dtype=value.dtype, device=device)
-    if _is_shape(value):
-        return torch.randn(tuple(value), device=device)
-    if isinstance(value, Mapping):
-        return {key: _materialise(item, device) for key, item in value.items()}
-    if isinstance(value, (list, tuple)):
-        return type(value)(_materialise(item, device) for item in value)
-    return value
+def _materialise(tensor: torch.Tensor, device: torch.device) -> torch.Tensor:
+    if not tensor.is_meta:
+        return tensor.to(device)
+    if tensor.is_floating_point():
+        return torch.randn(tensor.shape, dtype=tensor.dtype, device=device)
+    return torch.zeros(tensor.shape, dtype=tensor.dtype, device=device)
 
 
-def _real_shapes(make_model: Callable[[], nn.Module], inputs: tuple[Any, ...], device: torch.device) -> Any:
+def _real_shapes(make_model: ModelSource, inputs: tuple[Any, ...], device: torch.device) -> Any:
     with preserved_state(), torch.no_grad():
         seed_everything(0)
-        model = make_model().to(device).eval()
-        return _shapes(_tracked_forward(model, _materialise(inputs, device), "assert_meta_shapes", str(device)))
+        model = _build_real(make_model).to(device).eval()
+        call = ModelInputs.from_inputs(_shape_inputs(inputs), model).map(lambda t: _materialise(t, device))
+        return _shapes(_tracked_forward(model, call, "assert_meta_shapes", str(device)))
 
 
 # ------------------------------------------------------------------ meta load
 
 
 def assert_meta_load(
-    make_model: Callable[[], nn.Module],
+    make_model: ModelSource,
     checkpoint: str | os.PathLike[str] | Mapping[str, torch.Tensor],
     *inputs: Any,
     after_load: Callable[[nn.Module], None] | None = None,
 ) -> None:
     """Check the low-memory loading recipe: build under ``torch.device("meta")``,
     ``torch.load(checkpoint, mmap=True, weights_only=True)``,
-    ``load_state_dict(sd, assign=True)`` (then ``after_load(model)`` if given).
+    ``load_state_dict(sd, assign=True)``, then re-tie (the model's ``tie_weights()`` if
+    it has one) and ``after_load(model)`` if given.
 
     Afterwards no parameter, buffer or tensor attribute may be left on meta, no key may
-    be missing or unexpected, tied weights must still be tied, and eval-mode outputs on
-    ``inputs`` must equal those of an ordinary load into a normally built model.
+    be missing (a tied parameter stored once, under its partner's key, is not missing)
+    or unexpected, tied weights must still be tied, and eval-mode outputs on ``inputs``
+    must equal those of an ordinary load into a normally built model.
     ``checkpoint`` is a path to a saved ``state_dict`` (or the state dict itself).
     """
     with preserved_state(), torch.no_grad(), _checkpoint_file(checkpoint) as path:
         seed_everything(0)
-        reference = make_model()
+        reference = _build_real(make_model)
         reference.load_state_dict(torch.load(path, weights_only=True), strict=False)  # keys judged below
         reference.eval()
         name = type(reference).__name__
-        model = _build_on(make_model, "meta", "assert_meta_load")
-        result = model.load_state_dict(torch.load(path, mmap=True, weights_only=True), assign=True, strict=False)
+        model = _build_on_meta(make_model, "assert_meta_load")
+        state_dict = torch.load(path, mmap=True, weights_only=True)
+        result = model.load_state_dict(state_dict, assign=True, strict=False)
+        _retie(model)
         if after_load is not None:
             after_load(model)
-        _check_keys(name, result.missing_keys, result.unexpected_keys)
+        missing = _untied_missing_keys(result.missing_keys, set(state_dict), _tie_groups(reference))
+        _check_keys(name, missing, result.unexpected_keys)
         left = _on_meta(model)
         if left:
             raise CheckFailed(_META_LOAD_LEFT_ON_META.format(model=name, names="\n".join(f"  {n}" for n in left)))
         _check_ties(name, reference, model)
         model.eval()
         if inputs:
-            expected = detach_to_cpu(_tracked_forward(reference, inputs, "assert_meta_load", "cpu"))
-            actual = detach_to_cpu(_tracked_forward(model, inputs, "assert_meta_load", "cpu"))
-            found = first_mismatch(actual, expected)
-            if found is not None:
-                raise CheckFailed(_META_LOAD_OUTPUT.format(model=name, path=found.path, details=indent(found.render())))
+            _compare_loaded_outputs(name, reference, model, inputs)
+
+
+def _retie(model: nn.Module) -> None:
+    """Re-tie weights the way the model itself does (transformers' ``tie_weights()``)."""
+    tie_weights = getattr(model, "tie_weights", None)
+    if callable(tie_weights):
+        tie_weights()
+
+
+def _tie_groups(model: nn.Module) -> list[list[str]]:
+    groups: dict[int, list[str]] = {}
+    for param_name, param in model.named_parameters(remove_duplicate=False):
+        groups.setdefault(id(param), []).append(param_name)
+    return [names for names in groups.values() if len(names) > 1]
+
+
+def _untied_missing_keys(missing: list[str], present: set[str], ties: list[list[str]]) -> list[str]:
+    """Missing keys except those of tied parameters whose partner is in the checkpoint."""
+    covered = {key for names in ties if present.intersection(names) for key in names}
+    return [key for key in missing if key not in covered]
+
+
+def _compare_loaded_outputs(name: str, reference: nn.Module, model: nn.Module, inputs: tuple[Any, ...]) -> None:
+    call = ModelInputs.from_inputs(inputs, model)
+    expected = detach_to_cpu(_tracked_forward(reference, call, "assert_meta_load", "cpu"))
+    actual = detach_to_cpu(_tracked_forward(model, call, "assert_meta_load", "cpu"))
+    comparison = compare_structures(actual, expected)
+    if comparison.mismatch is not None:
+        raise CheckFailed(
+            _META_LOAD_OUTPUT.format(
+                model=name, path=comparison.mismatch.path, details=indent(comparison.mismatch.render())
+            )
+        )
+    warn_uncompared("assert_meta_load", comparison)
 
 
 @contextlib.contextmanager
@@ -372,10 +529,7 @@ def _on_meta(model: nn.Module) -> list[str]:
 
 
 def _check_ties(name: str, reference: nn.Module, model: nn.Module) -> None:
-    groups: dict[int, list[str]] = {}
-    for param_name, param in reference.named_parameters(remove_duplicate=False):
-        groups.setdefault(id(param), []).append(param_name)
     loaded = dict(model.named_parameters(remove_duplicate=False))
-    for names in groups.values():
-        if len(names) > 1 and len({id(loaded.get(n)) for n in names}) > 1:
+    for names in _tie_groups(reference):
+        if len({id(loaded.get(n)) for n in names}) > 1:
             raise CheckFailed(_META_LOAD_TIES.format(model=name, names=", ".join(names)))
