@@ -3,15 +3,24 @@
 from __future__ import annotations
 
 import copy
-import inspect
-from collections.abc import Callable, Mapping, Sequence
+import math
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import torch
 from torch import nn
 
-from torchcheck.checks._compare import callable_name, detach_to_cpu, first_mismatch, indent
+from torchcheck.checks._compare import (
+    Comparison,
+    callable_name,
+    compare_structures,
+    detach_to_cpu,
+    indent,
+    warn_uncompared,
+)
+from torchcheck.checks._inputs import ModelInputs, instantiate, is_model_factory, unwrap_compiled
 from torchcheck.checks.errors import CheckFailed
+from torchcheck.checks.meta import data_dependent_operation
 from torchcheck.checks.seeding import seed_everything
 from torchcheck.checks.state import preserved_state
 
@@ -23,6 +32,13 @@ assert_devices_agree: {what} fails on {device} but runs on cpu:
 A tensor is probably created on a hard-coded device, or the code takes a CPU-only path \
 (.numpy(), .item() on a list, a Python-side index). Create tensors with device=x.device \
 or register them as buffers."""
+
+_DATA_DEPENDENT_ON_META = """\
+assert_devices_agree: {what} runs a data-dependent operation, {operation}, which \
+cannot run on the meta device (meta tensors have no values); this is not a hard-coded \
+device. Leave "meta" out of devices=, or pass only inputs whose values do not steer the \
+forward (for a transformers model: no attention_mask).
+  {error_type}: {error}"""
 
 _DISAGREE = """\
 assert_devices_agree: {what} on {device} differs from cpu at {path} \
@@ -79,49 +95,21 @@ def device_tolerance(device: torch.device, dtype: torch.dtype) -> tuple[float, f
     return _ACCELERATOR_TOLERANCES.get(dtype, (0.0, 0.0))
 
 
-def _to_device(value: Any, device: torch.device) -> Any:
-    if isinstance(value, torch.Tensor):
-        return value.detach().to(device).requires_grad_(value.requires_grad)
-    if isinstance(value, Mapping):
-        return {key: _to_device(item, device) for key, item in value.items()}
-    if isinstance(value, (list, tuple)):
-        return type(value)(_to_device(item, device) for item in value)
-    return value
-
-
-def _is_factory(fn: Any) -> bool:
-    """A model class, or a callable that takes no required arguments (``make_model``)."""
-    if isinstance(fn, type):
-        return issubclass(fn, nn.Module)
-    if isinstance(fn, nn.Module):
-        return False
-    try:
-        signature = inspect.signature(fn)
-    except (TypeError, ValueError):
-        return False
-    required = [
-        p
-        for p in signature.parameters.values()
-        if p.default is p.empty and p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)
-    ]
-    has_varargs = any(p.kind is p.VAR_POSITIONAL for p in signature.parameters.values())
-    return not required and not has_varargs
+def _to_device(tensor: torch.Tensor, device: torch.device) -> torch.Tensor:
+    return tensor.detach().to(device).requires_grad_(tensor.requires_grad)
 
 
 def _runner(fn: Any) -> tuple[str, Callable[[torch.device], Callable[..., Any]]]:
     """Describe ``fn`` and return ``device -> callable`` that runs it there.
 
-    A model (or factory) is built once on CPU under a fixed seed and copied to each
-    device, so every device computes with the same weights, in eval mode.
+    A model (an instance or a factory: a class or a callable with no required
+    arguments) is built once on CPU under a fixed seed and copied to each device, so
+    every device computes with the same weights, in eval mode.
     """
-    if isinstance(fn, nn.Module) or _is_factory(fn):
-        if isinstance(fn, nn.Module):
-            base = copy.deepcopy(fn)
-        else:
-            seed_everything(0)
-            base = fn()
-        base.eval()
-        name = type(base).__name__
+    if isinstance(fn, nn.Module) or is_model_factory(fn):
+        seed_everything(0)
+        base = instantiate(fn).eval()
+        name = type(unwrap_compiled(base)).__name__
         return f"model {name}", lambda device: copy.deepcopy(base).to(device)
     return f"{callable_name(fn)}()", lambda device: fn
 
@@ -136,18 +124,20 @@ def assert_devices_agree(
     """Check that ``fn(*inputs)`` gives the same result on every device as on CPU.
 
     ``fn`` is a function, a model instance, or a model factory (a class or a callable
-    with no required arguments). Inputs are moved to each device; outputs are moved back
-    and compared with the CPU's within per-(device, dtype) tolerances unless
-    ``rtol``/``atol`` are given. ``devices`` defaults to :func:`available_devices`.
-    The ``meta`` device may be listed: there only structure, shapes and dtypes are
-    compared, which finds hard-coded devices without an accelerator.
-    Runs under ``torch.no_grad``; leaves RNG and global state as it found them.
+    with no required arguments). A single dict (or ``BatchEncoding``) input is passed as
+    keyword arguments. Inputs are moved to each device; outputs (any nested structure,
+    HF caches included) are moved back and compared with the CPU's within
+    per-(device, dtype) tolerances unless ``rtol``/``atol`` are given. ``devices``
+    defaults to :func:`available_devices`. The ``meta`` device may be listed: there only
+    structure, shapes and dtypes are compared, which finds hard-coded devices without an
+    accelerator. Runs under ``torch.no_grad``; leaves RNG and global state as it found
+    them.
     """
     targets = [torch.device(d) for d in (devices if devices is not None else available_devices())]
     with preserved_state(), torch.no_grad():
         what, runner = _runner(fn)
         cpu = torch.device("cpu")
-        expected = detach_to_cpu(runner(cpu)(*_to_device(inputs, cpu)))
+        expected = detach_to_cpu(_call_on(runner(cpu), cpu, inputs))
         for device in targets:
             if device.type == "cpu":
                 continue
@@ -155,75 +145,61 @@ def assert_devices_agree(
             _compare_device_result(what, device, actual, expected, rtol, atol)
 
 
-def _run_on(what: str, runner: Callable[[torch.device], Callable[..., Any]], device: torch.device, inputs: tuple[Any, ...]) -> Any:
+def _call_on(target: Callable[..., Any], device: torch.device, inputs: tuple[Any, ...]) -> Any:
+    return ModelInputs.from_inputs(inputs, target).map(lambda t: _to_device(t, device)).call(target)
+
+
+def _run_on(
+    what: str, runner: Callable[[torch.device], Callable[..., Any]], device: torch.device, inputs: tuple[Any, ...]
+) -> Any:
     try:
-        result = runner(device)(*_to_device(inputs, device))
+        return detach_to_cpu(_call_on(runner(device), device, inputs))
     except Exception as error:  # any failure on the device is the finding
-        raise CheckFailed(
-            _RAISES_ON_DEVICE.format(what=what, device=device, error_type=type(error).__name__, error=error)
-        ) from error
-    if device.type == "meta":
-        return _meta_placeholders(result)
-    return detach_to_cpu(result)
+        raise _device_failure(what, device, error) from error
 
 
-def _meta_placeholders(value: Any) -> Any:
-    if isinstance(value, torch.Tensor):
-        return torch.zeros(value.shape, dtype=value.dtype)
-    if isinstance(value, Mapping):
-        return {key: _meta_placeholders(item) for key, item in value.items()}
-    if isinstance(value, (list, tuple)):
-        return type(value)(_meta_placeholders(item) for item in value)
-    return value
+def _device_failure(what: str, device: torch.device, error: Exception) -> CheckFailed:
+    operation = data_dependent_operation(error) if device.type == "meta" else None
+    fields = {"what": what, "error_type": type(error).__name__, "error": str(error).strip()}
+    if operation is not None:
+        return CheckFailed(_DATA_DEPENDENT_ON_META.format(operation=operation, **fields))
+    return CheckFailed(_RAISES_ON_DEVICE.format(device=device, **fields))
 
 
 def _compare_device_result(
     what: str, device: torch.device, actual: Any, expected: Any, rtol: float | None, atol: float | None
 ) -> None:
-    if device.type == "meta":
-        found = first_mismatch(actual, _meta_placeholders(expected))
-        if found is not None:
-            raise CheckFailed(
-                _STRUCTURE_MISMATCH.format(what=what, device=device, path=found.path, details=indent(found.render()))
-            )
-        return
-    for path, exp_tensor, act_tensor in _paired_tensors(actual, expected, "output"):
-        d_rtol, d_atol = device_tolerance(device, exp_tensor.dtype)
-        use_rtol = d_rtol if rtol is None else rtol
-        use_atol = d_atol if atol is None else atol
-        found = first_mismatch(act_tensor, exp_tensor, path=path, rtol=use_rtol, atol=use_atol)
-        if found is not None:
-            raise CheckFailed(
-                _DISAGREE.format(
-                    what=what,
-                    device=device,
-                    path=found.path,
-                    dtype=exp_tensor.dtype,
-                    rtol=use_rtol,
-                    atol=use_atol,
-                    tf32=_tf32_report(),
-                    details=indent(found.render()),
-                )
-            )
-    structural = first_mismatch(_meta_placeholders(actual), _meta_placeholders(expected))
-    if structural is not None:
-        raise CheckFailed(
-            _STRUCTURE_MISMATCH.format(
-                what=what, device=device, path=structural.path, details=indent(structural.render())
-            )
+    comparison = compare_structures(
+        actual,
+        expected,
+        rtol=rtol,
+        atol=atol,
+        tolerance=lambda dtype: device_tolerance(device, dtype),
+        ignore_types=(torch.device,),
+    )
+    if comparison.mismatch is not None:
+        raise _disagreement(what, device, comparison, rtol, atol)
+    warn_uncompared("assert_devices_agree", comparison)
+
+
+def _disagreement(
+    what: str, device: torch.device, comparison: Comparison, rtol: float | None, atol: float | None
+) -> CheckFailed:
+    mismatch = comparison.mismatch
+    assert mismatch is not None
+    details = indent(mismatch.render())
+    if math.isnan(mismatch.max_abs) or mismatch.dtype is None:  # structure, shape or dtype
+        return CheckFailed(_STRUCTURE_MISMATCH.format(what=what, device=device, path=mismatch.path, details=details))
+    d_rtol, d_atol = device_tolerance(device, mismatch.dtype)
+    return CheckFailed(
+        _DISAGREE.format(
+            what=what,
+            device=device,
+            path=mismatch.path,
+            dtype=mismatch.dtype,
+            rtol=d_rtol if rtol is None else rtol,
+            atol=d_atol if atol is None else atol,
+            tf32=_tf32_report(),
+            details=details,
         )
-
-
-def _paired_tensors(actual: Any, expected: Any, path: str) -> list[tuple[str, torch.Tensor, torch.Tensor]]:
-    """``(path, expected, actual)`` for every tensor position both structures share."""
-    if isinstance(expected, torch.Tensor) and isinstance(actual, torch.Tensor):
-        return [(path, expected, actual)]
-    pairs: list[tuple[str, torch.Tensor, torch.Tensor]] = []
-    if isinstance(expected, Mapping) and isinstance(actual, Mapping):
-        for key in expected:
-            if key in actual:
-                pairs += _paired_tensors(actual[key], expected[key], f"{path}[{key!r}]")
-    elif isinstance(expected, (list, tuple)) and isinstance(actual, (list, tuple)):
-        for i, (a, e) in enumerate(zip(actual, expected)):
-            pairs += _paired_tensors(a, e, f"{path}[{i}]")
-    return pairs
+    )
