@@ -45,7 +45,7 @@ def test_gradcheck_names_the_input_and_the_greatest_jacobian_error() -> None:
     with pytest.raises(CheckFailed) as failure:
         assert_gradcheck(scaled_cube, scale, torch.tensor([1.0, 2.0, -1.0]))
     message = str(failure.value)
-    assert "backward of scaled_cube disagrees with finite differences for input 1 (shape (3,)" in message
+    assert "backward of scaled_cube disagrees with finite differences for input[1] (shape (3,)" in message
     assert "Mismatched elements: 3 / 9" in message
     # d/dx 1.5 x^3 at x = 2: analytical (wrong) 1.5*2*4 = 12, numerical 1.5*3*4 = 18
     assert "Greatest error at d output[0][1] / d input[1][1]: analytical 12, numerical 18" in message

@@ -3,26 +3,29 @@ samples in a batch not leaking into each other."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
+import copy
+import fnmatch
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
 from typing import Any
 
 import torch
 from torch import nn
 from torch.autograd.gradcheck import GradcheckError
 
-from torchcheck.checks._compare import callable_name, compare_tensors, format_index, indent
+from torchcheck.checks._compare import callable_name, compare_tensors, format_index, indent, iter_tensors
+from torchcheck.checks._inputs import ModelInputs, instantiate, is_model_factory, unwrap_compiled
 from torchcheck.checks.errors import CheckFailed
-from torchcheck.checks.state import preserved_module, preserved_state
+from torchcheck.checks.state import capture_rng_state, preserved_module, preserved_state, restore_rng_state
 
 __all__ = ["assert_batch_independent", "assert_gradcheck", "assert_gradients_flow"]
 
 _GRADCHECK_FAILED = """\
-assert_gradcheck: the backward of {name} disagrees with finite differences for input \
-{index} (shape {shape}, {dtype}).
-Jacobian d outputs / d input[{index}], index = (output element, input element):
+assert_gradcheck: the backward of {name} disagrees with finite differences for \
+{label} (shape {shape}, {dtype}).
+Jacobian d outputs / d {label}, index = (output element, input element):
 {details}
-Greatest error at d {out_elem} / d input[{index}]{in_elem}: analytical {analytical:.6g}, \
+Greatest error at d {out_elem} / d {label}{in_elem}: analytical {analytical:.6g}, \
 numerical {numerical:.6g}.
 torch.autograd.gradcheck: {torch_message}"""
 
@@ -38,9 +41,18 @@ gradient from one forward/backward of {model} ({loss}):
 _NO_FLOW_HINTS: dict[str, str] = {
     "none": "no gradient (None) -- not used in forward, or cut off by .detach(), "
     "torch.no_grad() or a non-differentiable op (argmax, .item(), integer casts)",
-    "zero": "all-zero gradient -- multiplied by zero, masked out, or behind a constant",
+    "zero": "all-zero gradient, still zero after {steps} optimizer steps on a copy, so not "
+    "explained by a zero-initialised multiplier (zero-init BatchNorm weight, LoRA B, zero "
+    "head) -- multiplied by zero, masked out, dead activations, or behind a constant; "
+    "name it in allow_zero= if this is intended",
     "nonfinite": "non-finite gradient (NaN/Inf) -- overflow, log/sqrt/division at 0",
 }
+
+# A parameter whose gradient is zero only because a zero-initialised multiplier sits
+# behind it gets a gradient once that multiplier moves. Each probe step moves every
+# parameter by this much against the sign of its gradient.
+_PROBE_STEP = 1e-3
+_PROBE_STEPS = 3
 
 _NOT_INDEPENDENT = """\
 assert_batch_independent: in eval mode, outputs of {model} mix samples along dim {dim} \
@@ -54,23 +66,82 @@ dim) mixes samples; each sample's output must depend on its own input only."""
 # ------------------------------------------------------------------ gradcheck
 
 
-def assert_gradcheck(fn: Callable[..., Any], *inputs: Any, gradgrad: bool = False, **opts: Any) -> None:
+@dataclass
+class _GradcheckProblem:
+    """What gradcheck differentiates: float64 copies of the floating inputs and of the
+    parameters of every module involved, each with a label for messages."""
+
+    target: Callable[..., Any]
+    call: ModelInputs
+    leaves: list[torch.Tensor] = field(default_factory=list)
+    labels: list[str] = field(default_factory=list)
+    input_positions: list[int] = field(default_factory=list)
+
+    @classmethod
+    def build(cls, fn: Callable[..., Any], inputs: tuple[Any, ...], train: bool) -> _GradcheckProblem:
+        target = _float64_module(fn, train) if isinstance(fn, nn.Module) else fn
+        call = ModelInputs.from_inputs(inputs, target)
+        values = [_float64_module(v, train) if isinstance(v, nn.Module) else v for v in call.values()]
+        problem = cls(target, call.replaced(values))
+        for position, (label, value) in enumerate(problem.call.labelled()):
+            if isinstance(value, torch.Tensor) and value.is_floating_point():
+                values[position] = problem._add(label, value.detach().to(torch.float64).clone().requires_grad_(True))
+                problem.input_positions.append(position)
+        problem.call = problem.call.replaced(values)
+        if isinstance(target, nn.Module):
+            problem._add_parameters(target, "")
+        for label, value in problem.call.labelled():
+            if isinstance(value, nn.Module):
+                problem._add_parameters(value, f" of {label}")
+        return problem
+
+    def _add(self, label: str, leaf: torch.Tensor) -> torch.Tensor:
+        self.leaves.append(leaf)
+        self.labels.append(label)
+        return leaf
+
+    def _add_parameters(self, module: nn.Module, suffix: str) -> None:
+        for name, param in module.named_parameters():
+            if param.requires_grad:
+                self._add(f"parameter {name}{suffix}", param)
+
+    def __call__(self, *leaves: torch.Tensor) -> tuple[torch.Tensor, ...]:
+        """The floating outputs for the given input leaves. Parameter leaves are the
+        modules' own tensors, which gradcheck perturbs in place."""
+        values = self.call.values()
+        for position, leaf in zip(self.input_positions, leaves):
+            values[position] = leaf
+        return tuple(_float_outputs(self.call.replaced(values).call(self.target)))
+
+
+def _float64_module(module: nn.Module, train: bool) -> nn.Module:
+    """A float64 copy in eval mode (dropout off) unless ``train``."""
+    return copy.deepcopy(unwrap_compiled(module)).to(torch.float64).train(train)
+
+
+def assert_gradcheck(
+    fn: Callable[..., Any], *inputs: Any, gradgrad: bool = False, train: bool = False, **opts: Any
+) -> None:
     """Run ``torch.autograd.gradcheck`` (and ``gradgradcheck`` when ``gradgrad``).
 
     Floating-point tensor inputs are copied, promoted to float64 and made to require
     grad, because finite differences in float32 are too coarse to judge a backward.
-    ``opts`` go to gradcheck (``eps``, ``atol``, ``rtol``, ``fast_mode``...). On a
-    Jacobian mismatch the message names the input index and the greatest Jacobian
-    error with its position.
+    When ``fn`` is an ``nn.Module``, or an input is one (``fn(module, x)``), a float64
+    copy of it is used and its parameters are checked too; the copy is in eval mode
+    (dropout off) unless ``train=True``. A single dict input is passed as keyword
+    arguments. ``opts`` go to gradcheck (``eps``, ``atol``, ``rtol``, ``fast_mode``...).
+    On a Jacobian mismatch the message names the input or parameter and the greatest
+    Jacobian error with its position.
     """
     opts.pop("raise_exception", None)  # failures are reported as CheckFailed either way
-    prepared = tuple(_promote(x) for x in inputs)
-    name = callable_name(fn)
+    name = callable_name(type(fn) if isinstance(fn, nn.Module) else fn)
     with preserved_state():
+        problem = _GradcheckProblem.build(fn, inputs, train)
+        leaves = tuple(problem.leaves)
         try:
-            torch.autograd.gradcheck(fn, prepared, raise_exception=True, **opts)
+            torch.autograd.gradcheck(problem, leaves, raise_exception=True, **opts)
         except GradcheckError as error:
-            fields = _jacobian_mismatch(fn, prepared, opts)
+            fields = _jacobian_mismatch(problem, opts)
             if fields is None:
                 message = _GRADCHECK_OTHER.format(which="gradcheck", name=name, torch_message=indent(str(error)))
             else:
@@ -78,17 +149,11 @@ def assert_gradcheck(fn: Callable[..., Any], *inputs: Any, gradgrad: bool = Fals
             raise CheckFailed(message) from error
         if gradgrad:
             try:
-                torch.autograd.gradgradcheck(fn, prepared, raise_exception=True, **opts)
+                torch.autograd.gradgradcheck(problem, leaves, raise_exception=True, **opts)
             except GradcheckError as error:
                 raise CheckFailed(
                     _GRADCHECK_OTHER.format(which="gradgradcheck", name=name, torch_message=indent(str(error)))
                 ) from error
-
-
-def _promote(value: Any) -> Any:
-    if isinstance(value, torch.Tensor) and value.is_floating_point():
-        return value.detach().to(torch.float64).clone().requires_grad_(True)
-    return value
 
 
 def _first_line(error: BaseException) -> str:
@@ -96,45 +161,38 @@ def _first_line(error: BaseException) -> str:
 
 
 def _float_outputs(value: Any) -> list[torch.Tensor]:
-    if isinstance(value, torch.Tensor):
-        return [value] if value.is_floating_point() or value.is_complex() else []
-    if isinstance(value, Mapping):
-        value = list(value.values())
-    if isinstance(value, (list, tuple)):
-        return [t for item in value for t in _float_outputs(item)]
-    return []
+    return [t for _, t in iter_tensors(value) if t.is_floating_point() or t.is_complex()]
 
 
 _MAX_JACOBIAN_ENTRIES = 250_000
 
 
-def _jacobian_mismatch(fn: Callable[..., Any], inputs: tuple[Any, ...], opts: Mapping[str, Any]) -> dict[str, Any] | None:
-    """Dense analytical vs central-difference Jacobians, input by input: the message
-    fields for the first input whose Jacobians disagree, or ``None`` when all agree
+def _jacobian_mismatch(problem: _GradcheckProblem, opts: dict[str, Any]) -> dict[str, Any] | None:
+    """Dense analytical vs central-difference Jacobians, leaf by leaf: the message
+    fields for the first leaf whose Jacobians disagree, or ``None`` when all agree
     (then gradcheck failed for another reason, and its own message is shown)."""
     eps = float(opts.get("eps", 1e-6))
     atol = float(opts.get("atol", 1e-5))
     rtol = float(opts.get("rtol", 1e-3))
-    outputs = _float_outputs(fn(*inputs))
+    leaves = tuple(problem.leaves)
+    outputs = problem(*leaves)
     n_out = sum(o.numel() for o in outputs)
-    for index, x in enumerate(inputs):
-        if not (isinstance(x, torch.Tensor) and x.requires_grad):
-            continue
+    for index, (label, x) in enumerate(zip(problem.labels, leaves)):
         if n_out * x.numel() > _MAX_JACOBIAN_ENTRIES:
             return None
-        analytical = _analytical_jacobian(fn, inputs, index, n_out)
-        numerical = _numerical_jacobian(fn, inputs, index, eps)
+        analytical = _analytical_jacobian(problem, leaves, index, n_out)
+        numerical = _numerical_jacobian(problem, leaves, index, eps)
         lines = compare_tensors(analytical, numerical, rtol=rtol, atol=atol)
         if lines is None:
             continue
         flat = int((analytical - numerical).abs().flatten().argmax())
         row, col = divmod(flat, x.numel())
         return {
-            "index": index,
+            "label": label,
             "shape": tuple(x.shape),
             "dtype": x.dtype,
             "details": indent("\n".join(lines)),
-            "out_elem": _output_element(outputs, row),
+            "out_elem": _output_element(list(outputs), row),
             "in_elem": _subscript(col, x.shape),
             "analytical": float(analytical[row, col]),
             "numerical": float(numerical[row, col]),
@@ -156,11 +214,13 @@ def _output_element(outputs: list[torch.Tensor], row: int) -> str:
     return f"output element {row}"
 
 
-def _analytical_jacobian(fn: Callable[..., Any], inputs: tuple[Any, ...], index: int, n_out: int) -> torch.Tensor:
-    x = inputs[index]
+def _analytical_jacobian(
+    problem: _GradcheckProblem, leaves: tuple[torch.Tensor, ...], index: int, n_out: int
+) -> torch.Tensor:
+    x = leaves[index]
     jac = torch.zeros(n_out, x.numel(), dtype=torch.float64)
     with torch.enable_grad():
-        flat = torch.cat([o.reshape(-1) for o in _float_outputs(fn(*inputs))])
+        flat = torch.cat([o.reshape(-1) for o in problem(*leaves)])
         for row in range(n_out):
             if not flat.requires_grad:
                 break
@@ -170,19 +230,22 @@ def _analytical_jacobian(fn: Callable[..., Any], inputs: tuple[Any, ...], index:
     return jac
 
 
-def _numerical_jacobian(fn: Callable[..., Any], inputs: tuple[Any, ...], index: int, eps: float) -> torch.Tensor:
-    x = inputs[index]
+def _numerical_jacobian(
+    problem: _GradcheckProblem, leaves: tuple[torch.Tensor, ...], index: int, eps: float
+) -> torch.Tensor:
+    """Central differences, perturbing the leaf in place (as gradcheck does: parameter
+    leaves are read by the module itself) and restoring it after each entry."""
+    x = leaves[index]
     columns = []
     with torch.no_grad():
-        base = x.detach().clone()
+        flat = x.view(-1)
         for k in range(x.numel()):
+            original = flat[k].item()
             values = []
             for sign in (1.0, -1.0):
-                shifted = base.clone()
-                shifted.view(-1)[k] += sign * eps
-                args = list(inputs)
-                args[index] = shifted
-                values.append(torch.cat([o.reshape(-1) for o in _float_outputs(fn(*args))]).to(torch.float64))
+                flat[k] = original + sign * eps
+                values.append(torch.cat([o.reshape(-1) for o in problem(*leaves)]).to(torch.float64))
+            flat[k] = original
             columns.append((values[0] - values[1]) / (2 * eps))
     return torch.stack(columns, dim=1)
 
@@ -198,37 +261,98 @@ class _GradProblem:
 
 
 def assert_gradients_flow(
-    model: nn.Module,
+    model: nn.Module | Callable[[], nn.Module],
     *inputs: Any,
     loss_fn: Callable[[Any], torch.Tensor] | None = None,
+    allow_zero: Sequence[str] = (),
 ) -> None:
     """One forward and backward of ``model(*inputs)``; every parameter with
     ``requires_grad`` must receive a finite gradient that is not all zero.
 
-    The default loss is a fixed random projection of every floating output (not a plain
-    sum: the sum of a softmax or a normalised output is constant, which would zero true
-    gradients). The model's mode, parameters and existing ``.grad`` are restored.
+    ``model`` is an instance (restored afterwards: mode, parameters, ``.grad``) or a
+    factory. A single dict input is passed as keyword arguments. The default loss is a
+    fixed random projection of every floating output (not a plain sum: the sum of a
+    softmax or a normalised output is constant, which would zero true gradients).
+
+    A ``None`` gradient always fails. An all-zero gradient fails only when it stays
+    zero after a few optimizer steps on a copy of the model: behind a zero-initialised
+    multiplier (a zero-init BatchNorm weight, LoRA's B, a zero head) the gradient is
+    legitimately zero until that multiplier moves. ``allow_zero`` names parameters (or
+    fnmatch patterns) whose all-zero gradient is expected anyway.
     """
-    with preserved_state(), preserved_module(model), torch.enable_grad():
-        for param in model.parameters():
-            param.grad = None
-        output = model(*inputs)
-        loss = loss_fn(output) if loss_fn is not None else _projection_loss(output)
-        loss_label = "loss_fn" if loss_fn is not None else "loss: random projection of the outputs"
-        if isinstance(loss, torch.Tensor) and loss.requires_grad:
-            loss.backward()
-        problems = [p for p in (_grad_problem(n, t) for n, t in model.named_parameters() if t.requires_grad) if p]
-        total = sum(1 for t in model.parameters() if t.requires_grad)
+    if not isinstance(model, nn.Module) and is_model_factory(model):
+        model = instantiate(model)
+    plain = unwrap_compiled(model)
+    with preserved_state(), preserved_module(plain), torch.enable_grad():
+        rng = capture_rng_state()
+        call = ModelInputs.from_inputs(inputs, model)
+        grads = _gradients(model, plain, call, loss_fn)
+        problems = [p for p in (_grad_problem(n, g) for n, g in grads.items()) if p]
+        unexplained_zero = _unexplained_zero(plain, call, loss_fn, problems, allow_zero, rng)
+    problems = [p for p in problems if p.kind != "zero" or p.name in unexplained_zero]
     if problems:
         raise CheckFailed(
             _NO_FLOW.format(
                 count=len(problems),
-                total=total,
-                model=type(model).__name__,
-                loss=loss_label,
+                total=len(grads),
+                model=type(plain).__name__,
+                loss="loss_fn" if loss_fn is not None else "loss: random projection of the outputs",
                 details=_group_problems(problems),
             )
         )
+
+
+def _gradients(
+    model: nn.Module, plain: nn.Module, call: ModelInputs, loss_fn: Callable[[Any], torch.Tensor] | None
+) -> dict[str, torch.Tensor | None]:
+    """One forward/backward from zeroed gradients: each trainable parameter's ``.grad``."""
+    for param in plain.parameters():
+        param.grad = None
+    output = call.call(model)
+    loss = loss_fn(output) if loss_fn is not None else _projection_loss(output)
+    if isinstance(loss, torch.Tensor) and loss.requires_grad:
+        loss.backward()
+    return {n: t.grad for n, t in plain.named_parameters() if t.requires_grad}
+
+
+def _unexplained_zero(
+    plain: nn.Module,
+    call: ModelInputs,
+    loss_fn: Callable[[Any], torch.Tensor] | None,
+    problems: list[_GradProblem],
+    allow_zero: Sequence[str],
+    rng: Any,
+) -> set[str]:
+    """Names of all-zero gradients that are neither allowed nor explained by a
+    zero-initialised multiplier: still zero after a few sign-of-gradient steps on a
+    copy (the same random numbers each time, so dropout cannot explain anything)."""
+    zero = {p.name for p in problems if p.kind == "zero" and not _allowed(p.name, allow_zero)}
+    if not zero:
+        return zero
+    probe = copy.deepcopy(plain)
+    for _ in range(_PROBE_STEPS):
+        _sign_step(probe)
+        restore_rng_state(rng)
+        grads = _gradients(probe, probe, call, loss_fn)
+        zero = {n for n in zero if not _finite_nonzero(grads.get(n))}
+        if not zero:
+            break
+    return zero
+
+
+def _allowed(name: str, patterns: Sequence[str]) -> bool:
+    return any(fnmatch.fnmatchcase(name, pattern) for pattern in patterns)
+
+
+def _sign_step(model: nn.Module) -> None:
+    with torch.no_grad():
+        for param in model.parameters():
+            if param.grad is not None:
+                param.sub_(torch.nan_to_num(param.grad).sign() * _PROBE_STEP)
+
+
+def _finite_nonzero(grad: torch.Tensor | None) -> bool:
+    return grad is not None and bool(torch.isfinite(grad).all()) and bool((grad != 0).any())
 
 
 def _projection_loss(output: Any) -> torch.Tensor:
@@ -243,8 +367,7 @@ def _projection_loss(output: Any) -> torch.Tensor:
     return total if total is not None else torch.zeros(())
 
 
-def _grad_problem(name: str, param: torch.Tensor) -> _GradProblem | None:
-    grad = param.grad
+def _grad_problem(name: str, grad: torch.Tensor | None) -> _GradProblem | None:
     if grad is None:
         return _GradProblem(name, "none")
     finite = torch.isfinite(grad)
@@ -262,7 +385,7 @@ def _group_problems(problems: Sequence[_GradProblem]) -> str:
     for kind, hint in _NO_FLOW_HINTS.items():
         names = [p.name + (f" ({p.detail})" if p.detail else "") for p in problems if p.kind == kind]
         if names:
-            lines.append(f"  {hint}:")
+            lines.append(f"  {hint.format(steps=_PROBE_STEPS)}:")
             lines.extend(f"    {name}" for name in names)
     return "\n".join(lines)
 
@@ -273,32 +396,40 @@ def _group_problems(problems: Sequence[_GradProblem]) -> str:
 def assert_batch_independent(model: nn.Module, inputs: Any, dim: int = 0) -> None:
     """In eval mode, output sample ``i`` must not depend on input sample ``j != i``.
 
-    ``inputs`` is a tensor or a tuple/list of tensors that share the batch dimension
-    ``dim``. With floating inputs the check differentiates each output sample with
-    respect to the inputs (the gradient at other samples must be exactly zero); with
-    integer inputs only (token ids) it perturbs one sample at a time instead. Model mode,
-    parameters and RNG are restored.
+    ``inputs`` is a tensor, a tuple/list of tensors, or a dict of them (passed as
+    keyword arguments, e.g. ``input_ids`` and ``attention_mask``) that share the batch
+    dimension ``dim``. With floating inputs the check differentiates each output sample
+    with respect to the inputs (the gradient at other samples must be exactly zero);
+    with integer inputs only (token ids, masks) it perturbs one sample at a time
+    instead. Model mode, parameters and RNG are restored.
     """
-    args = tuple(inputs) if isinstance(inputs, (list, tuple)) else (inputs,)
-    batch = _batch_size(args, dim)
-    with preserved_state(), preserved_module(model), torch.enable_grad():
+    call = _batch_call(model, inputs)
+    values = call.values()
+    batch = _batch_size(values, dim)
+    with preserved_state(), preserved_module(unwrap_compiled(model)), torch.enable_grad():
         model.eval()
-        if any(isinstance(a, torch.Tensor) and a.is_floating_point() for a in args):
-            offenders = _mixing_by_gradient(model, args, dim, batch)
+        if any(isinstance(a, torch.Tensor) and a.is_floating_point() for a in values):
+            offenders = _mixing_by_gradient(model, call, dim, batch)
         else:
-            offenders = _mixing_by_perturbation(model, args, dim, batch)
+            offenders = _mixing_by_perturbation(model, call, dim, batch)
     if offenders:
         shown = offenders[:8]
         more = [f"  ... and {len(offenders) - len(shown)} more output samples"] if len(offenders) > 8 else []
         raise CheckFailed(
             _NOT_INDEPENDENT.format(
-                model=type(model).__name__, dim=dim, batch=batch, details="\n".join([*shown, *more])
+                model=type(unwrap_compiled(model)).__name__, dim=dim, batch=batch, details="\n".join([*shown, *more])
             )
         )
 
 
-def _batch_size(args: tuple[Any, ...], dim: int) -> int:
-    sizes = {a.shape[dim] for a in args if isinstance(a, torch.Tensor)}
+def _batch_call(model: nn.Module, inputs: Any) -> ModelInputs:
+    if isinstance(inputs, (list, tuple)):
+        return ModelInputs.from_inputs(tuple(inputs), model)
+    return ModelInputs.from_inputs((inputs,), model)
+
+
+def _batch_size(values: list[Any], dim: int) -> int:
+    sizes = {a.shape[dim] for a in values if isinstance(a, torch.Tensor)}
     if len(sizes) != 1:
         raise ValueError(f"inputs must share one batch size along dim {dim}, got {sorted(sizes)}")
     (batch,) = sizes
@@ -318,13 +449,13 @@ def _samples(values: Sequence[int]) -> str:
     return ", ".join(str(v) for v in values)
 
 
-def _mixing_by_gradient(model: nn.Module, args: tuple[Any, ...], dim: int, batch: int) -> list[str]:
-    leaves = tuple(
+def _mixing_by_gradient(model: nn.Module, call: ModelInputs, dim: int, batch: int) -> list[str]:
+    leaves = [
         a.detach().clone().requires_grad_(True) if isinstance(a, torch.Tensor) and a.is_floating_point() else a
-        for a in args
-    )
+        for a in call.values()
+    ]
     diff_positions = [k for k, a in enumerate(leaves) if isinstance(a, torch.Tensor) and a.requires_grad]
-    outputs = _batched_outputs(model(*leaves), dim, batch)
+    outputs = _batched_outputs(call.replaced(leaves).call(model), dim, batch)
     generator = torch.Generator().manual_seed(0)
     weights = [torch.randn(o.shape, generator=generator).to(o.device, o.dtype) for o in outputs]
     lines = []
@@ -371,12 +502,13 @@ def _perturb(arg: Any, dim: int, j: int) -> Any:
     return changed
 
 
-def _mixing_by_perturbation(model: nn.Module, args: tuple[Any, ...], dim: int, batch: int) -> list[str]:
+def _mixing_by_perturbation(model: nn.Module, call: ModelInputs, dim: int, batch: int) -> list[str]:
     with torch.no_grad():
-        base = [o.detach() for o in _batched_outputs(model(*args), dim, batch)]
+        base = [o.detach() for o in _batched_outputs(call.call(model), dim, batch)]
         sources: dict[int, list[tuple[int, float]]] = {}
         for j in range(batch):
-            changed = [o.detach() for o in _batched_outputs(model(*(_perturb(a, dim, j) for a in args)), dim, batch)]
+            perturbed = call.replaced([_perturb(a, dim, j) for a in call.values()])
+            changed = [o.detach() for o in _batched_outputs(perturbed.call(model), dim, batch)]
             for i in range(batch):
                 if i == j:
                     continue
