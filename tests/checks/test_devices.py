@@ -69,3 +69,40 @@ def test_devices_agree_names_the_output_that_differs_on_cuda() -> None:
 def test_devices_agree_catches_a_hard_coded_device_on_cuda() -> None:
     with pytest.raises(CheckFailed, match="fails on cuda:0 but runs on cpu"):
         assert_devices_agree(lambda: Positional(hard_coded=True), torch.ones(2, 4))
+
+
+class KeywordModel(nn.Module):
+    def __init__(self) -> None:
+        super().__init__()
+        self.fc = nn.Linear(4, 4)
+
+    def forward(self, input_ids: torch.Tensor, attention_mask: torch.Tensor) -> dict[str, object]:
+        hidden = self.fc(input_ids) * attention_mask[..., None]
+        return {"hidden": hidden, "cache": Cache(hidden, hidden.device)}
+
+
+class Cache:
+    """Like transformers' DynamicCache: tensors and their device in plain attributes."""
+
+    def __init__(self, keys: torch.Tensor, device: torch.device) -> None:
+        self.keys = keys
+        self.device = device
+
+
+def test_devices_agree_passes_a_dict_as_keywords_and_compares_objects_holding_tensors() -> None:
+    inputs = {"input_ids": torch.randn(2, 3, 4), "attention_mask": torch.ones(2, 3)}
+    instance = KeywordModel()
+    with process_state_unchanged():
+        assert_devices_agree(KeywordModel, inputs, devices=["cpu", "meta"])
+        assert_devices_agree(instance, inputs, devices=["cpu", "meta"])
+
+
+def test_devices_agree_names_a_shape_difference_inside_an_object_on_meta() -> None:
+    def cache_shape_depends_on_device(x: torch.Tensor) -> Cache:
+        keys = x if x.device.type == "cpu" else x[:1]  # bug: device-dependent structure
+        return Cache(keys, x.device)
+
+    with pytest.raises(CheckFailed) as failure:
+        assert_devices_agree(cache_shape_depends_on_device, torch.ones(2, 4), devices=["cpu", "meta"])
+    assert "than on cpu at output.keys" in str(failure.value)
+    assert "Shapes differ: (1, 4) != (2, 4)" in str(failure.value)

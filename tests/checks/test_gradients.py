@@ -192,3 +192,117 @@ def test_batch_independent_perturbs_integer_token_inputs() -> None:
     with pytest.raises(CheckFailed) as failure:
         assert_batch_independent(TokenModel(mixes_batch=True), tokens)
     assert "output sample 0 changes when input samples 1, 2 change" in str(failure.value)
+
+
+# ------------------------------------------- gradcheck of module parameters
+
+
+class WrongWeightGrad(torch.autograd.Function):
+    @staticmethod
+    def forward(ctx: torch.autograd.function.FunctionCtx, x: torch.Tensor, weight: torch.Tensor) -> torch.Tensor:
+        ctx.save_for_backward(x, weight)
+        return x * weight
+
+    @staticmethod
+    def backward(ctx: torch.autograd.function.FunctionCtx, grad: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+        x, weight = ctx.saved_tensors
+        return grad * weight, grad * x * 2  # bug: the weight's gradient is doubled
+
+
+class Scale(nn.Module):
+    def __init__(self, wrong: bool = False) -> None:
+        super().__init__()
+        self.weight = nn.Parameter(torch.tensor([0.5, -1.0, 2.0]))
+        self.wrong = wrong
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        return WrongWeightGrad.apply(x, self.weight) if self.wrong else x * self.weight
+
+
+class DropoutMLP(nn.Module):
+    def __init__(self) -> None:
+        super().__init__()
+        self.fc = nn.Linear(3, 2)
+        self.drop = nn.Dropout(0.5)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        return self.drop(torch.tanh(self.fc(x)))
+
+
+def test_gradcheck_of_a_module_checks_its_parameters_in_float64() -> None:
+    model, x = Scale(), torch.randn(3)
+    with process_state_unchanged(), module_unchanged(model):
+        assert_gradcheck(model, x)
+    assert model.weight.dtype == torch.float32
+
+
+def test_gradcheck_names_the_parameter_whose_backward_is_wrong() -> None:
+    with pytest.raises(CheckFailed) as failure:
+        assert_gradcheck(Scale(wrong=True), torch.tensor([1.0, 2.0, 3.0]))
+    message = str(failure.value)
+    assert "backward of Scale disagrees with finite differences for parameter weight (shape (3,)" in message
+    assert "Greatest error at d output[0][2] / d parameter weight[2]: analytical 6, numerical 3" in message
+
+
+def test_gradcheck_checks_the_parameters_of_a_module_passed_as_an_input() -> None:
+    with pytest.raises(CheckFailed, match="for parameter weight of input\\[0\\]"):
+        assert_gradcheck(lambda module, x: module(x).sum(), Scale(wrong=True), torch.ones(3))
+
+
+def test_gradcheck_runs_modules_in_eval_mode_so_dropout_is_off() -> None:
+    model = DropoutMLP()
+    assert_gradcheck(model, torch.randn(4, 3))
+    assert model.training
+    with pytest.raises(CheckFailed):
+        assert_gradcheck(model, torch.randn(4, 3), train=True)
+
+
+def test_gradcheck_passes_a_single_dict_input_as_keywords() -> None:
+    assert_gradcheck(lambda x, scale: Cube.apply(x) * scale, {"x": torch.randn(3), "scale": torch.tensor(2.0)})
+
+
+# ------------------------------------------------ zero gradients explained
+
+
+class ZeroGate(nn.Module):
+    """A gated branch whose gate starts at zero (like LoRA's B or a zero-init BN)."""
+
+    def __init__(self, gate: float = 0.0) -> None:
+        super().__init__()
+        self.branch = nn.Linear(4, 4)
+        self.gate = nn.Parameter(torch.full((4,), gate))
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        return x + self.gate * self.branch(x)
+
+
+def test_a_gradient_zero_only_behind_a_zero_initialised_gate_is_not_a_failure() -> None:
+    model, x = ZeroGate(), torch.randn(2, 4)
+    with process_state_unchanged(), module_unchanged(model):
+        assert_gradients_flow(model, x)
+
+
+def test_a_gradient_that_stays_zero_is_reported_unless_allowed() -> None:
+    with pytest.raises(CheckFailed) as failure:
+        assert_gradients_flow(TwoLayer(), torch.randn(2, 4), loss_fn=lambda out: out.sum() * 0)
+    assert "all-zero gradient, still zero after 3 optimizer steps on a copy" in str(failure.value)
+    assert "allow_zero=" in str(failure.value)
+    assert_gradients_flow(TwoLayer(), torch.randn(2, 4), loss_fn=lambda out: out.sum() * 0, allow_zero=["*"])
+
+
+def test_allow_zero_never_excuses_a_missing_gradient() -> None:
+    with pytest.raises(CheckFailed, match="no gradient \\(None\\)"):
+        assert_gradients_flow(TwoLayer(unused=True), torch.randn(2, 4), allow_zero=["auxiliary.*"])
+
+
+def test_batch_independent_takes_a_dict_of_keyword_inputs() -> None:
+    class Masked(nn.Module):
+        def __init__(self) -> None:
+            super().__init__()
+            self.embed = nn.Embedding(10, 4)
+
+        def forward(self, tokens: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
+            return (self.embed(tokens) * mask[..., None]).sum(dim=1)
+
+    tokens = torch.tensor([[1, 2], [3, 4], [5, 6]])
+    assert_batch_independent(Masked(), {"tokens": tokens, "mask": torch.ones(3, 2)})

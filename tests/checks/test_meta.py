@@ -158,3 +158,101 @@ def test_meta_load_names_unexpected_keys() -> None:
     with pytest.raises(CheckFailed) as failure:
         assert_meta_load(lambda: nn.Linear(2, 2), {"weight": torch.ones(2, 2), "bias": torch.ones(2), "extra": torch.ones(1)})
     assert "unexpected keys: extra" in str(failure.value)
+
+
+# ------------------------------------------------- instances, dicts, values
+
+
+class KeywordHeads(nn.Module):
+    def __init__(self) -> None:
+        super().__init__()
+        self.fc = nn.Linear(4, 3)
+
+    def forward(self, features: torch.Tensor, scale: torch.Tensor | None = None) -> dict[str, torch.Tensor]:
+        logits = self.fc(features)
+        return {"logits": logits if scale is None else logits * scale, "hidden": features}
+
+
+class ReadsAValue(nn.Module):
+    def __init__(self) -> None:
+        super().__init__()
+        self.inner = nn.Linear(4, 4)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        steps = int(x.abs().max())  # needs a value: impossible on meta
+        return self.inner(x) * steps
+
+
+class Wrapper(nn.Module):
+    def __init__(self) -> None:
+        super().__init__()
+        self.block = ReadsAValue()
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        return self.block(x)
+
+
+def test_meta_shapes_accepts_a_model_instance_without_touching_it() -> None:
+    model = Transformer(TINY)
+    before = model.head.weight.clone()
+    assert meta_shapes(model, TOKENS) == torch.Size([2, 8, 50])
+    assert torch.equal(model.head.weight, before) and not model.head.weight.is_meta
+
+
+def test_a_single_dict_input_is_passed_as_keywords_and_expected_may_name_some_outputs() -> None:
+    inputs = {"features": (5, 4), "scale": torch.ones(1)}
+    assert meta_shapes(KeywordHeads, inputs) == {"logits": torch.Size([5, 3]), "hidden": torch.Size([5, 4])}
+    assert_meta_shapes(KeywordHeads, inputs, expected={"logits": (5, 3)})
+    with pytest.raises(CheckFailed) as failure:
+        assert_meta_shapes(KeywordHeads, inputs, expected={"probabilities": (5, 3)})
+    assert "at output['probabilities'] is missing (outputs: hidden, logits)" in str(failure.value)
+
+
+def test_a_data_dependent_operation_is_named_with_its_module_and_full_error() -> None:
+    with process_state_unchanged(), pytest.raises(CheckFailed) as failure:
+        meta_shapes(Wrapper, (2, 4))
+    message = str(failure.value)
+    assert message.startswith(
+        "meta_shapes: data-dependent operation `Tensor.item()` (also behind bool(), int(), float() and "
+        "`if tensor:`) in module 'block' (ReadsAValue) cannot run on the meta device"
+    )
+    assert "This is not a bug in Wrapper." in message
+    assert "  RuntimeError: Tensor.item() cannot be called on meta tensors" in message
+    assert "call path: <root> (Wrapper) > block (ReadsAValue)" in message
+    assert "steps = int(x.abs().max())" in message
+    assert "hard-coded device" not in message
+
+
+def test_with_a_device_a_data_dependent_model_is_shape_checked_there_with_a_warning() -> None:
+    with pytest.warns(RuntimeWarning, match="expected= was checked against the shapes of the forward on cpu"):
+        assert_meta_shapes(Wrapper, (2, 4), expected=(2, 4), device="cpu")
+    with pytest.warns(RuntimeWarning), pytest.raises(CheckFailed, match="is \\(2, 4\\), expected \\(2, 5\\)"):
+        assert_meta_shapes(Wrapper, (2, 4), expected=(2, 5), device="cpu")
+
+
+class TiedLM(nn.Module):
+    """Ties its head to its embedding in tie_weights(), like a transformers model."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.embed = nn.Embedding(10, 4)
+        self.head = nn.Linear(4, 10, bias=False)
+        self.tie_weights()
+
+    def tie_weights(self) -> None:
+        self.head.weight = self.embed.weight
+
+    def forward(self, tokens: torch.Tensor) -> torch.Tensor:
+        return self.head(self.embed(tokens))
+
+
+def test_meta_load_accepts_a_tied_weight_stored_once_and_reties_it() -> None:
+    checkpoint = {"embed.weight": torch.randn(10, 4)}  # save_pretrained style: no head.weight
+    with process_state_unchanged():
+        assert_meta_load(TiedLM, checkpoint, torch.tensor([[1, 2, 3]]))
+
+
+def test_meta_load_accepts_a_model_instance() -> None:
+    model = TiedLM()
+    assert_meta_load(model, {"embed.weight": model.embed.weight.detach()}, torch.tensor([[4, 5]]))
+    assert not model.embed.weight.is_meta
