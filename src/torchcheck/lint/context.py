@@ -7,7 +7,10 @@ the way up) and answers three questions about the code being visited:
   (``import torch as T; T.load`` and ``from torch import load`` are both ``torch.load``);
 * **kinds** - what a name or expression holds: a tensor, a graph-attached tensor, a module,
   an optimizer, a scheduler, a GradScaler, a dataloader, a device ... or ``None`` when it
-  does not know (rules then stay silent);
+  does not know (rules then stay silent); and the **evidence** behind each kind: a
+  construction or assignment seen in the code (or an ``isinstance`` check) is strong, a type
+  annotation is weaker, a conventional name (``model``, ``optimizer``) is the weakest. A fix
+  that is only right for the inferred kind is safe only on strong evidence;
 * **where** - inside which loops, under ``no_grad``/``inference_mode``, inside which class,
   and inside compatibility code (an ``except`` handler, or an ``if`` that tests the PyTorch
   version or probes for an API), where deliberate use of old APIs is not a mistake.
@@ -22,6 +25,7 @@ import enum
 import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import NamedTuple
 
 import libcst as cst
 
@@ -56,6 +60,33 @@ class GradMode(enum.Enum):
     ON = "on"  # enable_grad(), set_grad_enabled(True), inference_mode(False)
     OFF = "off"  # no_grad(), inference_mode(), set_grad_enabled(False)
     UNKNOWN = "unknown"  # set_grad_enabled(flag) / inference_mode(flag), flag known only at run time
+
+
+class Evidence(enum.IntEnum):
+    """How the linter knows a value's kind, weakest first (so ``min`` picks the weakest)."""
+
+    CONVENTION = 1  # only the name suggests it: `model`, `optimizer`, `self.net`
+    ANNOTATION = 2  # a type annotation says so; callers may still pass something else
+    STRONG = 3  # seen in the code: a construction, an assignment, an isinstance check
+
+
+class Inferred(NamedTuple):
+    """A value's kind and the evidence for it; both are None when the kind is unknown."""
+
+    kind: Kind | None
+    evidence: Evidence | None
+
+
+UNKNOWN = Inferred(None, None)
+
+
+def inferred(kind: Kind | None, evidence: Evidence | None) -> Inferred:
+    """``Inferred(kind, evidence)``, or UNKNOWN when there is no kind to back."""
+    return UNKNOWN if kind is None or evidence is None else Inferred(kind, evidence)
+
+
+def strong(kind: Kind | None) -> Inferred:
+    return inferred(kind, Evidence.STRONG)
 
 
 TENSOR_KINDS = frozenset({Kind.TENSOR, Kind.GRAPH_TENSOR})
@@ -99,6 +130,27 @@ def conventional_kind(name: str) -> Kind | None:
     return None
 
 
+# Packages whose calls never return PyTorch objects: whatever its name suggests, a value
+# built by one (`net = cv2.dnn.readNetFromONNX(path)`) is not a module, an optimizer ...
+_FOREIGN_PACKAGES = frozenset(
+    "cv2 numpy PIL onnx onnxruntime openvino tensorrt tflite_runtime tensorflow keras jax flax "
+    "sklearn scipy pandas paddle mxnet coremltools".split()
+)
+# Classes that `isinstance` and annotations name, beyond modules, optimizers and the like.
+_TORCH_VALUE_CLASSES: dict[str, Kind] = {
+    "torch.Size": Kind.OTHER,  # a tuple of ints, not a tensor
+    "torch.Generator": Kind.OTHER,
+    "torch.dtype": Kind.DTYPE,
+    "torch.device": Kind.DEVICE,
+}
+_BUILTIN_CLASSES: dict[str, Kind] = {
+    **dict.fromkeys(("int", "float", "complex"), Kind.NUMBER),
+    **dict.fromkeys(("bool", "str", "bytes", "list", "tuple", "dict", "set", "frozenset"), Kind.OTHER),
+}
+_OTHER_LITERALS = (
+    cst.BaseString, cst.List, cst.Tuple, cst.Dict, cst.Set, cst.ListComp, cst.DictComp, cst.SetComp, cst.Lambda
+)
+
 _AMBIGUOUS = "<ambiguous>"
 
 
@@ -107,10 +159,25 @@ class Binding:
     """What one name in one scope is bound to."""
 
     kind: Kind | None = None
+    evidence: Evidence | None = None  # None exactly when kind is None
     qualified_name: str | None = None  # set for imports
 
+    @classmethod
+    def of(cls, value: Inferred) -> Binding:
+        return cls(kind=value.kind, evidence=value.evidence)
 
-_MODULE_CLASS = Binding(kind=Kind.OTHER)  # a class deriving from nn.Module; calling it builds a module
+    @property
+    def inferred(self) -> Inferred:
+        return inferred(self.kind, self.evidence)
+
+
+# A class deriving from nn.Module; calling it builds a module.
+_MODULE_CLASS = Binding(kind=Kind.OTHER, evidence=Evidence.STRONG)
+
+
+def conventional(name: str) -> Inferred:
+    """What ``name`` suggests by convention, with CONVENTION evidence, or UNKNOWN."""
+    return inferred(conventional_kind(name), Evidence.CONVENTION)
 
 
 @dataclass
@@ -119,7 +186,7 @@ class Scope:
     is_class: bool = False
     bindings: dict[str, Binding] = field(default_factory=dict)
     # for class scopes: what `self.<attr>` holds, from assignments in any method
-    self_attributes: dict[str, Kind | None] = field(default_factory=dict)
+    self_attributes: dict[str, Binding] = field(default_factory=dict)
 
 
 @dataclass
@@ -265,6 +332,94 @@ def _called_name(call: cst.Call) -> str | None:
     return None
 
 
+def _kind_of_torch_class(qualified: str) -> Kind | None:
+    """The kind of an instance of the torch class ``qualified`` (``torch.optim.Adam``,
+    ``torch.nn.Linear``, ``torch.utils.data.DataLoader`` ...), or None."""
+    if qualified in torch_api.DEVICE_CONSTRUCTORS:
+        return Kind.DEVICE
+    if qualified in torch_api.GRAD_SCALERS:
+        return Kind.SCALER
+    if qualified in torch_api.DATALOADERS:
+        return Kind.DATALOADER
+    last = qualified.rsplit(".", 1)[-1]
+    if qualified.startswith("torch.optim.lr_scheduler.") and last[:1].isupper():
+        return Kind.SCHEDULER
+    if qualified.startswith("torch.optim.") and last[:1].isupper() and qualified.count(".") == 2:
+        return Kind.OPTIMIZER
+    if qualified.startswith("torch.utils.data.") and last.endswith("Sampler"):
+        return Kind.SAMPLER
+    if torch_api.is_module_class_name(qualified):
+        return Kind.LOSS_FUNCTION if last.endswith("Loss") else Kind.MODULE
+    return None
+
+
+def _attribute_kind(owner: Kind | None, attribute: str) -> Kind | None:
+    """The kind of ``value.<attribute>`` for a value of kind ``owner``."""
+    if owner in TENSOR_KINDS:
+        if attribute == "device":
+            return Kind.DEVICE
+        if attribute == "dtype":
+            return Kind.DTYPE
+        if attribute in ("T", "mT", "H", "mH"):
+            return owner
+        if attribute in ("grad", "data"):
+            return Kind.TENSOR
+        return Kind.OTHER if attribute in ("shape", "ndim", "is_cuda", "requires_grad") else None
+    if attribute == "device" and owner is Kind.MODULE:
+        return Kind.DEVICE
+    return None
+
+
+def _combine(left: Inferred, right: Inferred) -> Inferred:
+    """The result of ``left <op> right``: a tensor when either side is one, as surely as the
+    surer tensor side; a number when both sides are, as surely as the less sure side."""
+    tensors = [side for side in (left, right) if side.kind in TENSOR_KINDS]
+    if tensors:
+        kind = Kind.GRAPH_TENSOR if any(side.kind is Kind.GRAPH_TENSOR for side in tensors) else Kind.TENSOR
+        return inferred(kind, max(side.evidence for side in tensors))  # type: ignore[type-var]
+    if left.kind is Kind.NUMBER and right.kind is Kind.NUMBER:
+        return inferred(Kind.NUMBER, min(left.evidence, right.evidence))  # type: ignore[type-var]
+    return UNKNOWN
+
+
+def _refines(kind: Kind, general: Kind) -> bool:
+    """Whether a value of ``kind`` is also a ``general`` (a graph tensor is a tensor)."""
+    return (
+        kind is general
+        or (general is Kind.TENSOR and kind in TENSOR_KINDS)
+        or (general is Kind.MODULE and kind is Kind.LOSS_FUNCTION)
+    )
+
+
+def _isinstance_tests(test: cst.BaseExpression) -> list[tuple[str, list[cst.BaseExpression], bool]]:
+    """``(name, classes, negated)`` for each ``[not] isinstance(name, classes)`` that holds
+    whenever ``test`` is true (``test`` itself, or a part of an ``and`` chain)."""
+    if isinstance(test, cst.BooleanOperation) and isinstance(test.operator, cst.And):
+        return _isinstance_tests(test.left) + _isinstance_tests(test.right)
+    negated = isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not)
+    call = test.expression if isinstance(test, cst.UnaryOperation) and negated else test
+    if not (isinstance(call, cst.Call) and isinstance(call.func, cst.Name) and call.func.value == "isinstance"):
+        return []
+    if len(call.args) != 2 or any(argument.keyword is not None or argument.star for argument in call.args):
+        return []
+    subject, classes = call.args[0].value, call.args[1].value
+    if not isinstance(subject, cst.Name):
+        return []
+    if isinstance(classes, cst.Tuple):
+        if any(isinstance(element, cst.StarredElement) for element in classes.elements):
+            return []
+        return [(subject.value, [element.value for element in classes.elements], negated)]
+    return [(subject.value, [classes], negated)]
+
+
+def _copies_locals_to_self(call: cst.Call) -> bool:
+    """``self.__dict__.update(locals())``, an idiom for keeping every local as an attribute."""
+    if dotted_name(call.func) != "self.__dict__.update" or len(call.args) != 1:
+        return False
+    argument = call.args[0].value
+    return isinstance(argument, cst.Call) and dotted_name(argument.func) == "locals" and not argument.args
+
+
 def has_star_kwargs(call: cst.Call) -> bool:
     """``**kwargs`` could supply any keyword: rules about missing keywords stay silent."""
     return any(argument.star == "**" for argument in call.args)
@@ -286,6 +441,10 @@ class LintContext:
         self._handler_depth = 0
         self._conditions: list[cst.If | cst.IfExp] = []
         self._version_guards: dict[cst.BaseExpression, bool] = {}
+        # isinstance narrowing: (name, classes, whether the check holds) for blocks not yet
+        # entered, and what entering a block installed, to undo when it is left
+        self._narrowings: dict[cst.CSTNode, list[tuple[str, list[cst.BaseExpression], bool]]] = {}
+        self._narrowed_blocks: dict[cst.CSTNode, list[tuple[str, Binding | None, Binding]]] = {}
 
     # ----------------------------------------------------------------- where are we
     @property
@@ -387,96 +546,106 @@ class LintContext:
     # ----------------------------------------------------------------- kinds
     def kind_of(self, expression: cst.BaseExpression) -> Kind | None:
         """What ``expression`` evaluates to, or None when unknown."""
+        return self.kind_and_evidence(expression).kind
+
+    def evidence_of(self, expression: cst.BaseExpression) -> Evidence | None:
+        """How the linter knows ``expression``'s kind (None when it does not know the kind)."""
+        return self.kind_and_evidence(expression).evidence
+
+    def kind_and_evidence(self, expression: cst.BaseExpression) -> Inferred:
+        """What ``expression`` evaluates to and how the linter knows; UNKNOWN when it does not.
+
+        A value derived from another (``x.float()``, ``x[0]``, ``model(x)``) has the kind its
+        source implies and its source's evidence: it is a tensor only if ``x`` really is one.
+        """
         if isinstance(expression, cst.Name):
-            return self._kind_of_name(expression.value)
+            return self._infer_name(expression.value)
         if isinstance(expression, cst.Attribute):
-            return self._kind_of_attribute(expression)
+            return self._infer_attribute(expression)
         if isinstance(expression, cst.Call):
-            return self._kind_of_call(expression)
+            return self._infer_call(expression)
         if isinstance(expression, cst.Subscript):
-            value_kind = self.kind_of(expression.value)
-            return value_kind if value_kind in TENSOR_KINDS else None
+            value = self.kind_and_evidence(expression.value)
+            return value if value.kind in TENSOR_KINDS else UNKNOWN
         if isinstance(expression, cst.BinaryOperation):
-            return self._combine(self.kind_of(expression.left), self.kind_of(expression.right))
+            return _combine(self.kind_and_evidence(expression.left), self.kind_and_evidence(expression.right))
         if isinstance(expression, cst.UnaryOperation):
-            return self.kind_of(expression.expression)
+            return self.kind_and_evidence(expression.expression)
         if isinstance(expression, (cst.Integer, cst.Float, cst.Imaginary)):
-            return Kind.NUMBER
-        if isinstance(expression, (cst.BaseString, cst.List, cst.Tuple, cst.Dict, cst.Set, cst.ListComp, cst.DictComp, cst.SetComp, cst.Lambda)):
-            return Kind.OTHER
+            return strong(Kind.NUMBER)
+        if isinstance(expression, _OTHER_LITERALS):
+            return strong(Kind.OTHER)
         if isinstance(expression, cst.IfExp):
-            body, orelse = self.kind_of(expression.body), self.kind_of(expression.orelse)
-            return body if body == orelse else None
-        return None
+            body, orelse = self.kind_and_evidence(expression.body), self.kind_and_evidence(expression.orelse)
+            if body.kind is None or body.kind != orelse.kind:
+                return UNKNOWN
+            return inferred(body.kind, min(body.evidence, orelse.evidence))  # type: ignore[type-var]
+        return UNKNOWN
 
     def is_tensor(self, expression: cst.BaseExpression) -> bool:
         return self.kind_of(expression) in TENSOR_KINDS
 
-    def _kind_of_name(self, name: str) -> Kind | None:
+    def _infer_name(self, name: str) -> Inferred:
         binding = self._lookup(name)
         if binding is None:
             if name == "self" and self.in_module_class:
-                return Kind.MODULE
-            return conventional_kind(name)
+                return strong(Kind.MODULE)
+            return conventional(name)
         if binding.qualified_name is not None:
-            return self._kind_of_qualified_value(binding.qualified_name)
-        return binding.kind
+            return strong(self._kind_of_qualified_value(binding.qualified_name))
+        return binding.inferred
 
     def _kind_of_qualified_value(self, qualified: str) -> Kind | None:
         if qualified in torch_api.DTYPES:
             return Kind.DTYPE
         return None
 
-    def _kind_of_attribute(self, expression: cst.Attribute) -> Kind | None:
+    def _infer_attribute(self, expression: cst.Attribute) -> Inferred:
         qualified = self.qualified_name(expression)
         if qualified is not None:
-            return self._kind_of_qualified_value(qualified)
+            return strong(self._kind_of_qualified_value(qualified))
         attribute = expression.attr.value
         if isinstance(expression.value, cst.Name) and expression.value.value == "self":
             scope = self._class_scope()
             if scope is not None and attribute in scope.self_attributes:
-                return scope.self_attributes[attribute]
-            return conventional_kind(attribute)
-        owner = self.kind_of(expression.value)
-        if owner in TENSOR_KINDS:
-            if attribute == "device":
-                return Kind.DEVICE
-            if attribute == "dtype":
-                return Kind.DTYPE
-            if attribute in ("T", "mT", "H", "mH"):
-                return owner
-            if attribute in ("grad", "data"):
-                return Kind.TENSOR
-            return Kind.OTHER if attribute in ("shape", "ndim", "is_cuda", "requires_grad") else None
-        if attribute == "device" and owner is Kind.MODULE:
-            return Kind.DEVICE
-        return None
+                return scope.self_attributes[attribute].inferred
+            return conventional(attribute)
+        owner = self.kind_and_evidence(expression.value)
+        return inferred(_attribute_kind(owner.kind, attribute), owner.evidence)
 
-    def _kind_of_call(self, call: cst.Call) -> Kind | None:
+    def _infer_call(self, call: cst.Call) -> Inferred:
         qualified = self.call_name(call)
         if qualified is not None:
-            return self._kind_of_api_call(qualified, call)
+            if qualified.partition(".")[0] in _FOREIGN_PACKAGES:
+                return strong(Kind.OTHER)
+            return self._infer_api_call(qualified, call)
         if isinstance(call.func, cst.Name):
             name = call.func.value
             binding = self._lookup(name)
             if name in self.module_classes and (binding is None or binding is _MODULE_CLASS):
-                return Kind.MODULE
+                return strong(Kind.MODULE)
             if name in ("float", "int", "len", "round"):
-                return Kind.NUMBER
+                return strong(Kind.NUMBER)
         receiver_method = method_call(call)
         if receiver_method is not None:
-            return self._kind_of_method_call(call, *receiver_method)
-        callee = self.kind_of(call.func)
-        if callee is Kind.MODULE:
-            return self._graph_or_plain()
-        if callee is Kind.LOSS_FUNCTION:
-            return self._graph_or_plain()
-        return None
+            receiver, method = receiver_method
+            owner = self.kind_and_evidence(receiver)
+            return inferred(self._method_result_kind(owner.kind, method), owner.evidence)
+        callee = self.kind_and_evidence(call.func)
+        if callee.kind in (Kind.MODULE, Kind.LOSS_FUNCTION):
+            return inferred(self._graph_or_plain(), callee.evidence)
+        return UNKNOWN
 
     def _graph_or_plain(self) -> Kind | None:
         if self.in_no_grad:
             return Kind.TENSOR
         return None if self.grad_maybe_disabled else Kind.GRAPH_TENSOR
+
+    def _infer_api_call(self, qualified: str, call: cst.Call) -> Inferred:
+        if qualified in torch_api.WRAPPING_MODULE_FUNCTIONS:
+            wrapped = self.kind_and_evidence(call.args[0].value) if call.args else UNKNOWN
+            return wrapped if wrapped.kind is Kind.MODULE else UNKNOWN
+        return strong(self._kind_of_api_call(qualified, call))
 
     def _kind_of_api_call(self, qualified: str, call: cst.Call) -> Kind | None:
         if qualified in torch_api.TENSOR_FACTORIES:
@@ -489,29 +658,11 @@ class LintContext:
             return self._combine_arguments(call)
         if qualified in torch_api.LOSS_FUNCTIONS:
             return self._graph_or_plain()
-        if qualified in torch_api.DEVICE_CONSTRUCTORS:
-            return Kind.DEVICE
-        if qualified in torch_api.GRAD_SCALERS:
-            return Kind.SCALER
-        if qualified in torch_api.DATALOADERS:
-            return Kind.DATALOADER
-        if qualified in torch_api.WRAPPING_MODULE_FUNCTIONS:
-            return Kind.MODULE if call.args and self.kind_of(call.args[0].value) is Kind.MODULE else None
         if qualified == "torch.nn.Parameter" or qualified == "torch.nn.parameter.Parameter":
             return Kind.TENSOR
-        last = qualified.rsplit(".", 1)[-1]
-        if qualified.startswith("torch.optim.lr_scheduler.") and last[:1].isupper():
-            return Kind.SCHEDULER
-        if qualified.startswith("torch.optim.") and last[:1].isupper() and qualified.count(".") == 2:
-            return Kind.OPTIMIZER
-        if qualified.startswith("torch.utils.data.") and last.endswith("Sampler"):
-            return Kind.SAMPLER
-        if torch_api.is_module_class_name(qualified):
-            return Kind.LOSS_FUNCTION if last.endswith("Loss") else Kind.MODULE
-        return None
+        return _kind_of_torch_class(qualified)
 
-    def _kind_of_method_call(self, call: cst.Call, receiver: cst.BaseExpression, method: str) -> Kind | None:
-        owner = self.kind_of(receiver)
+    def _method_result_kind(self, owner: Kind | None, method: str) -> Kind | None:
         if owner in TENSOR_KINDS:
             if method in torch_api.NUMBER_METHODS:
                 return Kind.NUMBER
@@ -534,16 +685,6 @@ class LintContext:
                 kinds.extend(self.kind_of(element.value) for element in argument.value.elements)
         return Kind.GRAPH_TENSOR if Kind.GRAPH_TENSOR in kinds else Kind.TENSOR
 
-    @staticmethod
-    def _combine(left: Kind | None, right: Kind | None) -> Kind | None:
-        if Kind.GRAPH_TENSOR in (left, right):
-            return Kind.GRAPH_TENSOR
-        if Kind.TENSOR in (left, right):
-            return Kind.TENSOR
-        if left is Kind.NUMBER and right is Kind.NUMBER:
-            return Kind.NUMBER
-        return None
-
     def _class_scope(self) -> Scope | None:
         for scope in reversed(self._scopes):
             if scope.is_class:
@@ -552,12 +693,36 @@ class LintContext:
 
     def self_attribute_kind(self, attribute: str) -> Kind | None:
         scope = self._class_scope()
-        return scope.self_attributes.get(attribute) if scope is not None else None
+        binding = scope.self_attributes.get(attribute) if scope is not None else None
+        return binding.kind if binding is not None else None
+
+    def _class_kind(self, expression: cst.BaseExpression) -> Kind | None:
+        """The kind of an instance of the class ``expression`` names (in an annotation or an
+        ``isinstance`` check), or None when the linter has no kind for that class."""
+        qualified = self.qualified_name(expression) or dotted_name(expression)
+        if qualified is None:
+            return None
+        if qualified.partition(".")[0] in _FOREIGN_PACKAGES:
+            return Kind.OTHER  # np.ndarray, tf.Tensor, PIL.Image.Image
+        last = qualified.rsplit(".", 1)[-1]
+        if last in ("Tensor", "Parameter") or (qualified.startswith("torch.") and last.endswith("Tensor")):
+            return Kind.TENSOR
+        if last in self.module_classes or qualified == "nn.Module":
+            return Kind.MODULE
+        if qualified.startswith("torch.optim.") and last == "Optimizer":
+            return Kind.OPTIMIZER
+        if last in ("GradScaler", "DataLoader"):
+            return Kind.SCALER if last == "GradScaler" else Kind.DATALOADER
+        if qualified in _TORCH_VALUE_CLASSES:
+            return _TORCH_VALUE_CLASSES[qualified]
+        if qualified.startswith("torch."):
+            return _kind_of_torch_class(qualified)
+        return _BUILTIN_CLASSES.get(qualified)
 
     # ----------------------------------------------------------------- binding
-    def bind(self, name: str, kind: Kind | None) -> None:
+    def bind(self, name: str, value: Inferred) -> None:
         """Bind ``name`` in the current scope; an unknown value falls back to the name's convention."""
-        self._scopes[-1].bindings[name] = Binding(kind=kind if kind is not None else conventional_kind(name))
+        self._scopes[-1].bindings[name] = Binding.of(value if value.kind is not None else conventional(name))
 
     def _bind_import(self, name: str, qualified: str) -> None:
         bindings = self._scopes[-1].bindings
@@ -566,62 +731,94 @@ class LintContext:
             qualified = _AMBIGUOUS
         bindings[name] = Binding(qualified_name=qualified)
 
-    def _bind_target(self, target: cst.BaseExpression, kind: Kind | None) -> None:
+    def _bind_target(self, target: cst.BaseExpression, value: Inferred) -> None:
         if isinstance(target, cst.Name):
-            self.bind(target.value, kind)
+            self.bind(target.value, value)
         elif isinstance(target, (cst.Tuple, cst.List)):
-            for element in target.elements:
-                self._bind_target(element.value, None if kind is not Kind.TENSOR else Kind.TENSOR)
+            element = value if value.kind is Kind.TENSOR else UNKNOWN  # unpacking a tensor yields tensors
+            for item in target.elements:
+                self._bind_target(item.value, element)
         elif isinstance(target, cst.StarredElement):
-            self._bind_target(target.value, None)
+            self._bind_target(target.value, UNKNOWN)
         elif isinstance(target, cst.Attribute) and isinstance(target.value, cst.Name) and target.value.value == "self":
             scope = self._class_scope()
             if scope is not None:
                 attribute = target.attr.value
-                scope.self_attributes[attribute] = kind if kind is not None else conventional_kind(attribute)
+                scope.self_attributes[attribute] = Binding.of(value if value.kind is not None else conventional(attribute))
 
     def _bind_assignment(self, targets: list[cst.BaseExpression], value: cst.BaseExpression | None) -> None:
         for target in targets:
             if isinstance(target, (cst.Tuple, cst.List)) and isinstance(value, (cst.Tuple, cst.List)) and len(target.elements) == len(value.elements):
                 for target_element, value_element in zip(target.elements, value.elements):
-                    self._bind_target(target_element.value, self.kind_of(value_element.value))
+                    self._bind_target(target_element.value, self.kind_and_evidence(value_element.value))
             else:
-                self._bind_target(target, self.kind_of(value) if value is not None else None)
+                self._bind_target(target, self.kind_and_evidence(value) if value is not None else UNKNOWN)
 
-    def _annotation_kind(self, annotation: cst.Annotation | None) -> Kind | None:
+    def _annotated(self, annotation: cst.Annotation | None) -> Inferred:
         if annotation is None:
-            return None
-        expression = annotation.annotation
-        qualified = self.qualified_name(expression) or dotted_name(expression)
-        if qualified is None:
-            return None
-        last = qualified.rsplit(".", 1)[-1]
-        if last in ("Tensor", "Parameter"):
-            return Kind.TENSOR
-        if qualified in ("torch.nn.Module", "nn.Module") or last in self.module_classes:
-            return Kind.MODULE
-        if qualified.startswith("torch.optim.") and last == "Optimizer":
-            return Kind.OPTIMIZER
-        if last == "GradScaler":
-            return Kind.SCALER
-        if last == "DataLoader":
-            return Kind.DATALOADER
-        if last in ("int", "float"):
-            return Kind.NUMBER
-        if last in ("str", "bool", "list", "dict", "tuple"):
-            return Kind.OTHER
-        return None
+            return UNKNOWN
+        return inferred(self._class_kind(annotation.annotation), Evidence.ANNOTATION)
 
-    def _iteration_element_kind(self, iterable: cst.BaseExpression) -> tuple[Kind | None, bool]:
-        """Kind of the items of ``iterable`` and whether it is wrapped in ``enumerate``."""
+    def _iteration_element_kind(self, iterable: cst.BaseExpression) -> tuple[Inferred, bool]:
+        """What the items of ``iterable`` hold and whether it is wrapped in ``enumerate``."""
         if isinstance(iterable, cst.Call) and iterable.args:
             wrapper = self.qualified_name(iterable.func) or dotted_name(iterable.func)
             if wrapper in torch_api.ITERATION_WRAPPERS and wrapper != "zip":
-                inner_kind, _ = self._iteration_element_kind(iterable.args[0].value)
-                return inner_kind, wrapper == "enumerate"
-        if self.kind_of(iterable) is Kind.DATALOADER:
-            return Kind.TENSOR, False
-        return None, False
+                inner, _ = self._iteration_element_kind(iterable.args[0].value)
+                return inner, wrapper == "enumerate"
+        loader = self.kind_and_evidence(iterable)
+        if loader.kind is Kind.DATALOADER:
+            return Inferred(Kind.TENSOR, loader.evidence), False
+        return UNKNOWN, False
+
+    # ----------------------------------------------------------------- isinstance narrowing
+    def _narrow(self, node: cst.If) -> None:
+        """Note what names hold in the branches of ``if isinstance(name, X):`` (and of
+        ``if not isinstance(...)``, and ``and`` chains of them in the body)."""
+        tests = _isinstance_tests(node.test)
+        for name, classes, negated in tests:
+            self._narrowings.setdefault(node.body, []).append((name, classes, not negated))
+        if len(tests) == 1 and isinstance(node.orelse, cst.Else) and not isinstance(node.test, cst.BooleanOperation):
+            name, classes, negated = tests[0]
+            self._narrowings.setdefault(node.orelse.body, []).append((name, classes, negated))
+
+    def _enter_block(self, block: cst.CSTNode) -> None:
+        narrowings = self._narrowings.pop(block, None)
+        if not narrowings:
+            return
+        bindings = self._scopes[-1].bindings
+        installed: list[tuple[str, Binding | None, Binding]] = []
+        for name, classes, holds in narrowings:
+            narrowed = self._narrowed(self._infer_name(name), classes, holds)
+            if narrowed is not None:
+                binding = Binding.of(narrowed)
+                installed.append((name, bindings.get(name), binding))
+                bindings[name] = binding
+        self._narrowed_blocks[block] = installed
+
+    def _leave_block(self, block: cst.CSTNode) -> None:
+        """Undo the narrowing unless the block assigned the name itself."""
+        bindings = self._scopes[-1].bindings
+        for name, previous, binding in reversed(self._narrowed_blocks.pop(block, [])):
+            if bindings.get(name) is binding:
+                if previous is None:
+                    del bindings[name]
+                else:
+                    bindings[name] = previous
+
+    def _narrowed(self, current: Inferred, classes: list[cst.BaseExpression], holds: bool) -> Inferred | None:
+        """What a name holds where ``isinstance(name, classes)`` is ``holds``; None: unchanged."""
+        kinds = {self._class_kind(expression) for expression in classes}
+        if not holds:
+            # the failed check rules out the kinds it tests for, whatever an annotation said
+            ruled_out = current.kind is not None and any(
+                kind is not None and _refines(current.kind, kind) for kind in kinds
+            )
+            return UNKNOWN if ruled_out else None
+        kind = kinds.pop() if len(kinds) == 1 else None
+        if kind is not None and current.kind is not None and _refines(current.kind, kind):
+            return Inferred(current.kind, Evidence.STRONG)  # keep what is known: a graph tensor is a tensor
+        return strong(kind) if kind is not None else UNKNOWN  # an instance of an unknown class: no convention
 
     # ----------------------------------------------------------------- walk hooks
     def visit_Module(self, node: cst.Module) -> None:
@@ -645,7 +842,7 @@ class LintContext:
                 for alias in node.names:
                     local = alias.asname.name if alias.asname is not None else alias.name
                     if isinstance(local, cst.Name):
-                        self.bind(local.value, None)
+                        self.bind(local.value, UNKNOWN)
             return
         module = dotted_name(node.module)
         for alias in node.names:
@@ -669,7 +866,7 @@ class LintContext:
         self._scopes.pop()
         self._classes.pop()
         self._scopes[-1].bindings[node.name.value] = (
-            _MODULE_CLASS if self.is_module_class(node) else Binding(kind=Kind.OTHER)
+            _MODULE_CLASS if self.is_module_class(node) else Binding.of(strong(Kind.OTHER))
         )
 
     def _is_module_base(self, base: cst.BaseExpression) -> bool | None:
@@ -689,22 +886,22 @@ class LintContext:
         self._frames.append(Frame(grad_modes=[mode for mode in modes if mode is not None]))
         positional = (*node.params.posonly_params, *node.params.params)
         for param in (*positional, *node.params.kwonly_params):
-            self.bind(param.name.value, self._annotation_kind(param.annotation))
+            self.bind(param.name.value, self._annotated(param.annotation))
         if positional and positional[0].name.value == "self" and self.in_module_class and not _is_static(node):
-            self.bind("self", Kind.MODULE)
+            self.bind("self", strong(Kind.MODULE))
         for star in (node.params.star_arg, node.params.star_kwarg):
             if isinstance(star, cst.Param):
-                self.bind(star.name.value, Kind.OTHER)
+                self.bind(star.name.value, strong(Kind.OTHER))
 
     def leave_FunctionDef(self, node: cst.FunctionDef) -> None:
         self._frames.pop()
         self._scopes.pop()
-        self._scopes[-1].bindings[node.name.value] = Binding(kind=Kind.OTHER)
+        self._scopes[-1].bindings[node.name.value] = Binding.of(strong(Kind.OTHER))
 
     def visit_Lambda(self, node: cst.Lambda) -> None:
         self._scopes.append(Scope(node))
         for param in node.params.params:
-            self.bind(param.name.value, None)
+            self.bind(param.name.value, UNKNOWN)
 
     def leave_Lambda(self, node: cst.Lambda) -> None:
         self._scopes.pop()
@@ -714,6 +911,17 @@ class LintContext:
         if name is not None:
             for loop in self._frames[-1].loops:
                 self._loop_calls[loop].append((name, node))
+        if name == "update" and _copies_locals_to_self(node):
+            self._bind_locals_as_attributes()
+
+    def _bind_locals_as_attributes(self) -> None:
+        """``self.__dict__.update(locals())``: every local of the method is now an attribute."""
+        scope = self._class_scope()
+        if scope is None or self._scopes[-1].is_class:
+            return
+        for name, binding in self._scopes[-1].bindings.items():
+            if binding.qualified_name is None:
+                scope.self_attributes[name] = binding
 
     def calls_in_loop(self, loop: cst.For | cst.While) -> list[tuple[str, cst.Call]]:
         """``(last name of the callee, call)`` for every call inside ``loop`` seen so far,
@@ -728,15 +936,15 @@ class LintContext:
         return any(name == "backward" for name, _ in self.calls_in_loop(loop))
 
     def visit_For(self, node: cst.For) -> None:
-        element_kind, enumerated = self._iteration_element_kind(node.iter)
+        element, enumerated = self._iteration_element_kind(node.iter)
         target = node.target
         if enumerated and isinstance(target, (cst.Tuple, cst.List)) and len(target.elements) == 2:
-            self._bind_target(target.elements[0].value, Kind.NUMBER)
+            self._bind_target(target.elements[0].value, strong(Kind.NUMBER))
             target = target.elements[1].value
-        self._bind_target(target, element_kind)
+        self._bind_target(target, element)
         self._frames[-1].loops.append(node)
         self._loop_calls[node] = []
-        if element_kind is Kind.TENSOR:
+        if element.kind is Kind.TENSOR:
             self._dataloader_loops.add(node)
 
     def leave_For(self, node: cst.For) -> None:
@@ -770,7 +978,7 @@ class LintContext:
         self._enter_with(node, +1)
         for item in node.items:
             if item.asname is not None:
-                self._bind_target(item.asname.name, None)
+                self._bind_target(item.asname.name, UNKNOWN)
 
     def leave_With(self, node: cst.With) -> None:
         self._enter_with(node, -1)
@@ -783,9 +991,22 @@ class LintContext:
 
     def visit_If(self, node: cst.If) -> None:
         self._conditions.append(node)
+        self._narrow(node)
 
     def leave_If(self, node: cst.If) -> None:
         self._conditions.pop()
+
+    def visit_IndentedBlock(self, node: cst.IndentedBlock) -> None:
+        self._enter_block(node)
+
+    def leave_IndentedBlock(self, node: cst.IndentedBlock) -> None:
+        self._leave_block(node)
+
+    def visit_SimpleStatementSuite(self, node: cst.SimpleStatementSuite) -> None:
+        self._enter_block(node)
+
+    def leave_SimpleStatementSuite(self, node: cst.SimpleStatementSuite) -> None:
+        self._leave_block(node)
 
     def visit_IfExp(self, node: cst.IfExp) -> None:
         self._conditions.append(node)
@@ -803,22 +1024,21 @@ class LintContext:
         self._bind_assignment([target.target for target in node.targets], node.value)
 
     def leave_AnnAssign(self, node: cst.AnnAssign) -> None:
-        kind = self._annotation_kind(node.annotation)
-        if kind is None and node.value is not None:
-            kind = self.kind_of(node.value)
-        self._bind_target(node.target, kind)
+        annotated = self._annotated(node.annotation)
+        value = self.kind_and_evidence(node.value) if node.value is not None else UNKNOWN
+        self._bind_target(node.target, value if value.evidence is Evidence.STRONG or annotated.kind is None else annotated)
 
     def leave_AugAssign(self, node: cst.AugAssign) -> None:
         if isinstance(node.target, cst.Name):
-            combined = self._combine(self.kind_of(node.target), self.kind_of(node.value))
+            combined = _combine(self.kind_and_evidence(node.target), self.kind_and_evidence(node.value))
             self.bind(node.target.value, combined)
 
     def leave_NamedExpr(self, node: cst.NamedExpr) -> None:
-        self._bind_target(node.target, self.kind_of(node.value))
+        self._bind_target(node.target, self.kind_and_evidence(node.value))
 
     def visit_Del(self, node: cst.Del) -> None:
         if isinstance(node.target, cst.Name):
-            self.bind(node.target.value, None)
+            self.bind(node.target.value, UNKNOWN)
 
 
 def _top_level_module_classes(module: cst.Module) -> set[str]:
