@@ -125,7 +125,7 @@ def _fix_of(report: Report, located: _Located) -> Fix | None:
         Location(target.start.line, target.start.column + 1),
         Location(target.end.line, target.end.column + 1),
     )
-    return Fix(report.rule.fix_safety.value, report.rule.fix_title or "Apply fix", (edit,))
+    return Fix(report.fix_safety.value, report.rule.fix_title or "Apply fix", (edit,))
 
 
 def _diagnostics(filename: str, reports: list[Report], located: _Located, suppressions: Suppressions) -> list[_Finding]:
@@ -190,7 +190,7 @@ def lint_source(source: bytes, filename: str, rules: Sequence[type[Rule]], setti
 def _applicable(report: Report, unsafe: bool) -> bool:
     if report.replacement is None:
         return False
-    return report.rule.fix_safety is FixSafety.SAFE or (unsafe and report.rule.fix_safety is FixSafety.UNSAFE)
+    return report.fix_safety is FixSafety.SAFE or (unsafe and report.fix_safety is FixSafety.UNSAFE)
 
 
 def _contains(outer: CodeRange, inner: CodeRange) -> bool:

@@ -15,6 +15,8 @@ from typing import TYPE_CHECKING, ClassVar
 
 import libcst as cst
 
+from torchcheck.lint.context import Evidence
+
 if TYPE_CHECKING:
     from torchcheck.lint.context import LintContext
 
@@ -25,6 +27,13 @@ class FixSafety(enum.Enum):
     NONE = "none"
     SAFE = "safe"  # applied by --fix
     UNSAFE = "unsafe"  # applied only with --unsafe-fixes
+
+
+def fix_safety_on(evidence: Evidence | None) -> FixSafety:
+    """A fix that is right only for a value of the inferred kind is safe only when the code
+    itself shows the kind (a construction, an assignment, an ``isinstance`` check), never
+    when only a name (``model``) or a type annotation suggests it."""
+    return FixSafety.SAFE if evidence is Evidence.STRONG else FixSafety.UNSAFE
 
 
 @dataclass(frozen=True)
@@ -56,6 +65,7 @@ class Report:
     statement: cst.CSTNode | None = None  # the enclosing simple statement, for noqa ranges
     replace_target: cst.CSTNode | None = None
     replacement: cst.CSTNode | cst.RemovalSentinel | None = None
+    fix_safety: FixSafety = FixSafety.NONE  # of this finding's replacement: the rule's, or weaker
 
 
 _CODE_PATTERN = re.compile(r"^TCK\d{3}$")
@@ -118,10 +128,18 @@ class Rule:
         *,
         replacement: cst.CSTNode | cst.RemovalSentinel | None = None,
         replace_target: cst.CSTNode | None = None,
+        fix_safety: FixSafety | None = None,
     ) -> None:
-        """Record a finding at ``node``; ``replacement`` replaces ``replace_target or node``."""
+        """Record a finding at ``node``; ``replacement`` replaces ``replace_target or node``.
+
+        ``fix_safety=FixSafety.UNSAFE`` downgrades this finding's fix where the rule's own
+        safety does not hold (see "Fix safety" in its doc); a finding never gets a safer fix
+        than the rule declares.
+        """
         if replacement is not None and self.fix_safety is FixSafety.NONE:
             raise TypeError(f"{self.code} offers a replacement but declares no fix safety")
+        if fix_safety is FixSafety.NONE:
+            raise TypeError(f"{self.code}: a finding without a fix passes no replacement, not FixSafety.NONE")
         self.reports.append(
             Report(
                 rule=type(self),
@@ -130,8 +148,15 @@ class Rule:
                 statement=self.context.current_statement,
                 replace_target=(replace_target or node) if replacement is not None else None,
                 replacement=replacement,
+                fix_safety=_weaker(self.fix_safety, fix_safety) if replacement is not None else FixSafety.NONE,
             )
         )
+
+
+def _weaker(declared: FixSafety, requested: FixSafety | None) -> FixSafety:
+    if requested is FixSafety.UNSAFE:
+        return FixSafety.UNSAFE
+    return declared
 
 
 def documentation(rule: type[Rule]) -> str:

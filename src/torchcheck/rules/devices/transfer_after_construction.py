@@ -13,6 +13,12 @@ _DEVICE_FACTORIES = torch_api.TENSOR_FACTORIES - {
     "torch.from_numpy", "torch.multinomial", "torch.bernoulli", "torch.normal", "torch.polar", "torch.complex"
 }
 _DEVICE_PREFIXES = ("cuda", "cpu", "mps", "xpu", "meta", "hpu", "npu", "xla")
+# Factories that draw random numbers: CPU and CUDA generators give different numbers for one
+# seed, so building the tensor on the device changes what a seeded run computes.
+_RANDOM_FACTORIES = frozenset(
+    f"torch.{name}"
+    for name in "rand randn randint randperm normal bernoulli multinomial poisson rand_like randn_like randint_like".split()
+)
 
 
 def is_device_expression(expression: cst.BaseExpression, kind: Kind | None) -> bool:
@@ -54,10 +60,14 @@ class TransferAfterConstruction(Rule):
     ```
 
     ## Fix safety
-    The fix moves the device into the factory's `device=` argument. It is safe: the result
-    has the same values, dtype and device. (Random factories draw from the device's
-    generator instead of the CPU's, which is the point.) It is not offered when the call
-    passes `**kwargs`, which could already supply `device=`.
+    The fix moves the device into the factory's `device=` argument. For factories that fill
+    in given or computed values (`zeros`, `ones`, `arange`, `tensor`, ...) it is safe: the
+    result has the same values, dtype and device. For random factories (`rand`, `randn`,
+    `randint`, `randperm`) it is unsafe: the CPU and CUDA generators draw different numbers
+    from the same seed, so a seeded run computes something else after the fix. It is not
+    offered when the call passes `**kwargs`, which could already supply `device=`. Nothing
+    is reported when the factory already passes `device=` or a `generator=`: the generator
+    decides where the numbers are drawn, and `device=` next to a CPU generator raises.
 
     ## References
     - [Tensor creation ops](https://pytorch.org/docs/stable/torch.html#creation-ops)
@@ -111,6 +121,23 @@ batch = torch.from_numpy(np.ones(3)).to(device, non_blocking=True)
             """
 import torch
 timesteps = torch.multinomial(torch.ones(1000, device=device), 8).to(device)
+"""
+        ),
+        Valid(
+            """
+import torch
+def init_vectors(shape, seed, device):
+    generator = torch.Generator(device="cpu").manual_seed(seed)
+    vector = torch.randn(shape, generator=generator, device=generator.device).to(device)
+    noise = torch.randn(shape, generator=generator).to(device)
+    return vector, noise
+"""
+        ),
+        Valid(
+            """
+import torch
+def randn_tensor(shape, generator, device, dtype):
+    return torch.randn(shape, generator=generator, device="cpu", dtype=dtype).to(device)
 """
         ),
     )
@@ -168,13 +195,13 @@ x = torch.arange(10, device=torch.device("cuda"))  # TCK201
             return
         if has_star_kwargs(factory) or keyword_argument(factory, "requires_grad") is not None:
             return  # **kwargs may carry device=; requires_grad=True is TCK108's finding
+        if keyword_argument(factory, "device") is not None or keyword_argument(factory, "generator") is not None:
+            return  # placed on purpose, or pinned to its generator's device (see "Fix safety")
         device = self._target_device(node, method)
         if device is None:
             return
-        if keyword_argument(factory, "device") is not None:
-            self.report(node)
-            return
-        self.report(node, replacement=_with_device(factory, device))
+        random = self.context.call_name(factory) in _RANDOM_FACTORIES
+        self.report(node, replacement=_with_device(factory, device), fix_safety=FixSafety.UNSAFE if random else None)
 
     def _target_device(self, call: cst.Call, method: str) -> cst.BaseExpression | None:
         if method == "cuda":

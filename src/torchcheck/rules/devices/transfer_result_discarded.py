@@ -5,7 +5,7 @@ from dataclasses import dataclass, field
 import libcst as cst
 
 from torchcheck.lint.context import TENSOR_KINDS, LintContext, source_text
-from torchcheck.lint.rule import FixSafety, Invalid, Rule, Valid
+from torchcheck.lint.rule import FixSafety, Invalid, Rule, Valid, fix_safety_on
 
 # Tensor methods that return a converted copy (or the tensor itself) and never change it in place.
 _CONVERSIONS = frozenset(
@@ -44,7 +44,11 @@ class TransferResultDiscarded(Rule):
 
     ## Fix safety
     The fix assigns the result back to the same name or attribute (`x = x.to(device)`),
-    which is what the line was meant to do; it is safe. It is not offered where assigning
+    which is what the line was meant to do. It is safe when the code shows that the receiver
+    is a tensor (built by a torch function, or checked with `isinstance`); it is unsafe when
+    only a type annotation or a conventional name (a batch from something called `loader`)
+    says so, because another object's `.to()` may work in place and return something else,
+    even `None`, which the assignment would keep. It is not offered where assigning
     back would do something else: for an indexed receiver (`batch[0].cuda()`), which would
     copy into the original tensor; for a name the function does not bind itself (assigning
     would make a global local); and for an attribute inside an `nn.Module`
@@ -268,12 +272,13 @@ def apply(scores):
         scope = self._scopes[-1]
         if isinstance(receiver, cst.Name) and receiver.value in scope.batch_names:
             return
-        if self.context.kind_of(receiver) not in TENSOR_KINDS:
+        kind, evidence = self.context.kind_and_evidence(receiver)
+        if kind not in TENSOR_KINDS:
             return
         message = self.message.format(method=method, receiver=source_text(receiver))
         if self._can_assign_back(receiver):
             assignment = cst.Assign(targets=[cst.AssignTarget(target=receiver)], value=call)
-            self.report(node, message, replacement=assignment)
+            self.report(node, message, replacement=assignment, fix_safety=fix_safety_on(evidence))
         else:
             self.report(node, message)
 

@@ -2,7 +2,7 @@ from __future__ import annotations
 
 import libcst as cst
 
-from torchcheck.lint.rule import FixSafety, Invalid, Rule, Valid
+from torchcheck.lint.rule import FixSafety, Invalid, Rule, Valid, fix_safety_on
 
 _NAN_CONSTANTS = frozenset(
     {"math.nan", "torch.nan", "numpy.nan", "numpy.NaN", "numpy.NAN", "cmath.nan"}
@@ -39,9 +39,12 @@ class NanEquality(Rule):
 
     ## Fix safety
     The fix replaces `x == nan` with `torch.isnan(x)` and `x != nan` with
-    `~torch.isnan(x)`. It is safe: for a tensor the result has the same shape and dtype
-    and finally means what the comparison was meant to. It is offered only when `x` is
-    known to be a tensor and the file imports `torch` under that name.
+    `~torch.isnan(x)`: for a tensor the result has the same shape and dtype and finally
+    means what the comparison was meant to. It is offered only when `x` is known to be a
+    tensor and the file imports `torch` under that name. It is safe when the code shows
+    that `x` is a tensor (built by a torch function, or checked with `isinstance`); when
+    only a type annotation says so it is unsafe, because `torch.isnan` raises on a Python
+    float or a NumPy array (use `math.isnan` or `np.isnan` there).
 
     ## References
     - [`torch.isnan`](https://pytorch.org/docs/stable/generated/torch.isnan.html)
@@ -173,7 +176,7 @@ also = x != T.nan  # TCK702
         if isinstance(target.operator, cst.NotEqual):
             # `~` binds looser than attribute access: keep the comparison's parentheses
             isnan = cst.UnaryOperation(operator=cst.BitInvert(), expression=isnan, lpar=node.lpar, rpar=node.rpar)
-        self.report(node, replacement=isnan)
+        self.report(node, replacement=isnan, fix_safety=fix_safety_on(self.context.evidence_of(operand)))
 
     def _is_nan(self, expression: cst.BaseExpression) -> bool:
         if isinstance(expression, cst.Call):

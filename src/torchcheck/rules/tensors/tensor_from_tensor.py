@@ -2,8 +2,8 @@ from __future__ import annotations
 
 import libcst as cst
 
-from torchcheck.lint.context import LintContext
-from torchcheck.lint.rule import FixSafety, Invalid, Rule, Valid
+from torchcheck.lint.context import TENSOR_KINDS, LintContext
+from torchcheck.lint.rule import FixSafety, Invalid, Rule, Valid, fix_safety_on
 from torchcheck.rules.tensors._common import BranchTracker
 
 _TORCH_TENSOR = "torch.tensor"
@@ -42,9 +42,13 @@ class TensorFromTensor(Rule):
 
     ## Fix safety
     The fix replaces `torch.tensor(x)` with `x.clone().detach()`, exactly what PyTorch
-    recommends. It is safe: the result has the same values, dtype and device, and is a
-    new leaf tensor without history, like before. It is offered only when `x` is the only
-    argument (`dtype=`, `device=`, `requires_grad=` are left for the author to place).
+    recommends: for a tensor the result has the same values, dtype and device, and is a
+    new leaf tensor without history, like before. It is safe when the code shows that `x`
+    is a tensor (built by a torch function, or checked with `isinstance`). When only a type
+    annotation says so it is unsafe: callers may pass a `torch.Size` or a list, on which
+    `torch.tensor` works and `.clone()` does not. Inside `if isinstance(x, torch.Size):`
+    (or any non-tensor class) nothing is reported. The fix is offered only when `x` is the
+    only argument (`dtype=`, `device=`, `requires_grad=` are left for the author to place).
 
     ## References
     - [`torch.tensor`](https://pytorch.org/docs/stable/generated/torch.tensor.html)
@@ -108,6 +112,26 @@ import torch
 x = torch.randn(3)
 shape = torch.tensor(x.shape)
 items = torch.tensor(x.tolist())
+"""
+        ),
+        Valid(
+            """
+import torch
+from torch import Tensor
+
+def normalize_keypoints(keypoints: Tensor, size: Tensor) -> Tensor:
+    if isinstance(size, torch.Size):
+        size = torch.tensor(size)[None]
+    return keypoints / size.to(keypoints)
+
+def as_size(size: Tensor) -> Tensor:
+    if isinstance(size, Tensor):
+        return size
+    elif isinstance(size, (list, tuple)):
+        return torch.tensor(size)
+    if not isinstance(size, torch.Tensor):
+        size = torch.tensor(size)
+    return size
 """
         ),
     )
@@ -186,7 +210,8 @@ for images, labels in T.utils.data.DataLoader(dataset):
         if self.context.call_name(node) != _TORCH_TENSOR:
             return
         source = node.args[0].value
-        if not self.context.is_tensor(source):
+        kind, evidence = self.context.kind_and_evidence(source)
+        if kind not in TENSOR_KINDS:
             return
         if isinstance(source, cst.Name) and self._branches.bound_conditionally(source.value):
             return  # `if isinstance(x, Tensor): x = ... else: torch.tensor(x)`
@@ -197,4 +222,4 @@ for images, labels in T.utils.data.DataLoader(dataset):
             source = source.with_changes(lpar=[cst.LeftParen()], rpar=[cst.RightParen()])
         clone = cst.Call(func=cst.Attribute(value=source, attr=cst.Name("clone")))
         detached = cst.Call(func=cst.Attribute(value=clone, attr=cst.Name("detach")))
-        self.report(node, replacement=detached.with_changes(lpar=node.lpar, rpar=node.rpar))
+        self.report(node, replacement=detached.with_changes(lpar=node.lpar, rpar=node.rpar), fix_safety=fix_safety_on(evidence))

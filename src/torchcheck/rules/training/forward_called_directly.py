@@ -3,7 +3,7 @@ from __future__ import annotations
 import libcst as cst
 
 from torchcheck.lint.context import Kind
-from torchcheck.lint.rule import FixSafety, Invalid, Rule, Valid
+from torchcheck.lint.rule import FixSafety, Invalid, Rule, Valid, fix_safety_on
 
 
 class ForwardCalledDirectly(Rule):
@@ -38,8 +38,13 @@ class ForwardCalledDirectly(Rule):
 
     ## Fix safety
     The fix replaces `module.forward(...)` with `module(...)`, passing the same arguments.
-    It is safe: for a module without hooks or wrappers the result is identical, and where
-    there are hooks, running them is what the module's owner asked for.
+    It is safe when the code shows that the receiver is a module (`nn.Linear(...)`, a module
+    class of the file, `torch.compile(module)`): for a module without hooks or wrappers the
+    result is identical, and where there are hooks, running them is what the module's
+    owner asked for. It is unsafe when only the receiver's name (`model`, `self.net`) or a
+    type annotation says it is a module: other objects have a `forward` method too (an
+    OpenCV network), and calling them fails. A name bound to a call into a package that
+    never returns modules (`net = cv2.dnn.readNetFromONNX(path)`) is not reported at all.
 
     ## References
     - [`torch.nn.Module.__call__` and hooks](https://pytorch.org/docs/stable/generated/torch.nn.Module.html#torch.nn.Module.register_forward_hook)
@@ -93,6 +98,31 @@ def hook(module, inputs):
 class Pipeline:
     def __call__(self, x):
         return self.forward(x)
+"""
+        ),
+        Valid(
+            """
+import cv2
+import torch.nn as nn
+
+class OnnxBackend(nn.Module):
+    def __init__(self, weights):
+        super().__init__()
+        self.net = cv2.dnn.readNetFromONNX(weights)
+
+    def forward(self, image):
+        self.net.setInput(image.cpu().numpy())
+        return self.net.forward()
+
+class DnnBackend(nn.Module):
+    def __init__(self, weights):
+        super().__init__()
+        net = cv2.dnn.readNetFromONNX(weights)
+        self.__dict__.update(locals())
+
+    def forward(self, image):
+        self.net.setInput(image.cpu().numpy())
+        return self.net.forward()
 """
         ),
     )
@@ -160,6 +190,7 @@ class Wrapper(nn.Module):
         receiver = func.value
         if isinstance(receiver, cst.Name) and receiver.value == "self":
             return  # the module's own code: no wrapper is bypassed (see the doc)
-        if self.context.kind_of(receiver) is not Kind.MODULE:
+        kind, evidence = self.context.kind_and_evidence(receiver)
+        if kind is not Kind.MODULE:
             return  # also skips `super().forward` and `Base.forward(self, ...)`
-        self.report(node, replacement=node.with_changes(func=receiver))
+        self.report(node, replacement=node.with_changes(func=receiver), fix_safety=fix_safety_on(evidence))

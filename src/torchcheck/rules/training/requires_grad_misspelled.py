@@ -7,7 +7,7 @@ from dataclasses import dataclass
 import libcst as cst
 
 from torchcheck.lint.context import Kind, LintContext, dotted_name, method_call
-from torchcheck.lint.rule import FixSafety, Invalid, Report, Rule, Valid
+from torchcheck.lint.rule import FixSafety, Invalid, Report, Rule, Valid, fix_safety_on
 
 # Attribute names that are a slip for `requires_grad`: assigning them creates a new,
 # never-read attribute on the tensor.
@@ -87,7 +87,10 @@ class RequiresGradMisspelled(Rule):
     On a tensor or parameter the fix renames the attribute to `requires_grad`; on a module,
     and for any assignment to `requires_grad_`, it calls `.requires_grad_(value)` instead
     (a module has no `requires_grad` attribute to set). Where the receiver's type is unknown
-    there is no fix, because the two need different code. The fix is safe in that it does
+    there is no fix, because the two need different code. Calling `.requires_grad_()` is
+    unsafe when only the receiver's name (`model`) says it is a module or a tensor, or
+    nothing does (`layer.requires_grad_ = False`): on another object the call raises
+    `AttributeError` where the typo did nothing. Otherwise the fix is safe in that it does
     exactly what the line was written to do, which is the point: training changes, because
     the frozen parameters stop receiving gradients. Where the typo hid another problem the
     corrected line raises, for example when it sets `requires_grad` to `False` on a tensor
@@ -361,7 +364,8 @@ class Net(nn.Module):
         else:
             method = target.with_changes(attr=cst.Name(_METHOD))
             call = cst.Call(func=method, args=[cst.Arg(value=node.value)])
-            self.report(node, message, replacement=cst.Expr(value=call, semicolon=node.semicolon))
+            safety = fix_safety_on(self.context.evidence_of(target.value))
+            self.report(node, message, replacement=cst.Expr(value=call, semicolon=node.semicolon), fix_safety=safety)
         self._findings.append(_Finding(self.reports[-1], attribute, receiver))
 
     def leave_Module(self, node: cst.Module) -> None:
