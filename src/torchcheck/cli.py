@@ -284,19 +284,25 @@ def main(argv: Sequence[str] | None = None) -> int:
     for stream in (sys.stdout, sys.stderr):
         if hasattr(stream, "reconfigure"):
             stream.reconfigure(errors="backslashreplace")
-    from torchcheck.config import ConfigError
-    from torchcheck.lint.api import UsageError
-
     try:
         return _dispatch(options)
-    except (ConfigError, UsageError) as error:
-        sys.stderr.write(f"torchcheck: error: {error}\n")
-        return EXIT_USAGE
     except KeyboardInterrupt:
         return EXIT_INTERRUPTED
     except BrokenPipeError:
         return EXIT_CLEAN
     except Exception as error:  # noqa: BLE001 - a bug must not look like findings (exit 1)
+        if _is_user_error(error):
+            sys.stderr.write(f"torchcheck: error: {error}\n")
+            return EXIT_USAGE
         traceback.print_exc()
         sys.stderr.write(_INTERNAL_ERROR.format(error=f"{type(error).__name__}: {error}"))
         return EXIT_ERROR
+
+
+def _is_user_error(error: Exception) -> bool:
+    """A bad setting or an impossible request: a message, never a traceback. (Imported here,
+    not at the top, so that commands that parse nothing stay cheap.)"""
+    from torchcheck.config import ConfigError
+    from torchcheck.lint.api import UsageError
+
+    return isinstance(error, (ConfigError, UsageError))
