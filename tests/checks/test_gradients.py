@@ -306,3 +306,4 @@ def test_batch_independent_takes_a_dict_of_keyword_inputs() -> None:
 
     tokens = torch.tensor([[1, 2], [3, 4], [5, 6]])
     assert_batch_independent(Masked(), {"tokens": tokens, "mask": torch.ones(3, 2)})
+    assert_batch_independent(Masked, {"tokens": tokens, "mask": torch.ones(3, 2)})  # a factory works too

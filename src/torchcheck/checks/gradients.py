@@ -393,8 +393,10 @@ def _group_problems(problems: Sequence[_GradProblem]) -> str:
 # ---------------------------------------------------------- batch independence
 
 
-def assert_batch_independent(model: nn.Module, inputs: Any, dim: int = 0) -> None:
+def assert_batch_independent(model: nn.Module | Callable[[], nn.Module], inputs: Any, dim: int = 0) -> None:
     """In eval mode, output sample ``i`` must not depend on input sample ``j != i``.
+
+    ``model`` is an instance (restored afterwards) or a factory.
 
     ``inputs`` is a tensor, a tuple/list of tensors, or a dict of them (passed as
     keyword arguments, e.g. ``input_ids`` and ``attention_mask``) that share the batch
@@ -403,6 +405,8 @@ def assert_batch_independent(model: nn.Module, inputs: Any, dim: int = 0) -> Non
     with integer inputs only (token ids, masks) it perturbs one sample at a time
     instead. Model mode, parameters and RNG are restored.
     """
+    if not isinstance(model, nn.Module) and is_model_factory(model):
+        model = instantiate(model)
     call = _batch_call(model, inputs)
     values = call.values()
     batch = _batch_size(values, dim)

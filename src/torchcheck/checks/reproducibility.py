@@ -164,7 +164,7 @@ class _OpRecord:
     outputs: tuple[Any, ...]
 
 
-@dataclass
+@dataclass(eq=False)  # a mode is compared and hashed by identity
 class _OpRecorder(TorchDispatchMode):
     """Fingerprints every torch operation and replaces each ``generator=`` argument by
     a generator seeded from ``seed`` and the order in which it was first used."""
