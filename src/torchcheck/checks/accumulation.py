@@ -5,13 +5,14 @@ from __future__ import annotations
 import contextlib
 import math
 from collections.abc import Callable, Iterator, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 import torch
 from torch import nn
 
 from torchcheck.checks._compare import callable_name, first_mismatch, indent
+from torchcheck.checks._train_mode import TrainModeLayers, module_list, recording_train_mode_layers
 from torchcheck.checks.errors import CheckFailed
 from torchcheck.checks.seeding import seed_everything
 from torchcheck.checks.state import preserved_state
@@ -106,8 +107,7 @@ class _Run:
     final: dict[str, torch.Tensor]
     buffers: dict[str, torch.Tensor]
     steps: int
-    batch_statistics: list[str] = field(default_factory=list)
-    dropout: list[str] = field(default_factory=list)
+    layers: TrainModeLayers
 
 
 @dataclass(frozen=True)
@@ -241,18 +241,16 @@ def _run(setup: _Setup, micro_batches: list[Any], steps: int, run: str) -> _Run:
     optimizer = made[0] if isinstance(made, tuple) else made
     initial = _parameters(model)
     step_calls: list[int] = []
-    batch_statistics: set[str] = set()
-    dropout: set[str] = set()
     seed_everything(_SEED)
     try:
-        with _counting_steps(optimizer, step_calls), _train_mode_layers(model, batch_statistics, dropout):
+        with _counting_steps(optimizer, step_calls), recording_train_mode_layers(model) as layers:
             setup.train_fn(model, optimizer, micro_batches, steps)
     except Exception as error:  # the user's loop failing is the finding
         raise CheckFailed(
             _TRAIN_FN_RAISED.format(name=setup.name, run=run, error_type=type(error).__name__, error=error)
         ) from error
     buffers = {name: b.detach().to("cpu", copy=True) for name, b in model.named_buffers()}
-    return _Run(initial, _parameters(model), buffers, len(step_calls), sorted(batch_statistics), sorted(dropout))
+    return _Run(initial, _parameters(model), buffers, len(step_calls), layers)
 
 
 def _parameters(model: nn.Module) -> dict[str, torch.Tensor]:
@@ -266,30 +264,6 @@ def _counting_steps(optimizer: torch.optim.Optimizer, calls: list[int]) -> Itera
         yield
     finally:
         handle.remove()
-
-
-@contextlib.contextmanager
-def _train_mode_layers(model: nn.Module, batch_statistics: set[str], dropout: set[str]) -> Iterator[None]:
-    """Record the BatchNorm layers and active dropout layers that run in train mode."""
-
-    def recorder(name: str, found: set[str]) -> Callable[..., None]:
-        def hook(module: nn.Module, _inputs: Any) -> None:
-            if module.training:
-                found.add(name or type(module).__name__)
-
-        return hook
-
-    handles = []
-    for name, module in model.named_modules():
-        if isinstance(module, nn.modules.batchnorm._BatchNorm):
-            handles.append(module.register_forward_pre_hook(recorder(name, batch_statistics)))
-        elif isinstance(module, nn.modules.dropout._DropoutNd) and module.p > 0:
-            handles.append(module.register_forward_pre_hook(recorder(name, dropout)))
-    try:
-        yield
-    finally:
-        for handle in handles:
-            handle.remove()
 
 
 def _require_one_step(setup: _Setup, run: _Run, description: str) -> None:
@@ -335,12 +309,13 @@ def _cause(
     ratio_alone, cosine_alone = _ratio_and_cosine(update, _update(alone))
     if cosine_alone > _SAME_DIRECTION and cosine_alone > cosine:
         return _CAUSE_ZERO_GRAD.format(cosine=cosine_alone, ratio=ratio_alone, cosine_full=cosine)
-    if accumulated.batch_statistics:
+    if accumulated.layers.batch_statistics:
         return _CAUSE_BATCH_STATISTICS.format(
-            modules=_names(accumulated.batch_statistics), micro_size=batch_size // steps, batch_size=batch_size
+            modules=module_list(accumulated.layers.batch_statistics), micro_size=batch_size // steps,
+            batch_size=batch_size,
         )
-    if accumulated.dropout:
-        return _CAUSE_DROPOUT.format(modules=_names(accumulated.dropout))
+    if accumulated.layers.dropout:
+        return _CAUSE_DROPOUT.format(modules=module_list(accumulated.layers.dropout))
     return _CAUSE_UNKNOWN.format(ratio=ratio, cosine=cosine)
 
 
@@ -359,8 +334,3 @@ def _ratio_and_cosine(update: torch.Tensor, reference: torch.Tensor) -> tuple[fl
         return math.nan, math.nan
     dot = float(update @ reference)
     return dot / reference_norm**2, dot / (reference_norm * update_norm)
-
-
-def _names(modules: list[str], limit: int = 4) -> str:
-    shown = ", ".join(f"'{name}'" for name in modules[:limit])
-    return shown + (f" and {len(modules) - limit} more" if len(modules) > limit else "")
