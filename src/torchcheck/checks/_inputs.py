@@ -30,7 +30,6 @@ __all__ = [
     "call_model",
     "instantiate",
     "is_model_factory",
-    "model_name",
     "strip_compiled",
     "unwrap_compiled",
 ]
@@ -144,15 +143,6 @@ def instantiate(model_or_factory: nn.Module | Callable[[], nn.Module]) -> nn.Mod
             "model class, a function that builds the model, or a model instance"
         )
     return model
-
-
-def model_name(model_or_factory: Any) -> str:
-    """The class name users know: ``LlamaForCausalLM`` (also for a compiled model)."""
-    if isinstance(model_or_factory, nn.Module):
-        return type(unwrap_compiled(model_or_factory)).__name__
-    if isinstance(model_or_factory, type):
-        return model_or_factory.__name__
-    return getattr(model_or_factory, "__qualname__", type(model_or_factory).__name__)
 
 
 def unwrap_compiled(model: nn.Module) -> nn.Module:

@@ -114,7 +114,10 @@ at {path}:
 
 # error text -> the operation users know, for ops that need values the meta device lacks
 _DATA_DEPENDENT_MARKERS: tuple[tuple[str, str], ...] = (
-    ("item() cannot be called on meta tensors", "`Tensor.item()` (also behind bool(), int(), float() and `if tensor:`)"),
+    (
+        "item() cannot be called on meta tensors",
+        "`Tensor.item()` (also behind bool(), int(), float() and `if tensor:`)",
+    ),
     ("cannot copy out of meta tensor", "copying values out (`.cpu()`, `.tolist()`, `.numpy()`)"),
     ("can't convert meta device type tensor to numpy", "`Tensor.numpy()`"),
     ("register_meta function for torch.nonzero()", "`torch.nonzero()`"),
