@@ -12,7 +12,7 @@ from typing import Any
 __version__ = "0.1.0"
 
 #: How to install what the runtime checks and the pytest plugin need (torch, pytest).
-INSTALL_HINT = 'pip install "torchcheck[runtime]"'
+INSTALL_HINT = 'pip install "torchcheck-lint[runtime]"'
 TORCH_MISSING_MESSAGE = (
     "torchcheck.{name} needs PyTorch, which is not installed in this environment. "
     "Install torchcheck with its runtime extra: {hint}"
