@@ -12,7 +12,7 @@ import torch.nn.functional as F
 from torch import nn
 
 from torchcheck import CheckFailed, assert_checkpoint_roundtrip, assert_resume_equivalent
-from torchcheck.checks.checkpoint import load_checkpoint, save_checkpoint
+from torchcheck.checks.checkpoint import load_checkpoint, load_rng_state_dict, save_checkpoint
 from torchcheck.checks.state import preserved_state
 
 from ._helpers import process_state_unchanged
@@ -90,6 +90,39 @@ def test_checkpoint_roundtrip_names_a_key_dropped_by_a_state_dict_hook() -> None
     with pytest.raises(CheckFailed) as failure:
         assert_checkpoint_roundtrip(DropsKey, torch.ones(2, 4))
     assert 'Missing key(s) in state_dict: "fc.bias"' in str(failure.value)
+
+
+class RandomTemperature(Scaled):
+    def __init__(self) -> None:
+        super().__init__()
+        self.temperature = float(torch.rand(()))  # bug: a plain float, not saved
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        return super().forward(x) / self.temperature
+
+
+def test_checkpoint_roundtrip_names_a_plain_attribute_the_outputs_depend_on() -> None:
+    with pytest.raises(CheckFailed) as failure:
+        assert_checkpoint_roundtrip(RandomTemperature, torch.ones(2, 4))
+    message = str(failure.value)
+    assert "eval-mode outputs of RandomTemperature differ at output:" in message
+    assert "these plain attributes differ and are not in the state_dict: 'temperature' (" in message
+
+
+@pytest.mark.parametrize("make_model", ["tiny_llama", "tiny_gpt2"])
+def test_checkpoint_roundtrip_passes_tiny_transformers_decoders_with_caches(make_model: str) -> None:
+    from . import _tiny_hf
+
+    with process_state_unchanged():
+        assert_checkpoint_roundtrip(getattr(_tiny_hf, make_model), _tiny_hf.token_batch())
+
+
+def test_checkpoint_roundtrip_passes_a_tiny_t5() -> None:
+    from ._tiny_hf import tiny_t5, token_batch
+
+    batch = token_batch()
+    inputs = {"input_ids": batch["input_ids"], "decoder_input_ids": batch["input_ids"][:, :4]}
+    assert_checkpoint_roundtrip(tiny_t5, inputs)
 
 
 # ------------------------------------------------------------------- resume
@@ -174,19 +207,203 @@ def test_default_checkpoint_restores_every_rng(tmp_path: Path) -> None:
     assert torch.equal(actual[2], expected[2])
 
 
-def test_resume_equivalent_names_the_step_when_optimizer_state_is_missing() -> None:
+def resume_failure(*args: Any, **kwargs: Any) -> str:
     with process_state_unchanged(), pytest.raises(CheckFailed) as failure:
-        assert_resume_equivalent(
-            Regressor, make_optimizer, train_step, batches(), save_fn=model_only_save, load_fn=model_only_load
-        )
-    message = str(failure.value)
+        assert_resume_equivalent(*args, **kwargs)
+    return str(failure.value)
+
+
+def forgotten(message: str) -> list[str]:
+    """The lines that name what the checkpoint did not restore."""
+    return [line.strip() for line in message.splitlines() if line.startswith("  - ")]
+
+
+def test_resume_equivalent_names_the_step_and_the_forgotten_optimizer_state() -> None:
+    message = resume_failure(
+        Regressor, make_optimizer, train_step, batches(), save_fn=model_only_save, load_fn=model_only_load
+    )
     assert "resumed from a checkpoint after step 3 diverges from uninterrupted training at step 4 of 6" in message
     assert "parameter 'fc1.weight'" in message
     assert "Greatest absolute difference:" in message and "(up to 0 allowed)" in message
+    lines = forgotten(message)
+    assert lines[0] == (
+        "- optimizer state: none after loading, while the saved optimizer held 'step', 'exp_avg', 'exp_avg_sq' for "
+        "4 parameters (optimizer.state_dict() is not saved or not loaded: Adam moments restart from zero)"
+    )
+    assert lines[1] == "- optimizer param_groups[0]['lr']: 0.01 after loading, 0.00343 when saved"
+    assert lines[2].startswith("- scheduler: last_epoch is 0 after loading, 3 when saved;")
+    assert lines[3].startswith("- RNG: not restored for python random, numpy, torch CPU,")
 
 
-def test_resume_equivalent_catches_a_checkpoint_without_rng_state() -> None:
-    with pytest.raises(CheckFailed) as failure:
-        assert_resume_equivalent(Regressor, make_optimizer, train_step, batches(), save_fn=no_rng_save, load_fn=no_rng_load)
-    assert "at step 4 of 6" in str(failure.value)
-    assert "RNG states" in str(failure.value)
+def momentum_sgd(model: nn.Module) -> torch.optim.Optimizer:
+    return torch.optim.SGD(model.parameters(), lr=0.05, momentum=0.9)
+
+
+def load_hyperparameters_only(path: os.PathLike[str], model: nn.Module, optimizer: torch.optim.Optimizer, **_: Any) -> None:
+    checkpoint = torch.load(path, weights_only=True)
+    model.load_state_dict(checkpoint["model"])
+    for group, saved in zip(optimizer.param_groups, checkpoint["optimizer"]["param_groups"]):
+        group["lr"] = saved["lr"]  # bug: the momentum buffers stay behind
+    load_rng_state_dict(checkpoint["rng"])
+
+
+def test_resume_equivalent_names_momentum_buffers_left_behind() -> None:
+    message = resume_failure(Regressor, momentum_sgd, train_step, batches(), load_fn=load_hyperparameters_only)
+    assert forgotten(message) == [
+        "- optimizer state: none after loading, while the saved optimizer held 'momentum_buffer' for 4 parameters "
+        "(optimizer.state_dict() is not saved or not loaded: momentum restarts from zero)"
+    ]
+
+
+def load_then_reset_lr(path: os.PathLike[str], model: nn.Module, optimizer: torch.optim.Optimizer, **kwargs: Any) -> None:
+    load_checkpoint(path, model, optimizer, **kwargs)
+    for group in optimizer.param_groups:
+        group["lr"] = 1e-2  # bug: re-applies the configured lr over the scheduled one
+
+
+def test_resume_equivalent_names_a_learning_rate_overwritten_after_loading() -> None:
+    message = resume_failure(Regressor, make_optimizer, train_step, batches(), load_fn=load_then_reset_lr)
+    assert forgotten(message) == ["- optimizer param_groups[0]['lr']: 0.01 after loading, 0.00343 when saved"]
+
+
+def inverse_decay(model: nn.Module) -> tuple[torch.optim.Optimizer, Any]:
+    optimizer = torch.optim.SGD(model.parameters(), lr=0.05)
+    return optimizer, torch.optim.lr_scheduler.LambdaLR(optimizer, lambda epoch: 1 / (1 + epoch))
+
+
+def load_without_scheduler(path: os.PathLike[str], model: nn.Module, optimizer: torch.optim.Optimizer, **_: Any) -> None:
+    load_checkpoint(path, model, optimizer)  # bug: the scheduler is not passed on
+
+
+def test_resume_equivalent_names_a_forgotten_scheduler() -> None:
+    message = resume_failure(Regressor, inverse_decay, train_step, batches(), load_fn=load_without_scheduler)
+    lines = forgotten(message)
+    assert len(lines) == 1
+    assert lines[0].startswith("- scheduler: last_epoch is 0 after loading, 3 when saved;")
+    assert "_last_lr is [0.05] after loading, [0.0125] when saved" in lines[0]
+
+
+def half_precision_step(
+    model: nn.Module, optimizer: torch.optim.Optimizer, scaler: torch.amp.GradScaler, batch: tuple[torch.Tensor, torch.Tensor]
+) -> None:
+    x, y = batch
+    optimizer.zero_grad()
+    with torch.autocast("cpu", dtype=torch.float16):
+        loss = F.mse_loss(model(x).float(), y)
+    scaler.scale(loss).backward()
+    scaler.step(optimizer)
+    scaler.update()
+
+
+def loud_batches() -> list[tuple[torch.Tensor, torch.Tensor]]:
+    """Large enough that float16 gradients overflow at the initial loss scale, so the
+    first steps are skipped and the scale backs off to 4096."""
+    generator = torch.Generator().manual_seed(1)
+    return [(5 * torch.randn(8, 4, generator=generator), 5 * torch.randn(8, 1, generator=generator)) for _ in range(8)]
+
+
+def fresh_scaler() -> torch.amp.GradScaler:
+    return torch.amp.GradScaler("cpu", growth_interval=2)
+
+
+def load_without_scaler(path: os.PathLike[str], model: nn.Module, optimizer: torch.optim.Optimizer, **_: Any) -> None:
+    load_checkpoint(path, model, optimizer)  # bug: the scaler restarts at 65536 and overflows again
+
+
+def test_resume_equivalent_passes_an_amp_run_with_the_default_checkpoint() -> None:
+    torch.manual_seed(0)
+    with process_state_unchanged():
+        assert_resume_equivalent(
+            Regressor, momentum_sgd, half_precision_step, loud_batches(), scaler=fresh_scaler
+        )
+
+
+def test_resume_equivalent_names_a_forgotten_grad_scaler() -> None:
+    message = resume_failure(
+        Regressor, momentum_sgd, half_precision_step, loud_batches(), load_fn=load_without_scaler, scaler=fresh_scaler
+    )
+    assert forgotten(message) == [
+        "- GradScaler: scale is 65536 after loading, 4096 when saved (scaler.state_dict() is not saved or not loaded)"
+    ]
+
+
+def noisy_step(model: nn.Module, optimizer: torch.optim.Optimizer, batch: tuple[torch.Tensor, torch.Tensor]) -> None:
+    x, y = batch
+    model.train()
+    optimizer.zero_grad()
+    noise = torch.from_numpy(np.random.normal(0.0, 0.1, size=tuple(x.shape))).float()  # numpy augmentation
+    F.mse_loss(model(x + noise), y).backward()
+    optimizer.step()
+
+
+def save_torch_rng_only(path: os.PathLike[str], model: nn.Module, optimizer: torch.optim.Optimizer, **_: Any) -> None:
+    state = {"model": model.state_dict(), "optimizer": optimizer.state_dict(), "torch_rng": torch.get_rng_state()}
+    torch.save(state, path)  # bug: numpy (and python) generators are not saved
+
+
+def load_torch_rng_only(path: os.PathLike[str], model: nn.Module, optimizer: torch.optim.Optimizer, **_: Any) -> None:
+    state = torch.load(path, weights_only=True)
+    model.load_state_dict(state["model"])
+    optimizer.load_state_dict(state["optimizer"])
+    torch.set_rng_state(state["torch_rng"])
+
+
+def test_resume_equivalent_names_the_generator_that_was_not_restored() -> None:
+    message = resume_failure(
+        Regressor, momentum_sgd, noisy_step, batches(), save_fn=save_torch_rng_only, load_fn=load_torch_rng_only
+    )
+    assert forgotten(message) == [
+        "- RNG: not restored for python random, numpy, so dropout, sampling and augmentation draw other numbers "
+        "after resuming (save and load their states, e.g. rng_state_dict())"
+    ]
+
+
+def load_without_model(path: os.PathLike[str], model: nn.Module, optimizer: torch.optim.Optimizer, **kwargs: Any) -> None:
+    fresh = Regressor()
+    load_checkpoint(path, fresh, optimizer, **kwargs)  # bug: loads into a model that is thrown away
+    del fresh
+
+
+def test_resume_equivalent_names_a_model_that_was_not_loaded() -> None:
+    message = resume_failure(Regressor, momentum_sgd, train_step, batches(), load_fn=load_without_model)
+    assert forgotten(message)[0] == (
+        "- model: state_dict entry 'fc1.weight' is not the saved one (the model's state_dict is not saved or not loaded):"
+    )
+    assert "Mismatched elements: 32 / 32 (100.0%)" in message
+
+
+class WarmedUpRegressor(Regressor):
+    """Scales its output up over the first calls; the count is a plain attribute."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.calls = 0
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        if self.training:
+            self.calls += 1
+        return super().forward(x) * min(1.0, self.calls / 5)
+
+
+def test_resume_equivalent_names_a_module_attribute_outside_the_state_dict() -> None:
+    message = resume_failure(WarmedUpRegressor, momentum_sgd, train_step, batches())
+    assert forgotten(message) == [
+        "- extra state: model attribute 'calls' is 0 after loading, 3 when saved; plain attributes are not in the "
+        "state_dict (use a buffer, or get_extra_state/set_extra_state)"
+    ]
+
+
+def test_resume_equivalent_points_outside_the_checkpoint_when_everything_was_restored() -> None:
+    calls = []
+
+    def warmup_step(model: nn.Module, optimizer: torch.optim.Optimizer, batch: tuple[torch.Tensor, torch.Tensor]) -> None:
+        calls.append(1)  # bug: the warm-up counter lives in the closure, no checkpoint holds it
+        for group in optimizer.param_groups:
+            group["lr"] = 0.05 * min(1.0, len(calls) / 10)
+        train_step(model, optimizer, batch)
+
+    message = resume_failure(Regressor, momentum_sgd, warmup_step, batches())
+    assert forgotten(message) == []
+    assert "The checkpoint restored the model, optimizer and every RNG exactly, so training depends on extra state " \
+        "outside them: attributes of " in message
+    assert "warmup_step's closure" in message

@@ -7,13 +7,24 @@ import os
 import random
 import tempfile
 from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import torch
 from torch import nn
 
-from torchcheck.checks._compare import default_tolerance, detach_to_cpu, first_mismatch, indent
+from torchcheck.checks._compare import (
+    callable_name,
+    compare_structures,
+    default_tolerance,
+    detach_to_cpu,
+    first_mismatch,
+    indent,
+    warn_uncompared,
+)
+from torchcheck.checks._inputs import call_model
+from torchcheck.checks._training_state import TrainingObjects, TrainingState, forgotten_pieces
 from torchcheck.checks.errors import CheckFailed
 from torchcheck.checks.seeding import seed_everything
 from torchcheck.checks.state import capture_rng_state, preserved_state
@@ -59,15 +70,31 @@ _HINT_NON_PERSISTENT = (
     "Non-persistent buffers are not saved; the output depends on one, so make it "
     "persistent or compute it deterministically in __init__."
 )
-_HINT_UNSAVED = "Some state the outputs depend on is not saved in the state_dict: {suspects}."
+_HINT_UNSAVED = (
+    "Parameters, buffers and tensor attributes all match, but these plain attributes differ "
+    "and are not in the state_dict: {suspects}. Keep such values in a buffer or in "
+    "get_extra_state/set_extra_state."
+)
+_HINT_OUTSIDE_STATE = (
+    "Parameters, buffers and tensor attributes all match, so the outputs depend on state "
+    "outside the model: randomness used in eval mode, or global state."
+)
 
 _RESUME_DIVERGED = """\
 assert_resume_equivalent: training resumed from a checkpoint after step {resume_step} \
 diverges from uninterrupted training at step {step} of {total}, {kind} '{name}':
 {details}
-The checkpoint (save_fn/load_fn) misses state that training depends on: optimizer \
-state (momentum, Adam moments, step counts), scheduler, GradScaler or RNG states \
-(python, numpy, torch, CUDA: dropout and data order)."""
+{diagnosis}"""
+
+_RESUME_FORGOTTEN = """\
+What the checkpoint did not restore (the state when save_fn ran vs. the fresh objects \
+after load_fn):
+{pieces}"""
+
+_RESUME_OUTSIDE = """\
+The checkpoint restored the {restored} and every RNG exactly, so training depends on \
+extra state outside them: attributes of {step}'s closure or of objects it uses, a data \
+iterator's position, an EMA copy of the model, or other global state."""
 
 _RESUME_FAILED = """\
 assert_resume_equivalent: {phase} raised:
@@ -248,7 +275,7 @@ def assert_checkpoint_roundtrip(
         name = type(saved).__name__
         path = directory / "torchcheck_roundtrip.pt"
         torch.save(saved.state_dict(), path)
-        expected = detach_to_cpu(saved(*inputs)) if inputs else None
+        expected = detach_to_cpu(call_model(saved, inputs)) if inputs else None
         fresh = _build(make_model, 1).eval()
         try:
             fresh.load_state_dict(torch.load(path, weights_only=True), strict=True)
@@ -258,13 +285,7 @@ def assert_checkpoint_roundtrip(
             ) from error
         _compare_module_tensors(saved, fresh, name)
         if expected is not None:
-            found = first_mismatch(detach_to_cpu(fresh(*inputs)), expected)
-            if found is not None:
-                raise CheckFailed(
-                    _ROUNDTRIP_OUTPUT.format(
-                        model=name, path=found.path, details=indent(found.render()), hint=_unsaved_hint(fresh)
-                    )
-                )
+            _compare_outputs(detach_to_cpu(call_model(fresh, inputs)), expected, saved, fresh, name)
         for group in _tied_groups(saved):
             if len({id(_lookup(fresh, n)) for n in group}) > 1:
                 raise CheckFailed(_ROUNDTRIP_TIES.format(model=name, names=", ".join(group)))
@@ -300,12 +321,44 @@ def _compare_module_tensors(saved: nn.Module, fresh: nn.Module, name: str) -> No
             )
 
 
-def _unsaved_hint(model: nn.Module) -> str:
-    suspects = [f"plain tensor attribute '{n}'" for n in _plain_tensor_attributes(model)]
-    suspects += [f"non-persistent buffer '{n}'" for n in _non_persistent_buffers(model)]
-    if not suspects:
-        return "Some state the outputs depend on is not in the state_dict (Python attributes, RNG use in eval)."
-    return _HINT_UNSAVED.format(suspects=", ".join(suspects))
+def _compare_outputs(actual: Any, expected: Any, saved: nn.Module, fresh: nn.Module, name: str) -> None:
+    comparison = compare_structures(actual, expected)
+    warn_uncompared("assert_checkpoint_roundtrip", comparison)
+    found = comparison.mismatch
+    if found is not None:
+        raise CheckFailed(
+            _ROUNDTRIP_OUTPUT.format(
+                model=name, path=found.path, details=indent(found.render()), hint=_unsaved_hint(saved, fresh)
+            )
+        )
+
+
+def _unsaved_hint(saved: nn.Module, fresh: nn.Module) -> str:
+    """Parameters, buffers and tensor attributes already matched; name the plain Python
+    attributes that differ, if any."""
+    suspects = [
+        f"'{attribute}' ({fresh_value!r} after loading, {saved_value!r} when saved)"
+        for attribute, saved_value, fresh_value in _differing_simple_attributes(saved, fresh)
+    ]
+    if suspects:
+        return _HINT_UNSAVED.format(suspects=", ".join(suspects))
+    return _HINT_OUTSIDE_STATE
+
+
+def _differing_simple_attributes(saved: nn.Module, fresh: nn.Module) -> list[tuple[str, Any, Any]]:
+    fresh_modules = dict(fresh.named_modules())
+    found = []
+    for prefix, module in saved.named_modules():
+        other = fresh_modules.get(prefix)
+        if other is None:
+            continue
+        for attribute, value in vars(module).items():
+            if attribute.startswith("_") or not isinstance(value, (bool, int, float, str)):
+                continue
+            other_value = getattr(other, attribute, None)
+            if other_value != value:
+                found.append((f"{prefix}.{attribute}" if prefix else attribute, value, other_value))
+    return found
 
 
 # ------------------------------------------------------------- resume equivalence
@@ -318,46 +371,102 @@ def _split_optimizer(made: Any) -> tuple[torch.optim.Optimizer, Any | None]:
     return made, None
 
 
+@dataclass(frozen=True)
+class _Recipe:
+    """How to build and train one run: the user's factories and step."""
+
+    make_model: Callable[[], nn.Module]
+    make_optimizer: Callable[[nn.Module], Any]
+    step_fn: Callable[..., Any]
+    batches: Sequence[Any]
+    make_scaler: Callable[[], Any] | None
+
+    def fresh(self) -> TrainingObjects:
+        model = self.make_model()
+        optimizer, scheduler = _split_optimizer(self.make_optimizer(model))
+        scaler = self.make_scaler() if self.make_scaler is not None else None
+        return TrainingObjects(model, optimizer, scheduler, scaler)
+
+    def train(self, run: TrainingObjects, start: int, stop: int) -> list[dict[str, torch.Tensor]]:
+        """Train steps ``start..stop-1``; the model's state after each one."""
+        states = []
+        for index in range(start, stop):
+            if run.scaler is not None:
+                self.step_fn(run.model, run.optimizer, run.scaler, self.batches[index])
+            else:
+                self.step_fn(run.model, run.optimizer, self.batches[index])
+            if run.scheduler is not None:
+                run.scheduler.step()
+            states.append({key: value.detach().to("cpu", copy=True) for key, value in run.model.state_dict().items()})
+        return states
+
+
 def assert_resume_equivalent(
     make_model: Callable[[], nn.Module],
     make_optimizer: Callable[[nn.Module], Any],
-    step_fn: Callable[[nn.Module, torch.optim.Optimizer, Any], Any],
+    step_fn: Callable[..., Any],
     batches: Sequence[Any],
     *,
     save_fn: SaveFn | None = None,
     load_fn: LoadFn | None = None,
     tmp_path: str | os.PathLike[str] | None = None,
+    scaler: Callable[[], Any] | None = None,
 ) -> None:
     """Training ``len(batches)`` steps straight must equal training half of them,
-    saving with ``save_fn(path, model, optimizer[, scheduler=...])``, loading into fresh
-    objects (built under another seed, with every RNG reseeded, as a new process would
-    be) with ``load_fn`` and training the rest: bit for bit on CPU, within the dtype's
-    assert_close tolerance on other devices. ``make_optimizer`` may return
-    ``(optimizer, scheduler)``; ``scheduler.step()`` then follows every step.
-    ``save_fn``/``load_fn`` default to :func:`save_checkpoint`/:func:`load_checkpoint`.
-    The message names the first diverging step and parameter or buffer.
+    saving with ``save_fn(path, model, optimizer[, scheduler=..., scaler=...])``,
+    loading into fresh objects (built under another seed, with every RNG reseeded, as a
+    new process would be) with ``load_fn`` and training the rest: bit for bit on CPU,
+    within the dtype's assert_close tolerance on other devices.
+
+    ``make_optimizer`` may return ``(optimizer, scheduler)``; ``scheduler.step()`` then
+    follows every step. ``scaler`` is a factory such as
+    ``lambda: torch.amp.GradScaler("cpu")``; with it, the step is
+    ``step_fn(model, optimizer, scaler, batch)``. ``save_fn``/``load_fn`` default to
+    :func:`save_checkpoint`/:func:`load_checkpoint`. The message names the first
+    diverging step and parameter or buffer, and what the checkpoint did not restore:
+    the model, optimizer state (the field and parameter), param groups (lr, ...), the
+    scheduler, the GradScaler, which RNG, or extra state outside all of them.
     """
     if len(batches) < 2:
         raise ValueError("assert_resume_equivalent needs at least 2 batches")
     save_fn = save_fn or save_checkpoint
     load_fn = load_fn or load_checkpoint
+    recipe = _Recipe(make_model, make_optimizer, step_fn, batches, scaler)
     resume_step = len(batches) // 2
     with preserved_state(), _directory(tmp_path) as directory:
         torch.use_deterministic_algorithms(True)
-        straight = _train(make_model, make_optimizer, step_fn, batches, 0, len(batches))
         seed_everything(0)
-        model, optimizer, scheduler = _fresh(make_model, make_optimizer)
-        _steps(model, optimizer, scheduler, step_fn, batches, 0, resume_step)
+        straight = recipe.train(recipe.fresh(), 0, len(batches))
+        seed_everything(0)
+        first = recipe.fresh()
+        recipe.train(first, 0, resume_step)
+        saved = TrainingState.capture(first)
         path = directory / "torchcheck_resume.pt"
-        _guarded("save_fn", lambda: _call(save_fn, path, model, optimizer, scheduler=scheduler))
+        _guarded("save_fn", lambda: _call(save_fn, path, first.model, first.optimizer,
+                                           scheduler=first.scheduler, scaler=first.scaler))
         seed_everything(12345)  # a new process: other init, other RNG streams
-        model, optimizer, scheduler = _fresh(make_model, make_optimizer)
-        _guarded("load_fn", lambda: _call(load_fn, path, model, optimizer, scheduler=scheduler))
-        resumed = _steps(model, optimizer, scheduler, step_fn, batches, resume_step, len(batches))
-        exact = all(t.device.type == "cpu" for t in model.state_dict().values())
-        parameter_names = {name for name, _ in model.named_parameters()}
+        second = recipe.fresh()
+        _guarded("load_fn", lambda: _call(load_fn, path, second.model, second.optimizer,
+                                           scheduler=second.scheduler, scaler=second.scaler))
+        loaded = TrainingState.capture(second)
+        resumed = recipe.train(second, resume_step, len(batches))
+        exact = all(t.device.type == "cpu" for t in second.model.state_dict().values())
+        parameter_names = {name for name, _ in second.model.named_parameters()}
     for step, (expected, actual) in enumerate(zip(straight[resume_step:], resumed), start=resume_step + 1):
-        _compare_states(expected, actual, step, resume_step, len(batches), exact, parameter_names)
+        found = _first_divergence(expected, actual, exact)
+        if found is not None:
+            key, mismatch = found
+            raise CheckFailed(
+                _RESUME_DIVERGED.format(
+                    resume_step=resume_step,
+                    step=step,
+                    total=len(batches),
+                    kind="parameter" if key in parameter_names else "buffer",
+                    name=key,
+                    details=indent(mismatch.render()),
+                    diagnosis=_diagnosis(saved, loaded, recipe),
+                )
+            )
 
 
 def _guarded(phase: str, action: Callable[[], Any]) -> None:
@@ -367,65 +476,23 @@ def _guarded(phase: str, action: Callable[[], Any]) -> None:
         raise CheckFailed(_RESUME_FAILED.format(phase=phase, error_type=type(error).__name__, error=error)) from error
 
 
-def _fresh(make_model: Callable[[], nn.Module], make_optimizer: Callable[[nn.Module], Any]) -> tuple[nn.Module, Any, Any]:
-    model = make_model()
-    optimizer, scheduler = _split_optimizer(make_optimizer(model))
-    return model, optimizer, scheduler
-
-
-def _train(
-    make_model: Callable[[], nn.Module],
-    make_optimizer: Callable[[nn.Module], Any],
-    step_fn: Callable[..., Any],
-    batches: Sequence[Any],
-    start: int,
-    stop: int,
-) -> list[dict[str, torch.Tensor]]:
-    seed_everything(0)
-    model, optimizer, scheduler = _fresh(make_model, make_optimizer)
-    return _steps(model, optimizer, scheduler, step_fn, batches, start, stop)
-
-
-def _steps(
-    model: nn.Module,
-    optimizer: torch.optim.Optimizer,
-    scheduler: Any,
-    step_fn: Callable[..., Any],
-    batches: Sequence[Any],
-    start: int,
-    stop: int,
-) -> list[dict[str, torch.Tensor]]:
-    """Train steps ``start..stop-1``; the model's state after each one."""
-    states = []
-    for index in range(start, stop):
-        step_fn(model, optimizer, batches[index])
-        if scheduler is not None:
-            scheduler.step()
-        states.append({key: value.detach().to("cpu", copy=True) for key, value in model.state_dict().items()})
-    return states
-
-
-def _compare_states(
-    expected: dict[str, torch.Tensor],
-    actual: dict[str, torch.Tensor],
-    step: int,
-    resume_step: int,
-    total: int,
-    exact: bool,
-    parameter_names: set[str],
-) -> None:
+def _first_divergence(
+    expected: dict[str, torch.Tensor], actual: dict[str, torch.Tensor], exact: bool
+) -> tuple[str, Any] | None:
     """Bit-exact when training ran on CPU; assert_close tolerances elsewhere."""
     for key, value in expected.items():
         rtol, atol = (0.0, 0.0) if exact else default_tolerance(value.dtype)
         found = first_mismatch(actual.get(key), value, path=key, rtol=rtol, atol=atol)
         if found is not None:
-            raise CheckFailed(
-                _RESUME_DIVERGED.format(
-                    resume_step=resume_step,
-                    step=step,
-                    total=total,
-                    kind="parameter" if key in parameter_names else "buffer",
-                    name=key,
-                    details=indent(found.render()),
-                )
-            )
+            return key, found
+    return None
+
+
+def _diagnosis(saved: TrainingState, loaded: TrainingState, recipe: _Recipe) -> str:
+    pieces = forgotten_pieces(saved, loaded)
+    if pieces:
+        return _RESUME_FORGOTTEN.format(pieces="\n".join(indent(piece) for piece in pieces))
+    restored = ["model", "optimizer"]
+    restored += ["scheduler"] if saved.scheduler is not None else []
+    restored += ["GradScaler"] if saved.scaler is not None else []
+    return _RESUME_OUTSIDE.format(restored=", ".join(restored), step=callable_name(recipe.step_fn))
