@@ -76,6 +76,13 @@ def test_a_correct_accumulating_loop_equals_the_whole_batch_step() -> None:
         assert_accumulation_equivalent(mlp, sgd, accumulating_loop, regression_batch(), accumulation_steps=4)
 
 
+def test_a_model_instance_is_copied_for_each_run() -> None:
+    model = mlp()
+    before = [p.detach().clone() for p in model.parameters()]
+    assert_accumulation_equivalent(model, sgd, accumulating_loop, regression_batch(), accumulation_steps=2)
+    assert all(torch.equal(p, b) for p, b in zip(model.parameters(), before))
+
+
 def test_a_loss_not_divided_by_the_accumulation_steps_is_named_with_the_update_ratio() -> None:
     message = failure_message(undivided_loss)
     assert message.startswith(

@@ -316,6 +316,13 @@ def test_amp_step_catches_a_loss_that_loses_precision_under_autocast() -> None:
     assert "A numerically fragile op runs in torch.bfloat16." in message
 
 
+def test_amp_step_puts_the_clipping_functions_back_after_a_failure() -> None:
+    clip_module = torch.nn.utils.clip_grad
+    originals = (clip_module.clip_grad_value_, torch.nn.utils.clip_grad_value_, torch.nn.utils.clip_grads_with_norm_)
+    amp_failure(clips_before_unscale)
+    assert (clip_module.clip_grad_value_, torch.nn.utils.clip_grad_value_, torch.nn.utils.clip_grads_with_norm_) == originals
+
+
 def test_amp_step_rejects_an_empty_list_of_batches() -> None:
     model, optimizer, _ = setup()
     with pytest.raises(ValueError, match="batches is an empty list"):

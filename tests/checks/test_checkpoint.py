@@ -71,6 +71,15 @@ def test_checkpoint_roundtrip_passes_buffers_and_tied_weights(tmp_path: Path) ->
         assert_checkpoint_roundtrip(Tied, torch.tensor([[1, 2, 3]]))
 
 
+def test_checkpoint_roundtrip_takes_a_model_instance_and_leaves_it_unchanged() -> None:
+    model = Scaled()
+    before = {key: value.clone() for key, value in model.state_dict().items()}
+    assert_checkpoint_roundtrip(model, torch.randn(2, 4))
+    assert all(torch.equal(model.state_dict()[key], value) for key, value in before.items())
+    with pytest.raises(CheckFailed, match='Missing key\\(s\\) in state_dict: "fc.bias"'):
+        assert_checkpoint_roundtrip(DropsKey(), torch.ones(2, 4))
+
+
 def test_checkpoint_roundtrip_names_a_tensor_kept_as_a_plain_attribute() -> None:
     with process_state_unchanged(), pytest.raises(CheckFailed) as failure:
         assert_checkpoint_roundtrip(PlainAttribute, torch.ones(2, 4))
@@ -253,6 +262,24 @@ def test_resume_equivalent_names_momentum_buffers_left_behind() -> None:
         "- optimizer state: none after loading, while the saved optimizer held 'momentum_buffer' for 4 parameters "
         "(optimizer.state_dict() is not saved or not loaded: momentum restarts from zero)"
     ]
+
+
+def save_optimizer_in_half_precision(
+    path: os.PathLike[str], model: nn.Module, optimizer: torch.optim.Optimizer, **kwargs: Any
+) -> None:
+    save_checkpoint(path, model, optimizer, **kwargs)
+    checkpoint = torch.load(path, weights_only=True)
+    for entry in checkpoint["optimizer"]["state"].values():  # bug: rounds Adam's moments to save disk
+        entry.update({key: value.half() for key, value in entry.items() if key.startswith("exp_avg")})
+    torch.save(checkpoint, path)
+
+
+def test_resume_equivalent_names_the_optimizer_field_that_lost_precision() -> None:
+    message = resume_failure(Regressor, make_optimizer, train_step, batches(), save_fn=save_optimizer_in_half_precision)
+    lines = forgotten(message)
+    assert lines[0] == "- optimizer state: 'exp_avg' differs for 4 of 4 parameters, first 'fc1.weight':"
+    assert "- optimizer state: 'exp_avg_sq' differs for 4 of 4 parameters, first 'fc1.weight':" in lines
+    assert "Greatest relative difference:" in message
 
 
 def load_then_reset_lr(path: os.PathLike[str], model: nn.Module, optimizer: torch.optim.Optimizer, **kwargs: Any) -> None:

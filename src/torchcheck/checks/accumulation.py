@@ -12,6 +12,7 @@ import torch
 from torch import nn
 
 from torchcheck.checks._compare import callable_name, first_mismatch, indent
+from torchcheck.checks._inputs import instantiate
 from torchcheck.checks._train_mode import TrainModeLayers, module_list, recording_train_mode_layers
 from torchcheck.checks.errors import CheckFailed
 from torchcheck.checks.seeding import seed_everything
@@ -112,7 +113,7 @@ class _Run:
 
 @dataclass(frozen=True)
 class _Setup:
-    make_model: Callable[[], nn.Module]
+    make_model: nn.Module | Callable[[], nn.Module]
     make_optimizer: Callable[[nn.Module], Any]
     train_fn: TrainFn
 
@@ -122,7 +123,7 @@ class _Setup:
 
 
 def assert_accumulation_equivalent(
-    make_model: Callable[[], nn.Module],
+    make_model: nn.Module | Callable[[], nn.Module],
     make_optimizer: Callable[[nn.Module], Any],
     train_fn: TrainFn,
     batch: Any,
@@ -236,7 +237,7 @@ def _rebuilt_mapping(original: Mapping[Any, Any], items: dict[Any, Any]) -> Mapp
 
 def _run(setup: _Setup, micro_batches: list[Any], steps: int, run: str) -> _Run:
     seed_everything(_SEED)
-    model = setup.make_model()
+    model = instantiate(setup.make_model)
     made = setup.make_optimizer(model)
     optimizer = made[0] if isinstance(made, tuple) else made
     initial = _parameters(model)

@@ -23,7 +23,7 @@ from torchcheck.checks._compare import (
     indent,
     warn_uncompared,
 )
-from torchcheck.checks._inputs import call_model
+from torchcheck.checks._inputs import call_model, instantiate
 from torchcheck.checks._training_state import TrainingObjects, TrainingState, forgotten_pieces
 from torchcheck.checks.errors import CheckFailed
 from torchcheck.checks.seeding import seed_everything
@@ -240,9 +240,17 @@ def _lookup(model: nn.Module, dotted: str) -> Any:
     return target
 
 
-def _build(make_model: Callable[[], nn.Module], seed: int) -> nn.Module:
+def _build(make_model: nn.Module | Callable[[], nn.Module], seed: int) -> nn.Module:
+    """A model built under ``seed``; a model instance is copied instead, and for any
+    seed but 0 its parameters are shifted, so that a tensor the load misses shows."""
     seed_everything(seed)
-    return make_model()
+    model = instantiate(make_model)
+    if isinstance(make_model, nn.Module) and seed != 0:
+        with torch.no_grad():
+            for param in model.parameters():
+                if param.is_floating_point():
+                    param.add_(torch.randn_like(param))
+    return model
 
 
 def _call(fn: Callable[..., Any], *args: Any, scheduler: Any = None, scaler: Any = None) -> Any:
@@ -260,7 +268,7 @@ def _call(fn: Callable[..., Any], *args: Any, scheduler: Any = None, scaler: Any
 
 
 def assert_checkpoint_roundtrip(
-    make_model: Callable[[], nn.Module],
+    make_model: nn.Module | Callable[[], nn.Module],
     *inputs: Any,
     tmp_path: str | os.PathLike[str] | None = None,
 ) -> None:
@@ -375,14 +383,14 @@ def _split_optimizer(made: Any) -> tuple[torch.optim.Optimizer, Any | None]:
 class _Recipe:
     """How to build and train one run: the user's factories and step."""
 
-    make_model: Callable[[], nn.Module]
+    make_model: nn.Module | Callable[[], nn.Module]
     make_optimizer: Callable[[nn.Module], Any]
     step_fn: Callable[..., Any]
     batches: Sequence[Any]
     make_scaler: Callable[[], Any] | None
 
     def fresh(self) -> TrainingObjects:
-        model = self.make_model()
+        model = instantiate(self.make_model)
         optimizer, scheduler = _split_optimizer(self.make_optimizer(model))
         scaler = self.make_scaler() if self.make_scaler is not None else None
         return TrainingObjects(model, optimizer, scheduler, scaler)
@@ -402,7 +410,7 @@ class _Recipe:
 
 
 def assert_resume_equivalent(
-    make_model: Callable[[], nn.Module],
+    make_model: nn.Module | Callable[[], nn.Module],
     make_optimizer: Callable[[nn.Module], Any],
     step_fn: Callable[..., Any],
     batches: Sequence[Any],
