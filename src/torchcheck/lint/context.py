@@ -13,7 +13,12 @@ the way up) and answers three questions about the code being visited:
   that is only right for the inferred kind is safe only on strong evidence;
 * **where** - inside which loops, under ``no_grad``/``inference_mode``, inside which class,
   and inside compatibility code (an ``except`` handler, or an ``if`` that tests the PyTorch
-  version or probes for an API), where deliberate use of old APIs is not a mistake.
+  version or probes for an API), where deliberate use of old APIs is not a mistake;
+* **flow** - branches, paths, exits, per-loop facts and branch-aware bindings
+  (:attr:`LintContext.flow`, see :mod:`torchcheck.lint.flow`);
+* **functions** - what each function of the file does to its parameters
+  (:meth:`LintContext.summary_of`) and which of them a call runs
+  (:meth:`LintContext.resolve_call`), see :mod:`torchcheck.lint.summaries`.
 
 A name imported from two different places (``try: from torch import vmap`` /
 ``except ImportError: from functorch import vmap``) is ambiguous and resolves to nothing.
@@ -25,12 +30,17 @@ import enum
 import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import NamedTuple
+from typing import TYPE_CHECKING, NamedTuple
 
 import libcst as cst
 
 from torchcheck.lint import torch_api
+from torchcheck.lint.flow import ControlFlow
+from torchcheck.lint.positions import Positions
 from torchcheck.lint.settings import LintSettings
+
+if TYPE_CHECKING:
+    from torchcheck.lint.summaries import FunctionSummary, ModuleSummaries, ResolvedCall
 
 
 class Kind(enum.Enum):
@@ -445,6 +455,10 @@ class LintContext:
         # entered, and what entering a block installed, to undo when it is left
         self._narrowings: dict[cst.CSTNode, list[tuple[str, list[cst.BaseExpression], bool]]] = {}
         self._narrowed_blocks: dict[cst.CSTNode, list[tuple[str, Binding | None, Binding]]] = {}
+        self.flow = ControlFlow(lambda: self.loops)
+        self._module: cst.Module | None = None
+        self._summaries: ModuleSummaries | None = None
+        self._positions: Positions | None = None
 
     # ----------------------------------------------------------------- where are we
     @property
@@ -500,6 +514,47 @@ class LintContext:
 
     def is_module_class(self, node: cst.ClassDef) -> bool:
         return node.name.value in self.module_classes
+
+    # ----------------------------------------------------------------- functions of this file
+    def summary_of(self, function: cst.FunctionDef) -> FunctionSummary:
+        """What ``function`` (a ``def`` of this file) does to its parameters, to ``self`` and
+        to module-level names, and what it returns; computed on first use and memoised."""
+        return self._module_summaries().of(function)
+
+    def resolve_call(self, call: cst.Call) -> ResolvedCall | None:
+        """The ``def`` of this file that ``call`` runs - a top-level function, a nested
+        function in scope, or ``self.method(...)`` of the current class - with the call's
+        arguments mapped onto its parameters; None for any other call."""
+        from torchcheck.lint.summaries import Unresolved  # summaries import Kind from here
+
+        if self.qualified_name(call.func) is not None:
+            return None  # imported
+
+        def meaning_of(name: str) -> cst.FunctionDef | Unresolved:
+            binding = self.flow.last_binding(name)
+            if binding is None:
+                return Unresolved.UNBOUND
+            return binding.node if isinstance(binding.node, cst.FunctionDef) else Unresolved.OTHER
+
+        return self._module_summaries().resolve(
+            call, function=self.flow.function, current_class=self.current_class, meaning_of=meaning_of
+        )
+
+    def _module_summaries(self) -> ModuleSummaries:
+        if self._summaries is None:
+            from torchcheck.lint.summaries import ModuleSummaries
+
+            assert self._module is not None, "summaries are asked for during the walk"
+            self._summaries = ModuleSummaries(self._module, self)
+        return self._summaries
+
+    def line_of(self, node: cst.CSTNode) -> int:
+        """The line ``node`` starts on, for messages that name another place of the file
+        (positions are computed once, on first use)."""
+        if self._positions is None:
+            assert self._module is not None
+            self._positions = Positions(self._module)
+        return self._positions[node].start.line
 
     # ----------------------------------------------------------------- names
     def _lookup(self, name: str) -> Binding | None:
@@ -822,6 +877,7 @@ class LintContext:
 
     # ----------------------------------------------------------------- walk hooks
     def visit_Module(self, node: cst.Module) -> None:
+        self._module = node
         self._scopes.append(Scope(node))
         self.module_classes.update(_top_level_module_classes(node))
 
@@ -860,8 +916,10 @@ class LintContext:
         self._classes.append(node)
         self._scopes.append(Scope(node, is_class=True))
         self._frames.append(Frame())
+        self.flow.visit_ClassDef(node)
 
     def leave_ClassDef(self, node: cst.ClassDef) -> None:
+        self.flow.leave_ClassDef(node)
         self._frames.pop()
         self._scopes.pop()
         self._classes.pop()
@@ -892,8 +950,10 @@ class LintContext:
         for star in (node.params.star_arg, node.params.star_kwarg):
             if isinstance(star, cst.Param):
                 self.bind(star.name.value, strong(Kind.OTHER))
+        self.flow.visit_FunctionDef(node)
 
     def leave_FunctionDef(self, node: cst.FunctionDef) -> None:
+        self.flow.leave_FunctionDef(node)
         self._frames.pop()
         self._scopes.pop()
         self._scopes[-1].bindings[node.name.value] = Binding.of(strong(Kind.OTHER))
@@ -946,15 +1006,19 @@ class LintContext:
         self._loop_calls[node] = []
         if element.kind is Kind.TENSOR:
             self._dataloader_loops.add(node)
+        self.flow.visit_loop(node)
 
     def leave_For(self, node: cst.For) -> None:
+        self.flow.leave_loop(node)
         self._frames[-1].loops.pop()
 
     def visit_While(self, node: cst.While) -> None:
         self._frames[-1].loops.append(node)
         self._loop_calls[node] = []
+        self.flow.visit_loop(node)
 
     def leave_While(self, node: cst.While) -> None:
+        self.flow.leave_loop(node)
         self._frames[-1].loops.pop()
 
     def _enter_with(self, node: cst.With, step: int) -> None:
@@ -979,6 +1043,7 @@ class LintContext:
         for item in node.items:
             if item.asname is not None:
                 self._bind_target(item.asname.name, UNKNOWN)
+                self.flow.bind_with_item(item)
 
     def leave_With(self, node: cst.With) -> None:
         self._enter_with(node, -1)
@@ -992,20 +1057,47 @@ class LintContext:
     def visit_If(self, node: cst.If) -> None:
         self._conditions.append(node)
         self._narrow(node)
+        self.flow.visit_If(node)
 
     def leave_If(self, node: cst.If) -> None:
+        self.flow.leave_If(node)
         self._conditions.pop()
+
+    def visit_Try(self, node: cst.Try) -> None:
+        self.flow.visit_Try(node)
+
+    def visit_TryStar(self, node: cst.TryStar) -> None:
+        self.flow.visit_Try(node)
+
+    def visit_Match(self, node: cst.Match) -> None:
+        self.flow.visit_Match(node)
+
+    def visit_Break(self, node: cst.Break) -> None:
+        self.flow.visit_exit(node)
+
+    def visit_Continue(self, node: cst.Continue) -> None:
+        self.flow.visit_exit(node)
+
+    def visit_Return(self, node: cst.Return) -> None:
+        self.flow.visit_exit(node)
+
+    def visit_Raise(self, node: cst.Raise) -> None:
+        self.flow.visit_exit(node)
 
     def visit_IndentedBlock(self, node: cst.IndentedBlock) -> None:
         self._enter_block(node)
+        self.flow.enter_block(node)
 
     def leave_IndentedBlock(self, node: cst.IndentedBlock) -> None:
+        self.flow.leave_block(node)
         self._leave_block(node)
 
     def visit_SimpleStatementSuite(self, node: cst.SimpleStatementSuite) -> None:
         self._enter_block(node)
+        self.flow.enter_block(node)
 
     def leave_SimpleStatementSuite(self, node: cst.SimpleStatementSuite) -> None:
+        self.flow.leave_block(node)
         self._leave_block(node)
 
     def visit_IfExp(self, node: cst.IfExp) -> None:
@@ -1022,11 +1114,13 @@ class LintContext:
 
     def leave_Assign(self, node: cst.Assign) -> None:
         self._bind_assignment([target.target for target in node.targets], node.value)
+        self.flow.leave_Assign(node)
 
     def leave_AnnAssign(self, node: cst.AnnAssign) -> None:
         annotated = self._annotated(node.annotation)
         value = self.kind_and_evidence(node.value) if node.value is not None else UNKNOWN
         self._bind_target(node.target, value if value.evidence is Evidence.STRONG or annotated.kind is None else annotated)
+        self.flow.leave_AnnAssign(node)
 
     def leave_AugAssign(self, node: cst.AugAssign) -> None:
         if isinstance(node.target, cst.Name):
@@ -1035,6 +1129,7 @@ class LintContext:
 
     def leave_NamedExpr(self, node: cst.NamedExpr) -> None:
         self._bind_target(node.target, self.kind_and_evidence(node.value))
+        self.flow.leave_NamedExpr(node)
 
     def visit_Del(self, node: cst.Del) -> None:
         if isinstance(node.target, cst.Name):

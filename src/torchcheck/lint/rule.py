@@ -19,6 +19,7 @@ from torchcheck.lint.context import Evidence
 
 if TYPE_CHECKING:
     from torchcheck.lint.context import LintContext
+    from torchcheck.lint.flow import Loop
 
 
 class FixSafety(enum.Enum):
@@ -101,6 +102,13 @@ class Rule:
     def __init__(self, context: LintContext) -> None:
         self.context = context
         self.reports: list[Report] = []
+        if type(self).leave_loop is not Rule.leave_loop:
+            context.flow.on_leave_loop(self.leave_loop)
+
+    def leave_loop(self, loop: Loop) -> None:
+        """Called once the outermost loop of a function (or of the module) is complete,
+        with everything nested in it walked: the place to decide on facts collected per
+        loop with ``self.context.flow.loop_facts(self, ...)``."""
 
     def __init_subclass__(cls, **kwargs: object) -> None:
         super().__init_subclass__(**kwargs)

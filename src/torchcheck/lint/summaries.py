@@ -1,0 +1,1018 @@
+"""What each function of a file does to its parameters, to ``self`` and to module-level names.
+
+A :class:`FunctionSummary` says, for one ``def``, which of the training-protocol methods
+(``eval()``, ``train()``, ``zero_grad()``, ``step()``, ``backward()``, ``set_epoch()``,
+``unscale_()``, ``update()``) it calls on what - on every path that returns (MUST) or on
+some (MAY) -, in which mode (train/eval) it leaves each module on its exits, and what it
+returns. Rules ask :meth:`~torchcheck.lint.context.LintContext.summary_of` and map a call's
+arguments onto the callee's parameters with
+:meth:`~torchcheck.lint.context.LintContext.resolve_call`, so ``evaluate(model)`` is known
+to leave ``model`` in eval mode.
+
+Like Pysa's summaries, each is computed once, on demand, by a structural pass over the
+function's statements (a sequence composes, ``if``/``else`` and ``match`` join - MUST is the
+intersection of the branches, MAY their union -, a loop or a ``try`` body may be skipped,
+``return`` ends a path and ``raise`` ends it without returning), and memoised. Calls to
+other functions of the file are resolved to their summaries, iterating to a fixpoint where
+functions call each other; the depth of nested summaries is bounded.
+
+Summaries are plain frozen values with a stable, sorted ``to_dict()``/``from_dict()`` so a
+project index can store them per file and resolve helpers imported from other files.
+"""
+
+from __future__ import annotations
+
+import enum
+from collections.abc import Callable, Iterator, Mapping
+from dataclasses import dataclass, field, replace
+from typing import Any, Protocol
+
+import libcst as cst
+
+from torchcheck.lint import torch_api
+from torchcheck.lint.context import Kind, dotted_name, source_text
+from torchcheck.lint.walker import children
+
+# Methods whose calls a summary records.
+ACTIONS = frozenset({"eval", "train", "zero_grad", "step", "backward", "set_epoch", "unscale_", "update"})
+# The target of an effect on a value the function made itself (a local loss's `backward()`,
+# `scaler.scale(loss).backward()`): the callee did it, but on nothing the caller can name.
+ANONYMOUS = "<value>"
+
+EVAL = "eval"
+TRAIN = "train"
+UNCHANGED = "unchanged"
+
+_NON_CONTIGUOUS_METHODS = frozenset({"t", "transpose", "permute", "swapaxes", "swapdims", "movedim"})
+_NON_CONTIGUOUS_ATTRIBUTES = frozenset({"T", "mT", "H", "mH"})
+_PROBABILITY_FUNCTIONS = frozenset({"softmax", "sigmoid"})
+_MAX_DEPTH = 12  # nested summaries computed at once; deeper helpers count as doing nothing
+_MAX_ROUNDS = 4  # fixpoint iterations for functions that call each other
+_MAX_ALIAS_DEPTH = 4  # `x = ...; y = x; return y` is followed this far
+
+
+class Unresolved(enum.Enum):
+    """What a name means at a call, when it is not a ``def`` of this file."""
+
+    UNBOUND = "unbound"  # nothing in the file bound it yet: maybe a function defined further down
+    OTHER = "other"  # bound to something else: an import, a variable, a parameter
+
+
+class Certainty(enum.Enum):
+    MUST = "must"  # on every path that returns normally
+    MAY = "may"  # on some path
+
+
+@dataclass(frozen=True)
+class Site:
+    """Where an effect happens, for messages that name the other place."""
+
+    function: str  # the qualified name of the function: `evaluate`, `Trainer.fit`
+    code: str  # the call, on one line: `model.eval()`
+    line: int | None = None  # filled by with_lines(), or read from a stored summary
+    node: cst.CSTNode | None = field(default=None, compare=False, repr=False)
+
+    def describe(self, line_of: Callable[[cst.CSTNode], int] | None = None) -> str:
+        """For messages: ``model.eval()`` in ``evaluate()`` at line 41 (in backquotes)."""
+        line = self.line
+        if line is None and self.node is not None and line_of is not None:
+            line = line_of(self.node)
+        where = f"`{self.code}` in `{self.function}()`"
+        return f"{where} at line {line}" if line is not None else where
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"function": self.function, "code": self.code, "line": self.line}
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> Site:
+        return cls(str(data["function"]), str(data["code"]), data.get("line"))
+
+
+@dataclass(frozen=True)
+class Effect:
+    """``action`` called on ``target`` (a parameter path such as ``model`` or
+    ``self.optimizer``, a module-level name, or :data:`ANONYMOUS`)."""
+
+    action: str
+    target: str
+    certainty: Certainty
+    site: Site
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"action": self.action, "target": self.target, "certainty": self.certainty.value, "site": self.site.to_dict()}
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> Effect:
+        return cls(str(data["action"]), str(data["target"]), Certainty(data["certainty"]), Site.from_dict(data["site"]))
+
+
+@dataclass(frozen=True)
+class ExitMode:
+    """The train/eval modes ``target`` may be in when the function returns (sorted, out of
+    ``eval``, ``train`` and ``unchanged``), and the ``eval()`` call that may leave it so."""
+
+    target: str
+    modes: tuple[str, ...]
+    eval_site: Site | None
+
+    @property
+    def leaves_eval(self) -> Certainty | None:
+        """MUST: every exit leaves ``target`` in eval mode; MAY: some exit does."""
+        if self.modes == (EVAL,):
+            return Certainty.MUST
+        return Certainty.MAY if EVAL in self.modes else None
+
+    def to_dict(self) -> dict[str, Any]:
+        site = self.eval_site.to_dict() if self.eval_site is not None else None
+        return {"target": self.target, "modes": list(self.modes), "eval_site": site}
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> ExitMode:
+        site = data.get("eval_site")
+        return cls(str(data["target"]), tuple(data["modes"]), Site.from_dict(site) if site else None)
+
+
+@dataclass(frozen=True)
+class Returns:
+    """What the function returns on every path that returns: its kind where all paths agree,
+    and whether it is always a softmax/sigmoid output or a non-contiguous view."""
+
+    kind: Kind | None = None
+    probabilities: bool = False  # softmax() / sigmoid() output
+    non_contiguous: bool = False  # .t(), .transpose(), .permute(), .T ...
+
+    def to_dict(self) -> dict[str, Any]:
+        kind = self.kind.name if self.kind is not None else None
+        return {"kind": kind, "probabilities": self.probabilities, "non_contiguous": self.non_contiguous}
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> Returns:
+        kind = Kind[data["kind"]] if data.get("kind") else None
+        return cls(kind, bool(data["probabilities"]), bool(data["non_contiguous"]))
+
+
+class ParameterKind(enum.Enum):
+    POSITIONAL_ONLY = "positional-only"
+    POSITIONAL = "positional"
+    KEYWORD_ONLY = "keyword-only"
+    VAR_POSITIONAL = "*args"
+    VAR_KEYWORD = "**kwargs"
+
+
+@dataclass(frozen=True)
+class Parameter:
+    name: str
+    kind: ParameterKind
+    has_default: bool = False
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"name": self.name, "kind": self.kind.value, "has_default": self.has_default}
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> Parameter:
+        return cls(str(data["name"]), ParameterKind(data["kind"]), bool(data["has_default"]))
+
+
+@dataclass(frozen=True)
+class FunctionSummary:
+    """What one function does; every tuple is sorted, so equal behaviour compares equal."""
+
+    name: str  # qualified within its file: `train`, `Trainer.fit`, `main.<locals>.step`
+    parameters: tuple[Parameter, ...]
+    binds_first: bool  # a method or classmethod: its first parameter comes from the receiver
+    effects: tuple[Effect, ...] = ()
+    exit_modes: tuple[ExitMode, ...] = ()
+    returns: Returns = Returns()
+
+    def effect(self, action: str, target: str | None = None, *, certainty: Certainty = Certainty.MAY) -> Effect | None:
+        """The effect ``action`` (on ``target``, or on anything), at least as certain as asked."""
+        for effect in self.effects:
+            if effect.action == action and (target is None or effect.target == target):
+                if certainty is Certainty.MAY or effect.certainty is Certainty.MUST:
+                    return effect
+        return None
+
+    def does(self, action: str, *, certainty: Certainty = Certainty.MAY) -> bool:
+        return self.effect(action, certainty=certainty) is not None
+
+    def exit_mode(self, target: str) -> ExitMode | None:
+        return next((mode for mode in self.exit_modes if mode.target == target), None)
+
+    def with_lines(self, line_of: Callable[[cst.CSTNode], int]) -> FunctionSummary:
+        """A copy whose sites carry line numbers (for storing it)."""
+
+        def located(site: Site) -> Site:
+            return site if site.line is not None or site.node is None else replace(site, line=line_of(site.node))
+
+        effects = tuple(replace(effect, site=located(effect.site)) for effect in self.effects)
+        modes = tuple(
+            replace(mode, eval_site=located(mode.eval_site)) if mode.eval_site is not None else mode for mode in self.exit_modes
+        )
+        return replace(self, effects=effects, exit_modes=modes)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "name": self.name,
+            "parameters": [parameter.to_dict() for parameter in self.parameters],
+            "binds_first": self.binds_first,
+            "effects": [effect.to_dict() for effect in self.effects],
+            "exit_modes": [mode.to_dict() for mode in self.exit_modes],
+            "returns": self.returns.to_dict(),
+        }
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> FunctionSummary:
+        return cls(
+            name=str(data["name"]),
+            parameters=tuple(Parameter.from_dict(item) for item in data["parameters"]),
+            binds_first=bool(data["binds_first"]),
+            effects=tuple(Effect.from_dict(item) for item in data["effects"]),
+            exit_modes=tuple(ExitMode.from_dict(item) for item in data["exit_modes"]),
+            returns=Returns.from_dict(data["returns"]),
+        )
+
+
+# ----------------------------------------------------------------------- call resolution
+@dataclass(frozen=True)
+class ResolvedCall:
+    """A call to a function of this file, with the argument passed for each parameter."""
+
+    function: cst.FunctionDef
+    # parameter -> the expression passed (or its default); None when `*args`/`**kwargs` in the
+    # call, or a call that would not bind, make the mapping unknown
+    arguments: Mapping[str, cst.BaseExpression] | None
+    parameter_names: frozenset[str]
+
+    def translate(self, target: str) -> str | None:
+        """The caller's spelling of a callee's effect target: ``model`` for the callee's
+        ``net`` in ``evaluate(model)``; a module-level name stays itself; None when the
+        argument is no name the caller could use (an expression, or an unknown mapping)."""
+        if target == ANONYMOUS:
+            return ANONYMOUS
+        root, dot, rest = target.partition(".")
+        if root not in self.parameter_names:
+            return target
+        if self.arguments is None or root not in self.arguments:
+            return None
+        spelled = _argument_name(self.arguments[root])
+        if spelled is None:
+            return None
+        return f"{spelled}{dot}{rest}"
+
+
+def _argument_name(expression: cst.BaseExpression) -> str | None:
+    """``model`` for ``model`` and for ``model.parameters()`` (a helper clearing the
+    gradients of what it is given clears the model's)."""
+    if isinstance(expression, cst.Call) and isinstance(expression.func, cst.Attribute) and not expression.args:
+        if expression.func.attr.value in ("parameters", "named_parameters"):
+            return dotted_name(expression.func.value)
+    if isinstance(expression, cst.Name) and expression.value in ("None", "True", "False"):
+        return None
+    return dotted_name(expression)
+
+
+def _is_static(function: cst.FunctionDef) -> bool:
+    return any(_decorator_name(decorator) == "staticmethod" for decorator in function.decorators)
+
+
+def _decorator_name(decorator: cst.Decorator) -> str | None:
+    expression = decorator.decorator
+    name = dotted_name(expression.func if isinstance(expression, cst.Call) else expression)
+    return name.rsplit(".", 1)[-1] if name else None
+
+
+def bind_arguments(
+    call: cst.Call, function: cst.FunctionDef, receiver: cst.BaseExpression | None = None
+) -> dict[str, cst.BaseExpression] | None:
+    """Map ``call``'s arguments onto ``function``'s parameters like Python does (the
+    receiver of a method call binds its first parameter); None when a star argument hides
+    the mapping or the call would raise ``TypeError``."""
+    if any(argument.star for argument in call.args):
+        return None
+    params = function.params
+    positional = [*params.posonly_params, *params.params]
+    mapping: dict[str, cst.BaseExpression] = {}
+    if receiver is not None:
+        if not positional:
+            return None
+        mapping[positional[0].name.value] = receiver
+        positional = positional[1:]
+    passed = [argument.value for argument in call.args if argument.keyword is None]
+    if len(passed) > len(positional) and not isinstance(params.star_arg, cst.Param):
+        return None
+    for param, value in zip(positional, passed):
+        mapping[param.name.value] = value
+    by_keyword = {param.name.value for param in (*params.params, *params.kwonly_params)}
+    for argument in call.args:
+        if argument.keyword is None:
+            continue
+        name = argument.keyword.value
+        if name in mapping or (name not in by_keyword and params.star_kwarg is None):
+            return None
+        if name in by_keyword:
+            mapping[name] = argument.value
+    for param in (*positional, *params.kwonly_params):
+        if param.name.value not in mapping:
+            if param.default is None:
+                return None
+            mapping[param.name.value] = param.default
+    return mapping
+
+
+def parameters_of(function: cst.FunctionDef) -> tuple[Parameter, ...]:
+    params = function.params
+    found = [Parameter(p.name.value, ParameterKind.POSITIONAL_ONLY, p.default is not None) for p in params.posonly_params]
+    found += [Parameter(p.name.value, ParameterKind.POSITIONAL, p.default is not None) for p in params.params]
+    if isinstance(params.star_arg, cst.Param):
+        found.append(Parameter(params.star_arg.name.value, ParameterKind.VAR_POSITIONAL))
+    found += [Parameter(p.name.value, ParameterKind.KEYWORD_ONLY, p.default is not None) for p in params.kwonly_params]
+    if params.star_kwarg is not None:
+        found.append(Parameter(params.star_kwarg.name.value, ParameterKind.VAR_KEYWORD))
+    return tuple(found)
+
+
+# ----------------------------------------------------------------------- the module's functions
+def _bodies(statement: cst.CSTNode) -> Iterator[cst.BaseSuite]:
+    """The blocks of a compound statement, in source order (not a nested def's or class's)."""
+    for name in ("body", "orelse", "finalbody"):
+        part = getattr(statement, name, None)
+        if isinstance(part, cst.BaseSuite):
+            yield part
+        elif isinstance(part, (cst.Else, cst.Finally)):
+            yield part.body
+        elif isinstance(part, cst.If):
+            yield from _bodies_of_if(part)
+    for handler in getattr(statement, "handlers", ()):
+        yield handler.body
+    for case in getattr(statement, "cases", ()):
+        yield case.body
+
+
+def _bodies_of_if(node: cst.If) -> Iterator[cst.BaseSuite]:
+    yield node.body
+    if isinstance(node.orelse, cst.If):
+        yield from _bodies_of_if(node.orelse)
+    elif isinstance(node.orelse, cst.Else):
+        yield node.orelse.body
+
+
+def _statements(suite: cst.BaseSuite) -> tuple[cst.BaseStatement | cst.BaseSmallStatement, ...]:
+    return tuple(suite.body)
+
+
+class _ModuleIndex:
+    """Every function and class of the module and where each is defined: one pass over the
+    statements (never over expressions), made the first time a summary is needed."""
+
+    def __init__(self, module: cst.Module) -> None:
+        self.functions: dict[str, cst.FunctionDef] = {}  # top level
+        self.classes: dict[str, cst.ClassDef] = {}  # top level
+        self.methods: dict[cst.ClassDef, dict[str, cst.FunctionDef]] = {}
+        self.nested: dict[cst.FunctionDef, dict[str, cst.FunctionDef]] = {}
+        self.owner: dict[cst.FunctionDef, cst.ClassDef | cst.FunctionDef | None] = {}
+        self.qualified: dict[cst.FunctionDef, str] = {}
+        self.module_names: set[str] = set()  # bound at top level otherwise (imports, assignments)
+        self._index(module.body, None, "")
+
+    def _index(self, statements: tuple[Any, ...] | list[Any], owner: cst.ClassDef | cst.FunctionDef | None, prefix: str) -> None:
+        for statement in statements:
+            if isinstance(statement, cst.FunctionDef):
+                self._function(statement, owner, prefix)
+            elif isinstance(statement, cst.ClassDef):
+                if owner is None:
+                    self.classes[statement.name.value] = statement
+                self.methods[statement] = {}
+                self._index(_statements(statement.body), statement, f"{prefix}{statement.name.value}.")
+            elif isinstance(statement, cst.SimpleStatementLine):
+                if owner is None:
+                    self.module_names.update(_bound_by(statement))
+            else:
+                for body in _bodies(statement):
+                    self._index(_statements(body), owner, prefix)
+
+    def _function(self, function: cst.FunctionDef, owner: cst.ClassDef | cst.FunctionDef | None, prefix: str) -> None:
+        name = function.name.value
+        self.owner[function] = owner
+        self.qualified[function] = f"{prefix}{name}"
+        self.nested[function] = {}
+        if owner is None:
+            self.functions[name] = function
+        elif isinstance(owner, cst.ClassDef):
+            self.methods[owner][name] = function
+        else:
+            self.nested[owner][name] = function
+        self._index(_statements(function.body), function, f"{prefix}{name}.<locals>.")
+
+    def top_level_function(self, name: str) -> cst.FunctionDef | None:
+        """A top-level ``def`` the name means everywhere in the module (not also imported or assigned)."""
+        return self.functions.get(name) if name not in self.module_names else None
+
+    def method(self, owner: cst.ClassDef, name: str, depth: int = 0) -> cst.FunctionDef | None:
+        """``owner``'s method ``name``, or one it inherits from a class of this module."""
+        found = self.methods.get(owner, {}).get(name)
+        if found is not None or depth > 4:
+            return found
+        for base in owner.bases:
+            base_name = dotted_name(base.value)
+            base_class = self.classes.get(base_name) if base_name else None
+            if base_class is not None and base_class is not owner:
+                inherited = self.method(base_class, name, depth + 1)
+                if inherited is not None:
+                    return inherited
+        return None
+
+    def enclosing_class(self, function: cst.FunctionDef) -> cst.ClassDef | None:
+        owner = self.owner.get(function)
+        return owner if isinstance(owner, cst.ClassDef) else None
+
+
+def _bound_by(line: cst.SimpleStatementLine) -> set[str]:
+    names: set[str] = set()
+    for statement in line.body:
+        if isinstance(statement, cst.Assign):
+            for target in statement.targets:
+                names.update(_target_names(target.target))
+        elif isinstance(statement, (cst.AnnAssign, cst.AugAssign)):
+            names.update(_target_names(statement.target))
+        elif isinstance(statement, (cst.Import, cst.ImportFrom)) and not isinstance(statement.names, cst.ImportStar):
+            for alias in statement.names:
+                local = alias.asname.name if alias.asname is not None else alias.name
+                if isinstance(local, cst.Name):
+                    names.add(local.value)
+                elif isinstance(local, cst.Attribute):
+                    root = dotted_name(local)
+                    if root:
+                        names.add(root.split(".", 1)[0])
+    return names
+
+
+def _target_names(target: cst.BaseExpression) -> list[str]:
+    if isinstance(target, cst.Name):
+        return [target.value]
+    if isinstance(target, (cst.Tuple, cst.List)):
+        return [name for element in target.elements for name in _target_names(element.value)]
+    if isinstance(target, cst.StarredElement):
+        return _target_names(target.value)
+    return []
+
+
+def _local_names(function: cst.FunctionDef) -> set[str]:
+    """Names the function binds itself (so they are not the module's), from its statements."""
+    names: set[str] = set()
+    declared_global: set[str] = set()
+    pending: list[Any] = list(_statements(function.body))
+    while pending:
+        statement = pending.pop()
+        if isinstance(statement, (cst.FunctionDef, cst.ClassDef)):
+            names.add(statement.name.value)
+        elif isinstance(statement, cst.SimpleStatementLine):
+            names.update(_bound_by(statement))
+            for small in statement.body:
+                if isinstance(small, (cst.Global, cst.Nonlocal)):
+                    declared_global.update(item.name.value for item in small.names)
+        else:
+            if isinstance(statement, cst.For):
+                names.update(_target_names(statement.target))
+            elif isinstance(statement, cst.With):
+                for item in statement.items:
+                    if item.asname is not None:
+                        names.update(_target_names(item.asname.name))
+            for handler in getattr(statement, "handlers", ()):
+                if handler.name is not None and isinstance(handler.name.name, cst.Name):
+                    names.add(handler.name.name.value)
+            for body in _bodies(statement):
+                pending.extend(_statements(body))
+    return names - declared_global
+
+
+# ----------------------------------------------------------------------- the structural pass
+_Fact = tuple[str, str]  # (action, target)
+
+
+@dataclass(frozen=True)
+class _State:
+    """What has happened on the paths reaching a point."""
+
+    must: frozenset[_Fact] = frozenset()
+    may: frozenset[_Fact] = frozenset()
+    modes: Mapping[str, frozenset[str]] = field(default_factory=dict)  # target -> possible modes
+
+    def then(self, fact: _Fact, certain: bool) -> _State:
+        must = self.must | {fact} if certain else self.must
+        modes = self.modes
+        action, target = fact
+        if action in (EVAL, TRAIN) and target != ANONYMOUS:
+            before = self.modes.get(target, frozenset({UNCHANGED}))
+            modes = {**self.modes, target: frozenset({action}) if certain else before | {action}}
+        return _State(must, self.may | {fact}, modes)
+
+    def with_modes(self, target: str, modes: frozenset[str], certain: bool) -> _State:
+        before = self.modes.get(target, frozenset({UNCHANGED}))
+        after = modes if certain and UNCHANGED not in modes else before | (modes - {UNCHANGED})
+        return _State(self.must, self.may, {**self.modes, target: after})
+
+
+def _join(states: list[_State | None]) -> _State | None:
+    reached = [state for state in states if state is not None]
+    if not reached:
+        return None
+    if len(reached) == 1:
+        return reached[0]
+    must = frozenset.intersection(*(state.must for state in reached))
+    may = frozenset.union(*(state.may for state in reached))
+    targets = {target for state in reached for target in state.modes}
+    modes = {
+        target: frozenset().union(*(state.modes.get(target, frozenset({UNCHANGED})) for state in reached))
+        for target in targets
+    }
+    return _State(must, may, modes)
+
+
+@dataclass
+class _Outcome:
+    """Where the paths through a block go: on to the next statement, or out of it."""
+
+    fall: _State | None  # None: no path reaches the end of the block
+    returns: list[_State] = field(default_factory=list)
+    breaks: list[_State] = field(default_factory=list)
+    continues: list[_State] = field(default_factory=list)
+
+    def absorb(self, other: _Outcome) -> None:
+        self.returns += other.returns
+        self.breaks += other.breaks
+        self.continues += other.continues
+
+
+class Names(Protocol):
+    """What the summaries need from the shared inference."""
+
+    module_classes: set[str]
+
+    def qualified_name(self, expression: cst.BaseExpression) -> str | None: ...
+
+
+class ModuleSummaries:
+    """The summaries of one module's functions, computed on demand and memoised."""
+
+    def __init__(self, module: cst.Module, names: Names) -> None:
+        self._module = module
+        self.names = names
+        self._index_cache: _ModuleIndex | None = None
+        self._final: dict[cst.FunctionDef, FunctionSummary] = {}
+        self._partial: dict[cst.FunctionDef, FunctionSummary] = {}
+        self._stack: list[cst.FunctionDef] = []
+        # per frame: the lowest stack index whose partial result it used (its own index + 1: none)
+        self._lowest: list[int] = []
+
+    @property
+    def index(self) -> _ModuleIndex:
+        if self._index_cache is None:
+            self._index_cache = _ModuleIndex(self._module)
+        return self._index_cache
+
+    # ----------------------------------------------------------------- summaries
+    def of(self, function: cst.FunctionDef) -> FunctionSummary:
+        done = self._final.get(function)
+        if done is not None:
+            return done
+        if function in self._stack:  # recursion: use what is known so far
+            position = self._stack.index(function)
+            self._lowest[-1] = min(self._lowest[-1], position)
+            return self._partial.get(function) or self._empty(function)
+        if len(self._stack) >= _MAX_DEPTH:
+            return self._empty(function)
+        return self._compute(function)
+
+    def _compute(self, function: cst.FunctionDef) -> FunctionSummary:
+        position = len(self._stack)
+        self._stack.append(function)
+        self._lowest.append(position + 1)
+        try:
+            summary = self._build(function)
+            for _ in range(_MAX_ROUNDS):
+                if self._lowest[-1] != position or self._partial.get(function) == summary:
+                    break
+                self._partial[function] = summary  # a cycle through this function: go round again
+                summary = self._build(function)
+        finally:
+            self._stack.pop()
+            lowest = self._lowest.pop()
+        if lowest < position:  # part of a cycle whose head is still being computed
+            self._partial[function] = summary
+            self._lowest[-1] = min(self._lowest[-1], lowest)
+        else:
+            self._final[function] = summary
+            self._partial.pop(function, None)
+        return summary
+
+    def _empty(self, function: cst.FunctionDef) -> FunctionSummary:
+        return FunctionSummary(self._qualified(function), parameters_of(function), self._binds_first(function))
+
+    def _qualified(self, function: cst.FunctionDef) -> str:
+        return self.index.qualified.get(function, function.name.value)
+
+    def _binds_first(self, function: cst.FunctionDef) -> bool:
+        return self.index.enclosing_class(function) is not None and not _is_static(function)
+
+    def _build(self, function: cst.FunctionDef) -> FunctionSummary:
+        return _FunctionPass(self, function).summary()
+
+    # ----------------------------------------------------------------- resolution
+    def resolve(
+        self,
+        call: cst.Call,
+        *,
+        function: cst.FunctionDef | None,
+        current_class: cst.ClassDef | None,
+        meaning_of: Callable[[str], cst.FunctionDef | Unresolved],
+    ) -> ResolvedCall | None:
+        """The function of this module that ``call`` runs, with its argument mapping.
+
+        ``meaning_of(name)`` says what a called name means at the call: the ``def`` that
+        last bound it, or why it is none. An unbound name may be a top-level function
+        defined further down (called from a function that runs later).
+        """
+        func = call.func
+        if isinstance(func, cst.Name):
+            meaning = meaning_of(func.value)
+            if meaning is Unresolved.UNBOUND:
+                meaning = self.index.top_level_function(func.value) or Unresolved.OTHER
+            return self._resolved(call, meaning, None) if isinstance(meaning, cst.FunctionDef) else None
+        if isinstance(func, cst.Attribute) and isinstance(func.value, cst.Name) and current_class is not None:
+            if function is None or not _is_receiver(func.value, function):
+                return None
+            method = self.index.method(current_class, func.attr.value)
+            if method is None:
+                return None
+            return self._resolved(call, method, None if _is_static(method) else func.value)
+        return None
+
+    def _resolved(self, call: cst.Call, function: cst.FunctionDef, receiver: cst.BaseExpression | None) -> ResolvedCall:
+        names = frozenset(parameter.name for parameter in parameters_of(function))
+        return ResolvedCall(function, bind_arguments(call, function, receiver), names)
+
+    def resolve_inside(self, call: cst.Call, caller: cst.FunctionDef, local_names: set[str]) -> ResolvedCall | None:
+        """Resolution within a summary's pass: the caller's nested defs, its enclosing
+        functions' nested defs, then top-level functions; ``self.m()`` to the caller's class."""
+        index = self.index
+
+        def meaning_of(name: str) -> cst.FunctionDef | Unresolved:
+            scope: cst.ClassDef | cst.FunctionDef | None = caller
+            while isinstance(scope, cst.FunctionDef):
+                nested = index.nested.get(scope, {}).get(name)
+                if nested is not None:
+                    return nested
+                if scope is caller and name in local_names:
+                    return Unresolved.OTHER
+                scope = index.owner.get(scope)
+            return Unresolved.UNBOUND
+
+        owner = index.enclosing_class(caller)
+        return self.resolve(call, function=caller, current_class=owner, meaning_of=meaning_of)
+
+
+def _is_receiver(name: cst.Name, function: cst.FunctionDef) -> bool:
+    """``self`` in ``self.m()``: the first parameter of the method the call sits in."""
+    positional = (*function.params.posonly_params, *function.params.params)
+    return bool(positional) and positional[0].name.value == name.value and not _is_static(function)
+
+
+class _FunctionPass:
+    """One structural pass over a function's statements."""
+
+    def __init__(self, summaries: ModuleSummaries, function: cst.FunctionDef) -> None:
+        self.summaries = summaries
+        self.function = function
+        self.name = summaries._qualified(function)
+        self.parameters = parameters_of(function)
+        self.parameter_names = {parameter.name for parameter in self.parameters}
+        self.locals = _local_names(function) - self.parameter_names
+        self.sites: dict[_Fact, Site] = {}
+        self.gradient_holders: dict[str, str] = {}  # `p` in `for p in model.parameters()` -> "model"
+        self.assigned: dict[str, cst.BaseExpression] = {}  # last `name = value`, in source order
+        self.returned: list[Returns] = []
+        owner = summaries.index.enclosing_class(function)
+        self.in_module_class = owner is not None and owner.name.value in summaries.names.module_classes
+
+    def summary(self) -> FunctionSummary:
+        outcome = self._block(_statements(self.function.body), _State())
+        exit_state = _join([outcome.fall, *outcome.returns])
+        returns = self._returns(outcome.fall is not None)
+        if exit_state is None:  # never returns normally
+            return FunctionSummary(self.name, self.parameters, self.summaries._binds_first(self.function), returns=returns)
+        effects = sorted(
+            (
+                Effect(action, target, Certainty.MUST if (action, target) in exit_state.must else Certainty.MAY, self.sites[(action, target)])
+                for action, target in exit_state.may
+            ),
+            key=lambda effect: (effect.action, effect.target),
+        )
+        modes = sorted(
+            (
+                ExitMode(target, tuple(sorted(possible)), self.sites.get((EVAL, target)))
+                for target, possible in exit_state.modes.items()
+                if possible != {UNCHANGED}
+            ),
+            key=lambda mode: mode.target,
+        )
+        return FunctionSummary(
+            self.name, self.parameters, self.summaries._binds_first(self.function), tuple(effects), tuple(modes), returns
+        )
+
+    # ----------------------------------------------------------------- statements
+    def _block(self, statements: tuple[Any, ...], state: _State) -> _Outcome:
+        outcome = _Outcome(state)
+        for statement in statements:
+            if outcome.fall is None:
+                break  # unreachable after return/raise/break/continue
+            step = self._statement(statement, outcome.fall)
+            outcome.absorb(step)
+            outcome.fall = step.fall
+        return outcome
+
+    def _statement(self, statement: Any, state: _State) -> _Outcome:
+        if isinstance(statement, cst.SimpleStatementLine):
+            return self._simple_line(statement.body, state)
+        if isinstance(statement, cst.If):
+            return self._if(statement, state)
+        if isinstance(statement, (cst.For, cst.While)):
+            return self._loop(statement, state)
+        if isinstance(statement, (cst.Try, cst.TryStar)):
+            return self._try(statement, state)
+        if isinstance(statement, cst.With):
+            for item in statement.items:
+                state = self._expression(item.item, state)
+            return self._suite(statement.body, state)
+        if isinstance(statement, cst.Match):
+            return self._match(statement, state)
+        return _Outcome(state)  # nested def or class: nothing runs yet
+
+    def _suite(self, suite: cst.BaseSuite, state: _State) -> _Outcome:
+        if isinstance(suite, cst.SimpleStatementSuite):
+            return self._simple_line(suite.body, state)
+        return self._block(_statements(suite), state)
+
+    def _simple_line(self, statements: Any, state: _State) -> _Outcome:
+        for small in statements:
+            if isinstance(small, cst.Return):
+                if small.value is not None:
+                    state = self._expression(small.value, state)
+                self.returned.append(self._returned(small.value))
+                return _Outcome(None, returns=[state])
+            if isinstance(small, cst.Raise):
+                return _Outcome(None)  # the caller does not go on
+            if isinstance(small, cst.Break):
+                return _Outcome(None, breaks=[state])
+            if isinstance(small, cst.Continue):
+                return _Outcome(None, continues=[state])
+            state = self._expression(small, state)
+            state = self._assignment(small, state)
+        return _Outcome(state)
+
+    def _if(self, node: cst.If, state: _State) -> _Outcome:
+        state = self._expression(node.test, state)
+        body = self._suite(node.body, state)
+        if isinstance(node.orelse, cst.If):
+            other = self._if(node.orelse, state)
+        elif isinstance(node.orelse, cst.Else):
+            other = self._suite(node.orelse.body, state)
+        else:
+            other = _Outcome(state)
+        outcome = _Outcome(_join([body.fall, other.fall]))
+        outcome.absorb(body)
+        outcome.absorb(other)
+        return outcome
+
+    def _loop(self, node: cst.For | cst.While, state: _State) -> _Outcome:
+        if isinstance(node, cst.For):
+            state = self._expression(node.iter, state)
+            self._note_gradient_holders(node)
+        else:
+            state = self._expression(node.test, state)
+        body = self._suite(node.body, state)
+        endless = isinstance(node, cst.While) and isinstance(node.test, cst.Name) and node.test.value == "True"
+        finished = _join([body.fall, *body.continues] + ([] if endless else [state]))  # the body may not run
+        if node.orelse is not None and finished is not None:
+            after_else = self._suite(node.orelse.body, finished)
+            outcome = _Outcome(_join([after_else.fall, *body.breaks]), returns=after_else.returns)
+        else:
+            outcome = _Outcome(_join([finished, *body.breaks]))
+        outcome.returns += body.returns
+        return outcome
+
+    def _try(self, node: cst.Try | cst.TryStar, state: _State) -> _Outcome:
+        body = self._suite(node.body, state)
+        normal = self._suite(node.orelse.body, body.fall) if node.orelse is not None and body.fall is not None else _Outcome(body.fall)
+        # a handler starts after any part of the body: before it, or after it all
+        raised = _join([state, body.fall])
+        handlers = [self._suite(handler.body, raised) for handler in node.handlers] if raised is not None else []
+        outcome = _Outcome(_join([normal.fall, *(handler.fall for handler in handlers)]))
+        for part in (body, normal, *handlers):
+            outcome.absorb(part)
+        if node.finalbody is None:
+            return outcome
+        final = node.finalbody.body
+        outcome.returns = [ended for ended in (self._suite(final, ret).fall for ret in outcome.returns) if ended is not None]
+        if outcome.fall is not None:
+            after = self._suite(final, outcome.fall)
+            outcome.fall = after.fall
+            outcome.absorb(after)
+        return outcome
+
+    def _match(self, node: cst.Match, state: _State) -> _Outcome:
+        state = self._expression(node.subject, state)
+        cases = [self._suite(case.body, state) for case in node.cases]
+        irrefutable = bool(node.cases) and isinstance(node.cases[-1].pattern, cst.MatchAs) and node.cases[-1].pattern.pattern is None and node.cases[-1].guard is None
+        outcome = _Outcome(_join([case.fall for case in cases] + ([] if irrefutable else [state])))
+        for case in cases:
+            outcome.absorb(case)
+        return outcome
+
+    # ----------------------------------------------------------------- expressions
+    def _expression(self, node: cst.CSTNode, state: _State) -> _State:
+        """Apply the calls in ``node``, in evaluation order; calls that may be skipped
+        (a conditional expression's branches, the right of ``and``/``or``, a comprehension's
+        body) count as MAY."""
+        for call, certain in _calls_in(node, True):
+            state = self._call(call, certain, state)
+        return state
+
+    def _call(self, call: cst.Call, certain: bool, state: _State) -> _State:
+        resolved = self.summaries.resolve_inside(call, self.function, self.locals)
+        if resolved is not None:  # `self.step()` of a Trainer runs its own `step` method
+            return self._apply(resolved, certain, state)
+        func = call.func
+        if isinstance(func, cst.Attribute):
+            method = func.attr.value
+            if method in ACTIONS:
+                action = EVAL if method == TRAIN and _sets_eval_mode(call) else method
+                return self._record((action, self._target(func.value)), call, certain, state)
+            if method == "zero_" and self._gradient_of(func.value) is not None:
+                return self._record(("zero_grad", self._gradient_of(func.value) or ANONYMOUS), call, certain, state)
+        if self.summaries.names.qualified_name(func) == "torch.autograd.backward":
+            return self._record(("backward", ANONYMOUS), call, certain, state)
+        return state
+
+    def _record(self, fact: _Fact, node: cst.CSTNode, certain: bool, state: _State) -> _State:
+        self.sites.setdefault(fact, Site(self.name, _one_line(node), node=node))
+        return state.then(fact, certain)
+
+    def _apply(self, resolved: ResolvedCall, certain: bool, state: _State) -> _State:
+        callee = self.summaries.of(resolved.function)
+        for effect in callee.effects:
+            target = self._caller_target(resolved, effect.target)
+            fact = (effect.action, target)
+            self.sites.setdefault(fact, effect.site)
+            state = state.then(fact, certain and effect.certainty is Certainty.MUST)
+        for mode in callee.exit_modes:
+            target = self._caller_target(resolved, mode.target)
+            if target != ANONYMOUS:
+                if mode.eval_site is not None:
+                    self.sites.setdefault((EVAL, target), mode.eval_site)
+                state = state.with_modes(target, frozenset(mode.modes), certain)
+        return state
+
+    def _caller_target(self, resolved: ResolvedCall, target: str) -> str:
+        translated = resolved.translate(target)
+        if translated is None:
+            return ANONYMOUS
+        if target.partition(".")[0] not in resolved.parameter_names:
+            return translated  # the callee's module-level name is the caller's too
+        return self._classify(translated)
+
+    def _assignment(self, statement: Any, state: _State) -> _State:
+        if isinstance(statement, cst.Assign):
+            for target in statement.targets:
+                if isinstance(target.target, cst.Name):
+                    self.assigned[target.target.value] = statement.value
+                holder = self._gradient_of(target.target)
+                if holder is not None and _is_none(statement.value):
+                    state = self._record(("zero_grad", holder), statement, True, state)
+        return state
+
+    # ----------------------------------------------------------------- targets
+    def _target(self, receiver: cst.BaseExpression) -> str:
+        name = dotted_name(receiver)
+        return self._classify(name) if name is not None else ANONYMOUS
+
+    def _classify(self, name: str) -> str:
+        """A receiver the caller can name: a parameter path or a module-level name."""
+        root = name.partition(".")[0]
+        if root in self.parameter_names:
+            return name
+        return ANONYMOUS if root in self.locals else name
+
+    def _note_gradient_holders(self, loop: cst.For) -> None:
+        """``for p in model.parameters()`` (or ``for group in opt.param_groups`` and then
+        ``for p in group["params"]``): clearing ``p.grad`` clears what ``model`` holds."""
+        iterable = loop.iter
+        holder: str | None = None
+        if isinstance(iterable, cst.Call) and isinstance(iterable.func, cst.Attribute) and iterable.func.attr.value in ("parameters", "named_parameters"):
+            holder = self._target(iterable.func.value)
+        elif isinstance(iterable, cst.Attribute) and iterable.attr.value == "param_groups":
+            holder = self._target(iterable.value)
+        elif isinstance(iterable, cst.Subscript) and isinstance(iterable.value, cst.Name):
+            holder = self.gradient_holders.get(iterable.value.value)
+        if holder is None:
+            return
+        for name in _target_names(loop.target):
+            self.gradient_holders[name] = holder
+
+    def _gradient_of(self, expression: cst.BaseExpression) -> str | None:
+        """The holder whose gradients ``p.grad`` is, for a loop variable ``p`` over them."""
+        if isinstance(expression, cst.Attribute) and expression.attr.value == "grad" and isinstance(expression.value, cst.Name):
+            return self.gradient_holders.get(expression.value.value)
+        return None
+
+    # ----------------------------------------------------------------- return values
+    def _returned(self, value: cst.BaseExpression | None) -> Returns:
+        if value is None or (isinstance(value, cst.Name) and value.value == "None"):
+            return Returns(Kind.OTHER)
+        return self._classify_value(value, 0)
+
+    def _returns(self, falls_off_end: bool) -> Returns:
+        found = self.returned + ([Returns(Kind.OTHER)] if falls_off_end else [])
+        if not found:
+            return Returns()
+        kinds = {item.kind for item in found}
+        return Returns(
+            kinds.pop() if len(kinds) == 1 else None,
+            all(item.probabilities for item in found),
+            all(item.non_contiguous for item in found),
+        )
+
+    def _classify_value(self, value: cst.BaseExpression, depth: int) -> Returns:
+        if isinstance(value, cst.Name):
+            if value.value in self.assigned and depth < _MAX_ALIAS_DEPTH:
+                return self._classify_value(self.assigned[value.value], depth + 1)
+            if self.in_module_class and _is_receiver(value, self.function):
+                return Returns(Kind.MODULE)
+            return Returns()
+        if isinstance(value, cst.Attribute) and value.attr.value in _NON_CONTIGUOUS_ATTRIBUTES:
+            return Returns(Kind.TENSOR, non_contiguous=True)
+        if isinstance(value, cst.Call):
+            return self._classify_call(value, depth)
+        if isinstance(value, (cst.Integer, cst.Float)):
+            return Returns(Kind.NUMBER)
+        return Returns()
+
+    def _classify_call(self, call: cst.Call, depth: int) -> Returns:
+        names = self.summaries.names
+        func = call.func
+        qualified = names.qualified_name(func)
+        method = func.attr.value if isinstance(func, cst.Attribute) and qualified is None else None
+        if method in _NON_CONTIGUOUS_METHODS:
+            return Returns(Kind.TENSOR, non_contiguous=True)
+        last = (qualified or "").rsplit(".", 1)[-1]
+        if method in _PROBABILITY_FUNCTIONS or (qualified is not None and qualified.startswith("torch.") and last in _PROBABILITY_FUNCTIONS):
+            return Returns(Kind.TENSOR, probabilities=True)
+        if qualified is not None:
+            if torch_api.is_module_class_name(qualified):
+                return Returns(Kind.LOSS_FUNCTION if last.endswith("Loss") else Kind.MODULE)
+            if qualified in torch_api.TENSOR_FACTORIES or qualified in torch_api.TENSOR_LIKE_FACTORIES or qualified in torch_api.TENSOR_OPS:
+                return Returns(Kind.TENSOR)
+            return Returns()
+        if isinstance(func, cst.Name) and func.value in names.module_classes and func.value not in self.locals:
+            return Returns(Kind.MODULE)
+        if method in torch_api.MODULE_SELF_METHODS and isinstance(func, cst.Attribute):
+            receiver = self._classify_value(func.value, depth + 1)
+            if receiver.kind is Kind.MODULE:
+                return receiver
+        resolved = self.summaries.resolve_inside(call, self.function, self.locals)
+        if resolved is not None:
+            return self.summaries.of(resolved.function).returns
+        return Returns()
+
+
+def _calls_in(node: cst.CSTNode, certain: bool) -> Iterator[tuple[cst.Call, bool]]:
+    """Calls inside ``node`` in evaluation order (arguments before the call), each with
+    whether it runs whenever ``node`` does. Lambdas, defs and classes run later: skipped."""
+    if isinstance(node, (cst.Lambda, cst.FunctionDef, cst.ClassDef)):
+        return
+    if isinstance(node, cst.IfExp):
+        yield from _calls_in(node.test, certain)
+        yield from _calls_in(node.body, False)
+        yield from _calls_in(node.orelse, False)
+        return
+    if isinstance(node, cst.BooleanOperation):
+        yield from _calls_in(node.left, certain)
+        yield from _calls_in(node.right, False)
+        return
+    inner = certain and not isinstance(node, (cst.ListComp, cst.SetComp, cst.DictComp, cst.GeneratorExp))
+    for child in children(node):
+        yield from _calls_in(child, inner)
+    if isinstance(node, cst.Call):
+        yield node, certain
+
+
+def _sets_eval_mode(call: cst.Call) -> bool:
+    """``m.train(False)`` / ``m.train(mode=False)`` switch to eval mode."""
+    return bool(call.args) and isinstance(call.args[0].value, cst.Name) and call.args[0].value.value == "False"
+
+
+def _is_none(expression: cst.BaseExpression) -> bool:
+    return isinstance(expression, cst.Name) and expression.value == "None"
+
+
+def _one_line(node: cst.CSTNode) -> str:
+    return " ".join(source_text(node).split())
