@@ -66,9 +66,9 @@ SEED_HELP = (
     "and the test's node id. Also: env TORCHCHECK_SEED, ini torch_seed."
 )
 STRICT_STATE_HELP = (
-    "Make leaked torch global state (default dtype, grad mode, determinism, default "
-    "device, threads) an error instead of a warning. Also: env TORCHCHECK_STRICT_STATE, "
-    "ini torchcheck_strict_state."
+    "Make leaked torch global state (default dtype and device, grad mode, determinism, "
+    "cuDNN and TF32 flags, anomaly detection, autocast, flush-denormal, threads) an error "
+    "instead of a warning. Also: env TORCHCHECK_STRICT_STATE, ini torchcheck_strict_state."
 )
 MARKER_DOCS: tuple[str, ...] = (
     "cpu: test runs on CPU (torch_device adds it to its cpu runs).",

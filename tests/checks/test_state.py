@@ -1,19 +1,36 @@
 from __future__ import annotations
 
 import random
+import subprocess
+import sys
 
 import numpy as np
+import pytest
 import torch
 
 from torchcheck.checks.state import (
     ModuleSnapshot,
+    capture_print_options,
     capture_global_state,
     capture_rng_state,
     describe_state_changes,
     preserved_state,
     restore_global_state,
+    restore_print_options,
     restore_rng_state,
 )
+
+CAPTURE_AND_RESTORE_WITH_CUDA_AUTOCAST = """
+import torch
+from torchcheck.checks.state import capture_global_state, restore_global_state
+
+before = capture_global_state()
+torch.set_autocast_enabled("cuda", True)
+torch.backends.cudnn.allow_tf32 = not torch.backends.cudnn.allow_tf32
+restore_global_state(before)
+assert capture_global_state() == before
+assert not torch.cuda.is_initialized(), "capturing or restoring state initialised CUDA"
+"""
 
 
 def test_describe_state_changes_names_the_default_dtype_change() -> None:
@@ -76,3 +93,18 @@ def test_module_snapshot_restores_values_grads_and_modes() -> None:
     assert torch.equal(model[0].weight, weight)
     assert model[0].weight.grad is None
     assert model.training and model[1].training
+
+
+@pytest.mark.skipif(not torch.cuda.is_available(), reason="needs a CUDA device to leave uninitialised")
+def test_capturing_and_restoring_state_never_initialises_cuda() -> None:
+    subprocess.run([sys.executable, "-c", CAPTURE_AND_RESTORE_WITH_CUDA_AUTOCAST], check=True)
+
+
+def test_print_options_come_back_including_automatic_scientific_notation() -> None:
+    before = capture_print_options()
+    torch.set_printoptions(precision=1, threshold=3, edgeitems=1, linewidth=30, sci_mode=True)
+    changed = capture_print_options()
+    restore_print_options(before)
+    assert changed != before
+    assert before.sci_mode is None  # torch's default: chosen per tensor
+    assert capture_print_options() == before

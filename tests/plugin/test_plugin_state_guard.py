@@ -124,3 +124,74 @@ def test_the_guard_stays_idle_in_a_suite_that_never_imports_torch(
     )
     result = pytester.runpytest_subprocess("-p", "no:randomly", "--torchcheck-strict-state")
     result.assert_outcomes(passed=2)
+
+
+LEAKED_AUTOCAST_SUITE = """
+import torch
+
+def test_leaves_autocast_entered_and_anomaly_on():
+    torch.autocast("cpu", dtype=torch.bfloat16).__enter__()
+    torch.autograd.set_detect_anomaly(True)
+
+def test_next_test_runs_in_float32_without_anomaly_detection():
+    assert not torch.is_autocast_enabled("cpu")
+    assert not torch.is_anomaly_enabled()
+    assert (torch.ones(2, 2) @ torch.ones(2, 2)).dtype == torch.float32
+"""
+
+
+def test_a_leaked_autocast_region_and_anomaly_mode_are_reported_and_closed(
+    pytester: pytest.Pytester,
+) -> None:
+    pytester.makepyfile(test_leak=LEAKED_AUTOCAST_SUITE)
+    result = pytester.runpytest("-p", "no:randomly")
+    result.assert_outcomes(passed=2, warnings=1)
+    result.stdout.fnmatch_lines(
+        [
+            "*TorchStateLeakWarning: test leaked torch global state*",
+            "*- anomaly detection (torch.autograd.set_detect_anomaly) changed from False to True",
+            "*- autocast on cpu (torch.is_autocast_enabled('cpu')) changed from False to True",
+            "*- autocast nesting depth (autocast regions entered and never exited) changed from 0 to 1",
+        ]
+    )
+
+
+def test_tf32_flags_set_through_the_new_api_are_reported_without_breaking_the_guard(
+    pytester: pytest.Pytester,
+) -> None:
+    pytester.makepyfile(
+        """
+        import torch
+
+        def test_switches_every_backend_to_tf32():
+            torch.backends.fp32_precision = "tf32"
+
+        def test_next_test_reads_the_legacy_flags_again():
+            assert torch.get_float32_matmul_precision() == "highest"
+            assert torch.backends.fp32_precision == "none"
+        """
+    )
+    result = pytester.runpytest("-p", "no:randomly")
+    result.assert_outcomes(passed=2, warnings=1)
+    result.stdout.fnmatch_lines(["*- torch.backends.fp32_precision changed from none to tf32"])
+
+
+def test_changed_print_options_are_not_reported_since_they_change_no_result(
+    pytester: pytest.Pytester,
+) -> None:
+    from torchcheck.checks.state import capture_print_options, restore_print_options
+
+    pytester.makepyfile(
+        """
+        import torch
+
+        def test_prints_with_two_digits():
+            torch.set_printoptions(precision=2)
+        """
+    )
+    before = capture_print_options()
+    try:
+        result = pytester.runpytest("-p", "no:randomly", "--torchcheck-strict-state", "-W", "error")
+    finally:
+        restore_print_options(before)  # the inner run shares this process
+    result.assert_outcomes(passed=1)

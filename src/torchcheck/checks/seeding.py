@@ -9,12 +9,7 @@ from collections.abc import Iterator
 
 import torch
 
-from torchcheck.checks.state import (
-    capture_global_state,
-    capture_rng_state,
-    restore_global_state,
-    restore_rng_state,
-)
+from torchcheck.checks.state import preserved_state
 
 __all__ = ["CUBLAS_WORKSPACE_CONFIG", "seed_everything", "seeded"]
 
@@ -43,26 +38,30 @@ def seeded(seed: int, deterministic: bool = True) -> Iterator[int]:
     """Run a block with every RNG seeded to ``seed`` and, by default, deterministic
     algorithms on; yields the seed.
 
-    On exit (also on error) the RNG states, the global torch settings and the
-    ``CUBLAS_WORKSPACE_CONFIG`` environment variable are exactly as before, so nesting
-    and interleaving with other code is safe.
+    On exit (also on error) the RNG states, the global torch settings, the print options
+    and the ``CUBLAS_WORKSPACE_CONFIG`` environment variable are exactly as before, so
+    nesting and interleaving with other code is safe.
     """
-    rng = capture_rng_state()
-    global_state = capture_global_state()
-    env_before = os.environ.get(_CUBLAS_ENV)
-    try:
+    with preserved_state(), _cublas_workspace_set(deterministic):
         seed_everything(seed)
         if deterministic:
-            if env_before is None:
-                os.environ[_CUBLAS_ENV] = CUBLAS_WORKSPACE_CONFIG
             torch.use_deterministic_algorithms(True)
             torch.backends.cudnn.deterministic = True
             torch.backends.cudnn.benchmark = False
         yield seed
+
+
+@contextlib.contextmanager
+def _cublas_workspace_set(deterministic: bool) -> Iterator[None]:
+    """Set ``CUBLAS_WORKSPACE_CONFIG`` for a deterministic block unless the user chose
+    one; put the environment back afterwards."""
+    before = os.environ.get(_CUBLAS_ENV)
+    if deterministic and before is None:
+        os.environ[_CUBLAS_ENV] = CUBLAS_WORKSPACE_CONFIG
+    try:
+        yield
     finally:
-        if env_before is None:
+        if before is None:
             os.environ.pop(_CUBLAS_ENV, None)
         else:
-            os.environ[_CUBLAS_ENV] = env_before
-        restore_global_state(global_state)
-        restore_rng_state(rng)
+            os.environ[_CUBLAS_ENV] = before

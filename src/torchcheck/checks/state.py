@@ -1,11 +1,15 @@
 """Snapshots of the process-wide state that torch code can silently change.
 
 Used by every check (each one leaves the process as it found it, also when it fails)
-and by the pytest plugin's state guard (which warns when a test leaks a change). Two
-independent halves:
+and by the pytest plugin's state guard (which warns when a test leaks a change). Three
+independent parts:
 
-* :class:`TorchGlobalState` -- cheap, comparable flags (default dtype, grad mode,
-  determinism, cudnn, default device, threads). Capturing it never initialises CUDA.
+* :class:`TorchGlobalState` -- cheap, comparable settings that change what torch
+  computes: default dtype and device, grad mode, determinism, cudnn, TF32 and matmul
+  precision, anomaly detection, flush-denormal, autocast, threads. Capturing it never
+  initialises CUDA. The state guard compares and restores exactly this.
+* :class:`PrintOptions` -- how tensors print (``torch.set_printoptions``). Restored by
+  the checks; the state guard leaves it alone, since it changes no result.
 * :class:`RngState` -- the generators of python ``random``, numpy (if installed), torch
   CPU, every CUDA device and MPS. Restoring it replays randomness exactly.
 
@@ -15,52 +19,143 @@ independent halves:
 from __future__ import annotations
 
 import contextlib
+import dataclasses
+import operator
 import random
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, fields
-from typing import Any
+from typing import Any, TypeVar
 
 import torch
+import torch.utils.deterministic
 
 __all__ = [
     "ModuleSnapshot",
+    "PrintOptions",
     "RngState",
     "TorchGlobalState",
     "capture_global_state",
+    "capture_print_options",
     "capture_rng_state",
     "describe_state_changes",
     "preserved_module",
     "preserved_state",
     "restore_global_state",
+    "restore_print_options",
     "restore_rng_state",
 ]
+
+_T = TypeVar("_T")
+
+#: Device types whose autocast flags and dtypes are captured (reading them for a device
+#: this machine lacks is harmless and never initialises it).
+AUTOCAST_DEVICE_TYPES: tuple[str, ...] = ("cpu", "cuda", "mps")
+
+#: torch's per-backend TF32 settings (the ``fp32_precision`` API of torch >= 2.9),
+#: parents before children: setting a parent can change its children, so they are
+#: restored top-down, each one only if it still differs.
+FP32_PRECISION_SETTINGS: tuple[str, ...] = (
+    "backends.fp32_precision",
+    "backends.cudnn.fp32_precision",
+    "backends.cuda.matmul.fp32_precision",
+    "backends.cudnn.conv.fp32_precision",
+    "backends.cudnn.rnn.fp32_precision",
+    "backends.mkldnn.fp32_precision",
+    "backends.mkldnn.matmul.fp32_precision",
+    "backends.mkldnn.conv.fp32_precision",
+    "backends.mkldnn.rnn.fp32_precision",
+)
+_FP32_PRECISION_GETTERS = {path: operator.attrgetter(path) for path in FP32_PRECISION_SETTINGS}
+
+# The smallest positive float64: a subnormal, so flush-to-zero turns it into 0.
+_SUBNORMAL = 5e-324
 
 _FIELD_LABELS: dict[str, str] = {
     "default_dtype": "default dtype",
     "grad_enabled": "grad mode (torch.is_grad_enabled())",
     "deterministic_algorithms": "deterministic algorithms (torch.use_deterministic_algorithms)",
     "deterministic_warn_only": "deterministic algorithms warn_only",
+    "fill_uninitialized_memory": "torch.utils.deterministic.fill_uninitialized_memory",
+    "cudnn_enabled": "torch.backends.cudnn.enabled",
     "cudnn_deterministic": "torch.backends.cudnn.deterministic",
     "cudnn_benchmark": "torch.backends.cudnn.benchmark",
     "default_device": "default device",
     "num_threads": "number of threads (torch.get_num_threads())",
-    "float32_matmul_precision": "float32 matmul precision",
+    "float32_matmul_precision": (
+        "float32 matmul precision (torch.set_float32_matmul_precision, "
+        "torch.backends.cuda.matmul.allow_tf32)"
+    ),
+    "cudnn_allow_tf32": "torch.backends.cudnn.allow_tf32",
+    "anomaly_enabled": "anomaly detection (torch.autograd.set_detect_anomaly)",
+    "anomaly_check_nan": "anomaly detection check_nan",
+    "flush_denormal": "flush denormal (torch.set_flush_denormal)",
+    "autocast_cache_enabled": "autocast weight cache (torch.is_autocast_cache_enabled())",
+    "autocast_nesting": "autocast nesting depth (autocast regions entered and never exited)",
 }
+# Fields holding ``((key, value), ...)``: one line per key that changed.
+_KEYED_FIELD_LABELS: dict[str, str] = {
+    "fp32_precision": "torch.{key}",
+    "autocast_enabled": "autocast on {key} (torch.is_autocast_enabled({key!r}))",
+    "autocast_dtype": "autocast dtype on {key} (torch.get_autocast_dtype({key!r}))",
+}
+MIXED_TF32_VALUE = "unreadable (legacy allow_tf32 and new fp32_precision settings mixed)"
 
 
 @dataclass(frozen=True)
 class TorchGlobalState:
-    """Process-wide torch settings that tests and checks must not leak."""
+    """Process-wide torch settings that tests and checks must not leak.
+
+    ``None`` for a legacy TF32 setting means torch refused to read it: it does so once
+    the new ``fp32_precision`` API has set something the legacy flag cannot express.
+    """
 
     default_dtype: torch.dtype
     grad_enabled: bool
     deterministic_algorithms: bool
     deterministic_warn_only: bool
+    fill_uninitialized_memory: bool
+    cudnn_enabled: bool
     cudnn_deterministic: bool
     cudnn_benchmark: bool
     default_device: torch.device
     num_threads: int
-    float32_matmul_precision: str = "highest"
+    float32_matmul_precision: str | None
+    cudnn_allow_tf32: bool | None
+    fp32_precision: tuple[tuple[str, str], ...]
+    anomaly_enabled: bool
+    anomaly_check_nan: bool
+    flush_denormal: bool
+    autocast_enabled: tuple[tuple[str, bool], ...]
+    autocast_dtype: tuple[tuple[str, torch.dtype], ...]
+    autocast_cache_enabled: bool
+    autocast_nesting: int
+
+
+def capture_global_state() -> TorchGlobalState:
+    """Read the current global torch settings. Cheap; never initialises CUDA."""
+    autocast_devices = _autocast_device_types()
+    return TorchGlobalState(
+        default_dtype=torch.get_default_dtype(),
+        grad_enabled=torch.is_grad_enabled(),
+        deterministic_algorithms=torch.are_deterministic_algorithms_enabled(),
+        deterministic_warn_only=torch.is_deterministic_algorithms_warn_only_enabled(),
+        fill_uninitialized_memory=bool(torch.utils.deterministic.fill_uninitialized_memory),
+        cudnn_enabled=bool(torch.backends.cudnn.enabled),
+        cudnn_deterministic=bool(torch.backends.cudnn.deterministic),
+        cudnn_benchmark=bool(torch.backends.cudnn.benchmark),
+        default_device=_default_device(),
+        num_threads=torch.get_num_threads(),
+        float32_matmul_precision=_unless_tf32_mixed(torch.get_float32_matmul_precision),
+        cudnn_allow_tf32=_unless_tf32_mixed(lambda: bool(torch.backends.cudnn.allow_tf32)),
+        fp32_precision=tuple((path, _read_setting(path)) for path in _fp32_precision_settings()),
+        anomaly_enabled=torch.is_anomaly_enabled(),
+        anomaly_check_nan=torch.is_anomaly_check_nan_enabled(),
+        flush_denormal=_flush_denormal(),
+        autocast_enabled=tuple((d, torch.is_autocast_enabled(d)) for d in autocast_devices),
+        autocast_dtype=tuple((d, torch.get_autocast_dtype(d)) for d in autocast_devices),
+        autocast_cache_enabled=torch.is_autocast_cache_enabled(),
+        autocast_nesting=_autocast_nesting(),
+    )
 
 
 def _default_device() -> torch.device:
@@ -70,28 +165,78 @@ def _default_device() -> torch.device:
     return torch.empty(0).device
 
 
-def capture_global_state() -> TorchGlobalState:
-    """Read the current global torch settings. Cheap; never initialises CUDA."""
-    return TorchGlobalState(
-        default_dtype=torch.get_default_dtype(),
-        grad_enabled=torch.is_grad_enabled(),
-        deterministic_algorithms=torch.are_deterministic_algorithms_enabled(),
-        deterministic_warn_only=torch.is_deterministic_algorithms_warn_only_enabled(),
-        cudnn_deterministic=bool(torch.backends.cudnn.deterministic),
-        cudnn_benchmark=bool(torch.backends.cudnn.benchmark),
-        default_device=_default_device(),
-        num_threads=torch.get_num_threads(),
-        float32_matmul_precision=torch.get_float32_matmul_precision(),
-    )
+def _unless_tf32_mixed(read: Callable[[], _T]) -> _T | None:
+    """The legacy TF32 flag, or ``None`` where torch refuses to answer (mixed APIs)."""
+    try:
+        return read()
+    except RuntimeError:
+        return None
+
+
+def _fp32_precision_settings() -> tuple[str, ...]:
+    return FP32_PRECISION_SETTINGS if hasattr(torch.backends, "fp32_precision") else ()
+
+
+def _read_setting(path: str) -> Any:
+    return _FP32_PRECISION_GETTERS[path](torch)
+
+
+def _write_setting(path: str, value: Any) -> None:
+    owner, _, name = path.rpartition(".")
+    setattr(operator.attrgetter(owner)(torch), name, value)
+
+
+def _flush_denormal() -> bool:
+    """Whether ``torch.set_flush_denormal(True)`` is in effect on this thread.
+
+    torch has no getter for it, so ask the CPU: with flush-to-zero on, a subnormal
+    does not survive a multiplication. ``device`` and ``dtype`` are explicit so a
+    leaked default device or dtype cannot change the probe.
+    """
+    probe = torch.full((1,), _SUBNORMAL, dtype=torch.float64, device="cpu")
+    return bool((probe * 1.0).item() == 0.0)
+
+
+def _autocast_device_types() -> tuple[str, ...]:
+    # Per-device-type autocast getters and setters exist from torch 2.4 on.
+    return AUTOCAST_DEVICE_TYPES if hasattr(torch, "get_autocast_dtype") else ()
+
+
+def _autocast_nesting() -> int:
+    """How many autocast regions are open. torch only exposes the counter through
+    increment/decrement, which return its new value."""
+    depth = torch.autocast_increment_nesting() - 1
+    torch.autocast_decrement_nesting()
+    return depth
 
 
 def restore_global_state(state: TorchGlobalState) -> None:
     """Put every setting in ``state`` back; settings already equal are not touched."""
     current = capture_global_state()
+    if current == state:
+        return
+    _restore_core_settings(current, state)
+    _restore_determinism(current, state)
+    _restore_cudnn(current, state)
+    _restore_precision(current, state)
+    _restore_anomaly_and_denormals(current, state)
+    _restore_autocast(current, state)
+
+
+def _restore_core_settings(current: TorchGlobalState, state: TorchGlobalState) -> None:
     if current.default_dtype != state.default_dtype:
         torch.set_default_dtype(state.default_dtype)
     if current.grad_enabled != state.grad_enabled:
         torch.set_grad_enabled(state.grad_enabled)
+    if current.default_device != state.default_device:
+        # ``None`` removes the device context entirely instead of installing a "cpu" one.
+        target = None if state.default_device == torch.device("cpu") else state.default_device
+        torch.set_default_device(target)
+    if current.num_threads != state.num_threads:
+        torch.set_num_threads(state.num_threads)
+
+
+def _restore_determinism(current: TorchGlobalState, state: TorchGlobalState) -> None:
     if (current.deterministic_algorithms, current.deterministic_warn_only) != (
         state.deterministic_algorithms,
         state.deterministic_warn_only,
@@ -99,18 +244,56 @@ def restore_global_state(state: TorchGlobalState) -> None:
         torch.use_deterministic_algorithms(
             state.deterministic_algorithms, warn_only=state.deterministic_warn_only
         )
+    if current.fill_uninitialized_memory != state.fill_uninitialized_memory:
+        torch.utils.deterministic.fill_uninitialized_memory = state.fill_uninitialized_memory
+
+
+def _restore_cudnn(current: TorchGlobalState, state: TorchGlobalState) -> None:
+    if current.cudnn_enabled != state.cudnn_enabled:
+        torch.backends.cudnn.enabled = state.cudnn_enabled
     if current.cudnn_deterministic != state.cudnn_deterministic:
         torch.backends.cudnn.deterministic = state.cudnn_deterministic
     if current.cudnn_benchmark != state.cudnn_benchmark:
         torch.backends.cudnn.benchmark = state.cudnn_benchmark
-    if current.default_device != state.default_device:
-        # ``None`` removes the device context entirely instead of installing a "cpu" one.
-        target = None if state.default_device == torch.device("cpu") else state.default_device
-        torch.set_default_device(target)
-    if current.num_threads != state.num_threads:
-        torch.set_num_threads(state.num_threads)
-    if current.float32_matmul_precision != state.float32_matmul_precision:
-        torch.set_float32_matmul_precision(state.float32_matmul_precision)
+
+
+def _restore_precision(current: TorchGlobalState, state: TorchGlobalState) -> None:
+    """Legacy flags first (their setters also write the new per-backend settings), then
+    the per-backend settings top-down, re-read each time since writes cascade."""
+    precision = state.float32_matmul_precision
+    if precision is not None and current.float32_matmul_precision != precision:
+        torch.set_float32_matmul_precision(precision)
+    if state.cudnn_allow_tf32 is not None and current.cudnn_allow_tf32 != state.cudnn_allow_tf32:
+        torch.backends.cudnn.allow_tf32 = state.cudnn_allow_tf32
+    for path, value in state.fp32_precision:
+        if _read_setting(path) != value:
+            _write_setting(path, value)
+
+
+def _restore_anomaly_and_denormals(current: TorchGlobalState, state: TorchGlobalState) -> None:
+    anomaly = (state.anomaly_enabled, state.anomaly_check_nan)
+    if (current.anomaly_enabled, current.anomaly_check_nan) != anomaly:
+        torch.set_anomaly_enabled(*anomaly)
+    if current.flush_denormal != state.flush_denormal:
+        torch.set_flush_denormal(state.flush_denormal)
+
+
+def _restore_autocast(current: TorchGlobalState, state: TorchGlobalState) -> None:
+    """Close autocast regions left open the way their ``__exit__`` would, which needs
+    no context manager object: nesting counter, cache, then the per-device flags."""
+    for _ in range(current.autocast_nesting - state.autocast_nesting):
+        if torch.autocast_decrement_nesting() == 0:
+            torch.clear_autocast_cache()
+    for _ in range(state.autocast_nesting - current.autocast_nesting):
+        torch.autocast_increment_nesting()
+    for (device_type, enabled), now in zip(state.autocast_enabled, current.autocast_enabled):
+        if now[1] != enabled:
+            torch.set_autocast_enabled(device_type, enabled)
+    for (device_type, dtype), now in zip(state.autocast_dtype, current.autocast_dtype):
+        if now[1] != dtype:
+            torch.set_autocast_dtype(device_type, dtype)
+    if current.autocast_cache_enabled != state.autocast_cache_enabled:
+        torch.set_autocast_cache_enabled(state.autocast_cache_enabled)
 
 
 def describe_state_changes(before: TorchGlobalState, after: TorchGlobalState) -> list[str]:
@@ -119,10 +302,54 @@ def describe_state_changes(before: TorchGlobalState, after: TorchGlobalState) ->
     changes = []
     for field in fields(TorchGlobalState):
         old, new = getattr(before, field.name), getattr(after, field.name)
-        if old != new:
+        if old == new:
+            continue
+        if field.name in _KEYED_FIELD_LABELS:
+            changes += _describe_keyed_changes(_KEYED_FIELD_LABELS[field.name], old, new)
+        else:
             label = _FIELD_LABELS.get(field.name, field.name)
-            changes.append(f"{label} changed from {old} to {new}")
+            changes.append(f"{label} changed from {_shown(old)} to {_shown(new)}")
     return changes
+
+
+def _describe_keyed_changes(
+    label: str, old: tuple[tuple[str, Any], ...], new: tuple[tuple[str, Any], ...]
+) -> list[str]:
+    old_values = dict(old)
+    return [
+        f"{label.format(key=key)} changed from {old_values.get(key)} to {value}"
+        for key, value in new
+        if old_values.get(key) != value
+    ]
+
+
+def _shown(value: object) -> str:
+    return MIXED_TF32_VALUE if value is None else str(value)
+
+
+# ------------------------------------------------------------------ print options
+
+
+@dataclass(frozen=True)
+class PrintOptions:
+    """``torch.set_printoptions`` settings (``torch._tensor_str.PRINT_OPTS``)."""
+
+    precision: int
+    threshold: float
+    edgeitems: int
+    linewidth: int
+    sci_mode: bool | None
+
+
+def capture_print_options() -> PrintOptions:
+    options = torch._tensor_str.PRINT_OPTS
+    return PrintOptions(**{f.name: getattr(options, f.name) for f in fields(PrintOptions)})
+
+
+def restore_print_options(options: PrintOptions) -> None:
+    if capture_print_options() != options:
+        # set_printoptions always assigns sci_mode, so None is restored too.
+        torch.set_printoptions(**dataclasses.asdict(options))
 
 
 # --------------------------------------------------------------------------- RNG
@@ -187,12 +414,15 @@ def restore_rng_state(state: RngState) -> None:
 
 @contextlib.contextmanager
 def preserved_state() -> Iterator[None]:
-    """Run a block and then put back RNG and global torch state, even on error."""
+    """Run a block and then put back RNG state, global torch settings and print options,
+    even on error."""
     rng = capture_rng_state()
     global_state = capture_global_state()
+    print_options = capture_print_options()
     try:
         yield
     finally:
+        restore_print_options(print_options)
         restore_global_state(global_state)
         restore_rng_state(rng)
 
