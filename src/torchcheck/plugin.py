@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 
+from torchcheck import INSTALL_HINT
 from torchcheck._plugin_support import (
     DEVICE_KINDS,
     DEVICES_NAMES,
@@ -80,6 +81,11 @@ MARKER_DOCS: tuple[str, ...] = (
 )
 REPLAY_SECTION_TITLE = "torchcheck replay"
 DEVICES_MARKER_SOURCE = "@pytest.mark.devices on {nodeid}"
+TORCH_MISSING = (
+    "torchcheck: {what} needs PyTorch, which is not installed in this environment. "
+    "Install it with {hint}, or turn the plugin off with -p no:torchcheck."
+)
+FIXTURES_WHAT = "using the torch_device or seeded fixture"
 PINNING_TOO_LATE = (
     "torchcheck: CUDA was initialised before xdist worker {worker} could be pinned to "
     "GPU(s) {mask}; workers may share a GPU. Avoid touching CUDA in plugins loaded "
@@ -198,6 +204,9 @@ def pytest_configure(config: pytest.Config) -> None:
     if settings.devices is not None and settings.devices != ("cpu",):
         # Explicitly requested devices must exist: fail now (exit code 4) rather than
         # let a GPU job go green by skipping everything. (A cpu is always there.)
+        missing = _missing_torch(f"{settings.devices_source}={','.join(settings.devices)}")
+        if missing is not None:
+            raise pytest.UsageError(missing)
         try:
             check_requested_available(
                 settings.devices, settings.devices_source or "", _found_devices(config)
@@ -237,15 +246,34 @@ def _found_devices(config: pytest.Config) -> FoundDevices:
     """What this machine has; probed once per session. Imports torch."""
     found = config.stash.get(_FOUND_KEY, None)
     if found is None:
-        from torchcheck.checks.devices import available_devices
-
-        devices = available_devices()
-        found = FoundDevices(
-            cuda_count=sum(1 for d in devices if d.type == "cuda"),
-            mps_available=any(d.type == "mps" for d in devices),
-        )
+        found = _probe_devices()
         config.stash[_FOUND_KEY] = found
     return found
+
+
+def _probe_devices() -> FoundDevices:
+    try:
+        from torchcheck.checks.devices import available_devices
+    except ModuleNotFoundError as error:
+        if error.name != "torch":
+            raise
+        return FoundDevices()  # without torch, no test here can use a GPU
+    devices = available_devices()
+    return FoundDevices(
+        cuda_count=sum(1 for d in devices if d.type == "cuda"),
+        mps_available=any(d.type == "mps" for d in devices),
+    )
+
+
+def _missing_torch(what: str) -> str | None:
+    """``None`` if torch imports; otherwise a message saying what to install."""
+    try:
+        import torch  # noqa: F401
+    except ModuleNotFoundError as error:
+        if error.name != "torch":
+            raise
+        return TORCH_MISSING.format(what=what, hint=INSTALL_HINT)
+    return None
 
 
 # --- report header ------------------------------------------------------------------
@@ -264,10 +292,11 @@ def pytest_report_header(config: pytest.Config) -> str | None:
 
 
 def _header_line(config: pytest.Config) -> str:
-    torch = sys.modules.get("torch")
-    if torch is None:
-        import torch
     config.stash[_HEADER_SHOWN_KEY] = True
+    missing = _missing_torch(FIXTURES_WHAT)
+    if missing is not None:
+        return missing
+    import torch
     settings = _settings(config)
     return format_header(
         torch_version=str(torch.__version__),
@@ -377,6 +406,7 @@ def torch_device(request: pytest.FixtureRequest) -> torch.device:
     ``pytest -m cuda`` selects the GPU runs. Restrict the run with ``--torch-device``,
     one test with ``@pytest.mark.devices(...)``.
     """
+    _fail_without_torch("the torch_device fixture")
     import torch
 
     return torch.device(getattr(request, "param", "cpu"))
@@ -386,11 +416,18 @@ def torch_device(request: pytest.FixtureRequest) -> torch.device:
 def seeded(request: pytest.FixtureRequest) -> Iterator[int]:
     """Seed every RNG with this test's seed, turn on deterministic algorithms, yield the
     seed, and restore all global state afterwards (``torchcheck.seeded``)."""
+    _fail_without_torch("the seeded fixture")
     from torchcheck.checks.seeding import seeded as seeded_block
 
     seed = derive_seed(_settings(request.config).seed, request.node.nodeid)
     with seeded_block(seed, deterministic=True):
         yield seed
+
+
+def _fail_without_torch(fixture: str) -> None:
+    missing = _missing_torch(fixture)
+    if missing is not None:
+        pytest.fail(missing, pytrace=False)
 
 
 @pytest.fixture(autouse=True)
