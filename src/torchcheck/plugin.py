@@ -92,9 +92,10 @@ PINNING_TOO_LATE = (
     "before torchcheck."
 )
 
-_SETTINGS_KEY = pytest.StashKey[Settings]()
-_FOUND_KEY = pytest.StashKey[FoundDevices]()
-_HEADER_SHOWN_KEY = pytest.StashKey[bool]()
+# Annotated rather than subscripted (StashKey[Settings]()): no generic alias is built at import.
+_SETTINGS_KEY: pytest.StashKey[Settings] = pytest.StashKey()
+_FOUND_KEY: pytest.StashKey[FoundDevices] = pytest.StashKey()
+_HEADER_SHOWN_KEY: pytest.StashKey[bool] = pytest.StashKey()
 _TORCHCHECK_FIXTURES = frozenset({"torch_device", "seeded"})
 
 

@@ -31,6 +31,36 @@ def test_loading_the_plugin_imports_neither_torch_nor_libcst() -> None:
     subprocess.run([sys.executable, "-c", code], check=True)
 
 
+LOAD_FOOTPRINT = """
+import dataclasses, sys
+import pytest
+
+before = set(sys.modules)
+import torchcheck.plugin
+
+added = sorted(set(sys.modules) - before)
+dataclasses_built = sorted(
+    f"{module}.{name}"
+    for module in added
+    for name, value in vars(sys.modules[module]).items()
+    if isinstance(value, type) and dataclasses.is_dataclass(value) and value.__module__ == module
+)
+print(" ".join(added))
+print(" ".join(dataclasses_built) or "none")
+"""
+
+
+def test_loading_the_plugin_after_pytest_adds_only_torchcheck_modules_and_builds_no_dataclass() -> None:
+    """What keeps the import at a few milliseconds, checked without timing it: nothing
+    beyond what pytest itself imports, and no dataclass (about 1 ms each to build)."""
+    result = subprocess.run(
+        [sys.executable, "-c", LOAD_FOOTPRINT], capture_output=True, text=True, check=True
+    )
+    added, dataclasses_built = result.stdout.splitlines()
+    assert added.split() == ["torchcheck", "torchcheck._plugin_support", "torchcheck.plugin"]
+    assert dataclasses_built == "none"
+
+
 def test_a_session_that_uses_no_fixture_never_imports_torch(pytester: pytest.Pytester) -> None:
     pytester.makepyfile(
         """
