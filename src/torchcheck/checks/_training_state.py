@@ -26,7 +26,10 @@ __all__ = ["TrainingObjects", "TrainingState", "forgotten_pieces"]
 #: (a step counter, a warm-up factor) and that ``state_dict`` never holds.
 _SIMPLE_VALUES = (bool, int, float, str)
 
-_MODEL = "- model: state_dict entry '{name}' is not the saved one (the model's state_dict is not saved or not loaded):\n{details}"
+_MODEL = (
+    "- model: state_dict entry '{name}' is not the saved one (the model's state_dict is not "
+    "saved or not loaded):\n{details}"
+)
 _OPTIMIZER_EMPTY = (
     "- optimizer state: none after loading, while the saved optimizer held {fields} for "
     "{count} parameters (optimizer.state_dict() is not saved or not loaded: {meaning})"
@@ -170,7 +173,10 @@ def _optimizer_state_differences(saved: TrainingState, loaded: TrainingState) ->
 
 
 def _field_difference(
-    field: str, saved: TrainingState, saved_state: Mapping[Any, dict[str, Any]], loaded_state: Mapping[Any, dict[str, Any]]
+    field: str,
+    saved: TrainingState,
+    saved_state: Mapping[Any, dict[str, Any]],
+    loaded_state: Mapping[Any, dict[str, Any]],
 ) -> str:
     missing, differing = [], []
     for index, entry in saved_state.items():
@@ -209,7 +215,8 @@ def _param_group_differences(saved: TrainingState, loaded: TrainingState) -> lis
         other = loaded_groups[index] if index < len(loaded_groups) else {}
         for key, value in group.items():
             if key != "params" and first_mismatch(other.get(key), value, rtol=0, atol=0) is not None:
-                lines.append(_OPTIMIZER_GROUP.format(index=index, key=key, loaded=_short(other.get(key)), saved=_short(value)))
+                loaded_value, saved_value = _short(other.get(key)), _short(value)
+                lines.append(_OPTIMIZER_GROUP.format(index=index, key=key, loaded=loaded_value, saved=saved_value))
     return lines
 
 

@@ -195,7 +195,9 @@ def _batch_size(batch: Any) -> int:
     for path, tensor in sized[1:]:
         if tensor.shape[0] != first.shape[0]:
             raise ValueError(
-                _BATCH_SIZES_DIFFER.format(path=path, size=tensor.shape[0], first_path=first_path, batch_size=first.shape[0])
+                _BATCH_SIZES_DIFFER.format(
+                    path=path, size=tensor.shape[0], first_path=first_path, batch_size=first.shape[0]
+                )
             )
     return int(first.shape[0])
 
@@ -322,7 +324,9 @@ def _cause(
 
 def _update(run: _Run) -> torch.Tensor:
     """Every parameter's change in one float64 vector."""
-    deltas = [(run.final[name].to(torch.float64) - run.initial[name].to(torch.float64)).flatten() for name in run.initial]
+    deltas = [
+        (run.final[name].to(torch.float64) - run.initial[name].to(torch.float64)).flatten() for name in run.initial
+    ]
     return torch.cat(deltas) if deltas else torch.zeros(0, dtype=torch.float64)
 
 

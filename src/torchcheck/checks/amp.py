@@ -232,10 +232,9 @@ class _RecordingScaler(torch.amp.GradScaler):
 
     def scale(self, outputs: Any) -> Any:  # type: ignore[override]
         self._recorder.record(_SCALE)
-        tensors = [outputs] if isinstance(outputs, torch.Tensor) else list(outputs) if isinstance(outputs, (list, tuple)) else []
-        self._recorder.losses[-1].extend(float(t.detach().float().sum()) for t in tensors)
+        self._recorder.losses[-1].extend(float(t.detach().float().sum()) for t in _tensors_of(outputs))
         scaled = super().scale(outputs)
-        for tensor in [scaled] if isinstance(scaled, torch.Tensor) else scaled if isinstance(scaled, (list, tuple)) else []:
+        for tensor in _tensors_of(scaled):
             if tensor.requires_grad:
                 tensor.register_hook(self._mark_scaled_backward)
         return scaled
@@ -259,6 +258,16 @@ class _RecordingScaler(torch.amp.GradScaler):
     def update(self, new_scale: float | torch.Tensor | None = None) -> None:
         self._recorder.record(_UPDATE)
         super().update(new_scale)
+
+
+def _tensors_of(outputs: Any) -> list[torch.Tensor]:
+    """The tensors of what ``GradScaler.scale`` takes: a tensor or a list/tuple of them
+    (other iterables are left alone: reading them would consume them)."""
+    if isinstance(outputs, torch.Tensor):
+        return [outputs]
+    if isinstance(outputs, (list, tuple)):
+        return [item for item in outputs if isinstance(item, torch.Tensor)]
+    return []
 
 
 def _grad_norm(model: nn.Module) -> float:
@@ -632,7 +641,9 @@ def _check_loss(
     diff = abs(loss - ref_loss)
     allowed = atol + rtol * abs(ref_loss)
     if diff > allowed:
-        note = _BATCH_STATISTICS_NOTE.format(modules=module_list(clean.batch_statistics)) if clean.batch_statistics else ""
+        note = ""
+        if clean.batch_statistics:
+            note = _BATCH_STATISTICS_NOTE.format(modules=module_list(clean.batch_statistics))
         raise CheckFailed(
             ctx.fmt(
                 _LOSS_NOT_CLOSE, step=index + 1, loss=loss, ref_loss=ref_loss, diff=diff, allowed=allowed,
