@@ -426,3 +426,28 @@ def test_nested_defs_resolve_inside_their_function() -> None:
     resolved = found[0][1]
     assert resolved is not None and resolved.function.name.value == "helper"
     assert resolved.translate("m") == "model"
+
+
+def test_a_call_summary_spells_the_callees_targets_as_the_caller_names_them() -> None:
+    context = LintContext()
+    seen: list[FunctionSummary | None] = []
+
+    class _Calls:
+        def visit_Call(self, node: cst.Call) -> None:
+            if isinstance(node.func, cst.Name) and node.func.value == "evaluate":
+                seen.append(context.call_summary(node))
+
+    source = """
+        def evaluate(net, loader, opt):
+            net.eval()
+            opt.zero_grad()
+            for batch in loader:
+                net(batch).sum().backward()
+
+        evaluate(model, data, make_optimizer())
+        """
+    BatchedWalker([context, _Calls()]).walk(cst.parse_module(textwrap.dedent(source)))
+    summary = seen[0]
+    assert summary is not None
+    assert effects(summary) == {("eval", "model", MUST), ("zero_grad", ANONYMOUS, MUST), ("backward", ANONYMOUS, MAY)}
+    assert [(mode.target, mode.leaves_eval) for mode in summary.exit_modes] == [("model", MUST)]

@@ -458,6 +458,7 @@ class LintContext:
         self.flow = ControlFlow(lambda: self.loops)
         self._module: cst.Module | None = None
         self._summaries: ModuleSummaries | None = None
+        self._call_summaries: dict[cst.Call, FunctionSummary | None] = {}
         self._positions: Positions | None = None
 
     # ----------------------------------------------------------------- where are we
@@ -539,6 +540,17 @@ class LintContext:
         return self._module_summaries().resolve(
             call, function=self.flow.function, current_class=self.current_class, meaning_of=meaning_of
         )
+
+    def call_summary(self, call: cst.Call) -> FunctionSummary | None:
+        """What ``call`` does, when it runs a ``def`` of this file: the callee's summary with
+        targets spelled as the caller names them (``evaluate(model)`` puts ``model`` in eval
+        mode); None for calls that resolve to nothing here."""
+        if call in self._call_summaries:
+            return self._call_summaries[call]
+        resolved = self.resolve_call(call)
+        summary = resolved.as_called(self.summary_of(resolved.function)) if resolved is not None else None
+        self._call_summaries[call] = summary
+        return summary
 
     def _module_summaries(self) -> ModuleSummaries:
         if self._summaries is None:

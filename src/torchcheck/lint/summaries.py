@@ -259,6 +259,35 @@ class ResolvedCall:
             return None
         return f"{spelled}{dot}{rest}"
 
+    def as_called(self, summary: FunctionSummary) -> FunctionSummary:
+        """``summary`` (the callee's) with every target spelled as this call's caller names
+        it; targets the caller cannot name become :data:`ANONYMOUS`."""
+        effects: dict[tuple[str, str], Effect] = {}
+        for effect in summary.effects:
+            seen = replace(effect, target=self.translate(effect.target) or ANONYMOUS)
+            key = (seen.action, seen.target)
+            if key not in effects or seen.certainty is Certainty.MUST:
+                effects[key] = seen
+        modes = {}
+        for mode in summary.exit_modes:
+            target = self.translate(mode.target)
+            if target is not None and target != ANONYMOUS:
+                modes[target] = replace(mode, target=target)
+        return replace(
+            summary,
+            effects=tuple(effects[key] for key in sorted(effects)),
+            exit_modes=tuple(modes[target] for target in sorted(modes)),
+        )
+
+
+def spelled(target: str) -> cst.BaseExpression:
+    """An expression for a dotted target (``self.optimizer``), to ask the context its kind."""
+    root, *attributes = target.split(".")
+    expression: cst.BaseExpression = cst.Name(root)
+    for attribute in attributes:
+        expression = cst.Attribute(value=expression, attr=cst.Name(attribute))
+    return expression
+
 
 def _argument_name(expression: cst.BaseExpression) -> str | None:
     """``model`` for ``model`` and for ``model.parameters()`` (a helper clearing the

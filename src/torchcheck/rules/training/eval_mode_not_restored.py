@@ -1,10 +1,16 @@
 from __future__ import annotations
 
+from dataclasses import dataclass, field
+
 import libcst as cst
 
-from torchcheck.lint.context import LintContext, Loop, dotted_name
-from torchcheck.lint.rule import Invalid, Valid
-from torchcheck.rules.training._common import Event, FlowRule, receiver_text
+from torchcheck.lint.context import Loop, dotted_name
+from torchcheck.lint.flow import Event
+from torchcheck.lint.rule import Invalid, Rule, Valid
+from torchcheck.lint.summaries import TRAIN, Certainty, FunctionSummary, Site
+from torchcheck.rules.training._common import receiver_text
+
+_THROUGH_HELPER = "Training loop never calls `train()` after {site}; later iterations train in evaluation mode"
 
 
 def _sets_eval_mode(call: cst.Call) -> bool:
@@ -12,7 +18,24 @@ def _sets_eval_mode(call: cst.Call) -> bool:
     return bool(call.args) and isinstance(call.args[0].value, cst.Name) and call.args[0].value.value == "False"
 
 
-class EvalModeNotRestored(FlowRule):
+@dataclass(frozen=True)
+class _Eval:
+    event: Event
+    receiver: str  # the module put in eval mode, as the loop names it
+    site: Site | None = None  # eval() done by a helper: where
+
+
+@dataclass
+class _LoopFacts:
+    """What one outermost loop (with the loops nested in it) does."""
+
+    evals: list[_Eval] = field(default_factory=list)
+    trained: set[Loop] = field(default_factory=set)  # loops that call train() (or a helper that does)
+    backpropagated: set[Loop] = field(default_factory=set)  # through a helper that calls backward()
+    run_with_grad: dict[Loop, set[str]] = field(default_factory=dict)
+
+
+class EvalModeNotRestored(Rule):
     """
     ## What it does
     Checks for training loops (loops that call `.backward()`) that switch a module to
@@ -30,6 +53,11 @@ class EvalModeNotRestored(FlowRule):
     enabled (so a frozen teacher network set to `eval()` and run under `torch.no_grad()` is
     not reported), and is silent when the loop calls any `.train()`, or when the `eval()` is
     followed by `break`/`return` (the last epoch).
+
+    Helper functions of the same file count: an `evaluate(model, loader)` that leaves
+    `model` in eval mode on every exit is reported where the loop calls it, a training helper
+    that calls `model.train()` restores the mode, and a loop that backpropagates through a
+    helper (`train_one_epoch(model, ...)`) is a training loop for the modules it passes.
 
     ## Example
     ```python
@@ -127,6 +155,64 @@ for epoch in range(epochs):
     validate(model)
 """
         ),
+        Valid(
+            """
+import torch
+
+def train_one_epoch(model, loader, optimizer):
+    model.train()
+    for x, y in loader:
+        optimizer.zero_grad()
+        criterion(model(x), y).backward()
+        optimizer.step()
+
+def evaluate(model, loader):
+    model.eval()
+    with torch.no_grad():
+        return sum(criterion(model(x), y).item() for x, y in loader)
+
+for epoch in range(epochs):
+    train_one_epoch(model, train_loader, optimizer)
+    evaluate(model, val_loader)
+"""
+        ),
+        Valid(
+            """
+import torch
+
+def evaluate(model, loader):
+    model.eval()
+    with torch.no_grad():
+        total = sum(criterion(model(x), y).item() for x, y in loader)
+    model.train()
+    return total
+
+for epoch in range(epochs):
+    for x, y in train_loader:
+        optimizer.zero_grad()
+        criterion(model(x), y).backward()
+        optimizer.step()
+    evaluate(model, val_loader)
+"""
+        ),
+        Valid(
+            """
+import torch
+
+def evaluate(model, loader):
+    model.eval()
+    with torch.no_grad():
+        return sum(criterion(model(x), y).item() for x, y in loader)
+
+for epoch in range(epochs):
+    for x, y in train_loader:
+        optimizer.zero_grad()
+        criterion(model(x), y).backward()
+        optimizer.step()
+    evaluate(model, val_loader)
+    model.train()
+"""
+        ),
     )
     INVALID = (
         Invalid(
@@ -158,57 +244,83 @@ class Trainer:
                     self.validate()
 """
         ),
+        Invalid(
+            """
+import torch
+
+def train(model, loader, optimizer):
+    for x, y in loader:
+        optimizer.zero_grad()
+        criterion(model(x), y).backward()
+        optimizer.step()
+
+def evaluate(model, loader):
+    model.eval()
+    with torch.no_grad():
+        return sum(criterion(model(x), y).item() for x, y in loader)
+
+for epoch in range(epochs):
+    train(model, train_loader, optimizer)
+    evaluate(model, val_loader)  # TCK106
+"""
+        ),
     )
 
-    def __init__(self, context: LintContext) -> None:
-        super().__init__(context)
-        self._evals: list[tuple[Event, str]] = []
-        self._trained: set[Loop] = set()
-        self._run_with_grad: dict[Loop, set[str]] = {}
+    def _facts(self) -> _LoopFacts:
+        return self.context.flow.loop_facts(self, _LoopFacts)
 
     def visit_Call(self, node: cst.Call) -> None:
         loops = self.context.loops
         if not loops or not isinstance(node.func, (cst.Attribute, cst.Name)):
             return
+        summary = self.context.call_summary(node)
+        if summary is not None:
+            self._helper(node, summary, loops)
+            return
         method = node.func.attr.value if isinstance(node.func, cst.Attribute) else None
         if method == "eval" and not node.args:
             receiver = receiver_text(node)
             if receiver is not None:
-                self._evals.append((self.event(node), receiver))
+                self._facts().evals.append(_Eval(self.context.flow.event(node), receiver))
         elif method == "train" and not _sets_eval_mode(node):
-            self._trained.update(loops)
+            self._facts().trained.update(loops)
         elif not self.context.grad_maybe_disabled:
             callee = dotted_name(node.func.value if method == "forward" else node.func)  # type: ignore[union-attr]
             if callee is not None:
-                for loop in loops:
-                    self._run_with_grad.setdefault(loop, set()).add(callee)
+                self._run_with_grad(loops, {callee})
 
-    def leave_For(self, node: cst.For) -> None:
-        self._resolve()
+    def _helper(self, call: cst.Call, summary: FunctionSummary, loops: tuple[Loop, ...]) -> None:
+        facts = self._facts()
+        for mode in summary.exit_modes:
+            if TRAIN in mode.modes:
+                facts.trained.update(loops)  # e.g. a train_one_epoch() that starts with model.train()
+            elif mode.leaves_eval is Certainty.MUST:
+                facts.evals.append(_Eval(self.context.flow.event(call), mode.target, mode.eval_site))
+        if summary.does("backward") and not self.context.grad_maybe_disabled:
+            facts.backpropagated.update(loops)
+            passed = {dotted_name(argument.value) for argument in call.args}
+            self._run_with_grad(loops, {name for name in passed if name is not None})
 
-    def leave_While(self, node: cst.While) -> None:
-        self._resolve()
+    def _run_with_grad(self, loops: tuple[Loop, ...], callees: set[str]) -> None:
+        run = self._facts().run_with_grad
+        for loop in loops:
+            run.setdefault(loop, set()).update(callees)
 
-    def _resolve(self) -> None:
-        if len(self.context.loops) != 1:
-            return  # an outer loop may still call train() further down
-        for event, receiver in self._evals:
-            if self._left_after(event):
-                continue
-            if any(self._never_restored(loop, receiver) for loop in event.loops):
-                self.report(event.node)
-        self._evals.clear()
-        self._trained.clear()
-        self._run_with_grad.clear()
-        self.exits.clear()
+    def leave_loop(self, loop: Loop) -> None:
+        """Decide once the outermost loop is complete: an outer loop may still call train()."""
+        facts = self._facts()
+        for found in facts.evals:
+            if self.context.flow.leaves_after(found.event):
+                continue  # a break/return/raise ends the loop after the eval: the last epoch
+            if any(self._never_restored(facts, loop, found.receiver) for loop in found.event.loops):
+                self._report(found)
 
-    def _never_restored(self, loop: Loop, receiver: str) -> bool:
-        return (
-            self.context.is_training_loop(loop)
-            and loop not in self._trained
-            and receiver in self._run_with_grad.get(loop, ())
-        )
+    def _never_restored(self, facts: _LoopFacts, loop: Loop, receiver: str) -> bool:
+        trains = self.context.is_training_loop(loop) or loop in facts.backpropagated
+        return trains and loop not in facts.trained and receiver in facts.run_with_grad.get(loop, ())
 
-    def _left_after(self, event: Event) -> bool:
-        """A ``break``/``return``/``raise`` in the same block ends the loop after the eval."""
-        return any(exit.order > event.order and exit.path == event.path for exit in self.exits)
+    def _report(self, found: _Eval) -> None:
+        if found.site is None:
+            self.report(found.event.node)
+        else:
+            self.report(found.event.node, _THROUGH_HELPER.format(site=found.site.describe(self.context.line_of)))

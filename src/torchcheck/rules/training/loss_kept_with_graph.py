@@ -1,21 +1,35 @@
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import libcst as cst
 
 from torchcheck.lint.context import Kind, LintContext, Loop
+from torchcheck.lint.flow import Function
 from torchcheck.lint.rule import FixSafety, Invalid, Rule, Valid
 
 _CONTAINER_METHODS = frozenset({"append", "extend", "insert"})
+_COMBINING = frozenset({"sum", "mean", "stack", "cat", "fsum"})  # sum(parts), torch.stack(parts) ...
 
 
 @dataclass(frozen=True)
 class _Candidate:
     node: cst.CSTNode  # the append call or the augmented assignment
     value: cst.BaseExpression  # what is stored
+    container: str
     loops: tuple[Loop, ...]
     graph_attached: bool  # known to carry a graph when stored
+    created_in: Loop | None  # the innermost enclosing loop that binds the container afresh
+    evaluating: bool  # `+=` in a function that put a module in eval mode
+
+
+@dataclass
+class _LoopFacts:
+    """What one outermost loop (with the loops nested in it) keeps and backpropagates."""
+
+    candidates: list[_Candidate] = field(default_factory=list)
+    # per loop: names `.backward()` is called on there, and the names they were combined from
+    backpropagated: dict[Loop, set[str]] = field(default_factory=dict)
 
 
 def _root_name(expression: cst.BaseExpression) -> str | None:
@@ -30,6 +44,12 @@ class LossKeptWithGraph(Rule):
     Checks for graph-attached tensors (a loss, a model output, anything `.backward()` is
     called on) stored across iterations of a training or evaluation loop: appended to a
     list, or accumulated with `+=` into a variable created before the loop.
+
+    The parts a backpropagated loss is made of count too (`history.append(parts)` after
+    `loss = sum(parts)`), and so does a loss accumulated with `+=` in a function that puts
+    the model in `eval()` mode but forgets `torch.no_grad()`. An accumulator created afresh
+    in each iteration of an outer loop and backpropagated there (`style_loss = 0.` per step,
+    `style_loss += ...` over the layers, then `style_loss.backward()`) is correct code.
 
     ## Why is this bad?
     A tensor that requires grad holds a reference to the whole autograd graph that produced
@@ -161,6 +181,31 @@ for x, y in loader:
     optimizer.step(closure)
 """
         ),
+        Valid(
+            """
+import torch.nn.functional as F
+for step in range(num_steps):
+    optimizer.zero_grad()
+    style_loss = 0.0
+    for layer in style_layers:
+        style_loss += F.mse_loss(gram(features[layer]), style_targets[layer])
+    total = style_weight * style_loss + content_weight * content_loss
+    total.backward()
+    optimizer.step()
+"""
+        ),
+        Valid(
+            """
+import torch
+def evaluate(model, data):
+    model.eval()
+    total = 0.0
+    with torch.no_grad():
+        for x, y in data:
+            total += criterion(model(x), y)
+    return total / len(data)
+"""
+        ),
     )
     INVALID = (
         Invalid(
@@ -229,79 +274,120 @@ for epoch in range(10):
         loss.backward()
 """,
         ),
+        Invalid(
+            """
+import torch
+history = []
+for x, y in loader:
+    parts = [criterion(model(x), y), 0.01 * model.weight.norm()]
+    loss = sum(parts)
+    loss.backward()
+    optimizer.step()
+    history.append(parts)  # TCK101
+"""
+        ),
+        Invalid(
+            """
+import torch
+def evaluate(model, data):
+    model.eval()
+    total = 0.0
+    for x, y in data:
+        total += criterion(model(x), y)  # TCK101
+    return total / len(data)
+"""
+        ),
     )
 
     def __init__(self, context: LintContext) -> None:
         super().__init__(context)
-        self._candidates: list[_Candidate] = []
-        self._assigned_in_loop: dict[Loop, set[str]] = {}
+        self._evaluating: set[Function | None] = set()  # functions that put a module in eval mode
+
+    def _facts(self) -> _LoopFacts:
+        return self.context.flow.loop_facts(self, _LoopFacts)
 
     def visit_Call(self, node: cst.Call) -> None:
-        if not isinstance(node.func, cst.Attribute) or node.func.attr.value not in _CONTAINER_METHODS:
+        if not isinstance(node.func, cst.Attribute):
             return
-        if not node.args or node.func.attr.value == "insert" and len(node.args) < 2:
-            return
-        value = node.args[-1].value
-        if node.func.attr.value == "extend":
-            if not isinstance(value, (cst.List, cst.Tuple)) or not value.elements:
-                return
-            value = value.elements[0].value
-        self._consider(node, _root_name(node.func.value), value)
+        method = node.func.attr.value
+        if method == "eval" and not node.args:
+            self._evaluating.add(self.context.flow.function)
+        elif method == "backward" and self.context.loops:
+            self._backpropagated(node.func.value)
+        elif method in _CONTAINER_METHODS and node.args and (method != "insert" or len(node.args) >= 2):
+            value = node.args[-1].value
+            if method == "extend":
+                if not isinstance(value, (cst.List, cst.Tuple)) or not value.elements:
+                    return
+                value = value.elements[0].value
+            self._consider(node, _root_name(node.func.value), value)
 
     def visit_AugAssign(self, node: cst.AugAssign) -> None:
         if isinstance(node.operator, cst.AddAssign):
             self._consider(node, _root_name(node.target), node.value)
 
+    def _backpropagated(self, receiver: cst.BaseExpression) -> None:
+        """Note what ``receiver.backward()`` backpropagates: the name, and the names its
+        value was summed or combined from (``loss = sum(losses)``)."""
+        if isinstance(receiver, cst.Call) and receiver.args:  # scaler.scale(loss).backward()
+            receiver = receiver.args[0].value
+        name = _root_name(receiver)
+        if name is None:
+            return
+        names = {name}
+        binding = self.context.flow.last_binding(name)
+        if binding is not None and binding.value is not None:
+            names.update(_combined_from(binding.value))
+        backpropagated = self._facts().backpropagated
+        for loop in self.context.loops:
+            backpropagated.setdefault(loop, set()).update(names)
+
     def _consider(self, node: cst.CSTNode, container: str | None, value: cst.BaseExpression) -> None:
         loops = self.context.loops
         if not loops or container is None or self.context.grad_maybe_disabled or self.context.in_module_class:
             return
-        if container in self._assigned_in_loop.get(loops[-1], set()):
+        created_in = self._loop_creating(container, loops)
+        if created_in is loops[-1]:
             return  # created inside this iteration: dies with it
         kind = self.context.kind_of(value)
-        if kind is Kind.GRAPH_TENSOR or (kind is None and isinstance(value, cst.Name)):
-            self._candidates.append(_Candidate(node, value, loops, kind is Kind.GRAPH_TENSOR))
+        named = isinstance(value, cst.Name)
+        if kind is Kind.GRAPH_TENSOR or (named and kind in (None, Kind.OTHER)):
+            evaluating = isinstance(node, cst.AugAssign) and self.context.flow.function in self._evaluating
+            candidate = _Candidate(node, value, container, loops, kind is Kind.GRAPH_TENSOR, created_in, evaluating)
+            self._facts().candidates.append(candidate)
 
-    def _record_assignment(self, target: cst.BaseExpression) -> None:
-        names = [target.value] if isinstance(target, cst.Name) else [
-            element.value.value
-            for element in getattr(target, "elements", ())
-            if isinstance(element.value, cst.Name)
-        ]
-        for loop in self.context.loops:
-            self._assigned_in_loop.setdefault(loop, set()).update(names)
+    def _loop_creating(self, container: str, loops: tuple[Loop, ...]) -> Loop | None:
+        """The innermost of ``loops`` whose iterations bind ``container`` afresh, if any."""
+        binding = self.context.flow.last_binding(container)
+        if binding is None:
+            return None
+        return next((loop for loop in reversed(loops) if loop in binding.loops), None)
 
-    def visit_Assign(self, node: cst.Assign) -> None:
-        for target in node.targets:
-            self._record_assignment(target.target)
-
-    def visit_AnnAssign(self, node: cst.AnnAssign) -> None:
-        self._record_assignment(node.target)
-
-    def leave_For(self, node: cst.For) -> None:
-        self._resolve(node)
-
-    def leave_While(self, node: cst.While) -> None:
-        self._resolve(node)
-
-    def _resolve(self, loop: Loop) -> None:
+    def leave_loop(self, loop: Loop) -> None:
         """Decide once the outermost loop is complete: only then are all its calls known."""
-        for candidate in [c for c in self._candidates if c.loops[0] is loop]:
-            backward_names = {_root_name(call.func.value) for _, call in self._backward_calls(candidate.loops[-1])}
-            is_backward_target = isinstance(candidate.value, cst.Name) and candidate.value.value in backward_names
-            if not (candidate.graph_attached or is_backward_target):
-                continue
-            if not (is_backward_target or any(self._is_data_loop(loop) for loop in candidate.loops)):
-                continue
-            self._report(candidate, scalar=is_backward_target or _looks_like_loss(candidate.value))
-        self._candidates = [c for c in self._candidates if c.loops[0] is not loop]
+        facts = self._facts()
+        for candidate in facts.candidates:
+            scalar = self._decide(candidate, facts)
+            if scalar is not None:
+                self._report(candidate, scalar)
 
-    def _backward_calls(self, loop: Loop) -> list[tuple[str, cst.Call]]:
-        return [
-            (name, call)
-            for name, call in self.context.calls_in_loop(loop)
-            if name == "backward" and isinstance(call.func, cst.Attribute)
-        ]
+    def _decide(self, candidate: _Candidate, facts: _LoopFacts) -> bool | None:
+        """None: not a finding; else whether the kept value is a scalar loss (for the fix)."""
+        created_in = candidate.created_in
+        if created_in is not None and candidate.container in facts.backpropagated.get(created_in, ()):
+            return None  # an accumulator re-created and backpropagated every iteration of that loop
+        backpropagated = facts.backpropagated.get(candidate.loops[-1], set())
+        kept_name = candidate.value.value if isinstance(candidate.value, cst.Name) else None
+        is_backward_target = kept_name in backpropagated
+        if not (candidate.graph_attached or is_backward_target):
+            return None
+        in_data_loop = any(self._is_data_loop(loop) for loop in candidate.loops)
+        evaluation = candidate.evaluating and not any(self.context.is_training_loop(loop) for loop in candidate.loops)
+        if not (is_backward_target or in_data_loop or evaluation):
+            return None
+        if kept_name is not None and self.context.kind_of(candidate.value) is Kind.OTHER:
+            return False  # a list or dict of losses: no `.item()` to take
+        return is_backward_target or _looks_like_loss(candidate.value)
 
     def _is_data_loop(self, loop: Loop) -> bool:
         return self.context.is_training_loop(loop) or self.context.iterates_dataloader(loop)
@@ -316,6 +402,39 @@ for epoch in range(10):
             self.report(candidate.node, replacement=candidate.node.with_changes(value=with_item))
         else:
             self.report(candidate.node, replacement=with_item, replace_target=value)
+
+
+def _combined_from(value: cst.BaseExpression) -> set[str]:
+    """Names ``value`` adds up or stacks: ``a + b``, ``sum(parts)``, ``sum(parts.values())``,
+    ``torch.stack(parts).sum()``, ``parts[0] + parts[1]``."""
+    found: set[str] = set()
+    pending = [value]
+    while pending:
+        node = pending.pop()
+        if isinstance(node, cst.Name):
+            found.add(node.value)
+        elif isinstance(node, cst.BinaryOperation):
+            pending += [node.left, node.right]
+        elif isinstance(node, cst.UnaryOperation):
+            pending.append(node.expression)
+        elif isinstance(node, cst.Subscript):
+            pending.append(node.value)
+        elif isinstance(node, cst.Call):
+            pending += _combined_arguments(node)
+    return found
+
+
+def _combined_arguments(call: cst.Call) -> list[cst.BaseExpression]:
+    func = call.func
+    if isinstance(func, cst.Attribute) and func.attr.value in ("sum", "mean") and not call.args:
+        return [func.value]  # torch.stack(parts).sum()
+    name = func.attr.value if isinstance(func, cst.Attribute) else func.value if isinstance(func, cst.Name) else None
+    if name not in _COMBINING or not call.args:
+        return []
+    argument = call.args[0].value
+    if isinstance(argument, cst.Call) and isinstance(argument.func, cst.Attribute) and argument.func.attr.value == "values":
+        argument = argument.func.value  # sum(parts.values())
+    return [argument]
 
 
 def _looks_like_loss(value: cst.BaseExpression) -> bool:

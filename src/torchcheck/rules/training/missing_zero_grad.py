@@ -1,10 +1,10 @@
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import libcst as cst
 
-from torchcheck.lint.context import Kind, LintContext, Loop
+from torchcheck.lint.context import Kind, Loop, dotted_name
 from torchcheck.lint.rule import Invalid, Rule, Valid
 
 
@@ -14,12 +14,24 @@ class _Step:
     loops: tuple[Loop, ...]
 
 
+@dataclass
+class _LoopFacts:
+    """What one outermost loop (with the loops nested in it) does."""
+
+    steps: list[_Step] = field(default_factory=list)
+    zeroed: set[Loop] = field(default_factory=set)  # loops that clear gradients somewhere
+
+
 class MissingZeroGrad(Rule):
     """
     ## What it does
     Checks for training loops that call `.backward()` and `optimizer.step()` but never
     clear gradients with `optimizer.zero_grad()` or `model.zero_grad()` (in the loop or in a
     loop around it).
+
+    Gradients cleared by a helper function of the same file (a `reset_grad()` that calls
+    `zero_grad()`, or sets `p.grad = None` for the model's parameters) count, and an
+    optimizer built afresh in each iteration is not reported.
 
     ## Why is this bad?
     `.backward()` adds into `.grad`; it does not overwrite it. Without `zero_grad()` every
@@ -117,6 +129,46 @@ for x, y in loader:
     scheduler.step()
 """
         ),
+        Valid(
+            """
+def reset_grad():
+    d_optimizer.zero_grad()
+    g_optimizer.zero_grad()
+
+for real, noise in loader:
+    reset_grad()
+    d_loss = discriminator_loss(real, noise)
+    d_loss.backward()
+    d_optimizer.step()
+    reset_grad()
+    g_loss = generator_loss(noise)
+    g_loss.backward()
+    g_optimizer.step()
+"""
+        ),
+        Valid(
+            """
+def clear_gradients(net):
+    for p in net.parameters():
+        p.grad = None
+
+for x, y in loader:
+    clear_gradients(model)
+    criterion(model(x), y).backward()
+    optimizer.step()
+"""
+        ),
+        Valid(
+            """
+import torch
+for image, label in samples:
+    delta = torch.zeros_like(image, requires_grad=True)
+    attack = torch.optim.SGD([delta], lr=0.01)
+    loss = -criterion(model(image + delta), label)
+    loss.backward()
+    attack.step()
+"""
+        ),
     )
     INVALID = (
         Invalid(
@@ -150,48 +202,78 @@ class Trainer:
             self.scaler.update()
 """
         ),
+        Invalid(
+            """
+def log_progress(step):
+    print(step)
+
+for step, (x, y) in enumerate(loader):
+    log_progress(step)
+    criterion(model(x), y).backward()
+    optimizer.step()  # TCK102
+"""
+        ),
+        Invalid(
+            """
+import torch
+for epoch in range(epochs):
+    optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+    for x, y in loader:
+        criterion(model(x), y).backward()
+        optimizer.step()  # TCK102
+"""
+        ),
     )
 
-    def __init__(self, context: LintContext) -> None:
-        super().__init__(context)
-        self._steps: list[_Step] = []
-        self._zeroed_loops: set[Loop] = set()
+    def _facts(self) -> _LoopFacts:
+        return self.context.flow.loop_facts(self, _LoopFacts)
 
     def visit_Call(self, node: cst.Call) -> None:
         loops = self.context.loops
-        if not loops or not isinstance(node.func, cst.Attribute):
+        if not loops:
+            return
+        if not isinstance(node.func, cst.Attribute) or node.func.attr.value == "forward":
+            if self._helper_clears_gradients(node):
+                self._facts().zeroed.update(loops)
             return
         method = node.func.attr.value
-        if "zero_grad" in method or (method == "zero_" and _is_grad(node.func.value)):
-            self._zeroed_loops.update(loops)
-        elif method == "step" and self._steps_an_optimizer(node):
-            self._steps.append(_Step(node, loops))
+        if "zero_grad" in method or (method == "zero_" and _is_grad(node.func.value)) or self._helper_clears_gradients(node):
+            self._facts().zeroed.update(loops)
+        elif method == "step":
+            optimizer = self._stepped_optimizer(node)
+            if optimizer is not None and not self._built_in_this_iteration(optimizer, loops):
+                self._facts().steps.append(_Step(node, loops))
+
+    def _helper_clears_gradients(self, call: cst.Call) -> bool:
+        summary = self.context.call_summary(call)
+        return summary is not None and summary.does("zero_grad")
 
     def visit_Assign(self, node: cst.Assign) -> None:
-        if any(_is_grad(target.target) for target in node.targets):
-            self._zeroed_loops.update(self.context.loops)
+        if self.context.loops and any(_is_grad(target.target) for target in node.targets):
+            self._facts().zeroed.update(self.context.loops)
 
-    def _steps_an_optimizer(self, call: cst.Call) -> bool:
-        receiver = self.context.kind_of(call.func.value)  # type: ignore[attr-defined]
-        if receiver is Kind.OPTIMIZER:
-            return not call.args  # step(closure) is LBFGS-style: the closure clears gradients
-        return receiver is Kind.SCALER and bool(call.args) and self.context.kind_of(call.args[0].value) is Kind.OPTIMIZER
+    def _stepped_optimizer(self, call: cst.Call) -> cst.BaseExpression | None:
+        """The optimizer that ``opt.step()`` / ``scaler.step(opt)`` steps, or None."""
+        receiver = call.func.value  # type: ignore[attr-defined]
+        kind = self.context.kind_of(receiver)
+        if kind is Kind.OPTIMIZER:
+            return receiver if not call.args else None  # step(closure) is LBFGS-style: the closure clears gradients
+        if kind is Kind.SCALER and call.args and self.context.kind_of(call.args[0].value) is Kind.OPTIMIZER:
+            return call.args[0].value
+        return None
 
-    def leave_For(self, node: cst.For) -> None:
-        self._resolve(node)
+    def _built_in_this_iteration(self, optimizer: cst.BaseExpression, loops: tuple[Loop, ...]) -> bool:
+        """An optimizer constructed inside the loop steps fresh parameters once: nothing to clear."""
+        name = dotted_name(optimizer)
+        binding = self.context.flow.last_binding(name) if name is not None and "." not in name else None
+        return binding is not None and isinstance(binding.value, cst.Call) and loops[-1] in binding.loops
 
-    def leave_While(self, node: cst.While) -> None:
-        self._resolve(node)
-
-    def _resolve(self, loop: Loop) -> None:
+    def leave_loop(self, loop: Loop) -> None:
         """Decide once the outermost loop is complete: an outer loop may clear gradients further down."""
-        ready = [step for step in self._steps if step.loops[0] is loop]
-        if not ready:
-            return
-        for step in ready:
-            if self.context.is_training_loop(step.loops[-1]) and not self._zeroed_loops.intersection(step.loops):
+        facts = self._facts()
+        for step in facts.steps:
+            if self.context.is_training_loop(step.loops[-1]) and not facts.zeroed.intersection(step.loops):
                 self.report(step.call)
-        self._steps = [step for step in self._steps if step.loops[0] is not loop]
 
 
 def _is_grad(expression: cst.BaseExpression) -> bool:

@@ -1,13 +1,26 @@
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import libcst as cst
 
 from torchcheck.lint.context import Kind, LintContext
-from torchcheck.lint.rule import Invalid, Valid
-from torchcheck.rules.training._common import Event, FlowRule, exclusive, is_prefix
+from torchcheck.lint.flow import Event, encloses
+from torchcheck.lint.rule import Invalid, Rule, Valid
+from torchcheck.lint.summaries import ANONYMOUS, FunctionSummary, Site, spelled
+
+_THROUGH_HELPER = (
+    "`scheduler.step()` runs before {site}; the first learning-rate value is skipped"
+)
 
 
-class SchedulerBeforeOptimizerStep(FlowRule):
+@dataclass(frozen=True)
+class _OptimizerStep:
+    event: Event
+    site: Site | None = None  # a step done by a helper: where
+
+
+class SchedulerBeforeOptimizerStep(Rule):
     """
     ## What it does
     Checks for `scheduler.step()` called before `optimizer.step()` in the same iteration of
@@ -19,9 +32,11 @@ class SchedulerBeforeOptimizerStep(FlowRule):
     the first value of the schedule is skipped (and the whole schedule shifts by one);
     PyTorch warns about it at run time. Call `scheduler.step()` after `optimizer.step()`.
 
-    Calls with arguments (`ReduceLROnPlateau.step(val_loss)`, the deprecated
-    `scheduler.step(epoch)`) and scheduler steps that run only on some iterations (under an
-    `if` the optimizer step is not in) are not reported.
+    An optimizer step done by a helper function of the same file called later in the
+    iteration (`train_one_epoch(model, optimizer, loader)`) counts. Calls with arguments
+    (`ReduceLROnPlateau.step(val_loss)`, the deprecated `scheduler.step(epoch)`) and
+    scheduler steps that run only on some iterations (under an `if` the optimizer step is
+    not in) are not reported.
 
     ## Example
     ```python
@@ -116,6 +131,23 @@ for epoch in range(epochs):
     scheduler.step()
 """
         ),
+        Valid(
+            """
+def train_one_epoch(model, optimizer, loader):
+    for x, y in loader:
+        optimizer.zero_grad()
+        criterion(model(x), y).backward()
+        optimizer.step()
+
+def evaluate(model, loader):
+    return sum(criterion(model(x), y).item() for x, y in loader)
+
+for epoch in range(epochs):
+    train_one_epoch(model, optimizer, loader)
+    scheduler.step()
+    evaluate(model, loader)
+"""
+        ),
     )
     INVALID = (
         Invalid(
@@ -161,42 +193,75 @@ class Trainer:
         self.scaler.update()
 """
         ),
+        Invalid(
+            """
+def train(model, loader, optimizer):
+    for x, y in loader:
+        optimizer.zero_grad()
+        criterion(model(x), y).backward()
+        optimizer.step()
+
+for epoch in range(epochs):
+    scheduler.step()  # TCK104
+    train(model, loader, optimizer)
+"""
+        ),
     )
 
     def __init__(self, context: LintContext) -> None:
         super().__init__(context)
         self._schedulers: list[Event] = []
-        self._optimizers: list[Event] = []
+        self._optimizers: list[_OptimizerStep] = []
 
     def visit_Call(self, node: cst.Call) -> None:
+        summary = self.context.call_summary(node)
+        if summary is not None:
+            self._helper_step(node, summary)
+            return
         if not isinstance(node.func, cst.Attribute) or node.func.attr.value != "step":
             return
         kind = self.context.kind_of(node.func.value)
         if kind is Kind.SCHEDULER:
             if not node.args:
-                self._schedulers.append(self.event(node))
+                self._schedulers.append(self.context.flow.event(node))
         elif kind is Kind.OPTIMIZER or (
             kind is Kind.SCALER and node.args and self.context.kind_of(node.args[0].value) is Kind.OPTIMIZER
         ):
-            self._optimizers.append(self.event(node))
+            self._optimizers.append(_OptimizerStep(self.context.flow.event(node)))
+
+    def _helper_step(self, call: cst.Call, summary: FunctionSummary) -> None:
+        """A helper that (maybe) steps an optimizer or a GradScaler the caller passes it."""
+        for effect in summary.effects:
+            if effect.action == "step" and effect.target != ANONYMOUS:
+                if self.context.kind_of(spelled(effect.target)) in (Kind.OPTIMIZER, Kind.SCALER):
+                    self._optimizers.append(_OptimizerStep(self.context.flow.event(call), effect.site))
+                    return
 
     def leave_Module(self, node: cst.Module) -> None:
         for scheduler in self._schedulers:
-            steps = [step for step in self._optimizers if self._same_pass(scheduler, step)]
-            if any(step.order < scheduler.order for step in steps):
+            steps = [step for step in self._optimizers if self._same_pass(scheduler, step.event)]
+            if any(step.event.order < scheduler.order for step in steps):
                 continue  # the optimizer already stepped in this iteration
-            if any(
-                step.order > scheduler.order
-                and not exclusive(step.path, scheduler.path)
-                and is_prefix(scheduler.path, step.path)
+            later = [
+                step
                 for step in steps
-            ):
-                self.report(scheduler.node)
+                if step.event.order > scheduler.order
+                and not step.event.exclusive_with(scheduler)
+                and encloses(scheduler.path, step.event.path)
+            ]
+            if later:
+                self._report(scheduler, later[0])
+
+    def _report(self, scheduler: Event, step: _OptimizerStep) -> None:
+        if step.site is None:
+            self.report(scheduler.node)
+        else:
+            self.report(scheduler.node, _THROUGH_HELPER.format(site=step.site.describe(self.context.line_of)))
 
     @staticmethod
     def _same_pass(scheduler: Event, step: Event) -> bool:
         """Both run in one iteration, or the scheduler runs once per call of a function
         whose loops step the optimizer (a ``train_one_epoch`` that starts with it)."""
         if scheduler.loops:
-            return step.group == scheduler.group
-        return step.group[0] is scheduler.group[0]
+            return step.iteration == scheduler.iteration
+        return step.function is scheduler.function

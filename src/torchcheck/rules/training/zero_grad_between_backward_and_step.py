@@ -5,25 +5,31 @@ from dataclasses import dataclass
 import libcst as cst
 
 from torchcheck.lint.context import Kind, LintContext, dotted_name
-from torchcheck.lint.rule import Invalid, Valid
-from torchcheck.rules.training._common import Event, FlowRule, exclusive, is_prefix, receiver_text
+from torchcheck.lint.flow import Event, encloses
+from torchcheck.lint.rule import Invalid, Rule, Valid
+from torchcheck.lint.summaries import ANONYMOUS, Certainty, FunctionSummary, Site, spelled
+from torchcheck.rules.training._common import receiver_text
 
 _BACKWARD = "backward"
 _ZERO_GRAD = "zero_grad"
 _STEP = "step"
 _CALL = "call"
+_OPAQUE = "opaque"  # a helper that backpropagates or steps: what happens inside is not ordered here
+
+_THROUGH_HELPER = "{site} runs after `backward()` and before `step()`; the step sees no gradients"
 
 
 @dataclass(frozen=True)
 class _Fact:
-    what: str  # backward / zero_grad / step / call
+    what: str  # backward / zero_grad / step / call / opaque
     event: Event
     target: str | None = None  # zero_grad: its receiver; step: the optimizer stepped; call: the callee
     receiver_kind: Kind | None = None
     usable: bool = False  # step: known to step an optimizer with the gradients in .grad
+    site: Site | None = None  # zero_grad done by a helper: where
 
 
-class ZeroGradBetweenBackwardAndStep(FlowRule):
+class ZeroGradBetweenBackwardAndStep(Rule):
     """
     ## What it does
     Checks for `zero_grad()` executed after `.backward()` and before the optimizer's
@@ -38,7 +44,8 @@ class ZeroGradBetweenBackwardAndStep(FlowRule):
 
     A `zero_grad()` that only runs on a branch that skips the update (`if overflow:
     optimizer.zero_grad(); continue`) is not reported; neither is one inside an LBFGS-style
-    closure passed to `step(closure)`.
+    closure passed to `step(closure)`. A helper function of the same file that always clears
+    the gradients (`reset_grad()`) is reported where it is called.
 
     ## Example
     ```python
@@ -171,6 +178,34 @@ for x, y in loader:
     optimizer.step()
 """
         ),
+        Valid(
+            """
+def reset_grad():
+    d_optimizer.zero_grad()
+    g_optimizer.zero_grad()
+
+for real, noise in loader:
+    reset_grad()
+    d_loss = discriminator_loss(real, noise)
+    d_loss.backward()
+    d_optimizer.step()
+    reset_grad()
+    g_loss = generator_loss(noise)
+    g_loss.backward()
+    g_optimizer.step()
+"""
+        ),
+        Valid(
+            """
+def update(optimizer):
+    optimizer.step()
+    optimizer.zero_grad()
+
+for x, y in loader:
+    criterion(model(x), y).backward()
+    update(optimizer)
+"""
+        ),
     )
     INVALID = (
         Invalid(
@@ -206,13 +241,31 @@ for epoch in range(10):
     opt.step()
 """
         ),
+        Invalid(
+            """
+def reset_grad():
+    optimizer.zero_grad()
+
+for x, y in loader:
+    loss = criterion(model(x), y)
+    loss.backward()
+    reset_grad()  # TCK103
+    optimizer.step()
+"""
+        ),
     )
 
     def __init__(self, context: LintContext) -> None:
         super().__init__(context)
         self._facts: list[_Fact] = []
 
+    def event(self, node: cst.CSTNode) -> Event:
+        return self.context.flow.event(node)
+
     def visit_Call(self, node: cst.Call) -> None:
+        summary = self.context.call_summary(node)
+        if summary is not None and self._helper_fact(node, summary):
+            return
         func = node.func
         if not isinstance(func, cst.Attribute):
             if isinstance(func, cst.Name) and not self.context.grad_maybe_disabled:
@@ -230,6 +283,20 @@ for epoch in range(10):
             callee = func.value if method == "forward" else func
             self._facts.append(_Fact(_CALL, self.event(node), dotted_name(callee)))
 
+    def _helper_fact(self, call: cst.Call, summary: FunctionSummary) -> bool:
+        """A helper that always clears gradients and does nothing else of the protocol is a
+        ``zero_grad()`` at its call; one that backpropagates or steps hides its order."""
+        if summary.does(_BACKWARD) or summary.does(_STEP):
+            self._facts.append(_Fact(_OPAQUE, self.event(call)))
+            return True
+        zero = summary.effect(_ZERO_GRAD, certainty=Certainty.MUST)
+        if zero is None:
+            return False
+        target = zero.target if zero.target != ANONYMOUS else None
+        kind = self.context.kind_of(spelled(target)) if target is not None else None
+        self._facts.append(_Fact(_ZERO_GRAD, self.event(call), target, kind, site=zero.site))
+        return True
+
     def _record_step(self, node: cst.Call, func: cst.Attribute) -> None:
         kind = self.context.kind_of(func.value)
         if kind is Kind.SCHEDULER:
@@ -245,7 +312,7 @@ for epoch in range(10):
     def leave_Module(self, node: cst.Module) -> None:
         groups: dict[object, list[_Fact]] = {}
         for fact in self._facts:
-            groups.setdefault(fact.event.group, []).append(fact)
+            groups.setdefault(fact.event.iteration, []).append(fact)
         for facts in groups.values():
             self._resolve(facts)
 
@@ -257,16 +324,22 @@ for epoch in range(10):
             if fact.what != _ZERO_GRAD or fact.receiver_kind is Kind.SCHEDULER:
                 continue
             if self._after_backward(facts, index) and self._before_step(facts, index, optimizers):
-                self.report(fact.event.node)
+                self._report(fact)
+
+    def _report(self, fact: _Fact) -> None:
+        if fact.site is None:
+            self.report(fact.event.node)
+        else:
+            self.report(fact.event.node, _THROUGH_HELPER.format(site=fact.site.describe(self.context.line_of)))
 
     @staticmethod
     def _after_backward(facts: list[_Fact], index: int) -> bool:
         """A backward ran earlier in this pass with no optimizer step since."""
         zero = facts[index].event
         for fact in reversed(facts[:index]):
-            if exclusive(fact.event.path, zero.path):
+            if fact.event.exclusive_with(zero):
                 continue
-            if fact.what == _STEP:
+            if fact.what in (_STEP, _OPAQUE):
                 return False
             if fact.what == _BACKWARD:
                 return True
@@ -276,12 +349,12 @@ for epoch in range(10):
         """The cleared optimizer steps later in this pass with no backward in between."""
         zero = facts[index]
         for fact in facts[index + 1 :]:
-            if exclusive(fact.event.path, zero.event.path):
+            if fact.event.exclusive_with(zero.event):
                 continue
-            if fact.what == _BACKWARD:
+            if fact.what in (_BACKWARD, _OPAQUE):
                 return False
             if fact.what == _STEP and fact.usable and self._same_optimizer(zero, fact, facts[:index], optimizers):
-                return is_prefix(zero.event.path, fact.event.path)
+                return encloses(zero.event.path, fact.event.path)
         return False
 
     @staticmethod
