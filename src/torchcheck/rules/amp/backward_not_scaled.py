@@ -4,19 +4,20 @@ from dataclasses import dataclass, field
 
 import libcst as cst
 
-from torchcheck.lint.context import LintContext, Loop, method_call
-from torchcheck.lint.rule import Invalid, Valid
-from torchcheck.rules.amp._common import BranchAwareRule, BranchPath, exclusive, is_scaler_call, is_tensor_backward
+from torchcheck.lint.context import Loop, method_call
+from torchcheck.lint.flow import Path, exclusive
+from torchcheck.lint.rule import Invalid, Rule, Valid
+from torchcheck.rules.amp._common import is_scaler_call, is_tensor_backward
 
 
 @dataclass
 class _LoopFacts:
-    steps: list[BranchPath] = field(default_factory=list)  # where scaler.step(opt) runs
-    backwards: list[tuple[cst.Call, BranchPath]] = field(default_factory=list)
+    steps: list[Path] = field(default_factory=list)  # where scaler.step(opt) runs
+    backwards: list[tuple[cst.Call, Path]] = field(default_factory=list)
     scales: bool = False  # some .scale(...) call: the loop does scale its losses
 
 
-class BackwardNotScaled(BranchAwareRule):
+class BackwardNotScaled(Rule):
     """
     ## What it does
     Checks for training loops that step the optimizer through a `GradScaler`
@@ -174,36 +175,26 @@ class Trainer:
         ),
     )
 
-    def __init__(self, context: LintContext) -> None:
-        super().__init__(context)
-        self._loops: dict[Loop, _LoopFacts] = {}  # keyed by the outermost loop
-
     def visit_Call(self, node: cst.Call) -> None:
-        loops = self.context.loops
-        if not loops:
+        if not self.context.loops:
             return
         receiver_method = method_call(node)
         if receiver_method is None or receiver_method[1] not in ("step", "scale", "backward"):
             return
-        facts = self._loops.setdefault(loops[0], _LoopFacts())
+        flow = self.context.flow
+        facts = flow.loop_facts(self, _LoopFacts)
         method = receiver_method[1]
         if method == "scale":
             facts.scales = True
         elif method == "step":
             if node.args and is_scaler_call(self.context, node, ("step",)):
-                facts.steps.append(self.branches.path)
+                facts.steps.append(flow.path)
         elif is_tensor_backward(self.context, node):
-            facts.backwards.append((node, self.branches.path))
+            facts.backwards.append((node, flow.path))
 
-    def leave_For(self, node: cst.For) -> None:
-        self._resolve(node)
-
-    def leave_While(self, node: cst.While) -> None:
-        self._resolve(node)
-
-    def _resolve(self, loop: Loop) -> None:
-        facts = self._loops.pop(loop, None)
-        if facts is None or facts.scales or not facts.steps:
+    def leave_loop(self, loop: Loop) -> None:
+        facts = self.context.flow.loop_facts(self, _LoopFacts)
+        if facts.scales or not facts.steps:
             return
         for backward, path in facts.backwards:
             if any(not exclusive(path, step) for step in facts.steps):

@@ -4,9 +4,10 @@ from dataclasses import dataclass, field
 
 import libcst as cst
 
-from torchcheck.lint.context import LintContext, Loop, method_call
-from torchcheck.lint.rule import Invalid, Valid
-from torchcheck.rules.amp._common import BranchAwareRule, BranchPath, exclusive, is_scaler_call
+from torchcheck.lint.context import LintContext, method_call
+from torchcheck.lint.flow import Event
+from torchcheck.lint.rule import Invalid, Rule, Valid
+from torchcheck.rules.amp._common import is_scaler_call
 
 _CLIP_FUNCTIONS = frozenset(
     f"torch.nn.utils.{module}{name}"
@@ -16,16 +17,10 @@ _CLIP_FUNCTIONS = frozenset(
 _SCALER_METHODS = ("scale", "step", "unscale_", "update")
 
 
-@dataclass(frozen=True)
-class _Place:
-    order: int  # position in the walk
-    branches: BranchPath
-    loops: frozenset[Loop]
-
-    def runs_with(self, clip: _Place) -> bool:
-        """This scaler call happens around ``clip``: before it, or in a loop they share, and
-        not in the other branch of an ``if``."""
-        return not exclusive(self.branches, clip.branches) and (self.order < clip.order or bool(self.loops & clip.loops))
+def _runs_with(use: Event, clip: Event) -> bool:
+    """The scaler call happens around ``clip``: before it, or in a loop they share, and not
+    in another branch of the same statement."""
+    return not use.exclusive_with(clip) and (use.order < clip.order or bool(set(use.loops) & set(clip.loops)))
 
 
 @dataclass
@@ -33,11 +28,11 @@ class _Unit:
     """What one function body (or the module's top level) does, in walk order."""
 
     unscaled: bool = False  # an unscale_() call has been seen
-    scaler_uses: list[_Place] = field(default_factory=list)
-    clips: list[tuple[cst.Call, _Place]] = field(default_factory=list)  # clips before any unscale_()
+    scaler_uses: list[Event] = field(default_factory=list)
+    clips: list[Event] = field(default_factory=list)  # clips before any unscale_()
 
 
-class ClipBeforeUnscale(BranchAwareRule):
+class ClipBeforeUnscale(Rule):
     """
     ## What it does
     Checks for `torch.nn.utils.clip_grad_norm_` / `clip_grad_value_` in code that trains
@@ -205,7 +200,6 @@ class Trainer:
     def __init__(self, context: LintContext) -> None:
         super().__init__(context)
         self._units: list[_Unit] = []
-        self._order = 0
 
     def visit_Module(self, node: cst.Module) -> None:
         self._units.append(_Unit())
@@ -221,21 +215,17 @@ class Trainer:
 
     def visit_Call(self, node: cst.Call) -> None:
         unit = self._units[-1]
-        self._order += 1
         receiver_method = method_call(node)
         if receiver_method is not None and receiver_method[1] in _SCALER_METHODS:
             if receiver_method[1] == "unscale_":
                 unit.unscaled = True
             if is_scaler_call(self.context, node, _SCALER_METHODS):
-                unit.scaler_uses.append(self._place())
+                unit.scaler_uses.append(self.context.flow.event(node))
         elif not unit.unscaled and self.context.call_name(node) in _CLIP_FUNCTIONS:
-            unit.clips.append((node, self._place()))
-
-    def _place(self) -> _Place:
-        return _Place(self._order, self.branches.path, frozenset(self.context.loops))
+            unit.clips.append(self.context.flow.event(node))
 
     def _resolve(self) -> None:
         unit = self._units.pop()
-        for clip, place in unit.clips:
-            if any(use.runs_with(place) for use in unit.scaler_uses):
-                self.report(clip)
+        for clip in unit.clips:
+            if any(_runs_with(use, clip) for use in unit.scaler_uses):
+                self.report(clip.node)

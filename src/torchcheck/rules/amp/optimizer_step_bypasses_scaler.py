@@ -5,22 +5,22 @@ from dataclasses import dataclass, field
 import libcst as cst
 
 from torchcheck.lint.context import Kind, LintContext, method_call, source_text
-from torchcheck.lint.rule import Invalid, Valid
-from torchcheck.rules.amp._common import BranchAwareRule, BranchPath, exclusive, is_scaler_call
+from torchcheck.lint.flow import Path, exclusive
+from torchcheck.lint.rule import Invalid, Rule, Valid
+from torchcheck.rules.amp._common import is_scaler_call
 
 
 @dataclass
 class _Unit:
     """What one function body (or the module's top level) does, in walk order."""
 
-    scaled_names: set[str] = field(default_factory=set)  # names bound to scaler.scale(...)
-    scaled_backwards: list[BranchPath] = field(default_factory=list)
+    scaled_backwards: list[Path] = field(default_factory=list)
     stepped_through_scaler: set[str] = field(default_factory=set)  # `opt` in scaler.step(opt)
     # optimizer.step() calls after a scaled backward: (call, where, receiver text)
-    steps: list[tuple[cst.Call, BranchPath, str]] = field(default_factory=list)
+    steps: list[tuple[cst.Call, Path, str]] = field(default_factory=list)
 
 
-class OptimizerStepBypassesScaler(BranchAwareRule):
+class OptimizerStepBypassesScaler(Rule):
     """
     ## What it does
     Checks for `optimizer.step()` after `scaler.scale(loss).backward()`, where the step
@@ -171,15 +171,6 @@ def train_gan(real, noise):
     def leave_FunctionDef(self, node: cst.FunctionDef) -> None:
         self._resolve()
 
-    def visit_Assign(self, node: cst.Assign) -> None:
-        if (
-            len(node.targets) == 1
-            and isinstance(node.targets[0].target, cst.Name)
-            and isinstance(node.value, cst.Call)
-            and is_scaler_call(self.context, node.value, ("scale",))
-        ):
-            self._units[-1].scaled_names.add(node.targets[0].target.value)
-
     def visit_Call(self, node: cst.Call) -> None:
         receiver_method = method_call(node)
         if receiver_method is None:
@@ -187,17 +178,19 @@ def train_gan(real, noise):
         receiver, method = receiver_method
         unit = self._units[-1]
         if method == "backward" and self._is_scaled(receiver):
-            unit.scaled_backwards.append(self.branches.path)
+            unit.scaled_backwards.append(self.context.flow.path)
         elif method == "step":
             if is_scaler_call(self.context, node, ("step",)):
                 unit.stepped_through_scaler.update(source_text(argument.value) for argument in node.args)
             elif unit.scaled_backwards and self.context.kind_of(receiver) is Kind.OPTIMIZER:
-                unit.steps.append((node, self.branches.path, source_text(receiver)))
+                unit.steps.append((node, self.context.flow.path, source_text(receiver)))
 
     def _is_scaled(self, receiver: cst.BaseExpression) -> bool:
-        if isinstance(receiver, cst.Call):
-            return is_scaler_call(self.context, receiver, ("scale",))
-        return isinstance(receiver, cst.Name) and receiver.value in self._units[-1].scaled_names
+        """``scaler.scale(loss)``, or a name last bound to one (``scaled = scaler.scale(loss)``)."""
+        if isinstance(receiver, cst.Name):
+            binding = self.context.flow.last_binding(receiver.value)
+            receiver = binding.value if binding is not None and binding.value is not None else receiver
+        return isinstance(receiver, cst.Call) and is_scaler_call(self.context, receiver, ("scale",))
 
     def _resolve(self) -> None:
         unit = self._units.pop()

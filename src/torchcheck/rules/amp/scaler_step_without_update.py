@@ -4,8 +4,9 @@ from dataclasses import dataclass, field
 
 import libcst as cst
 
-from torchcheck.lint.context import Kind, LintContext, Loop, method_call, source_text
+from torchcheck.lint.context import Kind, Loop, method_call, source_text
 from torchcheck.lint.rule import Invalid, Rule, Valid
+from torchcheck.lint.summaries import ANONYMOUS, FunctionSummary, spelled
 from torchcheck.rules.amp._common import is_scaler_call
 
 
@@ -13,7 +14,8 @@ class ScalerStepWithoutUpdate(Rule):
     """
     ## What it does
     Checks for training loops that call `scaler.step(optimizer)` on a `GradScaler` but
-    never `scaler.update()` (in the loop or in a loop around it).
+    never `scaler.update()` (in the loop or in a loop around it; a helper function of the
+    same file that calls `update()` on the scaler it is given counts).
 
     ## Why is this bad?
     `scaler.step()` skips the optimizer step when the gradients contain infs or NaNs, and
@@ -112,6 +114,18 @@ for x, y in loader:
     lr_scheduler.step()
 """
         ),
+        Valid(
+            """
+def finish_step(grad_scaler):
+    grad_scaler.update()
+    optimizer.zero_grad()
+
+for x, y in loader:
+    scaler.scale(criterion(model(x), y)).backward()
+    scaler.step(optimizer)
+    finish_step(scaler)
+"""
+        ),
     )
     INVALID = (
         Invalid(
@@ -141,34 +155,39 @@ class Trainer:
         ),
     )
 
-    def __init__(self, context: LintContext) -> None:
-        super().__init__(context)
-        self._loops: dict[Loop, _LoopFacts] = {}  # keyed by the outermost loop
+    def _facts(self) -> _LoopFacts:
+        return self.context.flow.loop_facts(self, _LoopFacts)
 
     def visit_Call(self, node: cst.Call) -> None:
-        loops = self.context.loops
-        if not loops:
+        if not self.context.loops:
+            return
+        summary = self.context.call_summary(node)
+        if summary is not None:
+            self._helper(summary)
             return
         receiver_method = method_call(node)
         if receiver_method is None or receiver_method[1] not in ("step", "update"):
             return
         receiver, method = receiver_method
-        facts = self._loops.setdefault(loops[0], _LoopFacts())
         if method == "update":
-            facts.updated.add(source_text(receiver))
-            facts.scaler_updated = facts.scaler_updated or self.context.kind_of(receiver) is Kind.SCALER
+            self._updated(source_text(receiver), self.context.kind_of(receiver))
         elif node.args and is_scaler_call(self.context, node, ("step",)):
-            facts.steps.append((node, source_text(receiver)))
+            self._facts().steps.append((node, source_text(receiver)))
 
-    def leave_For(self, node: cst.For) -> None:
-        self._resolve(node)
+    def _helper(self, summary: FunctionSummary) -> None:
+        """A helper of this file that calls ``scaler.update()`` updates the scale too."""
+        for effect in summary.effects:
+            if effect.action == "update" and effect.target != ANONYMOUS:
+                self._updated(effect.target, self.context.kind_of(spelled(effect.target)))
 
-    def leave_While(self, node: cst.While) -> None:
-        self._resolve(node)
+    def _updated(self, receiver: str, kind: Kind | None) -> None:
+        facts = self._facts()
+        facts.updated.add(receiver)
+        facts.scaler_updated = facts.scaler_updated or kind is Kind.SCALER
 
-    def _resolve(self, loop: Loop) -> None:
-        facts = self._loops.pop(loop, None)
-        if facts is None or not facts.steps or facts.scaler_updated or not self.context.is_training_loop(loop):
+    def leave_loop(self, loop: Loop) -> None:
+        facts = self._facts()
+        if not facts.steps or facts.scaler_updated or not self.context.is_training_loop(loop):
             return
         first, receiver = facts.steps[0]
         if receiver not in facts.updated:
