@@ -5,6 +5,7 @@ from dataclasses import dataclass, field
 import libcst as cst
 
 from torchcheck.lint.context import LintContext
+from torchcheck.lint.flow import Event
 from torchcheck.lint.rule import FixSafety, Invalid, Rule, Valid
 
 
@@ -12,14 +13,16 @@ from torchcheck.lint.rule import FixSafety, Invalid, Rule, Valid
 class _Alias:
     assignment: cst.Assign
     names: frozenset[str]  # both names that refer to the same tensor
+    made: Event  # where the alias was made
 
 
 @dataclass
 class _ScopeState:
     parameters: frozenset[str]
     aliases: list[_Alias] = field(default_factory=list)
-    # alias -> the name that must not be read afterwards (it changed behind its back)
-    mutated: dict[_Alias, str] = field(default_factory=dict)
+    # alias -> the name that must not be read afterwards (it changed behind its back), and
+    # the in-place write that changed it
+    mutated: dict[_Alias, tuple[str, Event]] = field(default_factory=dict)
     reported: set[cst.Assign] = field(default_factory=set)
 
 
@@ -41,6 +44,10 @@ class AliasInsteadOfClone(Rule):
     ## What it does
     Checks for `b = a` where `a` is a tensor and one of the two names is then modified in
     place (`b[i] = ...`, `b += ...`, `b.add_(...)`) while the other is still used.
+
+    An alias and a write in different branches of one `if`/`else` (or `try`/`except`,
+    `match`) never meet, and a name bound again before the write (`x: Tensor = f(x)`,
+    `x, w = f(x)`) no longer refers to the aliased tensor: neither is reported.
 
     ## Why is this bad?
     Assignment does not copy a tensor: `b` and `a` are the same storage. Modifying one in
@@ -128,6 +135,29 @@ b = a
 print(b.sum(), a.sum())
 """
         ),
+        Valid(
+            """
+import torch
+def momentum_step(state: dict, grad: torch.Tensor, momentum: float) -> torch.Tensor:
+    buf = state.get("momentum_buffer")
+    if buf is None:
+        buf = grad
+        state["momentum_buffer"] = buf
+    else:
+        buf.mul_(momentum).add_(grad)
+    return buf
+"""
+        ),
+        Valid(
+            """
+import torch
+def residual(self, x: torch.Tensor) -> torch.Tensor:
+    shortcut = x
+    x: torch.Tensor = self.block(x)
+    x += shortcut
+    return x
+"""
+        ),
     )
     INVALID = (
         Invalid(
@@ -178,6 +208,24 @@ weights.mul_(0.5)
 delta = weights - original
 """,
         ),
+        Invalid(
+            """
+import torch
+def clipped(x: torch.Tensor, limit: float, clip: bool) -> torch.Tensor:
+    y = x  # TCK701
+    if clip:
+        y.clamp_(-limit, limit)
+    return y
+""",
+            expected_replacement="""
+import torch
+def clipped(x: torch.Tensor, limit: float, clip: bool) -> torch.Tensor:
+    y = x.clone()  # TCK701
+    if clip:
+        y.clamp_(-limit, limit)
+    return y
+""",
+        ),
     )
 
     def __init__(self, context: LintContext) -> None:
@@ -205,26 +253,24 @@ delta = weights - original
             None,
         )
         if inplace is not None:
-            self._modified_in_place(inplace)
+            self._modified_in_place(inplace, node)
 
     def leave_Assign(self, node: cst.Assign) -> None:
         state = self._scopes[-1]
-        rebound = {t.target.value for t in node.targets if isinstance(t.target, cst.Name)}
-        self._forget(rebound)
         if len(node.targets) == 1 and isinstance(node.targets[0].target, cst.Name) and isinstance(node.value, cst.Name):
             target, source = node.targets[0].target.value, node.value.value
             if target != source and self.context.is_tensor(node.value):
-                state.aliases.append(_Alias(node, frozenset({target, source})))
+                state.aliases.append(_Alias(node, frozenset({target, source}), self.context.flow.event(node)))
 
     def visit_AugAssign(self, node: cst.AugAssign) -> None:
         name = _in_place_target(node)
         if name is not None and self.context.is_tensor(node.target):
-            self._modified_in_place(name)
+            self._modified_in_place(name, node)
 
     def visit_Call(self, node: cst.Call) -> None:
         name = _in_place_target(node)
         if name is not None:
-            self._modified_in_place(name)
+            self._modified_in_place(name, node)
 
     def visit_Attribute(self, node: cst.Attribute) -> None:
         self._store_targets.add(node.attr)  # `obj.name` does not read the variable `name`
@@ -237,25 +283,32 @@ delta = weights - original
         if node in self._store_targets or not self._scopes:
             return
         state = self._scopes[-1]
-        for alias, other in list(state.mutated.items()):
-            if node.value == other:
+        for alias, (other, write) in list(state.mutated.items()):
+            if node.value != other:
+                continue
+            read = self.context.flow.event(node)
+            if read.exclusive_with(write):
+                continue  # the read runs on another path; a later one may not
+            if not self.context.flow.rebound_between(other, write, read):
                 self._report_alias(alias)
-                del state.mutated[alias]
+            del state.mutated[alias]
 
-    def _modified_in_place(self, name: str) -> None:
+    def _modified_in_place(self, name: str, node: cst.CSTNode) -> None:
         state = self._scopes[-1]
+        write = self.context.flow.event(node)
         for alias in state.aliases:
-            if name in alias.names and alias not in state.mutated:
+            if name in alias.names and alias not in state.mutated and self._still_aliased(alias, write):
                 (other,) = alias.names - {name}
                 if other in state.parameters:
                     self._report_alias(alias)  # the caller's tensor changed
                 else:
-                    state.mutated[alias] = other
+                    state.mutated[alias] = (other, write)
 
-    def _forget(self, names: set[str]) -> None:
-        state = self._scopes[-1]
-        state.aliases = [alias for alias in state.aliases if not alias.names & names]
-        state.mutated = {alias: other for alias, other in state.mutated.items() if not alias.names & names}
+    def _still_aliased(self, alias: _Alias, write: Event) -> bool:
+        """The write can see the alias: not in another branch, and neither name bound anew since."""
+        if alias.made.exclusive_with(write):
+            return False
+        return not any(self.context.flow.rebound_between(name, alias.made, write) for name in alias.names)
 
     def _report_alias(self, alias: _Alias) -> None:
         state = self._scopes[-1]

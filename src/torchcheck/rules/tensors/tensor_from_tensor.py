@@ -2,9 +2,8 @@ from __future__ import annotations
 
 import libcst as cst
 
-from torchcheck.lint.context import TENSOR_KINDS, LintContext
+from torchcheck.lint.context import TENSOR_KINDS
 from torchcheck.lint.rule import FixSafety, Invalid, Rule, Valid, fix_safety_on
-from torchcheck.rules.tensors._common import BranchTracker
 
 _TORCH_TENSOR = "torch.tensor"
 # Receivers that need no parentheses before `.clone()`.
@@ -169,41 +168,6 @@ for images, labels in T.utils.data.DataLoader(dataset):
         ),
     )
 
-    def __init__(self, context: LintContext) -> None:
-        super().__init__(context)
-        self._branches = BranchTracker()
-
-    def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
-        self._branches.enter_function()
-
-    def leave_FunctionDef(self, node: cst.FunctionDef) -> None:
-        self._branches.leave_function()
-
-    def visit_If(self, node: cst.If) -> None:
-        self._branches.enter_if(node)
-
-    def leave_If(self, node: cst.If) -> None:
-        self._branches.leave_if(node)
-
-    def visit_Else(self, node: cst.Else) -> None:
-        self._branches.enter_else(node)
-
-    def leave_Assign(self, node: cst.Assign) -> None:
-        for target in node.targets:
-            self._branches.bind(target.target)
-
-    def leave_AnnAssign(self, node: cst.AnnAssign) -> None:
-        self._branches.bind(node.target)
-
-    def leave_AugAssign(self, node: cst.AugAssign) -> None:
-        self._branches.bind(node.target)
-
-    def visit_For(self, node: cst.For) -> None:
-        self._branches.bind(node.target)
-
-    def leave_NamedExpr(self, node: cst.NamedExpr) -> None:
-        self._branches.bind(node.target)
-
     def visit_Call(self, node: cst.Call) -> None:
         if not node.args or node.args[0].keyword is not None or node.args[0].star:
             return
@@ -213,7 +177,7 @@ for images, labels in T.utils.data.DataLoader(dataset):
         kind, evidence = self.context.kind_and_evidence(source)
         if kind not in TENSOR_KINDS:
             return
-        if isinstance(source, cst.Name) and self._branches.bound_conditionally(source.value):
+        if isinstance(source, cst.Name) and self.context.flow.bound_conditionally(source.value):
             return  # `if isinstance(x, Tensor): x = ... else: torch.tensor(x)`
         if len(node.args) != 1:
             self.report(node)
