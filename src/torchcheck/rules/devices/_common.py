@@ -9,11 +9,12 @@ exceptional: a logging condition such as ``if step % 100 == 0`` or ``if should_l
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import libcst as cst
 
-from torchcheck.lint.context import LintContext, Loop
+from torchcheck.lint.context import Loop
+from torchcheck.lint.flow import BODY, LOOP, Path
 from torchcheck.lint.rule import Rule
 from torchcheck.lint.walker import children
 
@@ -52,95 +53,60 @@ class StepCandidate:
     guard_loops: frozenset[Loop | None]  # innermost loop at each enclosing periodic guard
 
 
+@dataclass
+class _LoopFacts:
+    candidates: list[StepCandidate] = field(default_factory=list)
+    backward_loops: set[Loop] = field(default_factory=set)  # loops calling .backward() directly
+
+
+def guard_loops(path: Path) -> frozenset[Loop | None]:
+    """The innermost loop around each branch of ``path`` that runs only now and then: the
+    body of an ``if`` with a periodic condition, or an ``except`` handler."""
+    found: set[Loop | None] = set()
+    innermost: Loop | None = None
+    for branch in path:
+        if branch.label == LOOP:
+            innermost = branch.owner  # type: ignore[assignment]
+        elif branch.label.startswith("except") or (
+            branch.label == BODY and isinstance(branch.owner, cst.If) and is_periodic_condition(branch.owner.test)
+        ):
+            found.add(innermost)
+    return frozenset(found)
+
+
 class PerStepCallRule(Rule):
     """Base of rules about calls that must not run on every training step.
 
     Subclasses implement :meth:`is_candidate`; the base reports each candidate that runs
     once per iteration of a loop calling ``.backward()`` directly. The decision is made
-    when the outermost loop is left, once every nested loop's calls are known.
+    when the outermost loop is complete, once every nested loop's calls are known.
     """
-
-    def __init__(self, context: LintContext) -> None:
-        super().__init__(context)
-        self._candidates: list[StepCandidate] = []
-        self._backward_loops: set[Loop] = set()
-        self._guard_blocks: set[cst.CSTNode] = set()
-        self._active_guards: list[tuple[cst.CSTNode, Loop | None]] = []
 
     def is_candidate(self, call: cst.Call) -> bool:
         raise NotImplementedError
 
-    # ------------------------------------------------------------ facts on the way down
+    def _facts(self) -> _LoopFacts:
+        return self.context.flow.loop_facts(self, _LoopFacts)
+
     def visit_Call(self, node: cst.Call) -> None:
         loops = self.context.loops
         if not loops:
             return
         if isinstance(node.func, cst.Attribute) and node.func.attr.value == "backward":
-            self._backward_loops.add(loops[-1])
+            self._facts().backward_loops.add(loops[-1])
         elif self.is_candidate(node):
-            guards = frozenset(loop for _, loop in self._active_guards)
-            self._candidates.append(StepCandidate(node, loops, guards))
+            self._facts().candidates.append(StepCandidate(node, loops, guard_loops(self.context.flow.path)))
 
-    def visit_If(self, node: cst.If) -> None:
-        if self.context.loops and is_periodic_condition(node.test):
-            self._guard_blocks.add(node.body)  # the else branch runs on the other steps
-
-    def visit_IndentedBlock(self, node: cst.IndentedBlock) -> None:
-        self._enter_block(node)
-
-    def leave_IndentedBlock(self, node: cst.IndentedBlock) -> None:
-        self._leave_block(node)
-
-    def visit_SimpleStatementSuite(self, node: cst.SimpleStatementSuite) -> None:
-        self._enter_block(node)
-
-    def leave_SimpleStatementSuite(self, node: cst.SimpleStatementSuite) -> None:
-        self._leave_block(node)
-
-    def visit_ExceptHandler(self, node: cst.ExceptHandler) -> None:
-        self._active_guards.append((node, self._innermost_loop()))
-
-    def leave_ExceptHandler(self, node: cst.ExceptHandler) -> None:
-        self._active_guards.pop()
-
-    def visit_ExceptStarHandler(self, node: cst.ExceptStarHandler) -> None:
-        self._active_guards.append((node, self._innermost_loop()))
-
-    def leave_ExceptStarHandler(self, node: cst.ExceptStarHandler) -> None:
-        self._active_guards.pop()
-
-    def _enter_block(self, node: cst.CSTNode) -> None:
-        if node in self._guard_blocks:
-            self._active_guards.append((node, self._innermost_loop()))
-
-    def _leave_block(self, node: cst.CSTNode) -> None:
-        if node in self._guard_blocks:
-            self._guard_blocks.discard(node)
-            self._active_guards.pop()
-
-    def _innermost_loop(self) -> Loop | None:
-        loops = self.context.loops
-        return loops[-1] if loops else None
-
-    # ------------------------------------------------------------ decision on the way up
-    def leave_For(self, node: cst.For) -> None:
-        self._resolve()
-
-    def leave_While(self, node: cst.While) -> None:
-        self._resolve()
-
-    def _resolve(self) -> None:
-        if len(self.context.loops) != 1:
-            return  # an inner loop's backward() may still show up further down
-        for candidate in self._candidates:
-            if self._runs_every_step(candidate):
+    def leave_loop(self, loop: Loop) -> None:
+        facts = self._facts()
+        for candidate in facts.candidates:
+            if self._runs_every_step(candidate, facts.backward_loops):
                 self.report(candidate.call)
-        self._candidates.clear()
-        self._backward_loops.clear()
 
-    def _runs_every_step(self, candidate: StepCandidate) -> bool:
+    @staticmethod
+    def _runs_every_step(candidate: StepCandidate, backward_loops: set[Loop]) -> bool:
         for depth, loop in enumerate(candidate.loops):
-            if loop not in self._backward_loops:
+            if loop not in backward_loops:
                 continue
             # guarded within this step loop (at its level or deeper): not every step
             if not any(guard in candidate.loops[depth:] for guard in candidate.guard_loops):

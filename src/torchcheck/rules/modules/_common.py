@@ -226,8 +226,6 @@ class PlainContainerRule(ModuleClassRule):
         super().__init__(context)
         self._states: list[_ContainerState | None] = []
         self._locals: list[dict[str, bool]] = []  # per function: local name -> holds an element
-        # `for i, layer in enumerate(self.layers):` -> ("layers", {"i", "layer"})
-        self._iterations: list[tuple[cst.For, str, frozenset[str]]] = []
 
     def is_element_call(self, call: cst.Call) -> bool:
         raise NotImplementedError
@@ -407,27 +405,24 @@ class PlainContainerRule(ModuleClassRule):
         for argument in arguments:
             if isinstance(argument.value, cst.Name):
                 names.add(argument.value.value)
-                for _, attribute, targets in self._iterations:
-                    if argument.value.value in targets:
-                        state.passed.add(attribute)  # each item registered by name in a loop
+                attribute = self._iterated_attribute(argument.value.value)
+                if attribute is not None:
+                    state.passed.add(attribute)  # each item registered by name in a loop
 
-    def visit_For(self, node: cst.For) -> None:
-        state, self_name = self._state, self.self_name
-        if state is None or self_name is None:
-            return
-        iterable = node.iter
-        candidates = [iterable]
-        if isinstance(iterable, cst.Call):
-            candidates.extend(argument.value for argument in iterable.args)
+    def _iterated_attribute(self, name: str) -> str | None:
+        """``layers`` when ``name`` is the target of an enclosing ``for ... in
+        enumerate(self.layers):`` (or ``in self.layers``)."""
+        binding = self.context.flow.last_binding(name)
+        loop = binding.node if binding is not None else None
+        if not isinstance(loop, cst.For) or loop not in self.context.loops:
+            return None
+        iterable = loop.iter
+        candidates = [iterable, *(argument.value for argument in iterable.args)] if isinstance(iterable, cst.Call) else [iterable]
         for candidate in candidates:
-            attribute = self_attribute(candidate, self_name)
+            attribute = self_attribute(candidate, self.self_name)
             if attribute is not None:
-                self._iterations.append((node, attribute, frozenset(_target_names(node.target))))
-                return
-
-    def leave_For(self, node: cst.For) -> None:
-        if self._iterations and self._iterations[-1][0] is node:
-            self._iterations.pop()
+                return attribute
+        return None
 
     def _list_filled(self, state: _ContainerState, attribute: str, method: str, call: cst.Call, function: cst.FunctionDef) -> None:
         positional = [argument.value for argument in call.args if argument.keyword is None and not argument.star]
@@ -475,14 +470,6 @@ class PlainContainerRule(ModuleClassRule):
                 replacement=replacement,
                 replace_target=candidate.value if replacement is not None else None,
             )
-
-
-def _target_names(target: cst.BaseExpression) -> list[str]:
-    if isinstance(target, cst.Name):
-        return [target.value]
-    if isinstance(target, (cst.Tuple, cst.List)):
-        return [name for element in target.elements for name in _target_names(element.value)]
-    return []
 
 
 def constructs_module(rule: Rule, call: cst.Call) -> bool:
