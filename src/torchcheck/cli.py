@@ -98,6 +98,7 @@ def build_parser() -> argparse.ArgumentParser:
     commands.add_parser("rules", help="list every rule: code, name, default, fix")
     rule = commands.add_parser("rule", help="print one rule's documentation")
     rule.add_argument("rule", help="a rule code (TCK101) or name (loss-kept-with-graph)")
+    commands.add_parser("server", help="run the language server for editors on stdin/stdout (needs the server extra)")
     return parser
 
 
@@ -271,6 +272,10 @@ def _dispatch(options: argparse.Namespace) -> int:
         return _run_lint(options)
     if options.command == "rules":
         return _run_rules()
+    if options.command == "server":
+        from torchcheck.server import serve
+
+        return serve()
     return _run_rule(options.rule)
 
 
