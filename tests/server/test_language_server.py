@@ -196,3 +196,14 @@ async def test_the_project_config_above_the_document_selects_and_ignores_rules(c
     _open(client, module, TWO_FINDINGS)
     assert [d.code for d in await _published(client, module)] == ["TCK105"]
     assert await _published(client, script) == []
+
+
+@pytest.mark.asyncio
+async def test_a_document_that_is_not_python_is_not_linted(client: LanguageClient, tmp_path: Path):
+    notes = _write(tmp_path / "notes.md", FORWARD_CALLED)
+    item = types.TextDocumentItem(uri=notes, language_id="markdown", version=1, text=FORWARD_CALLED)
+    client.text_document_did_open(types.DidOpenTextDocumentParams(text_document=item))
+    code = _write(tmp_path / "train.py", FORWARD_CALLED)
+    _open(client, code, FORWARD_CALLED)
+    await _published(client, code)  # the server answers in order: notes.md would have come first
+    assert notes not in client.diagnostics

@@ -1,10 +1,14 @@
 """``torchcheck server``: findings as you type, over the Language Server Protocol (pygls).
 
-A buffer is linted when it is opened or saved (the command line's cache answers unchanged
-files) and, while it is edited, once typing pauses for ``DEBOUNCE_SECONDS``. Every open
-document's latest result is kept with the project root its settings came from, so that
-the buffers of one project are linted again when one of them is saved: findings that
-depend on another file (the project index) are answered per project.
+A buffer is linted when it is opened and, while it is edited, once typing pauses for
+``DEBOUNCE_SECONDS``; saving lints it only if a lint is pending. The command line's cache
+answers a file opened unchanged.
+
+Every open document's latest result is kept with the project root its settings came from
+(``TorchcheckServer.results``). That map is where the project index plugs in: once
+linting a file also yields its export summary and deferred cross-file findings, the index
+of a root is built from its open documents (their unsaved text) and the files on disk, and
+a change to one document re-resolves the deferred findings of the others in its root.
 """
 
 from __future__ import annotations
@@ -27,6 +31,7 @@ from torchcheck.server.linting import LintedDocument
 # 1,000-line file lints in about a tenth of a second; see bench/server_latency.py).
 DEBOUNCE_SECONDS = 0.15
 UNTITLED_NAME = "untitled.py"
+PYTHON_SUFFIXES = (".py", ".pyi")
 INTERNAL_ERROR = "torchcheck: internal error while linting {uri}; please report it:\n{details}"
 CODE_ACTION_KINDS = [types.CodeActionKind.QuickFix, types.CodeActionKind.SourceFixAll, protocol.FIX_ALL_KIND]
 
@@ -51,6 +56,8 @@ class TorchcheckServer(LanguageServer):
         if uri not in self.workspace.text_documents:
             return None
         document = self.workspace.get_text_document(uri)
+        if not is_python(document):
+            return None
         try:
             result = linting.lint_document(document.source, document_path(document), document.version, use_cache=use_cache)
         except Exception:  # noqa: BLE001 - a bug in a rule must not take the editor's server down
@@ -64,25 +71,18 @@ class TorchcheckServer(LanguageServer):
         self._cancel_scheduled(uri)
         self._scheduled[uri] = asyncio.get_running_loop().call_later(DEBOUNCE_SECONDS, self.lint, uri)
 
-    def lint_project_of(self, uri: str) -> None:
-        """Lint again the other open documents of the project ``uri`` belongs to, whose
-        findings about it may have changed."""
-        root = self.results[uri].root if uri in self.results else None
-        for other, result in list(self.results.items()):
-            if other != uri and root is not None and result.root == root:
-                self.lint(other)
-
     def close(self, uri: str) -> None:
         self._cancel_scheduled(uri)
         self.results.pop(uri, None)
         self.text_document_publish_diagnostics(types.PublishDiagnosticsParams(uri=uri, diagnostics=[]))
 
-    def current_result(self, uri: str) -> LintedDocument | None:
-        """The findings for the document's text as it is now (linted now if a lint is pending)."""
+    def current_result(self, uri: str, *, use_cache: bool = False) -> LintedDocument | None:
+        """The findings for the document's text as it is now: linted now if its text changed
+        since the last lint (a lint is pending), or else the last result."""
         document = self.workspace.get_text_document(uri)
         result = self.results.get(uri)
         if result is None or result.source != document.source:
-            result = self.lint(uri)
+            result = self.lint(uri, use_cache=use_cache)
         return result
 
     def _publish(self, uri: str, result: LintedDocument) -> None:
@@ -148,6 +148,11 @@ class TorchcheckServer(LanguageServer):
         return [_action(protocol.FIX_ALL_TITLE, protocol.FIX_ALL_KIND, uri, [edit], [])]
 
 
+def is_python(document: TextDocument) -> bool:
+    """Clients may send every file they open (a pyproject.toml, a README): only Python is linted."""
+    return document.language_id == "python" or document.uri.endswith(PYTHON_SUFFIXES)
+
+
 def document_path(document: TextDocument) -> Path:
     """Where the buffer lives (or would live: an unsaved buffer lints as a file in the working directory)."""
     if document.uri.startswith("file:"):
@@ -190,8 +195,7 @@ def create_server() -> TorchcheckServer:
 
     @server.feature(types.TEXT_DOCUMENT_DID_SAVE)
     def did_save(ls: TorchcheckServer, params: types.DidSaveTextDocumentParams) -> None:
-        ls.lint(params.text_document.uri, use_cache=True)
-        ls.lint_project_of(params.text_document.uri)
+        ls.current_result(params.text_document.uri, use_cache=True)
 
     @server.feature(types.TEXT_DOCUMENT_DID_CLOSE)
     def did_close(ls: TorchcheckServer, params: types.DidCloseTextDocumentParams) -> None:
