@@ -27,9 +27,12 @@ DEFAULT_EXCLUDE = (
     ".pytest_cache", ".ruff_cache", ".torchcheck_cache", "__pypackages__", "_build",
 )
 
+# Which files a directory walk lints, matched against the name and the project-relative path.
+DEFAULT_INCLUDE = ("*.py", "*.pyi", "*.ipynb")
+
 DEFAULT_MAX_FILE_SIZE = 10 * 1024 * 1024
 
-_LIST_KEYS = ("select", "ignore", "extend-select", "exclude", "extend-exclude")
+_LIST_KEYS = ("select", "ignore", "extend-select", "exclude", "extend-exclude", "include", "extend-include")
 _KNOWN_KEYS = frozenset({*_LIST_KEYS, "per-file-ignores", "target-version", "force-exclude", "max-file-size"})
 _VERSION = re.compile(r"^(\d+)\.(\d+)$")
 _SIZE = re.compile(r"^\s*(\d+)\s*([KMG]i?B|B)?\s*$", re.IGNORECASE)
@@ -61,6 +64,8 @@ class Config:
     per_file_ignores: tuple[tuple[str, tuple[str, ...]], ...] = ()
     exclude: tuple[str, ...] = DEFAULT_EXCLUDE
     extend_exclude: tuple[str, ...] = field(default=())
+    include: tuple[str, ...] = DEFAULT_INCLUDE
+    extend_include: tuple[str, ...] = ()
     # the oldest PyTorch the project supports: deprecations whose replacement is newer stay quiet
     target_version: tuple[int, int] | None = None
     # apply exclude/extend-exclude to files named on the command line too (ruff's meaning)
@@ -70,6 +75,10 @@ class Config:
     @property
     def all_exclude(self) -> tuple[str, ...]:
         return (*self.exclude, *self.extend_exclude)
+
+    @property
+    def all_include(self) -> tuple[str, ...]:
+        return (*self.include, *self.extend_include)
 
     @property
     def origin(self) -> str:
@@ -134,6 +143,8 @@ def parse_settings(settings: dict[str, Any], source: Path) -> Config:
         per_file_ignores=_per_file_ignores(settings.get("per-file-ignores", {}), source),
         exclude=lists.get("exclude", DEFAULT_EXCLUDE),
         extend_exclude=lists.get("extend-exclude", ()),
+        include=lists.get("include", DEFAULT_INCLUDE),
+        extend_include=lists.get("extend-include", ()),
         target_version=parse_target_version(settings["target-version"], str(source))
         if "target-version" in settings
         else None,

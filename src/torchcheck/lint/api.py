@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING
 
 from torchcheck import config as config_module
 from torchcheck.config import Config, ConfigError
-from torchcheck.lint import registry
+from torchcheck.lint import notebooks, registry
 from torchcheck.lint.cache import FindingsCache, entry_key, settings_key
 from torchcheck.lint.catalogue import RuleInfo
 from torchcheck.lint.diagnostic import SYNTAX_ERROR_CODE, SYNTAX_ERROR_NAME, Diagnostic, Location
@@ -85,6 +85,8 @@ def _run_task(task: _Task) -> FileResult:
     from torchcheck.lint.engine import fix_source, lint_source
 
     rules = registry.rules_by_code(task.rule_codes)
+    if notebooks.is_notebook(task.filename):
+        return notebooks.lint_notebook(task.source, task.filename, rules, task.settings, fix=task.fix, unsafe=task.unsafe)
     if task.fix:
         return fix_source(task.source, task.filename, rules, unsafe=task.unsafe, settings=task.settings)
     return lint_source(task.source, task.filename, rules, task.settings)
@@ -270,7 +272,9 @@ def _files_of(run: _Run, path: Path, config: Config, stdin: bool) -> tuple[Path,
         if config.force_exclude and files_module.excluded_with_parents(path, config.root, config.all_exclude):
             return ()
         return (path,)
-    found = files_module.discover([path], config.root, config.all_exclude, force_exclude=config.force_exclude)
+    found = files_module.discover(
+        [path], config.root, config.all_exclude, force_exclude=config.force_exclude, include=config.all_include
+    )
     for problem in found.problems:
         run.files_checked += 1
         run.diagnostics.append(file_problem(display_name(problem.path), problem.reason))
@@ -426,7 +430,10 @@ def _add_noqa(item: _Pending, result: FileResult, outcome: _Outcome) -> tuple[Di
     findings = [(d.location.row, d.code) for d in result.diagnostics if d.code != SYNTAX_ERROR_CODE]
     if not findings:
         return result.diagnostics
-    source, added = noqa.add_noqa(item.task.source, findings)
+    if notebooks.is_notebook(item.task.filename):
+        source, added = notebooks.add_noqa(item.task.source, result.diagnostics)
+    else:
+        source, added = noqa.add_noqa(item.task.source, findings)
     if not added:
         return result.diagnostics
     try:
@@ -446,7 +453,9 @@ def files_to_lint(options: LintOptions) -> list[str]:
     names: set[str] = set()
     for path in options.paths:
         config = _config_for(path, options)
-        found = files_module.discover([path], config.root, config.all_exclude, force_exclude=config.force_exclude)
+        found = files_module.discover(
+            [path], config.root, config.all_exclude, force_exclude=config.force_exclude, include=config.all_include
+        )
         names.update(display_name(file) for file in found.files)
     return sorted(names)
 
@@ -465,6 +474,7 @@ def describe_settings(options: LintOptions) -> str:
         f"target-version: {version}",
         f"exclude: {', '.join(config.exclude)}",
         f"extend-exclude: {', '.join(config.extend_exclude) or '(none)'}",
+        f"include: {', '.join(config.all_include)}",
         f"force-exclude: {str(config.force_exclude).lower()}",
         f"per-file-ignores: {', '.join(f'{p} = {list(c)}' for p, c in config.per_file_ignores) or '(none)'}",
         f"max-file-size: {config.max_file_size:,} bytes",

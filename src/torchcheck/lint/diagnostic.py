@@ -40,10 +40,13 @@ class Diagnostic:
     end_location: Location
     source_line: str = ""
     fix: Fix | None = None
+    # In a notebook, the cell (numbered from 1, every kind counted) whose rows and columns
+    # ``location`` counts; None in a Python file.
+    cell: int | None = None
 
     @property
-    def sort_key(self) -> tuple[str, int, int, str]:
-        return (self.filename, self.location.row, self.location.column, self.code)
+    def sort_key(self) -> tuple[str, int, int, int, str]:
+        return (self.filename, self.cell or 0, self.location.row, self.location.column, self.code)
 
     @property
     def url(self) -> str | None:
@@ -63,6 +66,7 @@ class Diagnostic:
             location=Location(**data["location"]),
             end_location=Location(**data["end_location"]),
             source_line=data.get("source_line", ""),
+            cell=data.get("cell"),
             fix=None
             if fix is None
             else Fix(

@@ -20,7 +20,9 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 
-PYTHON_SUFFIXES = (".py", ".pyi")
+# What a directory walk lints unless told otherwise; config.DEFAULT_INCLUDE is the same
+# (this module imports nothing from the package, to stay on the fast path).
+DEFAULT_INCLUDE = ("*.py", "*.pyi", "*.ipynb")
 
 SYMLINK_LOOP = "symbolic link loop"
 BROKEN_SYMLINK = "broken symbolic link (its target {target} does not exist)"
@@ -275,6 +277,7 @@ def excluded_with_parents(path: Path, root: Path, exclude: Iterable[str]) -> boo
 class _Walk:
     root: Path
     exclude: tuple[str, ...]
+    include: tuple[str, ...] = DEFAULT_INCLUDE
     problems: list[FileProblem] = field(default_factory=list)
 
     def named(self, path: Path, force_exclude: bool) -> Iterator[Path]:
@@ -325,7 +328,7 @@ class _Walk:
             return
         if is_directory:
             yield from self._directory(Path(entry.path), relative, gitignore)
-        elif entry.name.endswith(PYTHON_SUFFIXES):
+        elif _matches(entry.name, entry.path if relative is None else relative, self.include):
             yield from self._linked_file(Path(entry.path)) if is_link else self._plain_file(entry)
 
     def _plain_file(self, entry: os.DirEntry[str]) -> Iterator[Path]:
@@ -359,15 +362,23 @@ def _unreachable(path: Path, error: OSError) -> str:
     return CANNOT_ACCESS.format(reason=_reason(error))
 
 
-def discover(paths: Iterable[Path], root: Path, exclude: Iterable[str], *, force_exclude: bool = False) -> Discovered:
-    """Python files under ``paths`` (absolute, not resolved, each once) and the problems met.
+def discover(
+    paths: Iterable[Path],
+    root: Path,
+    exclude: Iterable[str],
+    *,
+    force_exclude: bool = False,
+    include: Iterable[str] = DEFAULT_INCLUDE,
+) -> Discovered:
+    """Python files and notebooks under ``paths`` (absolute, not resolved, each once) and the problems met.
 
-    Directories are walked skipping what ``exclude`` (matched against a name and against the
-    path relative to ``root``) or ``.gitignore`` rule out. Files named in ``paths`` are always
+    Directories are walked for the files ``include`` matches, skipping what ``exclude``
+    (both matched against a name and against the path relative to ``root``) or
+    ``.gitignore`` rule out. Files named in ``paths`` are always
     linted unless ``force_exclude``, which applies ``exclude`` to them too, parent directories
     included. A path that does not exist is yielded as it is; check :func:`missing_paths` first.
     """
-    walk = _Walk(absolute(root), tuple(exclude))
+    walk = _Walk(absolute(root), tuple(exclude), tuple(include))
     files = {file: None for path in paths for file in walk.named(absolute(path), force_exclude)}
     return Discovered(tuple(files), tuple(walk.problems))
 

@@ -66,8 +66,14 @@ def _fix_marker(diagnostic: Diagnostic) -> str:
     return "[*] " if _has_safe_fix(diagnostic) else ""
 
 
+def place(diagnostic: Diagnostic) -> str:
+    """``file:row:column``, or ``notebook.ipynb:cell 3:row:column`` with rows counted in the cell."""
+    cell = "" if diagnostic.cell is None else f"cell {diagnostic.cell}:"
+    return f"{display_name(diagnostic.filename)}:{cell}{diagnostic.location.row}:{diagnostic.location.column}"
+
+
 def _header(diagnostic: Diagnostic, style: _Style) -> str:
-    where = f"{display_name(diagnostic.filename)}:{diagnostic.location.row}:{diagnostic.location.column}:"
+    where = f"{place(diagnostic)}:"
     return f"{style(where, _BOLD)} {style(diagnostic.code, _RED, _BOLD)} {_fix_marker(diagnostic)}{diagnostic.message}"
 
 
@@ -106,7 +112,7 @@ def _absolute(filename: str) -> str:
 def _json_item(d: Diagnostic) -> dict[str, Any]:
     # Keys in ruff's order (alphabetical), so a diff against ruff's output stays readable.
     return {
-        "cell": None,
+        "cell": d.cell,
         "code": d.code,
         "end_location": {"column": d.end_location.column, "row": d.end_location.row},
         "filename": display_name(_absolute(d.filename)),
@@ -185,24 +191,31 @@ def _sarif_rule(rule: RuleInfo) -> dict[str, Any]:
     }
 
 
+def _sarif_location(d: Diagnostic, root: Path) -> dict[str, Any]:
+    """In a notebook the region counts rows within the cell that ``properties.cell`` names."""
+    location: dict[str, Any] = {
+        "physicalLocation": {
+            "artifactLocation": _artifact_location(d.filename, root),
+            "region": {
+                "startLine": d.location.row,
+                "startColumn": d.location.column,
+                "endLine": d.end_location.row,
+                "endColumn": d.end_location.column,
+            },
+        }
+    }
+    if d.cell is not None:
+        location["properties"] = {"cell": d.cell}
+    return location
+
+
 def _sarif_result(d: Diagnostic, root: Path, rule_index: Mapping[str, int]) -> dict[str, Any]:
+    cell = "" if d.cell is None else f"cell {d.cell}: "
     result: dict[str, Any] = {
         "ruleId": d.code,
         "level": SEVERITY,
-        "message": {"text": f"{d.message} ({d.name})"},
-        "locations": [
-            {
-                "physicalLocation": {
-                    "artifactLocation": _artifact_location(d.filename, root),
-                    "region": {
-                        "startLine": d.location.row,
-                        "startColumn": d.location.column,
-                        "endLine": d.end_location.row,
-                        "endColumn": d.end_location.column,
-                    },
-                }
-            }
-        ],
+        "message": {"text": f"{cell}{d.message} ({d.name})"},
+        "locations": [_sarif_location(d, root)],
     }
     if d.code in rule_index:
         result["ruleIndex"] = rule_index[d.code]
@@ -281,7 +294,8 @@ def format_github(diagnostics: Sequence[Diagnostic], colour: bool = False, *, en
     """GitHub Actions workflow commands: one ``::error`` annotation per finding.
 
     ``file=`` is relative to ``$GITHUB_WORKSPACE`` when the file lies under it, else
-    absolute, so annotations land on the right file from any working directory.
+    absolute, so annotations land on the right file from any working directory. A finding
+    in a notebook annotates the notebook as a whole (see :func:`_annotation_lines`).
     """
     lines = []
     for d in diagnostics:
@@ -289,15 +303,24 @@ def format_github(diagnostics: Sequence[Diagnostic], colour: bool = False, *, en
             [
                 f"title={_escape_property(f'torchcheck ({d.code})')}",
                 f"file={_escape_property(display_name(_annotation_file(d.filename, environ)))}",
-                f"line={d.location.row}",
-                f"col={d.location.column}",
-                f"endLine={d.end_location.row}",
-                f"endColumn={d.end_location.column}",
+                *_annotation_lines(d),
             ]
         )
-        location = f"{display_name(d.filename)}:{d.location.row}:{d.location.column}"
-        lines.append(f"::error {properties}::{_escape_data(f'{location}: {d.code} {d.message}')}\n")
+        lines.append(f"::error {properties}::{_escape_data(f'{place(d)}: {d.code} {d.message}')}\n")
     return "".join(lines)
+
+
+def _annotation_lines(d: Diagnostic) -> list[str]:
+    """Lines of a notebook's cell are not lines of its file: such a finding annotates the
+    whole notebook, and its message names the cell."""
+    if d.cell is not None:
+        return []
+    return [
+        f"line={d.location.row}",
+        f"col={d.location.column}",
+        f"endLine={d.end_location.row}",
+        f"endColumn={d.end_location.column}",
+    ]
 
 
 Formatter = Callable[[Sequence[Diagnostic], bool], str]

@@ -1,0 +1,432 @@
+"""Jupyter notebooks: read the code cells, lint them as one module, map findings back, write fixes.
+
+The code cells are joined in order, each starting on a new row, so that names flow between
+cells as they do at run time. IPython syntax is neutralised without moving any row: a line
+magic (``%time``, ``!pip``, ``x = !ls``) or a help line (``model?``) becomes ``pass`` at the
+same indentation, and every line of a cell magic (``%%bash``) becomes blank.
+
+Cells are numbered from 1 in the order Jupyter shows them, markdown cells included (ruff's
+numbering), and rows and columns are counted within the cell.
+
+A fix is written back by changing only the ``source`` of the cells it touched. The rest of
+the file is kept byte for byte: the notebook is re-serialised only when serialising the file
+as read reproduces it exactly (JupyterLab's and nbformat's layout, or plain two- or
+four-space JSON), and the result must read back as a notebook; otherwise nothing is written.
+
+Standard library only, so a run served from the cache stays fast; the linter does not
+depend on nbformat.
+"""
+
+from __future__ import annotations
+
+import difflib
+import json
+import re
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING, Any
+
+from torchcheck.lint import noqa
+from torchcheck.lint.diagnostic import SYNTAX_ERROR_CODE, SYNTAX_ERROR_NAME, Diagnostic, Edit, Fix, Location
+
+if TYPE_CHECKING:
+    from torchcheck.lint.engine import FileResult
+    from torchcheck.lint.rule import Rule
+    from torchcheck.lint.settings import LintSettings
+
+NOTEBOOK_SUFFIX = ".ipynb"
+NOT_JSON = "not a notebook: the file is not valid JSON ({error})"
+NOT_A_NOTEBOOK = "not a Jupyter notebook: {reason}"
+OLD_FORMAT = "notebook format {version} is not supported; save it again with Jupyter (format 4)"
+
+_CELL_TYPES = frozenset({"code", "markdown", "raw"})
+_LINE = re.compile(r"[^\r\n]*(?:\r\n|\r|\n)|[^\r\n]+\Z")
+_CELL_MAGIC = re.compile(r"\s*%%")
+_LINE_MAGIC = re.compile(r"\s*(?:[%!]|[\w.,\[\]\s]+=\s*[%!](?!=))")
+_HELP = re.compile(r"\s*(?:\?{1,2}[\w.*]+|[\w.*\[\]()]+\?{1,2})\s*$")
+_INDENT = re.compile(r"[ \t]*")
+# Layouts the notebook is re-serialised in; JupyterLab and nbformat write the first.
+_LAYOUTS = ((1, False), (2, False), (4, False), (1, True), (2, True), (4, True))
+
+
+def is_notebook(filename: str) -> bool:
+    return filename.endswith(NOTEBOOK_SUFFIX)
+
+
+def _problem(filename: str, message: str) -> Diagnostic:
+    start = Location(1, 1)
+    return Diagnostic(filename, SYNTAX_ERROR_CODE, SYNTAX_ERROR_NAME, message, start, start)
+
+
+# ----------------------------------------------------------------------------- reading
+
+
+@dataclass(frozen=True)
+class CodeCell:
+    """One code cell: its place in the notebook and its lines as saved and as linted."""
+
+    position: int  # 0-based index into the notebook's ``cells``
+    text: str  # the source as saved
+    raw_lines: tuple[str, ...]  # ``text`` split into rows, line breaks kept
+    lines: tuple[str, ...]  # the rows as linted: IPython syntax neutralised, each ending in a line break
+    neutralised: frozenset[int]  # indices into ``lines`` that differ from ``raw_lines``
+
+    @property
+    def number(self) -> int:
+        """The cell's number as users count: from 1, every kind of cell counted."""
+        return self.position + 1
+
+
+@dataclass(frozen=True)
+class Notebook:
+    document: dict[str, Any]
+    cells: tuple[CodeCell, ...]
+    is_python: bool
+
+    @property
+    def python_source(self) -> str:
+        return "".join(line for cell in self.cells for line in cell.lines)
+
+    def index(self) -> CellIndex:
+        return CellIndex.of(self.cells)
+
+
+def _cell_text(source: Any) -> str | None:
+    if isinstance(source, str):
+        return source
+    if isinstance(source, list) and all(isinstance(line, str) for line in source):
+        return "".join(source)
+    return None
+
+
+def _structure_problem(document: Any) -> str | None:
+    """Why ``document`` is not a version 4 notebook, by nbformat's rules for what we read; None if it is."""
+    if not isinstance(document, dict):
+        return NOT_A_NOTEBOOK.format(reason="the JSON is not an object")
+    version = document.get("nbformat")
+    if "cells" not in document and "worksheets" in document or (isinstance(version, int) and version < 4):
+        return OLD_FORMAT.format(version=version)
+    if version != 4:
+        return NOT_A_NOTEBOOK.format(reason="no \"nbformat\": 4 key")
+    if not isinstance(document.get("metadata"), dict):
+        return NOT_A_NOTEBOOK.format(reason="no \"metadata\" object")
+    cells = document.get("cells")
+    if not isinstance(cells, list):
+        return NOT_A_NOTEBOOK.format(reason="no \"cells\" list")
+    for number, cell in enumerate(cells, start=1):
+        if not isinstance(cell, dict) or cell.get("cell_type") not in _CELL_TYPES:
+            return NOT_A_NOTEBOOK.format(reason=f"cell {number} has no known \"cell_type\"")
+        if _cell_text(cell.get("source")) is None:
+            return NOT_A_NOTEBOOK.format(reason=f"cell {number} has no \"source\" text")
+    return None
+
+
+def _language(metadata: dict[str, Any]) -> str | None:
+    for key, field in (("language_info", "name"), ("kernelspec", "language")):
+        section = metadata.get(key)
+        if isinstance(section, dict) and isinstance(section.get(field), str):
+            return section[field].lower()
+    return None
+
+
+def parse(source: bytes) -> Notebook | str:
+    """The notebook in ``source``, or a message saying why it is not one."""
+    try:
+        document = json.loads(source)
+    except (ValueError, RecursionError) as error:  # ValueError covers JSONDecodeError and UnicodeDecodeError
+        return NOT_JSON.format(error=error)
+    reason = _structure_problem(document)
+    if reason is not None:
+        return reason
+    cells = tuple(
+        _code_cell(position, _cell_text(cell["source"]) or "")
+        for position, cell in enumerate(document["cells"])
+        if cell["cell_type"] == "code"
+    )
+    return Notebook(document, cells, _language(document["metadata"]) in (None, "python"))
+
+
+# ----------------------------------------------------------------------------- IPython syntax
+
+
+@dataclass
+class _Scanner:
+    """Just enough of Python's tokenizer to tell whether a line starts a statement."""
+
+    depth: int = 0
+    quote: str | None = None
+    continued: bool = False
+
+    @property
+    def at_statement_start(self) -> bool:
+        return self.depth == 0 and self.quote is None and not self.continued
+
+    def feed(self, line: str) -> None:
+        index = 0
+        while index < len(line):
+            if self.quote is not None:
+                if line[index] == "\\":
+                    index += 2
+                elif line.startswith(self.quote, index):
+                    index, self.quote = index + len(self.quote), None
+                else:
+                    index += 1
+                continue
+            char = line[index]
+            if char == "#":
+                break
+            if char in "\"'":
+                self.quote = line[index : index + 3] if line[index : index + 3] in ('"""', "'''") else char
+                index += len(self.quote)
+                continue
+            if char in "([{":
+                self.depth += 1
+            elif char in ")]}":
+                self.depth = max(0, self.depth - 1)
+            index += 1
+        body = line.rstrip("\r\n")
+        self.continued = body.endswith("\\") and (self.quote is None or len(self.quote) == 1)
+        if self.quote is not None and len(self.quote) == 1 and not self.continued:
+            self.quote = None  # an unterminated one-line string: Python reports it, we move on
+
+
+def _line_break(line: str) -> str:
+    body = line.rstrip("\r\n")
+    return line[len(body) :] or "\n"
+
+
+def _is_ipython_line(line: str) -> bool:
+    return _LINE_MAGIC.match(line) is not None or _HELP.match(line) is not None
+
+
+def _neutralised_lines(raw_lines: Sequence[str]) -> list[str]:
+    """Rows as Python can parse them: each IPython line becomes ``pass`` at its indentation."""
+    first = next((line for line in raw_lines if line.strip()), "")
+    if _CELL_MAGIC.match(first):
+        return [_line_break(line) for line in raw_lines]
+    scanner = _Scanner()
+    lines = []
+    for line in raw_lines:
+        if scanner.at_statement_start and _is_ipython_line(line):
+            line = _INDENT.match(line).group() + "pass" + _line_break(line)  # type: ignore[union-attr]
+        elif not line.endswith(("\n", "\r")):
+            line += "\n"
+        scanner.feed(line)
+        lines.append(line)
+    return lines
+
+
+def _code_cell(position: int, text: str) -> CodeCell:
+    raw_lines = tuple(_LINE.findall(text))
+    lines = tuple(_neutralised_lines(raw_lines))
+    neutralised = frozenset(i for i, (raw, line) in enumerate(zip(raw_lines, lines)) if raw.rstrip("\r\n") != line.rstrip("\r\n"))
+    return CodeCell(position, text, raw_lines, lines, neutralised)
+
+
+# ----------------------------------------------------------------------------- positions
+
+
+@dataclass(frozen=True)
+class CellIndex:
+    """Maps a row of the joined cells to a cell number and a row within that cell."""
+
+    cells: tuple[int, ...]  # joined row - 1 -> cell number
+    first_rows: tuple[int, ...]  # joined row - 1 -> the joined row where that cell starts
+
+    @classmethod
+    def of(cls, cells: Iterable[CodeCell]) -> CellIndex:
+        numbers: list[int] = []
+        first_rows: list[int] = []
+        for cell in cells:
+            start = len(numbers) + 1
+            numbers.extend([cell.number] * len(cell.lines))
+            first_rows.extend([start] * len(cell.lines))
+        return cls(tuple(numbers), tuple(first_rows))
+
+    def cell_of(self, row: int) -> int | None:
+        if not self.cells:
+            return None
+        return self.cells[min(max(row, 1), len(self.cells)) - 1]
+
+    def location(self, location: Location, anchor_row: int) -> Location:
+        """``location`` counted within the cell that holds ``anchor_row``."""
+        if not self.first_rows:
+            return location
+        first = self.first_rows[min(max(anchor_row, 1), len(self.first_rows)) - 1]
+        return Location(max(location.row - first + 1, 1), location.column)
+
+    def diagnostic(self, diagnostic: Diagnostic) -> Diagnostic:
+        anchor = diagnostic.location.row
+        return replace(
+            diagnostic,
+            cell=self.cell_of(anchor),
+            location=self.location(diagnostic.location, anchor),
+            end_location=self.location(diagnostic.end_location, anchor),
+            fix=None if diagnostic.fix is None else self._fix(diagnostic.fix, anchor),
+        )
+
+    def _fix(self, fix: Fix, anchor: int) -> Fix:
+        edits = tuple(
+            Edit(edit.content, self.location(edit.location, anchor), self.location(edit.end_location, anchor))
+            for edit in fix.edits
+        )
+        return replace(fix, edits=edits)
+
+
+def _mapped(result: FileResult, index: CellIndex, **changes: Any) -> FileResult:
+    """``result`` with every position counted within its cell."""
+    changes["diagnostics"] = tuple(index.diagnostic(d) for d in result.diagnostics)
+    deferred = getattr(result, "deferred", ())  # findings that wait for the project index, where the engine has them
+    if deferred:
+        changes["deferred"] = tuple(replace(finding, diagnostic=index.diagnostic(finding.diagnostic)) for finding in deferred)
+    return replace(result, **changes)
+
+
+# ----------------------------------------------------------------------------- writing back
+
+
+def _layout(document: dict[str, Any], original: bytes) -> tuple[int, bool, str] | None:
+    """The ``json.dumps`` settings and ending that reproduce ``original`` exactly, if any."""
+    text = original.decode("utf-8", "replace").replace("\r\n", "\n")
+    ending = text[len(text.rstrip("\n")) :]
+    for indent, ascii_only in _LAYOUTS:
+        if json.dumps(document, indent=indent, ensure_ascii=ascii_only) + ending == text:
+            return indent, ascii_only, ending
+    return None
+
+
+def _source_value(old: Any, text: str) -> str | list[str]:
+    """``text`` stored the way the cell stored its source: one string or a list of lines."""
+    return text if isinstance(old, str) else text.splitlines(keepends=True)
+
+
+def with_sources(notebook: Notebook, original: bytes, sources: dict[int, str]) -> bytes | None:
+    """``original`` with the cells at the given positions holding new source text, every
+    other byte kept; None when the file's layout cannot be reproduced or the result would
+    not read back as a notebook."""
+    layout = _layout(notebook.document, original)
+    if layout is None:
+        return None
+    indent, ascii_only, ending = layout
+    cells = list(notebook.document["cells"])
+    for position, text in sources.items():
+        cells[position] = {**cells[position], "source": _source_value(cells[position]["source"], text)}
+    document = {**notebook.document, "cells": cells}
+    written = (json.dumps(document, indent=indent, ensure_ascii=ascii_only) + ending).encode()
+    return written if isinstance(parse(written), Notebook) else None
+
+
+def _owners(cells: Sequence[CodeCell]) -> tuple[list[str], list[str], list[int], set[int]]:
+    linted, raw, owner, neutralised = [], [], [], set()
+    for number, cell in enumerate(cells):
+        for row, line in enumerate(cell.lines):
+            if row in cell.neutralised:
+                neutralised.add(len(linted))
+            linted.append(line)
+            raw.append(cell.raw_lines[row])
+            owner.append(number)
+    return linted, raw, owner, neutralised
+
+
+def split_fixed(notebook: Notebook, fixed: str) -> dict[int, str] | None:
+    """The new source of each code cell a fix of the joined cells changed, by position in
+    the notebook; None when a change cannot be given to exactly one cell or touches a
+    neutralised IPython line."""
+    linted, raw, owner, neutralised = _owners(notebook.cells)
+    pieces: list[list[str]] = [[] for _ in notebook.cells]
+    matcher = difflib.SequenceMatcher(None, linted, _LINE.findall(fixed), autojunk=False)
+    new_lines = matcher.b
+    for tag, start, end, new_start, new_end in matcher.get_opcodes():
+        if tag == "equal":
+            for row in range(start, end):
+                pieces[owner[row]].append(raw[row])
+            continue
+        touched = {owner[row] for row in range(start, end)} or {owner[max(start - 1, 0)]}
+        if len(touched) != 1 or neutralised.intersection(range(start, end)):
+            return None
+        pieces[touched.pop()].extend(new_lines[new_start:new_end])
+    changed = {}
+    for cell, lines in zip(notebook.cells, pieces):
+        text = "".join(lines)
+        if not cell.text.endswith(("\n", "\r")) and text.endswith("\n"):
+            text = text[:-1]  # the joined cells gave the last row a line break the cell did not have
+        if text != cell.text:
+            changed[cell.position] = text
+    return changed
+
+
+# ----------------------------------------------------------------------------- linting
+
+
+def lint_notebook(
+    source: bytes,
+    filename: str,
+    rules: Sequence[type[Rule]],
+    settings: LintSettings | None = None,
+    *,
+    fix: bool = False,
+    unsafe: bool = False,
+) -> FileResult:
+    """Findings for a notebook's code cells, positions counted within cells; with ``fix``,
+    ``fixed_source`` is the whole notebook file with only the fixed cells' sources changed.
+    Never raises for bad input: a file that is not a notebook is one TCK000 finding."""
+    from torchcheck.lint.engine import FileResult, fix_source, lint_source
+
+    notebook = parse(source)
+    if isinstance(notebook, str):
+        return FileResult((_problem(filename, notebook),))
+    if not notebook.is_python or not notebook.cells:
+        return FileResult(())
+    joined = notebook.python_source.encode()
+    index = notebook.index()
+    if not fix:
+        return _mapped(lint_source(joined, filename, rules, settings), index)
+    result = fix_source(joined, filename, rules, unsafe=unsafe, settings=settings)
+    written = _written_fix(notebook, source, result.fixed_source)
+    if written is None:
+        return _mapped(lint_source(joined, filename, rules, settings), index)
+    fixed_notebook = parse(written)
+    assert isinstance(fixed_notebook, Notebook)  # with_sources read it back
+    return _mapped(result, fixed_notebook.index(), fixed_source=written)
+
+
+def _written_fix(notebook: Notebook, source: bytes, fixed: bytes | None) -> bytes | None:
+    if fixed is None:
+        return None
+    sources = split_fixed(notebook, fixed.decode())
+    if not sources:
+        return None
+    return with_sources(notebook, source, sources)
+
+
+def add_noqa(source: bytes, diagnostics: Iterable[Diagnostic]) -> tuple[bytes, int]:
+    """``source`` with ``# noqa`` comments for ``diagnostics`` added in their cells, and how
+    many lines got one; the notebook unchanged when it cannot be written back."""
+    notebook = parse(source)
+    if isinstance(notebook, str):
+        return source, 0
+    by_cell: dict[int, list[tuple[int, str]]] = {}
+    for d in diagnostics:
+        if d.cell is not None and d.code != SYNTAX_ERROR_CODE:
+            by_cell.setdefault(d.cell, []).append((d.location.row, d.code))
+    sources, added = {}, 0
+    for cell in notebook.cells:
+        if cell.number not in by_cell:
+            continue
+        text, count = _cell_with_noqa(cell, by_cell[cell.number])
+        if count:
+            sources[cell.position], added = text, added + count
+    written = with_sources(notebook, source, sources) if sources else None
+    return (written, added) if written is not None else (source, 0)
+
+
+def _cell_with_noqa(cell: CodeCell, findings: list[tuple[int, str]]) -> tuple[str, int]:
+    """The cell with comments added; IPython lines are linted as ``pass`` and never get one."""
+    edited, count = noqa.add_noqa("".join(cell.lines).encode(), findings)
+    lines = _LINE.findall(edited.decode())
+    if count == 0 or len(lines) != len(cell.lines):
+        return cell.text, 0
+    restored = [cell.raw_lines[row] if row in cell.neutralised else line for row, line in enumerate(lines)]
+    if restored and not cell.text.endswith(("\n", "\r")):
+        restored[-1] = restored[-1].rstrip("\r\n")
+    return "".join(restored), count

@@ -1,0 +1,243 @@
+"""Jupyter notebooks: cells joined, IPython syntax neutralised, findings per cell, fixes written back."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from torchcheck.cli import main
+from torchcheck.lint import notebooks, registry
+
+nbformat = pytest.importorskip("nbformat")
+
+FIXTURES = Path(__file__).resolve().parents[2] / "fixtures" / "notebooks"
+JUPYTERLAB = "jupyterlab_training.ipynb"
+RULES = registry.all_rules()
+
+
+@pytest.fixture
+def project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """A copy of the notebook fixtures as the working directory."""
+    monkeypatch.chdir(tmp_path)
+    for fixture in FIXTURES.iterdir():
+        shutil.copy(fixture, tmp_path / fixture.name)
+    return tmp_path
+
+
+def run(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str]:
+    code = main(["lint", "--no-cache", *args])
+    return code, capsys.readouterr().out
+
+
+def notebook_of(*sources: str, language: str = "python") -> bytes:
+    """A notebook with one code cell per source, written as JupyterLab writes it."""
+    cells = [
+        {"cell_type": "code", "execution_count": None, "id": f"cell-{n}", "metadata": {}, "outputs": [], "source": source.splitlines(True)}
+        for n, source in enumerate(sources)
+    ]
+    metadata = {"kernelspec": {"display_name": language, "language": language, "name": language}}
+    document = {"cells": cells, "metadata": metadata, "nbformat": 4, "nbformat_minor": 5}
+    return (json.dumps(document, sort_keys=True, indent=1, ensure_ascii=False) + "\n").encode()
+
+
+def findings(source: bytes) -> list[tuple[int | None, int, int, str]]:
+    result = notebooks.lint_notebook(source, "n.ipynb", RULES)
+    return [(d.cell, d.location.row, d.location.column, d.code) for d in result.diagnostics]
+
+
+# ----------------------------------------------------------------------------- joining cells
+
+
+def test_ipython_lines_become_pass_without_moving_any_row() -> None:
+    notebook = notebooks.parse(notebook_of("%matplotlib inline\nimport torch\n!pip list\nfiles = !ls\nx = torch.ones(1)"))
+    assert isinstance(notebook, notebooks.Notebook)
+    assert notebook.python_source == "pass\nimport torch\npass\npass\nx = torch.ones(1)\n"
+
+
+def test_a_cell_magic_blanks_its_whole_cell() -> None:
+    notebook = notebooks.parse(notebook_of("%%bash\nfor f in *; do echo $f; done\n", "import torch\n"))
+    assert isinstance(notebook, notebooks.Notebook)
+    assert notebook.python_source == "\n\nimport torch\n"
+
+
+def test_python_that_looks_like_ipython_is_left_alone() -> None:
+    source = 'text = ("%d items"\n        % 3)\ndoc = """Is this a help line?\n!not a shell command\n"""\nok = 1 != 2\n'
+    notebook = notebooks.parse(notebook_of(source))
+    assert isinstance(notebook, notebooks.Notebook)
+    assert notebook.python_source == source
+
+
+def test_help_lines_inside_a_block_keep_the_block_valid() -> None:
+    notebook = notebooks.parse(notebook_of("for step in range(2):\n    torch.optim.SGD?\n"))
+    assert isinstance(notebook, notebooks.Notebook)
+    assert notebook.python_source == "for step in range(2):\n    pass\n"
+
+
+def test_names_flow_between_cells_and_findings_count_rows_within_their_cell() -> None:
+    source = notebook_of("import torch\nmodel = torch.nn.Linear(2, 2)", "%time y = 1\ny = model.forward(torch.ones(1, 2))")
+    assert findings(source) == [(2, 2, 5, "TCK105")]
+
+
+def test_noqa_silences_one_line_of_a_cell() -> None:
+    source = notebook_of("import torch\nmodel = torch.nn.Linear(2, 2)\na = model.forward(1)  # noqa: TCK105\nb = model.forward(2)")
+    assert findings(source) == [(1, 4, 5, "TCK105")]
+
+
+def test_the_jupyterlab_notebook_reports_findings_in_the_cells_jupyter_shows() -> None:
+    source = (FIXTURES / JUPYTERLAB).read_bytes()
+    assert findings(source) == [(4, 4, 35, "TCK105"), (4, 7, 5, "TCK101")]
+
+
+def test_a_notebook_in_another_language_is_not_linted() -> None:
+    assert findings(notebook_of("model.forward(x)", language="R")) == []
+
+
+@pytest.mark.parametrize(
+    ("fixture", "message"),
+    [
+        ("not_json.ipynb", "not a notebook: the file is not valid JSON"),
+        ("not_a_notebook.ipynb", 'not a Jupyter notebook: no "nbformat": 4 key'),
+    ],
+)
+def test_a_file_that_is_not_a_notebook_is_one_tck000_finding(fixture: str, message: str) -> None:
+    result = notebooks.lint_notebook((FIXTURES / fixture).read_bytes(), fixture, RULES)
+    assert [(d.code, d.cell, d.message.startswith(message)) for d in result.diagnostics] == [("TCK000", None, True)]
+
+
+def test_an_old_format_notebook_is_asked_to_be_saved_again() -> None:
+    result = notebooks.lint_notebook(b'{"nbformat": 3, "worksheets": [], "metadata": {}}', "old.ipynb", RULES)
+    assert [d.message for d in result.diagnostics] == [notebooks.OLD_FORMAT.format(version=3)]
+
+
+# ----------------------------------------------------------------------------- the command line
+
+
+def test_lint_finds_notebooks_in_a_directory_and_names_the_cell(project: Path, capsys) -> None:
+    code, out = run(capsys, "--output-format", "concise", ".")
+    assert code == 1
+    assert "jupyterlab_training.ipynb:cell 4:4:35: TCK105 [*]" in out
+    assert "jupyterlab_training.ipynb:cell 4:7:5: TCK101" in out
+    assert "string_sources.ipynb:cell 2:1:7: TCK105" in out
+    assert "not_json.ipynb:1:1: TCK000" in out and "not_a_notebook.ipynb:1:1: TCK000" in out
+
+
+def test_json_output_has_ruffs_cell_field_and_rows_within_the_cell(project: Path, capsys) -> None:
+    _, out = run(capsys, "--output-format", "json", JUPYTERLAB)
+    items = json.loads(out)
+    assert [(item["cell"], item["location"], item["noqa_row"]) for item in items] == [
+        (4, {"column": 35, "row": 4}, 4),
+        (4, {"column": 5, "row": 7}, 7),
+    ]
+    assert items[0]["fix"]["edits"][0]["location"] == {"column": 35, "row": 4}
+
+
+def test_sarif_and_github_output_name_the_cell(project: Path, capsys) -> None:
+    _, out = run(capsys, "--output-format", "sarif", JUPYTERLAB)
+    location = json.loads(out)["runs"][0]["results"][0]["locations"][0]
+    assert location["properties"] == {"cell": 4} and location["physicalLocation"]["region"]["startLine"] == 4
+    _, out = run(capsys, "--output-format", "github", JUPYTERLAB)
+    first = out.splitlines()[0]
+    assert "line=" not in first and "jupyterlab_training.ipynb:cell 4:4:35: TCK105" in first
+
+
+def test_include_and_exclude_settings_decide_whether_notebooks_are_linted(project: Path, capsys) -> None:
+    (project / "pyproject.toml").write_text('[tool.torchcheck]\ninclude = ["*.py"]\n')
+    assert run(capsys, "--show-files", ".")[1] == ""
+    (project / "pyproject.toml").write_text('[tool.torchcheck]\ninclude = ["*.py"]\nextend-include = ["string_*.ipynb"]\n')
+    assert run(capsys, "--show-files", ".")[1].split() == ["string_sources.ipynb"]
+    (project / "pyproject.toml").write_text('[tool.torchcheck]\nextend-exclude = ["not_*.ipynb", "jupyterlab_*"]\n')
+    assert run(capsys, "--show-files", ".")[1].split() == ["string_sources.ipynb"]
+
+
+def test_fix_changes_only_the_fixed_line_and_keeps_every_other_byte(project: Path, capsys) -> None:
+    before = (project / JUPYTERLAB).read_bytes()
+    code, out = run(capsys, "--fix", "--output-format", "concise", JUPYTERLAB)
+    after = (project / JUPYTERLAB).read_bytes()
+    changed = [(old, new) for old, new in zip(before.splitlines(), after.splitlines()) if old != new]
+    assert len(before.splitlines()) == len(after.splitlines())
+    assert changed == [
+        (b'    "    loss = nn.functional.mse_loss(model.forward(x), y)\\n",', b'    "    loss = nn.functional.mse_loss(model(x), y)\\n",')
+    ]
+    assert code == 1 and "cell 4:7:5: TCK101" in out and "TCK105" not in out
+    nbformat.validate(nbformat.reads(after.decode(), as_version=4))
+
+
+def test_fix_keeps_string_sources_and_a_two_space_layout(project: Path, capsys) -> None:
+    run(capsys, "--fix", "string_sources.ipynb")
+    after = (project / "string_sources.ipynb").read_text()
+    document = json.loads(after)
+    assert document["cells"][1]["source"] == "out = model(torch.ones(1, 2))\n"
+    assert after == json.dumps(document, indent=2)
+    nbformat.validate(nbformat.reads(after, as_version=4))
+
+
+def test_fix_leaves_a_notebook_whose_layout_it_cannot_reproduce(project: Path, capsys) -> None:
+    compact = json.dumps(json.loads(notebook_of("import torch\nm = torch.nn.Linear(1, 1)\nm.forward(1)\n")), separators=(",", ":"))
+    (project / "compact.ipynb").write_text(compact)
+    code, out = run(capsys, "--fix", "--output-format", "concise", "compact.ipynb")
+    assert (project / "compact.ipynb").read_text() == compact
+    assert code == 1 and "compact.ipynb:cell 1:3:1: TCK105" in out
+
+
+def test_a_fix_that_would_rewrite_an_ipython_line_is_refused() -> None:
+    notebook = notebooks.parse(notebook_of("!pip list\nimport torch\n"))
+    assert isinstance(notebook, notebooks.Notebook)
+    assert notebooks.split_fixed(notebook, "import torch\n") is None
+    assert notebooks.split_fixed(notebook, "pass\nimport torch as T\n") == {0: "!pip list\nimport torch as T\n"}
+
+
+def test_diff_is_a_patch_of_the_notebook_file_that_git_applies(project: Path, capsys) -> None:
+    before = (project / JUPYTERLAB).read_bytes()
+    code, out = run(capsys, "--diff", JUPYTERLAB)
+    assert (project / JUPYTERLAB).read_bytes() == before
+    assert '-    "    loss = nn.functional.mse_loss(model.forward(x), y)\\n",' in out
+    (project / "fix.patch").write_text(out)
+    subprocess.run(["git", "init", "-q"], cwd=project, check=True)
+    subprocess.run(["git", "apply", "fix.patch"], cwd=project, check=True)
+    assert b"mse_loss(model(x), y)" in (project / JUPYTERLAB).read_bytes()
+
+
+def test_add_noqa_comments_each_finding_in_its_cell_and_keeps_magics(project: Path, capsys) -> None:
+    path = project / "magics.ipynb"
+    path.write_bytes(notebook_of("%load_ext autoreload\nimport torch\nm = torch.nn.Linear(1, 1)", "!nvidia-smi\nm.forward(1)"))
+    main(["lint", "--no-cache", "--add-noqa", "magics.ipynb"])
+    capsys.readouterr()
+    sources = ["".join(cell["source"]) for cell in json.loads(path.read_text())["cells"]]
+    assert sources == ["%load_ext autoreload\nimport torch\nm = torch.nn.Linear(1, 1)", "!nvidia-smi\nm.forward(1)  # noqa: TCK105"]
+    assert run(capsys, "magics.ipynb")[0] == 0
+
+
+def test_cached_findings_keep_their_cell(project: Path, capsys) -> None:
+    first = main(["lint", "--output-format", "concise", JUPYTERLAB]), capsys.readouterr().out
+    second = main(["lint", "--output-format", "concise", JUPYTERLAB]), capsys.readouterr().out
+    assert first == second and "cell 4:4:35" in second[1]
+
+
+def test_stdin_lints_a_notebook_and_prints_it_fixed(project: Path) -> None:
+    source = (project / "string_sources.ipynb").read_bytes()
+    command = [sys.executable, "-m", "torchcheck", "lint", "--no-cache", "--output-format", "concise", "--stdin-filename", "editor.ipynb", "-"]
+    linted = subprocess.run(command, cwd=project, input=source, capture_output=True, check=False)
+    assert linted.returncode == 1 and b"editor.ipynb:cell 2:1:7: TCK105" in linted.stdout
+    fixed = subprocess.run([*command, "--fix"], cwd=project, input=source, capture_output=True, check=False)
+    assert json.loads(fixed.stdout)["cells"][1]["source"] == "out = model(torch.ones(1, 2))\n"
+
+
+def test_a_notebook_with_a_syntax_error_names_the_cell() -> None:
+    source = notebook_of("import torch\n", textwrap.dedent("""\
+        x = 1
+        def broken(:
+        """))
+    assert [(cell, row, code) for cell, row, _, code in findings(source)] == [(2, 2, "TCK000")]
+
+
+def test_the_configured_and_the_walks_default_include_agree() -> None:
+    from torchcheck import config
+    from torchcheck.lint import files
+
+    assert config.DEFAULT_INCLUDE == files.DEFAULT_INCLUDE
