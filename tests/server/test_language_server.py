@@ -36,6 +36,14 @@ async def client(lsp_client: LanguageClient):
     await lsp_client.shutdown_session()
 
 
+@pytest_lsp.fixture(config=SERVER)
+async def utf8_client(lsp_client: LanguageClient):
+    general = types.GeneralClientCapabilities(position_encodings=[types.PositionEncodingKind.Utf8])
+    await lsp_client.initialize_session(types.InitializeParams(capabilities=types.ClientCapabilities(general=general)))
+    yield
+    await lsp_client.shutdown_session()
+
+
 def _write(path: Path, text: str) -> str:
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(text, encoding="utf-8", newline="")
@@ -100,6 +108,14 @@ async def test_an_opened_document_gets_a_diagnostic_with_utf16_range_code_and_ru
     # `model` starts at code point 19 of the line but UTF-16 unit 20: the emoji counts twice.
     assert (diagnostic.range.start.line, diagnostic.range.start.character) == (4, 20)
     assert (diagnostic.range.end.line, diagnostic.range.end.character) == (4, 36)
+
+
+@pytest.mark.asyncio
+async def test_a_client_that_counts_in_utf8_gets_columns_in_bytes(utf8_client: LanguageClient, tmp_path: Path):
+    uri = _write(tmp_path / "train.py", FORWARD_CALLED)
+    _open(utf8_client, uri, FORWARD_CALLED)
+    [diagnostic] = await _published(utf8_client, uri)
+    assert (diagnostic.range.start.line, diagnostic.range.start.character) == (4, 22)  # the emoji is 4 bytes
 
 
 @pytest.mark.asyncio

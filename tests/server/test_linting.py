@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
+import subprocess
+import sys
 from pathlib import Path
+
+import pytest
 
 from torchcheck.server.linting import fix_all, lint_document
 
@@ -36,3 +40,22 @@ def test_fix_all_keeps_windows_line_endings(tmp_path: Path):
 
 def test_fix_all_is_none_when_nothing_changes(tmp_path: Path):
     assert fix_all("import torch\n", tmp_path / "train.py") is None
+
+
+CACHED_LINT = """
+import sys
+from pathlib import Path
+from torchcheck.server.linting import lint_document
+result = lint_document(Path("train.py").read_text(encoding="utf-8"), Path("train.py").absolute(), use_cache={use_cache})
+print([d.code for d in result.diagnostics], "libcst" in sys.modules)
+"""
+
+
+@pytest.mark.parametrize(("use_cache", "parsed"), [(True, False), (False, True)])
+def test_a_file_the_command_line_has_linted_opens_from_its_cache_without_parsing(tmp_path: Path, use_cache: bool, parsed: bool):
+    (tmp_path / "pyproject.toml").write_text("[tool.torchcheck]\n", encoding="utf-8")
+    (tmp_path / "train.py").write_text(FORWARD_CALLED, encoding="utf-8")
+    lint = subprocess.run([sys.executable, "-m", "torchcheck", "lint", "--quiet", "train.py"], cwd=tmp_path, capture_output=True, check=False)
+    assert lint.returncode == 1, lint.stderr
+    opened = subprocess.run([sys.executable, "-c", CACHED_LINT.format(use_cache=use_cache)], cwd=tmp_path, capture_output=True, text=True, check=False)
+    assert opened.stdout.strip() == f"['TCK105'] {parsed}", opened.stderr

@@ -97,12 +97,12 @@ def lint_document(source: str, path: Path, version: int | None = None, *, use_ca
 
 
 def _findings(content: bytes, name: str, settings: DocumentSettings, use_cache: bool) -> tuple[Diagnostic, ...]:
-    from torchcheck.lint.engine import lint_source
-
     key = entry_key(name, content, settings_key(settings.rule_codes, settings.lint_settings))
     cached = FindingsCache(settings.root).get(key) if use_cache else None
     if cached is not None:
         return cached
+    from torchcheck.lint.engine import lint_source  # only now: a cached file needs no parser
+
     rules = registry.rules_by_code(settings.rule_codes)
     return lint_source(content, name, rules, settings.lint_settings).diagnostics
 
