@@ -201,9 +201,8 @@ class Scope:
 
 @dataclass
 class Frame:
-    """Execution facts that reset at a function boundary."""
+    """Execution facts that reset at a function boundary (loops are the flow's)."""
 
-    loops: list[cst.For | cst.While] = field(default_factory=list)
     # Open grad-mode regions (decorators first, then `with` blocks), outermost first: the
     # innermost decides, so `enable_grad()` inside `no_grad()` turns gradients back on.
     grad_modes: list[GradMode] = field(default_factory=list)
@@ -455,7 +454,7 @@ class LintContext:
         # entered, and what entering a block installed, to undo when it is left
         self._narrowings: dict[cst.CSTNode, list[tuple[str, list[cst.BaseExpression], bool]]] = {}
         self._narrowed_blocks: dict[cst.CSTNode, list[tuple[str, Binding | None, Binding]]] = {}
-        self.flow = ControlFlow(lambda: self.loops)
+        self.flow = ControlFlow()
         self._module: cst.Module | None = None
         self._summaries: ModuleSummaries | None = None
         self._call_summaries: dict[cst.Call, FunctionSummary | None] = {}
@@ -465,7 +464,7 @@ class LintContext:
     @property
     def loops(self) -> tuple[cst.For | cst.While, ...]:
         """Loops enclosing the current node, outermost first, within the current function."""
-        return tuple(self._frames[-1].loops)
+        return self.flow.loops
 
     @property
     def in_no_grad(self) -> bool:
@@ -981,7 +980,7 @@ class LintContext:
     def visit_Call(self, node: cst.Call) -> None:
         name = _called_name(node)
         if name is not None:
-            for loop in self._frames[-1].loops:
+            for loop in self.flow.loops:
                 self._loop_calls[loop].append((name, node))
         if name == "update" and _copies_locals_to_self(node):
             self._bind_locals_as_attributes()
@@ -1014,24 +1013,20 @@ class LintContext:
             self._bind_target(target.elements[0].value, strong(Kind.NUMBER))
             target = target.elements[1].value
         self._bind_target(target, element)
-        self._frames[-1].loops.append(node)
+        self.flow.visit_loop(node)
         self._loop_calls[node] = []
         if element.kind is Kind.TENSOR:
             self._dataloader_loops.add(node)
-        self.flow.visit_loop(node)
 
     def leave_For(self, node: cst.For) -> None:
         self.flow.leave_loop(node)
-        self._frames[-1].loops.pop()
 
     def visit_While(self, node: cst.While) -> None:
-        self._frames[-1].loops.append(node)
-        self._loop_calls[node] = []
         self.flow.visit_loop(node)
+        self._loop_calls[node] = []
 
     def leave_While(self, node: cst.While) -> None:
         self.flow.leave_loop(node)
-        self._frames[-1].loops.pop()
 
     def _enter_with(self, node: cst.With, step: int) -> None:
         frame = self._frames[-1]

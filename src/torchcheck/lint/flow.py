@@ -125,16 +125,17 @@ class _Scope:
 
 
 class ControlFlow:
-    """Branches, paths, exits, per-loop facts and bindings, maintained during the walk.
+    """Branches, paths, loops, exits, per-loop facts and bindings, maintained during the walk.
 
-    ``current_loops`` returns the loops around the current node within the current function
-    (the context's own loop stack); the context calls the ``visit_*``/``leave_*`` hooks
-    below before the rules on the way down and after them on the way up.
+    The context calls the ``visit_*``/``leave_*`` hooks below before the rules on the way
+    down and after them on the way up.
     """
 
-    def __init__(self, current_loops: Callable[[], tuple[Loop, ...]]) -> None:
-        self._current_loops = current_loops
+    def __init__(self) -> None:
         self.path: Path = ()
+        # the loops around the current node, outermost first, one entry per function or class
+        # body (a loop does not enclose the functions defined in it)
+        self._loop_frames: list[tuple[Loop, ...]] = [()]
         self._pending: dict[cst.CSTNode, Branch] = {}  # blocks not yet entered -> their branch
         self._functions: list[Function | None] = [None]
         self._scopes: list[_Scope] = [_Scope(None)]
@@ -145,6 +146,11 @@ class ControlFlow:
 
     # ----------------------------------------------------------------- queries
     @property
+    def loops(self) -> tuple[Loop, ...]:
+        """Loops enclosing the current node, outermost first, within the current function."""
+        return self._loop_frames[-1]
+
+    @property
     def function(self) -> Function | None:
         """The innermost function around the current node (None at module level)."""
         return self._functions[-1]
@@ -152,7 +158,7 @@ class ControlFlow:
     def event(self, node: cst.CSTNode) -> Event:
         """Stamp ``node`` with its place in the flow (call it while visiting ``node``)."""
         self._order += 1
-        return Event(node, self._order, self.path, self._current_loops(), self._functions[-1])
+        return Event(node, self._order, self.path, self._loop_frames[-1], self._functions[-1])
 
     def leaves_after(self, event: Event) -> bool:
         """Whether a ``break``, ``return`` or ``raise`` in the same block follows ``event``:
@@ -169,7 +175,7 @@ class ControlFlow:
         """The facts ``owner`` (a rule) collects for the outermost loop around the current
         node, made by ``factory`` on first use. They are dropped once that loop is complete,
         right after the ``leave_loop`` hooks have read them. Only valid inside a loop."""
-        loops = self._current_loops()
+        loops = self._loop_frames[-1]
         if not loops:
             raise RuntimeError("loop_facts() is only meaningful inside a loop")
         per_owner = self._loop_facts.setdefault(loops[0], {})
@@ -255,23 +261,25 @@ class ControlFlow:
             self._register(case.body, node, f"case-{index}")
 
     def visit_loop(self, node: Loop) -> None:
-        """Hook for For / While, called once the loop is on the context's loop stack."""
+        """Hook for For / While (its target, bound on every iteration, is inside the loop)."""
+        self._loop_frames[-1] = (*self._loop_frames[-1], node)
         self._register(node.body, node, LOOP)
         if isinstance(node, cst.For):
             self._bind_target(node.target, node, None)
 
     def leave_loop(self, node: Loop) -> None:
-        """Hook for For / While, called while the loop is still on the context's loop stack."""
-        loops = self._current_loops()
-        if len(loops) != 1 or loops[0] is not node:
-            return
-        for listener in self._loop_listeners:
-            listener(node)
-        self._loop_facts.pop(node, None)
+        """Hook for For / While: an outermost loop is complete, tell the listeners."""
+        loops = self._loop_frames[-1]
+        if len(loops) == 1:
+            for listener in self._loop_listeners:
+                listener(node)
+            self._loop_facts.pop(node, None)
+        self._loop_frames[-1] = loops[:-1]
 
     # ----------------------------------------------------------------- scopes and exits
     def visit_FunctionDef(self, node: Function) -> None:
         self._functions.append(node)
+        self._loop_frames.append(())
         self._scopes.append(_Scope(node))
         params = node.params
         for param in (*params.posonly_params, *params.params, *params.kwonly_params):
@@ -282,13 +290,16 @@ class ControlFlow:
 
     def leave_FunctionDef(self, node: Function) -> None:
         self._functions.pop()
+        self._loop_frames.pop()
         self._scopes.pop()
         self._bind(node.name.value, node, None)
 
     def visit_ClassDef(self, node: cst.ClassDef) -> None:
+        self._loop_frames.append(())
         self._scopes.append(_Scope(node, is_class=True))
 
     def leave_ClassDef(self, node: cst.ClassDef) -> None:
+        self._loop_frames.pop()
         self._scopes.pop()
         self._bind(node.name.value, node, None)
 
@@ -325,5 +336,5 @@ class ControlFlow:
         scope = self._scopes[-1]
         if scope.bindings is None:
             scope.bindings = {}
-        binding = BoundName(name, node, value, self._order, self.path, self._current_loops())
+        binding = BoundName(name, node, value, self._order, self.path, self._loop_frames[-1])
         scope.bindings.setdefault(name, []).append(binding)
