@@ -192,6 +192,13 @@ def test_a_fix_that_would_rewrite_an_ipython_line_is_refused() -> None:
     assert notebooks.split_fixed(notebook, "pass\nimport torch as T\n") == {0: "!pip list\nimport torch as T\n"}
 
 
+def test_a_fix_goes_to_its_own_cell_among_cells_with_the_same_lines() -> None:
+    notebook = notebooks.parse(notebook_of("%time a\nm.forward(1)\n", "%time a\nm.forward(1)\n", "%time a\nm.forward(1)\n"))
+    assert isinstance(notebook, notebooks.Notebook)
+    fixed = "pass\nm.forward(1)\npass\nm(1)\npass\nm.forward(1)\n"
+    assert notebooks.split_fixed(notebook, fixed) == {1: "%time a\nm(1)\n"}
+
+
 def test_diff_is_a_patch_of_the_notebook_file_that_git_applies(project: Path, capsys) -> None:
     before = (project / JUPYTERLAB).read_bytes()
     code, out = run(capsys, "--diff", JUPYTERLAB)

@@ -328,14 +328,30 @@ def _owners(cells: Sequence[CodeCell]) -> tuple[list[str], list[str], list[int],
     return linted, raw, owner, neutralised
 
 
+def _numbered(lines: Sequence[str], placeholders: set[str]) -> list[tuple[str, int]]:
+    """Each line, and for the lines that stand for IPython syntax, which copy it is. Every
+    magic reads ``pass``: hundreds of equal lines make difflib quadratic, numbered they are
+    unique. A fix never adds or removes them (one that does is refused)."""
+    seen: dict[str, int] = {}
+    numbered = []
+    for line in lines:
+        if line in placeholders:
+            seen[line] = seen.get(line, 0) + 1
+        numbered.append((line, seen.get(line, 0)))
+    return numbered
+
+
 def split_fixed(notebook: Notebook, fixed: str) -> dict[int, str] | None:
     """The new source of each code cell a fix of the joined cells changed, by position in
     the notebook; None when a change cannot be given to exactly one cell or touches a
     neutralised IPython line."""
     linted, raw, owner, neutralised = _owners(notebook.cells)
     pieces: list[list[str]] = [[] for _ in notebook.cells]
-    matcher = difflib.SequenceMatcher(None, linted, _LINE.findall(fixed), autojunk=False)
-    new_lines = matcher.b
+    new_lines = _LINE.findall(fixed)
+    placeholders = {linted[row] for row in neutralised}
+    matcher = difflib.SequenceMatcher(
+        None, _numbered(linted, placeholders), _numbered(new_lines, placeholders), autojunk=False
+    )
     for tag, start, end, new_start, new_end in matcher.get_opcodes():
         if tag == "equal":
             for row in range(start, end):
@@ -382,17 +398,17 @@ def lint_notebook(
     if not fix:
         return _mapped(lint_source(joined, filename, rules, settings), index)
     result = fix_source(joined, filename, rules, unsafe=unsafe, settings=settings)
+    if result.fixed_source is None:
+        return _mapped(result, index)
     written = _written_fix(notebook, source, result.fixed_source)
-    if written is None:
+    if written is None:  # the findings of the notebook as it stays on disk
         return _mapped(lint_source(joined, filename, rules, settings), index)
     fixed_notebook = parse(written)
     assert isinstance(fixed_notebook, Notebook)  # with_sources read it back
     return _mapped(result, fixed_notebook.index(), fixed_source=written)
 
 
-def _written_fix(notebook: Notebook, source: bytes, fixed: bytes | None) -> bytes | None:
-    if fixed is None:
-        return None
+def _written_fix(notebook: Notebook, source: bytes, fixed: bytes) -> bytes | None:
     sources = split_fixed(notebook, fixed.decode())
     if not sources:
         return None
