@@ -110,6 +110,23 @@ def test_a_file_that_is_not_a_notebook_is_one_tck000_finding(fixture: str, messa
     assert [(d.code, d.cell, d.message.startswith(message)) for d in result.diagnostics] == [("TCK000", None, True)]
 
 
+@pytest.mark.parametrize(
+    ("source", "message"),
+    [
+        (b"", "not a notebook: the file is not valid JSON"),
+        (b"[" * 100_000 + b"]" * 100_000, notebooks.TOO_DEEP),
+        ('{"nbformat": 4, "cells": [], "metadata": {"a": "é"}}'.encode("latin-1"), "not a notebook: the file is not valid JSON"),
+        (b'{"nbformat": 4, "metadata": {}, "cells": [{"cell_type": "code", "source": 3}]}', 'not a Jupyter notebook: cell 1 has no "source"'),
+        (b'{"nbformat": 4, "metadata": {}, "cells": [{"cell_type": "code", "source": "\\ud800"}]}', "not a Jupyter notebook: cell 1 holds text"),
+    ],
+)
+@pytest.mark.parametrize("fix", [False, True])
+def test_hostile_notebooks_are_one_tck000_finding_and_never_raise(source: bytes, message: str, fix: bool) -> None:
+    result = notebooks.lint_notebook(source, "hostile.ipynb", RULES, fix=fix)
+    assert [(d.code, d.message.startswith(message)) for d in result.diagnostics] == [("TCK000", True)]
+    assert result.fixed_source is None
+
+
 def test_an_old_format_notebook_is_asked_to_be_saved_again() -> None:
     result = notebooks.lint_notebook(b'{"nbformat": 3, "worksheets": [], "metadata": {}}', "old.ipynb", RULES)
     assert [d.message for d in result.diagnostics] == [notebooks.OLD_FORMAT.format(version=3)]

@@ -38,6 +38,8 @@ NOTEBOOK_SUFFIX = ".ipynb"
 NOT_JSON = "not a notebook: the file is not valid JSON ({error})"
 NOT_A_NOTEBOOK = "not a Jupyter notebook: {reason}"
 OLD_FORMAT = "notebook format {version} is not supported; save it again with Jupyter (format 4)"
+TOO_DEEP = "not a notebook: its JSON is nested too deeply to read"
+NOT_UNICODE = "not a Jupyter notebook: cell {number} holds text that is not valid Unicode ({error})"
 
 _CELL_TYPES = frozenset({"code", "markdown", "raw"})
 _LINE = re.compile(r"[^\r\n]*(?:\r\n|\r|\n)|[^\r\n]+\Z")
@@ -104,7 +106,7 @@ def _structure_problem(document: Any) -> str | None:
     if not isinstance(document, dict):
         return NOT_A_NOTEBOOK.format(reason="the JSON is not an object")
     version = document.get("nbformat")
-    if "cells" not in document and "worksheets" in document or (isinstance(version, int) and version < 4):
+    if ("cells" not in document and "worksheets" in document) or (isinstance(version, int) and version < 4):
         return OLD_FORMAT.format(version=version)
     if version != 4:
         return NOT_A_NOTEBOOK.format(reason="no \"nbformat\": 4 key")
@@ -116,8 +118,13 @@ def _structure_problem(document: Any) -> str | None:
     for number, cell in enumerate(cells, start=1):
         if not isinstance(cell, dict) or cell.get("cell_type") not in _CELL_TYPES:
             return NOT_A_NOTEBOOK.format(reason=f"cell {number} has no known \"cell_type\"")
-        if _cell_text(cell.get("source")) is None:
+        text = _cell_text(cell.get("source"))
+        if text is None:
             return NOT_A_NOTEBOOK.format(reason=f"cell {number} has no \"source\" text")
+        try:
+            text.encode()
+        except UnicodeEncodeError as error:  # JSON can spell a lone surrogate: "\ud800"
+            return NOT_UNICODE.format(number=number, error=error.reason)
     return None
 
 
@@ -133,7 +140,9 @@ def parse(source: bytes) -> Notebook | str:
     """The notebook in ``source``, or a message saying why it is not one."""
     try:
         document = json.loads(source)
-    except (ValueError, RecursionError) as error:  # ValueError covers JSONDecodeError and UnicodeDecodeError
+    except RecursionError:
+        return TOO_DEEP
+    except ValueError as error:  # JSONDecodeError and UnicodeDecodeError are ValueErrors
         return NOT_JSON.format(error=error)
     reason = _structure_problem(document)
     if reason is not None:
