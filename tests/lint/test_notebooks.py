@@ -8,10 +8,12 @@ import subprocess
 import sys
 import textwrap
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from torchcheck.cli import main
+from tests.lint.test_formats import assert_valid_sarif, sarif_validator  # noqa: F401 - a fixture
 from torchcheck.lint import notebooks, registry
 
 nbformat = pytest.importorskip("nbformat")
@@ -154,9 +156,9 @@ def test_json_output_has_ruffs_cell_field_and_rows_within_the_cell(project: Path
     assert items[0]["fix"]["edits"][0]["location"] == {"column": 35, "row": 4}
 
 
-def test_sarif_and_github_output_name_the_cell(project: Path, capsys) -> None:
+def test_sarif_and_github_output_name_the_cell(project: Path, capsys, sarif_validator: Any) -> None:
     _, out = run(capsys, "--output-format", "sarif", JUPYTERLAB)
-    location = json.loads(out)["runs"][0]["results"][0]["locations"][0]
+    location = assert_valid_sarif(sarif_validator, out)["runs"][0]["results"][0]["locations"][0]
     assert location["properties"] == {"cell": 4} and location["physicalLocation"]["region"]["startLine"] == 4
     _, out = run(capsys, "--output-format", "github", JUPYTERLAB)
     first = out.splitlines()[0]
