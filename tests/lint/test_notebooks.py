@@ -187,6 +187,12 @@ def test_fix_changes_only_the_fixed_line_and_keeps_every_other_byte(project: Pat
     nbformat.validate(nbformat.reads(after.decode(), as_version=4))
 
 
+def test_an_unsafe_fix_on_a_cells_last_line_keeps_it_without_a_line_break(project: Path, capsys) -> None:
+    run(capsys, "--fix", "--unsafe-fixes", JUPYTERLAB)
+    source = json.loads((project / JUPYTERLAB).read_text())["cells"][3]["source"]
+    assert source[-1] == "    losses.append(loss.item())"
+
+
 def test_fix_keeps_string_sources_and_a_two_space_layout(project: Path, capsys) -> None:
     run(capsys, "--fix", "string_sources.ipynb")
     after = (project / "string_sources.ipynb").read_text()
