@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import ast
 from pathlib import Path
 
 import libcst as cst
@@ -16,6 +17,7 @@ TRICKY = {
     "crlf_and_no_trailing_newline": b"import torch\r\nx = torch.ones(2)\r\nif x:\r\n    y = (x\r\n         + 1)",
     "decorators_and_comments": b"@torch.no_grad()\n# comment\n@other\ndef f(a, *, b=1):  # trailing\n    return [a for a in b]\n",
     "unicode_columns": "s = 'ünïcödé'; t = torch.tensor([1])\n".encode(),
+    "old_mac_line_ends": b"import torch\rx = torch.ones(2)\rif x:\r    y = (x\r         + 1)\r",
     "empty": b"",
 }
 
@@ -36,3 +38,13 @@ def test_positions_match_position_provider_on_every_node_of_real_files(path: Pat
 @pytest.mark.parametrize("source", TRICKY.values(), ids=TRICKY.keys())
 def test_positions_match_position_provider_on_layout_edge_cases(source: bytes) -> None:
     _assert_same_as_libcst(source)
+
+
+def test_lines_after_a_lone_backslash_line_are_the_files_own_lines() -> None:
+    # libcst's codegen drops a line holding only a backslash continuation; Python does not.
+    source = "import torch\n\\\nx = 1\nclass A:\n    a = 1\n    \\\n\\\n    def f(self):\n        return x\n"
+    module = cst.parse_module(source)
+    positions = Positions(module, source)
+    ours = [positions[node].start.line for node in (module.body[1], module.body[2], module.body[2].body.body[1])]
+    python = ast.parse(source).body
+    assert ours == [python[1].lineno, python[2].lineno, python[2].body[1].lineno] == [3, 4, 8]
