@@ -2,35 +2,35 @@
 
 Positions are computed only for files that have findings (most files have none), and
 then by :mod:`torchcheck.lint.positions`, at a third of the cost of libcst's provider.
+
+No input makes these functions raise: a file that cannot be linted is one TCK000 finding
+(:mod:`torchcheck.lint.unlintable`). libcst runs on a deep stack, after a cheap screen for
+the nesting that would crash its native parser (:mod:`torchcheck.lint.nesting`).
 """
 
 from __future__ import annotations
 
-import io
-import tokenize
 from collections.abc import Sequence
 from dataclasses import dataclass
 
 import libcst as cst
 from libcst.metadata import CodeRange
 
+from torchcheck.lint import nesting
 from torchcheck.lint.context import LintContext, LintSettings
+from torchcheck.lint.diagnostic import Diagnostic, Edit, Fix, Location
 from torchcheck.lint.positions import Positions
-from torchcheck.lint.diagnostic import (
-    SYNTAX_ERROR_CODE,
-    SYNTAX_ERROR_NAME,
-    Diagnostic,
-    Edit,
-    Fix,
-    Location,
-)
 from torchcheck.lint.rule import FixSafety, Report, Rule
 from torchcheck.lint.suppression import Suppressions, skips_file
+from torchcheck.lint.unlintable import decode_or_problem, problem, python_verdict, source_lines, unparsable
 from torchcheck.lint.walker import BatchedWalker
 
 MAX_FIX_PASSES = 10
+TOO_DEEP_TO_ANALYSE = "file is too deeply nested to analyse ({reason})"
+INTERNAL_ERROR = "internal error while linting ({kind}: {error}); please report it"
 
 _Finding = tuple[Diagnostic, "Report | None"]  # the report is None for TCK000
+_Analysis = tuple[list[_Finding], "cst.Module | None", "_Located | None"]
 
 
 @dataclass(frozen=True)
@@ -38,39 +38,6 @@ class FileResult:
     diagnostics: tuple[Diagnostic, ...]
     fixed_source: bytes | None = None  # set when fixes changed the file
     fixes_applied: int = 0
-
-
-def _problem(filename: str, message: str, row: int = 1, column: int = 1, source_line: str = "") -> Diagnostic:
-    location = Location(row, column)
-    return Diagnostic(filename, SYNTAX_ERROR_CODE, SYNTAX_ERROR_NAME, message, location, location, source_line)
-
-
-def decode(source: bytes) -> str:
-    """Decode like Python does: a BOM or a PEP 263 coding cookie, else UTF-8."""
-    encoding, _ = tokenize.detect_encoding(io.BytesIO(source).readline)
-    text = source.decode(encoding)
-    return text.removeprefix("\ufeff")
-
-
-def _decode(source: bytes, filename: str) -> str | Diagnostic:
-    try:
-        return decode(source)
-    except (UnicodeDecodeError, SyntaxError, LookupError) as error:
-        return _problem(filename, f"cannot decode file: {error}")
-
-
-def _parse(source: bytes, text: str, filename: str) -> cst.Module | Diagnostic:
-    try:
-        return cst.parse_module(source)
-    except cst.ParserSyntaxError as error:
-        lines = text.splitlines()
-        row = max(error.raw_line, 1)
-        line = lines[row - 1] if row <= len(lines) else ""
-        return _problem(filename, f"syntax error: {error.message}", row, error.raw_column + 1, line)
-    except cst.CSTValidationError as error:  # e.g. a bare `except:` that is not the last handler
-        return _problem(filename, f"syntax error: {error}")
-    except (RecursionError, MemoryError) as error:
-        return _problem(filename, f"file is too deeply nested to parse: {type(error).__name__}")
 
 
 def _rules_for(text: str, rules: Sequence[type[Rule]], settings: LintSettings) -> list[type[Rule]]:
@@ -95,8 +62,8 @@ class _Located:
 
     def __init__(self, module: cst.Module, text: str) -> None:
         self.module = module
-        self.lines = text.splitlines()
-        self._positions = Positions(module)
+        self.lines = source_lines(text)
+        self._positions = Positions(module, text)
 
     def range_of(self, node: cst.CSTNode) -> CodeRange:
         return self._positions[node]
@@ -156,27 +123,62 @@ def _diagnostics(filename: str, reports: list[Report], located: _Located, suppre
     return found
 
 
-def _analyse(source: bytes, filename: str, rules: Sequence[type[Rule]], settings: LintSettings | None) -> tuple[list[_Finding], cst.Module | None, _Located | None]:
-    text = _decode(source, filename)
+def _unlintable(finding: Diagnostic) -> _Analysis:
+    return [(finding, None)], None, None
+
+
+def _collected(module: cst.Module, rules: Sequence[type[Rule]], settings: LintSettings | None, filename: str) -> list[Report] | Diagnostic:
+    try:
+        return collect_reports(module, rules, settings)
+    except RecursionError as error:
+        return problem(filename, TOO_DEEP_TO_ANALYSE.format(reason=error))
+    except Exception as error:  # noqa: BLE001 - a rule bug must not stop the run or hide the other files
+        return problem(filename, INTERNAL_ERROR.format(kind=type(error).__name__, error=error))
+
+
+def _parse_and_report(source: bytes, text: str, filename: str, rules: Sequence[type[Rule]], settings: LintSettings | None) -> _Analysis:
+    """Everything libcst does for one file; runs on a deep stack. Raises libcst's errors."""
+    with nesting.deep_recursion():
+        module = cst.parse_module(source)
+        reports = _collected(module, rules, settings, filename)
+        if isinstance(reports, Diagnostic):
+            return _unlintable(reports)
+        if not reports:
+            return [], module, None
+        located = _Located(module, text)
+        return _diagnostics(filename, reports, located, Suppressions.parse(text)), module, located
+
+
+def _python_refuses(source: bytes, text: str, filename: str) -> Diagnostic | None:
+    """Python's verdict on the rare file nested deeply enough to crash libcst's parser."""
+    if not nesting.may_be_too_deep(source):
+        return None
+    return nesting.on_deep_stack(python_verdict, text, filename)
+
+
+def _with_libcst(source: bytes, text: str, filename: str, rules: Sequence[type[Rule]], settings: LintSettings | None) -> _Analysis:
+    """The analysis on a deep stack; a file libcst cannot take is one TCK000 finding."""
+    try:
+        return nesting.on_deep_stack(_parse_and_report, source, text, filename, rules, settings)
+    except cst.ParserSyntaxError as error:
+        return _unlintable(unparsable(text, filename, error, max(error.raw_line, 1), error.raw_column + 1))
+    except cst.CSTValidationError as error:  # e.g. a bare `except:` that is not the last handler
+        return _unlintable(unparsable(text, filename, error))
+    except (RecursionError, MemoryError) as error:
+        return _unlintable(problem(filename, TOO_DEEP_TO_ANALYSE.format(reason=str(error) or type(error).__name__)))
+
+
+def _analyse(source: bytes, filename: str, rules: Sequence[type[Rule]], settings: LintSettings | None) -> _Analysis:
+    text = decode_or_problem(source, filename)
     if isinstance(text, Diagnostic):
-        return [(text, None)], None, None
+        return _unlintable(text)
     active = _rules_for(text, rules, settings or LintSettings())
     if not active or skips_file(text):
         return [], None, None  # cheap text checks first: most files are never parsed
-    module = _parse(source, text, filename)
-    if isinstance(module, Diagnostic):
-        return [(module, None)], None, None
-    try:
-        reports = collect_reports(module, active, settings)
-    except RecursionError:
-        return [(_problem(filename, "file is too deeply nested to analyse"), None)], None, None
-    except Exception as error:  # noqa: BLE001 - a rule bug must not stop the run or hide the other files
-        message = f"internal error while linting ({type(error).__name__}: {error}); please report it"
-        return [(_problem(filename, message), None)], None, None
-    if not reports:
-        return [], module, None
-    located = _Located(module, text)
-    return _diagnostics(filename, reports, located, Suppressions.parse(text)), module, located
+    refusal = _python_refuses(source, text, filename)
+    if refusal is not None:
+        return _unlintable(refusal)
+    return _with_libcst(source, text, filename, active, settings)
 
 
 def lint_source(source: bytes, filename: str, rules: Sequence[type[Rule]], settings: LintSettings | None = None) -> FileResult:
@@ -223,6 +225,18 @@ class _ReplaceNodes(cst.CSTTransformer):
         return self._replacements.get(original_node, updated_node)
 
 
+def _rewritten(module: cst.Module, chosen: list[Report]) -> bytes | None:
+    """The file with the chosen replacements made; None if it would not parse. Runs on a deep stack."""
+    with nesting.deep_recursion():
+        rewritten = module.visit(_ReplaceNodes({r.replace_target: r.replacement for r in chosen}))  # type: ignore[misc]
+        candidate = rewritten.bytes
+        try:
+            cst.parse_module(candidate)
+        except (cst.ParserSyntaxError, cst.CSTValidationError):
+            return None
+        return candidate
+
+
 def fix_source(
     source: bytes, filename: str, rules: Sequence[type[Rule]], *, unsafe: bool = False, settings: LintSettings | None = None
 ) -> FileResult:
@@ -238,13 +252,11 @@ def fix_source(
         if module is None or located is None or not fixable:
             break
         chosen = _non_overlapping(fixable, located)
-        rewritten = module.visit(_ReplaceNodes({r.replace_target: r.replacement for r in chosen}))  # type: ignore[misc]
-        candidate = rewritten.bytes
         try:
-            cst.parse_module(candidate)
-        except cst.ParserSyntaxError:
+            candidate = nesting.on_deep_stack(_rewritten, module, chosen)
+        except (RecursionError, MemoryError):
             break
-        if candidate == current:
+        if candidate is None or candidate == current:
             break
         current, applied = candidate, applied + len(chosen)
     final = lint_source(current, filename, rules, settings)
