@@ -405,16 +405,28 @@ def lint_notebook(
     joined = notebook.python_source.encode()
     index = notebook.index()
     if not fix:
-        return _mapped(lint_source(joined, filename, rules, settings), index)
+        return _offered_fixes(_mapped(lint_source(joined, filename, rules, settings), index), notebook, source)
     result = fix_source(joined, filename, rules, unsafe=unsafe, settings=settings)
     if result.fixed_source is None:
         return _mapped(result, index)
     written = _written_fix(notebook, source, result.fixed_source)
-    if written is None:  # the findings of the notebook as it stays on disk
-        return _mapped(lint_source(joined, filename, rules, settings), index)
+    if written is None:  # the findings of the notebook as it stays on disk, with no fix to offer
+        return _without_fixes(_mapped(lint_source(joined, filename, rules, settings), index))
     fixed_notebook = parse(written)
     assert isinstance(fixed_notebook, Notebook)  # with_sources read it back
     return _mapped(result, fixed_notebook.index(), fixed_source=written)
+
+
+def _offered_fixes(result: FileResult, notebook: Notebook, source: bytes) -> FileResult:
+    """``result`` without fixes when ``--fix`` could not write this notebook back, so that
+    no finding claims a fix that would never be made."""
+    if not any(d.fix is not None for d in result.diagnostics) or _layout(notebook.document, source) is not None:
+        return result
+    return _without_fixes(result)
+
+
+def _without_fixes(result: FileResult) -> FileResult:
+    return replace(result, diagnostics=tuple(replace(d, fix=None) for d in result.diagnostics))
 
 
 def _written_fix(notebook: Notebook, source: bytes, fixed: bytes) -> bytes | None:
