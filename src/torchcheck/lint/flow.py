@@ -99,12 +99,11 @@ class Event:
         return exclusive(self.path, other.path)
 
 
-@dataclass(frozen=True)
-class BoundName:
+class BoundName(NamedTuple):
     """One binding of a name: an assignment, a loop target, a parameter, a ``with ... as``,
     a walrus, a ``def`` or a ``class``. Augmented assignments (``x += 1``) are not bindings
     here: they change a value in place or keep its kind, they do not make the name refer to
-    something else."""
+    something else. (A named tuple: one is made for every binding in the file.)"""
 
     name: str
     node: cst.CSTNode  # the statement, parameter or loop that binds it
