@@ -104,20 +104,17 @@ class TorchcheckServer(LanguageServer):
             return []
         actions: list[types.CodeAction] = []
         if _wants(params.context.only, types.CodeActionKind.QuickFix):
+            lines = protocol.split_lines(result.source)
             for diagnostic in result.diagnostics:
-                if _overlaps(self._range(diagnostic, result), params.range):
-                    actions.extend(self._quick_fixes(uri, diagnostic, result))
+                if _overlaps(protocol.to_range(diagnostic.location, diagnostic.end_location, lines, self.encoding), params.range):
+                    actions.extend(self._quick_fixes(uri, diagnostic, result, lines))
         if _wants(params.context.only, protocol.FIX_ALL_KIND):
             actions.extend(self._fix_all(uri, result))
         return actions
 
-    def _range(self, diagnostic: Diagnostic, result: LintedDocument) -> types.Range:
-        return protocol.to_range(diagnostic.location, diagnostic.end_location, protocol.split_lines(result.source), self.encoding)
-
-    def _quick_fixes(self, uri: str, diagnostic: Diagnostic, result: LintedDocument) -> list[types.CodeAction]:
+    def _quick_fixes(self, uri: str, diagnostic: Diagnostic, result: LintedDocument, lines: list[str]) -> list[types.CodeAction]:
         if diagnostic.code == SYNTAX_ERROR_CODE:
             return []
-        lines = protocol.split_lines(result.source)
         lsp_diagnostic = protocol.to_lsp_diagnostic(diagnostic, lines, self.encoding)
         actions = []
         fix = diagnostic.fix

@@ -26,6 +26,7 @@ from torchcheck.lint.diagnostic import Diagnostic
 from torchcheck.lint.settings import LintSettings
 
 CONFIG_PROBLEM = "torchcheck settings could not be read, so this file was not linted: {error}"
+TOO_LARGE = "file is {size:,} bytes, larger than max-file-size ({limit:,} bytes); not linted"
 
 
 @dataclass(frozen=True)
@@ -91,7 +92,7 @@ def lint_document(source: str, path: Path, version: int | None = None, *, use_ca
         return LintedDocument(source, version, (), settings.root)
     content = source.encode("utf-8", errors="surrogatepass")
     if len(content) > settings.config.max_file_size:
-        problem = f"file is {len(content):,} bytes, larger than max-file-size ({settings.config.max_file_size:,} bytes); not linted"
+        problem = TOO_LARGE.format(size=len(content), limit=settings.config.max_file_size)
         return LintedDocument(source, version, (api.file_problem(name, problem),), settings.root)
     return LintedDocument(source, version, _findings(content, name, settings, use_cache), settings.root)
 
