@@ -6,9 +6,12 @@ and per-loop facts come from the shared control flow, ``self.context.flow``.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import libcst as cst
 
-from torchcheck.lint.context import TENSOR_KINDS, Kind, LintContext, method_call
+from torchcheck.lint.context import TENSOR_KINDS, Kind, LintContext, dotted_name, method_call, source_text
+from torchcheck.lint.summaries import ANONYMOUS, Certainty, Site, spelled
 
 
 def is_scaler_call(context: LintContext, call: cst.Call, methods: frozenset[str] | tuple[str, ...]) -> bool:
@@ -40,3 +43,32 @@ def is_tensor_backward(context: LintContext, call: cst.Call) -> bool:
     if kind is not None:
         return False
     return not any(argument.keyword is None for argument in call.args)
+
+
+@dataclass(frozen=True)
+class ScalerCall:
+    """A GradScaler protocol call made at one call site: directly (``scaler.unscale_(opt)``)
+    or by a same-file helper the call runs (``clip_gradients(scaler, model)``)."""
+
+    action: str  # "unscale_", "step" or "update"
+    scaler: str  # the scaler as the caller spells it: `scaler`, `self.scaler`
+    certain: bool  # a helper does it on every path that returns (a direct call always does)
+    site: Site | None = None  # the call inside the helper, for messages; None when direct
+
+
+def scaler_calls(context: LintContext, call: cst.Call, actions: frozenset[str]) -> list[ScalerCall]:
+    """The ``actions`` that ``call`` performs on a GradScaler, directly or through a helper."""
+    receiver_method = method_call(call)
+    if receiver_method is not None and receiver_method[1] in actions and context.kind_of(receiver_method[0]) is Kind.SCALER:
+        receiver = receiver_method[0]
+        return [ScalerCall(receiver_method[1], dotted_name(receiver) or source_text(receiver), True)]
+    summary = context.call_summary(call)
+    if summary is None:
+        return []
+    return [
+        ScalerCall(effect.action, effect.target, effect.certainty is Certainty.MUST, effect.site)
+        for effect in summary.effects
+        if effect.action in actions
+        and effect.target != ANONYMOUS
+        and context.kind_of(spelled(effect.target)) is Kind.SCALER
+    ]

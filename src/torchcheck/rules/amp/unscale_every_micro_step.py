@@ -1,0 +1,351 @@
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+import libcst as cst
+
+from torchcheck.lint.context import LintContext, source_text
+from torchcheck.lint.flow import Branch, Event
+from torchcheck.lint.rule import Invalid, Rule, Valid
+from torchcheck.rules.amp._common import ScalerCall, scaler_calls
+
+_ACTIONS = frozenset({"unscale_", "step", "update"})
+# Tests that let only some iterations through to the optimizer step: `(i + 1) % accum == 0`,
+# `accelerator.sync_gradients`, `should_step`. An `unscale_()` under one of these is taken
+# to sit under the same gate as the step (whatever the spelling).
+_STEP_GATE_NAME = re.compile(
+    r"sync_grad|\b(?:should|do|need|time_to|is)_?(?:step|update|optim|sync)|accumulation_boundary|is_accumulating",
+    re.IGNORECASE,
+)
+
+_MESSAGE = (
+    "{unscale} runs on iterations that skip `update()`, which runs only under `if {condition}:` at line {line}; "
+    "the next `unscale_()` raises RuntimeError"
+)
+
+
+@dataclass(frozen=True)
+class _Fact:
+    call: ScalerCall
+    event: Event
+
+
+def _key(branch: Branch) -> tuple[object, str]:
+    """Two ``if`` statements with the same test are the same condition (a loop that clips
+    under `if (i + 1) % n == 0:` and steps under another `if (i + 1) % n == 0:`)."""
+    if isinstance(branch.owner, cst.If):
+        return source_text(branch.owner.test), branch.label
+    return branch.owner, branch.label
+
+
+def _conditions(event: Event) -> set[tuple[object, str]]:
+    return {_key(branch) for branch in event.path if branch.is_conditional}
+
+
+def _is_step_gate(test: cst.BaseExpression) -> bool:
+    text = source_text(test)
+    return "%" in text or _STEP_GATE_NAME.search(text) is not None
+
+
+def _under_step_gate(event: Event) -> bool:
+    return any(isinstance(branch.owner, cst.If) and _is_step_gate(branch.owner.test) for branch in event.path)
+
+
+class UnscaleEveryMicroStep(Rule):
+    """
+    ## What it does
+    Checks for `scaler.unscale_(optimizer)` on every iteration of a gradient-accumulation
+    loop whose `scaler.step()` and `scaler.update()` run only under the accumulation
+    condition (`if (i + 1) % accumulation_steps == 0:`), or under any other condition
+    that the `unscale_()` call does not share (`if not skip_step:`).
+
+    ## Why is this bad?
+    `GradScaler.unscale_()` may run once per optimizer between two `update()` calls: it
+    divides the gradients by the scale and remembers that it did. In an accumulation loop
+    the second micro-batch calls it again before any `update()`, and training stops with
+    `RuntimeError: unscale_() has already been called on this optimizer since the last
+    update()` (or, had it worked, the partial sums would be divided by the scale several
+    times). Unscale (and clip) only on the iterations that step, under the same condition.
+
+    The same happens when `update()` is skipped on some iterations for another reason
+    (a "skip the step when the gradient norm explodes" flag computed after `unscale_()`):
+    the `update()` must run on every iteration that unscaled. A helper function of the
+    same file that always calls `unscale_()` on the scaler it is given counts as the call,
+    and is reported where it is called. An `unscale_()` under an accumulation condition of
+    its own (`if (step + 1) % n == 0:` twice, once to clip and once to step) is not reported.
+
+    ## Example
+    ```python
+    import torch
+
+    scaler = torch.amp.GradScaler("cuda")
+    for i, (x, y) in enumerate(loader):
+        with torch.autocast("cuda"):
+            loss = criterion(model(x), y) / accumulation_steps
+        scaler.scale(loss).backward()
+        scaler.unscale_(optimizer)
+        torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
+        if (i + 1) % accumulation_steps == 0:
+            scaler.step(optimizer)
+            scaler.update()
+            optimizer.zero_grad()
+    ```
+
+    Use instead:
+    ```python
+    import torch
+
+    scaler = torch.amp.GradScaler("cuda")
+    for i, (x, y) in enumerate(loader):
+        with torch.autocast("cuda"):
+            loss = criterion(model(x), y) / accumulation_steps
+        scaler.scale(loss).backward()
+        if (i + 1) % accumulation_steps == 0:
+            scaler.unscale_(optimizer)
+            torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
+            scaler.step(optimizer)
+            scaler.update()
+            optimizer.zero_grad()
+    ```
+
+    ## Fix safety
+    There is no automatic fix: the clipping that follows `unscale_()` has to move under
+    the condition with it, and which statements belong to it only the author knows.
+
+    ## References
+    - [CUDA AMP examples: gradient accumulation](https://pytorch.org/docs/stable/notes/amp_examples.html#gradient-accumulation)
+    - [`torch.amp.GradScaler.unscale_`](https://pytorch.org/docs/stable/amp.html#torch.amp.GradScaler.unscale_)
+    - [microsoft/Swin-Transformer#311: AMP with accumulation steps fails in `unscale_()`](https://github.com/microsoft/Swin-Transformer/issues/311)
+    """
+
+    code = "TCK308"
+    name = "unscale-every-micro-step"
+    message = "`scaler.unscale_()` runs on every micro-batch but `scaler.update()` only when stepping; the next `unscale_()` raises"
+    required_text = ("unscale_",)
+
+    VALID = (
+        Valid(
+            """
+for i, (x, y) in enumerate(loader):
+    scaler.scale(criterion(model(x), y) / accumulation_steps).backward()
+    if (i + 1) % accumulation_steps == 0:
+        scaler.unscale_(optimizer)
+        torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
+        scaler.step(optimizer)
+        scaler.update()
+        optimizer.zero_grad()
+"""
+        ),
+        Valid(
+            """
+for x, y in loader:
+    scaler.scale(criterion(model(x), y)).backward()
+    scaler.unscale_(optimizer)
+    torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
+    scaler.step(optimizer)
+    scaler.update()
+"""
+        ),
+        Valid(
+            """
+for step, batch in enumerate(loader):
+    scaler.scale(model(batch).loss / accum_iter).backward()
+    if (step + 1) % accum_iter != 0:
+        continue
+    scaler.unscale_(optimizer)
+    torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
+    scaler.step(optimizer)
+    scaler.update()
+"""
+        ),
+        Valid(
+            """
+for step, batch in enumerate(loader):
+    scaler.scale(model(batch).loss).backward()
+    if (step + 1) % args.accumulation_steps == 0:
+        scaler.unscale_(optimizer)
+        torch.nn.utils.clip_grad_norm_(model.parameters(), args.max_norm)
+    if (step + 1) % args.accumulation_steps == 0:
+        scaler.step(optimizer)
+        scaler.update()
+"""
+        ),
+        Valid(
+            """
+for x, y in loader:
+    scaler.scale(criterion(model(x), y)).backward()
+    scaler.unscale_(optimizer)
+    norm = torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
+    if norm.isfinite():
+        scaler.step(optimizer)
+    scaler.update()
+"""
+        ),
+        Valid(
+            """
+def __call__(self, loss, optimizer, clip_grad=None, need_update=True):
+    self._scaler.scale(loss).backward()
+    if need_update:
+        if clip_grad is not None:
+            self._scaler.unscale_(optimizer)
+            torch.nn.utils.clip_grad_norm_(self.parameters, clip_grad)
+        self._scaler.step(optimizer)
+        self._scaler.update()
+"""
+        ),
+        Valid(
+            """
+for i, (x, y) in enumerate(loader):
+    scaler.scale(criterion(model(x), y)).backward()
+    scaler.unscale_(optimizer)
+    if (i + 1) % log_every == 0:
+        log_gradients(model)
+    scaler.step(optimizer)
+    scaler.update()
+"""
+        ),
+    )
+    INVALID = (
+        Invalid(
+            """
+for i, (x, y) in enumerate(loader):
+    scaler.scale(criterion(model(x), y) / accumulation_steps).backward()
+    scaler.unscale_(optimizer)  # TCK308
+    torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
+    if (i + 1) % accumulation_steps == 0:
+        scaler.step(optimizer)
+        scaler.update()
+        optimizer.zero_grad()
+"""
+        ),
+        Invalid(
+            """
+def train_one_epoch(model, loader, optimizer, scaler, accum_iter):
+    for step, batch in enumerate(loader):
+        loss = model(batch).loss / accum_iter
+        scaler.scale(loss).backward()
+        if args.clip_grad:
+            scaler.unscale_(optimizer)  # TCK308
+            torch.nn.utils.clip_grad_norm_(model.parameters(), args.clip_grad)
+        if (step + 1) % accum_iter == 0:
+            scaler.step(optimizer)
+            scaler.update()
+            optimizer.zero_grad()
+"""
+        ),
+        Invalid(
+            """
+for idx, (img, mask) in enumerate(data_loader):
+    loss = model(img, mask)
+    if config.ACCUMULATION_STEPS > 1:
+        scaler.scale(loss / config.ACCUMULATION_STEPS).backward()
+        if config.CLIP_GRAD:
+            scaler.unscale_(optimizer)  # TCK308
+            torch.nn.utils.clip_grad_norm_(model.parameters(), config.CLIP_GRAD)
+        if (idx + 1) % config.ACCUMULATION_STEPS == 0:
+            scaler.step(optimizer)
+            optimizer.zero_grad()
+            scaler.update()
+    else:
+        optimizer.zero_grad()
+        scaler.scale(loss).backward()
+        scaler.unscale_(optimizer)
+        scaler.step(optimizer)
+        scaler.update()
+"""
+        ),
+        Invalid(
+            """
+while step < total_steps:
+    scaler.scale(compute_loss(next(batches))).backward()
+    skip_step = False
+    scaler.unscale_(optimizer)  # TCK308
+    norm = torch.nn.utils.clip_grad_norm_(params, max_norm).item()
+    if norm > 5 * max_norm:
+        skip_step = True
+    if not skip_step:
+        scaler.step(optimizer)
+        scaler.update()
+    optimizer.zero_grad()
+    step += 1
+"""
+        ),
+        Invalid(
+            """
+class Trainer:
+    def clip(self):
+        self.scaler.unscale_(self.optimizer)
+        torch.nn.utils.clip_grad_norm_(self.model.parameters(), 1.0)
+
+    def training_step(self, batch, step):
+        self.scaler.scale(self.model(batch).loss).backward()
+        self.clip()  # TCK308
+        if (step + 1) % self.accumulation_steps == 0:
+            self.scaler.step(self.optimizer)
+            self.scaler.update()
+"""
+        ),
+    )
+
+    def __init__(self, context: LintContext) -> None:
+        super().__init__(context)
+        self._facts: list[_Fact] = []
+
+    def visit_Call(self, node: cst.Call) -> None:
+        found = scaler_calls(self.context, node, _ACTIONS)
+        if found:
+            event = self.context.flow.event(node)
+            self._facts.extend(_Fact(call, event) for call in found)
+
+    def leave_Module(self, node: cst.Module) -> None:
+        groups: dict[object, list[_Fact]] = {}
+        for fact in self._facts:
+            function, loop = fact.event.iteration
+            if function is not None or loop is not None:  # top-level code without a loop runs once
+                groups.setdefault(fact.event.iteration, []).append(fact)
+        for facts in groups.values():
+            for fact in facts:
+                if fact.call.action == "unscale_" and fact.call.certain:
+                    self._check(fact, facts)
+
+    def _check(self, unscale: _Fact, facts: list[_Fact]) -> None:
+        if _under_step_gate(unscale.event):
+            return  # unscaled under a step gate of its own: assume it is the step's
+        later = [
+            fact
+            for fact in facts
+            if fact.call.scaler == unscale.call.scaler
+            and fact.event.order > unscale.event.order
+            and not fact.event.exclusive_with(unscale.event)
+        ]
+        updates = [fact for fact in later if fact.call.action == "update"]
+        if not updates or not any(fact.call.action == "step" for fact in later):
+            return  # no update at all is TCK303's finding
+        if any(_covers(update, unscale) for update in updates):
+            return
+        gate = _gate(updates[0], unscale)
+        if gate is not None:
+            self._report(unscale, gate)
+
+    def _report(self, unscale: _Fact, gate: cst.If) -> None:
+        site = unscale.call.site
+        subject = f"`{unscale.call.scaler}.unscale_()`" if site is None else site.describe(self.context.line_of)
+        message = _MESSAGE.format(unscale=subject, condition=source_text(gate.test), line=self.context.line_of(gate))
+        self.report(unscale.event.node, message)
+
+
+def _gate(update: _Fact, unscale: _Fact) -> cst.If | None:
+    """The innermost ``if`` around ``update`` that ``unscale`` is not under, if any."""
+    around_unscale = _conditions(unscale.event)
+    for branch in reversed(update.event.path):
+        if branch.is_conditional and _key(branch) not in around_unscale and isinstance(branch.owner, cst.If):
+            return branch.owner
+    return None
+
+
+def _covers(update: _Fact, unscale: _Fact) -> bool:
+    """``update`` runs after ``unscale`` whenever ``unscale`` runs."""
+    later = update.event.order > unscale.event.order
+    same_loop = update.event.loops == unscale.event.loops[: len(update.event.loops)]
+    return later and same_loop and _conditions(update.event) <= _conditions(unscale.event)
