@@ -3,6 +3,13 @@
 Files are linted in parallel worker processes; the result is sorted so that output never
 depends on scheduling or on ``PYTHONHASHSEED``. A run whose findings all come from the cache
 imports neither libcst nor the rules: the engine is imported only to lint a file.
+
+Findings that depend on another file (a model imported from ``model.py`` whose ``forward``
+ends with a softmax) come back from each file as *deferred* findings, with the file's export
+summary; once every file is linted or read from the cache, the project index decides which
+of them stand (:mod:`torchcheck.lint.project`). Files that such a question needs but that
+the run does not lint (``torchcheck lint train.py`` asking about ``model.py``) are
+summarised too, from the cache when it has them.
 """
 
 from __future__ import annotations
@@ -20,6 +27,7 @@ from torchcheck import config as config_module
 from torchcheck.config import Config, ConfigError
 from torchcheck.lint import notebooks, registry
 from torchcheck.lint.cache import FindingsCache, entry_key, settings_key
+from torchcheck.lint.project import DeferredFinding, ExportSummary, IndexedFile, ModuleLocator, ProjectIndex
 from torchcheck.lint.catalogue import RuleInfo
 from torchcheck.lint.diagnostic import SYNTAX_ERROR_CODE, SYNTAX_ERROR_NAME, Diagnostic, Location
 from torchcheck.lint import files as files_module
@@ -30,6 +38,9 @@ if TYPE_CHECKING:
 
 # Below this many files to parse, starting worker processes costs more than it saves.
 _PARALLEL_THRESHOLD = 8
+# Rounds of reading the summaries of files outside the run that cross-file questions need
+# (a re-export through a package's __init__.py needs one more round per hop).
+_MAX_SUMMARY_ROUNDS = 4
 
 
 class UsageError(Exception):
@@ -225,6 +236,46 @@ def _run_isolated(task: _Task) -> FileResult:
 
 
 @dataclass
+class _Project:
+    """What the run knows for the project index: each file's export summary and deferred
+    findings, keyed by the file's absolute path, and the settings of each project root (to
+    summarise files outside the run that a question needs)."""
+
+    files: dict[str, IndexedFile] = field(default_factory=dict)
+    deferred: dict[str, tuple[DeferredFinding, ...]] = field(default_factory=dict)
+    root_of: dict[str, Path] = field(default_factory=dict)
+    roots: dict[Path, tuple[Config, LintSettings, FindingsCache | None]] = field(default_factory=dict)
+    _locators: dict[Path, ModuleLocator] = field(default_factory=dict)
+    index: ProjectIndex | None = None
+
+    def add(self, path: Path, name: str, root: Path, exports: ExportSummary | None, deferred: Sequence[DeferredFinding]) -> None:
+        key = path.as_posix()
+        self.root_of[key] = root
+        if exports is not None:
+            self.files[key] = IndexedFile(name, exports)
+        if deferred:
+            self.deferred[key] = tuple(deferred)
+
+    def locate(self, importer: str, module: str, level: int) -> str | None:
+        root = self.root_of.get(importer)
+        if root is None:
+            return None
+        locator = self._locators.get(root)
+        if locator is None:
+            locator = self._locators[root] = ModuleLocator(root)
+        found = locator(importer, module, level)
+        if found is not None:
+            self.root_of.setdefault(found, root)
+        return found
+
+    def resolve(self, key: str, findings: Sequence[DeferredFinding]) -> tuple[Diagnostic, ...]:
+        """The findings of one file that stand in the index built by :func:`_resolve_project`."""
+        if self.index is None:
+            return ()
+        return tuple(diagnostic for finding in findings if (diagnostic := self.index.resolve(key, finding)) is not None)
+
+
+@dataclass
 class _Run:
     """What one lint run has gathered so far."""
 
@@ -233,6 +284,7 @@ class _Run:
     caches: dict[Path, FindingsCache] = field(default_factory=dict)
     files_checked: int = 0
     rules: tuple[RuleInfo, ...] = ()
+    project: _Project = field(default_factory=_Project)
 
     @property
     def fixing(self) -> bool:
@@ -253,6 +305,7 @@ class _Pending:
     task: _Task
     key: str
     cache: FindingsCache | None
+    root: Path
     writable: bool = True  # False for a link to a file outside the linted tree
 
 
@@ -287,6 +340,15 @@ def _write_roots(path: Path, config: Config) -> tuple[Path, ...]:
     return (named if named.is_dir() else named.parent, config.root)
 
 
+def _index_root(path: Path, config: Config) -> Path:
+    """Where imports of the files under a named path are looked for: the project root, or
+    the named directory when it lies outside the project (``torchcheck lint ~/other``)."""
+    named = files_module.absolute(path)
+    directory = named if named.is_dir() else named.parent
+    root = files_module.absolute(config.root)
+    return root if directory == root or root in directory.parents else directory
+
+
 def _gather(run: _Run, path: Path, source: bytes | None = None) -> list[_Pending]:
     """Cached findings go straight into ``run``; the rest become tasks."""
     options = run.options
@@ -296,6 +358,8 @@ def _gather(run: _Run, path: Path, source: bytes | None = None) -> list[_Pending
     settings = _settings(options, config)
     cache = run.cache_for(config)
     roots = _write_roots(path, config)
+    root = _index_root(path, config)
+    run.project.roots.setdefault(root, (config, settings, cache))
     pending = []
     for file in _files_of(run, path, config, stdin=source is not None):
         run.files_checked += 1
@@ -311,13 +375,14 @@ def _gather(run: _Run, path: Path, source: bytes | None = None) -> list[_Pending
             continue
         codes = _rules_for_file(file, config, rules)
         key = entry_key(name, content, settings_key(codes, settings))
-        cached = cache.get(key) if cache is not None else None
+        cached = cache.get_file(key) if cache is not None else None
         if cached is not None:
-            run.diagnostics.extend(cached)
+            run.diagnostics.extend(cached.diagnostics)
+            run.project.add(file, name, root, cached.exports, cached.deferred)
             continue
         task = _Task(name, content, codes, run.fixing, options.unsafe_fixes, settings)
         writable = source is not None or files_module.resolves_inside(file, roots)
-        pending.append(_Pending(file, task, key, cache, writable))
+        pending.append(_Pending(file, task, key, cache, root, writable))
     return pending
 
 
@@ -349,11 +414,17 @@ def lint(options: LintOptions) -> LintResult:
     run = _Run(options)
     pending = _pending_files(run)
     results = _execute([item.task for item in pending], options.jobs or os.cpu_count() or 1)
-    outcome = _Outcome()
     for item, result in zip(pending, results):
         if item.cache is not None:
-            item.cache.put(item.key, result.diagnostics)
-        run.diagnostics.extend(_apply(item, result, options, outcome))
+            item.cache.put(item.key, result.diagnostics, result.deferred, result.exports)
+        run.project.add(item.path, item.task.filename, item.root, result.exports, result.deferred)
+    cross_file = _resolve_project(run)
+    outcome = _Outcome()
+    for item, result in zip(pending, results):
+        standing = replace(result, diagnostics=(*result.diagnostics, *cross_file.pop(item.path.as_posix(), ())))
+        run.diagnostics.extend(_apply(item, standing, run, outcome))
+    for diagnostics in cross_file.values():  # files read from the cache
+        run.diagnostics.extend(diagnostics)
     if _fixing_stdin(options) and outcome.fixed_stdin is None:
         outcome.fixed_stdin = options.stdin_source  # excluded: printed back unchanged
     for cache in run.caches.values():
@@ -372,6 +443,53 @@ def lint(options: LintOptions) -> LintResult:
     )
 
 
+def _resolve_project(run: _Run) -> dict[str, tuple[Diagnostic, ...]]:
+    """The deferred findings that stand, per file. Files outside the run that a condition
+    needs are summarised (from the cache when it has them) and the conditions asked again."""
+    project = run.project
+    if not project.deferred:
+        return {}
+    tried: set[str] = set()
+    for _ in range(_MAX_SUMMARY_ROUNDS):
+        project.index = ProjectIndex(project.files, project.locate)
+        standing = {key: project.resolve(key, findings) for key, findings in project.deferred.items()}
+        missing = sorted(project.index.missing - tried)
+        if not missing:
+            break
+        tried.update(missing)
+        for key in missing:
+            _summarise_outside_run(project, key)
+    return {key: diagnostics for key, diagnostics in standing.items() if diagnostics}
+
+
+def _summarise_outside_run(project: _Project, key: str) -> None:
+    """Add the export summary of a project file the run does not lint; unreadable or
+    too large files stay unknown (their conditions do not hold)."""
+    path = Path(key)
+    root = project.root_of.get(key)
+    if root is None or root not in project.roots:
+        return
+    config, settings, cache = project.roots[root]
+    if _too_large(path, config) is not None:
+        return
+    try:
+        content = path.read_bytes()
+    except OSError:
+        return
+    name = display_name(path)
+    cache_key = entry_key(name, content, settings_key(("exports",), settings))
+    cached = cache.get_file(cache_key) if cache is not None else None
+    if cached is not None:
+        exports = cached.exports
+    else:
+        from torchcheck.lint.engine import export_summary
+
+        exports = export_summary(content, name, settings)
+        if cache is not None:
+            cache.put(cache_key, (), (), exports)
+    project.add(path, name, root, exports, ())
+
+
 def _fixing_stdin(options: LintOptions) -> bool:
     return options.stdin_source is not None and options.fix and not options.diff
 
@@ -388,10 +506,11 @@ class _Outcome:
     fixed_stdin: bytes | None = None
 
 
-def _apply(item: _Pending, result: FileResult, options: LintOptions, outcome: _Outcome) -> tuple[Diagnostic, ...]:
+def _apply(item: _Pending, result: FileResult, run: _Run, outcome: _Outcome) -> tuple[Diagnostic, ...]:
     """Write, print or return what ``result`` changes in one file; the findings that stand."""
     from torchcheck.lint import diffs, writing
 
+    options = run.options
     task = item.task
     if _fixing_stdin(options):
         outcome.fixed_stdin = writing.keep_line_endings(task.source, result.fixed_source or task.source)
@@ -406,10 +525,10 @@ def _apply(item: _Pending, result: FileResult, options: LintOptions, outcome: _O
         outcome.patches.append(diffs.unified_diff(task.filename, task.source, fixed))
         outcome.fixes_applied += result.fixes_applied
         return result.diagnostics
-    return _write_fixed(item, fixed, result, outcome)
+    return _write_fixed(item, fixed, result, outcome, run.project)
 
 
-def _write_fixed(item: _Pending, fixed: bytes, result: FileResult, outcome: _Outcome) -> tuple[Diagnostic, ...]:
+def _write_fixed(item: _Pending, fixed: bytes, result: FileResult, outcome: _Outcome, project: _Project) -> tuple[Diagnostic, ...]:
     from torchcheck.lint import writing
 
     try:
@@ -418,7 +537,8 @@ def _write_fixed(item: _Pending, fixed: bytes, result: FileResult, outcome: _Out
         writing.write_atomically(item.path, fixed)
     except OSError as error:
         outcome.write_errors.append(f"{item.task.filename}: not fixed: {error}")
-        return _run_task(replace(item.task, fix=False)).diagnostics  # the file on disk is unchanged
+        unchanged = _run_task(replace(item.task, fix=False))  # the file on disk is unchanged
+        return (*unchanged.diagnostics, *project.resolve(item.path.as_posix(), unchanged.deferred))
     outcome.fixed_files.append(item.task.filename)
     outcome.fixes_applied += result.fixes_applied
     return result.diagnostics

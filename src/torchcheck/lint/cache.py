@@ -1,6 +1,9 @@
 """On-disk cache of findings, keyed by file content, torchcheck's own code and the settings.
 
 An unchanged tree re-lints by hashing files and reading one JSON file: no parsing at all.
+Each entry also keeps what the project index needs from the file (its export summary and
+its deferred findings, see :mod:`torchcheck.lint.project`), so cross-file findings are
+resolved anew on every run without parsing the files that did not change.
 There is one cache per project root, shared by every run over any part of the project: a
 run over a few files (a pre-commit hook) reads and adds entries and never drops the others'.
 Entries are evicted by age (unused for :data:`MAX_AGE_SECONDS`) and by count (the least
@@ -16,16 +19,18 @@ import os
 import tempfile
 import time
 from collections.abc import Sequence
+from dataclasses import dataclass
 from pathlib import Path
 
 import torchcheck
 from torchcheck.lint.diagnostic import Diagnostic
+from torchcheck.lint.project import DeferredFinding, ExportSummary
 
 CACHE_DIRECTORY = ".torchcheck_cache"
 MAX_AGE_SECONDS = 30 * 24 * 3600
 MAX_ENTRIES = 50_000
-_CACHE_FILE = "findings-v2.json"
-_FORMAT_VERSION = 2
+_CACHE_FILE = "findings-v3.json"
+_FORMAT_VERSION = 3
 # A hit refreshes its entry's last-use time only when that time is older than this, so a
 # fully cached run does not rewrite the cache file.
 _REFRESH_SECONDS = 24 * 3600
@@ -68,7 +73,32 @@ def _load_entries(path: Path) -> dict[str, list]:
 
 
 def _is_entry(value: object) -> bool:
-    return isinstance(value, list) and len(value) == 2 and isinstance(value[0], (int, float)) and isinstance(value[1], list)
+    """``[last used, [finding, ...], {"deferred": [...], "exports": {...} or None}]``"""
+    return (
+        isinstance(value, list)
+        and len(value) == 3
+        and isinstance(value[0], (int, float))
+        and isinstance(value[1], list)
+        and isinstance(value[2], dict)
+    )
+
+
+@dataclass(frozen=True)
+class CachedFile:
+    """Everything one lint of a file produced that later runs reuse."""
+
+    diagnostics: tuple[Diagnostic, ...]
+    deferred: tuple[DeferredFinding, ...] = ()
+    exports: ExportSummary | None = None
+
+
+def _decoded(stored: list, project: dict) -> CachedFile:
+    exports = project.get("exports")
+    return CachedFile(
+        tuple(Diagnostic.from_dict(item) for item in stored),
+        tuple(DeferredFinding.from_dict(item) for item in project.get("deferred", ())),
+        ExportSummary.from_dict(exports) if exports is not None else None,
+    )
 
 
 class FindingsCache:
@@ -84,21 +114,38 @@ class FindingsCache:
         return len(self._entries)
 
     def get(self, key: str) -> tuple[Diagnostic, ...] | None:
+        """The findings stored for ``key``, or None."""
+        cached = self.get_file(key)
+        return cached.diagnostics if cached is not None else None
+
+    def get_file(self, key: str) -> CachedFile | None:
+        """Findings, deferred findings and export summary stored for ``key``, or None
+        (also for an entry that does not decode: it is linted again)."""
         entry = self._entries.get(key)
         if entry is None:
             return None
-        last_used, stored = entry
+        last_used, stored, project = entry
         try:
-            diagnostics = tuple(Diagnostic.from_dict(item) for item in stored)
-        except (KeyError, TypeError, AttributeError):
+            cached = _decoded(stored, project)
+        except (KeyError, TypeError, AttributeError, ValueError):
             return None
         if self._now - last_used > _REFRESH_SECONDS:
             entry[0] = self._now
             self._dirty = True
-        return diagnostics
+        return cached
 
-    def put(self, key: str, diagnostics: Sequence[Diagnostic]) -> None:
-        self._entries[key] = [self._now, [diagnostic.to_dict() for diagnostic in diagnostics]]
+    def put(
+        self,
+        key: str,
+        diagnostics: Sequence[Diagnostic],
+        deferred: Sequence[DeferredFinding] = (),
+        exports: ExportSummary | None = None,
+    ) -> None:
+        project = {
+            "deferred": [finding.to_dict() for finding in deferred],
+            "exports": exports.to_dict() if exports is not None else None,
+        }
+        self._entries[key] = [self._now, [diagnostic.to_dict() for diagnostic in diagnostics], project]
         self._dirty = True
 
     def _kept_entries(self) -> dict[str, list]:

@@ -40,6 +40,7 @@ from torchcheck.lint.positions import Positions
 from torchcheck.lint.settings import LintSettings
 
 if TYPE_CHECKING:
+    from torchcheck.lint.exports import ProjectFacts
     from torchcheck.lint.summaries import FunctionSummary, ModuleSummaries, ResolvedCall
 
 
@@ -459,6 +460,9 @@ class LintContext:
         self._summaries: ModuleSummaries | None = None
         self._call_summaries: dict[cst.Call, FunctionSummary | None] = {}
         self._positions: Positions | None = None
+        # Names across files and the file's export summary, when the engine lints a file
+        # for the project index (see lint/exports.py); None for a bare walk.
+        self.project: ProjectFacts | None = None
 
     # ----------------------------------------------------------------- where are we
     @property

@@ -19,7 +19,9 @@ from libcst.metadata import CodeRange
 from torchcheck.lint import nesting
 from torchcheck.lint.context import LintContext, LintSettings
 from torchcheck.lint.diagnostic import Diagnostic, Edit, Fix, Location
+from torchcheck.lint.exports import ProjectFacts
 from torchcheck.lint.positions import Positions
+from torchcheck.lint.project import DeferredFinding, ExportSummary, imports_summary, settle_locally
 from torchcheck.lint.rule import FixSafety, Report, Rule
 from torchcheck.lint.suppression import Suppressions, skips_file
 from torchcheck.lint.unlintable import decode_or_problem, problem, python_verdict, source_lines, unparsable
@@ -30,7 +32,7 @@ TOO_DEEP_TO_ANALYSE = "file is too deeply nested to analyse ({reason})"
 INTERNAL_ERROR = "internal error while linting ({kind}: {error}); please report it"
 
 _Finding = tuple[Diagnostic, "Report | None"]  # the report is None for TCK000
-_Analysis = tuple[list[_Finding], "cst.Module | None", "_Located | None"]
+_Analysis = tuple[list[_Finding], "cst.Module | None", "_Located | None", "ExportSummary | None"]
 
 
 @dataclass(frozen=True)
@@ -38,6 +40,10 @@ class FileResult:
     diagnostics: tuple[Diagnostic, ...]
     fixed_source: bytes | None = None  # set when fixes changed the file
     fixes_applied: int = 0
+    # For the project index (lint/project.py): findings that hold only given facts about
+    # other files, and what this file offers the others (None when it could not be read).
+    deferred: tuple[DeferredFinding, ...] = ()
+    exports: ExportSummary | None = None
 
 
 def _rules_for(text: str, rules: Sequence[type[Rule]], settings: LintSettings) -> list[type[Rule]]:
@@ -51,10 +57,17 @@ def _rules_for(text: str, rules: Sequence[type[Rule]], settings: LintSettings) -
 
 def collect_reports(module: cst.Module, rules: Sequence[type[Rule]], settings: LintSettings | None = None) -> list[Report]:
     """Run every rule over ``module`` in one walk and return their findings."""
+    return _walk(module, rules, settings, module.code)[0]
+
+
+def _walk(module: cst.Module, rules: Sequence[type[Rule]], settings: LintSettings | None, text: str) -> tuple[list[Report], ExportSummary]:
+    """One walk with the context, the project facts and every rule: the findings and the
+    file's export summary."""
     context = LintContext(settings)
+    context.project = ProjectFacts(context, text)
     instances = [rule(context) for rule in rules]
-    BatchedWalker([context, *instances]).walk(module)
-    return [report for instance in instances for report in instance.reports]
+    BatchedWalker([context, context.project, *instances]).walk(module)
+    return [report for instance in instances for report in instance.reports], context.project.export_summary()
 
 
 class _Located:
@@ -124,12 +137,14 @@ def _diagnostics(filename: str, reports: list[Report], located: _Located, suppre
 
 
 def _unlintable(finding: Diagnostic) -> _Analysis:
-    return [(finding, None)], None, None
+    return [(finding, None)], None, None, None
 
 
-def _collected(module: cst.Module, rules: Sequence[type[Rule]], settings: LintSettings | None, filename: str) -> list[Report] | Diagnostic:
+def _collected(
+    module: cst.Module, rules: Sequence[type[Rule]], settings: LintSettings | None, filename: str, text: str
+) -> tuple[list[Report], ExportSummary] | Diagnostic:
     try:
-        return collect_reports(module, rules, settings)
+        return _walk(module, rules, settings, text)
     except RecursionError as error:
         return problem(filename, TOO_DEEP_TO_ANALYSE.format(reason=error))
     except Exception as error:  # noqa: BLE001 - a rule bug must not stop the run or hide the other files
@@ -140,13 +155,14 @@ def _parse_and_report(source: bytes, text: str, filename: str, rules: Sequence[t
     """Everything libcst does for one file; runs on a deep stack. Raises libcst's errors."""
     with nesting.deep_recursion():
         module = cst.parse_module(source)
-        reports = _collected(module, rules, settings, filename)
-        if isinstance(reports, Diagnostic):
-            return _unlintable(reports)
+        collected = _collected(module, rules, settings, filename, text)
+        if isinstance(collected, Diagnostic):
+            return _unlintable(collected)
+        reports, exports = collected
         if not reports:
-            return [], module, None
+            return [], module, None, exports
         located = _Located(module, text)
-        return _diagnostics(filename, reports, located, Suppressions.parse(text)), module, located
+        return _diagnostics(filename, reports, located, Suppressions.parse(text)), module, located, exports
 
 
 def _python_refuses(source: bytes, text: str, filename: str) -> Diagnostic | None:
@@ -168,29 +184,53 @@ def _with_libcst(source: bytes, text: str, filename: str, rules: Sequence[type[R
         return _unlintable(problem(filename, TOO_DEEP_TO_ANALYSE.format(reason=str(error) or type(error).__name__)))
 
 
-def _analyse(source: bytes, filename: str, rules: Sequence[type[Rule]], settings: LintSettings | None) -> _Analysis:
+def _analyse(
+    source: bytes, filename: str, rules: Sequence[type[Rule]], settings: LintSettings | None, *, summarise: bool = False
+) -> _Analysis:
+    """Findings, tree, positions and export summary of one file; with ``summarise`` the
+    file is parsed for its summary even when no rule needs it."""
     text = decode_or_problem(source, filename)
     if isinstance(text, Diagnostic):
         return _unlintable(text)
     active = _rules_for(text, rules, settings or LintSettings())
-    if not active or skips_file(text):
-        return [], None, None  # cheap text checks first: most files are never parsed
+    if (not active and not summarise) or skips_file(text):
+        return [], None, None, _imports_only(source, text)  # cheap text checks first: most files are never parsed
     refusal = _python_refuses(source, text, filename)
     if refusal is not None:
         return _unlintable(refusal)
     return _with_libcst(source, text, filename, active, settings)
 
 
+def _imports_only(source: bytes, text: str) -> ExportSummary | None:
+    """What a file no enabled rule parses offers the project (its re-exports), if Python's
+    own parser can read it without risk."""
+    return None if nesting.may_be_too_deep(source) else imports_summary(text)
+
+
 def lint_source(source: bytes, filename: str, rules: Sequence[type[Rule]], settings: LintSettings | None = None) -> FileResult:
-    """All findings for one file's bytes; never raises for bad input."""
+    """All findings for one file's bytes; never raises for bad input.
+
+    Findings that depend on a definition further down the same file are decided here; those
+    that depend on other files come back as ``deferred``, with the file's ``exports``.
+    """
     if not source.strip():
-        return FileResult(())
-    pairs, _, _ = _analyse(source, filename, rules, settings)
-    return FileResult(tuple(diagnostic for diagnostic, _ in pairs))
+        return FileResult((), exports=imports_summary(""))
+    pairs, _, _, exports = _analyse(source, filename, rules, settings)
+    immediate = [diagnostic for diagnostic, report in pairs if report is None or not report.conditions]
+    waiting = [DeferredFinding(diagnostic, report.conditions) for diagnostic, report in pairs if report is not None and report.conditions]
+    standing, deferred = settle_locally(filename, exports, waiting)
+    diagnostics = sorted((*immediate, *standing), key=lambda diagnostic: diagnostic.sort_key)
+    return FileResult(tuple(diagnostics), deferred=tuple(deferred), exports=exports)
+
+
+def export_summary(source: bytes, filename: str, settings: LintSettings | None = None) -> ExportSummary | None:
+    """What a file offers the project, without linting it (a module that a linted file
+    imports but the run does not lint); None when it cannot be parsed."""
+    return _analyse(source, filename, (), settings, summarise=True)[3]
 
 
 def _applicable(report: Report, unsafe: bool) -> bool:
-    if report.replacement is None:
+    if report.replacement is None or report.conditions:
         return False
     return report.fix_safety is FixSafety.SAFE or (unsafe and report.fix_safety is FixSafety.UNSAFE)
 
@@ -247,7 +287,7 @@ def fix_source(
     """
     current, applied = source, 0
     for _ in range(MAX_FIX_PASSES):
-        pairs, module, located = _analyse(current, filename, rules, settings)
+        pairs, module, located, _ = _analyse(current, filename, rules, settings)
         fixable = [report for _, report in pairs if report is not None and _applicable(report, unsafe)]
         if module is None or located is None or not fixable:
             break
@@ -260,4 +300,4 @@ def fix_source(
             break
         current, applied = candidate, applied + len(chosen)
     final = lint_source(current, filename, rules, settings)
-    return FileResult(final.diagnostics, current if current != source else None, applied)
+    return FileResult(final.diagnostics, current if current != source else None, applied, final.deferred, final.exports)

@@ -18,8 +18,11 @@ import libcst as cst
 from torchcheck.lint.context import Evidence
 
 if TYPE_CHECKING:
+    from collections.abc import Sequence
+
     from torchcheck.lint.context import LintContext
     from torchcheck.lint.flow import Loop
+    from torchcheck.lint.project import Condition
 
 
 class FixSafety(enum.Enum):
@@ -67,6 +70,9 @@ class Report:
     replace_target: cst.CSTNode | None = None
     replacement: cst.CSTNode | cst.RemovalSentinel | None = None
     fix_safety: FixSafety = FixSafety.NONE  # of this finding's replacement: the rule's, or weaker
+    # The finding stands only if these facts about other files of the project hold (a
+    # deferred finding, resolved once every file is summarised; see lint/project.py).
+    conditions: tuple[Condition, ...] = ()
 
 
 _CODE_PATTERN = re.compile(r"^TCK\d{3}$")
@@ -137,12 +143,17 @@ class Rule:
         replacement: cst.CSTNode | cst.RemovalSentinel | None = None,
         replace_target: cst.CSTNode | None = None,
         fix_safety: FixSafety | None = None,
+        conditions: Sequence[Condition] = (),
     ) -> None:
         """Record a finding at ``node``; ``replacement`` replaces ``replace_target or node``.
 
         ``fix_safety=FixSafety.UNSAFE`` downgrades this finding's fix where the rule's own
         safety does not hold (see "Fix safety" in its doc); a finding never gets a safer fix
         than the rule declares.
+
+        With ``conditions`` the finding stands only if each holds in the project index
+        (``Net`` imported from ``model`` ends its ``forward`` with a softmax); its message may
+        name the place the first condition found with :data:`~torchcheck.lint.project.PLACE`.
         """
         if replacement is not None and self.fix_safety is FixSafety.NONE:
             raise TypeError(f"{self.code} offers a replacement but declares no fix safety")
@@ -157,6 +168,7 @@ class Rule:
                 replace_target=(replace_target or node) if replacement is not None else None,
                 replacement=replacement,
                 fix_safety=_weaker(self.fix_safety, fix_safety) if replacement is not None else FixSafety.NONE,
+                conditions=tuple(conditions),
             )
         )
 

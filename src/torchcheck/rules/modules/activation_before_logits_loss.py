@@ -1,28 +1,27 @@
 from __future__ import annotations
 
+from dataclasses import dataclass, replace
+
 import libcst as cst
 
+from torchcheck.lint import torch_api
 from torchcheck.lint.context import LintContext, keyword_argument
+from torchcheck.lint.exports import ACTIVATION_FUNCTIONS, ACTIVATION_METHODS, SIGMOID, SOFTMAX, layer_activation
+from torchcheck.lint.project import INSTANCE_OUTPUT, OUTPUT, PLACE, Condition, Symbol
 from torchcheck.lint.rule import Invalid, Rule, Valid
-
-_SOFTMAX = "softmax"
-_SIGMOID = "sigmoid"
-_SOFTMAX_FUNCTIONS = frozenset({"torch.softmax", "torch.nn.functional.softmax", "torch.special.softmax"})
-_SIGMOID_FUNCTIONS = frozenset({"torch.sigmoid", "torch.nn.functional.sigmoid", "torch.special.expit"})
-_ACTIVATION_MODULES = {"torch.nn.Softmax": _SOFTMAX, "torch.nn.Sigmoid": _SIGMOID}
 
 # loss -> (the activation it must not be fed, message)
 _CROSS_ENTROPY = (
-    _SOFTMAX,
+    SOFTMAX,
     "`cross_entropy` applies log-softmax itself; feeding it `softmax` output trains through a double softmax. "
     "Pass the logits",
 )
 _NLL = (
-    _SOFTMAX,
+    SOFTMAX,
     "`nll_loss` expects log-probabilities, not `softmax` output; use `log_softmax` (or `cross_entropy` on the logits)",
 )
 _BCE_WITH_LOGITS = (
-    _SIGMOID,
+    SIGMOID,
     "`binary_cross_entropy_with_logits` applies sigmoid itself; feeding it `sigmoid` output applies it twice. "
     "Pass the logits",
 )
@@ -37,9 +36,43 @@ _LOSS_MODULES = {
     "torch.nn.BCEWithLogitsLoss": _BCE_WITH_LOGITS,
 }
 
-# What a local name or `self.<attr>` holds: an activation's output ("out:softmax"), an
-# activation module ("module:softmax"), a loss module ("loss:<qualified>"), or None.
-_Value = str | None
+# Calls that wrap a model and call it when called: `DataParallel(model)(x)` runs `model`.
+_MODEL_WRAPPERS = frozenset(
+    {
+        "torch.nn.DataParallel",
+        "torch.nn.parallel.DataParallel",
+        "torch.nn.parallel.DistributedDataParallel",
+        "torch.nn.DistributedDataParallel",
+        *torch_api.WRAPPING_MODULE_FUNCTIONS,
+    }
+)
+
+
+@dataclass(frozen=True)
+class _Held:
+    """What a local name or ``self.<attr>`` holds, as far as this rule cares.
+
+    ``output``: an activation's output; ``layer``: an activation module (or a Sequential
+    ending in one); ``loss``: a loss module; ``call``: what calling a project name returns
+    (``Net(...)`` is ``call`` of ``Net`` at depth 1, ``Net(...)(x)`` at depth 2, its
+    element ``index`` when the result is unpacked).
+    """
+
+    kind: str
+    activation: str | None = None
+    loss: str | None = None
+    symbol: Symbol | None = None
+    depth: int = 0
+    index: int | None = None
+
+    def element(self, index: int) -> _Held | None:
+        return replace(self, index=index) if self.kind == "call" and self.index is None else None
+
+    @property
+    def fact(self) -> str:
+        """The project fact that says what this call result holds."""
+        fact = OUTPUT if self.depth == 1 else INSTANCE_OUTPUT
+        return fact if self.index is None else f"{fact}.{self.index}"
 
 
 class ActivationBeforeLogitsLoss(Rule):
@@ -47,8 +80,11 @@ class ActivationBeforeLogitsLoss(Rule):
     ## What it does
     Checks for losses that take logits fed with an activation's output: `softmax` output
     passed to `cross_entropy`/`CrossEntropyLoss` or `nll_loss`/`NLLLoss`, and `sigmoid`
-    output passed to `binary_cross_entropy_with_logits`/`BCEWithLogitsLoss` - directly or
-    through a local variable.
+    output passed to `binary_cross_entropy_with_logits`/`BCEWithLogitsLoss` - directly,
+    through a local variable, or as the output of a model whose `forward` ends with the
+    activation (a final `nn.Softmax()` layer of an `nn.Sequential` head included), in the
+    same file or in another file of the project. The finding is reported at the loss call
+    and names where the activation is applied.
 
     ## Why is this bad?
     `cross_entropy` and `BCEWithLogitsLoss` apply (log-)softmax and sigmoid themselves, in a
@@ -74,6 +110,27 @@ class ActivationBeforeLogitsLoss(Rule):
     loss = F.cross_entropy(logits, y)
     ```
 
+    The same mistake across files, as in several public GAN implementations:
+    ```python
+    # model.py
+    class Discriminator(nn.Module):
+        def __init__(self, n_classes):
+            super().__init__()
+            self.aux_layer = nn.Sequential(nn.Linear(512, n_classes), nn.Softmax(dim=1))
+
+        def forward(self, features):
+            return self.aux_layer(features)
+
+    # train.py
+    from model import Discriminator
+
+    discriminator = Discriminator(10)
+    loss = nn.CrossEntropyLoss()(discriminator(features), labels)
+    ```
+
+    Use instead: end the head with the `nn.Linear` layer, and apply softmax only where
+    probabilities are needed (a `predict()` method, metrics).
+
     ## Fix safety
     There is no automatic fix: the activation's output is often used elsewhere (metrics,
     predictions), and the right change depends on the model.
@@ -87,7 +144,8 @@ class ActivationBeforeLogitsLoss(Rule):
     code = "TCK605"
     name = "activation-before-logits-loss"
     message = "Loss that expects logits is fed an activation's output; pass the logits"
-    required_text = ("softmax", "Softmax", "sigmoid", "Sigmoid", "expit")
+    # The loss is always spelled in the file; the activation may be in another file.
+    required_text = ("cross_entropy", "CrossEntropyLoss", "nll_loss", "NLLLoss", "binary_cross_entropy_with_logits", "BCEWithLogitsLoss")
 
     VALID = (
         Valid(
@@ -132,6 +190,32 @@ class Classifier(nn.Module):
         return self.criterion(logits, y)
 """
         ),
+        Valid(
+            """
+import torch.nn.functional as F
+from torch import nn
+
+class Net(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.fc = nn.Linear(8, 3)
+    def forward(self, x):
+        return self.fc(x)
+    def predict(self, x):
+        return F.softmax(self.forward(x), dim=-1)
+
+class LogProbabilities(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.head = nn.Sequential(nn.Linear(8, 3), nn.LogSoftmax(dim=1))
+    def forward(self, x):
+        return self.head(x)
+
+def step(x, y):
+    loss = nn.CrossEntropyLoss()(Net()(x), y)
+    return loss + nn.NLLLoss()(LogProbabilities()(x), y)
+"""
+        ),
     )
     INVALID = (
         Invalid(
@@ -167,15 +251,40 @@ class Classifier(nn.Module):
         return out, self.loss_fn(out, y)  # TCK605
 """
         ),
+        Invalid(
+            """
+import torch
+from torch import nn
+auxiliary_loss = torch.nn.CrossEntropyLoss()
+
+def train(dataloader, optimizer):
+    discriminator = Discriminator().cuda()
+    for images, labels in dataloader:
+        real_pred, real_aux = discriminator(images)
+        loss = auxiliary_loss(real_aux, labels)  # TCK605
+        loss.backward()
+        optimizer.step()
+
+class Discriminator(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.adv_layer = nn.Sequential(nn.Linear(128, 1), nn.Sigmoid())
+        self.aux_layer = nn.Sequential(nn.Linear(128, 10), nn.Softmax())
+    def forward(self, features):
+        validity = self.adv_layer(features)
+        label = self.aux_layer(features)
+        return validity, label
+"""
+        ),
     )
 
     def __init__(self, context: LintContext) -> None:
         super().__init__(context)
-        self._names: list[dict[str, _Value]] = [{}]  # module scope, then one per function
-        self._attributes: list[dict[str, _Value]] = []  # one per class
+        self._names: list[dict[str, _Held | None]] = [{}]  # module scope, then one per function
+        self._attributes: list[dict[str, _Held | None]] = []  # one per class
 
     # ----------------------------------------------------------------- what values hold
-    def _value_of(self, expression: cst.BaseExpression) -> _Value:
+    def _value_of(self, expression: cst.BaseExpression) -> _Held | None:
         if isinstance(expression, cst.Name):
             for scope in reversed(self._names):
                 if expression.value in scope:
@@ -183,34 +292,60 @@ class Classifier(nn.Module):
             return None
         if isinstance(expression, cst.Attribute) and isinstance(expression.value, cst.Name) and expression.value.value == "self":
             return self._attributes[-1].get(expression.attr.value) if self._attributes else None
-        if not isinstance(expression, cst.Call):
-            return None
-        qualified = self.context.call_name(expression)
-        if qualified is not None:
-            if qualified in _SOFTMAX_FUNCTIONS:
-                return f"out:{_SOFTMAX}"
-            if qualified in _SIGMOID_FUNCTIONS:
-                return f"out:{_SIGMOID}"
-            if qualified in _ACTIVATION_MODULES:
-                return f"module:{_ACTIVATION_MODULES[qualified]}"
-            if qualified in _LOSS_MODULES:
-                return f"loss:{qualified}"
-            return None
-        func = expression.func
-        if isinstance(func, cst.Attribute) and func.attr.value in (_SOFTMAX, _SIGMOID):
-            return f"out:{func.attr.value}"  # x.softmax(dim): the receiver resolves to no module
-        callee = self._value_of(func)
-        if callee is not None and callee.startswith("module:"):
-            return f"out:{callee.removeprefix('module:')}"
+        if isinstance(expression, cst.Subscript):
+            return self._element_of(expression)
+        if isinstance(expression, cst.Call):
+            return self._result_of(expression)
         return None
+
+    def _element_of(self, subscript: cst.Subscript) -> _Held | None:
+        """``outputs[1]`` of a call result that returns a tuple."""
+        if len(subscript.slice) != 1 or not isinstance(subscript.slice[0].slice, cst.Index):
+            return None
+        index = subscript.slice[0].slice.value
+        held = self._value_of(subscript.value)
+        return held.element(int(index.value)) if held is not None and isinstance(index, cst.Integer) else None
+
+    def _result_of(self, call: cst.Call) -> _Held | None:
+        qualified = self.context.call_name(call)
+        if qualified is not None:
+            held = self._api_result(qualified, call)
+            if held is not None or qualified.partition(".")[0] == "torch":
+                return held
+        func = call.func
+        if isinstance(func, cst.Attribute):
+            if func.attr.value in ACTIVATION_METHODS:
+                return _Held("output", ACTIVATION_METHODS[func.attr.value])  # x.softmax(dim): not a module
+            if func.attr.value in torch_api.MODULE_SELF_METHODS:
+                held = self._value_of(func.value)  # Net().to(device) is the same model
+                return held if held is not None and held.kind == "call" else None
+        callee = self._value_of(func)
+        if callee is not None:
+            if callee.kind == "layer":
+                return _Held("output", callee.activation)
+            if callee.kind == "call" and callee.depth == 1 and callee.index is None:
+                return replace(callee, depth=2)
+            return None
+        symbol = self.context.project.symbol_of(func) if self.context.project is not None else None
+        return _Held("call", symbol=symbol, depth=1) if symbol is not None else None
+
+    def _api_result(self, qualified: str, call: cst.Call) -> _Held | None:
+        if qualified in ACTIVATION_FUNCTIONS:
+            return _Held("output", ACTIVATION_FUNCTIONS[qualified])
+        if qualified in _LOSS_MODULES:
+            return _Held("loss", loss=qualified)
+        if qualified in _MODEL_WRAPPERS and call.args:
+            return self._value_of(call.args[0].value)  # DataParallel(model) calls model
+        layer = layer_activation(self.context, call)
+        return _Held("layer", layer[0]) if layer is not None else None
 
     def _loss(self, call: cst.Call) -> tuple[str, str] | None:
         qualified = self.context.call_name(call)
         if qualified is not None:
             return _FUNCTIONAL_LOSSES.get(qualified)
         held = self._value_of(call.func)
-        if held is not None and held.startswith("loss:"):
-            return _LOSS_MODULES[held.removeprefix("loss:")]
+        if held is not None and held.kind == "loss" and held.loss is not None:
+            return _LOSS_MODULES[held.loss]
         return None
 
     # ----------------------------------------------------------------- walk
@@ -222,8 +357,15 @@ class Classifier(nn.Module):
         argument = keyword_argument(node, "input")
         if argument is None:
             argument = node.args[0] if node.args and node.args[0].keyword is None and not node.args[0].star else None
-        if argument is not None and self._value_of(argument.value) == f"out:{activation}":
+        held = self._value_of(argument.value) if argument is not None else None
+        if held is None:
+            return
+        if held.kind == "output" and held.activation == activation:
             self.report(node, message)
+        elif held.kind == "call" and held.symbol is not None:
+            # the model is a class (or a head) of the project: decided once its file is summarised
+            condition = Condition(held.symbol, held.fact, activation)
+            self.report(node, f"{message} ({activation} applied by {PLACE})", conditions=(condition,))
 
     def visit_ClassDef(self, node: cst.ClassDef) -> None:
         self._attributes.append({})
@@ -254,7 +396,7 @@ class Classifier(nn.Module):
     def visit_For(self, node: cst.For) -> None:
         self._bind(node.target, None)
 
-    def _bind(self, target: cst.BaseExpression, value: _Value) -> None:
+    def _bind(self, target: cst.BaseExpression, value: _Held | None) -> None:
         if isinstance(target, cst.Name):
             self._names[-1][target.value] = value
         elif isinstance(target, cst.Attribute) and isinstance(target.value, cst.Name) and target.value.value == "self":
@@ -264,7 +406,10 @@ class Classifier(nn.Module):
                 # bound twice to different things: unknown
                 attributes[attribute] = value if attributes.get(attribute, value) == value else None
         elif isinstance(target, (cst.Tuple, cst.List)):
-            for element in target.elements:
-                self._bind(element.value, None)
+            starred = any(isinstance(element, cst.StarredElement) for element in target.elements)
+            for index, element in enumerate(target.elements):
+                # `real, aux = discriminator(x)`: each name holds one element of what it returns
+                held = value.element(index) if value is not None and not starred else None
+                self._bind(element.value, held)
         elif isinstance(target, cst.StarredElement):
             self._bind(target.value, None)

@@ -1,0 +1,530 @@
+"""The file's side of the project index, kept during the shared walk.
+
+:class:`ProjectFacts` runs right after the context and records, from the same tree and
+without a walk of its own, what :mod:`torchcheck.lint.project` needs:
+
+* **names** - what a name refers to across files (:meth:`ProjectFacts.symbol_of`): an
+  import (relative ones included, which the context leaves unresolved) or a top-level
+  definition of the file itself; rules put these symbols in the conditions of their
+  deferred findings;
+* **exports** - once the walk is done, the file's :class:`~torchcheck.lint.project.ExportSummary`:
+  its top-level classes with what their ``forward`` ends with (softmax, sigmoid,
+  log-softmax, per element of a returned tuple) and whether it opens ``autocast``, its
+  top-level ``nn.Sequential``/activation values, the summaries of its top-level functions
+  that call a training-protocol method, the names it imports, and its module-level flags.
+
+Everything is cheap: classes are read statement by statement, function summaries are made
+only when the file's text mentions a protocol method, and the lines that messages quote are
+found in the text instead of computing positions for the whole file.
+"""
+
+from __future__ import annotations
+
+import bisect
+import re
+from collections.abc import Iterator
+from typing import TYPE_CHECKING
+
+import libcst as cst
+
+from torchcheck.lint.context import dotted_name, is_autocast_name, source_text
+from torchcheck.lint.project import (
+    AUTOCAST,
+    BENCHMARK,
+    DETERMINISTIC,
+    DISTRIBUTED,
+    INSTANCE_OUTPUT,
+    NO,
+    OUTPUT,
+    YES,
+    CallShape,
+    Definition,
+    ExportSummary,
+    Fact,
+    Symbol,
+    text_facts,
+)
+
+if TYPE_CHECKING:
+    from torchcheck.lint.context import LintContext
+
+SOFTMAX = "softmax"
+SIGMOID = "sigmoid"
+LOG_SOFTMAX = "log_softmax"
+ACTIVATION_FUNCTIONS = {
+    "torch.softmax": SOFTMAX,
+    "torch.nn.functional.softmax": SOFTMAX,
+    "torch.special.softmax": SOFTMAX,
+    "torch.sigmoid": SIGMOID,
+    "torch.nn.functional.sigmoid": SIGMOID,
+    "torch.special.expit": SIGMOID,
+    "torch.log_softmax": LOG_SOFTMAX,
+    "torch.nn.functional.log_softmax": LOG_SOFTMAX,
+    "torch.special.log_softmax": LOG_SOFTMAX,
+}
+ACTIVATION_MODULES = {"torch.nn.Softmax": SOFTMAX, "torch.nn.Sigmoid": SIGMOID, "torch.nn.LogSoftmax": LOG_SOFTMAX}
+ACTIVATION_METHODS = {"softmax": SOFTMAX, "sigmoid": SIGMOID, "log_softmax": LOG_SOFTMAX}
+SEQUENTIAL = "torch.nn.Sequential"
+
+FORWARD_AUTOCAST = "forward_autocast"  # a class's fact: its forward opens an autocast region
+
+_BENCHMARK_FLAG = "torch.backends.cudnn.benchmark"
+_DETERMINISTIC_FLAG = "torch.backends.cudnn.deterministic"
+_DETERMINISTIC_CALLS = frozenset({"torch.use_deterministic_algorithms", "torch.set_deterministic"})
+_DISTRIBUTED_CALLS = frozenset(
+    {"torch.distributed.init_process_group", "torch.nn.parallel.DistributedDataParallel", "torch.nn.DistributedDataParallel"}
+)
+_FLAG_CALL_NAMES = frozenset({"use_deterministic_algorithms", "set_deterministic", "init_process_group", "DistributedDataParallel"})
+# Summaries are made only for the top-level functions that call one of the methods they
+# record, directly or through another top-level function of the file.
+_PROTOCOL_METHODS = frozenset({"eval", "train", "zero_grad", "step", "backward", "set_epoch", "unscale_", "update", "zero_"})
+# Class facts are read only in files that can have them.
+_ACTIVATION_TEXT = re.compile(r"[sS]oftmax|[sS]igmoid|expit")
+_TOP_LEVEL_DEFINITION = re.compile(r"^(?:async[ \t]+)?(?:def|class)[ \t]+(\w+)", re.MULTILINE)
+
+_Scope = dict[str, "Symbol | None"]  # local name -> what it imports; None when ambiguous
+
+
+def call_shape(call: cst.Call) -> CallShape:
+    """How ``call`` passes its arguments, each spelled as the caller names it."""
+    if any(argument.star for argument in call.args):
+        return CallShape(opaque=True)
+    positional = tuple(_spelled(argument.value) for argument in call.args if argument.keyword is None)
+    keywords = tuple(
+        (argument.keyword.value, _spelled(argument.value)) for argument in call.args if argument.keyword is not None
+    )
+    return CallShape(positional, keywords)
+
+
+def _spelled(expression: cst.BaseExpression) -> str | None:
+    """``model`` for ``model`` and for ``model.parameters()``, as function summaries do."""
+    if isinstance(expression, cst.Call) and isinstance(expression.func, cst.Attribute) and not expression.args:
+        if expression.func.attr.value in ("parameters", "named_parameters"):
+            return dotted_name(expression.func.value)
+    if isinstance(expression, cst.Name) and expression.value in ("None", "True", "False"):
+        return None
+    return dotted_name(expression)
+
+
+def _one_line(node: cst.CSTNode) -> str:
+    return " ".join(source_text(node).split())
+
+
+class _TextLines:
+    """Line numbers found in the file's text: the lines messages quote, without positions."""
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+        self._starts: list[int] | None = None
+        self._definitions: dict[str, int] | None = None
+
+    def line_at(self, offset: int) -> int:
+        if self._starts is None:
+            self._starts = [0] + [match.end() for match in re.finditer("\n", self.text)]
+        return bisect.bisect_right(self._starts, offset)
+
+    def definition(self, name: str) -> int:
+        """The offset of the top-level ``def``/``class`` ``name`` (0 when not found)."""
+        if self._definitions is None:
+            self._definitions = {}
+            for match in _TOP_LEVEL_DEFINITION.finditer(self.text):
+                self._definitions.setdefault(match.group(1), match.start())
+        return self._definitions.get(name, 0)
+
+    def line_of(self, node: cst.CSTNode, after: int = 0) -> int:
+        """The line where ``node``'s code first appears after ``after`` (else anywhere)."""
+        first_line = source_text(node).split("\n", 1)[0]
+        offset = self.text.find(first_line, after)
+        if offset < 0:
+            offset = self.text.find(first_line)
+        return self.line_at(max(offset, after))
+
+
+def _is_name(expression: cst.BaseExpression, value: str) -> bool:
+    return isinstance(expression, cst.Name) and expression.value == value
+
+
+class ProjectFacts:
+    """Cross-file names and the export summary of one file (see the module docstring)."""
+
+    def __init__(self, context: LintContext, text: str) -> None:
+        self._context = context
+        self._lines = _TextLines(text)
+        self._scopes: list[tuple[bool, _Scope]] = [(False, {})]  # (is a class body, imports)
+        self._top_level: dict[str, cst.CSTNode] = {}  # name -> its def, class or assignment
+        self._definitions: dict[str, Definition] = {}
+        self._modules: dict[Symbol, None] = {}
+        self._flags: dict[str, Fact] = {}
+        self._depth = 0  # of classes and functions around the current node
+        self._function: cst.FunctionDef | None = None  # the top-level function being walked
+        self._acting: set[cst.FunctionDef] = set()  # top-level functions calling a protocol method
+        self._calls: dict[cst.FunctionDef, set[str]] = {}  # top-level function -> names it calls
+        self._mentions_activation: bool | None = None
+        self._mentions_autocast = AUTOCAST in text
+
+    # ----------------------------------------------------------------- queries
+    def symbol_of(self, expression: cst.BaseExpression) -> Symbol | None:
+        """What ``expression`` (a name or ``module.name``) refers to across files: an import,
+        or a top-level definition of this file (``module=None``); None for anything else (a
+        local variable, a parameter, a name bound twice to different imports)."""
+        if isinstance(expression, cst.Name):
+            return self._symbol_of_name(expression.value)
+        if isinstance(expression, cst.Attribute):
+            base = self.symbol_of(expression.value)
+            if base is None or base.is_local:
+                return None  # an attribute of a value of this file: not a module member
+            return base.member(expression.attr.value)
+        return None
+
+    def _symbol_of_name(self, name: str) -> Symbol | None:
+        binding = self._context.flow.last_binding(name)
+        if binding is not None:
+            return Symbol(None, name) if self._top_level.get(name) is binding.node else None
+        innermost = len(self._scopes) - 1
+        for index in range(innermost, -1, -1):
+            is_class, imports = self._scopes[index]
+            if is_class and index != innermost:
+                continue
+            if name in imports:
+                return imports[name]
+        return Symbol(None, name) if name in self._top_level else None
+
+    # ----------------------------------------------------------------- names
+    def visit_Module(self, node: cst.Module) -> None:
+        for statement in node.body:
+            if isinstance(statement, (cst.FunctionDef, cst.ClassDef)):
+                self._top_level[statement.name.value] = statement
+            elif isinstance(statement, cst.SimpleStatementLine):
+                for small in statement.body:
+                    if isinstance(small, cst.Assign) and len(small.targets) == 1 and isinstance(small.targets[0].target, cst.Name):
+                        self._top_level[small.targets[0].target.value] = small
+
+    def _bind_import(self, local: str, symbol: Symbol) -> None:
+        imports = self._scopes[-1][1]
+        if local in imports and imports[local] != symbol:
+            imports[local] = None  # `try: from a import x` / `except ImportError: from b import x`
+        else:
+            imports[local] = symbol
+
+    def visit_Import(self, node: cst.Import) -> None:
+        for alias in node.names:
+            full = dotted_name(alias.name)
+            if full is None:
+                continue
+            self._modules.setdefault(Symbol(full, ""))
+            if alias.asname is not None and isinstance(alias.asname.name, cst.Name):
+                self._bind_import(alias.asname.name.value, Symbol(full, ""))
+            else:
+                root = full.split(".", 1)[0]
+                self._bind_import(root, Symbol(root, ""))
+
+    def visit_ImportFrom(self, node: cst.ImportFrom) -> None:
+        module = dotted_name(node.module) if node.module is not None else ""
+        if module is None:
+            return
+        level = len(node.relative)
+        if isinstance(node.names, cst.ImportStar):
+            self._modules.setdefault(Symbol(module, "", level))
+            return
+        for alias in node.names:
+            imported = dotted_name(alias.name)
+            local = alias.asname.name if alias.asname is not None else alias.name
+            if imported is None or not isinstance(local, cst.Name):
+                continue
+            self._modules.setdefault(Symbol(module, imported, level))
+            self._bind_import(local.value, Symbol(module, imported, level))
+
+    def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
+        if self._depth == 0:
+            self._function = node
+        self._scopes.append((False, {}))
+        self._depth += 1
+
+    def leave_FunctionDef(self, node: cst.FunctionDef) -> None:
+        self._scopes.pop()
+        self._depth -= 1
+        if self._depth == 0:
+            self._function = None
+
+    def visit_ClassDef(self, node: cst.ClassDef) -> None:
+        self._scopes.append((True, {}))
+        self._depth += 1
+
+    def leave_ClassDef(self, node: cst.ClassDef) -> None:
+        self._scopes.pop()
+        self._depth -= 1
+        if self._depth == 0 and self._top_level.get(node.name.value) is node:
+            self._definitions[node.name.value] = self._class_definition(node)
+
+    # ----------------------------------------------------------------- module-level flags
+    def _flag(self, name: str, node: cst.CSTNode) -> None:
+        if name not in self._flags:
+            self._flags[name] = Fact(YES, self._lines.line_of(node), f"`{_one_line(node)}`")
+
+    def leave_Assign(self, node: cst.Assign) -> None:
+        if not _is_name(node.value, "True"):
+            return
+        for target in node.targets:
+            if isinstance(target.target, cst.Attribute) and target.target.attr.value in (BENCHMARK, DETERMINISTIC):
+                qualified = self._context.qualified_name(target.target)
+                if qualified == _BENCHMARK_FLAG:
+                    self._flag(BENCHMARK, node)
+                elif qualified == _DETERMINISTIC_FLAG:
+                    self._flag(DETERMINISTIC, node)
+
+    def visit_Call(self, node: cst.Call) -> None:
+        func = node.func
+        last = func.attr.value if isinstance(func, cst.Attribute) else func.value if isinstance(func, cst.Name) else None
+        if self._function is not None and last is not None:
+            if isinstance(func, cst.Attribute) and last in _PROTOCOL_METHODS:
+                self._acting.add(self._function)
+            elif isinstance(func, cst.Name):
+                self._calls.setdefault(self._function, set()).add(last)
+        if last not in _FLAG_CALL_NAMES:
+            return
+        qualified = self._context.call_name(node)
+        if qualified in _DETERMINISTIC_CALLS and node.args and _is_name(node.args[0].value, "True"):
+            self._flag(DETERMINISTIC, node)
+        elif qualified in _DISTRIBUTED_CALLS:
+            self._flag(DISTRIBUTED, node)
+
+    def visit_With(self, node: cst.With) -> None:
+        if AUTOCAST not in self._flags and any(self._opens_autocast(item) for item in node.items):
+            self._flag(AUTOCAST, node.items[0])
+
+    def _opens_autocast(self, item: cst.WithItem) -> bool:
+        return opens_autocast(self._context, item)
+
+    # ----------------------------------------------------------------- the summary
+    def leave_Module(self, node: cst.Module) -> None:
+        """Top-level values and function summaries (the context's summaries need the walk)."""
+        for name, statement in self._top_level.items():
+            if isinstance(statement, cst.Assign):
+                definition = self._value_definition(name, statement)
+                if definition is not None:
+                    self._definitions[name] = definition
+        summarised = self._functions_to_summarise()
+        for name, statement in self._top_level.items():
+            if isinstance(statement, cst.FunctionDef):
+                self._definitions[name] = self._function_definition(statement, statement in summarised)
+
+    def _functions_to_summarise(self) -> set[cst.FunctionDef]:
+        """Top-level functions that call a protocol method, or a function of the file that does."""
+        acting = set(self._acting)
+        changed = True
+        while changed:
+            changed = False
+            for function, called in self._calls.items():
+                if function not in acting and any(self._top_level.get(name) in acting for name in called):
+                    acting.add(function)
+                    changed = True
+        return acting
+
+    def export_summary(self) -> ExportSummary:
+        """The file's exports; call once the walk is complete."""
+        flags = dict(self._flags)
+        for flag in (AUTOCAST, BENCHMARK, DETERMINISTIC, DISTRIBUTED):
+            flags.setdefault(flag, Fact(NO, 0, ""))
+        flags.update(text_facts(self._lines.text))
+        imports = {name: symbol for name, symbol in self._scopes[0][1].items() if symbol is not None}
+        return ExportSummary(dict(self._definitions), imports, tuple(self._modules), flags)
+
+    def _function_definition(self, function: cst.FunctionDef, summarise: bool) -> Definition:
+        start = self._lines.definition(function.name.value)
+        line = self._lines.line_at(start)
+        if not summarise:
+            return Definition("function", line)
+        summary = self._context.summary_of(function)
+        if not summary.effects and not summary.exit_modes:
+            return Definition("function", line)
+        located = summary.with_lines(lambda node: self._lines.line_of(node, start))
+        return Definition("function", line, summary=located.to_dict())
+
+    def _value_definition(self, name: str, assignment: cst.Assign) -> Definition | None:
+        found = layer_activation(self._context, assignment.value)
+        if found is None:
+            return None
+        activation, layer = found
+        line = self._lines.line_of(layer)
+        fact = Fact(activation, line, f"`{_one_line(layer)}`, the last layer of `{name}`")
+        return Definition("value", self._lines.line_of(assignment), {OUTPUT: fact})
+
+    # ----------------------------------------------------------------- classes
+    def _class_definition(self, node: cst.ClassDef) -> Definition:
+        start = self._lines.definition(node.name.value)
+        facts: dict[str, Fact] = {}
+        methods = {statement.name.value: statement for statement in node.body.body if isinstance(statement, cst.FunctionDef)}
+        forward = methods.get("forward")
+        if forward is not None:
+            reader = _ForwardReader(self._context, self._lines, node, methods.get("__init__"), start)
+            if self._mentions_activation is None:
+                self._mentions_activation = _ACTIVATION_TEXT.search(self._lines.text) is not None
+            if self._mentions_activation:
+                facts.update(reader.outputs(forward))
+            facts[FORWARD_AUTOCAST] = reader.autocast(forward, self._mentions_autocast)
+        return Definition("class", self._lines.line_at(start), facts)
+
+
+def opens_autocast(context: LintContext, item: cst.WithItem) -> bool:
+    """``with torch.autocast(...)`` / ``with autocast():`` (enabled or not)."""
+    expression = item.item
+    function = expression.func if isinstance(expression, cst.Call) else expression
+    return is_autocast_name(context.qualified_name(function))
+
+
+def layer_activation(context: LintContext, expression: cst.BaseExpression) -> tuple[str, cst.Call] | None:
+    """``nn.Softmax(...)`` -> ("softmax", the call); ``nn.Sequential(..., nn.Softmax())``
+    -> the same for its last layer; else None."""
+    if not isinstance(expression, cst.Call):
+        return None
+    qualified = context.call_name(expression)
+    if qualified in ACTIVATION_MODULES:
+        return ACTIVATION_MODULES[qualified], expression
+    if qualified == SEQUENTIAL and expression.args:
+        last = expression.args[-1]
+        if last.keyword is None and not last.star:
+            return layer_activation(context, last.value)
+    return None
+
+
+_Activation = tuple[str, cst.CSTNode]  # the activation and the node that applies it
+
+
+class _ForwardReader:
+    """What a module class's ``forward`` returns: the activation each returned value (or
+    each element of a returned tuple) ends with, when every ``return`` agrees."""
+
+    def __init__(self, context: LintContext, lines: _TextLines, owner: cst.ClassDef, init: cst.FunctionDef | None, start: int) -> None:
+        self._context = context
+        self._lines = lines
+        self._owner = owner
+        self._start = start
+        self._init = init
+        self._layer_cache: dict[str, _Activation | None] | None = None
+
+    def outputs(self, forward: cst.FunctionDef) -> dict[str, Fact]:
+        return self._agreed(self._returned(forward))
+
+    def autocast(self, forward: cst.FunctionDef, possible: bool) -> Fact:
+        opens = possible and any(opens_autocast(self._context, item) for item in _with_items(forward.body))
+        return Fact(YES if opens else NO, self._lines.line_at(self._start), f"`{self._owner.name.value}.forward()`")
+
+    @property
+    def _layers(self) -> dict[str, _Activation | None]:
+        """``self.<attr> = nn.Softmax(...)`` (or a Sequential ending in one) in ``__init__``,
+        read the first time ``forward`` calls an attribute; an attribute assigned two
+        different things is unknown (None)."""
+        if self._layer_cache is None:
+            self._layer_cache = self._activation_attributes()
+        return self._layer_cache
+
+    def _activation_attributes(self) -> dict[str, _Activation | None]:
+        layers: dict[str, _Activation | None] = {}
+        for method in (self._init,) if self._init is not None else ():
+            for assignment in _assignments(method.body):
+                for target in assignment.targets:
+                    attribute = _self_attribute(target.target)
+                    if attribute is None:
+                        continue
+                    found = layer_activation(self._context, assignment.value)
+                    if attribute in layers:
+                        previous = layers[attribute]
+                        found = found if previous is not None and found is not None and previous[0] == found[0] else None
+                    layers[attribute] = found
+        return layers
+
+    def _returned(self, forward: cst.FunctionDef) -> list[list[_Activation | None]]:
+        """Per ``return``: the activation of each returned element (one for a plain value)."""
+        names: dict[str, _Activation | None] = {}
+        results: list[list[_Activation | None]] = []
+        for statement in _simple_statements(forward.body):
+            if isinstance(statement, cst.Assign):
+                value = self._activation(statement.value, names)
+                for target in statement.targets:
+                    if isinstance(target.target, cst.Name):
+                        names[target.target.value] = value
+            elif isinstance(statement, cst.Return) and statement.value is not None:
+                value = statement.value
+                elements = [element.value for element in value.elements] if isinstance(value, cst.Tuple) else [value]
+                results.append([self._activation(element, names) for element in elements])
+        return results
+
+    def _activation(self, expression: cst.BaseExpression, names: dict[str, _Activation | None]) -> _Activation | None:
+        if isinstance(expression, cst.Name):
+            return names.get(expression.value)
+        if not isinstance(expression, cst.Call):
+            return None
+        qualified = self._context.call_name(expression)
+        if qualified is not None:
+            return (ACTIVATION_FUNCTIONS[qualified], expression) if qualified in ACTIVATION_FUNCTIONS else None
+        func = expression.func
+        attribute = _self_attribute(func)
+        if attribute is not None:
+            return self._layers.get(attribute)
+        if isinstance(func, cst.Attribute) and func.attr.value in ACTIVATION_METHODS:
+            return ACTIVATION_METHODS[func.attr.value], expression  # x.softmax(dim=-1)
+        return None
+
+    def _agreed(self, returned: list[list[_Activation | None]]) -> dict[str, Fact]:
+        if not returned or len({len(elements) for elements in returned}) != 1:
+            return {}
+        facts: dict[str, Fact] = {}
+        width = len(returned[0])
+        for index in range(width):
+            found = [elements[index] for elements in returned]
+            first = found[0]
+            if first is None or any(item is None or item[0] != first[0] for item in found):
+                continue
+            activation, node = first
+            key = INSTANCE_OUTPUT if width == 1 else f"{INSTANCE_OUTPUT}.{index}"
+            where = f"`{_one_line(node)}` in `{self._owner.name.value}`"
+            facts[key] = Fact(activation, self._lines.line_of(node, self._start), where)
+        return facts
+
+
+def _self_attribute(expression: cst.BaseExpression) -> str | None:
+    if isinstance(expression, cst.Attribute) and _is_name(expression.value, "self"):
+        return expression.attr.value
+    return None
+
+
+def _bodies(statement: cst.CSTNode) -> Iterator[cst.BaseSuite]:
+    """The blocks of a compound statement in source order (a nested def's or class's are
+    not entered: they do not run with it)."""
+    if isinstance(statement, (cst.FunctionDef, cst.ClassDef)):
+        return
+    for name in ("body", "handlers", "orelse", "finalbody", "cases"):
+        part = getattr(statement, name, None)
+        for item in part if isinstance(part, (tuple, list)) else (part,):
+            if isinstance(item, cst.BaseSuite):
+                yield item
+            elif isinstance(item, cst.If):
+                yield from _bodies(item)
+            elif isinstance(item, (cst.Else, cst.Finally, cst.ExceptHandler, cst.MatchCase)):
+                yield item.body
+
+
+def _statements(suite: cst.BaseSuite) -> Iterator[cst.CSTNode]:
+    """Every statement of a body, nested blocks included, in source order; small statements
+    of a line one by one."""
+    for statement in suite.body:
+        if isinstance(statement, cst.SimpleStatementLine):
+            yield from statement.body
+        else:
+            yield statement
+            for body in _bodies(statement):
+                yield from _statements(body)
+
+
+def _simple_statements(suite: cst.BaseSuite) -> Iterator[cst.BaseSmallStatement]:
+    return (statement for statement in _statements(suite) if isinstance(statement, cst.BaseSmallStatement))
+
+
+def _assignments(suite: cst.BaseSuite) -> Iterator[cst.Assign]:
+    return (statement for statement in _statements(suite) if isinstance(statement, cst.Assign))
+
+
+def _with_items(suite: cst.BaseSuite) -> Iterator[cst.WithItem]:
+    for statement in _statements(suite):
+        if isinstance(statement, cst.With):
+            yield from statement.items

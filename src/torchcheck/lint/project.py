@@ -1,0 +1,622 @@
+"""The project index: what every file of the linted tree exports, and the findings that hold
+only given a fact about another file.
+
+Linting a file (one parse, one walk) yields, next to its findings, its *export summary*
+(:class:`ExportSummary`: the classes, functions and values it defines at top level with the
+facts rules ask about them, the names it imports, and module-level flags) and its *deferred
+findings* (:class:`DeferredFinding`: a finding plus conditions on names the file imports,
+such as "``Net`` from ``model`` ends its ``forward`` with a softmax"). Both are plain values
+that serialise to JSON, cached per file by content like the findings.
+
+Once every file is linted or read from the cache, :class:`ProjectIndex` resolves imports to
+files and keeps the deferred findings whose conditions hold. Module names come from paths:
+relative to the importing file's package root, to its own directory (a script's imports),
+to the project root and to ``src/`` under it; relative imports go through the packages'
+``__init__.py``, which may re-export names. Like Pysa's summaries, nothing is parsed again
+for that: after ``model.py`` is edited only ``model.py`` is linted, and ``train.py``'s
+questions about it are answered anew from ``train.py``'s cached conditions.
+
+This module imports neither libcst nor the rules: a run answered from the cache resolves
+its cross-file findings without parsing anything.
+"""
+
+from __future__ import annotations
+
+import ast
+import os
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Any
+
+from torchcheck.lint.diagnostic import Diagnostic
+
+# In a deferred finding's message, replaced by the place the condition found (file:line).
+PLACE = "{place}"
+
+# Facts (see ExportSummary): what calling a value returns ("output"; "output.<i>" for
+# element i of a returned tuple), what calling an instance of a class returns (its forward:
+# "instance_output"), a function's effects when called, module-level flags.
+OUTPUT = "output"
+INSTANCE_OUTPUT = "instance_output"
+EFFECT = "effect"  # effect:<action>:<target as the caller spells it>
+LEAVES_EVAL = "leaves_eval"  # leaves_eval:<target as the caller spells it>
+DOES = "does"  # does:<action>[,<action>...]: one of them, on anything
+MODULE = "module"  # module:<flag> of the module that defines the symbol
+IMPORTS = "imports"  # imports:<flag>: the flag in any project module imported, transitively
+
+# Module-level flags (ExportSummary.facts), each "yes" or "no".
+SET_EPOCH = "set_epoch"
+AUTOCAST = "autocast"
+BENCHMARK = "benchmark"
+DETERMINISTIC = "deterministic"
+DISTRIBUTED = "distributed"
+
+MUST = "must"
+MAY = "may"
+NONE = "none"
+YES = "yes"
+NO = "no"
+_CERTAINTIES = (MUST, MAY, NONE)
+_EVAL = "eval"
+_ANONYMOUS = "<value>"
+_MAX_DEPTH = 16  # re-exports followed, and nesting of submodules
+
+
+def _joined(*parts: str) -> str:
+    return ".".join(part for part in parts if part)
+
+
+# ----------------------------------------------------------------------------- symbols
+
+
+@dataclass(frozen=True)
+class Symbol:
+    """A name as one file spells it.
+
+    ``from ..engine import train`` gives ``Symbol("engine", "train", level=2)``; ``import
+    model`` and then ``model.Net`` give ``Symbol("model", "Net")``; a top-level name of the
+    file itself has ``module=None``. ``name`` may be dotted (``utils.evaluate`` after ``from
+    . import utils``) or empty (the module itself).
+    """
+
+    module: str | None
+    name: str
+    level: int = 0
+
+    @property
+    def is_local(self) -> bool:
+        return self.module is None
+
+    def member(self, attribute: str) -> Symbol:
+        return replace(self, name=_joined(self.name, attribute))
+
+    def to_list(self) -> list[Any]:
+        return [self.module, self.name, self.level]
+
+    @classmethod
+    def from_list(cls, data: Any) -> Symbol:
+        module, name, level = data
+        if (module is not None and not isinstance(module, str)) or not isinstance(name, str) or not isinstance(level, int):
+            raise ValueError(f"not a symbol: {data!r}")
+        return cls(module, name, level)
+
+
+@dataclass(frozen=True)
+class CallShape:
+    """How a call passes its arguments, as the caller spells them (``None`` for an argument
+    that is not a name), so a callee's effect on a parameter can be mapped back."""
+
+    positional: tuple[str | None, ...] = ()
+    keywords: tuple[tuple[str, str | None], ...] = ()
+    opaque: bool = False  # `*args` / `**kwargs` hide the mapping
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"positional": list(self.positional), "keywords": [list(pair) for pair in self.keywords], "opaque": self.opaque}
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> CallShape:
+        return cls(
+            tuple(data["positional"]),
+            tuple((str(name), spelled) for name, spelled in data["keywords"]),
+            bool(data["opaque"]),
+        )
+
+
+@dataclass(frozen=True)
+class Condition:
+    """``fact`` of ``symbol`` has ``value``.
+
+    For the certainty facts (``effect:...``, ``leaves_eval:...``, ``does:...``) the value is
+    a lower bound: ``may`` holds for ``may`` and ``must``; ``none`` holds only when the
+    summary records nothing. A fact the index cannot establish (the symbol is not a project
+    file, the file did not parse) never holds.
+    """
+
+    symbol: Symbol
+    fact: str
+    value: str
+    call: CallShape | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        call = self.call.to_dict() if self.call is not None else None
+        return {"symbol": self.symbol.to_list(), "fact": self.fact, "value": self.value, "call": call}
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> Condition:
+        call = data.get("call")
+        return cls(Symbol.from_list(data["symbol"]), str(data["fact"]), str(data["value"]), CallShape.from_dict(call) if call else None)
+
+
+@dataclass(frozen=True)
+class DeferredFinding:
+    """A finding that stands only if every condition holds; its message may name the place
+    the first condition found (:data:`PLACE`)."""
+
+    diagnostic: Diagnostic
+    conditions: tuple[Condition, ...]
+
+    @property
+    def is_local(self) -> bool:
+        """Every condition is about the file itself: decidable without the project."""
+        return all(condition.symbol.is_local for condition in self.conditions)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"diagnostic": self.diagnostic.to_dict(), "conditions": [c.to_dict() for c in self.conditions]}
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> DeferredFinding:
+        return cls(Diagnostic.from_dict(data["diagnostic"]), tuple(Condition.from_dict(c) for c in data["conditions"]))
+
+
+# ----------------------------------------------------------------------------- export summaries
+
+
+@dataclass(frozen=True)
+class Fact:
+    """A value with the place that shows it: ``where`` reads in a message before `` at
+    file:line`` (```nn.Softmax()`` at the end of ``Net.forward()```)."""
+
+    value: str
+    line: int
+    where: str
+
+    def to_list(self) -> list[Any]:
+        return [self.value, self.line, self.where]
+
+    @classmethod
+    def from_list(cls, data: Any) -> Fact:
+        value, line, where = data
+        return cls(str(value), int(line), str(where))
+
+
+@dataclass(frozen=True)
+class Definition:
+    """A class, function or value defined at the top level of a file.
+
+    ``summary`` is a function's :class:`~torchcheck.lint.summaries.FunctionSummary` as a
+    dict (kept as data here: resolving it needs no libcst), or None when the function does
+    nothing a summary records.
+    """
+
+    kind: str  # "class", "function" or "value"
+    line: int
+    facts: Mapping[str, Fact] = field(default_factory=dict)
+    summary: Mapping[str, Any] | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "kind": self.kind,
+            "line": self.line,
+            "facts": {name: fact.to_list() for name, fact in sorted(self.facts.items())},
+            "summary": self.summary,
+        }
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> Definition:
+        facts = {str(name): Fact.from_list(value) for name, value in data["facts"].items()}
+        summary = data.get("summary")
+        if summary is not None and not isinstance(summary, dict):
+            raise ValueError("a summary is a mapping")
+        return cls(str(data["kind"]), int(data["line"]), facts, summary)
+
+
+@dataclass(frozen=True)
+class ExportSummary:
+    """What one file offers the rest of the project.
+
+    ``imports`` maps each name its top level binds by an import to what it imports (so a
+    package's ``__init__.py`` re-exports); ``modules`` lists every module it imports
+    anywhere (for questions about what a file pulls in transitively); ``facts`` holds its
+    module-level flags (``set_epoch``, ``autocast``, ``benchmark`` ...: ``yes``/``no``).
+    """
+
+    definitions: Mapping[str, Definition] = field(default_factory=dict)
+    imports: Mapping[str, Symbol] = field(default_factory=dict)
+    modules: tuple[Symbol, ...] = ()
+    facts: Mapping[str, Fact] = field(default_factory=dict)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "definitions": {name: item.to_dict() for name, item in sorted(self.definitions.items())},
+            "imports": {name: symbol.to_list() for name, symbol in sorted(self.imports.items())},
+            "modules": [symbol.to_list() for symbol in self.modules],
+            "facts": {name: fact.to_list() for name, fact in sorted(self.facts.items())},
+        }
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> ExportSummary:
+        return cls(
+            {str(name): Definition.from_dict(item) for name, item in data["definitions"].items()},
+            {str(name): Symbol.from_list(item) for name, item in data["imports"].items()},
+            tuple(Symbol.from_list(item) for item in data["modules"]),
+            {str(name): Fact.from_list(item) for name, item in data["facts"].items()},
+        )
+
+
+# ----------------------------------------------------------------------------- module resolution
+
+Locate = Callable[[str, str, int], "str | None"]  # (importing file, module, level) -> file
+
+
+class ModuleLocator:
+    """Finds the file of a module the way Python's import system would for a project.
+
+    ``from . import x`` and ``from ..pkg import y`` start at the importing file's package;
+    an absolute import is looked up below the importing file's package root (the directory
+    above its outermost package), its own directory (where a script's sibling imports
+    live), the project root and ``src/`` under it. Only files inside the project root are
+    found. Answers are memoised: one run asks many times about the same files.
+    """
+
+    def __init__(self, root: Path) -> None:
+        self._root = Path(os.path.abspath(root))
+        self._exists: dict[Path, bool] = {}
+
+    def __call__(self, importer: str, module: str, level: int) -> str | None:
+        parts = [part for part in module.split(".") if part]
+        directory = Path(importer).parent
+        if level > 0:
+            for _ in range(level - 1):
+                directory = directory.parent
+            return self._module_file(directory, parts)
+        if not parts:
+            return None
+        for base in self._bases(directory):
+            found = self._module_file(base, parts)
+            if found is not None:
+                return found
+        return None
+
+    def _bases(self, directory: Path) -> list[Path]:
+        bases = [self._package_root(directory), directory, self._root, self._root / "src"]
+        return list(dict.fromkeys(bases))
+
+    def _package_root(self, directory: Path) -> Path:
+        while directory != self._root and self._is_file(directory / "__init__.py") and self._inside(directory.parent):
+            directory = directory.parent
+        return directory
+
+    def _module_file(self, base: Path, parts: list[str]) -> str | None:
+        folder = base.joinpath(*parts)
+        candidates = [folder / "__init__.py"] if not parts else [folder.with_name(f"{parts[-1]}.py"), folder / "__init__.py"]
+        for candidate in candidates:
+            if self._inside(candidate) and self._is_file(candidate):
+                return candidate.as_posix()
+        return None
+
+    def _inside(self, path: Path) -> bool:
+        return path == self._root or self._root in path.parents
+
+    def _is_file(self, path: Path) -> bool:
+        known = self._exists.get(path)
+        if known is None:
+            known = self._exists[path] = path.is_file()
+        return known
+
+
+# ----------------------------------------------------------------------------- the index
+
+
+@dataclass(frozen=True)
+class IndexedFile:
+    name: str  # as findings name it
+    exports: ExportSummary
+
+
+@dataclass(frozen=True)
+class _Target:
+    """What a symbol resolves to: a file and a definition in it (None: the module itself)."""
+
+    file: str
+    definition: Definition | None
+
+
+@dataclass(frozen=True)
+class Answer:
+    """The value of a fact and where it shows, for the message."""
+
+    value: str
+    place: str
+
+
+class ProjectIndex:
+    """Every linted file's export summary, keyed by the file's path; answers conditions.
+
+    Files that an answer needed but that the index does not hold are collected in
+    :attr:`missing` (a run over part of a project can then read their summaries and ask
+    again). A condition that cannot be answered does not hold.
+    """
+
+    def __init__(self, files: Mapping[str, IndexedFile], locate: Locate) -> None:
+        self._files = files
+        self._locate = locate
+        self.missing: set[str] = set()
+
+    # ------------------------------------------------------------------- findings
+    def resolve(self, importer: str, finding: DeferredFinding) -> Diagnostic | None:
+        """The finding, its message completed, if every condition holds; else None."""
+        answers = []
+        for condition in finding.conditions:
+            answer = self.answer(importer, condition)
+            if answer is None or not _satisfies(condition.value, answer.value):
+                return None
+            answers.append(answer)
+        diagnostic = finding.diagnostic
+        if answers and PLACE in diagnostic.message:
+            diagnostic = replace(diagnostic, message=diagnostic.message.replace(PLACE, answers[0].place))
+        return diagnostic
+
+    def answer(self, importer: str, condition: Condition) -> Answer | None:
+        target = self.target(importer, condition.symbol)
+        if target is None:
+            return None
+        kind, _, detail = condition.fact.partition(":")
+        if kind == MODULE:
+            return self._module_fact(target.file, detail)
+        if kind == IMPORTS:
+            return self._imported_fact(target.file, detail)
+        if target.definition is None:
+            return None
+        if kind in (EFFECT, LEAVES_EVAL, DOES):
+            return self._summary_fact(target, kind, detail, condition.call)
+        fact = target.definition.facts.get(condition.fact)
+        return Answer(fact.value, self._place(target.file, fact)) if fact is not None else None
+
+    # ------------------------------------------------------------------- symbols to files
+    def target(self, importer: str, symbol: Symbol, depth: int = 0) -> _Target | None:
+        """The file and definition ``symbol`` (as ``importer`` spells it) refers to."""
+        parts = symbol.name.split(".") if symbol.name else []
+        if symbol.module is None:
+            return self._lookup(importer, parts, depth)
+        return self._find(importer, symbol.module, symbol.level, parts, depth)
+
+    def _find(self, importer: str, module: str, level: int, parts: list[str], depth: int) -> _Target | None:
+        if depth > _MAX_DEPTH:
+            return None
+        file = self._locate(importer, module, level)
+        if file is not None:
+            found = self._lookup(file, parts, depth)
+            if found is not None:
+                return found
+        if parts:  # `from pkg import submodule`, `pkg.submodule.name`
+            return self._find(importer, _joined(module, parts[0]), level, parts[1:], depth + 1)
+        return None
+
+    def _lookup(self, file: str, parts: list[str], depth: int) -> _Target | None:
+        if not parts:
+            return _Target(file, None)
+        indexed = self._files.get(file)
+        if indexed is None:
+            self.missing.add(file)
+            return None
+        exports = indexed.exports
+        head, rest = parts[0], parts[1:]
+        if head in exports.definitions:
+            return _Target(file, exports.definitions[head]) if not rest else None
+        imported = exports.imports.get(head)
+        if imported is not None and depth < _MAX_DEPTH:  # a re-export
+            return self.target(file, replace(imported, name=_joined(imported.name, *rest)), depth + 1)
+        return None
+
+    # ------------------------------------------------------------------- facts
+    def _place(self, file: str, fact: Fact) -> str:
+        indexed = self._files.get(file)
+        name = indexed.name if indexed is not None else file
+        return f"{fact.where} at {name}:{fact.line}"
+
+    def _module_fact(self, file: str, flag: str) -> Answer | None:
+        indexed = self._files.get(file)
+        if indexed is None:
+            self.missing.add(file)
+            return None
+        fact = indexed.exports.facts.get(flag)
+        return Answer(fact.value, self._place(file, fact)) if fact is not None else None
+
+    def _imported_fact(self, file: str, flag: str) -> Answer | None:
+        """``yes`` (with the first place) if a project module ``file`` imports, directly or
+        through others, has the flag; ``no`` if none has; None if one could not be read."""
+        seen = {file}
+        pending = [file]
+        complete = True
+        while pending:
+            current = pending.pop(0)
+            indexed = self._files.get(current)
+            if indexed is None:
+                self.missing.add(current)
+                complete = False
+                continue
+            fact = indexed.exports.facts.get(flag) if current != file else None
+            if current != file and fact is None:
+                complete = False
+            elif fact is not None and fact.value == YES:
+                return Answer(YES, self._place(current, fact))
+            for module in self._imported_files(current, indexed.exports.modules):
+                if module not in seen:
+                    seen.add(module)
+                    pending.append(module)
+        return Answer(NO, "") if complete else None
+
+    def _imported_files(self, file: str, modules: Iterable[Symbol]) -> Iterable[str]:
+        for symbol in modules:
+            found = self._locate(file, symbol.module or "", symbol.level)
+            if found is not None:
+                yield found
+            if symbol.name:  # `from pkg import submodule`
+                submodule = self._locate(file, _joined(symbol.module or "", symbol.name), symbol.level)
+                if submodule is not None:
+                    yield submodule
+
+    def _summary_fact(self, target: _Target, kind: str, detail: str, call: CallShape | None) -> Answer | None:
+        assert target.definition is not None
+        summary = target.definition.summary
+        if target.definition.kind != "function":
+            return None
+        if summary is None:
+            return Answer(NONE, "")
+        try:
+            if kind == DOES:
+                return self._does(target.file, summary, detail)
+            mapping = _bind(summary["parameters"], call) if call is not None else None
+            if mapping is None:
+                return None  # which argument reaches which parameter is unknown
+            if kind == EFFECT:
+                action, _, wanted = detail.partition(":")
+                return self._effect(target.file, summary, action, wanted, mapping)
+            return self._leaves_eval(target.file, summary, detail, mapping)
+        except (KeyError, TypeError, ValueError):
+            return None  # a summary of another shape (a stale cache entry): no answer
+
+    def _site(self, file: str, site: Mapping[str, Any] | None) -> str:
+        if not site:
+            return ""
+        where = f"`{site['code']}` in `{site['function']}()`"
+        line = site.get("line")
+        return self._place(file, Fact("", line, where)) if line is not None else where
+
+    def _does(self, file: str, summary: Mapping[str, Any], actions: str) -> Answer:
+        """The strongest certainty with which the function does one of ``actions`` (comma-separated)."""
+        wanted = actions.split(",")
+        effects = [effect for effect in summary["effects"] if effect["action"] in wanted]
+        return _strongest(effects, lambda effect: self._site(file, effect["site"]))
+
+    def _effect(self, file: str, summary: Mapping[str, Any], action: str, wanted: str, mapping: Mapping[str, str | None]) -> Answer:
+        parameters = {parameter["name"] for parameter in summary["parameters"]}
+        effects = [
+            effect
+            for effect in summary["effects"]
+            if effect["action"] == action and _translate(effect["target"], parameters, mapping) == wanted
+        ]
+        return _strongest(effects, lambda effect: self._site(file, effect["site"]))
+
+    def _leaves_eval(self, file: str, summary: Mapping[str, Any], wanted: str, mapping: Mapping[str, str | None]) -> Answer:
+        parameters = {parameter["name"] for parameter in summary["parameters"]}
+        for mode in summary["exit_modes"]:
+            if _translate(mode["target"], parameters, mapping) != wanted:
+                continue
+            modes = list(mode["modes"])
+            certainty = MUST if modes == [_EVAL] else MAY if _EVAL in modes else NONE
+            return Answer(certainty, self._site(file, mode.get("eval_site")))
+        return Answer(NONE, "")
+
+
+def _strongest(effects: list[Mapping[str, Any]], place: Callable[[Mapping[str, Any]], str]) -> Answer:
+    for certainty in (MUST, MAY):
+        for effect in effects:
+            if effect["certainty"] == certainty:
+                return Answer(certainty, place(effect))
+    return Answer(NONE, "")
+
+
+def _satisfies(expected: str, actual: str) -> bool:
+    if expected in _CERTAINTIES and actual in _CERTAINTIES:
+        if expected == MAY:
+            return actual in (MAY, MUST)
+        return actual == expected
+    return actual == expected
+
+
+def _bind(parameters: list[Mapping[str, Any]], call: CallShape) -> dict[str, str | None] | None:
+    """The caller's spelling of the argument each parameter receives; None when the call
+    hides the mapping or would not bind."""
+    if call.opaque:
+        return None
+    positional = [p["name"] for p in parameters if p["kind"] in ("positional-only", "positional")]
+    by_keyword = {p["name"] for p in parameters if p["kind"] in ("positional", "keyword-only")}
+    takes_extra_positional = any(p["kind"] == "*args" for p in parameters)
+    takes_extra_keywords = any(p["kind"] == "**kwargs" for p in parameters)
+    if len(call.positional) > len(positional) and not takes_extra_positional:
+        return None
+    mapping: dict[str, str | None] = dict(zip(positional, call.positional))
+    for name, spelled in call.keywords:
+        if name in mapping or (name not in by_keyword and not takes_extra_keywords):
+            return None
+        mapping[name] = spelled
+    required = [p["name"] for p in parameters if p["kind"] not in ("*args", "**kwargs") and not p["has_default"]]
+    if any(name not in mapping for name in required):
+        return None
+    return mapping
+
+
+def _translate(target: str, parameters: set[str], mapping: Mapping[str, str | None]) -> str | None:
+    """The caller's spelling of a callee's effect target (``model`` for the callee's ``net``
+    in ``evaluate(model)``); None when the caller cannot name it."""
+    root, dot, rest = target.partition(".")
+    if target == _ANONYMOUS or root not in parameters:
+        return None
+    spelled = mapping.get(root)
+    return f"{spelled}{dot}{rest}" if spelled is not None else None
+
+
+# ----------------------------------------------------------------------------- one file
+
+
+def settle_locally(filename: str, exports: ExportSummary | None, findings: Iterable[DeferredFinding]) -> tuple[list[Diagnostic], list[DeferredFinding]]:
+    """Decide the findings whose conditions are all about ``filename`` itself (a class
+    defined further down the same file); the others wait for the project."""
+    files = {filename: IndexedFile(filename, exports)} if exports is not None else {}
+    index = ProjectIndex(files, lambda importer, module, level: None)
+    standing: list[Diagnostic] = []
+    waiting: list[DeferredFinding] = []
+    for finding in findings:
+        if not finding.is_local:
+            waiting.append(finding)
+        elif (diagnostic := index.resolve(filename, finding)) is not None:
+            standing.append(diagnostic)
+    return standing, waiting
+
+
+def text_facts(text: str) -> dict[str, Fact]:
+    """Module-level flags the text alone decides: whether ``set_epoch`` appears anywhere
+    (called on a sampler, a loader, through a helper, or named in a callback)."""
+    offset = text.find(SET_EPOCH)
+    if offset < 0:
+        return {SET_EPOCH: Fact(NO, 0, "")}
+    return {SET_EPOCH: Fact(YES, text.count("\n", 0, offset) + 1, f"`{SET_EPOCH}`")}
+
+
+def imports_summary(text: str) -> ExportSummary | None:
+    """The export summary of a file that no enabled rule needs to parse (a package's
+    ``__init__.py`` that only re-exports): its top-level imports, read with Python's own
+    parser, which is many times cheaper than libcst's. Definitions stay unknown."""
+    try:
+        tree = ast.parse(text)
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return None
+    imports: dict[str, Symbol] = {}
+    modules: dict[Symbol, None] = {}
+    for statement in tree.body:
+        if isinstance(statement, ast.Import):
+            for alias in statement.names:
+                modules.setdefault(Symbol(alias.name, ""))
+                local = alias.asname or alias.name.split(".", 1)[0]
+                imports[local] = Symbol(alias.name if alias.asname else local, "")
+        elif isinstance(statement, ast.ImportFrom):
+            module = statement.module or ""
+            for alias in statement.names:
+                if alias.name == "*":
+                    continue
+                symbol = Symbol(module, alias.name, statement.level)
+                modules.setdefault(symbol)
+                imports[alias.asname or alias.name] = symbol
+    return ExportSummary(imports=imports, modules=tuple(modules), facts=text_facts(text))
