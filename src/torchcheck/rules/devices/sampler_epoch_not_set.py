@@ -6,6 +6,7 @@ from dataclasses import dataclass
 import libcst as cst
 
 from torchcheck.lint.context import LintContext, Loop, dotted_name
+from torchcheck.lint.project import MAY, NO, PLACE, Condition, Symbol
 from torchcheck.lint.rule import Invalid, Valid
 from torchcheck.lint.walker import children
 from torchcheck.rules.data._common import (
@@ -21,8 +22,31 @@ from torchcheck.rules.data._common import (
 
 # What a sampler or a loader is bound to: ("name", "train_sampler") or ("self", "train_loader").
 _Key = tuple[str, str]
-# The loops iterating a loader (each with its outer loops), its names, the class owning it.
-_Loops = tuple[list[tuple[cst.For, tuple[Loop, ...]]], tuple[str, ...], "cst.ClassDef | None"]
+_HANDED_TO_HELPER = (
+    "`DistributedSampler` never gets `set_epoch(epoch)`: its loader goes to a training helper every epoch "
+    "({place}) and neither file calls `set_epoch`, so every epoch sees the same shuffle"
+)
+_TRAINING_ACTIONS = "backward,step"
+
+
+@dataclass(frozen=True)
+class _Handed:
+    """The loader passed to a function of the project (``train_one_epoch(model, loader)``)."""
+
+    call: cst.Call
+    helper: Symbol  # a top-level function of this file, or an import
+    loops: tuple[Loop, ...]  # loops around the call
+
+
+@dataclass
+class _Loops:
+    """Where a loader goes: the loops iterating it (each with its outer loops), the helpers
+    it is handed to, its names, and the class owning it."""
+
+    loops: list[tuple[cst.For, tuple[Loop, ...]]]
+    handed: list[_Handed]
+    names: tuple[str, ...]
+    owner: cst.ClassDef | None
 _FRAMES = (cst.FunctionDef, cst.Lambda, cst.ClassDef)
 _Wanted = Callable[[cst.CSTNode, "cst.CSTNode | None"], bool]  # (node, its parent) -> keep it?
 # Calls that iterate their first argument lazily: `for b in tqdm(loader)` iterates the loader.
@@ -192,10 +216,12 @@ class SamplerEpochNotSet(ScopedRule):
     defeats shuffling and usually costs accuracy. Call `sampler.set_epoch(epoch)` at the
     start of every epoch, before iterating the loader.
 
-    The rule only reports when it can see the whole story in one module: the sampler and
-    its loader are not passed to other functions, returned or stored elsewhere, the loader
-    is iterated in a training loop nested in an outer loop, and `set_epoch` appears nowhere
-    in the module. Samplers built with `shuffle=False` are never reported.
+    The rule only reports when it can see the whole story: the sampler and its loader are
+    not returned or stored elsewhere, the loader is iterated in a training loop nested in an
+    outer loop - or, inside the epoch loop, handed to a training helper of the project (a
+    function that calls `backward()` or `step()`, in the same file or imported from
+    another) - and `set_epoch` appears nowhere in the module, nor in the helper's.
+    Samplers built with `shuffle=False` are never reported.
 
     ## Example
     ```python
@@ -338,6 +364,21 @@ class Trainer(BaseTrainer):
         ),
         Valid(
             """
+import torch
+from torch.utils.data import DataLoader, DistributedSampler
+
+def evaluate(model, loader):
+    with torch.no_grad():
+        return sum(model(x).sum().item() for x in loader)
+
+sampler = DistributedSampler(dataset)
+loader = DataLoader(dataset, batch_size=64, sampler=sampler)
+for epoch in range(epochs):
+    print(epoch, evaluate(model, loader))
+"""
+        ),
+        Valid(
+            """
 from torch.utils.data import DataLoader, DistributedSampler
 
 for fold in folds:
@@ -349,6 +390,23 @@ for fold in folds:
         ),
     )
     INVALID = (
+        Invalid(
+            """
+from torch.utils.data import DataLoader, DistributedSampler
+
+def train_one_epoch(model, loader, optimizer):
+    for x, y in loader:
+        optimizer.zero_grad()
+        model(x).sum().backward()
+        optimizer.step()
+
+def main(dataset, model, optimizer, epochs):
+    sampler = DistributedSampler(dataset)  # TCK206
+    loader = DataLoader(dataset, batch_size=64, sampler=sampler)
+    for epoch in range(epochs):
+        train_one_epoch(model, loader, optimizer)
+"""
+        ),
         Invalid(
             """
 import torch
@@ -478,25 +536,33 @@ while step < max_steps:
         if self._mentions_set_epoch:
             return  # set_epoch is called somewhere (on the sampler, the loader, a helper ...)
         for sampler in self._samplers:
-            if self._epoch_loop_without_set_epoch(sampler):
-                self.report(sampler.call)
+            verdict = self._epoch_loop_without_set_epoch(sampler)
+            if verdict is None:
+                continue
+            message, conditions = verdict
+            self.report(sampler.call, message, conditions=conditions)
 
-    def _epoch_loop_without_set_epoch(self, sampler: _Sampler) -> bool:
+    def _epoch_loop_without_set_epoch(self, sampler: _Sampler) -> tuple[str | None, tuple[Condition, ...]] | None:
+        """None when the sampler is fine (or the story is not all visible); else the message
+        and the conditions on other files under which it is not."""
         if sampler.key is None:
             loaders = [sampler.loader] if sampler.loader is not None else []
             names: tuple[str, ...] = ()
         else:
             uses = self._uses(sampler.key, sampler.frame, sampler.owner)
             if uses is None:
-                return False
+                return None
             loaders = [self._loader_of(place) for place in uses]
             if None in loaders:
-                return False  # the sampler escapes: passed on, returned, stored ...
+                return None  # the sampler escapes: passed on, returned, stored ...
             names = (sampler.key[1],)
         for loader in loaders:
-            if loader is not None and self._iterated_in_epoch_loop(loader, sampler, names):
-                return True
-        return False
+            if loader is None:
+                continue
+            verdict = self._iterated_in_epoch_loop(loader, sampler, names)
+            if verdict is not None:
+                return verdict
+        return None
 
     def _uses(self, key: _Key, frame: cst.CSTNode, owner: cst.ClassDef | None) -> list[_Place] | None:
         """The places that use ``key`` other than to bind or test it; None when a use cannot
@@ -561,23 +627,63 @@ while step < max_steps:
             return call
         return None
 
-    def _iterated_in_epoch_loop(self, loader: cst.Call, sampler: _Sampler, names: tuple[str, ...]) -> bool:
-        """Whether ``loader`` is iterated by a training loop inside an outer loop that keeps
-        the same sampler across its iterations."""
+    def _iterated_in_epoch_loop(
+        self, loader: cst.Call, sampler: _Sampler, names: tuple[str, ...]
+    ) -> tuple[str | None, tuple[Condition, ...]] | None:
+        """Whether ``loader`` is iterated by a training loop, or handed to a training helper,
+        inside an outer loop that keeps the same sampler across its iterations."""
         found = self._loader_loops(loader)
         if found is None:
-            return False
-        loops, loader_names, owner = found
-        names = (*names, *loader_names)
-        for loop, outer in loops:
+            return None
+        names = (*names, *found.names)
+        # a helper of another file must not call set_epoch either
+        imported = tuple(Condition(h.helper, "module:set_epoch", NO) for h in found.handed if not h.helper.is_local)
+        for loop, outer in found.loops:
             if not (_trains(loop) or any("train" in name.lower() for name in names)):
                 continue
             for epoch_loop in outer:
                 if epoch_loop in sampler.loops or not _is_epoch_loop(epoch_loop):
                     continue
-                if owner is None or not _calls_unknown_methods(epoch_loop, loop, owner):
-                    return True
-        return False
+                if found.owner is None or not _calls_unknown_methods(epoch_loop, loop, found.owner):
+                    return None, imported
+        for handed in found.handed:
+            if any(loop not in sampler.loops and _is_epoch_loop(loop) for loop in handed.loops):
+                verdict = self._training_helper(handed, imported)
+                if verdict is not None:
+                    return verdict
+        return None
+
+    def _training_helper(self, handed: _Handed, imported: tuple[Condition, ...]) -> tuple[str | None, tuple[Condition, ...]] | None:
+        """The report for a loader handed to ``handed.helper`` every epoch, if the helper trains."""
+        message = _HANDED_TO_HELPER.replace("{place}", PLACE)
+        if not handed.helper.is_local:
+            trains = Condition(handed.helper, f"does:{_TRAINING_ACTIONS}", MAY)
+            return message, (trains, *imported)
+        function = self._top_level_functions.get(handed.helper.name)
+        if function is None:
+            return None
+        summary = self.context.summary_of(function)
+        site = next((effect.site for effect in summary.effects if effect.action in _TRAINING_ACTIONS.split(",")), None)
+        if site is None:
+            return None
+        return message.replace(PLACE, site.describe(self.context.line_of)), imported
+
+    @property
+    def _top_level_functions(self) -> dict[str, cst.FunctionDef]:
+        assert self._module is not None
+        return {statement.name.value: statement for statement in self._module.body if isinstance(statement, cst.FunctionDef)}
+
+    def _handed(self, use: _Place) -> _Handed | None:
+        """``helper(..., loader, ...)`` where ``helper`` is a function of the project."""
+        argument = use.parents[-1] if use.parents else None
+        call = use.parents[-2] if len(use.parents) >= 2 else None
+        if not isinstance(argument, cst.Arg) or not isinstance(call, cst.Call) or argument.value is not use.node:
+            return None
+        project = self.context.project
+        helper = project.symbol_of(call.func) if project is not None else None
+        if helper is None or (helper.is_local and helper.name not in self._top_level_functions):
+            return None
+        return _Handed(call, helper, use.loops)
 
     def _loader_loops(self, loader: cst.Call) -> _Loops | None:
         """The loops that iterate ``loader`` (each with its outer loops), the names it is
@@ -588,7 +694,7 @@ while step < max_steps:
             return None
         loop = _iterating_loop(loader, place.parents)
         if loop is not None:
-            return [(loop, place.loops)], (), None
+            return _Loops([(loop, place.loops)], [], (), None)
         parent = place.parents[-1] if place.parents else None
         if not (isinstance(parent, cst.Assign) and len(parent.targets) == 1 and parent.value is loader):
             return None
@@ -614,26 +720,30 @@ while step < max_steps:
         for bind in _walk(region, _occurs(key), self._skipper(key, home)):
             if _binds(bind) and bind.parents[-2] not in assignments:
                 return None  # rebound to something else: a loop may iterate another object
-        loops: list[tuple[cst.For, tuple[Loop, ...]]] = []
-        names: list[str] = [key[1]]
+        found = _Loops([], [], (key[1],), owner)
         aliases: dict[tuple[_Key, cst.CSTNode], set[cst.Assign]] = {}
         for use in uses:
             loop = _iterating_loop(use.node, use.parents)
             if loop is not None:
-                loops.append((loop, use.loops))
+                found.loops.append((loop, use.loops))
                 continue
             alias = _alias_assignment(use)
             if alias is None:
-                return None  # the loader escapes: passed on, returned, stored ...
+                handed = self._handed(use)
+                if handed is None:
+                    return None  # the loader escapes: passed on, returned, stored ...
+                found.handed.append(handed)
+                continue
             target = alias.targets[0].target
             aliases.setdefault((("name", target.value), use.frame), set()).add(alias)  # type: ignore[attr-defined]
         for (alias_key, alias_frame), alias_assignments in aliases.items():
-            found = self._follow(alias_key, alias_frame, None, alias_assignments, depth + 1)
-            if found is None:
+            followed = self._follow(alias_key, alias_frame, None, alias_assignments, depth + 1)
+            if followed is None:
                 return None
-            loops.extend(found[0])
-            names.extend(found[1])
-        return loops, tuple(names), owner
+            found.loops.extend(followed.loops)
+            found.handed.extend(followed.handed)
+            found.names = (*found.names, *followed.names)
+        return found
 
 
 def _alias_assignment(use: _Place) -> cst.Assign | None:
