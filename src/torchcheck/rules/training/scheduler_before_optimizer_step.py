@@ -1,11 +1,13 @@
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import libcst as cst
 
-from torchcheck.lint.context import Kind, LintContext
+from torchcheck.lint.context import Kind, LintContext, dotted_name
+from torchcheck.lint.exports import call_shape
 from torchcheck.lint.flow import Event, encloses
+from torchcheck.lint.project import MAY, NONE, PLACE, Condition
 from torchcheck.lint.rule import Invalid, Rule, Valid
 from torchcheck.lint.summaries import ANONYMOUS, FunctionSummary, Site, spelled
 
@@ -18,6 +20,9 @@ _THROUGH_HELPER = (
 class _OptimizerStep:
     event: Event
     site: Site | None = None  # a step done by a helper: where
+    # a helper imported from another file of the project that may step: the condition under
+    # which it does (decided by the project index)
+    condition: Condition | None = None
 
 
 class SchedulerBeforeOptimizerStep(Rule):
@@ -32,8 +37,9 @@ class SchedulerBeforeOptimizerStep(Rule):
     the first value of the schedule is skipped (and the whole schedule shifts by one);
     PyTorch warns about it at run time. Call `scheduler.step()` after `optimizer.step()`.
 
-    An optimizer step done by a helper function of the same file called later in the
-    iteration (`train_one_epoch(model, optimizer, loader)`) counts. Calls with arguments
+    An optimizer step done by a helper function called later in the iteration
+    (`train_one_epoch(model, optimizer, loader)`) counts, whether the helper is defined in
+    the same file or imported from another file of the project. Calls with arguments
     (`ReduceLROnPlateau.step(val_loss)`, the deprecated `scheduler.step(epoch)`) and
     scheduler steps that run only on some iterations (under an `if` the optimizer step is
     not in) are not reported.
@@ -218,6 +224,8 @@ for epoch in range(epochs):
         if summary is not None:
             self._helper_step(node, summary)
             return
+        if self._imported_helper_step(node):
+            return
         if not isinstance(node.func, cst.Attribute) or node.func.attr.value != "step":
             return
         kind = self.context.kind_of(node.func.value)
@@ -237,11 +245,30 @@ for epoch in range(epochs):
                     self._optimizers.append(_OptimizerStep(self.context.flow.event(call), effect.site))
                     return
 
+    def _imported_helper_step(self, call: cst.Call) -> bool:
+        """A helper from another file of the project, handed an optimizer (or a GradScaler):
+        whether it steps it is a question for the project index."""
+        project = self.context.project
+        helper = project.symbol_of(call.func) if project is not None else None
+        if helper is None or helper.is_local:
+            return False
+        shape = call_shape(call)
+        for argument in call.args:
+            name = dotted_name(argument.value)
+            if name is not None and self.context.kind_of(argument.value) in (Kind.OPTIMIZER, Kind.SCALER):
+                condition = Condition(helper, f"effect:step:{name}", MAY, shape)
+                self._optimizers.append(_OptimizerStep(self.context.flow.event(call), condition=condition))
+                return True
+        return False
+
     def leave_Module(self, node: cst.Module) -> None:
         for scheduler in self._schedulers:
             steps = [step for step in self._optimizers if self._same_pass(scheduler, step.event)]
-            if any(step.event.order < scheduler.order for step in steps):
+            earlier = [step for step in steps if step.event.order < scheduler.order]
+            if any(step.condition is None for step in earlier):
                 continue  # the optimizer already stepped in this iteration
+            # a helper of another file called earlier must not step the optimizer either
+            unless = tuple(replace(step.condition, value=NONE) for step in earlier if step.condition is not None)
             later = [
                 step
                 for step in steps
@@ -250,13 +277,15 @@ for epoch in range(epochs):
                 and encloses(scheduler.path, step.event.path)
             ]
             if later:
-                self._report(scheduler, later[0])
+                self._report(scheduler, later[0], unless)
 
-    def _report(self, scheduler: Event, step: _OptimizerStep) -> None:
-        if step.site is None:
-            self.report(scheduler.node)
+    def _report(self, scheduler: Event, step: _OptimizerStep, unless: tuple[Condition, ...]) -> None:
+        if step.condition is not None:
+            self.report(scheduler.node, _THROUGH_HELPER.format(site=PLACE), conditions=(step.condition, *unless))
+        elif step.site is None:
+            self.report(scheduler.node, conditions=unless)
         else:
-            self.report(scheduler.node, _THROUGH_HELPER.format(site=step.site.describe(self.context.line_of)))
+            self.report(scheduler.node, _THROUGH_HELPER.format(site=step.site.describe(self.context.line_of)), conditions=unless)
 
     @staticmethod
     def _same_pass(scheduler: Event, step: Event) -> bool:
