@@ -372,3 +372,12 @@ def test_add_noqa_suppresses_cross_file_findings_too(small_project: Path) -> Non
     assert result.noqa_added == 1
     assert "# noqa: TCK605" in (small_project / "train.py").read_text()
     assert codes(lint(LintOptions(paths=(Path("."),), use_cache=False))) == []
+
+
+def test_absence_holds_for_a_library_function_but_not_for_an_unknown_project_name(tmp_path: Path) -> None:
+    index = index_of(tmp_path, {"train.py": ExportSummary(), "utils.py": ExportSummary()})
+    train = key(tmp_path / "train.py")
+    call = CallShape(positional=("model",))
+    assert index.answer(train, Condition(Symbol("wandb", "watch"), "effect:train:model", "none", call)) is not None
+    assert index.answer(train, Condition(Symbol("wandb", "watch"), "effect:train:model", "may", call)) is None
+    assert index.answer(train, Condition(Symbol("utils", "missing"), "effect:train:model", "none", call)) is None

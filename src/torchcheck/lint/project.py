@@ -129,8 +129,10 @@ class Condition:
 
     For the certainty facts (``effect:...``, ``leaves_eval:...``, ``does:...``) the value is
     a lower bound: ``may`` holds for ``may`` and ``must``; ``none`` holds only when the
-    summary records nothing. A fact the index cannot establish (the symbol is not a project
-    file, the file did not parse) never holds.
+    summary records nothing. A fact the index cannot establish (the file did not parse, the
+    name is not defined there) never holds - except ``none`` about a name of a module outside
+    the project (``torch.save(model, path)``, ``wandb.watch(model)``): libraries are taken not
+    to drive your training protocol, as in a single file.
     """
 
     symbol: Symbol
@@ -370,7 +372,8 @@ class ProjectIndex:
     def answer(self, importer: str, condition: Condition) -> Answer | None:
         target = self.target(importer, condition.symbol)
         if target is None:
-            return None
+            outside = condition.value == NONE and self._outside_project(importer, condition.symbol)
+            return Answer(NONE, "") if outside else None
         kind, _, detail = condition.fact.partition(":")
         if kind == MODULE:
             return self._module_fact(target.file, detail)
@@ -390,6 +393,16 @@ class ProjectIndex:
         if symbol.module is None:
             return self._lookup(importer, parts, depth)
         return self._find(importer, symbol.module, symbol.level, parts, depth)
+
+    def _outside_project(self, importer: str, symbol: Symbol) -> bool:
+        """The symbol's module is no file of the project (nor a package holding its first name)."""
+        if symbol.module is None:
+            return False
+        head = symbol.name.split(".", 1)[0]
+        submodule = _joined(symbol.module, head) if head else None
+        return self._locate(importer, symbol.module, symbol.level) is None and (
+            submodule is None or self._locate(importer, submodule, symbol.level) is None
+        )
 
     def _find(self, importer: str, module: str, level: int, parts: list[str], depth: int) -> _Target | None:
         if depth > _MAX_DEPTH:

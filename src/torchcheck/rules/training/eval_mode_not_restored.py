@@ -4,8 +4,10 @@ from dataclasses import dataclass, field
 
 import libcst as cst
 
-from torchcheck.lint.context import Loop, dotted_name
+from torchcheck.lint.context import Kind, Loop, dotted_name
+from torchcheck.lint.exports import call_shape
 from torchcheck.lint.flow import Event
+from torchcheck.lint.project import MAY, MUST, NONE, PLACE, CallShape, Condition, Symbol
 from torchcheck.lint.rule import Invalid, Rule, Valid
 from torchcheck.lint.summaries import TRAIN, Certainty, FunctionSummary, Site
 from torchcheck.rules.training._common import receiver_text
@@ -23,6 +25,20 @@ class _Eval:
     event: Event
     receiver: str  # the module put in eval mode, as the loop names it
     site: Site | None = None  # eval() done by a helper: where
+    # a helper imported from another file of the project: it leaves the receiver in eval
+    # mode under this condition (decided by the project index)
+    condition: Condition | None = None
+
+
+@dataclass(frozen=True)
+class _ImportedCall:
+    """A call in the loop to a helper of another file of the project, with the names it is passed."""
+
+    event: Event
+    helper: Symbol
+    shape: CallShape
+    passed: frozenset[str]
+    with_grad: bool
 
 
 @dataclass
@@ -33,6 +49,7 @@ class _LoopFacts:
     trained: set[Loop] = field(default_factory=set)  # loops that call train() (or a helper that does)
     backpropagated: set[Loop] = field(default_factory=set)  # through a helper that calls backward()
     run_with_grad: dict[Loop, set[str]] = field(default_factory=dict)
+    imported: list[_ImportedCall] = field(default_factory=list)  # helpers of other files
 
 
 class EvalModeNotRestored(Rule):
@@ -54,10 +71,11 @@ class EvalModeNotRestored(Rule):
     not reported), and is silent when the loop calls any `.train()`, or when the `eval()` is
     followed by `break`/`return` (the last epoch).
 
-    Helper functions of the same file count: an `evaluate(model, loader)` that leaves
-    `model` in eval mode on every exit is reported where the loop calls it, a training helper
-    that calls `model.train()` restores the mode, and a loop that backpropagates through a
-    helper (`train_one_epoch(model, ...)`) is a training loop for the modules it passes.
+    Helper functions count, whether defined in the same file or imported from another file
+    of the project: an `evaluate(model, loader)` that leaves `model` in eval mode on every
+    exit is reported where the loop calls it, a training helper that calls `model.train()`
+    restores the mode, and a loop that backpropagates through a helper
+    (`train_one_epoch(model, ...)`) is a training loop for the modules it passes.
 
     ## Example
     ```python
@@ -95,7 +113,8 @@ class EvalModeNotRestored(Rule):
     code = "TCK106"
     name = "eval-mode-not-restored"
     message = "Training loop calls `eval()` but never `train()`; later iterations train in evaluation mode"
-    required_text = (".eval()",)
+    # `.eval()` here, or a helper of another file that evaluates (`evaluate`, `validate` ...)
+    required_text = ("eval", "valid")
 
     VALID = (
         Valid(
@@ -277,6 +296,8 @@ for epoch in range(epochs):
         if summary is not None:
             self._helper(node, summary, loops)
             return
+        if self._imported_helper(node):
+            return
         method = node.func.attr.value if isinstance(node.func, cst.Attribute) else None
         if method == "eval" and not node.args:
             receiver = receiver_text(node)
@@ -301,6 +322,24 @@ for epoch in range(epochs):
             passed = {dotted_name(argument.value) for argument in call.args}
             self._run_with_grad(loops, {name for name in passed if name is not None})
 
+    def _imported_helper(self, call: cst.Call) -> bool:
+        """A helper from another file of the project: what it does to the modules it is
+        passed is a question for the project index."""
+        project = self.context.project
+        helper = project.symbol_of(call.func) if project is not None else None
+        if helper is None or helper.is_local:
+            return False
+        event = self.context.flow.event(call)
+        shape = call_shape(call)
+        passed = {name for argument in call.args if (name := dotted_name(argument.value)) is not None}
+        facts = self._facts()
+        facts.imported.append(_ImportedCall(event, helper, shape, frozenset(passed), not self.context.grad_maybe_disabled))
+        for name in sorted(passed):
+            if self.context.kind_of(cst.parse_expression(name)) is Kind.MODULE:
+                condition = Condition(helper, f"leaves_eval:{name}", MUST, shape)
+                facts.evals.append(_Eval(event, name, condition=condition))
+        return True
+
     def _run_with_grad(self, loops: tuple[Loop, ...], callees: set[str]) -> None:
         run = self._facts().run_with_grad
         for loop in loops:
@@ -312,15 +351,41 @@ for epoch in range(epochs):
         for found in facts.evals:
             if self.context.flow.leaves_after(found.event):
                 continue  # a break/return/raise ends the loop after the eval: the last epoch
-            if any(self._never_restored(facts, loop, found.receiver) for loop in found.event.loops):
-                self._report(found)
+            for loop in found.event.loops:
+                conditions = self._never_restored_unless(facts, loop, found)
+                if conditions is not None:
+                    self._report(found, conditions)
+                    break
+
+    def _never_restored_unless(self, facts: _LoopFacts, loop: Loop, found: _Eval) -> tuple[Condition, ...] | None:
+        """None when ``loop`` restores the mode (or does not train); otherwise the conditions
+        on helpers of other files under which it never does (none when all is in this file)."""
+        if loop in facts.trained:
+            return None
+        receiver = found.receiver
+        imported = [call for call in facts.imported if loop in call.event.loops]
+        # a helper of another file the module is passed to must not switch it back to train()
+        unless = [Condition(call.helper, f"effect:train:{receiver}", NONE, call.shape) for call in imported if receiver in call.passed]
+        if self._never_restored(facts, loop, receiver):
+            if found.condition is None:
+                return ()  # everything happens in this file
+            return (found.condition, *unless)
+        trainer = next((call for call in imported if call.with_grad and receiver in call.passed and call.event is not found.event), None)
+        if trainer is None:
+            return None
+        # the loop trains the module only through a helper of another file: it must backpropagate
+        trains = Condition(trainer.helper, "does:backward", MAY)
+        return (*([found.condition] if found.condition else []), trains, *unless)
 
     def _never_restored(self, facts: _LoopFacts, loop: Loop, receiver: str) -> bool:
         trains = self.context.is_training_loop(loop) or loop in facts.backpropagated
         return trains and loop not in facts.trained and receiver in facts.run_with_grad.get(loop, ())
 
-    def _report(self, found: _Eval) -> None:
-        if found.site is None:
-            self.report(found.event.node)
+    def _report(self, found: _Eval, conditions: tuple[Condition, ...]) -> None:
+        if found.condition is not None:
+            self.report(found.event.node, _THROUGH_HELPER.format(site=PLACE), conditions=conditions)
+        elif found.site is None:
+            self.report(found.event.node, conditions=conditions)
         else:
-            self.report(found.event.node, _THROUGH_HELPER.format(site=found.site.describe(self.context.line_of)))
+            message = _THROUGH_HELPER.format(site=found.site.describe(self.context.line_of))
+            self.report(found.event.node, message, conditions=conditions)
