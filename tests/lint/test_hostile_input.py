@@ -16,7 +16,7 @@ from pathlib import Path
 import libcst as cst
 import pytest
 
-from torchcheck.lint import nesting
+from torchcheck.lint import nesting, registry
 from torchcheck.lint.engine import fix_source, lint_source
 from torchcheck.lint.rule import FixSafety, Invalid, Rule, Valid
 
@@ -244,16 +244,12 @@ def _mutations(count: int, seed: int) -> list[bytes]:
 
 
 def test_no_mutation_of_the_corpus_makes_lint_source_raise() -> None:
-    from torchcheck.lint import registry
-
     rules = list(registry.all_rules())
     for source in _mutations(150, seed=20240611):
         lint_source(source, "fuzzed.py", rules)
 
 
 def test_no_mutation_of_the_corpus_makes_fix_source_raise() -> None:
-    from torchcheck.lint import registry
-
     rules = list(registry.all_rules())
     for source in _mutations(40, seed=7):
         fix_source(source, "fuzzed.py", rules, unsafe=True)
