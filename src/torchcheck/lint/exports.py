@@ -262,6 +262,8 @@ class ProjectFacts:
             self._flags[name] = Fact(YES, self._lines.line_of(node), f"`{_one_line(node)}`")
 
     def leave_Assign(self, node: cst.Assign) -> None:
+        if self._function is not None and any(_is_grad(target.target) for target in node.targets):
+            self._acting.add(self._function)  # `p.grad = None` clears gradients
         if not _is_name(node.value, "True"):
             return
         for target in node.targets:
@@ -480,6 +482,10 @@ class _ForwardReader:
             where = f"`{_one_line(node)}` in `{self._owner.name.value}`"
             facts[key] = Fact(activation, self._lines.line_of(node, self._start), where)
         return facts
+
+
+def _is_grad(expression: cst.BaseExpression) -> bool:
+    return isinstance(expression, cst.Attribute) and expression.attr.value == "grad"
 
 
 def _self_attribute(expression: cst.BaseExpression) -> str | None:

@@ -5,6 +5,7 @@ from dataclasses import dataclass, field
 import libcst as cst
 
 from torchcheck.lint.context import Kind, Loop, dotted_name
+from torchcheck.lint.project import NONE, Condition, Symbol
 from torchcheck.lint.rule import Invalid, Rule, Valid
 
 
@@ -20,6 +21,9 @@ class _LoopFacts:
 
     steps: list[_Step] = field(default_factory=list)
     zeroed: set[Loop] = field(default_factory=set)  # loops that clear gradients somewhere
+    # helpers of other files of the project handed an optimizer or a module: whether they
+    # clear gradients is a question for the project index
+    imported: list[tuple[Symbol, tuple[Loop, ...]]] = field(default_factory=list)
 
 
 class MissingZeroGrad(Rule):
@@ -29,9 +33,10 @@ class MissingZeroGrad(Rule):
     clear gradients with `optimizer.zero_grad()` or `model.zero_grad()` (in the loop or in a
     loop around it).
 
-    Gradients cleared by a helper function of the same file (a `reset_grad()` that calls
-    `zero_grad()`, or sets `p.grad = None` for the model's parameters) count, and an
-    optimizer built afresh in each iteration is not reported.
+    Gradients cleared by a helper function (a `reset_grad(optimizer)` that calls
+    `zero_grad()`, or sets `p.grad = None` for the model's parameters) count, whether it is
+    defined in the same file or imported from another file of the project, and an optimizer
+    built afresh in each iteration is not reported.
 
     ## Why is this bad?
     `.backward()` adds into `.grad`; it does not overwrite it. Without `zero_grad()` every
@@ -232,6 +237,7 @@ for epoch in range(epochs):
         loops = self.context.loops
         if not loops:
             return
+        self._note_imported_helper(node, loops)
         if not isinstance(node.func, cst.Attribute) or node.func.attr.value == "forward":
             if self._helper_clears_gradients(node):
                 self._facts().zeroed.update(loops)
@@ -243,6 +249,16 @@ for epoch in range(epochs):
             optimizer = self._stepped_optimizer(node)
             if optimizer is not None and not self._built_in_this_iteration(optimizer, loops):
                 self._facts().steps.append(_Step(node, loops))
+
+    def _note_imported_helper(self, call: cst.Call, loops: tuple[Loop, ...]) -> None:
+        """A helper of another file of the project handed an optimizer or a module (by name)."""
+        project = self.context.project
+        helper = project.symbol_of(call.func) if project is not None else None
+        if helper is None or helper.is_local:
+            return
+        handed = (argument.value for argument in call.args if dotted_name(argument.value) is not None)
+        if any(self.context.kind_of(value) in (Kind.OPTIMIZER, Kind.MODULE) for value in handed):
+            self._facts().imported.append((helper, loops))
 
     def _helper_clears_gradients(self, call: cst.Call) -> bool:
         summary = self.context.call_summary(call)
@@ -273,7 +289,11 @@ for epoch in range(epochs):
         facts = self._facts()
         for step in facts.steps:
             if self.context.is_training_loop(step.loops[-1]) and not facts.zeroed.intersection(step.loops):
-                self.report(step.call)
+                # a helper of another file called in these loops must not clear gradients
+                unless = tuple(
+                    Condition(helper, "does:zero_grad", NONE) for helper, loops in facts.imported if set(loops) & set(step.loops)
+                )
+                self.report(step.call, conditions=tuple(dict.fromkeys(unless)))
 
 
 def _is_grad(expression: cst.BaseExpression) -> bool:
