@@ -8,7 +8,7 @@ import textwrap
 import libcst as cst
 
 from torchcheck.lint.context import Kind, LintContext
-from torchcheck.lint.summaries import ANONYMOUS, Certainty, FunctionSummary, ResolvedCall
+from torchcheck.lint.summaries import ANONYMOUS, Certainty, FunctionSummary, ModuleSummaries, ResolvedCall
 from torchcheck.lint.walker import BatchedWalker
 
 MUST, MAY = Certainty.MUST, Certainty.MAY
@@ -451,3 +451,38 @@ def test_a_call_summary_spells_the_callees_targets_as_the_caller_names_them() ->
     assert summary is not None
     assert effects(summary) == {("eval", "model", MUST), ("zero_grad", ANONYMOUS, MUST), ("backward", ANONYMOUS, MAY)}
     assert [(mode.target, mode.leaves_eval) for mode in summary.exit_modes] == [("model", MUST)]
+
+
+def test_names_bound_in_one_line_suites_are_locals_not_module_names() -> None:
+    found = summaries(
+        """
+        def f(flag):
+            if flag: optimizer = make_optimizer()
+            optimizer.step()
+        """
+    )
+    assert effects(found["f"]) == {("step", ANONYMOUS, MUST)}
+
+
+class _CountingSummaries(ModuleSummaries):
+    """Counts the structural passes, to check that cycles are not recomputed without end."""
+
+    def __init__(self, module: cst.Module, names: LintContext) -> None:
+        super().__init__(module, names)
+        self.passes = 0
+
+    def _build(self, function: cst.FunctionDef) -> FunctionSummary:
+        self.passes += 1
+        return super()._build(function)
+
+
+def test_functions_that_all_call_each_other_are_summarised_in_a_bounded_number_of_passes() -> None:
+    count = 9
+    names = [f"step_{index}" for index in range(count)]
+    calls = "".join(f"    if n: {name}(model, n - 1)\n" for name in names)
+    context, module = walked("".join(f"def {name}(model, n):\n{calls}    model.zero_grad()\n\n" for name in names))
+    counting = _CountingSummaries(module, context)
+    functions = [statement for statement in module.body if isinstance(statement, cst.FunctionDef)]
+    found = [counting.of(function) for function in functions]
+    assert all(effects(summary) == {("zero_grad", "model", MUST)} for summary in found)
+    assert counting.passes <= 4 * count  # each function at most once per round of the cycle

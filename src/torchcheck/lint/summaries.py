@@ -23,7 +23,7 @@ project index can store them per file and resolve helpers imported from other fi
 from __future__ import annotations
 
 import enum
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any, Protocol
 
@@ -414,7 +414,7 @@ class _ModuleIndex:
                 self._index(_statements(statement.body), statement, f"{prefix}{statement.name.value}.")
             elif isinstance(statement, cst.SimpleStatementLine):
                 if owner is None:
-                    self.module_names.update(_bound_by(statement))
+                    self.module_names.update(_bound_by(statement.body))
             else:
                 for body in _bodies(statement):
                     self._index(_statements(body), owner, prefix)
@@ -455,9 +455,10 @@ class _ModuleIndex:
         return owner if isinstance(owner, cst.ClassDef) else None
 
 
-def _bound_by(line: cst.SimpleStatementLine) -> set[str]:
+def _bound_by(statements: Sequence[cst.BaseSmallStatement]) -> set[str]:
+    """Names the small statements of one line bind (assignments and imports)."""
     names: set[str] = set()
-    for statement in line.body:
+    for statement in statements:
         if isinstance(statement, cst.Assign):
             for target in statement.targets:
                 names.update(_target_names(target.target))
@@ -494,9 +495,10 @@ def _local_names(function: cst.FunctionDef) -> set[str]:
         statement = pending.pop()
         if isinstance(statement, (cst.FunctionDef, cst.ClassDef)):
             names.add(statement.name.value)
-        elif isinstance(statement, cst.SimpleStatementLine):
-            names.update(_bound_by(statement))
-            for small in statement.body:
+        elif isinstance(statement, (cst.SimpleStatementLine, cst.BaseSmallStatement)):
+            line = statement.body if isinstance(statement, cst.SimpleStatementLine) else [statement]
+            names.update(_bound_by(line))
+            for small in line:
                 if isinstance(small, (cst.Global, cst.Nonlocal)):
                     declared_global.update(item.name.value for item in small.names)
         else:
@@ -588,7 +590,9 @@ class ModuleSummaries:
         self.names = names
         self._index_cache: _ModuleIndex | None = None
         self._final: dict[cst.FunctionDef, FunctionSummary] = {}
-        self._partial: dict[cst.FunctionDef, FunctionSummary] = {}
+        self._partial: dict[cst.FunctionDef, FunctionSummary] = {}  # cycle heads, between rounds
+        # members of a cycle computed in the current round of its head: (summary, head)
+        self._tentative: dict[cst.FunctionDef, tuple[FunctionSummary, cst.FunctionDef]] = {}
         self._stack: list[cst.FunctionDef] = []
         # per frame: the lowest stack index whose partial result it used (its own index + 1: none)
         self._lowest: list[int] = []
@@ -605,12 +609,19 @@ class ModuleSummaries:
         if done is not None:
             return done
         if function in self._stack:  # recursion: use what is known so far
-            position = self._stack.index(function)
-            self._lowest[-1] = min(self._lowest[-1], position)
+            self._depends_on(function)
             return self._partial.get(function) or self._empty(function)
+        tentative = self._tentative.get(function)
+        if tentative is not None and tentative[1] in self._stack:  # computed in this round already
+            self._depends_on(tentative[1])
+            return tentative[0]
         if len(self._stack) >= _MAX_DEPTH:
             return self._empty(function)
         return self._compute(function)
+
+    def _depends_on(self, open_function: cst.FunctionDef) -> None:
+        """The function being computed used a result that is not final until ``open_function``'s is."""
+        self._lowest[-1] = min(self._lowest[-1], self._stack.index(open_function))
 
     def _compute(self, function: cst.FunctionDef) -> FunctionSummary:
         position = len(self._stack)
@@ -622,25 +633,34 @@ class ModuleSummaries:
                 if self._lowest[-1] != position or self._partial.get(function) == summary:
                     break
                 self._partial[function] = summary  # a cycle through this function: go round again
+                self._members_of(function)
                 summary = self._build(function)
         finally:
             self._stack.pop()
             lowest = self._lowest.pop()
         if lowest < position:  # part of a cycle whose head is still being computed
-            self._partial[function] = summary
+            self._tentative[function] = (summary, self._stack[lowest])
             self._lowest[-1] = min(self._lowest[-1], lowest)
-        else:
-            self._final[function] = summary
-            self._partial.pop(function, None)
+            return summary
+        self._final[function] = summary
+        self._partial.pop(function, None)
+        self._final.update(self._members_of(function))  # computed in the last round, against this result
         return summary
 
-    def _empty(self, function: cst.FunctionDef) -> FunctionSummary:
-        return FunctionSummary(self._qualified(function), parameters_of(function), self._binds_first(function))
+    def _members_of(self, head: cst.FunctionDef) -> dict[cst.FunctionDef, FunctionSummary]:
+        """Take out the tentative results of the cycle whose head is ``head``."""
+        members = {member: summary for member, (summary, owner) in self._tentative.items() if owner is head}
+        for member in members:
+            del self._tentative[member]
+        return members
 
-    def _qualified(self, function: cst.FunctionDef) -> str:
+    def _empty(self, function: cst.FunctionDef) -> FunctionSummary:
+        return FunctionSummary(self.qualified_name_of(function), parameters_of(function), self.binds_first(function))
+
+    def qualified_name_of(self, function: cst.FunctionDef) -> str:
         return self.index.qualified.get(function, function.name.value)
 
-    def _binds_first(self, function: cst.FunctionDef) -> bool:
+    def binds_first(self, function: cst.FunctionDef) -> bool:
         return self.index.enclosing_class(function) is not None and not _is_static(function)
 
     def _build(self, function: cst.FunctionDef) -> FunctionSummary:
@@ -712,7 +732,7 @@ class _FunctionPass:
     def __init__(self, summaries: ModuleSummaries, function: cst.FunctionDef) -> None:
         self.summaries = summaries
         self.function = function
-        self.name = summaries._qualified(function)
+        self.name = summaries.qualified_name_of(function)
         self.parameters = parameters_of(function)
         self.parameter_names = {parameter.name for parameter in self.parameters}
         self.locals = _local_names(function) - self.parameter_names
@@ -728,7 +748,7 @@ class _FunctionPass:
         exit_state = _join([outcome.fall, *outcome.returns])
         returns = self._returns(outcome.fall is not None)
         if exit_state is None:  # never returns normally
-            return FunctionSummary(self.name, self.parameters, self.summaries._binds_first(self.function), returns=returns)
+            return FunctionSummary(self.name, self.parameters, self.summaries.binds_first(self.function), returns=returns)
         effects = sorted(
             (
                 Effect(action, target, Certainty.MUST if (action, target) in exit_state.must else Certainty.MAY, self.sites[(action, target)])
@@ -745,7 +765,7 @@ class _FunctionPass:
             key=lambda mode: mode.target,
         )
         return FunctionSummary(
-            self.name, self.parameters, self.summaries._binds_first(self.function), tuple(effects), tuple(modes), returns
+            self.name, self.parameters, self.summaries.binds_first(self.function), tuple(effects), tuple(modes), returns
         )
 
     # ----------------------------------------------------------------- statements
