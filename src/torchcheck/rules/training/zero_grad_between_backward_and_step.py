@@ -5,7 +5,9 @@ from dataclasses import dataclass
 import libcst as cst
 
 from torchcheck.lint.context import Kind, LintContext, dotted_name
+from torchcheck.lint.exports import call_shape
 from torchcheck.lint.flow import Event, encloses
+from torchcheck.lint.project import MUST, NONE, PLACE, Condition
 from torchcheck.lint.rule import Invalid, Rule, Valid
 from torchcheck.lint.summaries import ANONYMOUS, Certainty, FunctionSummary, Site, spelled
 from torchcheck.rules.training._common import receiver_text
@@ -27,6 +29,9 @@ class _Fact:
     receiver_kind: Kind | None = None
     usable: bool = False  # step: known to step an optimizer with the gradients in .grad
     site: Site | None = None  # zero_grad done by a helper: where
+    # zero_grad by a helper of another file of the project: the conditions under which it
+    # clears the gradients and does nothing else of the protocol (decided by the project index)
+    conditions: tuple[Condition, ...] = ()
 
 
 class ZeroGradBetweenBackwardAndStep(Rule):
@@ -44,8 +49,9 @@ class ZeroGradBetweenBackwardAndStep(Rule):
 
     A `zero_grad()` that only runs on a branch that skips the update (`if overflow:
     optimizer.zero_grad(); continue`) is not reported; neither is one inside an LBFGS-style
-    closure passed to `step(closure)`. A helper function of the same file that always clears
-    the gradients (`reset_grad()`) is reported where it is called.
+    closure passed to `step(closure)`. A helper function that always clears the gradients
+    (`reset_grad(optimizer)`), defined in the same file or imported from another file of the
+    project, is reported where it is called.
 
     ## Example
     ```python
@@ -79,7 +85,8 @@ class ZeroGradBetweenBackwardAndStep(Rule):
     code = "TCK103"
     name = "zero-grad-between-backward-and-step"
     message = "`zero_grad()` runs after `backward()` and before `step()`; the step sees no gradients"
-    required_text = ("zero_grad",)
+    # `zero_grad()` here, or a helper of another file that clears gradients (`reset_grad`)
+    required_text = ("grad",)
 
     VALID = (
         Valid(
@@ -266,6 +273,7 @@ for x, y in loader:
         summary = self.context.call_summary(node)
         if summary is not None and self._helper_fact(node, summary):
             return
+        self._imported_helper_fact(node)
         func = node.func
         if not isinstance(func, cst.Attribute):
             if isinstance(func, cst.Name) and not self.context.grad_maybe_disabled:
@@ -297,6 +305,23 @@ for x, y in loader:
         self._facts.append(_Fact(_ZERO_GRAD, self.event(call), target, kind, site=zero.site))
         return True
 
+    def _imported_helper_fact(self, call: cst.Call) -> None:
+        """A helper of another file of the project handed an optimizer or a module: a
+        ``zero_grad()`` at its call if the project index says it always clears its gradients."""
+        project = self.context.project
+        helper = project.symbol_of(call.func) if project is not None else None
+        if helper is None or helper.is_local:
+            return
+        for argument in call.args:
+            name = dotted_name(argument.value)
+            kind = self.context.kind_of(argument.value) if name is not None else None
+            if kind in (Kind.OPTIMIZER, Kind.MODULE):
+                shape = call_shape(call)
+                clears = Condition(helper, f"effect:{_ZERO_GRAD}:{name}", MUST, shape)
+                only_clears = Condition(helper, f"does:{_BACKWARD},{_STEP}", NONE)
+                self._facts.append(_Fact(_ZERO_GRAD, self.event(call), name, kind, conditions=(clears, only_clears)))
+                return
+
     def _record_step(self, node: cst.Call, func: cst.Attribute) -> None:
         kind = self.context.kind_of(func.value)
         if kind is Kind.SCHEDULER:
@@ -327,7 +352,9 @@ for x, y in loader:
                 self._report(fact)
 
     def _report(self, fact: _Fact) -> None:
-        if fact.site is None:
+        if fact.conditions:
+            self.report(fact.event.node, _THROUGH_HELPER.format(site=PLACE), conditions=fact.conditions)
+        elif fact.site is None:
             self.report(fact.event.node)
         else:
             self.report(fact.event.node, _THROUGH_HELPER.format(site=fact.site.describe(self.context.line_of)))
