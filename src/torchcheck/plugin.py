@@ -1,15 +1,20 @@
-"""torchcheck's pytest plugin: device parametrization, per-test seeds, a torch state guard.
+"""torchcheck's pytest plugin: device parametrization, per-test seeds, a torch state guard,
+distributed tests.
 
 Auto-loaded through the ``pytest11`` entry point named ``torchcheck`` (disable it with
 ``-p no:torchcheck``). Read top to bottom in pytest's lifecycle order: options ->
-early worker setup -> configure -> header -> collection -> fixtures -> reports, then the
-pytest-randomly seeder.
+early worker setup -> configure -> header -> collection -> running distributed tests ->
+fixtures -> reports, then the pytest-randomly seeder.
 
 Loading this module imports neither torch nor libcst. torch is imported only when a test
 uses ``torch_device`` or ``seeded``, when a device is explicitly requested, or when the
 session has already imported it itself (the header and the state guard read it from
 ``sys.modules``), so a non-torch suite pays nothing. The decisions themselves live in
 ``torchcheck._plugin_support`` as pure functions over counts, testable without a GPU.
+Distributed tests have their decisions in ``torchcheck._distributed_support`` and their
+run-time machinery (starting ranks, merging their reports, joining a torchrun launch) in
+``torchcheck._distributed_plugin``, both imported only by a session that has such a test
+or runs as one rank of a launch.
 """
 
 from __future__ import annotations
@@ -52,6 +57,9 @@ from torchcheck._plugin_support import (
 if TYPE_CHECKING:
     import torch
 
+    from torchcheck._distributed_plugin import LaunchedRank
+    from torchcheck._distributed_support import DistributedPlan, LaunchedWorld
+
 __all__ = ["TorchStateLeakWarning", "reseed_torch"]
 
 # --- user-facing strings, defined once --------------------------------------------
@@ -78,9 +86,15 @@ MARKER_DOCS: tuple[str, ...] = (
     "mps: test needs an Apple MPS device; skipped with a reason when unavailable.",
     "devices(*names): restrict the torch_device fixture to these devices for one test, "
     "e.g. @pytest.mark.devices('cpu', 'cuda').",
+    "distributed(world_size=2, backend=None, timeout=120): run the test on world_size "
+    "ranks, each a process with a process group initialised (gloo on cpu, nccl and one "
+    "GPU per rank on cuda); fixtures rank and world_size. A failure on any rank fails the "
+    "test; a hang past timeout seconds fails it with every rank's stack. Under torchrun "
+    "the test runs in place on each rank.",
 )
 REPLAY_SECTION_TITLE = "torchcheck replay"
 DEVICES_MARKER_SOURCE = "@pytest.mark.devices on {nodeid}"
+DISTRIBUTED_MARKER_SOURCE = "@pytest.mark.distributed on {nodeid}"
 TORCH_MISSING = (
     "torchcheck: {what} needs PyTorch, which is not installed in this environment. "
     "Install it with {hint}, or turn the plugin off with -p no:torchcheck."
@@ -96,7 +110,10 @@ PINNING_TOO_LATE = (
 _SETTINGS_KEY: pytest.StashKey[Settings] = pytest.StashKey()
 _FOUND_KEY: pytest.StashKey[FoundDevices] = pytest.StashKey()
 _HEADER_SHOWN_KEY: pytest.StashKey[bool] = pytest.StashKey()
-_TORCHCHECK_FIXTURES = frozenset({"torch_device", "seeded"})
+_LAUNCHED_RANK_KEY: pytest.StashKey[LaunchedRank] = pytest.StashKey()
+_DISTRIBUTED_PLAN_KEY: pytest.StashKey[DistributedPlan] = pytest.StashKey()
+_DISTRIBUTED_ERROR_KEY: pytest.StashKey[str] = pytest.StashKey()
+_TORCHCHECK_FIXTURES = frozenset({"torch_device", "seeded", "rank", "world_size"})
 
 
 class TorchStateLeakWarning(UserWarning):
@@ -214,6 +231,8 @@ def pytest_configure(config: pytest.Config) -> None:
             )
         except DeviceUnavailableError as error:
             raise pytest.UsageError(str(error)) from None
+    if _launched(config) is not None:
+        _launched_rank(config)  # sets up reporting to a supervisor before any test runs
 
 
 def _resolve_settings(config: pytest.Config) -> Settings:
@@ -264,6 +283,29 @@ def _probe_devices() -> FoundDevices:
         cuda_count=sum(1 for d in devices if d.type == "cuda"),
         mps_available=any(d.type == "mps" for d in devices),
     )
+
+
+def _launched(config: pytest.Config) -> LaunchedWorld | None:
+    """The torchrun launch (or torchcheck's, for a cuda run) this process is a rank of."""
+    if "RANK" not in os.environ or "WORLD_SIZE" not in os.environ:
+        return None
+    from torchcheck._distributed_support import launched_world
+
+    try:
+        return launched_world(os.environ)
+    except SettingError as error:
+        raise pytest.UsageError(str(error)) from None
+
+
+def _launched_rank(config: pytest.Config) -> LaunchedRank:
+    launched = config.stash.get(_LAUNCHED_RANK_KEY, None)
+    if launched is None:
+        from torchcheck._distributed_plugin import LaunchedRank
+
+        launched = LaunchedRank(config)
+        config.pluginmanager.register(launched, "torchcheck-launched-rank")
+        config.stash[_LAUNCHED_RANK_KEY] = launched
+    return launched
 
 
 def _missing_torch(what: str) -> str | None:
@@ -361,6 +403,7 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     imports torch) only if some other test carries a device marker.
     """
     settings = _settings(config)
+    _plan_distributed_tests(config, items)
     for item in items:
         if "torch_device" in _callspec_params(item):
             continue
@@ -375,6 +418,48 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
             if reason is not None:
                 item.add_marker(pytest.mark.skip(reason=reason))
                 break
+
+
+def _plan_distributed_tests(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Decide how each ``distributed`` test runs (or skip it with a reason). A bad marker
+    fails that test at setup; too few GPUs for an explicitly requested cuda is exit 4."""
+    marked = [(item, marker) for item in items if (marker := item.get_closest_marker("distributed"))]
+    if not marked:
+        return
+    from torchcheck._distributed_support import (
+        distributed_device,
+        parse_distributed_marker,
+        plan_distributed,
+    )
+
+    settings = _settings(config)
+    launched = _launched(config)
+    for item, marker in marked:
+        source = DISTRIBUTED_MARKER_SOURCE.format(nodeid=item.nodeid)
+        try:
+            request = parse_distributed_marker(marker.args, marker.kwargs, source)
+        except SettingError as error:
+            item.stash[_DISTRIBUTED_ERROR_KEY] = str(error)
+            continue
+        device_param = _callspec_params(item).get("torch_device")
+        cuda_marked = item.get_closest_marker("cuda") is not None
+        device = distributed_device(request, device_param, cuda_marked)
+        found = _found_devices(config) if device == "cuda" else FoundDevices()
+        try:
+            plan = plan_distributed(
+                request,
+                device,
+                nodeid=item.nodeid,
+                requested=settings.devices,
+                requested_source=settings.devices_source,
+                found=found,
+                launched=launched,
+            )
+        except DeviceUnavailableError as error:
+            raise pytest.UsageError(str(error)) from None
+        item.stash[_DISTRIBUTED_PLAN_KEY] = plan
+        if plan.skip_reason is not None:
+            item.add_marker(pytest.mark.skip(reason=plan.skip_reason))
 
 
 def pytest_report_collectionfinish(
@@ -396,6 +481,37 @@ def _uses_torchcheck(item: pytest.Item) -> bool:
     return not _TORCHCHECK_FIXTURES.isdisjoint(getattr(item, "fixturenames", ()))
 
 
+# --- running distributed tests ------------------------------------------------------
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_runtest_protocol(item: pytest.Item, nextitem: pytest.Item | None) -> bool | None:
+    """Run a ``distributed`` test on its ranks and log one merged report per phase.
+
+    Tests that run in place (under torchrun), are skipped, or have a bad marker take
+    pytest's ordinary protocol.
+    """
+    plan = item.stash.get(_DISTRIBUTED_PLAN_KEY, None)
+    if plan is None or plan.in_place or plan.skip_reason is not None:
+        return None
+    from torchcheck._distributed_plugin import run_distributed_item
+
+    run_distributed_item(item, nextitem, plan, _settings(item.config))
+    return True
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_runtest_setup(item: pytest.Item) -> None:
+    """Fail a test whose ``distributed`` marker is invalid; in a launched rank, join
+    the process group before the test's fixtures are set up."""
+    error = item.stash.get(_DISTRIBUTED_ERROR_KEY, None)
+    if error is not None:
+        pytest.fail(error, pytrace=False)
+    plan = item.stash.get(_DISTRIBUTED_PLAN_KEY, None)
+    if plan is not None and plan.in_place and plan.skip_reason is None:
+        _launched_rank(item.config).join(item, plan)
+
+
 # --- fixtures -----------------------------------------------------------------------
 
 
@@ -410,7 +526,12 @@ def torch_device(request: pytest.FixtureRequest) -> torch.device:
     _fail_without_torch("the torch_device fixture")
     import torch
 
-    return torch.device(getattr(request, "param", "cpu"))
+    device = getattr(request, "param", "cpu")
+    if request.node.get_closest_marker("distributed") is not None:
+        from torchcheck._distributed_support import rank_device
+
+        device = rank_device(device, os.environ)  # each rank its own GPU
+    return torch.device(device)
 
 
 @pytest.fixture
@@ -423,6 +544,31 @@ def seeded(request: pytest.FixtureRequest) -> Iterator[int]:
     seed = derive_seed(_settings(request.config).seed, request.node.nodeid)
     with seeded_block(seed, deterministic=True):
         yield seed
+
+
+@pytest.fixture
+def rank(request: pytest.FixtureRequest) -> int:
+    """This process's rank, ``torch.distributed.get_rank()``, in a test marked
+    ``@pytest.mark.distributed``."""
+    return _process_group_value("rank").get_rank()
+
+
+@pytest.fixture
+def world_size(request: pytest.FixtureRequest) -> int:
+    """The number of ranks, ``torch.distributed.get_world_size()``, in a test marked
+    ``@pytest.mark.distributed``."""
+    return _process_group_value("world_size").get_world_size()
+
+
+def _process_group_value(fixture: str) -> Any:
+    """``torch.distributed``, once it is sure a process group is up."""
+    _fail_without_torch(f"the {fixture} fixture")
+    from torchcheck._distributed_plugin import require_process_group
+
+    require_process_group(fixture)
+    import torch.distributed
+
+    return torch.distributed
 
 
 def _fail_without_torch(fixture: str) -> None:

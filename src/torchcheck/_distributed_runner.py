@@ -1,0 +1,775 @@
+"""Running code on several ranks of one machine, supervised: results, failures and hangs.
+
+The pytest plugin's ``distributed`` marker and the distributed checks start their ranks
+here. :func:`run_forked` makes each rank a forked copy of the calling process, so nothing
+is imported or collected again (a fresh interpreter pays seconds to import torch), and
+the copy joins a process group through a ``FileStore`` in a private temporary directory:
+no port is chosen, so parallel runs (pytest-xdist) cannot collide. CUDA does not survive
+a fork once the parent has initialised it, so GPU ranks are fresh interpreters started by
+:func:`run_commands` and supervised the same way; they find their rank, the store and
+their result file in the environment (:func:`rank_environment`).
+
+Supervision. A rank that finishes writes its result and then keeps its process group
+open until every rank has finished, so a rank that skipped a collective leaves the others
+*waiting* in it (visibly) instead of failing on a closed connection. When the timeout
+passes, or :data:`GRACE_SECONDS` after one rank failed while others are still running,
+every running rank dumps its Python stack (``faulthandler`` on ``SIGUSR1``) and is killed
+with its whole process group. No orphan survives: each rank has its own session and dies
+with its parent (``PR_SET_PDEATHSIG`` on Linux), the supervisor kills what is left when it
+returns or is interrupted, and an ``atexit`` hook kills anything still registered.
+"""
+
+from __future__ import annotations
+
+import atexit
+import faulthandler
+import os
+import pickle
+import re
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+import traceback
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from datetime import timedelta
+from pathlib import Path
+from typing import Any, NoReturn
+
+__all__ = [
+    "GRACE_SECONDS",
+    "RankError",
+    "RankOutcome",
+    "RanksResult",
+    "describe_stop",
+    "hold_until_released",
+    "init_process_group_from_environment",
+    "is_supervised_rank",
+    "rank_environment",
+    "register_stack_dump",
+    "run_commands",
+    "run_forked",
+    "write_rank_result",
+]
+
+#: How long ranks still running may go on after another rank failed before they are
+#: stopped; long enough for a rank that fails the same way to say so itself.
+GRACE_SECONDS = 5.0
+#: A process group's own timeout is the supervisor's plus this margin, so a hang is
+#: reported by the supervisor with every rank's stack, not by one rank's collective.
+PROCESS_GROUP_MARGIN_SECONDS = 60.0
+_POLL_SECONDS = 0.01
+_STACK_DUMP_WAIT_SECONDS = 2.0
+_RELEASE_WAIT_SECONDS = 5.0
+
+# Environment of a rank. RANK, WORLD_SIZE, LOCAL_RANK, LOCAL_WORLD_SIZE are torchrun's;
+# the TORCHCHECK_ ones tell a rank that a torchcheck supervisor started it.
+INIT_METHOD_ENV = "TORCHCHECK_INIT_METHOD"
+RESULT_FILE_ENV = "TORCHCHECK_RANK_RESULT"
+STACK_FILE_ENV = "TORCHCHECK_RANK_STACK"
+RELEASE_FD_ENV = "TORCHCHECK_RANK_RELEASE_FD"
+
+_PR_SET_PDEATHSIG = 1
+_DUMP_SIGNAL = getattr(signal, "SIGUSR1", None)
+
+_NO_FORK = (
+    "running ranks as forked processes needs os.fork, which this platform lacks; run "
+    "the test under torchrun instead"
+)
+_NO_DISTRIBUTED = "this PyTorch build has no torch.distributed (torch.distributed.is_available() is False)"
+_TIMED_OUT = "timed out after {timeout:g} s"
+_STOPPED_AFTER_FAILURE = "stopped {grace:g} s after rank {rank} failed"
+_RANK_FINISHED = "rank {rank}: finished"
+_RANK_RAISED = "rank {rank}: raised {type_name}: {message}"
+_RANK_WAITING = "rank {rank}: still running, waiting in {where}"
+_RANK_RUNNING = "rank {rank}: still running"
+_RANK_ENDED = "rank {rank}: {ended} before reporting"
+_STACK_HEADER = "rank {rank}'s Python stack when it was stopped:"
+_CRASH_HEADER = "rank {rank}'s Python stack when it crashed:"
+_NO_STACK = "rank {rank} did not dump its stack (it was busy outside Python or already gone)"
+_NOT_ALL_FINISHED = "not every rank finished"
+_TRACEBACK_HEADER = "rank {rank} raised:"
+_OUTPUT_HEADER = "rank {rank}'s output (last {lines} lines):"
+_OUTPUT_LINES = 40
+
+_FRAME = re.compile(r'^\s*File "(?P<path>[^"]+)", line (?P<line>\d+) in (?P<function>\S+)')
+_TORCH_PACKAGE = re.compile(r"[/\\]torch[/\\]")
+_RUNNER_FRAME = re.compile(r"[/\\]torchcheck[/\\]_distributed_(runner|plugin)\.py$")
+_HARNESS_FRAME = re.compile(r"[/\\](_pytest|pluggy)[/\\]")
+_DISTRIBUTED_PACKAGES = re.compile(r"[/\\]torch[/\\](distributed|nn[/\\]parallel)[/\\]")
+
+_live_ranks: dict[int, Callable[[], None]] = {}  # pid -> kill it (and its group), reap it
+_atexit_registered = False
+
+
+# ------------------------------------------------------------------ outcomes
+
+
+@dataclass(frozen=True)
+class RankError:
+    """An exception a rank raised, as text (the exception object stays in the rank)."""
+
+    type_name: str
+    message: str
+    traceback: str
+    is_assertion: bool  # an AssertionError (CheckFailed included): a finding, not a crash
+
+    @classmethod
+    def from_exception(cls, error: BaseException) -> RankError:
+        return cls(
+            type_name=type(error).__name__,
+            message=str(error),
+            traceback="".join(traceback.format_exception(type(error), error, error.__traceback__)),
+            is_assertion=isinstance(error, AssertionError),
+        )
+
+
+@dataclass(frozen=True)
+class RankOutcome:
+    """What one rank did: returned a value, raised, or was stopped or crashed (then
+    ``reported`` is false and ``stack`` holds its Python stack when one was dumped)."""
+
+    rank: int
+    reported: bool
+    returned: Any = None
+    error: RankError | None = None
+    stack: str = ""
+    ended: str = ""  # how a rank that did not report ended ("exited with code 3", ...)
+    output: str = ""  # what a rank started as a command printed
+
+    @property
+    def failed(self) -> bool:
+        return not self.reported or self.error is not None
+
+    def brief(self) -> str:
+        """A few words: ``rank 0 in all_reduce``, ``rank 1 finished``."""
+        if self.error is not None:
+            return f"rank {self.rank} raised {self.error.type_name}"
+        if self.reported:
+            return f"rank {self.rank} finished"
+        if self.ended:
+            return f"rank {self.rank} {self.ended}"
+        frames = _innermost_frames(self.stack)
+        return f"rank {self.rank} in {frames[0]['function']}" if frames else f"rank {self.rank} still running"
+
+    def summary(self) -> str:
+        if self.error is not None:
+            first_line = self.error.message.strip().splitlines()[0] if self.error.message.strip() else ""
+            return _RANK_RAISED.format(rank=self.rank, type_name=self.error.type_name, message=first_line)
+        if self.reported:
+            return _RANK_FINISHED.format(rank=self.rank)
+        if self.ended:
+            return _RANK_ENDED.format(rank=self.rank, ended=self.ended)
+        where = waiting_in(self.stack)
+        if where is None:
+            return _RANK_RUNNING.format(rank=self.rank)
+        return _RANK_WAITING.format(rank=self.rank, where=where)
+
+
+@dataclass(frozen=True)
+class RanksResult:
+    """Every rank's outcome, and why the supervisor stopped the ranks still running
+    (``None`` when every rank reported)."""
+
+    outcomes: tuple[RankOutcome, ...]
+    stop_reason: str | None = None
+
+    @property
+    def failed(self) -> bool:
+        return self.stop_reason is not None or any(outcome.failed for outcome in self.outcomes)
+
+
+def describe_stop(result: RanksResult) -> str:
+    """Why the ranks were stopped and one line per rank, then for each rank that did not
+    finish normally its stack (stopped or crashed), traceback or output: the text a
+    hang or a crash is reported with."""
+    brief = ", ".join(outcome.brief() for outcome in result.outcomes)
+    lines = [f"{result.stop_reason or _NOT_ALL_FINISHED}: {brief}", ""]
+    lines += [f"  {outcome.summary()}" for outcome in result.outcomes]
+    for outcome in result.outcomes:
+        lines += _details(outcome)
+    return "\n".join(lines)
+
+
+def _details(outcome: RankOutcome) -> list[str]:
+    if outcome.error is not None and not outcome.error.is_assertion:
+        return ["", _TRACEBACK_HEADER.format(rank=outcome.rank), outcome.error.traceback.rstrip()]
+    if outcome.reported:
+        return []
+    header = _CRASH_HEADER if outcome.ended else _STACK_HEADER
+    lines = ["", header.format(rank=outcome.rank), trimmed_stack(outcome.stack)] if outcome.stack.strip() else [
+        "", _NO_STACK.format(rank=outcome.rank)
+    ]
+    if outcome.output.strip():
+        tail = "\n".join(outcome.output.rstrip().splitlines()[-_OUTPUT_LINES:])
+        lines += ["", _OUTPUT_HEADER.format(rank=outcome.rank, lines=_OUTPUT_LINES), tail]
+    return lines
+
+
+def waiting_in(stack: str) -> str | None:
+    """Where a dumped stack is waiting: the innermost torch.distributed function (the
+    collective) and the nearest caller outside torch, e.g. ``all_reduce
+    (torch.distributed), called from test_sync.py:12 in test_sum``."""
+    frames = _innermost_frames(stack)
+    if not frames:
+        return None
+    inner, user = frames[0], next((f for f in frames if not _TORCH_PACKAGE.search(f["path"])), None)
+    if inner is user:  # not in torch at all
+        return f"{inner['function']} ({_short_path(inner['path'])}:{inner['line']})"
+    package = "torch.distributed" if _DISTRIBUTED_PACKAGES.search(inner["path"]) else "torch"
+    where = f"{inner['function']} ({package})"
+    if user is not None:
+        where += f", called from {_short_path(user['path'])}:{user['line']} in {user['function']}"
+    return where
+
+
+def trimmed_stack(stack: str) -> str:
+    """A dumped stack without the frames that only say how the rank was started (this
+    module, pytest and pluggy): what is left is the user's code and torch."""
+    kept = []
+    skipping = False
+    for line in stack.rstrip().splitlines():
+        match = _FRAME.match(line)
+        if match is None:
+            skipping = False
+            kept.append(line)
+        elif _RUNNER_FRAME.search(match["path"]):
+            skipping = True  # this frame and its callers start the rank
+        elif not skipping and not _HARNESS_FRAME.search(match["path"]):
+            kept.append(line)
+    return "\n".join(kept)
+
+
+def _innermost_frames(stack: str) -> list[dict[str, str]]:
+    """The interrupted thread's frames, most recent first, starting at the innermost
+    torch.distributed frame (else the innermost torch frame, else the innermost one)."""
+    frames = [match.groupdict() for line in _main_thread(stack) if (match := _FRAME.match(line))]
+    for pattern in (_DISTRIBUTED_PACKAGES, _TORCH_PACKAGE):
+        for index, frame in enumerate(frames):
+            if pattern.search(frame["path"]):
+                return frames[index:]
+    return frames
+
+
+def _main_thread(stack: str) -> list[str]:
+    """The lines of the thread that was interrupted (faulthandler's "Current thread"),
+    else of the first thread in the dump."""
+    blocks: list[list[str]] = []
+    for line in stack.splitlines():
+        if line.startswith(("Current thread", "Thread ")):
+            blocks.append([line])
+        elif blocks:
+            blocks[-1].append(line)
+    if not blocks:
+        return stack.splitlines()
+    return next((block for block in blocks if block[0].startswith("Current thread")), blocks[0])
+
+
+def _short_path(path: str) -> str:
+    try:
+        relative = os.path.relpath(path)
+    except ValueError:  # another drive on Windows
+        return path
+    return path if relative.startswith("..") else relative
+
+
+# -------------------------------------------------------------- forked ranks
+
+
+def run_forked(
+    fn: Callable[[int], Any],
+    world_size: int,
+    *,
+    backend: str = "gloo",
+    timeout: float,
+    grace: float = GRACE_SECONDS,
+) -> RanksResult:
+    """Run ``fn(rank)`` on ``world_size`` forked copies of this process, each with the
+    default process group initialised (``backend``, a ``FileStore`` in a temporary
+    directory), and return what each rank returned or raised. ``fn``'s return value
+    must pickle. The ranks are stopped, with their stacks, when ``timeout`` seconds have
+    passed or ``grace`` seconds after one rank failed while others still run."""
+    if not hasattr(os, "fork"):
+        raise RuntimeError(_NO_FORK)
+    _import_before_forking()
+    with tempfile.TemporaryDirectory(prefix="torchcheck-ranks-") as workdir, _ReleasePipe() as release:
+        files = _RankFiles(Path(workdir))
+        ranks: list[_Rank] = []
+        try:
+            for rank in range(world_size):
+                ranks.append(_fork_rank(fn, rank, world_size, backend, timeout, files, release))
+            release.close_read_end()
+            return _supervise(ranks, files, timeout, grace, release)
+        finally:
+            _finish_all(ranks)
+
+
+def _import_before_forking() -> None:
+    """Import in the parent what every rank would otherwise import by itself: the
+    process-group machinery, and torch._dynamo, which DistributedDataParallel imports
+    on first use (seconds, paid once here instead of once per rank per test)."""
+    import torch.distributed as dist
+
+    if not dist.is_available():
+        raise RuntimeError(_NO_DISTRIBUTED)
+    import torch._dynamo  # noqa: F401
+    import torch.nn.parallel  # noqa: F401
+
+
+@dataclass(frozen=True)
+class _RankFiles:
+    """Where ranks write their results and stacks, and the process group's store."""
+
+    workdir: Path
+
+    def result(self, rank: int) -> Path:
+        return self.workdir / f"rank{rank}.result"
+
+    def stack(self, rank: int) -> Path:
+        return self.workdir / f"rank{rank}.stack"
+
+    def output(self, rank: int) -> Path:
+        return self.workdir / f"rank{rank}.output"
+
+    @property
+    def init_method(self) -> str:
+        return (self.workdir / "store").as_uri()
+
+
+class _ReleasePipe:
+    """Ranks that finished block reading this pipe; closing the write end (only the
+    supervisor holds it) releases them all at once."""
+
+    def __init__(self) -> None:
+        self.read_fd, self.write_fd = os.pipe()
+        self._open = {self.read_fd, self.write_fd}
+
+    def __enter__(self) -> _ReleasePipe:
+        return self
+
+    def __exit__(self, *_: object) -> None:
+        for fd in list(self._open):
+            self._close(fd)
+
+    def close_read_end(self) -> None:
+        self._close(self.read_fd)
+
+    def release(self) -> None:
+        self._close(self.write_fd)
+
+    def _close(self, fd: int) -> None:
+        if fd in self._open:
+            self._open.discard(fd)
+            os.close(fd)
+
+
+class _Rank:
+    """A rank process seen from the supervisor. Its exit is noticed without reaping it,
+    so its process group can still be killed safely (a reaped pid may be reused)."""
+
+    def __init__(self, rank: int, pid: int, reap: Callable[[], int]) -> None:
+        self.rank = rank
+        self.pid = pid
+        self.ended: str | None = None  # how it ended, once reaped
+        self._reap = reap
+        self._exited = False
+        _register_live(self)
+
+    def is_running(self) -> bool:
+        if not self._exited:
+            self._exited = _has_exited(self.pid)
+        return not self._exited
+
+    def finish(self) -> None:
+        """Kill whatever is left of the rank's session, then reap it."""
+        if self.ended is not None:
+            return
+        _kill_group(self.pid)
+        self.ended = _describe_returncode(self._reap())
+        _live_ranks.pop(self.pid, None)
+
+
+def _has_exited(pid: int) -> bool:
+    try:
+        info = os.waitid(os.P_PID, pid, os.WEXITED | os.WNOHANG | os.WNOWAIT)
+    except ChildProcessError:
+        return True
+    return info is not None
+
+
+def _fork_rank(
+    fn: Callable[[int], Any],
+    rank: int,
+    world_size: int,
+    backend: str,
+    timeout: float,
+    files: _RankFiles,
+    release: _ReleasePipe,
+) -> _Rank:
+    parent = os.getpid()
+    sys.stdout.flush()
+    sys.stderr.flush()
+    pid = os.fork()
+    if pid == 0:
+        os.close(release.write_fd)
+        _rank_main(fn, rank, world_size, backend, timeout, files, release.read_fd, parent)
+    return _Rank(rank, pid, lambda: os.waitstatus_to_exitcode(os.waitpid(pid, 0)[1]))
+
+
+def _rank_main(
+    fn: Callable[[int], Any],
+    rank: int,
+    world_size: int,
+    backend: str,
+    timeout: float,
+    files: _RankFiles,
+    release_fd: int,
+    parent: int,
+) -> NoReturn:
+    """The body of a forked rank; never returns (``os._exit`` skips the parent's
+    atexit handlers and buffered output, which belong to the parent)."""
+    status = 1
+    try:
+        _leave_parent_session(parent)
+        _live_ranks.clear()  # the siblings are the parent's to kill, not this rank's
+        register_stack_dump(files.stack(rank))
+        os.environ.update(_torchrun_variables(rank, world_size))
+        import torch
+        import torch.distributed as dist
+
+        torch.set_num_threads(max(1, min(torch.get_num_threads(), (os.cpu_count() or 1) // world_size)))
+        dist.init_process_group(
+            backend,
+            init_method=files.init_method,
+            rank=rank,
+            world_size=world_size,
+            timeout=timedelta(seconds=timeout + PROCESS_GROUP_MARGIN_SECONDS),
+        )
+        write_rank_result(files.result(rank), _call(fn, rank))
+        hold_until_released(release_fd)
+        dist.destroy_process_group()
+        status = 0
+    except BaseException:  # noqa: BLE001 - whatever happens, the rank must end here
+        traceback.print_exc()
+    finally:
+        os._exit(status)
+
+
+def _call(fn: Callable[[int], Any], rank: int) -> tuple[str, Any]:
+    try:
+        return ("returned", fn(rank))
+    except BaseException as error:  # noqa: BLE001 - reported to the parent, not raised here
+        return ("raised", RankError.from_exception(error))
+
+
+def _torchrun_variables(rank: int, world_size: int) -> dict[str, str]:
+    """What torchrun would set, so code that reads the environment finds its rank."""
+    return {
+        "RANK": str(rank),
+        "LOCAL_RANK": str(rank),
+        "WORLD_SIZE": str(world_size),
+        "LOCAL_WORLD_SIZE": str(world_size),
+        "GROUP_RANK": "0",
+    }
+
+
+def _leave_parent_session(parent: int) -> None:
+    """Own session (so the supervisor can kill the rank with anything it started) and
+    death with the parent (so an interrupted or killed parent leaves no orphan)."""
+    os.setsid()
+    _die_with_parent()
+    if os.getppid() != parent:  # the parent died before the line above took effect
+        os._exit(1)
+
+
+def _die_with_parent() -> None:
+    if not sys.platform.startswith("linux"):
+        return
+    import ctypes
+
+    try:
+        libc = ctypes.CDLL(None, use_errno=True)
+        libc.prctl(_PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
+    except (OSError, AttributeError):  # no prctl: the supervisor's cleanup still applies
+        pass
+
+
+# ------------------------------------------------------------ command ranks
+
+
+def run_commands(
+    command: Sequence[str],
+    world_size: int,
+    *,
+    cwd: str | os.PathLike[str],
+    env: Mapping[str, str],
+    timeout: float,
+    grace: float = GRACE_SECONDS,
+) -> RanksResult:
+    """Run ``command`` as ``world_size`` fresh processes, one per rank, supervised like
+    :func:`run_forked`. Each finds its rank, the process group's store and its result
+    and stack files in the environment (:func:`rank_environment`); it must write its
+    result with :func:`write_rank_result` and then call :func:`hold_until_released`
+    (the plugin does both for a pytest run)."""
+    with tempfile.TemporaryDirectory(prefix="torchcheck-ranks-") as workdir, _ReleasePipe() as release:
+        files = _RankFiles(Path(workdir))
+        ranks: list[_Rank] = []
+        try:
+            for rank in range(world_size):
+                rank_env = {**env, **rank_environment(rank, world_size, files, release.read_fd)}
+                ranks.append(_start_command(command, rank, cwd, rank_env, release.read_fd, files.output(rank)))
+            release.close_read_end()
+            return _supervise(ranks, files, timeout, grace, release)
+        finally:
+            _finish_all(ranks)
+
+
+def rank_environment(rank: int, world_size: int, files: _RankFiles, release_fd: int) -> dict[str, str]:
+    """The environment of a rank :func:`run_commands` starts."""
+    return {
+        **_torchrun_variables(rank, world_size),
+        INIT_METHOD_ENV: files.init_method,
+        RESULT_FILE_ENV: str(files.result(rank)),
+        STACK_FILE_ENV: str(files.stack(rank)),
+        RELEASE_FD_ENV: str(release_fd),
+    }
+
+
+def _start_command(
+    command: Sequence[str], rank: int, cwd: str | os.PathLike[str], env: dict[str, str], release_fd: int, output: Path
+) -> _Rank:
+    with open(output, "wb") as output_file:
+        process = subprocess.Popen(
+            list(command),
+            cwd=cwd,
+            env=env,
+            stdout=output_file,
+            stderr=subprocess.STDOUT,
+            pass_fds=(release_fd,),
+            start_new_session=True,
+            preexec_fn=_die_with_parent if sys.platform.startswith("linux") else None,  # noqa: PLW1509
+        )
+    return _Rank(rank, process.pid, process.wait)
+
+
+def is_supervised_rank(env: Mapping[str, str] = os.environ) -> bool:
+    """Whether this process is a rank that :func:`run_commands` started."""
+    return RESULT_FILE_ENV in env
+
+
+def init_process_group_from_environment(backend: str, timeout: float) -> None:
+    """Initialise the default process group of a rank started by torchrun or by
+    :func:`run_commands` (whose store is a file named in the environment)."""
+    import torch.distributed as dist
+
+    dist.init_process_group(
+        backend,
+        init_method=os.environ.get(INIT_METHOD_ENV, "env://"),
+        rank=int(os.environ["RANK"]),
+        world_size=int(os.environ["WORLD_SIZE"]),
+        timeout=timedelta(seconds=timeout + PROCESS_GROUP_MARGIN_SECONDS),
+    )
+
+
+# ------------------------------------------------------------ rank side
+
+
+def register_stack_dump(path: str | os.PathLike[str]) -> None:
+    """Dump every thread's Python stack to ``path`` on the supervisor's signal, and on
+    a fatal error (segfault, abort)."""
+    stack_file = open(path, "w")  # noqa: SIM115 - stays open for the signal handler
+    if _DUMP_SIGNAL is not None:
+        faulthandler.register(_DUMP_SIGNAL, file=stack_file, all_threads=True)
+    faulthandler.enable(file=stack_file, all_threads=True)
+
+
+def write_rank_result(path: str | os.PathLike[str], result: tuple[str, Any]) -> None:
+    """Write a rank's result where the supervisor looks for it, atomically (the file
+    appears complete or not at all)."""
+    try:
+        data = pickle.dumps(result)
+    except Exception as error:  # noqa: BLE001 - an unpicklable value is the rank's error
+        data = pickle.dumps(("raised", RankError.from_exception(error)))
+    partial = Path(f"{path}.partial")
+    partial.write_bytes(data)
+    os.replace(partial, path)
+
+
+def hold_until_released(release_fd: int | None = None) -> None:
+    """Keep this rank (and its process group) alive until the supervisor says every
+    rank has finished; without a supervisor, return at once."""
+    if release_fd is None:
+        text = os.environ.get(RELEASE_FD_ENV)
+        if text is None:
+            return
+        release_fd = int(text)
+    try:
+        os.read(release_fd, 1)  # returns once the supervisor closes its end
+    except OSError:
+        pass
+
+
+# ---------------------------------------------------------------- supervisor
+
+
+def _supervise(
+    ranks: list[_Rank], files: _RankFiles, timeout: float, grace: float, release: _ReleasePipe
+) -> RanksResult:
+    results: dict[int, tuple[str, Any]] = {}
+    stop_reason = _wait_for_ranks(ranks, files, results, timeout, grace)
+    stopped = [r for r in ranks if r.rank not in results and r.is_running()]
+    stacks = _dump_stacks(stopped, files)
+    for rank in stopped:
+        rank.finish()
+    release.release()
+    _wait_for_exit(ranks, _RELEASE_WAIT_SECONDS)
+    _collect_results(ranks, files, results)
+    _finish_all(ranks)
+    return RanksResult(tuple(_outcome(r, results, stacks, files) for r in ranks), stop_reason)
+
+
+def _wait_for_ranks(
+    ranks: list[_Rank], files: _RankFiles, results: dict[int, tuple[str, Any]], timeout: float, grace: float
+) -> str | None:
+    """Wait until every rank reported or ended; return why the wait was cut short
+    (the timeout, or the grace period after a failure), ``None`` if it was not."""
+    deadline = time.monotonic() + timeout
+    first_failure: tuple[float, int] | None = None
+    while True:
+        _collect_results(ranks, files, results)
+        if not any(r.rank not in results and r.is_running() for r in ranks):
+            return None
+        now = time.monotonic()
+        if first_failure is None:
+            failed = _first_failed_rank(ranks, results)
+            first_failure = (now, failed) if failed is not None else None
+        if first_failure is not None and now >= first_failure[0] + grace:
+            return _STOPPED_AFTER_FAILURE.format(grace=grace, rank=first_failure[1])
+        if now >= deadline:
+            return _TIMED_OUT.format(timeout=timeout)
+        time.sleep(_POLL_SECONDS)
+
+
+def _collect_results(ranks: list[_Rank], files: _RankFiles, results: dict[int, tuple[str, Any]]) -> None:
+    for rank in ranks:
+        path = files.result(rank.rank)
+        if rank.rank not in results and path.exists():
+            results[rank.rank] = _load_result(path)
+
+
+def _load_result(path: Path) -> tuple[str, Any]:
+    try:
+        return pickle.loads(path.read_bytes())
+    except Exception as error:  # noqa: BLE001 - e.g. a class the parent cannot import
+        return ("raised", RankError.from_exception(error))
+
+
+def _first_failed_rank(ranks: list[_Rank], results: dict[int, tuple[str, Any]]) -> int | None:
+    for rank in ranks:
+        if rank.rank in results:
+            if results[rank.rank][0] == "raised":
+                return rank.rank
+        elif not rank.is_running():
+            return rank.rank
+    return None
+
+
+def _dump_stacks(ranks: list[_Rank], files: _RankFiles) -> dict[int, str]:
+    """Signal each rank to dump its stack; read the dumps once they stop growing."""
+    if _DUMP_SIGNAL is None or not ranks:
+        return {}
+    for rank in ranks:
+        try:
+            os.kill(rank.pid, _DUMP_SIGNAL)
+        except ProcessLookupError:
+            pass
+    deadline = time.monotonic() + _STACK_DUMP_WAIT_SECONDS
+    sizes: dict[int, int] = {}
+    while time.monotonic() < deadline:
+        time.sleep(0.05)
+        current = {r.rank: _size(files.stack(r.rank)) for r in ranks}
+        if all(size > 0 for size in current.values()) and current == sizes:
+            break
+        sizes = current
+    return {r.rank: _read(files.stack(r.rank)) for r in ranks}
+
+
+def _outcome(
+    rank: _Rank, results: dict[int, tuple[str, Any]], stacks: dict[int, str], files: _RankFiles
+) -> RankOutcome:
+    if rank.rank in results:
+        kind, payload = results[rank.rank]
+        if kind == "raised":
+            return RankOutcome(rank.rank, reported=True, error=payload)
+        return RankOutcome(rank.rank, reported=True, returned=payload)
+    output = _read(files.output(rank.rank))
+    if rank.rank in stacks:
+        return RankOutcome(rank.rank, reported=False, stack=stacks[rank.rank], output=output)
+    stack = _read(files.stack(rank.rank))
+    return RankOutcome(rank.rank, reported=False, stack=stack, ended=rank.ended or "ended", output=output)
+
+
+def _wait_for_exit(ranks: list[_Rank], seconds: float) -> None:
+    deadline = time.monotonic() + seconds
+    while any(r.is_running() for r in ranks) and time.monotonic() < deadline:
+        time.sleep(_POLL_SECONDS)
+
+
+def _finish_all(ranks: list[_Rank]) -> None:
+    for rank in ranks:
+        rank.finish()
+
+
+# ------------------------------------------------------------ process helpers
+
+
+def _register_live(rank: _Rank) -> None:
+    global _atexit_registered
+    if not _atexit_registered:
+        atexit.register(_kill_survivors)
+        _atexit_registered = True
+    _live_ranks[rank.pid] = rank.finish
+
+
+def _kill_survivors() -> None:
+    for finish in list(_live_ranks.values()):
+        finish()
+
+
+def _kill_group(pid: int) -> None:
+    """Kill the rank and every process in its session (DataLoader workers, ...)."""
+    try:
+        os.killpg(pid, signal.SIGKILL)
+        return
+    except (ProcessLookupError, PermissionError, AttributeError):
+        pass
+    try:
+        os.kill(pid, signal.SIGKILL)
+    except ProcessLookupError:
+        pass
+
+
+def _describe_returncode(code: int) -> str:
+    if code < 0:
+        try:
+            name = signal.Signals(-code).name
+        except ValueError:
+            name = f"signal {-code}"
+        return f"was killed by {name}"
+    return f"exited with code {code}"
+
+
+def _size(path: Path) -> int:
+    try:
+        return path.stat().st_size
+    except OSError:
+        return 0
+
+
+def _read(path: Path) -> str:
+    try:
+        return path.read_text(errors="replace")
+    except OSError:
+        return ""

@@ -1,0 +1,434 @@
+"""@pytest.mark.distributed: the body on every rank, failures and hangs per rank, no orphans.
+
+Most inner runs are in-process (pytester's runpytest), so their ranks are forks of this
+process and start in milliseconds. Runs that must be real processes -- under xdist,
+interrupted or killed, under torchrun, or with fresh rank processes as a cuda run has
+them -- use subprocesses. GPU decisions are checked by faking what the machine has.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+import uuid
+from pathlib import Path
+
+import pytest
+import torch
+
+# Imported here, once: modules first imported during an in-process inner run are dropped
+# afterwards, and torch's cannot be imported twice (see conftest.py).
+import torch.distributed  # noqa: F401
+import torch.nn.parallel  # noqa: F401
+
+import torchcheck._distributed_plugin as distributed_plugin
+import torchcheck.checks.devices as devices_module
+from torchcheck import _distributed_runner as runner
+
+pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="ranks are checked through /proc")
+
+ORPHAN_TOKEN = "TORCHCHECK_TEST_ORPHAN_TOKEN"
+
+ALL_REDUCE = """
+import os
+import pytest
+import torch
+import torch.distributed as dist
+
+@pytest.mark.distributed(world_size=2)
+def test_sum(rank, world_size, torch_device):
+    total = torch.tensor([float(rank + 1)])
+    dist.all_reduce(total)
+    assert total.item() == 3.0
+    assert (rank, world_size) == (dist.get_rank(), 2) == (int(os.environ["RANK"]), 2)
+    assert torch_device == torch.device("cpu")
+    assert os.getpid() != int(os.environ["OUTER_PID"])
+"""
+
+FAILS_ON_RANK_1 = """
+import pytest
+
+@pytest.mark.distributed(world_size=2)
+def test_only_rank_0_passes(rank):
+    print(f"hello from rank {rank}")
+    assert rank == 0, f"rank {rank} is not rank 0"
+"""
+
+MISMATCHED_COLLECTIVE = """
+import pytest
+import torch
+import torch.distributed as dist
+
+@pytest.mark.distributed(world_size=2, timeout={timeout})
+def test_rank_1_skips_the_all_reduce(rank):
+    total = torch.ones(1)
+    if rank == 0:
+        dist.all_reduce(total)
+    dist.barrier()
+"""
+
+PASSING_FAILING_HANGING = """
+import pytest
+import torch.distributed as dist
+
+@pytest.mark.distributed(world_size=2)
+def test_passes(rank):
+    dist.barrier()
+
+@pytest.mark.distributed(world_size=2)
+def test_fails(rank):
+    assert rank == 1
+
+@pytest.mark.distributed(world_size=2, timeout=3)
+def test_hangs(rank):
+    if rank == 0:
+        dist.barrier()
+"""
+
+
+
+def _processes_with(token: str) -> list[int]:
+    """Live processes whose environment holds ``token`` (zombies have none)."""
+    found = []
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit() or int(entry) == os.getpid():
+            continue
+        try:
+            environment = Path(f"/proc/{entry}/environ").read_bytes()
+        except OSError:
+            continue
+        if token.encode() in environment:
+            found.append(int(entry))
+    return found
+
+
+def _wait_until(condition: object, seconds: float) -> bool:
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        if condition():  # type: ignore[operator]
+            return True
+        time.sleep(0.1)
+    return False
+
+
+@pytest.fixture
+def orphan_token(monkeypatch: pytest.MonkeyPatch) -> str:
+    """A marker in the environment of every process the inner run starts."""
+    token = f"{ORPHAN_TOKEN}={uuid.uuid4().hex}"
+    name, value = token.split("=")
+    monkeypatch.setenv(name, value)
+    return value
+
+
+# --------------------------------------------------------------- on every rank
+
+
+def test_the_body_runs_on_every_rank_with_a_process_group_and_its_fixtures(
+    pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("OUTER_PID", str(os.getpid()))
+    pytester.makepyfile(ALL_REDUCE)
+    result = pytester.runpytest("-v")
+    result.assert_outcomes(passed=1)
+    result.stdout.fnmatch_lines(["*::test_sum[[]cpu[]] PASSED*"])
+
+
+def test_a_failure_on_one_rank_fails_the_test_and_shows_which_rank_and_what(pytester: pytest.Pytester) -> None:
+    pytester.makepyfile(FAILS_ON_RANK_1)
+    result = pytester.runpytest()
+    result.assert_outcomes(failed=1)
+    result.stdout.fnmatch_lines(
+        [
+            "failed on rank 1 of 2: AssertionError: rank 1 is not rank 0",
+            "--- rank 0 of 2: passed",
+            "--- rank 1 of 2: failed",
+            "*assert rank == 0*",
+            "E * AssertionError: rank 1 is not rank 0",
+            "*Captured stdout call (rank 0)*",
+            "hello from rank 0",
+            "*Captured stdout call (rank 1)*",
+            "hello from rank 1",
+        ]
+    )
+
+
+def test_a_mismatched_collective_fails_by_its_timeout_with_every_ranks_stack(pytester: pytest.Pytester) -> None:
+    pytester.makepyfile(MISMATCHED_COLLECTIVE.format(timeout=4))
+    started = time.monotonic()
+    result = pytester.runpytest()
+    assert time.monotonic() - started < 30
+    result.assert_outcomes(failed=1)
+    result.stdout.fnmatch_lines(
+        [
+            "timed out after 4 s: rank 0 in all_reduce, rank 1 in barrier",
+            "  rank 0: still running, waiting in all_reduce (torch.distributed), called from "
+            "test_a_mismatched_collective_fails_by_its_timeout_with_every_ranks_stack.py:9 in "
+            "test_rank_1_skips_the_all_reduce",
+            "  rank 1: still running, waiting in barrier (torch.distributed), called from *.py:10 in *",
+            "rank 0's Python stack when it was stopped:",
+            "*File *distributed_c10d.py*in all_reduce",
+            '*File "*.py", line 9 in test_rank_1_skips_the_all_reduce',
+            "rank 1's Python stack when it was stopped:",
+            "*File *distributed_c10d.py*in barrier",
+        ]
+    )
+
+
+def test_a_rank_that_crashes_is_reported_with_its_stack(pytester: pytest.Pytester) -> None:
+    pytester.makepyfile(
+        """
+        import os
+        import pytest
+
+        @pytest.mark.distributed(world_size=2)
+        def test_rank_1_aborts(rank):
+            if rank == 1:
+                os.abort()
+        """
+    )
+    result = pytester.runpytest()
+    result.assert_outcomes(failed=1)
+    result.stdout.fnmatch_lines(
+        [
+            "not every rank finished: rank 0 finished, rank 1 was killed by SIGABRT",
+            "  rank 1: was killed by SIGABRT before reporting",
+            "rank 1's Python stack when it crashed:",
+            "*line 7 in test_rank_1_aborts",
+        ]
+    )
+
+
+def test_seeded_gives_every_rank_the_same_seed_and_the_same_random_numbers(pytester: pytest.Pytester) -> None:
+    pytester.makepyfile(
+        """
+        import pytest
+        import torch
+        import torch.distributed as dist
+
+        @pytest.mark.distributed(world_size=2)
+        def test_same_numbers(rank, seeded):
+            drawn = torch.randn(4)
+            everyone = [torch.zeros(4), torch.zeros(4)]
+            dist.all_gather(everyone, drawn)
+            assert torch.equal(everyone[0], everyone[1])
+            assert torch.are_deterministic_algorithms_enabled()
+        """
+    )
+    pytester.runpytest().assert_outcomes(passed=1)
+
+
+@pytest.mark.parametrize(
+    ("marker", "message"),
+    [
+        ("world_size=0", "world_size must be a positive integer, got 0"),
+        ("world_sze=2", "unknown argument 'world_sze'; it takes world_size, backend and timeout"),
+        ("timeout='soon'", "timeout must be a positive number of seconds, got 'soon'"),
+    ],
+)
+def test_a_bad_marker_fails_the_test_with_a_clear_message(pytester: pytest.Pytester, marker: str, message: str) -> None:
+    pytester.makepyfile(f"import pytest\n\n@pytest.mark.distributed({marker})\ndef test_bad():\n    pass\n")
+    result = pytester.runpytest()
+    result.assert_outcomes(errors=1)
+    result.stdout.fnmatch_lines([f"*@pytest.mark.distributed on test_*::test_bad: {message}"])
+    result.stdout.no_fnmatch_line("*Traceback*")
+
+
+def test_the_rank_fixture_without_the_marker_fails_with_a_clear_message(pytester: pytest.Pytester) -> None:
+    pytester.makepyfile("def test_unmarked(rank):\n    pass\n")
+    result = pytester.runpytest()
+    result.assert_outcomes(errors=1)
+    result.stdout.fnmatch_lines(["*the rank fixture needs a process group: mark the test @pytest.mark.distributed*"])
+
+
+def test_the_marker_is_registered_and_documented(pytester: pytest.Pytester) -> None:
+    result = pytester.runpytest("--markers")
+    result.stdout.fnmatch_lines(["@pytest.mark.distributed(world_size=2, backend=None, timeout=120):*"])
+
+
+# ---------------------------------------------------------------------- GPUs
+
+
+@pytest.fixture
+def one_gpu_machine(monkeypatch: pytest.MonkeyPatch) -> None:
+    found = [torch.device("cpu"), torch.device("cuda", 0)]
+    monkeypatch.setattr(devices_module, "available_devices", lambda: list(found))
+
+
+GPU_AWARE = """
+import pytest
+
+@pytest.mark.distributed(world_size=2)
+def test_everywhere(torch_device, rank):
+    assert torch_device.type == "cpu"
+"""
+
+
+@pytest.mark.usefixtures("one_gpu_machine")
+def test_a_cuda_run_needing_more_gpus_than_exist_is_skipped_with_a_reason(pytester: pytest.Pytester) -> None:
+    pytester.makepyfile(GPU_AWARE)
+    result = pytester.runpytest("-rs")
+    result.assert_outcomes(passed=1, skipped=1)
+    result.stdout.fnmatch_lines(["SKIPPED [[]1[]] *: needs 2 CUDA devices (one per rank), found cpu, cuda"])
+
+
+@pytest.mark.usefixtures("one_gpu_machine")
+def test_asking_for_cuda_with_too_few_gpus_for_a_distributed_test_is_a_usage_error(pytester: pytest.Pytester) -> None:
+    pytester.makepyfile(GPU_AWARE)
+    result = pytester.runpytest("--torch-device", "cuda")
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines(
+        ["*--torch-device=cuda asked for cuda, and *test_everywhere[[]cuda[]] is marked distributed(world_size=2): "
+         "it needs 2 CUDA devices (one per rank), but this machine has 1.*"]
+    )
+
+
+def test_the_nccl_backend_on_a_cpu_run_is_skipped_with_a_reason(pytester: pytest.Pytester) -> None:
+    pytester.makepyfile(
+        "import pytest\n\n@pytest.mark.distributed(world_size=2, backend='nccl')\n"
+        "def test_nccl(torch_device):\n    pass\n"
+    )
+    result = pytester.runpytest("-rs", "--torch-device", "cpu")
+    result.assert_outcomes(skipped=1)
+    result.stdout.fnmatch_lines(["*backend 'nccl' needs CUDA tensors; this run of the test is on cpu"])
+
+
+# ---------------------------------------------------------- launched in place
+
+
+def test_under_a_launch_the_test_runs_in_place_in_this_process(
+    pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    """A one-rank launch, as torchrun would set it up, joined through a file store."""
+    for name, value in {"RANK": "0", "WORLD_SIZE": "1", "LOCAL_RANK": "0", "LOCAL_WORLD_SIZE": "1"}.items():
+        monkeypatch.setenv(name, value)
+    monkeypatch.setenv("TORCHCHECK_INIT_METHOD", (tmp_path / "store").as_uri())
+    monkeypatch.setenv("OUTER_PID", str(os.getpid()))
+    pytester.makepyfile(
+        """
+        import os
+        import pytest
+        import torch.distributed as dist
+
+        @pytest.mark.distributed(world_size=1)
+        def test_in_place(rank, world_size):
+            assert os.getpid() == int(os.environ["OUTER_PID"])
+            assert (rank, world_size) == (0, 1)
+            dist.barrier()
+        """
+    )
+    pytester.runpytest().assert_outcomes(passed=1)
+    assert not torch.distributed.is_initialized()  # the session's group is gone with it
+
+
+def test_under_a_launch_of_another_size_the_test_is_skipped_with_a_reason(
+    pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("RANK", "0")
+    monkeypatch.setenv("WORLD_SIZE", "3")
+    pytester.makepyfile(FAILS_ON_RANK_1)
+    result = pytester.runpytest("-rs")
+    result.assert_outcomes(skipped=1)
+    result.stdout.fnmatch_lines(["*needs world_size=2, but this launch has 3 ranks (WORLD_SIZE=3)*"])
+
+
+def test_an_invalid_launch_variable_is_a_usage_error(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("RANK", "first")
+    monkeypatch.setenv("WORLD_SIZE", "2")
+    pytester.makepyfile(FAILS_ON_RANK_1)
+    result = pytester.runpytest()
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines(["*environment variable RANK='first' is not a non-negative integer*"])
+
+
+def test_a_cuda_run_starts_each_rank_as_a_fresh_pytest_process(
+    pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """What a cuda run does (a fork cannot use CUDA once the parent did), on CPU."""
+    monkeypatch.setattr(distributed_plugin, "forks_ranks", lambda plan: False)
+    pytester.makepyfile(FAILS_ON_RANK_1)
+    result = pytester.runpytest()
+    result.assert_outcomes(failed=1)
+    result.stdout.fnmatch_lines(
+        ["failed on rank 1 of 2: AssertionError: rank 1 is not rank 0", "*Captured stdout call (rank 1)*"]
+    )
+
+
+def test_under_torchrun_the_file_runs_unchanged_on_each_rank(pytester: pytest.Pytester) -> None:
+    pytester.makepyfile(ALL_REDUCE.replace("    assert os.getpid() != int(os.environ[\"OUTER_PID\"])\n", ""))
+    command = [sys.executable, "-m", "torch.distributed.run", "--standalone", "--nproc-per-node", "2"]
+    command += ["-m", "pytest", "-p", "no:cacheprovider", "-q"]
+    completed = subprocess.run(command, cwd=pytester.path, capture_output=True, text=True, timeout=240)
+    assert completed.returncode == 0, completed.stdout + completed.stderr
+    assert completed.stdout.count("1 passed") == 2, completed.stdout
+
+
+# ---------------------------------------------------------------- processes
+
+
+def test_distributed_tests_run_side_by_side_under_xdist_and_leave_no_process_behind(
+    pytester: pytest.Pytester, orphan_token: str
+) -> None:
+    pytester.makepyfile(PASSING_FAILING_HANGING)
+    result = pytester.runpytest_subprocess("-n", "2", "-p", "no:cacheprovider")
+    result.assert_outcomes(passed=1, failed=2)
+    result.stdout.fnmatch_lines(["*timed out after 3 s: rank 0 in barrier, rank 1 finished*"])
+    assert _processes_with(orphan_token) == []
+
+
+def _sleep_long(rank: int) -> None:
+    time.sleep(600)
+
+
+def _supervisor() -> int:
+    """A fork of this process that supervises ranks that take long (sleeping, so only
+    being killed ends them), as the pytest process does."""
+    pid = os.fork()
+    if pid == 0:
+        try:
+            signal.signal(signal.SIGINT, signal.default_int_handler)
+            runner.run_forked(_sleep_long, 2, timeout=120)
+        finally:
+            os._exit(0)
+    return pid
+
+
+def _children_of(parent: int) -> list[int]:
+    children = []
+    for entry in os.listdir("/proc"):
+        try:
+            fields = Path(f"/proc/{entry}/stat").read_text().rsplit(")", 1)[1].split()
+        except (OSError, IndexError):
+            continue
+        if int(fields[1]) == parent:
+            children.append(int(entry))
+    return children
+
+
+def _alive(pids: list[int]) -> list[int]:
+    """Those of ``pids`` still running (not gone, not zombies)."""
+    alive = []
+    for pid in pids:
+        try:
+            state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+        except OSError:
+            continue
+        if state != "Z":
+            alive.append(pid)
+    return alive
+
+
+@pytest.mark.parametrize("stop", [signal.SIGINT, signal.SIGKILL], ids=["interrupted", "killed"])
+def test_no_rank_outlives_its_supervisor_interrupted_or_killed_during_a_hang(stop: signal.Signals) -> None:
+    supervisor = _supervisor()
+    try:
+        assert _wait_until(lambda: len(_children_of(supervisor)) == 2, 60), "the ranks never started"
+        ranks = _children_of(supervisor)
+        os.kill(supervisor, stop)
+        assert _wait_until(lambda: os.waitpid(supervisor, os.WNOHANG)[0] == supervisor, 30)
+    finally:
+        if _alive([supervisor]):
+            os.kill(supervisor, signal.SIGKILL)
+    assert _wait_until(lambda: _alive(ranks) == [], 10), _alive(ranks)
