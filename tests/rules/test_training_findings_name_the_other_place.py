@@ -59,3 +59,42 @@ def test_forced_requires_grad_on_a_name_bound_again_before_the_backward_is_not_r
         """,
         "TCK112",
     ) == []
+
+
+def test_zero_grad_every_micro_batch_names_the_gated_step_and_its_condition() -> None:
+    found = messages(
+        """
+        for i, (x, y) in enumerate(loader):
+            optimizer.zero_grad()
+            (criterion(model(x), y) / accumulation_steps).backward()
+            if (i + 1) % accumulation_steps == 0:
+                optimizer.step()
+        """,
+        "TCK111",
+    )
+    assert found == [
+        (
+            3,
+            "`optimizer.zero_grad()` clears the gradients on every micro-batch, but `optimizer.step()` runs only "
+            "when `(i + 1) % accumulation_steps == 0` (line 6): the step sees only the last micro-batch's gradients",
+        )
+    ]
+
+
+def test_zero_grad_done_by_a_helper_on_every_micro_batch_names_the_helper_body() -> None:
+    found = messages(
+        """
+        def clear(opt):
+            opt.zero_grad()
+
+        for i, (x, y) in enumerate(loader):
+            criterion(model(x), y).backward()
+            if (i + 1) % 8 == 0:
+                optimizer.step()
+            clear(optimizer)
+        """,
+        "TCK111",
+    )
+    assert [row for row, _ in found] == [9]
+    assert found[0][1].startswith("`clear(optimizer)` (which calls `opt.zero_grad()` in `clear()` at line 3)")
+

@@ -1,0 +1,353 @@
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+import libcst as cst
+
+from torchcheck.lint.context import Kind, Loop, dotted_name, source_text
+from torchcheck.lint.flow import BODY, LOOP, Branch, Event
+from torchcheck.lint.rule import Invalid, Rule, Valid
+from torchcheck.lint.summaries import ANONYMOUS, Certainty, FunctionSummary, Site
+from torchcheck.rules.training._common import receiver_text
+
+_MESSAGE = (
+    "{zero_grad} clears the gradients on every micro-batch, but `{step}` runs only when `{condition}` "
+    "(line {line}): the step sees only the last micro-batch's gradients"
+)
+_THROUGH_HELPER = "`{call}` ({site})"
+# Tests that let only some iterations through to the optimizer step: `(i + 1) % accum == 0`,
+# `step % args.gradient_accumulation_steps == 0`, `accelerator.sync_gradients`, `should_step`.
+_ACCUMULATION_WORDS = re.compile(r"accum|sync_grad|(?:should|do|need|time_to)_?(?:step|update|optim)", re.IGNORECASE)
+_NOT_OPTIMIZERS = frozenset({Kind.SCHEDULER, Kind.MODULE, Kind.TENSOR, Kind.GRAPH_TENSOR, Kind.DATALOADER})
+
+
+@dataclass(frozen=True)
+class _ZeroGrad:
+    event: Event
+    target: str | None  # the optimizer or module cleared, as the loop names it
+    kind: Kind | None
+    text: str  # for the message: the call, or the helper call and where it clears
+
+
+@dataclass(frozen=True)
+class _Step:
+    event: Event
+    optimizer: str | None
+    kind: Kind | None
+
+
+@dataclass
+class _LoopFacts:
+    zero_grads: list[_ZeroGrad] = field(default_factory=list)
+    steps: list[_Step] = field(default_factory=list)
+    backwards: list[Event] = field(default_factory=list)
+
+
+def _is_accumulation_test(test: cst.BaseExpression) -> bool:
+    text = source_text(test)
+    return "%" in text or _ACCUMULATION_WORDS.search(text) is not None
+
+
+def _inside(path: tuple[Branch, ...], loop: Loop) -> tuple[Branch, ...]:
+    """The branches of ``path`` inside the body of ``loop`` (the part below one iteration)."""
+    for index in range(len(path) - 1, -1, -1):
+        if path[index].owner is loop and path[index].label == LOOP:
+            return path[index + 1 :]
+    return ()
+
+
+def _accumulation_gate(step: Event) -> Branch | None:
+    """The ``if`` inside the step's innermost loop that lets only some iterations step."""
+    for branch in _inside(step.path, step.loops[-1]):
+        if isinstance(branch.owner, cst.If) and _is_accumulation_test(branch.owner.test):
+            return branch
+    return None
+
+
+class ZeroGradEveryMicroBatch(Rule):
+    """
+    ## What it does
+    Checks for gradient-accumulation loops that call `zero_grad()` on every iteration while
+    `optimizer.step()` runs only under an accumulation condition (`if (i + 1) % n == 0:`).
+
+    ## Why is this bad?
+    Gradient accumulation works because `.backward()` adds into `.grad`: several micro-batches
+    add their gradients up and one `step()` applies the sum, as if the batch were `n` times
+    larger. A `zero_grad()` that runs on every iteration erases the sum each time, so the
+    step only ever sees the last micro-batch's gradients (divided by `n`, when the loss is
+    scaled for accumulation). Training runs without any error, as plain small-batch training
+    with an `n` times smaller learning rate and `n` times fewer updates. Clear the gradients
+    under the same condition as the step, right after it.
+
+    A `zero_grad()` between the `backward()` and the `step()` is reported by TCK103 instead.
+    `zero_grad()` done by a helper function of the same file counts and is reported at the
+    helper's call. A loop where each optimizer clears what it steps under its own condition
+    (a GAN whose generator steps every `n_critic` iterations) is not reported.
+
+    ## Example
+    ```python
+    for i, (x, y) in enumerate(loader):
+        optimizer.zero_grad()
+        loss = criterion(model(x), y) / accumulation_steps
+        loss.backward()
+        if (i + 1) % accumulation_steps == 0:
+            optimizer.step()
+    ```
+
+    Use instead:
+    ```python
+    for i, (x, y) in enumerate(loader):
+        loss = criterion(model(x), y) / accumulation_steps
+        loss.backward()
+        if (i + 1) % accumulation_steps == 0:
+            optimizer.step()
+            optimizer.zero_grad()
+    ```
+
+    ## Fix safety
+    There is no automatic fix: the `zero_grad()` has to move under the accumulation
+    condition, and what else belongs there only the author knows.
+
+    ## References
+    - [`optimizer.zero_grad()` at the start of each iteration discards the accumulated gradient (huggingface/accelerate#1299)](https://github.com/huggingface/accelerate/issues/1299)
+    - [`zero_grad()` called before every virtual step erases the accumulated gradients (meta-pytorch/opacus#93)](https://github.com/meta-pytorch/opacus/issues/93)
+    - [Fix gradient accumulation zero grad (pytorch/torchtitan#3575)](https://github.com/pytorch/torchtitan/pull/3575)
+    """
+
+    code = "TCK111"
+    name = "zero-grad-every-micro-batch"
+    message = "`zero_grad()` runs on every micro-batch but `step()` only under the accumulation condition"
+    required_text = ("zero_grad",)
+
+    VALID = (
+        Valid(
+            """
+for i, (x, y) in enumerate(loader):
+    loss = criterion(model(x), y) / accumulation_steps
+    loss.backward()
+    if (i + 1) % accumulation_steps == 0:
+        optimizer.step()
+        optimizer.zero_grad()
+"""
+        ),
+        Valid(
+            """
+for i, (x, y) in enumerate(loader):
+    if i % accumulation_steps == 0:
+        optimizer.zero_grad()
+    criterion(model(x), y).backward()
+    if (i + 1) % accumulation_steps == 0:
+        optimizer.step()
+"""
+        ),
+        Valid(
+            """
+for i, (real, noise) in enumerate(loader):
+    optimizer_D.zero_grad()
+    critic_loss(real, noise).backward()
+    optimizer_D.step()
+    if i % n_critic == 0:
+        optimizer_G.zero_grad()
+        generator_loss(noise).backward()
+        optimizer_G.step()
+"""
+        ),
+        Valid(
+            """
+for i, (real, noise) in enumerate(loader):
+    netD.zero_grad()
+    critic_loss(real, noise).backward()
+    optimizerD.step()
+    if i % n_critic == 0:
+        netG.zero_grad()
+        generator_loss(noise).backward()
+        optimizerG.step()
+"""
+        ),
+        Valid(
+            """
+for x, y in loader:
+    optimizer.zero_grad()
+    criterion(model(x), y).backward()
+    if not grads_are_finite(model):
+        continue
+    optimizer.step()
+"""
+        ),
+        Valid(
+            """
+for i, (x, y) in enumerate(loader):
+    optimizer.zero_grad()
+    if (i + 1) % accumulation_steps == 0:
+        criterion(model(x), y).backward()
+        optimizer.step()
+"""
+        ),
+        Valid(
+            """
+for epoch in range(epochs):
+    optimizer.zero_grad()
+    for i, (x, y) in enumerate(loader):
+        criterion(model(x), y).backward()
+        if (i + 1) % accumulation_steps == 0:
+            optimizer.step()
+            optimizer.zero_grad()
+"""
+        ),
+    )
+    INVALID = (
+        Invalid(
+            """
+for i, (x, y) in enumerate(loader):
+    optimizer.zero_grad()  # TCK111
+    loss = criterion(model(x), y) / accumulation_steps
+    loss.backward()
+    if (i + 1) % accumulation_steps == 0:
+        optimizer.step()
+"""
+        ),
+        Invalid(
+            """
+class Trainer:
+    def train_epoch(self):
+        for step, batch in enumerate(self.train_loader):
+            loss = self.model(**batch).loss / self.args.gradient_accumulation_steps
+            self.scaler.scale(loss).backward()
+            if (step + 1) % self.args.gradient_accumulation_steps == 0:
+                self.scaler.step(self.optimizer)
+                self.scaler.update()
+            self.optimizer.zero_grad()  # TCK111
+"""
+        ),
+        Invalid(
+            """
+import torch
+
+def reset(optimizer):
+    optimizer.zero_grad(set_to_none=True)
+
+model = torch.nn.Linear(4, 1)
+optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+for i, (x, y) in enumerate(loader):
+    reset(optimizer)  # TCK111
+    model(x).sub(y).pow(2).mean().backward()
+    if (i + 1) % 4 == 0:
+        optimizer.step()
+"""
+        ),
+    )
+
+    def _facts(self) -> _LoopFacts:
+        return self.context.flow.loop_facts(self, _LoopFacts)
+
+    def visit_Call(self, node: cst.Call) -> None:
+        if not self.context.loops:
+            return
+        summary = self.context.call_summary(node)
+        if summary is not None:
+            self._helper(node, summary)
+            return
+        if not isinstance(node.func, cst.Attribute):
+            return
+        method = node.func.attr.value
+        if method == "zero_grad":
+            receiver = node.func.value
+            self._facts().zero_grads.append(
+                _ZeroGrad(self.context.flow.event(node), receiver_text(node), self.context.kind_of(receiver), f"`{_one_line(node)}`")
+            )
+        elif method == "step":
+            self._record_step(node, node.func.value)
+        elif method == "backward":
+            self._facts().backwards.append(self.context.flow.event(node))
+
+    def _record_step(self, call: cst.Call, receiver: cst.BaseExpression) -> None:
+        kind = self.context.kind_of(receiver)
+        if kind in _NOT_OPTIMIZERS:
+            return
+        positional = [argument for argument in call.args if argument.keyword is None]
+        if kind is Kind.SCALER and positional:
+            optimizer, kind = dotted_name(positional[0].value), Kind.OPTIMIZER
+        elif positional:
+            return  # `optimizer.step(closure)`: the closure clears and recomputes the gradients
+        else:
+            optimizer = receiver_text(call)
+        self._facts().steps.append(_Step(self.context.flow.event(call), optimizer, kind))
+
+    def _helper(self, call: cst.Call, summary: FunctionSummary) -> None:
+        """A helper of this file that clears gradients on every call counts as a ``zero_grad()``
+        there; one that backpropagates or steps counts as doing that."""
+        facts = self._facts()
+        event = self.context.flow.event(call)
+        if summary.does("backward"):
+            facts.backwards.append(event)
+        step = summary.effect("step", certainty=Certainty.MUST)
+        if step is not None and step.target != ANONYMOUS:
+            facts.steps.append(_Step(event, step.target, Kind.OPTIMIZER))
+        zero = summary.effect("zero_grad", certainty=Certainty.MUST)
+        if zero is not None and zero.target != ANONYMOUS and step is None:
+            text = _THROUGH_HELPER.format(call=_one_line(call), site=_site(zero.site, self.context.line_of))
+            facts.zero_grads.append(_ZeroGrad(event, zero.target, Kind.OPTIMIZER, text))
+
+    def leave_loop(self, loop: Loop) -> None:
+        facts = self._facts()
+        gated = [(step, gate) for step in facts.steps if (gate := _accumulation_gate(step.event)) is not None]
+        if not gated:
+            return
+        reported: set[cst.CSTNode] = set()
+        for step, gate in gated:
+            for zero in facts.zero_grads:
+                if zero.event.node not in reported and self._clears_what_steps(zero, step, gate, facts):
+                    self._report(zero, step, gate)
+                    reported.add(zero.event.node)
+
+    def _clears_what_steps(self, zero: _ZeroGrad, step: _Step, gate: Branch, facts: _LoopFacts) -> bool:
+        loop = step.event.loops[-1]
+        if zero.event.function is not step.event.function or not zero.event.loops or zero.event.loops[-1] is not loop:
+            return False
+        if any(branch.is_conditional for branch in _inside(zero.event.path, loop)):
+            return False  # cleared only on some iterations: presumably the stepping ones
+        if not self._same_optimizer(zero, step, facts):
+            return False
+        accumulating = [event for event in facts.backwards if self._runs_without_stepping(event, step, gate)]
+        # A zero_grad between a backward and the step is TCK103's finding.
+        return bool(accumulating) and not any(event.order < zero.event.order < step.event.order for event in accumulating)
+
+    @staticmethod
+    def _runs_without_stepping(backward: Event, step: _Step, gate: Branch) -> bool:
+        return (
+            backward.function is step.event.function
+            and step.event.loops[-1] in backward.loops
+            and gate not in backward.path
+        )
+
+    @staticmethod
+    def _same_optimizer(zero: _ZeroGrad, step: _Step, facts: _LoopFacts) -> bool:
+        if zero.target is not None and zero.target == step.optimizer:
+            return True
+        if zero.kind is not Kind.MODULE:
+            return False
+        # `model.zero_grad()` clears what the optimizer steps when the loop has one optimizer,
+        # and every step of it waits for the accumulation condition.
+        optimizers = {other.optimizer for other in facts.steps if other.kind in (Kind.OPTIMIZER, Kind.SCALER)}
+        return len(optimizers) == 1 and all(_accumulation_gate(other.event) is not None for other in facts.steps)
+
+    def _report(self, zero: _ZeroGrad, step: _Step, gate: Branch) -> None:
+        test = gate.owner.test  # type: ignore[attr-defined]
+        condition = _one_line(test) if gate.label == BODY else f"not ({_one_line(test)})"
+        message = _MESSAGE.format(
+            zero_grad=zero.text,
+            step=_one_line(step.event.node),
+            condition=condition,
+            line=self.context.line_of(step.event.node),
+        )
+        self.report(zero.event.node, message)
+
+
+def _site(site: Site, line_of: Callable[[cst.CSTNode], int]) -> str:
+    return "which calls " + site.describe(line_of)
+
+
+def _one_line(node: cst.CSTNode) -> str:
+    return " ".join(source_text(node).split())
