@@ -38,6 +38,8 @@ _LAZY_EXPORTS: dict[str, str] = {
     "assert_meta_load": "torchcheck.checks.meta",
     "assert_devices_agree": "torchcheck.checks.devices",
     "assert_no_graph_leak": "torchcheck.checks.leaks",
+    "assert_data_parallel_equivalent": "torchcheck.checks.distributed",
+    "assert_sharded_checkpoint_roundtrip": "torchcheck.checks.sharded_checkpoint",
 }
 
 __all__ = ["__version__", *_LAZY_EXPORTS]
