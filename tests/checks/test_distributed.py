@@ -185,6 +185,26 @@ def test_a_parameter_unused_on_one_rank_is_named_instead_of_hanging() -> None:
     assert "Cause: a parameter unused on some ranks" in message
 
 
+class Float32Only(nn.Module):
+    """Casts its input to float32 itself, so it cannot run in float64."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.weight = nn.Parameter(torch.randn(6, 3))
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        return x.float() @ self.weight  # a float64 weight cannot multiply a float32 input
+
+
+def test_a_model_that_cannot_run_in_float64_is_compared_in_its_own_precision() -> None:
+    assert_data_parallel_equivalent(Float32Only, sgd, train_step, global_batches())
+    with pytest.raises(CheckFailed) as failure:
+        assert_data_parallel_equivalent(Float32Only, sgd, summed_loss_step, global_batches())
+    message = str(failure.value)
+    assert "Cause: a loss summed over samples instead of averaged" in message
+    assert "Note: both runs trained in the model's own precision, since in float64 summed_loss_step raised" in message
+
+
 def test_a_distributed_sampler_shards_the_data_correctly() -> None:
     assert_data_parallel_equivalent(mlp, sgd, train_step, sampled_batches)
 

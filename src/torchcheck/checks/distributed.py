@@ -47,6 +47,11 @@ _SEED = 0
 _SAME_DIRECTION = 0.99
 _RATIO_SLACK = 0.05
 _STRATEGY_NAMES = {"ddp": "DDP", "fsdp": "FSDP2 (fully_shard)"}
+#: Both runs train in float64 when the model and step allow it, so rounding can neither
+#: fake nor hide a difference: an optimizer that normalises gradients (Adam) turns the
+#: float32 rounding noise of a gradient that is mathematically zero into a full-size
+#: update, which differs between any two ways of summing the same batch.
+_PRECISION = torch.float64
 
 _NO_BATCHES = _PREFIX + (
     "batches must be a non-empty list of global batches (each split across the ranks along "
@@ -127,6 +132,10 @@ on GPUs), or use a normalisation without batch statistics (GroupNorm, LayerNorm)
 _CAUSE_DROPOUT = """\
 Cause: dropout in train mode: {modules} draw their masks per rank, not for the global \
 batch. Check with dropout off (p=0, or eval mode for those modules)."""
+_OWN_PRECISION = """
+Note: both runs trained in the model's own precision, since in float64 {name} raised \
+{error}. Rounding alone can then move parameters that an optimizer such as Adam updates \
+from near-zero gradients; pass rtol/atol if that is all the difference is."""
 _CAUSE_UNKNOWN = """\
 The distributed update is {ratio:.3g} times the single-process one (cosine {cosine:.4f}). \
 Check that the loss is a mean over each rank's samples, that the forward goes through the \
@@ -209,7 +218,10 @@ def assert_data_parallel_equivalent(
     data pipeline gives them (``batches(0, 1)`` is then the single-process run).
     ``step_fn(model, optimizer, batch)`` is one training step; it gets the wrapped model.
     ``make_optimizer`` may return ``(optimizer, scheduler)``: the scheduler steps after
-    each step. Every run builds the model with the same seed.
+    each step. Every run builds the model with the same seed, and trains in float64 (the
+    model and the floating-point tensors of the batches), so that rounding neither fakes
+    nor hides a difference; a model or step that fails in float64 is trained in its own
+    precision instead, and a failure message says so.
 
     Called from a single process, the check starts ``world_size`` CPU ranks with a gloo
     process group; inside a process group (a test marked ``@pytest.mark.distributed``,
@@ -299,13 +311,34 @@ def _compare(setup: _Setup, part: Participation) -> str | None:
     problem = _data_problem(setup, part, reference_batches, own_batches)
     if problem is not None:
         return problem
-    reference = _train(setup, reference_batches, device)
+    dtype, reference, note = _reference_run(setup, reference_batches, device)
     if reference.failure is not None:
         return _REFERENCE_RAISED.format(name=setup.name, step=reference.failure.step, error=reference.failure.error)
-    distributed = _train(setup, own_batches, device, part=part, reference=reference)
+    own_batches = _in_precision(own_batches, dtype)
+    distributed = _train(setup, own_batches, device, dtype, part=part, reference=reference)
     if distributed.failure is not None:
-        return _failure_message(setup, distributed.failure, reference)
-    return _difference_message(setup, part, reference, distributed)
+        return _failure_message(setup, distributed.failure, reference) + note
+    message = _difference_message(setup, part, reference, distributed)
+    return None if message is None else message + note
+
+
+def _reference_run(setup: _Setup, batches: list[Any], device: torch.device) -> tuple[torch.dtype | None, _Run, str]:
+    """Single-process training in float64, or in the model's own precision when float64
+    fails (a forward that casts to float32 itself, say); the precision the distributed
+    run must use, and the note a failure message then carries."""
+    reference = _train(setup, _in_precision(batches, _PRECISION), device, _PRECISION)
+    if reference.failure is None:
+        return _PRECISION, reference, ""
+    own = _train(setup, batches, device, None)
+    if own.failure is not None:
+        return None, own, ""
+    return None, own, _OWN_PRECISION.format(name=setup.name, error=reference.failure.error)
+
+
+def _in_precision(batches: list[Any], dtype: torch.dtype | None) -> list[Any]:
+    if dtype is None:
+        return batches
+    return [map_tensors(batch, lambda tensor: tensor.to(dtype) if tensor.is_floating_point() else tensor) for batch in batches]
 
 
 def _data_problem(
@@ -348,14 +381,16 @@ def _train(
     setup: _Setup,
     batches: list[Any],
     device: torch.device,
+    dtype: torch.dtype | None,
     *,
     part: Participation | None = None,
     reference: _Run | None = None,
 ) -> _Run:
-    """Train on ``batches``: in a single process, or (with ``part``) wrapped by the
-    strategy, recording the whole model after every step."""
+    """Train on ``batches`` (in ``dtype``, or the model's own precision for ``None``): in
+    a single process, or (with ``part``) wrapped by the strategy, recording the whole
+    model after every step."""
     seed_everything(_SEED)
-    module = instantiate(setup.make_model).to(device)
+    module = instantiate(setup.make_model).to(device=device, dtype=dtype)
     _check_no_sync_batch_norm_on_cpu(module, device)
     model = shard_model(module, setup.strategy, part.group, device) if part is not None else module
     optimizer, scheduler = _optimizer_and_scheduler(setup.make_optimizer(model))
