@@ -22,7 +22,6 @@ instead of lasting until the cluster's own time limit.
 
 from __future__ import annotations
 
-import faulthandler
 import os
 import sys
 import threading
@@ -49,8 +48,8 @@ RANK_NOT_RUN = "rank {rank} of {world_size} ran no test (its pytest did not coll
 LAUNCH_FAILED = "torchcheck could not start the ranks of this distributed test:\n{error}"
 WATCHDOG_HEADER = (
     "torchcheck: rank {rank} of {world_size}: {nodeid} is still running after its "
-    "timeout of {timeout:g} s (@pytest.mark.distributed(timeout=...)); the Python stack "
-    "of every thread follows, then this rank exits."
+    "timeout of {timeout:g} s (@pytest.mark.distributed(timeout=...)), waiting in {where}. "
+    "Its Python stack follows, then this rank exits."
 )
 NO_PROCESS_GROUP = (
     "the {fixture} fixture needs a process group: mark the test "
@@ -61,6 +60,7 @@ NO_PROCESS_GROUP = (
 #: worker of the parent's session.
 _XDIST_VARIABLES = ("PYTEST_XDIST_WORKER", "PYTEST_XDIST_WORKER_COUNT", "PYTEST_XDIST_TESTRUNUID")
 _RESULT_KIND = "returned"
+_WATCHDOG_EXIT_DELAY_SECONDS = 2.0
 
 
 @dataclass(frozen=True)
@@ -390,15 +390,18 @@ class LaunchedRank:
         capture = self.config.pluginmanager.getplugin("capturemanager")
         if capture is not None:
             capture.suspend_global_capture(in_=True)
+        stacks = runner.python_stacks()
         header = WATCHDOG_HEADER.format(
             rank=os.environ.get("RANK", "?"),
             world_size=os.environ.get("WORLD_SIZE", "?"),
             nodeid=item.nodeid,
             timeout=plan.timeout,
+            where=runner.waiting_in(stacks) or "Python code",
         )
-        print(header, file=sys.stderr, flush=True)
-        faulthandler.dump_traceback(file=sys.stderr, all_threads=True)
-        sys.stderr.flush()
+        print(f"{header}\n{runner.trimmed_stack(stacks)}", file=sys.stderr, flush=True)
+        # The other ranks' watchdogs fire at about the same time; once one rank exits,
+        # torchrun stops the rest, so wait for them to print their stacks too.
+        time.sleep(_WATCHDOG_EXIT_DELAY_SECONDS)
         os._exit(1)
 
     @pytest.hookimpl(wrapper=True)

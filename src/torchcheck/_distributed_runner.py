@@ -30,6 +30,7 @@ import signal
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 import traceback
 from collections.abc import Callable, Mapping, Sequence
@@ -47,10 +48,13 @@ __all__ = [
     "hold_until_released",
     "init_process_group_from_environment",
     "is_supervised_rank",
+    "python_stacks",
     "rank_environment",
     "register_stack_dump",
     "run_commands",
     "run_forked",
+    "trimmed_stack",
+    "waiting_in",
     "write_rank_result",
 ]
 
@@ -75,8 +79,9 @@ _PR_SET_PDEATHSIG = 1
 _DUMP_SIGNAL = getattr(signal, "SIGUSR1", None)
 
 _NO_FORK = (
-    "running ranks as forked processes needs os.fork, which this platform lacks; run "
-    "the test under torchrun instead"
+    "starting ranks as forks of this process needs os.fork, which this platform lacks; "
+    "run it inside a process group instead (a test marked @pytest.mark.distributed, or "
+    "under torchrun)"
 )
 _NO_DISTRIBUTED = "this PyTorch build has no torch.distributed (torch.distributed.is_available() is False)"
 _TIMED_OUT = "timed out after {timeout:g} s"
@@ -199,9 +204,10 @@ def _details(outcome: RankOutcome) -> list[str]:
     if outcome.reported:
         return []
     header = _CRASH_HEADER if outcome.ended else _STACK_HEADER
-    lines = ["", header.format(rank=outcome.rank), trimmed_stack(outcome.stack)] if outcome.stack.strip() else [
-        "", _NO_STACK.format(rank=outcome.rank)
-    ]
+    if outcome.stack.strip():
+        lines = ["", header.format(rank=outcome.rank), trimmed_stack(outcome.stack)]
+    else:
+        lines = ["", _NO_STACK.format(rank=outcome.rank)]
     if outcome.output.strip():
         tail = "\n".join(outcome.output.rstrip().splitlines()[-_OUTPUT_LINES:])
         lines += ["", _OUTPUT_HEADER.format(rank=outcome.rank, lines=_OUTPUT_LINES), tail]
@@ -240,6 +246,21 @@ def trimmed_stack(stack: str) -> str:
         elif not skipping and not _HARNESS_FRAME.search(match["path"]):
             kept.append(line)
     return "\n".join(kept)
+
+
+def python_stacks() -> str:
+    """Every other thread's Python stack, the main thread first, in faulthandler's
+    format (what :func:`waiting_in` and :func:`trimmed_stack` read)."""
+    current, main = threading.get_ident(), threading.main_thread().ident
+    frames = sorted(sys._current_frames().items(), key=lambda item: item[0] != main)
+    blocks = []
+    for ident, frame in frames:
+        if ident == current:
+            continue
+        lines = [f"Thread 0x{ident:016x} (most recent call first):"]
+        lines += [f'  File "{f.filename}", line {f.lineno} in {f.name}' for f in reversed(traceback.extract_stack(frame))]
+        blocks.append("\n".join(lines))
+    return "\n\n".join(blocks)
 
 
 def _innermost_frames(stack: str) -> list[dict[str, str]]:

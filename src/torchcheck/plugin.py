@@ -231,7 +231,7 @@ def pytest_configure(config: pytest.Config) -> None:
             )
         except DeviceUnavailableError as error:
             raise pytest.UsageError(str(error)) from None
-    if _launched(config) is not None:
+    if _launched() is not None:
         _launched_rank(config)  # sets up reporting to a supervisor before any test runs
 
 
@@ -285,16 +285,23 @@ def _probe_devices() -> FoundDevices:
     )
 
 
-def _launched(config: pytest.Config) -> LaunchedWorld | None:
-    """The torchrun launch (or torchcheck's, for a cuda run) this process is a rank of."""
-    if "RANK" not in os.environ or "WORLD_SIZE" not in os.environ:
-        return None
-    from torchcheck._distributed_support import launched_world
+def _launched() -> LaunchedWorld | None:
+    """The launch this process is one rank of: torchrun's environment (or torchcheck's,
+    for the ranks of a cuda run), or a process group the session already initialised."""
+    if "RANK" in os.environ and "WORLD_SIZE" in os.environ:
+        from torchcheck._distributed_support import launched_world
 
-    try:
-        return launched_world(os.environ)
-    except SettingError as error:
-        raise pytest.UsageError(str(error)) from None
+        try:
+            return launched_world(os.environ)
+        except SettingError as error:
+            raise pytest.UsageError(str(error)) from None
+    distributed = sys.modules.get("torch.distributed")
+    if distributed is None or not distributed.is_available() or not distributed.is_initialized():
+        return None
+    from torchcheck._distributed_support import LaunchedWorld
+
+    rank, world_size = distributed.get_rank(), distributed.get_world_size()
+    return LaunchedWorld(rank, world_size, rank, world_size)
 
 
 def _launched_rank(config: pytest.Config) -> LaunchedRank:
@@ -433,7 +440,7 @@ def _plan_distributed_tests(config: pytest.Config, items: list[pytest.Item]) -> 
     )
 
     settings = _settings(config)
-    launched = _launched(config)
+    launched = _launched()
     for item, marker in marked:
         source = DISTRIBUTED_MARKER_SOURCE.format(nodeid=item.nodeid)
         try:

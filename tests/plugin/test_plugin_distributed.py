@@ -27,6 +27,16 @@ import torch.nn.parallel  # noqa: F401
 import torchcheck._distributed_plugin as distributed_plugin
 import torchcheck.checks.devices as devices_module
 from torchcheck import _distributed_runner as runner
+from torchcheck._distributed_support import (
+    DistributedRequest,
+    LaunchedWorld,
+    distributed_device,
+    launched_world,
+    parse_distributed_marker,
+    plan_distributed,
+    rank_device,
+)
+from torchcheck._plugin_support import DeviceUnavailableError, FoundDevices, SettingError
 
 pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="ranks are checked through /proc")
 
@@ -121,6 +131,83 @@ def orphan_token(monkeypatch: pytest.MonkeyPatch) -> str:
     name, value = token.split("=")
     monkeypatch.setenv(name, value)
     return value
+
+
+# ------------------------------------------------------------- pure decisions
+
+
+def test_the_marker_takes_its_arguments_by_position_or_by_name() -> None:
+    assert parse_distributed_marker((4, "GLOO"), {"timeout": 30}, "here") == DistributedRequest(4, "gloo", 30.0)
+    assert parse_distributed_marker((), {}, "here") == DistributedRequest(2, None, 120.0)
+
+
+@pytest.mark.parametrize(
+    ("args", "kwargs", "problem"),
+    [
+        ((True,), {}, "world_size must be a positive integer, got True"),
+        ((2,), {"world_size": 2}, "got world_size, backend or timeout both by position and by name ('world_size')"),
+        ((2, None, 1, 4), {}, "takes at most 3 positional arguments (world_size, backend, timeout), got 4"),
+        ((), {"backend": ""}, "backend must be None or a backend name such as 'gloo' or 'nccl', got ''"),
+        ((), {"timeout": 0}, "timeout must be a positive number of seconds, got 0"),
+    ],
+)
+def test_bad_marker_arguments_name_the_marker_and_the_problem(args: tuple, kwargs: dict, problem: str) -> None:
+    with pytest.raises(SettingError) as error:
+        parse_distributed_marker(args, kwargs, "@pytest.mark.distributed on t.py::test_x")
+    assert str(error.value) == f"@pytest.mark.distributed on t.py::test_x: {problem}"
+
+
+def test_a_launch_is_read_from_torchruns_environment() -> None:
+    assert launched_world({}) is None
+    assert launched_world({"RANK": "3", "WORLD_SIZE": "8"}) == LaunchedWorld(3, 8, 3, 8)
+    env = {"RANK": "5", "WORLD_SIZE": "8", "LOCAL_RANK": "1", "LOCAL_WORLD_SIZE": "4"}
+    assert launched_world(env) == LaunchedWorld(5, 8, 1, 4)
+
+
+def test_the_device_of_a_distributed_test_follows_its_torch_device_run_then_its_markers() -> None:
+    request = DistributedRequest()
+    assert distributed_device(request, "cuda", cuda_marked=False) == "cuda"
+    assert distributed_device(request, None, cuda_marked=True) == "cuda"
+    assert distributed_device(request._replace(backend="nccl"), None, cuda_marked=False) == "cuda"
+    assert distributed_device(request, None, cuda_marked=False) == "cpu"
+
+
+def _plan(device: str, found: FoundDevices, launched: LaunchedWorld | None = None, requested=None):  # noqa: ANN001, ANN202
+    return plan_distributed(
+        DistributedRequest(world_size=2),
+        device,
+        nodeid="t.py::test_x",
+        requested=requested,
+        requested_source="--torch-device" if requested else None,
+        found=found,
+        launched=launched,
+    )
+
+
+def test_a_cuda_run_gets_nccl_and_one_gpu_per_rank_when_there_are_enough() -> None:
+    plan = _plan("cuda", FoundDevices(cuda_count=2))
+    assert (plan.backend, plan.in_place, plan.skip_reason) == ("nccl", False, None)
+    assert _plan("cpu", FoundDevices()).backend == "gloo"
+
+
+def test_under_a_launch_each_node_needs_only_its_own_ranks_gpus() -> None:
+    launched = LaunchedWorld(rank=3, world_size=2, local_rank=1, local_world_size=2)
+    assert _plan("cuda", FoundDevices(cuda_count=2), launched).skip_reason is None
+    four_nodes = LaunchedWorld(rank=3, world_size=4, local_rank=0, local_world_size=1)
+    assert "this launch has 4 ranks" in (_plan("cuda", FoundDevices(cuda_count=1), four_nodes).skip_reason or "")
+
+
+def test_too_few_gpus_skip_unless_cuda_was_asked_for() -> None:
+    assert _plan("cuda", FoundDevices(cuda_count=1)).skip_reason == (
+        "needs 2 CUDA devices (one per rank), found cpu, cuda"
+    )
+    with pytest.raises(DeviceUnavailableError, match="--torch-device=cuda asked for cuda"):
+        _plan("cuda", FoundDevices(cuda_count=1), requested=("cuda",))
+
+
+def test_each_rank_of_a_cuda_run_uses_the_gpu_of_its_local_rank() -> None:
+    assert rank_device("cuda", {"LOCAL_RANK": "3"}) == "cuda:3"
+    assert rank_device("cpu", {"LOCAL_RANK": "3"}) == "cpu"
 
 
 # --------------------------------------------------------------- on every rank
@@ -218,6 +305,25 @@ def test_seeded_gives_every_rank_the_same_seed_and_the_same_random_numbers(pytes
         """
     )
     pytester.runpytest().assert_outcomes(passed=1)
+
+
+def test_a_warning_every_rank_raises_is_reported_once(pytester: pytest.Pytester) -> None:
+    pytester.makepyfile(
+        """
+        import warnings
+        import pytest
+
+        class RankWarning(UserWarning):
+            pass
+
+        @pytest.mark.distributed(world_size=2)
+        def test_warns(rank):
+            warnings.warn("the learning rate is not scaled", RankWarning)
+        """
+    )
+    result = pytester.runpytest()
+    result.assert_outcomes(passed=1, warnings=1)
+    result.stdout.fnmatch_lines(["*RankWarning: the learning rate is not scaled"])
 
 
 @pytest.mark.parametrize(
@@ -323,6 +429,37 @@ def test_under_a_launch_the_test_runs_in_place_in_this_process(
     assert not torch.distributed.is_initialized()  # the session's group is gone with it
 
 
+def test_a_process_group_the_session_already_started_is_used_in_place(
+    pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    monkeypatch.setenv("OUTER_PID", str(os.getpid()))
+    monkeypatch.setenv("STORE", (tmp_path / "store").as_uri())
+    pytester.makeconftest(
+        """
+        import os
+        import torch.distributed as dist
+
+        def pytest_configure(config):
+            dist.init_process_group("gloo", init_method=os.environ["STORE"], rank=0, world_size=1)
+
+        def pytest_unconfigure(config):
+            dist.destroy_process_group()
+        """
+    )
+    pytester.makepyfile(
+        """
+        import os
+        import pytest
+
+        @pytest.mark.distributed(world_size=1)
+        def test_in_place(rank):
+            assert os.getpid() == int(os.environ["OUTER_PID"])
+        """
+    )
+    pytester.runpytest().assert_outcomes(passed=1)
+    assert not torch.distributed.is_initialized()
+
+
 def test_under_a_launch_of_another_size_the_test_is_skipped_with_a_reason(
     pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -356,13 +493,25 @@ def test_a_cuda_run_starts_each_rank_as_a_fresh_pytest_process(
     )
 
 
-def test_under_torchrun_the_file_runs_unchanged_on_each_rank(pytester: pytest.Pytester) -> None:
-    pytester.makepyfile(ALL_REDUCE.replace("    assert os.getpid() != int(os.environ[\"OUTER_PID\"])\n", ""))
+def test_under_torchrun_the_file_runs_in_place_and_a_hang_ends_every_rank_with_its_stack(
+    pytester: pytest.Pytester,
+) -> None:
+    """No supervisor there: a watchdog on each rank prints every thread's stack and ends
+    the rank, which ends the job instead of leaving it hanging until the cluster's limit."""
+    hang = MISMATCHED_COLLECTIVE.format(timeout=3).replace("import pytest\n", "")
+    pytester.makepyfile(ALL_REDUCE.replace('    assert os.getpid() != int(os.environ["OUTER_PID"])\n', "") + hang)
     command = [sys.executable, "-m", "torch.distributed.run", "--standalone", "--nproc-per-node", "2"]
-    command += ["-m", "pytest", "-p", "no:cacheprovider", "-q"]
+    command += ["-m", "pytest", "-p", "no:cacheprovider", "-v"]
     completed = subprocess.run(command, cwd=pytester.path, capture_output=True, text=True, timeout=240)
-    assert completed.returncode == 0, completed.stdout + completed.stderr
-    assert completed.stdout.count("1 passed") == 2, completed.stdout
+    output = completed.stdout + completed.stderr
+    assert completed.returncode != 0, output
+    assert output.count("PASSED") == 2, output  # test_sum, once on each rank
+    for rank, collective, line in ((0, "all_reduce", 21), (1, "barrier", 22)):
+        watchdog = f"torchcheck: rank {rank} of 2: test_under_torchrun_the_file_runs_in_place_and_a_hang_"
+        assert watchdog in output, output
+        waiting = f"waiting in {collective} (torch.distributed), called from test_under_torchrun_"
+        assert waiting in output, output
+        assert f", line {line} in test_rank_1_skips_the_all_reduce" in output, output
 
 
 # ---------------------------------------------------------------- processes
