@@ -124,6 +124,16 @@ def test_data_parallel_training_equals_single_process_training(strategy: str) ->
         assert_data_parallel_equivalent(mlp, adamw_with_schedule, train_step, global_batches(), strategy=strategy)
 
 
+def test_dict_batches_are_sharded_value_by_value() -> None:
+    def dict_step(model: nn.Module, optimizer: torch.optim.Optimizer, batch: dict[str, torch.Tensor]) -> None:
+        # a shard of 4 on each rank, the global batch of 8 in the single-process run
+        assert len(batch["inputs"]) == len(batch["labels"]) in (GLOBAL_BATCH // 2, GLOBAL_BATCH)
+        train_step(model, optimizer, (batch["inputs"], batch["labels"]))
+
+    batches = [{"inputs": inputs, "labels": labels} for inputs, labels in global_batches()]
+    assert_data_parallel_equivalent(mlp, sgd, dict_step, batches)
+
+
 @pytest.mark.parametrize("strategy", ["ddp", "fsdp"])
 def test_plain_batch_norm_is_caught_and_named_as_the_cause(strategy: str) -> None:
     with pytest.raises(CheckFailed) as failure:

@@ -318,7 +318,7 @@ def _compare(setup: _Setup, part: Participation) -> str | None:
     distributed = _train(setup, own_batches, device, dtype, part=part, reference=reference)
     if distributed.failure is not None:
         return _failure_message(setup, distributed.failure, reference) + note
-    message = _difference_message(setup, part, reference, distributed)
+    message = _difference_message(setup, reference, distributed)
     return None if message is None else message + note
 
 
@@ -363,8 +363,13 @@ def _data_problem(
 def _fingerprint(batch: Any) -> str:
     digest = hashlib.sha256()
     for _, tensor in _batched_tensors(batch, "batch"):
-        digest.update(tensor.detach().to("cpu").contiguous().numpy().tobytes())
+        digest.update(_raw_bytes(tensor))
     return digest.hexdigest()
+
+
+def _raw_bytes(tensor: torch.Tensor) -> bytes:
+    """The tensor's bytes, for any dtype (numpy has no bfloat16)."""
+    return tensor.detach().to("cpu").contiguous().flatten().view(torch.uint8).numpy().tobytes()
 
 
 def _first_step_alike(fingerprints: list[list[str]]) -> int | None:
@@ -489,7 +494,7 @@ def _ranks_disagree(module: nn.Module, step: int, part: Participation) -> tuple[
 
 
 def _digest(tensor: torch.Tensor) -> str:
-    return hashlib.sha256(tensor.detach().to("cpu").contiguous().numpy().tobytes()).hexdigest()
+    return hashlib.sha256(_raw_bytes(tensor)).hexdigest()
 
 
 # ---------------------------------------------------------------- diagnosis
@@ -517,7 +522,7 @@ def _unused_in(reference: _Run, step: int) -> list[str]:
     return [name for name, gradient in reference.steps[step - 1].gradients.items() if gradient is None]
 
 
-def _difference_message(setup: _Setup, part: Participation, reference: _Run, distributed: _Run) -> str | None:
+def _difference_message(setup: _Setup, reference: _Run, distributed: _Run) -> str | None:
     found = _first_difference(setup, reference, distributed)
     if found is None:
         return None
