@@ -4,7 +4,7 @@ import libcst as cst
 
 from torchcheck.lint.context import LintContext
 from torchcheck.lint.rule import Invalid, Rule, Valid
-from torchcheck.rules.data._common import (
+from torchcheck.lint.dataloaders import (
     call_arguments,
     dataloader_arguments,
     integer_value,

@@ -3,7 +3,7 @@ from __future__ import annotations
 import libcst as cst
 
 from torchcheck.lint.rule import Invalid, Rule, Valid
-from torchcheck.rules.data._common import (
+from torchcheck.lint.dataloaders import (
     dataloader_arguments,
     integer_value,
     is_dataloader_call,

@@ -6,7 +6,7 @@ import libcst as cst
 
 from torchcheck.lint.context import LintContext, dotted_name, source_text
 from torchcheck.lint.rule import Invalid, Rule, Valid
-from torchcheck.rules.data._common import dataloader_arguments, integer_value, is_constant, is_dataloader_call
+from torchcheck.lint.dataloaders import dataloader_arguments, integer_value, is_constant, is_dataloader_call
 
 # Random-number generator objects that carry their own state. DataLoader reseeds Python's,
 # NumPy's and PyTorch's *global* generators in each worker, never an object like these.

@@ -9,7 +9,7 @@ from torchcheck.lint.context import LintContext, Loop, dotted_name
 from torchcheck.lint.project import MAY, NO, PLACE, Condition, Symbol
 from torchcheck.lint.rule import Invalid, Valid
 from torchcheck.lint.walker import children
-from torchcheck.rules.data._common import (
+from torchcheck.lint.dataloaders import (
     DISTRIBUTED_SAMPLER_POSITIONAL,
     DISTRIBUTED_SAMPLERS,
     ScopedRule,

@@ -1,4 +1,4 @@
-"""What the data-loading rules share: reading a ``DataLoader(...)`` call's arguments.
+"""What the data-loading rules (the data family and TCK206) share: reading a ``DataLoader(...)`` call's arguments.
 
 ``DataLoader``'s first thirteen parameters can be passed by position, so "is ``num_workers``
 given?" means "as a keyword, or as the sixth positional argument". A ``*args`` could supply
