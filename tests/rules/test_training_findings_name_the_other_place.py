@@ -39,7 +39,7 @@ def test_forced_requires_grad_is_followed_through_a_value_derived_from_it() -> N
     found = messages(
         """
         def step(loss, scaler, accumulation_steps):
-            loss.requires_grad_()
+            loss.requires_grad = True
             loss = loss / accumulation_steps
             scaler.scale(loss).backward()
         """,
@@ -47,6 +47,22 @@ def test_forced_requires_grad_is_followed_through_a_value_derived_from_it() -> N
     )
     assert [row for row, _ in found] == [3]
     assert "`scaler.scale(loss).backward()` at line 5" in found[0][1]
+
+
+def test_requires_grad_method_is_reported_only_where_the_graph_was_visibly_cut() -> None:
+    source = """
+        import torch
+
+        def step(model, images, labels, optimizer):
+            {logits}
+            loss = criterion(logits, labels)
+            loss.requires_grad_()
+            loss.backward()
+            optimizer.step()
+        """
+    cut = messages(source.format(logits="logits = model(images).detach()"), "TCK112")
+    assert [row for row, _ in cut] == [7]
+    assert messages(source.format(logits="logits = model(images)"), "TCK112") == []  # a no-op on a graph
 
 
 def test_forced_requires_grad_on_a_name_bound_again_before_the_backward_is_not_reported() -> None:

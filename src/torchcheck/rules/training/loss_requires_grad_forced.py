@@ -5,7 +5,7 @@ from dataclasses import dataclass
 import libcst as cst
 
 from torchcheck.lint import torch_api
-from torchcheck.lint.context import LintContext, dotted_name, source_text
+from torchcheck.lint.context import Kind, LintContext, dotted_name, source_text
 from torchcheck.lint.flow import Event
 from torchcheck.lint.rule import Invalid, Rule, Valid
 from torchcheck.lint.walker import children
@@ -19,10 +19,11 @@ _BACKPROPAGATED_AT = (
 _BACKWARD_FUNCTIONS = frozenset({"backward", "manual_backward"})
 _AUTOGRAD_BACKWARD = frozenset({"torch.autograd.backward"})
 _PARAMETERS = frozenset({"torch.nn.Parameter", "torch.nn.parameter.Parameter"})
-# Values that are leaves on purpose: a tensor built by a factory, or a detached copy that
-# starts a new graph (`h = out.detach(); h.requires_grad_()`).
-_LEAF_METHODS = frozenset({"detach", "detach_", "new_tensor", "new_zeros", "new_ones", "new_empty", "new_full"})
+# Values that are leaves on purpose: a tensor built by a factory of sizes or literal data.
+_LEAF_METHODS = frozenset({"new_tensor", "new_zeros", "new_ones", "new_empty", "new_full"})
 _DATA_FACTORIES = frozenset({"torch.tensor", "torch.as_tensor", "torch.from_numpy", "torch.Tensor", "torch.FloatTensor"})
+_CUTTING_METHODS = frozenset({"detach", "item", "numpy", "tolist"})
+_MAX_CUT_DEPTH = 2
 _MOVES = frozenset({"to", "cuda", "cpu", "float", "double", "half", "clone"})
 
 
@@ -49,11 +50,14 @@ class LossRequiresGradForced(Rule):
     runs, the loss never decreases, and the real cause stays hidden. Find where the graph
     is cut and remove the cut (or unfreeze the parameters that should train).
 
-    A value built as a leaf on purpose - a new tensor of given sizes or literal data
-    (`torch.zeros(3)`, `torch.tensor([0.5])`, `nn.Parameter`), or a detached copy that starts
-    a new graph (`h = out.detach(); h.requires_grad_()`) - is not reported. A computed value
-    copied into a new tensor (`torch.tensor(loss_value)`) is: that copy is where the graph
-    was cut.
+    The assignment is reported whenever `.backward()` follows on the same value: it raises
+    on a value that has a graph, so when it runs, the loss had none. `requires_grad_()` does
+    nothing to a value that already has a graph, so it is reported only when the code shows
+    the graph was cut: the value comes from `.detach()`, `.item()`, `.data`, a copy into a
+    new tensor (`torch.tensor(loss_value)`) or an assignment under `no_grad`. A value built
+    as a leaf on purpose (`torch.zeros(3)`, `torch.tensor([0.5])`, `nn.Parameter`) is not
+    reported, nor is a detached copy that starts a new graph when `.backward()` is called on
+    what is computed from it (`h = out.detach().requires_grad_(); head(h).backward()`).
 
     ## Example
     ```python
@@ -191,7 +195,7 @@ def update_critic(critic_optimizer, returns, values):
     critic_optimizer.zero_grad()
     critic_loss.backward()
     critic_optimizer.step()
-    loss = criterion(values, returns)
+    loss = criterion(values.detach(), returns)
     loss.requires_grad_().backward()  # TCK112
 """
         ),
@@ -199,7 +203,8 @@ def update_critic(critic_optimizer, returns, values):
             """
 class Trainer:
     def training_step(self, batch):
-        loss = self.compute_loss(batch).requires_grad_()  # TCK112
+        outputs = self.model(**batch)
+        loss = self.criterion(outputs.logits.detach(), batch["labels"]).requires_grad_()  # TCK112
         self.accelerator.backward(loss)
 """
         ),
@@ -208,20 +213,27 @@ class Trainer:
     def __init__(self, context: LintContext) -> None:
         super().__init__(context)
         self._forced: list[_Forced] = []
+        self._without_graph: set[cst.CSTNode] = set()  # assignments run under no_grad
 
     def visit_Assign(self, node: cst.Assign) -> None:
+        if self.context.in_no_grad:
+            self._without_graph.add(node)
         if _is_true(node.value):
             for target in node.targets:
                 if isinstance(target.target, cst.Attribute) and target.target.attr.value == "requires_grad":
+                    # assigning raises on a value that has a graph: when it runs, there was none
                     self._force(target.target.value, node)
         elif _forces_requires_grad(node.value) and len(node.targets) == 1:
-            # `loss = compute_loss(batch).requires_grad_()`: the name holds the forced value
+            # `loss = criterion(out.detach(), y).requires_grad_()`: the name holds the forced value;
             # stamped with the assignment, so that the binding it makes is not a re-binding
-            self._force(node.targets[0].target, node.value, stamp=node, leaf=self._is_leaf(node.value.func.value))  # type: ignore[attr-defined]
+            receiver = node.value.func.value  # type: ignore[attr-defined]
+            if self._graph_cut(receiver, 0) and not self._is_leaf(receiver):
+                self._force(node.targets[0].target, node.value, stamp=node)
 
     def visit_Call(self, node: cst.Call) -> None:
         if _forces_requires_grad(node) and dotted_name(node.func.value) is not None:  # type: ignore[attr-defined]
-            self._force(node.func.value, node)  # type: ignore[attr-defined]
+            if self._graph_cut(node.func.value, 0):  # type: ignore[attr-defined]
+                self._force(node.func.value, node)  # type: ignore[attr-defined]
             return
         if isinstance(node.func, cst.Attribute) and node.func.attr.value == "backward" and _forces_requires_grad(node.func.value):
             self._force_and_backpropagate(node.func.value, node)  # type: ignore[arg-type]
@@ -230,17 +242,66 @@ class Trainer:
         if backpropagated is not None:
             self._check_backward(backpropagated, node)
 
-    def _force(self, target: cst.BaseExpression, node: cst.CSTNode, *, stamp: cst.CSTNode | None = None, leaf: bool = False) -> None:
+    def _force(self, target: cst.BaseExpression, node: cst.CSTNode, *, stamp: cst.CSTNode | None = None) -> None:
         name = dotted_name(target)
-        if name is None or leaf or self._built_as_leaf(name):
+        if name is None or self._built_as_leaf(name):
             return
         self._forced.append(_Forced(name, node, self.context.flow.event(stamp or node)))
 
     def _force_and_backpropagate(self, forcing: cst.Call, backward: cst.Call) -> None:
         """``loss.requires_grad_().backward()``: both in one expression."""
-        name = dotted_name(forcing.func.value)  # type: ignore[attr-defined]
-        if name is not None and not self._built_as_leaf(name):
+        receiver = forcing.func.value  # type: ignore[attr-defined]
+        name = dotted_name(receiver)
+        if name is not None and not self._built_as_leaf(name) and self._graph_cut(receiver, 0):
             self._report(_Forced(name, forcing, self.context.flow.event(forcing)), backward)
+
+    def _graph_cut(self, expression: cst.BaseExpression, depth: int) -> bool:
+        """Whether the code shows the value was computed without a graph: ``.detach()``,
+        ``.item()``, ``.data``, a copy into a new tensor (``torch.tensor(x)``), or a binding made
+        under ``no_grad`` - in the expression or, two names deep, in what its names were bound
+        to. ``requires_grad_()`` on a value with a graph is a no-op, so only then is it hiding
+        anything. A value forced right there (``out.detach().requires_grad_()``) has a graph."""
+        stack: list[cst.CSTNode] = [expression]
+        while stack:
+            node = stack.pop()
+            if _forces_requires_grad(node) or self._may_add_parameters(node):
+                continue  # a forced leaf, or what may be a model's output: both have a graph
+            if isinstance(node, cst.Attribute) and node.attr.value == "data":
+                return True
+            if isinstance(node, cst.Call) and self._cuts(node):
+                return True
+            if isinstance(node, cst.Name) and depth < _MAX_CUT_DEPTH and self._bound_without_graph(node.value, depth):
+                return True
+            stack.extend(children(node))
+        return False
+
+    def _may_add_parameters(self, node: cst.CSTNode) -> bool:
+        """A call that may run a model (``head(features)``, ``self.encoder(x)``): its output has
+        a graph through the model's parameters whatever its inputs. Functions of torch, loss
+        functions and methods of values (``logits.mean()``) only pass on their inputs' graph."""
+        if not isinstance(node, cst.Call):
+            return False
+        qualified = self.context.call_name(node)
+        if qualified is not None:
+            return not qualified.startswith("torch.")
+        if self.context.kind_of(node.func) is Kind.LOSS_FUNCTION:
+            return False
+        if isinstance(node.func, cst.Attribute):
+            receiver = node.func.value
+            is_self = isinstance(receiver, cst.Name) and receiver.value == "self"
+            return is_self or self.context.kind_of(receiver) is Kind.MODULE or self.context.kind_of(node.func) is Kind.MODULE
+        return True
+
+    def _cuts(self, call: cst.Call) -> bool:
+        if isinstance(call.func, cst.Attribute) and call.func.attr.value in _CUTTING_METHODS:
+            return True
+        return self.context.call_name(call) in _DATA_FACTORIES
+
+    def _bound_without_graph(self, name: str, depth: int) -> bool:
+        binding = self.context.flow.last_binding(name)
+        if binding is None or binding.value is None:
+            return False
+        return binding.node in self._without_graph or self._graph_cut(binding.value, depth + 1)
 
     def _built_as_leaf(self, name: str) -> bool:
         binding = self.context.flow.last_binding(name) if "." not in name else None
@@ -248,9 +309,8 @@ class Trainer:
 
     def _is_leaf(self, value: cst.BaseExpression) -> bool:
         """A value built as a leaf: a new tensor of given sizes or literal data (``torch.zeros``,
-        ``torch.tensor([0.5])``, ``nn.Parameter``, ``x.new_zeros``) or a detached copy, then maybe
-        moved or cast. ``torch.tensor(loss_value)`` of a computed value is no such leaf: it is
-        how a graph gets cut."""
+        ``torch.tensor([0.5])``, ``nn.Parameter``, ``x.new_zeros``), maybe moved or cast.
+        ``torch.tensor(loss_value)`` of a computed value is no such leaf: it is how a graph gets cut."""
         while isinstance(value, cst.Call) and isinstance(value.func, cst.Attribute) and value.func.attr.value in _MOVES:
             value = value.func.value
         if not isinstance(value, cst.Call):
