@@ -194,8 +194,14 @@ class EvaluationInTrainMode(Rule):
     not called in its own file, a caller in another file may switch the mode: the rule then
     reports only a module the function builds itself. A module switched back with `train()`
     on purpose before a loop that does not backpropagate (re-estimating batch-norm
-    statistics) is not reported, and neither are methods of modules or the per-batch hooks
-    frameworks call with the mode already set (`validation_step`, `test_step`).
+    statistics) is not reported, and neither are methods of modules, the per-batch hooks
+    frameworks call with the mode already set (`validation_step`, `test_step`), modules that
+    come back from a loader (`from_pretrained` switches to eval mode itself; `torch.load` and
+    `load_model` helpers keep whatever mode was saved), and modules built only from layers that
+    compute the same in both modes (no dropout, batch norm or `self.training` in the file).
+    Of the `test*` names, only evaluation-like ones count (`test`, `test_epoch`,
+    `test_model`, ...) and only when they loop over batches without asserting: other
+    `test_...` functions are unit tests.
 
     ## Example
     ```python
