@@ -114,3 +114,44 @@ def test_zero_grad_done_by_a_helper_on_every_micro_batch_names_the_helper_body()
     assert [row for row, _ in found] == [9]
     assert found[0][1].startswith("`clear(optimizer)` (which calls `opt.zero_grad()` in `clear()` at line 3)")
 
+
+
+def test_evaluation_loop_without_no_grad_names_the_eval_switch() -> None:
+    found = messages(
+        """
+        def validate(model, loader):
+            model.eval()
+            scores = []
+            for x, y in loader:
+                scores.append(criterion(model(x), y).item())
+            return scores
+        """,
+        "TCK113",
+    )
+    assert found == [
+        (
+            5,
+            "Evaluation loop runs `model` (switched to `eval()` at line 3) without `torch.no_grad()`: "
+            "every forward pass records an autograd graph that is never used",
+        )
+    ]
+
+
+def test_evaluation_loop_run_by_a_caller_under_no_grad_is_not_reported() -> None:
+    assert messages(
+        """
+        import torch
+
+        def collect(model, loader):
+            model.eval()
+            outputs = []
+            for x in loader:
+                outputs.append(model(x))
+            return outputs
+
+        def main(model, loader):
+            with torch.no_grad():
+                collect(model, loader)
+        """,
+        "TCK113",
+    ) == []
