@@ -392,10 +392,19 @@ def _root_name(expression: cst.BaseExpression) -> str | None:
         return dotted_name(expression)
     if isinstance(expression, cst.BinaryOperation):
         return _root_name(expression.left)
-    if isinstance(expression, cst.Call) and isinstance(expression.func, cst.Attribute):
-        if expression.func.attr.value == "scale" and len(expression.args) == 1:
-            return _root_name(expression.args[0].value)
+    if _is_scale_call(expression):
+        return _root_name(expression.args[0].value)  # type: ignore[attr-defined]
     return None
+
+
+def _is_scale_call(expression: cst.BaseExpression) -> bool:
+    """``scaler.scale(loss)``."""
+    return (
+        isinstance(expression, cst.Call)
+        and isinstance(expression.func, cst.Attribute)
+        and expression.func.attr.value == "scale"
+        and len(expression.args) == 1
+    )
 
 
 def _names_in(expression: cst.CSTNode) -> set[str]:
