@@ -74,8 +74,8 @@ class WarningRecord:
 
     @classmethod
     def from_message(cls, message: warnings.WarningMessage) -> WarningRecord:
-        category = message.category
-        return cls(str(message.message), f"{category.__module__}:{category.__qualname__}", message.filename, message.lineno)
+        category = f"{message.category.__module__}:{message.category.__qualname__}"
+        return cls(str(message.message), category, message.filename, message.lineno)
 
     def reissue(self) -> None:
         warnings.warn_explicit(self.message, _warning_category(self.category), self.filename, self.lineno)
@@ -92,29 +92,34 @@ class RankRun:
 # ----------------------------------------------------------- starting ranks
 
 
-def run_distributed_item(item: pytest.Item, nextitem: pytest.Item | None, plan: DistributedPlan, settings: Settings) -> None:
+def run_distributed_item(
+    item: pytest.Item, nextitem: pytest.Item | None, plan: DistributedPlan, settings: Settings
+) -> None:
     """The whole test protocol of a distributed test, in the pytest process: start the
     ranks, wait for them, log one merged report per phase."""
     ihook = item.ihook
     ihook.pytest_runtest_logstart(nodeid=item.nodeid, location=item.location)
+    for report in _run_on_ranks(item, nextitem, plan, settings):
+        ihook.pytest_runtest_logreport(report=report)
+    ihook.pytest_runtest_logfinish(nodeid=item.nodeid, location=item.location)
+
+
+def _run_on_ranks(
+    item: pytest.Item, nextitem: pytest.Item | None, plan: DistributedPlan, settings: Settings
+) -> list[pytest.TestReport]:
     started = time.time()
     try:
         result = _start_ranks(item, plan, settings)
     except (OSError, RuntimeError) as error:
-        result = None
-        launch_error = LAUNCH_FAILED.format(error=error)
-    teardown_error = _tear_down_for_next(item, nextitem)
-    if result is None:
-        reports = [_failed_report(item, launch_error, "setup", started)]
+        teardown_error = _tear_down_for_next(item, nextitem)
+        reports = [_failed_report(item, LAUNCH_FAILED.format(error=error), "setup", started)]
         if teardown_error is not None:
             reports.append(_failed_report(item, teardown_error, "teardown", started))
-    else:
-        reports = merged_reports(item, plan.world_size, result, teardown_error, started)
-        for record in dict.fromkeys(_warnings(result)):
-            record.reissue()
-    for report in reports:
-        ihook.pytest_runtest_logreport(report=report)
-    ihook.pytest_runtest_logfinish(nodeid=item.nodeid, location=item.location)
+        return reports
+    for record in dict.fromkeys(_warnings(result)):  # once, however many ranks raised it
+        record.reissue()
+    teardown_error = _tear_down_for_next(item, nextitem)
+    return merged_reports(item, plan.world_size, result, teardown_error, started)
 
 
 def _tear_down_for_next(item: pytest.Item, nextitem: pytest.Item | None) -> str | None:
@@ -166,7 +171,8 @@ def run_item_in_rank(item: pytest.Item) -> RankRun:
         # Tear down only the test itself: module and session fixtures the parent set up
         # are the parent's, and this process ends right after.
         reports = runtestprotocol(item, log=False, nextitem=item.parent)  # type: ignore[arg-type]
-    return RankRun([_serialized(config, report) for report in reports], [WarningRecord.from_message(w) for w in caught])
+    serialized = [_serialized(config, report) for report in reports]
+    return RankRun(serialized, [WarningRecord.from_message(warning) for warning in caught])
 
 
 def rank_command(item: pytest.Item, settings: Settings) -> list[str]:
@@ -250,7 +256,8 @@ def _unfinished_ranks(
 def _rank_reports(config: pytest.Config, outcome: runner.RankOutcome) -> list[pytest.TestReport] | None:
     if not outcome.reported or not isinstance(outcome.returned, RankRun):
         return None
-    return [config.hook.pytest_report_from_serializable(config=config, data=data) for data in outcome.returned.reports]
+    serialized = outcome.returned.reports
+    return [config.hook.pytest_report_from_serializable(config=config, data=data) for data in serialized]
 
 
 def _phase(reported: dict[int, list[pytest.TestReport]], when: str) -> dict[int, pytest.TestReport]:

@@ -258,7 +258,8 @@ def python_stacks() -> str:
         if ident == current:
             continue
         lines = [f"Thread 0x{ident:016x} (most recent call first):"]
-        lines += [f'  File "{f.filename}", line {f.lineno} in {f.name}' for f in reversed(traceback.extract_stack(frame))]
+        for entry in reversed(traceback.extract_stack(frame)):
+            lines.append(f'  File "{entry.filename}", line {entry.lineno} in {entry.name}')
         blocks.append("\n".join(lines))
     return "\n\n".join(blocks)
 

@@ -100,6 +100,7 @@ TORCH_MISSING = (
     "Install it with {hint}, or turn the plugin off with -p no:torchcheck."
 )
 FIXTURES_WHAT = "using the torch_device or seeded fixture"
+DISTRIBUTED_WHAT = "a test marked distributed"
 PINNING_TOO_LATE = (
     "torchcheck: CUDA was initialised before xdist worker {worker} could be pinned to "
     "GPU(s) {mask}; workers may share a GPU. Avoid touching CUDA in plugins loaded "
@@ -433,6 +434,11 @@ def _plan_distributed_tests(config: pytest.Config, items: list[pytest.Item]) -> 
     marked = [(item, marker) for item in items if (marker := item.get_closest_marker("distributed"))]
     if not marked:
         return
+    missing = _missing_torch(DISTRIBUTED_WHAT)
+    if missing is not None:
+        for item, _ in marked:
+            item.add_marker(pytest.mark.skip(reason=missing))
+        return
     from torchcheck._distributed_support import (
         distributed_device,
         parse_distributed_marker,
@@ -554,20 +560,20 @@ def seeded(request: pytest.FixtureRequest) -> Iterator[int]:
 
 
 @pytest.fixture
-def rank(request: pytest.FixtureRequest) -> int:
+def rank() -> int:
     """This process's rank, ``torch.distributed.get_rank()``, in a test marked
     ``@pytest.mark.distributed``."""
-    return _process_group_value("rank").get_rank()
+    return _torch_distributed("rank").get_rank()
 
 
 @pytest.fixture
-def world_size(request: pytest.FixtureRequest) -> int:
+def world_size() -> int:
     """The number of ranks, ``torch.distributed.get_world_size()``, in a test marked
     ``@pytest.mark.distributed``."""
-    return _process_group_value("world_size").get_world_size()
+    return _torch_distributed("world_size").get_world_size()
 
 
-def _process_group_value(fixture: str) -> Any:
+def _torch_distributed(fixture: str) -> Any:
     """``torch.distributed``, once it is sure a process group is up."""
     _fail_without_torch(f"the {fixture} fixture")
     from torchcheck._distributed_plugin import require_process_group

@@ -136,7 +136,7 @@ def test_dict_batches_are_sharded_value_by_value() -> None:
 
 @pytest.mark.parametrize("strategy", ["ddp", "fsdp"])
 def test_plain_batch_norm_is_caught_and_named_as_the_cause(strategy: str) -> None:
-    with pytest.raises(CheckFailed) as failure:
+    with process_state_unchanged(), pytest.raises(CheckFailed) as failure:
         assert_data_parallel_equivalent(mlp_with_batch_norm, sgd, train_step, global_batches(), strategy=strategy)
     message = str(failure.value)
     assert "after step 1 of 3, at parameter '0.weight'" in message
@@ -306,7 +306,7 @@ def test_a_ddp_checkpoint_loads_at_another_world_size() -> None:
 
 
 def test_a_model_that_resets_weights_on_load_is_caught_and_named() -> None:
-    with pytest.raises(CheckFailed) as failure:
+    with process_state_unchanged(), pytest.raises(CheckFailed) as failure:
         assert_sharded_checkpoint_roundtrip(ResetsHeadOnLoad, adamw)
     message = str(failure.value)
     assert "saved with torch.distributed.checkpoint from FSDP2 (fully_shard) on 2 ranks and loaded on 1 rank" in message

@@ -28,6 +28,7 @@ import torchcheck._distributed_plugin as distributed_plugin
 import torchcheck.checks.devices as devices_module
 from torchcheck import _distributed_runner as runner
 from torchcheck._distributed_support import (
+    DistributedPlan,
     DistributedRequest,
     LaunchedWorld,
     distributed_device,
@@ -172,7 +173,12 @@ def test_the_device_of_a_distributed_test_follows_its_torch_device_run_then_its_
     assert distributed_device(request, None, cuda_marked=False) == "cpu"
 
 
-def _plan(device: str, found: FoundDevices, launched: LaunchedWorld | None = None, requested=None):  # noqa: ANN001, ANN202
+def _plan(
+    device: str,
+    found: FoundDevices,
+    launched: LaunchedWorld | None = None,
+    requested: tuple[str, ...] | None = None,
+) -> DistributedPlan:
     return plan_distributed(
         DistributedRequest(world_size=2),
         device,
@@ -334,7 +340,9 @@ def test_a_warning_every_rank_raises_is_reported_once(pytester: pytest.Pytester)
         ("timeout='soon'", "timeout must be a positive number of seconds, got 'soon'"),
     ],
 )
-def test_a_bad_marker_fails_the_test_with_a_clear_message(pytester: pytest.Pytester, marker: str, message: str) -> None:
+def test_a_bad_marker_fails_the_test_with_a_clear_message(
+    pytester: pytest.Pytester, marker: str, message: str
+) -> None:
     pytester.makepyfile(f"import pytest\n\n@pytest.mark.distributed({marker})\ndef test_bad():\n    pass\n")
     result = pytester.runpytest()
     result.assert_outcomes(errors=1)
@@ -352,6 +360,25 @@ def test_the_rank_fixture_without_the_marker_fails_with_a_clear_message(pytester
 def test_the_marker_is_registered_and_documented(pytester: pytest.Pytester) -> None:
     result = pytester.runpytest("--markers")
     result.stdout.fnmatch_lines(["@pytest.mark.distributed(world_size=2, backend=None, timeout=120):*"])
+
+
+def test_without_torch_a_distributed_test_is_skipped_with_the_install_command(pytester: pytest.Pytester) -> None:
+    pytester.makeconftest(
+        """
+        import sys
+
+        class TorchIsNotInstalled:
+            def find_spec(self, name, path=None, target=None):
+                if name == "torch" or name.startswith("torch."):
+                    raise ModuleNotFoundError(f"No module named {name!r}", name=name)
+
+        sys.meta_path.insert(0, TorchIsNotInstalled())
+        """
+    )
+    pytester.makepyfile("import pytest\n\n@pytest.mark.distributed(world_size=2)\ndef test_x():\n    pass\n")
+    result = pytester.runpytest_subprocess("-rs")
+    result.assert_outcomes(skipped=1)
+    result.stdout.fnmatch_lines(["*a test marked distributed needs PyTorch, which is not installed*"])
 
 
 # ---------------------------------------------------------------------- GPUs
@@ -471,7 +498,9 @@ def test_under_a_launch_of_another_size_the_test_is_skipped_with_a_reason(
     result.stdout.fnmatch_lines(["*needs world_size=2, but this launch has 3 ranks (WORLD_SIZE=3)*"])
 
 
-def test_an_invalid_launch_variable_is_a_usage_error(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_an_invalid_launch_variable_is_a_usage_error(
+    pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
+) -> None:
     monkeypatch.setenv("RANK", "first")
     monkeypatch.setenv("WORLD_SIZE", "2")
     pytester.makepyfile(FAILS_ON_RANK_1)

@@ -89,7 +89,9 @@ repeat each other's work and one epoch is world_size epochs. Give each rank its 
 the data: DistributedSampler(dataset, num_replicas=world_size, rank=rank) in the \
 DataLoader (and sampler.set_epoch(epoch) every epoch)."""
 _REFERENCE_RAISED = _PREFIX + "{name} raised in single-process training at step {step}:\n  {error}"
-_DISTRIBUTED_RAISED = _PREFIX + "{name} raised on rank {rank} at step {step} of training with {strategy}:\n  {error}{cause}"
+_DISTRIBUTED_RAISED = _PREFIX + (
+    "{name} raised on rank {rank} at step {step} of training with {strategy}:\n  {error}{cause}"
+)
 _CAUSE_UNUSED = """
 Cause: unused parameters: {parameters} got no gradient at step {step} (they take no part \
 in the loss). DistributedDataParallel waits for the gradient of every parameter, so the \
@@ -338,7 +340,10 @@ def _reference_run(setup: _Setup, batches: list[Any], device: torch.device) -> t
 def _in_precision(batches: list[Any], dtype: torch.dtype | None) -> list[Any]:
     if dtype is None:
         return batches
-    return [map_tensors(batch, lambda tensor: tensor.to(dtype) if tensor.is_floating_point() else tensor) for batch in batches]
+    def converted(tensor: torch.Tensor) -> torch.Tensor:
+        return tensor.to(dtype) if tensor.is_floating_point() else tensor
+
+    return [map_tensors(batch, converted) for batch in batches]
 
 
 def _data_problem(
@@ -422,7 +427,9 @@ def _optimizer_and_scheduler(made: Any) -> tuple[torch.optim.Optimizer, Any]:
     return made, None
 
 
-def _step(setup: _Setup, model: nn.Module, optimizer: torch.optim.Optimizer, scheduler: Any, batch: Any) -> str | None:
+def _step(
+    setup: _Setup, model: nn.Module, optimizer: torch.optim.Optimizer, scheduler: Any, batch: Any
+) -> str | None:
     try:
         setup.step_fn(model, optimizer, batch)
         if scheduler is not None:
@@ -438,7 +445,9 @@ def _first_line(text: str) -> str:
     return lines[0] + (" [...]" if len(lines) > 1 else "") if lines else text
 
 
-def _agreed_failure(step: int, error: str | None, part: Participation | None, device: torch.device) -> _Failure | None:
+def _agreed_failure(
+    step: int, error: str | None, part: Participation | None, device: torch.device
+) -> _Failure | None:
     """Whether any rank's step failed (a collective: every rank stops together)."""
     if part is None:
         return None if error is None else _Failure(step, 0, error)
@@ -558,7 +567,8 @@ def _cause(setup: _Setup, reference: _Run, distributed: _Run, step: int) -> str:
         return _CAUSE_RANKS_DISAGREE.format(step=disagree_step, name=name)
     ratio, cosine = _ratio_and_cosine(_change(distributed, step), _change(reference, step))
     if cosine > _SAME_DIRECTION:
-        for expected, template in ((1 / setup.world_size, _CAUSE_SUMMED), (setup.world_size, _CAUSE_SUMMED_OVER_RANKS)):
+        factors = ((1 / setup.world_size, _CAUSE_SUMMED), (setup.world_size, _CAUSE_SUMMED_OVER_RANKS))
+        for expected, template in factors:
             if abs(ratio - expected) <= _RATIO_SLACK * expected:
                 return template.format(
                     ratio=ratio, cosine=cosine, world_size=setup.world_size, strategy=setup.strategy_name
