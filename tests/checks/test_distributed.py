@@ -215,8 +215,9 @@ def test_a_model_that_cannot_run_in_float64_is_compared_in_its_own_precision() -
     assert "Note: both runs trained in the model's own precision, since in float64 summed_loss_step raised" in message
 
 
-def test_a_distributed_sampler_shards_the_data_correctly() -> None:
-    assert_data_parallel_equivalent(mlp, sgd, train_step, sampled_batches)
+@pytest.mark.parametrize("strategy", ["ddp", "fsdp"])
+def test_a_distributed_sampler_shards_the_data_correctly(strategy: str) -> None:
+    assert_data_parallel_equivalent(mlp, sgd, train_step, sampled_batches, strategy=strategy)
 
 
 def test_data_without_a_distributed_sampler_is_caught_as_not_sharded() -> None:
