@@ -12,6 +12,7 @@ import os
 import signal
 import subprocess
 import sys
+import tempfile
 import time
 import uuid
 from pathlib import Path
@@ -560,13 +561,15 @@ def _sleep_long(rank: int) -> None:
     time.sleep(600)
 
 
-def _supervisor() -> int:
+def _supervisor(workdir: Path) -> int:
     """A fork of this process that supervises ranks that take long (sleeping, so only
-    being killed ends them), as the pytest process does."""
+    being killed ends them), as the pytest process does. A supervisor killed with
+    SIGKILL cannot remove its temporary directory: it is made in ``workdir``."""
     pid = os.fork()
     if pid == 0:
         try:
             signal.signal(signal.SIGINT, signal.default_int_handler)
+            tempfile.tempdir = str(workdir)
             runner.run_forked(_sleep_long, 2, timeout=120)
         finally:
             os._exit(0)
@@ -599,8 +602,10 @@ def _alive(pids: list[int]) -> list[int]:
 
 
 @pytest.mark.parametrize("stop", [signal.SIGINT, signal.SIGKILL], ids=["interrupted", "killed"])
-def test_no_rank_outlives_its_supervisor_interrupted_or_killed_during_a_hang(stop: signal.Signals) -> None:
-    supervisor = _supervisor()
+def test_no_rank_outlives_its_supervisor_interrupted_or_killed_during_a_hang(
+    stop: signal.Signals, tmp_path: Path
+) -> None:
+    supervisor = _supervisor(tmp_path)
     try:
         assert _wait_until(lambda: len(_children_of(supervisor)) == 2, 60), "the ranks never started"
         ranks = _children_of(supervisor)
