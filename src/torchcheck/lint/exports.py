@@ -13,9 +13,11 @@ without a walk of its own, what :mod:`torchcheck.lint.project` needs:
   top-level ``nn.Sequential``/activation values, the summaries of its top-level functions
   that call a training-protocol method, the names it imports, and its module-level flags.
 
-Everything is cheap: classes are read statement by statement, function summaries are made
-only when the file's text mentions a protocol method, and the lines that messages quote are
-found in the text instead of computing positions for the whole file.
+Everything is cheap: classes are read statement by statement (their ``forward`` only in
+files that mention an activation), function summaries are made only for the functions that
+call a protocol method or set ``.grad`` (directly or through another function of the file),
+and the lines that messages quote are found in the text instead of computing positions for
+the whole file.
 """
 
 from __future__ import annotations
@@ -94,6 +96,16 @@ def call_shape(call: cst.Call) -> CallShape:
         (argument.keyword.value, _spelled(argument.value)) for argument in call.args if argument.keyword is not None
     )
     return CallShape(positional, keywords)
+
+
+def imported_callee(context: LintContext, call: cst.Call) -> Symbol | None:
+    """The function ``call`` runs when it is a name imported from another module
+    (``train_one_epoch(...)`` after ``from engine import train_one_epoch``, or
+    ``engine.train_one_epoch(...)``); None for a def of this file, a method, a local."""
+    if context.project is None or not isinstance(call.func, (cst.Name, cst.Attribute)):
+        return None
+    symbol = context.project.symbol_of(call.func)
+    return symbol if symbol is not None and not symbol.is_local else None
 
 
 def _spelled(expression: cst.BaseExpression) -> str | None:

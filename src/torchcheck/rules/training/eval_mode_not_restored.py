@@ -5,7 +5,7 @@ from dataclasses import dataclass, field
 import libcst as cst
 
 from torchcheck.lint.context import Kind, Loop, dotted_name
-from torchcheck.lint.exports import call_shape
+from torchcheck.lint.exports import call_shape, imported_callee
 from torchcheck.lint.flow import Event
 from torchcheck.lint.project import MAY, MUST, NONE, PLACE, CallShape, Condition, Symbol
 from torchcheck.lint.rule import Invalid, Rule, Valid
@@ -325,13 +325,12 @@ for epoch in range(epochs):
     def _imported_helper(self, call: cst.Call) -> bool:
         """A helper from another file of the project: what it does to the modules it is
         passed is a question for the project index."""
-        project = self.context.project
-        helper = project.symbol_of(call.func) if project is not None else None
-        if helper is None or helper.is_local:
+        passed = {name for argument in call.args if (name := dotted_name(argument.value)) is not None}
+        helper = imported_callee(self.context, call) if passed else None
+        if helper is None:
             return False
         event = self.context.flow.event(call)
         shape = call_shape(call)
-        passed = {name for argument in call.args if (name := dotted_name(argument.value)) is not None}
         facts = self._facts()
         facts.imported.append(_ImportedCall(event, helper, shape, frozenset(passed), not self.context.grad_maybe_disabled))
         for name in sorted(passed):

@@ -5,6 +5,7 @@ from dataclasses import dataclass, field
 import libcst as cst
 
 from torchcheck.lint.context import Kind, Loop, dotted_name
+from torchcheck.lint.exports import imported_callee
 from torchcheck.lint.project import NONE, Condition, Symbol
 from torchcheck.lint.rule import Invalid, Rule, Valid
 
@@ -252,13 +253,11 @@ for epoch in range(epochs):
 
     def _note_imported_helper(self, call: cst.Call, loops: tuple[Loop, ...]) -> None:
         """A helper of another file of the project handed an optimizer or a module (by name)."""
-        project = self.context.project
-        helper = project.symbol_of(call.func) if project is not None else None
-        if helper is None or helper.is_local:
-            return
         handed = (argument.value for argument in call.args if dotted_name(argument.value) is not None)
         if any(self.context.kind_of(value) in (Kind.OPTIMIZER, Kind.MODULE) for value in handed):
-            self._facts().imported.append((helper, loops))
+            helper = imported_callee(self.context, call)
+            if helper is not None:
+                self._facts().imported.append((helper, loops))
 
     def _helper_clears_gradients(self, call: cst.Call) -> bool:
         summary = self.context.call_summary(call)

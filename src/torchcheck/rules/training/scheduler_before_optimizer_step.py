@@ -5,7 +5,7 @@ from dataclasses import dataclass, replace
 import libcst as cst
 
 from torchcheck.lint.context import Kind, LintContext, dotted_name
-from torchcheck.lint.exports import call_shape
+from torchcheck.lint.exports import call_shape, imported_callee
 from torchcheck.lint.flow import Event, encloses
 from torchcheck.lint.project import MAY, NONE, PLACE, Condition
 from torchcheck.lint.rule import Invalid, Rule, Valid
@@ -248,17 +248,16 @@ for epoch in range(epochs):
     def _imported_helper_step(self, call: cst.Call) -> bool:
         """A helper from another file of the project, handed an optimizer (or a GradScaler):
         whether it steps it is a question for the project index."""
-        project = self.context.project
-        helper = project.symbol_of(call.func) if project is not None else None
-        if helper is None or helper.is_local:
-            return False
-        shape = call_shape(call)
         for argument in call.args:
             name = dotted_name(argument.value)
-            if name is not None and self.context.kind_of(argument.value) in (Kind.OPTIMIZER, Kind.SCALER):
-                condition = Condition(helper, f"effect:step:{name}", MAY, shape)
-                self._optimizers.append(_OptimizerStep(self.context.flow.event(call), condition=condition))
-                return True
+            if name is None or self.context.kind_of(argument.value) not in (Kind.OPTIMIZER, Kind.SCALER):
+                continue
+            helper = imported_callee(self.context, call)
+            if helper is None:
+                return False
+            condition = Condition(helper, f"effect:step:{name}", MAY, call_shape(call))
+            self._optimizers.append(_OptimizerStep(self.context.flow.event(call), condition=condition))
+            return True
         return False
 
     def leave_Module(self, node: cst.Module) -> None:

@@ -5,7 +5,7 @@ from dataclasses import dataclass
 import libcst as cst
 
 from torchcheck.lint.context import Kind, LintContext, dotted_name
-from torchcheck.lint.exports import call_shape
+from torchcheck.lint.exports import call_shape, imported_callee
 from torchcheck.lint.flow import Event, encloses
 from torchcheck.lint.project import MUST, NONE, PLACE, Condition
 from torchcheck.lint.rule import Invalid, Rule, Valid
@@ -85,8 +85,8 @@ class ZeroGradBetweenBackwardAndStep(Rule):
     code = "TCK103"
     name = "zero-grad-between-backward-and-step"
     message = "`zero_grad()` runs after `backward()` and before `step()`; the step sees no gradients"
-    # `zero_grad()` here, or a helper of another file that clears gradients (`reset_grad`)
-    required_text = ("grad",)
+    # a backward() here is needed; the zero_grad() may be in a helper of another file
+    required_text = ("backward",)
 
     VALID = (
         Valid(
@@ -308,14 +308,13 @@ for x, y in loader:
     def _imported_helper_fact(self, call: cst.Call) -> None:
         """A helper of another file of the project handed an optimizer or a module: a
         ``zero_grad()`` at its call if the project index says it always clears its gradients."""
-        project = self.context.project
-        helper = project.symbol_of(call.func) if project is not None else None
-        if helper is None or helper.is_local:
-            return
         for argument in call.args:
             name = dotted_name(argument.value)
             kind = self.context.kind_of(argument.value) if name is not None else None
             if kind in (Kind.OPTIMIZER, Kind.MODULE):
+                helper = imported_callee(self.context, call)
+                if helper is None:
+                    return
                 shape = call_shape(call)
                 clears = Condition(helper, f"effect:{_ZERO_GRAD}:{name}", MUST, shape)
                 only_clears = Condition(helper, f"does:{_BACKWARD},{_STEP}", NONE)
