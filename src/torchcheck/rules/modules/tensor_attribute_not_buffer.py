@@ -1,33 +1,83 @@
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 
 import libcst as cst
 
 from torchcheck.lint import torch_api
-from torchcheck.lint.context import TENSOR_KINDS, LintContext
+from torchcheck.lint.context import TENSOR_KINDS, LintContext, dotted_name
 from torchcheck.lint.rule import Invalid, Valid
 from torchcheck.rules.modules._common import ModuleClassRule, self_attribute
 
 _TENSOR_BUILDERS = torch_api.TENSOR_FACTORIES | torch_api.TENSOR_LIKE_FACTORIES | torch_api.TENSOR_OPS
 # Using an attribute through one of these means the code moves it by hand.
 _MOVING_METHODS = frozenset({"to", "cuda", "cpu", "type_as", "to_device"})
+# Tensor methods whose result is not a tensor.
+_LEAVING_TENSORS = torch_api.NUMBER_METHODS | {"tolist", "numpy", "item"}
 # Methods that, defined on the module, take over device moves or state.
 _HANDLING_METHODS = frozenset({"_apply", "to", "cuda", "_save_to_state_dict", "state_dict"})
 
 
 @dataclass
 class _ClassState:
+    name: str
+    bases: frozenset[str]  # the base classes as spelled (`Detect`, `nn.Module`)
     candidates: list[tuple[cst.CSTNode, str]] = field(default_factory=list)  # (assignment, attribute)
     handled: set[str] = field(default_factory=set)  # registered, rebound or moved by hand
     handles_everything: bool = False
+
+
+def _is_none(expression: cst.BaseExpression) -> bool:
+    return isinstance(expression, cst.Name) and expression.value == "None"
+
+
+def _base_names(node: cst.ClassDef) -> frozenset[str]:
+    return frozenset(name for base in node.bases if (name := dotted_name(base.value)) is not None)
+
+
+def _moved_attributes(apply: cst.FunctionDef) -> set[str]:
+    """Attributes an ``_apply(self, fn)`` override moves by name: ``m.stride = fn(m.stride)``,
+    ``self.grid = list(map(fn, self.grid))``. Another class of the file may own them (a model
+    moving its detection head's anchors), so only the attribute name is kept."""
+    params = apply.params.params
+    if len(params) < 2:
+        return set()
+    fn = params[1].name.value
+    moved: set[str] = set()
+    for assignment in _assignments(apply.body):
+        if _calls_name(assignment.value, fn):
+            moved.update(target.target.attr.value for target in assignment.targets if isinstance(target.target, cst.Attribute))
+    return moved
+
+
+def _assignments(node: cst.CSTNode) -> Iterator[cst.Assign]:
+    """The assignments in ``node``'s body, nested blocks included (nested defs run later: skipped)."""
+    for child in node.children:
+        if isinstance(child, (cst.FunctionDef, cst.ClassDef, cst.Lambda)):
+            continue
+        if isinstance(child, cst.Assign):
+            yield child
+        yield from _assignments(child)
+
+
+def _calls_name(expression: cst.CSTNode, name: str) -> bool:
+    """Whether ``expression`` calls ``name`` or hands it to another call (``map(fn, xs)``)."""
+    if isinstance(expression, cst.Call):
+        if isinstance(expression.func, cst.Name) and expression.func.value == name:
+            return True
+        if any(isinstance(argument.value, cst.Name) and argument.value.value == name for argument in expression.args):
+            return True
+    return any(_calls_name(child, name) for child in expression.children)
 
 
 class TensorAttributeNotBuffer(ModuleClassRule):
     """
     ## What it does
     Checks for `nn.Module.__init__` methods that store a tensor built with a `torch`
-    factory as a plain attribute (`self.mask = torch.ones(...)`).
+    factory as a plain attribute (`self.mask = torch.ones(...)`), also indexed or chosen by
+    a condition (`torch.linspace(...)[..., None]`, `torch.tensor(m) if m else None`) or
+    returned by a function of the same file (`self.pe = self._build_pe(n)`).
 
     ## Why is this bad?
     A module only knows about its parameters, buffers and submodules. A plain tensor
@@ -58,6 +108,9 @@ class TensorAttributeNotBuffer(ModuleClassRule):
             super().__init__()
             self.register_buffer("mask", torch.tril(torch.ones(n, n)), persistent=False)
     ```
+
+    No finding is raised for an attribute that an `_apply` override in the file moves by
+    name (`head.stride = fn(head.stride)`): it follows the module's device and dtype.
 
     ## Fix safety
     There is no automatic fix: whether the tensor belongs in the checkpoint
@@ -147,6 +200,27 @@ class EqualizationObserver(nn.Module):
         self.equalization_scale = torch.reshape(scale, shape)
 """
         ),
+        Valid(
+            """
+import torch
+from torch import nn
+class Detect(nn.Module):
+    def __init__(self, levels):
+        super().__init__()
+        self.stride = torch.zeros(levels)
+        self.anchors = torch.empty(0)
+class Segment(Detect):
+    def __init__(self, levels):
+        super().__init__(levels)
+class DetectionModel(nn.Module):
+    def _apply(self, fn):
+        self = super()._apply(fn)
+        head = self.model[-1]
+        head.stride = fn(head.stride)
+        head.anchors = fn(head.anchors)
+        return self
+"""
+        ),
     )
     INVALID = (
         Invalid(
@@ -173,41 +247,108 @@ class Normalize(T.nn.Module):
         return (x - self.mean) / self.std
 """
         ),
+        Invalid(
+            """
+import torch
+from torch import nn
+class Embedding(nn.Module):
+    def __init__(self, mean=None, length=64):
+        super().__init__()
+        self.grid = torch.linspace(-1, 1, length)[..., None]  # TCK606
+        self.mean = torch.tensor(mean).view(-1, 1, 1) if mean else None  # TCK606
+        self.positions = self._sinusoids(length)  # TCK606
+    def _sinusoids(self, length):
+        angles = torch.arange(length)[:, None] / 10000.0
+        return torch.cat([angles.sin(), angles.cos()], dim=-1)
+"""
+        ),
     )
 
     def __init__(self, context: LintContext) -> None:
         super().__init__(context)
         self._states: list[_ClassState | None] = []
+        self._finished: list[_ClassState] = []
+        self._moved_by_apply: set[str] = set()  # attributes some `_apply` override of the file moves
 
     def visit_ClassDef(self, node: cst.ClassDef) -> None:
         super().visit_ClassDef(node)
-        self._states.append(_ClassState() if self.in_torch_module else None)
+        self._states.append(_ClassState(node.name.value, _base_names(node)) if self.in_torch_module else None)
 
     def leave_ClassDef(self, node: cst.ClassDef) -> None:
         state = self._states.pop()
-        if state is not None and not state.handles_everything:
-            for assignment, attribute in state.candidates:
-                if attribute not in state.handled:
-                    self.report(assignment)
+        if state is not None:
+            self._finished.append(state)
         super().leave_ClassDef(node)
+
+    def leave_Module(self, node: cst.Module) -> None:
+        """Decide at the end of the file: a later class's ``_apply`` may move an attribute,
+        and a subclass inherits the device handling of its bases."""
+        by_name = {state.name: state for state in self._finished}
+        for state in self._finished:
+            if self._inherits_handling(state, by_name):
+                continue
+            for assignment, attribute in state.candidates:
+                if attribute not in state.handled and attribute not in self._moved_by_apply:
+                    self.report(assignment)
+
+    def _inherits_handling(self, state: _ClassState, by_name: dict[str, _ClassState]) -> bool:
+        seen: set[str] = set()
+        pending = [state]
+        while pending:
+            current = pending.pop()
+            if current.handles_everything:
+                return True
+            seen.add(current.name)
+            pending.extend(by_name[base] for base in current.bases if base in by_name and base not in seen)
+        return False
 
     def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
         state = self._states[-1] if self._states else None
         frame = self.class_frame
-        if state is not None and frame is not None and not frame.functions and node.name.value in _HANDLING_METHODS:
-            state.handles_everything = True
+        if state is not None and frame is not None and not frame.functions:
+            self._method_defined(state, node)
         super().visit_FunctionDef(node)
 
+    def _method_defined(self, state: _ClassState, method: cst.FunctionDef) -> None:
+        name = method.name.value
+        if name == "_apply":
+            moved = _moved_attributes(method)
+            self._moved_by_apply |= moved
+            state.handles_everything |= not moved  # moves tensors we cannot name: trust it
+        elif name in _HANDLING_METHODS:
+            state.handles_everything = True
+
     def _tensor_built(self, value: cst.BaseExpression) -> bool:
-        """``torch.zeros(...)``, ``torch.tensor(...).view(...)``, ``torch.ones(3) * 0.2``."""
+        """``torch.zeros(...)``, ``torch.tensor(...).view(...)``, ``torch.ones(3) * 0.2``,
+        ``torch.linspace(...)[..., None]``, ``torch.tensor(m) if m else None``, and a call of
+        a function of this file (``self._build_pe(...)``) whose summary returns a tensor."""
         if isinstance(value, cst.BinaryOperation):
             return self._tensor_built(value.left) or self._tensor_built(value.right)
-        if not isinstance(value, cst.Call) or self.context.kind_of(value) not in TENSOR_KINDS:
+        if isinstance(value, cst.Subscript):
+            return self._tensor_built(value.value)
+        if isinstance(value, cst.IfExp):
+            branches = (value.body, value.orelse)
+            return any(self._tensor_built(branch) for branch in branches) and all(
+                _is_none(branch) or self._tensor_built(branch) for branch in branches
+            )
+        if not isinstance(value, cst.Call):
             return False
         root: cst.BaseExpression = value
+        methods: list[str] = []
         while isinstance(root, cst.Call) and isinstance(root.func, cst.Attribute) and self.context.call_name(root) is None:
+            if not isinstance(root.func.value, cst.Call):
+                break  # `self._build_pe(...)`: a helper, not a method of a built tensor
+            methods.append(root.func.attr.value)
             root = root.func.value
-        return isinstance(root, cst.Call) and self.context.call_name(root) in _TENSOR_BUILDERS
+        if not isinstance(root, cst.Call):
+            return False
+        if self.context.call_name(root) in _TENSOR_BUILDERS:
+            return self.context.kind_of(value) in TENSOR_KINDS
+        return not _LEAVING_TENSORS.intersection(methods) and self._helper_returns_tensor(root)
+
+    def _helper_returns_tensor(self, call: cst.Call) -> bool:
+        summary = self.context.call_summary(call)
+        return summary is not None and summary.returns.kind in TENSOR_KINDS
 
     def visit_Assign(self, node: cst.Assign) -> None:
         for target in node.targets:
