@@ -48,6 +48,49 @@ class Editor:
         change = types.TextDocumentContentChangeWholeDocument(text=text)
         self.client.text_document_did_change(types.DidChangeTextDocumentParams(text_document=document, content_changes=[change]))
 
+    def open_notebook(self, uri: str, cells: list[tuple[str, str]]) -> list[str]:
+        """Open a notebook of ``(kind, text)`` cells (kind ``code`` or ``markdown``) as
+        notebook-synchronising editors do; the URIs of its cells."""
+        cell_uris = [f"vscode-notebook-cell:{uri.removeprefix('file:')}#C{number}" for number in range(1, len(cells) + 1)]
+        for cell_uri in cell_uris:
+            self.diagnostics.pop(cell_uri, None)
+        kinds = {"code": types.NotebookCellKind.Code, "markdown": types.NotebookCellKind.Markup}
+        notebook = types.NotebookDocument(
+            uri=uri,
+            notebook_type="jupyter-notebook",
+            version=1,
+            cells=[types.NotebookCell(kind=kinds[kind], document=cell_uri) for (kind, _), cell_uri in zip(cells, cell_uris)],
+        )
+        documents = [
+            types.TextDocumentItem(uri=cell_uri, language_id="python" if kind == "code" else "markdown", version=1, text=text)
+            for (kind, text), cell_uri in zip(cells, cell_uris)
+        ]
+        self.client.notebook_document_did_open(types.DidOpenNotebookDocumentParams(notebook_document=notebook, cell_text_documents=documents))
+        return cell_uris
+
+    def replace_cell_text(self, notebook_uri: str, cell_uri: str, text: str, version: int) -> None:
+        self.diagnostics.pop(cell_uri, None)
+        document = types.VersionedTextDocumentIdentifier(uri=cell_uri, version=version)
+        change = types.TextDocumentContentChangeWholeDocument(text=text)
+        cells = types.NotebookDocumentCellChanges(text_content=[types.NotebookDocumentCellContentChanges(document=document, changes=[change])])
+        params = types.DidChangeNotebookDocumentParams(
+            notebook_document=types.VersionedNotebookDocumentIdentifier(uri=notebook_uri, version=version),
+            change=types.NotebookDocumentChangeEvent(cells=cells),
+        )
+        self.client.notebook_document_did_change(params)
+
+    def close(self, uri: str) -> None:
+        self.client.text_document_did_close(types.DidCloseTextDocumentParams(text_document=types.TextDocumentIdentifier(uri=uri)))
+
+    def forget(self, *uris: str) -> None:
+        """Drop what was published for ``uris``, to wait for what the server publishes next."""
+        for uri in uris:
+            self.diagnostics.pop(uri, None)
+
+    def file_changed_on_disk(self, uri: str) -> None:
+        change = types.FileEvent(uri=uri, type=types.FileChangeType.Changed)
+        self.client.workspace_did_change_watched_files(types.DidChangeWatchedFilesParams(changes=[change]))
+
     async def published(self, uri: str) -> list[types.Diagnostic]:
         """The diagnostics the server publishes next for ``uri`` (after open or replace_text)."""
 

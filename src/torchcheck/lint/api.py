@@ -340,7 +340,7 @@ def _write_roots(path: Path, config: Config) -> tuple[Path, ...]:
     return (named if named.is_dir() else named.parent, config.root)
 
 
-def _index_root(path: Path, config: Config) -> Path:
+def index_root(path: Path, config: Config) -> Path:
     """Where imports of the files under a named path are looked for: the project root, or
     the named directory when it lies outside the project (``torchcheck lint ~/other``)."""
     named = files_module.absolute(path)
@@ -358,7 +358,7 @@ def _gather(run: _Run, path: Path, source: bytes | None = None) -> list[_Pending
     settings = _settings(options, config)
     cache = run.cache_for(config)
     roots = _write_roots(path, config)
-    root = _index_root(path, config)
+    root = index_root(path, config)
     run.project.roots.setdefault(root, (config, settings, cache))
     pending = []
     for file in _files_of(run, path, config, stdin=source is not None):
@@ -470,24 +470,42 @@ def _summarise_outside_run(project: _Project, key: str) -> None:
     if root is None or root not in project.roots:
         return
     config, settings, cache = project.roots[root]
+    indexed = read_summary(path, config, settings, cache, store=True)
+    project.add(path, display_name(path), root, indexed.exports if indexed is not None else None, ())
+
+
+def read_summary(
+    path: Path,
+    config: Config,
+    settings: LintSettings,
+    cache: FindingsCache | None,
+    *,
+    rule_codes: tuple[str, ...] = (),
+    store: bool = False,
+) -> IndexedFile | None:
+    """The export summary of the file at ``path`` as saved, for the project index: from the
+    cache when it holds this content (linted with ``rule_codes``, or summarised before),
+    else parsed (and with ``store``, kept in the cache). None when the file cannot be
+    read or is larger than ``max-file-size``; an unparsable file has no exports."""
     if _too_large(path, config) is not None:
-        return
+        return None
     try:
         content = path.read_bytes()
     except OSError:
-        return
+        return None
     name = display_name(path)
-    cache_key = entry_key(name, content, settings_key(("exports",), settings))
-    cached = cache.get_file(cache_key) if cache is not None else None
-    if cached is not None:
-        exports = cached.exports
-    else:
-        from torchcheck.lint.engine import export_summary
+    summary_key = entry_key(name, content, settings_key(("exports",), settings))
+    keys = (entry_key(name, content, settings_key(rule_codes, settings)), summary_key) if rule_codes else (summary_key,)
+    for key in keys:
+        cached = cache.get_file(key) if cache is not None else None
+        if cached is not None and (cached.exports is not None or key == summary_key):
+            return IndexedFile(name, cached.exports) if cached.exports is not None else None
+    from torchcheck.lint.engine import export_summary
 
-        exports = export_summary(content, name, settings)
-        if cache is not None:
-            cache.put(cache_key, (), (), exports)
-    project.add(path, name, root, exports, ())
+    exports = export_summary(content, name, settings)
+    if cache is not None and store:
+        cache.put(summary_key, (), (), exports)
+    return IndexedFile(name, exports) if exports is not None else None
 
 
 def _fixing_stdin(options: LintOptions) -> bool:

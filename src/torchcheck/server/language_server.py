@@ -4,28 +4,34 @@ A buffer is linted when it is opened and, while it is edited, once typing pauses
 ``DEBOUNCE_SECONDS``; saving lints it only if a lint is pending. The command line's cache
 answers a file opened unchanged.
 
-Every open document's latest result is kept with the project root its settings came from
-(``TorchcheckServer.results``). That map is where the project index plugs in: once
-linting a file also yields its export summary and deferred cross-file findings, the index
-of a root is built from its open documents (their unsaved text) and the files on disk, and
-a change to one document re-resolves the deferred findings of the others in its root.
+Findings that span files come from the project index (:mod:`torchcheck.server.project_state`),
+built from the open documents' unsaved text and the files on disk: a lint of one document
+re-resolves the cross-file findings of the open documents that read it, and publishes
+theirs too when they change. So do closing, saving and ``workspace/didChangeWatchedFiles``.
+
+Notebooks synchronised as notebook documents (``notebookDocument/*``) are linted as
+``torchcheck lint`` lints an ``.ipynb`` file, and each finding is published on its cell.
 """
 
 from __future__ import annotations
 
 import asyncio
 import traceback
+from collections.abc import Callable
 from pathlib import Path
 
 from lsprotocol import types
 from pygls.lsp.server import LanguageServer
+from pygls.uris import to_fs_path as uri_to_path
 from pygls.workspace import TextDocument
 
 import torchcheck
+from torchcheck.lint import api
 from torchcheck.lint.diagnostic import SYNTAX_ERROR_CODE, Diagnostic
 from torchcheck.lint.noqa import add_noqa
 from torchcheck.server import linting, protocol
 from torchcheck.server.linting import LintedDocument
+from torchcheck.server.project_state import ProjectIndexes
 
 # Long enough that a burst of keystrokes costs one lint, short enough to feel immediate
 # (a 1,000-line timm model takes about 0.23 s of CPU to lint; see bench/server_latency.py).
@@ -34,14 +40,23 @@ UNTITLED_NAME = "untitled.py"
 PYTHON_SUFFIXES = (".py", ".pyi")
 INTERNAL_ERROR = "torchcheck: internal error while linting {uri}; please report it:\n{details}"
 CODE_ACTION_KINDS = [types.CodeActionKind.QuickFix, types.CodeActionKind.SourceFixAll, protocol.FIX_ALL_KIND]
+NOTEBOOK_SYNC = types.NotebookDocumentSyncOptions(
+    notebook_selector=[types.NotebookDocumentFilterWithCells(cells=[types.NotebookCellLanguage(language="python")])]
+)
+WATCHED_FILES = [types.FileSystemWatcher(glob_pattern="**/*.py")]
+WATCH_REGISTRATION = "torchcheck-watched-files"
+_Update = tuple[str, tuple[Diagnostic, ...]]
 
 
 class TorchcheckServer(LanguageServer):
-    """The language server, with the latest result of every open document."""
+    """The language server, with the latest result of every open document and notebook,
+    and the cross-file findings that stand in each."""
 
     def __init__(self) -> None:
-        super().__init__("torchcheck", torchcheck.__version__)
+        super().__init__("torchcheck", torchcheck.__version__, notebook_document_sync=NOTEBOOK_SYNC)
         self.results: dict[str, LintedDocument] = {}
+        self.cross_file: dict[str, tuple[Diagnostic, ...]] = {}
+        self.projects = ProjectIndexes()
         self._scheduled: dict[str, asyncio.TimerHandle] = {}
 
     @property
@@ -58,23 +73,71 @@ class TorchcheckServer(LanguageServer):
         document = self.workspace.get_text_document(uri)
         if not is_python(document):
             return None
+        return self._lint_text(uri, document.source, document_path(document), document.version, use_cache=use_cache)
+
+    def lint_notebook(self, uri: str) -> LintedDocument | None:
+        """Lint the notebook's code cells as one module and publish each finding on its cell."""
+        self._cancel_scheduled(uri)
+        notebook = self.workspace.get_notebook_document(notebook_uri=uri)
+        if notebook is None:
+            return None
+        cells = [self._cell(cell) for cell in notebook.cells]
+        return self._lint_text(uri, linting.notebook_source(cells), uri_path(uri), notebook.version)
+
+    def _cell(self, cell: types.NotebookCell) -> linting.Cell:
+        document = self.workspace.get_text_document(cell.document)
+        is_code = cell.kind == types.NotebookCellKind.Code and document.language_id in (None, "python")
+        return linting.Cell(document.source, is_code)
+
+    def _lint_text(self, uri: str, source: str, path: Path, version: int | None, *, use_cache: bool = False) -> LintedDocument | None:
         try:
-            result = linting.lint_document(document.source, document_path(document), document.version, use_cache=use_cache)
+            result = linting.lint_document(source, path, version, use_cache=use_cache)
+            updates = self.projects.update(path, uri, api.display_name(path), result.settings, result.exports, result.deferred)
         except Exception:  # noqa: BLE001 - a bug in a rule must not take the editor's server down
             self.window_log_message(types.LogMessageParams(types.MessageType.Error, INTERNAL_ERROR.format(uri=uri, details=traceback.format_exc())))
             return None
         self.results[uri] = result
-        self._publish(uri, result)
+        self._publish_updates(updates)
         return result
 
-    def lint_later(self, uri: str) -> None:
+    def lint_later(self, uri: str, lint: Callable[[str], object] | None = None) -> None:
         self._cancel_scheduled(uri)
-        self._scheduled[uri] = asyncio.get_running_loop().call_later(DEBOUNCE_SECONDS, self.lint, uri)
+        self._scheduled[uri] = asyncio.get_running_loop().call_later(DEBOUNCE_SECONDS, lint or self.lint, uri)
 
-    def close(self, uri: str) -> None:
+    def close(self, uri: str, cleared: list[str]) -> None:
+        """Forget a document (or notebook), clear the diagnostics of ``cleared`` and
+        republish the documents whose cross-file findings read it."""
         self._cancel_scheduled(uri)
         self.results.pop(uri, None)
-        self.text_document_publish_diagnostics(types.PublishDiagnosticsParams(uri=uri, diagnostics=[]))
+        self.cross_file.pop(uri, None)
+        for cleared_uri in cleared:
+            self.text_document_publish_diagnostics(types.PublishDiagnosticsParams(uri=cleared_uri, diagnostics=[]))
+        self._publish_updates(self.projects.close(uri_path(uri)))
+
+    def files_changed(self, changes: list[types.FileEvent]) -> None:
+        """Files changed on disk: the open documents whose cross-file findings read them are resolved again."""
+        for change in changes:
+            if not change.uri.startswith("file:"):
+                continue
+            path = uri_path(change.uri)
+            created_or_deleted = change.type in (types.FileChangeType.Created, types.FileChangeType.Deleted)
+            self._publish_updates(self.projects.file_changed(path, created_or_deleted=created_or_deleted))
+
+    def watch_files(self) -> None:
+        """Ask the client to report changes to Python files made outside the editor, if it can."""
+        workspace = self.client_capabilities.workspace
+        watched = workspace.did_change_watched_files if workspace is not None else None
+        if watched is None or not watched.dynamic_registration:
+            return
+        options = types.DidChangeWatchedFilesRegistrationOptions(watchers=WATCHED_FILES)
+        registration = types.Registration(id=WATCH_REGISTRATION, method=types.WORKSPACE_DID_CHANGE_WATCHED_FILES, register_options=options)
+        self.client_register_capability(types.RegistrationParams(registrations=[registration]))
+
+    def findings(self, uri: str) -> tuple[Diagnostic, ...]:
+        """The document's own findings and the cross-file findings that stand in it."""
+        result = self.results.get(uri)
+        own = result.diagnostics if result is not None else ()
+        return tuple(sorted((*own, *self.cross_file.get(uri, ())), key=lambda d: d.sort_key))
 
     def current_result(self, uri: str, *, use_cache: bool = False) -> LintedDocument | None:
         """The findings for the document's text as it is now: linted now if its text changed
@@ -85,10 +148,31 @@ class TorchcheckServer(LanguageServer):
             result = self.lint(uri, use_cache=use_cache)
         return result
 
+    def _publish_updates(self, updates: list[_Update]) -> None:
+        for uri, standing in updates:
+            self.cross_file[uri] = standing
+            if uri in self.results:
+                self._publish(uri, self.results[uri])
+
     def _publish(self, uri: str, result: LintedDocument) -> None:
+        notebook = self.workspace.get_notebook_document(notebook_uri=uri)
+        if notebook is not None:
+            self._publish_cells(notebook, self.findings(uri))
+            return
         lines = protocol.split_lines(result.source)
-        diagnostics = [protocol.to_lsp_diagnostic(d, lines, self.encoding) for d in result.diagnostics]
+        diagnostics = [protocol.to_lsp_diagnostic(d, lines, self.encoding) for d in self.findings(uri)]
         self.text_document_publish_diagnostics(types.PublishDiagnosticsParams(uri=uri, diagnostics=diagnostics, version=result.version))
+
+    def _publish_cells(self, notebook: types.NotebookDocument, findings: tuple[Diagnostic, ...]) -> None:
+        """Each finding on its cell, counted within it; every cell is published, so fixed ones clear."""
+        by_cell: dict[int, list[Diagnostic]] = {}
+        for diagnostic in findings:
+            by_cell.setdefault(diagnostic.cell or 1, []).append(diagnostic)  # a notebook that cannot be read: its first cell
+        for number, cell in enumerate(notebook.cells, start=1):
+            document = self.workspace.get_text_document(cell.document)
+            lines = protocol.split_lines(document.source)
+            diagnostics = [protocol.to_lsp_diagnostic(d, lines, self.encoding) for d in by_cell.get(number, ())]
+            self.text_document_publish_diagnostics(types.PublishDiagnosticsParams(uri=cell.document, diagnostics=diagnostics, version=document.version))
 
     def _cancel_scheduled(self, uri: str) -> None:
         scheduled = self._scheduled.pop(uri, None)
@@ -99,13 +183,15 @@ class TorchcheckServer(LanguageServer):
 
     def code_actions(self, params: types.CodeActionParams) -> list[types.CodeAction]:
         uri = params.text_document.uri
+        if self.workspace.get_notebook_document(cell_uri=uri) is not None:
+            return []  # fixes in notebook cells are not offered yet: `torchcheck lint --fix` makes them
         result = self.current_result(uri)
         if result is None:
             return []
         actions: list[types.CodeAction] = []
         if _wants(params.context.only, types.CodeActionKind.QuickFix):
             lines = protocol.split_lines(result.source)
-            for diagnostic in result.diagnostics:
+            for diagnostic in self.findings(uri):
                 if _overlaps(protocol.to_range(diagnostic.location, diagnostic.end_location, lines, self.encoding), params.range):
                     actions.extend(self._quick_fixes(uri, diagnostic, result, lines))
         if _wants(params.context.only, protocol.FIX_ALL_KIND):
@@ -152,9 +238,13 @@ def is_python(document: TextDocument) -> bool:
 
 def document_path(document: TextDocument) -> Path:
     """Where the buffer lives (or would live: an unsaved buffer lints as a file in the working directory)."""
-    if document.uri.startswith("file:"):
-        return Path(document.path)
-    return Path.cwd() / UNTITLED_NAME
+    return uri_path(document.uri)
+
+
+def uri_path(uri: str) -> Path:
+    """The file a URI names; a buffer that is no file lints as one in the working directory."""
+    path = uri_to_path(uri) if uri.startswith("file:") else None
+    return Path(path) if path else Path.cwd() / UNTITLED_NAME
 
 
 def _wants(only: list[str] | None, kind: str) -> bool:
@@ -182,6 +272,10 @@ def _action(title: str, kind: str, uri: str, edits: list[types.TextEdit], diagno
 def create_server() -> TorchcheckServer:
     server = TorchcheckServer()
 
+    @server.feature(types.INITIALIZED)
+    def initialized(ls: TorchcheckServer, params: types.InitializedParams) -> None:
+        ls.watch_files()
+
     @server.feature(types.TEXT_DOCUMENT_DID_OPEN)
     def did_open(ls: TorchcheckServer, params: types.DidOpenTextDocumentParams) -> None:
         ls.lint(params.text_document.uri, use_cache=True)
@@ -192,11 +286,29 @@ def create_server() -> TorchcheckServer:
 
     @server.feature(types.TEXT_DOCUMENT_DID_SAVE)
     def did_save(ls: TorchcheckServer, params: types.DidSaveTextDocumentParams) -> None:
-        ls.current_result(params.text_document.uri, use_cache=True)
+        uri = params.text_document.uri
+        ls.current_result(uri, use_cache=True)
+        ls.files_changed([types.FileEvent(uri=uri, type=types.FileChangeType.Changed)])
 
     @server.feature(types.TEXT_DOCUMENT_DID_CLOSE)
     def did_close(ls: TorchcheckServer, params: types.DidCloseTextDocumentParams) -> None:
-        ls.close(params.text_document.uri)
+        ls.close(params.text_document.uri, [params.text_document.uri])
+
+    @server.feature(types.WORKSPACE_DID_CHANGE_WATCHED_FILES)
+    def did_change_watched_files(ls: TorchcheckServer, params: types.DidChangeWatchedFilesParams) -> None:
+        ls.files_changed(params.changes)
+
+    @server.feature(types.NOTEBOOK_DOCUMENT_DID_OPEN)
+    def did_open_notebook(ls: TorchcheckServer, params: types.DidOpenNotebookDocumentParams) -> None:
+        ls.lint_notebook(params.notebook_document.uri)
+
+    @server.feature(types.NOTEBOOK_DOCUMENT_DID_CHANGE)
+    def did_change_notebook(ls: TorchcheckServer, params: types.DidChangeNotebookDocumentParams) -> None:
+        ls.lint_later(params.notebook_document.uri, ls.lint_notebook)
+
+    @server.feature(types.NOTEBOOK_DOCUMENT_DID_CLOSE)
+    def did_close_notebook(ls: TorchcheckServer, params: types.DidCloseNotebookDocumentParams) -> None:
+        ls.close(params.notebook_document.uri, [cell.uri for cell in params.cell_text_documents])
 
     @server.feature(types.TEXT_DOCUMENT_CODE_ACTION, types.CodeActionOptions(code_action_kinds=CODE_ACTION_KINDS))
     def code_action(ls: TorchcheckServer, params: types.CodeActionParams) -> list[types.CodeAction]:

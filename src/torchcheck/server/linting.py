@@ -5,7 +5,11 @@ The document's path chooses its settings: the nearest ``pyproject.toml`` with a
 ``target-version``, ``exclude`` with ``force-exclude``, ``max-file-size``), read anew for
 every lint so that an edited config applies at the next keystroke. The findings cache of
 the command line is read for unchanged files (a buffer just opened or saved); the server
-never writes it.
+never writes it. A notebook (``.ipynb``) is linted as ``torchcheck lint`` lints it: its code
+cells joined, findings counted within their cells.
+
+Besides its own findings, a lint yields what the project index needs: the buffer's export
+summary and its deferred findings (those that hold only given facts about other files).
 
 This module knows nothing about the Language Server Protocol, so it is tested and
 benchmarked without a client.
@@ -14,15 +18,18 @@ benchmarked without a client.
 from __future__ import annotations
 
 import fnmatch
+import json
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
 from torchcheck import config as config_module
 from torchcheck.config import Config, ConfigError
-from torchcheck.lint import api, files, registry
-from torchcheck.lint.cache import FindingsCache, entry_key, settings_key
+from torchcheck.lint import api, files, notebooks, registry
+from torchcheck.lint.cache import CachedFile, FindingsCache, entry_key, settings_key
 from torchcheck.lint.catalogue import RuleInfo
 from torchcheck.lint.diagnostic import Diagnostic
+from torchcheck.lint.project import DeferredFinding, ExportSummary
 from torchcheck.lint.settings import LintSettings
 
 CONFIG_PROBLEM = "torchcheck settings could not be read, so this file was not linted: {error}"
@@ -44,12 +51,20 @@ class DocumentSettings:
 
 @dataclass(frozen=True)
 class LintedDocument:
-    """One version of a buffer and its findings (empty when its path is excluded)."""
+    """One version of a buffer and its findings (empty when its path is excluded).
+
+    ``settings`` is None when the buffer takes no part in the project index (its config is
+    broken, its path excluded or it is too large); ``exports`` is None when it could not be
+    parsed.
+    """
 
     source: str
     version: int | None
     diagnostics: tuple[Diagnostic, ...]
     root: Path | None = None
+    deferred: tuple[DeferredFinding, ...] = ()
+    exports: ExportSummary | None = None
+    settings: DocumentSettings | None = None
 
 
 def document_settings(path: Path) -> DocumentSettings:
@@ -80,6 +95,26 @@ def is_excluded(path: Path, settings: DocumentSettings) -> bool:
     return config.force_exclude and files.excluded_with_parents(path, config.root, config.all_exclude)
 
 
+@dataclass(frozen=True)
+class Cell:
+    """One cell of a notebook as an editor holds it."""
+
+    source: str
+    is_code: bool
+
+
+def notebook_source(cells: Sequence[Cell]) -> str:
+    """The notebook as the ``.ipynb`` text ``torchcheck lint`` reads: findings come back with
+    the number of their cell, counted from 1 in ``cells``' order."""
+    document = {
+        "nbformat": 4,
+        "nbformat_minor": 5,
+        "metadata": {},
+        "cells": [{"cell_type": "code" if cell.is_code else "markdown", "metadata": {}, "source": cell.source} for cell in cells],
+    }
+    return json.dumps(document)
+
+
 def lint_document(source: str, path: Path, version: int | None = None, *, use_cache: bool = False) -> LintedDocument:
     """The findings ``torchcheck lint`` reports for ``path`` holding ``source``; never raises
     for bad input (a broken config or unparsable code becomes a TCK000 finding)."""
@@ -94,18 +129,23 @@ def lint_document(source: str, path: Path, version: int | None = None, *, use_ca
     if len(content) > settings.config.max_file_size:
         problem = TOO_LARGE.format(size=len(content), limit=settings.config.max_file_size)
         return LintedDocument(source, version, (api.file_problem(name, problem),), settings.root)
-    return LintedDocument(source, version, _findings(content, name, settings, use_cache), settings.root)
+    found = _findings(content, name, settings, use_cache)
+    return LintedDocument(source, version, found.diagnostics, settings.root, found.deferred, found.exports, settings)
 
 
-def _findings(content: bytes, name: str, settings: DocumentSettings, use_cache: bool) -> tuple[Diagnostic, ...]:
+def _findings(content: bytes, name: str, settings: DocumentSettings, use_cache: bool) -> CachedFile:
     key = entry_key(name, content, settings_key(settings.rule_codes, settings.lint_settings))
-    cached = FindingsCache(settings.root).get(key) if use_cache else None
+    cached = FindingsCache(settings.root).get_file(key) if use_cache else None
     if cached is not None:
         return cached
     from torchcheck.lint.engine import lint_source  # only now: a cached file needs no parser
 
     rules = registry.rules_by_code(settings.rule_codes)
-    return lint_source(content, name, rules, settings.lint_settings).diagnostics
+    if notebooks.is_notebook(name):
+        result = notebooks.lint_notebook(content, name, rules, settings.lint_settings)
+    else:
+        result = lint_source(content, name, rules, settings.lint_settings)
+    return CachedFile(result.diagnostics, result.deferred, result.exports)
 
 
 def fix_all(source: str, path: Path) -> str | None:
