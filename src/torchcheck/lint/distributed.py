@@ -1,0 +1,119 @@
+"""What distributed training code looks like to the linter: rank checks, the DDP wrapper, and
+the idioms that strip the ``module.`` prefix DDP adds to state-dict keys.
+
+Several rules ask the same questions ("does this branch run on one rank only?", "is this
+name the DistributedDataParallel wrapper?"), so they are answered here once, from the shared
+control flow (:mod:`torchcheck.lint.flow`): a rank check is recognised by the names it reads,
+however the project spells it (``args.rank % ngpus_per_node == 0``, ``is_main_process()``,
+``dist.get_rank() == 0``, ``local_rank in [-1, 0]``, ``self.global_rank == 0``,
+``accelerator.is_main_process``).
+"""
+
+from __future__ import annotations
+
+import re
+
+import libcst as cst
+
+from torchcheck.lint.context import LintContext, dotted_name
+from torchcheck.lint.flow import BODY, ELSE, Event, Path
+from torchcheck.lint.walker import children
+
+DDP_CLASSES = frozenset(
+    {
+        "torch.nn.parallel.DistributedDataParallel",
+        "torch.nn.DistributedDataParallel",
+        "torch.nn.parallel.distributed.DistributedDataParallel",
+    }
+)
+PROCESS_GROUP_SETUP = frozenset({"torch.distributed.init_process_group", *DDP_CLASSES})
+# Identifiers that name a rank or a "this process is the main one" flag.
+_RANK_WORDS = re.compile(r"rank|master|main_process|is_main|main_proc|primary|global_zero|chief", re.IGNORECASE)
+# Decorators that run the function on one rank only (Lightning, mmengine, accelerate ...).
+_ONE_RANK_DECORATORS = re.compile(r"rank_zero|master_only|main_process_only|on_main_process|rank0", re.IGNORECASE)
+# Spellings that strip DDP's `module.` prefix from state-dict keys.
+_PREFIX_STRIPPERS = frozenset({"consume_prefix_in_state_dict_if_present", "removeprefix", "remove_prefix"})
+_MODULE_PREFIX = re.compile(r"""^[rbuRBU]?['"]module\.?['"]$""")
+_PREFIX_LENGTH = "7"  # len("module.")
+
+
+def _identifiers(expression: cst.CSTNode) -> list[str]:
+    """The names and attribute names an expression reads, nested calls included."""
+    found = []
+    stack = [expression]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, cst.Name):
+            found.append(node.value)
+        stack.extend(children(node))
+    return found
+
+
+def is_rank_check(test: cst.BaseExpression) -> bool:
+    """Whether a condition asks which rank runs it (or whether this is the main process)."""
+    return any(_RANK_WORDS.search(name) for name in _identifiers(test))
+
+
+def names_a_rank(expression: cst.BaseExpression) -> bool:
+    """Whether a value is built from a rank (``f"ckpt_{rank}.pt"``): one per process."""
+    return any("rank" in name.lower() for name in _identifiers(expression))
+
+
+def runs_on_one_rank(decorator: cst.Decorator) -> bool:
+    """``@rank_zero_only``, ``@master_only``, ``@accelerator.on_main_process`` ..."""
+    target = decorator.decorator
+    if isinstance(target, cst.Call):
+        target = target.func
+    return bool(_ONE_RANK_DECORATORS.search(dotted_name(target) or ""))
+
+
+def _rank_branch(path: Path) -> bool:
+    return any(
+        isinstance(branch.owner, cst.If) and branch.label in (BODY, ELSE) and is_rank_check(branch.owner.test)
+        for branch in path
+    )
+
+
+def guarded_by_rank(context: LintContext, event: Event) -> bool:
+    """Whether ``event`` runs only on some ranks: inside a branch of a rank check, or after
+    an early exit taken on a rank check (``if not is_main_process(): return``) in its function."""
+    if _rank_branch(event.path):
+        return True
+    for exit in context.flow.exits:
+        if exit.order > event.order or exit.function is not event.function or not _rank_branch(exit.path):
+            continue
+        if isinstance(exit.node, (cst.Return, cst.Raise)):
+            return True
+        if exit.loops and exit.loops[-1] in event.loops:  # `continue` in a loop around the event
+            return True
+    return False
+
+
+def is_ddp_wrap(context: LintContext, expression: cst.BaseExpression | None) -> bool:
+    """``DistributedDataParallel(model, ...)`` however it was imported."""
+    return isinstance(expression, cst.Call) and context.qualified_name(expression.func) in DDP_CLASSES
+
+
+def is_ddp_name(context: LintContext, expression: cst.BaseExpression) -> bool:
+    """A variable whose binding reaching here is ``DistributedDataParallel(...)``."""
+    if not isinstance(expression, cst.Name):
+        return False
+    binding = context.flow.last_binding(expression.value)
+    return binding is not None and is_ddp_wrap(context, binding.value)
+
+
+def strips_module_prefix(node: cst.CSTNode) -> bool:
+    """Whether code under ``node`` strips ``module.`` from keys: ``k.replace("module.", "")``,
+    ``k[7:]``, ``k[len("module."):]``, ``consume_prefix_in_state_dict_if_present`` ..."""
+    stack = [node]
+    while stack:
+        current = stack.pop()
+        if isinstance(current, cst.SimpleString) and _MODULE_PREFIX.match(current.value):
+            return True
+        if isinstance(current, cst.Name) and current.value in _PREFIX_STRIPPERS:
+            return True
+        if isinstance(current, cst.Slice) and isinstance(current.lower, cst.Integer):
+            if current.lower.value == _PREFIX_LENGTH and current.upper is None:
+                return True
+        stack.extend(children(current))
+    return False

@@ -1,0 +1,289 @@
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import libcst as cst
+
+from torchcheck.lint.context import LintContext, argument_for
+from torchcheck.lint.distributed import PROCESS_GROUP_SETUP, guarded_by_rank, names_a_rank, runs_on_one_rank
+from torchcheck.lint.flow import Function
+from torchcheck.lint.rule import Invalid, Rule, Valid
+
+_SAVE = "torch.save"
+
+
+@dataclass(frozen=True)
+class _Use:
+    """A place that runs a function of the file: a call, or the function handed on
+    (``mp.spawn(main_worker, ...)``, ``threading.Thread(target=save)``)."""
+
+    caller: Function | None  # the function the use is in; None at module level
+    guarded: bool  # under a rank check
+
+
+@dataclass(frozen=True)
+class _Save:
+    call: cst.Call
+    function: Function | None
+
+
+class CheckpointSavedOnEveryRank(Rule):
+    """
+    ## What it does
+    Checks for `torch.save(...)` in a script that starts a process group or wraps its model in
+    `DistributedDataParallel`, where nothing limits the save to one rank.
+
+    ## Why is this bad?
+    A distributed script runs once per process. Without a rank check every rank writes the
+    same checkpoint to the same path at the same time: on a shared file system the writes
+    race, a rank that reads the file while another truncates it loads a corrupt or partial
+    checkpoint, and the job spends `world_size` times the I/O it needs. Save on one rank
+    (`if dist.get_rank() == 0:`, a project's `is_main_process()`), or give each rank its own
+    file when every rank really holds different state.
+
+    A save counts as limited to one rank when it sits under a condition that reads a rank or
+    a main-process flag (`args.rank % ngpus_per_node == 0`, `local_rank in [-1, 0]`,
+    `self.global_rank == 0`, `accelerator.is_main_process`), after an early `return` taken on
+    one, in a function decorated `@rank_zero_only`-style, or in a helper of the file that is
+    only ever called under such a condition. Files whose path is built from the rank are one
+    per process and are not reported.
+
+    ## Example
+    ```python
+    import torch
+    import torch.distributed as dist
+    from torch.nn.parallel import DistributedDataParallel as DDP
+
+    dist.init_process_group("nccl")
+    model = DDP(net.cuda(), device_ids=[local_rank])
+    train(model)
+    torch.save(model.module.state_dict(), "checkpoint.pt")
+    ```
+
+    Use instead:
+    ```python
+    import torch
+    import torch.distributed as dist
+    from torch.nn.parallel import DistributedDataParallel as DDP
+
+    dist.init_process_group("nccl")
+    model = DDP(net.cuda(), device_ids=[local_rank])
+    train(model)
+    if dist.get_rank() == 0:
+        torch.save(model.module.state_dict(), "checkpoint.pt")
+    dist.barrier()
+    ```
+
+    ## Fix safety
+    There is no automatic fix: which rank saves, and whether the others must wait for the
+    file (`dist.barrier()`) before reading it, depends on the script.
+
+    ## References
+    - [Getting started with DDP: save and load checkpoints on one process](https://pytorch.org/tutorials/intermediate/ddp_tutorial.html#save-and-load-checkpoints)
+    - [Saving a model with DDP from every rank corrupts the checkpoint (pytorch/pytorch#23048)](https://github.com/pytorch/pytorch/issues/23048)
+    """
+
+    code = "TCK208"
+    name = "checkpoint-saved-on-every-rank"
+    message = (
+        "`torch.save` runs on every rank of this distributed script: all ranks write the same file at once; "
+        "save on one rank (`if dist.get_rank() == 0:`)"
+    )
+    required_text = ("save",)
+
+    VALID = (
+        Valid(
+            """
+import torch
+import torch.distributed as dist
+
+dist.init_process_group("nccl")
+if dist.get_rank() == 0:
+    torch.save(model.state_dict(), "checkpoint.pt")
+"""
+        ),
+        Valid(
+            """
+import torch
+
+def main_worker(gpu, ngpus_per_node, args):
+    torch.distributed.init_process_group(backend="nccl", rank=args.rank)
+    model = torch.nn.parallel.DistributedDataParallel(model, device_ids=[gpu])
+    for epoch in range(args.epochs):
+        train(model, epoch)
+        if not args.multiprocessing_distributed or (
+            args.multiprocessing_distributed and args.rank % ngpus_per_node == 0
+        ):
+            save_checkpoint({"state_dict": model.state_dict()}, "checkpoint.pth.tar")
+
+def save_checkpoint(state, filename):
+    torch.save(state, filename)
+"""
+        ),
+        Valid(
+            """
+import torch
+import torch.distributed as dist
+
+def is_main_process():
+    return dist.get_rank() == 0
+
+def save_on_master(*args, **kwargs):
+    if is_main_process():
+        torch.save(*args, **kwargs)
+
+def init_distributed_mode(args):
+    dist.init_process_group(backend="nccl", world_size=args.world_size, rank=args.rank)
+"""
+        ),
+        Valid(
+            """
+import torch
+import torch.distributed as dist
+from torch.nn.parallel import DistributedDataParallel as DDP
+
+class Trainer:
+    def __init__(self, model, local_rank):
+        dist.init_process_group("nccl")
+        self.model = DDP(model, device_ids=[local_rank])
+        self.global_rank = dist.get_rank()
+
+    def save(self, path):
+        if self.global_rank != 0:
+            return
+        torch.save(self.model.module.state_dict(), path)
+
+    def save_shard(self, directory):
+        torch.save(self.optimizer.state_dict(), f"{directory}/optim_rank{self.global_rank}.pt")
+"""
+        ),
+        Valid(
+            """
+import torch
+import torch.distributed as dist
+
+dist.init_process_group("gloo")
+if args.local_rank in [-1, 0]:
+    torch.save(args, "training_args.bin")
+
+@rank_zero_only
+def export(model):
+    torch.save(model.state_dict(), "final.pt")
+"""
+        ),
+        Valid(
+            """
+import torch
+
+def save_checkpoint(model, path):
+    torch.save(model.state_dict(), path)
+"""
+        ),
+    )
+    INVALID = (
+        Invalid(
+            """
+import torch
+import torch.distributed as dist
+from torch.nn.parallel import DistributedDataParallel as DDP
+
+dist.init_process_group("nccl")
+model = DDP(net.cuda(), device_ids=[local_rank])
+train(model)
+torch.save(model.module.state_dict(), "checkpoint.pt")  # TCK208
+"""
+        ),
+        Invalid(
+            """
+import torch
+import torch.distributed as dist
+import torch.multiprocessing as mp
+
+def worker(rank, world_size):
+    dist.init_process_group("gloo", rank=rank, world_size=world_size)
+    model = torch.nn.parallel.DistributedDataParallel(Net())
+    for epoch in range(10):
+        train_one_epoch(model)
+        if epoch % 5 == 0:
+            save(model, epoch)
+
+def save(model, epoch):
+    torch.save({"model": model.module.state_dict(), "epoch": epoch}, "last.pt")  # TCK208
+
+if __name__ == "__main__":
+    mp.spawn(worker, args=(4,), nprocs=4)
+"""
+        ),
+    )
+
+    def __init__(self, context: LintContext) -> None:
+        super().__init__(context)
+        self._saves: list[_Save] = []
+        self._uses: dict[str, list[_Use]] = {}
+        self._functions: dict[Function, bool] = {}  # each function -> it sets up the process group
+        self._distributed = False
+
+    def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
+        self._functions[node] = False
+
+    def visit_Call(self, node: cst.Call) -> None:
+        qualified = self.context.qualified_name(node.func)
+        function = self.context.flow.function
+        if qualified in PROCESS_GROUP_SETUP:
+            self._distributed = True
+            if function is not None:
+                self._functions[function] = True
+        if qualified == _SAVE:
+            if not self._guarded(node) and not _per_rank_file(node):
+                self._saves.append(_Save(node, function))
+            return
+        called = _called_name(node)
+        handed = [arg.value.value for arg in node.args if isinstance(arg.value, cst.Name)]
+        for name in filter(None, (called, *handed)):
+            self._uses.setdefault(name, []).append(_Use(function, self._guarded(node)))
+
+    def _guarded(self, node: cst.CSTNode) -> bool:
+        return guarded_by_rank(self.context, self.context.flow.event(node))
+
+    def leave_Module(self, original_node: cst.Module) -> None:
+        if not self._distributed:
+            return
+        verdicts: dict[Function, bool] = {}
+        for save in self._saves:
+            if save.function is None or self._runs_on_every_rank(save.function, verdicts):
+                self.report(save.call)
+
+    def _runs_on_every_rank(self, function: Function, verdicts: dict[Function, bool]) -> bool:
+        """Whether some run of ``function`` is not limited to one rank: it is called (or
+        handed on) outside a rank check by code that itself runs on every rank; a function
+        the file never runs counts only when it sets up the process group itself (a worker
+        started by a launcher)."""
+        if function in verdicts:
+            return verdicts[function]
+        verdicts[function] = False  # recursion: assume limited until a use says otherwise
+        if any(runs_on_one_rank(decorator) for decorator in function.decorators):
+            return False
+        uses = self._uses.get(function.name.value, [])
+        if not uses:
+            verdicts[function] = self._functions.get(function, False)
+        else:
+            verdicts[function] = any(
+                not use.guarded and (use.caller is None or self._runs_on_every_rank(use.caller, verdicts))
+                for use in uses
+            )
+        return verdicts[function]
+
+
+def _called_name(call: cst.Call) -> str | None:
+    """``helper`` for ``helper(...)``, ``self.helper(...)`` and ``utils.helper(...)``."""
+    if isinstance(call.func, cst.Name):
+        return call.func.value
+    if isinstance(call.func, cst.Attribute):
+        return call.func.attr.value
+    return None
+
+
+def _per_rank_file(call: cst.Call) -> bool:
+    """The path names the rank: each process writes a file of its own."""
+    path = argument_for(call, 1, "f")
+    return path is not None and names_a_rank(path.value)
