@@ -190,6 +190,7 @@ class _Fill:
     names: frozenset[str]
     string_key: bool
     function: cst.FunctionDef
+    concatenated: bool = False  # `self.x = self.x + [...]`: the fix needs a list class with `+`
 
 
 @dataclass
@@ -221,6 +222,7 @@ class PlainContainerRule(ModuleClassRule):
 
     list_class: str
     dict_class: str
+    list_class_concatenates: bool  # whether `list_class(...) + [...]` works (ModuleList yes, ParameterList no)
 
     def __init__(self, context: LintContext) -> None:
         super().__init__(context)
@@ -237,9 +239,17 @@ class PlainContainerRule(ModuleClassRule):
     def _element(self, expression: cst.BaseExpression) -> tuple[bool, frozenset[str]]:
         if isinstance(expression, cst.Call):
             return self.is_element_call(expression), frozenset()
+        if isinstance(expression, (cst.List, cst.Tuple, cst.Dict)):
+            contents = self._contents(expression)  # a nested container: `[[nn.Linear(..), act()]]`
+            return (contents.all_elements, contents.names) if contents is not None else (False, frozenset())
         if isinstance(expression, cst.Name) and self._locals and self._locals[-1].get(expression.value):
             return True, frozenset({expression.value})
         return False, frozenset()
+
+    def _built_element(self, expression: cst.BaseExpression) -> bool:
+        """A comprehension's element: a construction or a container of them (a name there is
+        the loop variable, not a local we know)."""
+        return isinstance(expression, (cst.Call, cst.List, cst.Tuple, cst.Dict)) and self._element(expression)[0]
 
     def _sequence(self, elements: list[cst.BaseExpression]) -> tuple[bool, frozenset[str]]:
         names: set[str] = set()
@@ -258,7 +268,7 @@ class PlainContainerRule(ModuleClassRule):
             ok, names = self._sequence([element.value for element in value.elements])
             return _Contents("list", not value.elements and isinstance(value, cst.List), ok and bool(value.elements), names, False)
         if isinstance(value, cst.ListComp):
-            return _Contents("list", False, isinstance(value.elt, cst.Call) and self.is_element_call(value.elt), frozenset(), False)
+            return _Contents("list", False, self._built_element(value.elt), frozenset(), False)
         if isinstance(value, cst.Dict):
             if any(not isinstance(element, cst.DictElement) for element in value.elements):
                 return _Contents("dict", False, False, frozenset(), False)
@@ -267,7 +277,7 @@ class PlainContainerRule(ModuleClassRule):
             string_keys = all(is_string_key(element.key, self) for element in elements)
             return _Contents("dict", not elements, ok and bool(elements), names, string_keys)
         if isinstance(value, cst.DictComp):
-            is_element = isinstance(value.value, cst.Call) and self.is_element_call(value.value)
+            is_element = self._built_element(value.value)
             return _Contents("dict", False, is_element, frozenset(), is_string_key(value.key, self))
         if isinstance(value, cst.Call) and not value.args and isinstance(value.func, cst.Name) and value.func.value in ("list", "dict"):
             if self.context.qualified_name(value.func) is None:
@@ -308,8 +318,21 @@ class PlainContainerRule(ModuleClassRule):
     def visit_AugAssign(self, node: cst.AugAssign) -> None:
         state, self_name = self._state, self.self_name
         attribute = self_attribute(node.target, self_name)
-        if state is not None and attribute is not None and self.method is not None:
-            state.other_assigned.add(attribute)
+        if state is None or attribute is None or self.method is None:
+            return
+        if isinstance(node.operator, cst.AddAssign) and self._appended(state, attribute, node.value, concatenated=False):
+            return
+        state.other_assigned.add(attribute)
+
+    def _appended(self, state: _ContainerState, attribute: str, items: cst.BaseExpression, *, concatenated: bool) -> bool:
+        """Record ``self.x += items`` / ``self.x = self.x + items`` as filling the list ``x``;
+        False when ``items`` is not a list literal or comprehension."""
+        contents = self._contents(items)
+        if contents is None or contents.container != "list" or isinstance(items, cst.Call):
+            return False
+        fill = _Fill("list", contents.all_elements, contents.names, False, self._current_function(), concatenated)
+        state.fills.setdefault(attribute, []).append(fill)
+        return True
 
     def _assigned(self, statement: cst.CSTNode, target: cst.BaseExpression, value: cst.BaseExpression) -> None:
         if isinstance(target, cst.Name):
@@ -344,6 +367,9 @@ class PlainContainerRule(ModuleClassRule):
     def _attribute_assigned(
         self, state: _ContainerState, statement: cst.CSTNode, attribute: str, value: cst.BaseExpression, method: cst.FunctionDef
     ) -> None:
+        if isinstance(value, cst.BinaryOperation) and self._concatenated(value, attribute):
+            if self._appended(state, attribute, value.right, concatenated=True):
+                return
         contents = self._contents(value)
         if contents is None:
             if not (isinstance(value, cst.Name) and value.value == "None"):
@@ -352,7 +378,7 @@ class PlainContainerRule(ModuleClassRule):
         if not contents.empty and not contents.all_elements:
             return  # a plain container of something else: nothing to say
         replacement = None
-        if contents.container == "list" or contents.string_keys or contents.empty:
+        if (contents.container == "list" or contents.string_keys or contents.empty) and not _holds_containers(value):
             replacement = self._wrapped(value, contents)
         state.candidates.append(
             _Candidate(
@@ -366,6 +392,10 @@ class PlainContainerRule(ModuleClassRule):
                 replacement=replacement,
             )
         )
+
+    def _concatenated(self, value: cst.BinaryOperation, attribute: str) -> bool:
+        """``self.x + [...]`` assigned back to ``self.x``."""
+        return isinstance(value.operator, cst.Add) and self_attribute(value.left, self.self_name) == attribute
 
     def _wrapped(self, value: cst.BaseExpression, contents: _Contents) -> cst.BaseExpression | None:
         container_class = self.list_class if contents.container == "list" else self.dict_class
@@ -464,12 +494,26 @@ class PlainContainerRule(ModuleClassRule):
                     continue
                 if candidate.container == "dict" and not all(fill.string_key for fill in fills):
                     replacement = None
+                if not self.list_class_concatenates and any(fill.concatenated for fill in fills):
+                    replacement = None
             self.report(
                 candidate.statement,
                 self.message_for(candidate.container),
                 replacement=replacement,
                 replace_target=candidate.value if replacement is not None else None,
             )
+
+
+def _holds_containers(value: cst.BaseExpression) -> bool:
+    """A container whose elements are containers: ``nn.ModuleList`` cannot hold a plain list,
+    so wrapping only the outer one would fail at construction."""
+    if isinstance(value, (cst.ListComp, cst.DictComp)):
+        element = value.elt if isinstance(value, cst.ListComp) else value.value
+        return isinstance(element, (cst.List, cst.Tuple, cst.Dict))
+    if isinstance(value, (cst.List, cst.Tuple, cst.Dict)):
+        items = [element.value for element in value.elements if isinstance(element, (cst.Element, cst.DictElement))]
+        return any(isinstance(item, (cst.List, cst.Tuple, cst.Dict)) for item in items)
+    return False
 
 
 def constructs_module(rule: Rule, call: cst.Call) -> bool:

@@ -19,8 +19,10 @@ class ModulesInPlainContainer(PlainContainerRule):
     """
     ## What it does
     Checks for `nn.Module` subclasses that keep submodules in a plain `list`, `tuple` or
-    `dict` attribute (`self.layers = [nn.Linear(...), ...]`, or an empty list later filled
-    with `self.layers.append(...)`).
+    `dict` attribute (`self.layers = [nn.Linear(...), ...]`, nested containers such as
+    `[[nn.Linear(...), nn.ReLU()]]`, or an empty list later filled with
+    `self.layers.append(...)`, `.extend(...)`, `self.layers += [...]` or
+    `self.layers = self.layers + [...]`).
 
     ## Why is this bad?
     A module registers the submodules assigned to its attributes, but it does not look
@@ -55,8 +57,9 @@ class ModulesInPlainContainer(PlainContainerRule):
     an empty `[]`/`{}` that is filled later). It is safe: both containers support indexing,
     iteration, `len()`, `append`/`extend` and item assignment, and registering the modules
     is what the code meant. It is offered only where the file can spell `nn` or
-    `torch.nn`, and for dicts only when every key is a string (`nn.ModuleDict` requires
-    string keys). Checkpoints saved before the fix lack the newly registered weights.
+    `torch.nn`, for dicts only when every key is a string (`nn.ModuleDict` requires
+    string keys), and not for nested containers (the inner lists need their own
+    `nn.ModuleList` or `nn.Sequential`). Checkpoints saved before the fix lack the newly registered weights.
 
     ## References
     - [`torch.nn.ModuleList`](https://pytorch.org/docs/stable/generated/torch.nn.ModuleList.html)
@@ -72,6 +75,7 @@ class ModulesInPlainContainer(PlainContainerRule):
     required_text = ("nn",)
     list_class = "torch.nn.ModuleList"
     dict_class = "torch.nn.ModuleDict"
+    list_class_concatenates = True
 
     VALID = (
         Valid(
@@ -172,6 +176,23 @@ class Builder:
         self.layers = [nn.Linear(8, 8)]
 """
         ),
+        Valid(
+            """
+from torch import nn
+class Net(nn.Module):
+    def __init__(self, depth):
+        super().__init__()
+        self.layers = []
+        for _ in range(depth):
+            self.layers = self.layers + [nn.Linear(8, 8)]
+        self.layers = nn.ModuleList(self.layers)
+        self.extra = []
+        self.extra += [nn.Linear(8, 8), nn.ReLU()]
+        self.head = nn.Sequential(*self.extra)
+        self.shapes = [[8, 8], [8, 4]]
+        self.named = [("fc", nn.Linear(8, 8))]
+"""
+        ),
     )
     INVALID = (
         Invalid(
@@ -261,6 +282,32 @@ class Net(tnn.Module):
         super().__init__()
         self.layers = [tnn.Linear(8, 8), tnn.ReLU()]  # TCK601
 """
+        ),
+        Invalid(
+            """
+from torch import nn
+class Stages(nn.Module):
+    def __init__(self, depth):
+        super().__init__()
+        self.stages = [[nn.Linear(8, 8), nn.ReLU()] for _ in range(depth)]  # TCK601
+        self.blocks = []  # TCK601
+        for _ in range(depth):
+            self.blocks = self.blocks + [nn.Linear(8, 8)]
+        self.heads = []  # TCK601
+        self.heads += [nn.Linear(8, 2), nn.Linear(8, 4)]
+""",
+            expected_replacement="""
+from torch import nn
+class Stages(nn.Module):
+    def __init__(self, depth):
+        super().__init__()
+        self.stages = [[nn.Linear(8, 8), nn.ReLU()] for _ in range(depth)]  # TCK601
+        self.blocks = nn.ModuleList()  # TCK601
+        for _ in range(depth):
+            self.blocks = self.blocks + [nn.Linear(8, 8)]
+        self.heads = nn.ModuleList()  # TCK601
+        self.heads += [nn.Linear(8, 2), nn.Linear(8, 4)]
+""",
         ),
     )
 

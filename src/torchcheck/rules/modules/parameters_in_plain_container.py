@@ -19,8 +19,9 @@ class ParametersInPlainContainer(PlainContainerRule):
     """
     ## What it does
     Checks for `nn.Module` subclasses that keep `nn.Parameter`s in a plain `list`, `tuple`
-    or `dict` attribute (`self.scales = [nn.Parameter(...) for ...]`, or an empty list later
-    filled with `self.scales.append(nn.Parameter(...))`).
+    or `dict` attribute (`self.scales = [nn.Parameter(...) for ...]`, nested containers such
+    as `{"w": {"a": nn.Parameter(...)}}`, or an empty list later filled with
+    `self.scales.append(nn.Parameter(...))`, `+= [...]` or `self.scales = self.scales + [...]`).
 
     ## Why is this bad?
     A module registers a parameter assigned to one of its attributes, but not one stored
@@ -56,7 +57,9 @@ class ParametersInPlainContainer(PlainContainerRule):
     replaces an empty `[]`/`{}` that is filled later). It is safe: both containers support
     indexing, iteration, `len()`, `append`/`extend` and item assignment, and registering
     the parameters is what the code meant. It is offered only where the file can spell `nn`
-    or `torch.nn`, and for dicts only when every key is a string.
+    or `torch.nn`, for dicts only when every key is a string, not for nested containers,
+    and not when the list is extended with `self.x = self.x + [...]` (`nn.ParameterList`
+    has no `+`).
 
     ## References
     - [`torch.nn.ParameterList`](https://pytorch.org/docs/stable/generated/torch.nn.ParameterList.html)
@@ -72,6 +75,7 @@ class ParametersInPlainContainer(PlainContainerRule):
     required_text = ("Parameter",)
     list_class = "torch.nn.ParameterList"
     dict_class = "torch.nn.ParameterDict"
+    list_class_concatenates = False
 
     VALID = (
         Valid(
@@ -188,6 +192,19 @@ class Mixture(Module):
         beta = Parameter(torch.zeros(1))
         self.coefficients = ParameterDict({"alpha": alpha, "beta": beta})  # TCK602
 """,
+        ),
+        Invalid(
+            """
+import torch
+from torch import nn
+class Prompts(nn.Module):
+    def __init__(self, tasks):
+        super().__init__()
+        self.by_task = {"shared": {"prefix": nn.Parameter(torch.zeros(4, 8))}}  # TCK602
+        self.gates = []  # TCK602
+        for _ in tasks:
+            self.gates = self.gates + [nn.Parameter(torch.zeros(1))]
+"""
         ),
     )
 
