@@ -11,7 +11,9 @@ without a walk of its own, what :mod:`torchcheck.lint.project` needs:
   its top-level classes with what their ``forward`` ends with (softmax, sigmoid,
   log-softmax, per element of a returned tuple) and whether it opens ``autocast``, its
   top-level ``nn.Sequential``/activation values, the summaries of its top-level functions
-  that call a training-protocol method, the names it imports, and its module-level flags.
+  that call a training-protocol method, the names it imports, and its module-level flags
+  (whether it may open an autocast region: any autocast spelling it calls, decorates with
+  or passes on, FSDP's ``MixedPrecision``, an import of a mixed-precision framework).
 
 Everything is cheap: classes are read statement by statement (their ``forward`` only in
 files that mention an activation), function summaries are made only for the functions that
@@ -44,6 +46,7 @@ from torchcheck.lint.project import (
     ExportSummary,
     Fact,
     Symbol,
+    is_mixed_precision_framework,
     text_facts,
 )
 
@@ -76,6 +79,10 @@ _DETERMINISTIC_CALLS = frozenset({"torch.use_deterministic_algorithms", "torch.s
 _DISTRIBUTED_CALLS = frozenset(
     {"torch.distributed.init_process_group", "torch.nn.parallel.DistributedDataParallel", "torch.nn.DistributedDataParallel"}
 )
+# FSDP's mixed precision policies cast the parameters themselves: no autocast is needed.
+_MIXED_PRECISION_POLICIES = frozenset({"MixedPrecision", "MixedPrecisionPolicy"})
+# torch functions that only ask about autocast (`torch.is_autocast_enabled()`) open nothing.
+_AUTOCAST_QUERY_PREFIXES = ("is_", "get_")
 _FLAG_CALL_NAMES = frozenset({"use_deterministic_algorithms", "set_deterministic", "init_process_group", "DistributedDataParallel"})
 # Summaries are made only for the top-level functions that call one of the methods they
 # record, directly or through another top-level function of the file.
@@ -173,6 +180,7 @@ class ProjectFacts:
         self._calls: dict[cst.FunctionDef, set[str]] = {}  # top-level function -> names it calls
         self._mentions_activation: bool | None = None
         self._mentions_autocast = AUTOCAST in text
+        self._may_autocast = AUTOCAST in text.lower() or "MixedPrecision" in text
 
     # ----------------------------------------------------------------- queries
     def symbol_of(self, expression: cst.BaseExpression) -> Symbol | None:
@@ -223,6 +231,7 @@ class ProjectFacts:
             full = dotted_name(alias.name)
             if full is None:
                 continue
+            self._note_framework(full, node)
             self._modules.setdefault(Symbol(full, ""))
             if alias.asname is not None and isinstance(alias.asname.name, cst.Name):
                 self._bind_import(alias.asname.name.value, Symbol(full, ""))
@@ -235,6 +244,8 @@ class ProjectFacts:
         if module is None:
             return
         level = len(node.relative)
+        if level == 0:
+            self._note_framework(module, node)
         if isinstance(node.names, cst.ImportStar):
             self._modules.setdefault(Symbol(module, "", level))
             return
@@ -245,6 +256,10 @@ class ProjectFacts:
                 continue
             self._modules.setdefault(Symbol(module, imported, level))
             self._bind_import(local.value, Symbol(module, imported, level))
+
+    def _note_framework(self, module: str, node: cst.CSTNode) -> None:
+        if is_mixed_precision_framework(module):
+            self._flag(AUTOCAST, node)
 
     def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
         if self._depth == 0:
@@ -274,6 +289,7 @@ class ProjectFacts:
             self._flags[name] = Fact(YES, self._lines.line_of(node), f"`{_one_line(node)}`")
 
     def leave_Assign(self, node: cst.Assign) -> None:
+        self._note_autocast(node.value, node)  # `amp_autocast = torch.cuda.amp.autocast`
         if self._function is not None and any(_is_grad(target.target) for target in node.targets):
             self._acting.add(self._function)  # `p.grad = None` clears gradients
         if not _is_name(node.value, "True"):
@@ -288,6 +304,7 @@ class ProjectFacts:
 
     def visit_Call(self, node: cst.Call) -> None:
         func = node.func
+        self._note_autocast(func, node)
         last = func.attr.value if isinstance(func, cst.Attribute) else func.value if isinstance(func, cst.Name) else None
         if self._function is not None and last is not None:
             if isinstance(func, cst.Attribute) and last in _PROTOCOL_METHODS:
@@ -303,11 +320,35 @@ class ProjectFacts:
             self._flag(DISTRIBUTED, node)
 
     def visit_With(self, node: cst.With) -> None:
-        if AUTOCAST not in self._flags and any(self._opens_autocast(item) for item in node.items):
-            self._flag(AUTOCAST, node.items[0])
+        for item in node.items:
+            self._note_autocast(item.item, item)
 
-    def _opens_autocast(self, item: cst.WithItem) -> bool:
-        return opens_autocast(self._context, item)
+    def visit_Arg(self, node: cst.Arg) -> None:
+        self._note_autocast(node.value, node)  # `partial(torch.autocast, "cuda")`, `amp_autocast=amp_autocast`
+
+    def visit_Decorator(self, node: cst.Decorator) -> None:
+        self._note_autocast(node.decorator, node)
+
+    def _note_autocast(self, expression: cst.BaseExpression, node: cst.CSTNode) -> None:
+        """Flag the module when ``expression`` spells a way into autocast (see AUTOCAST)."""
+        if self._may_autocast and AUTOCAST not in self._flags and self._spells_autocast(expression):
+            self._flag(AUTOCAST, node)
+
+    def _spells_autocast(self, expression: cst.BaseExpression) -> bool:
+        if isinstance(expression, cst.Call):
+            expression = expression.func
+        if isinstance(expression, cst.Attribute):
+            name = expression.attr.value
+        elif isinstance(expression, cst.Name):
+            name = expression.value
+        else:
+            return False
+        if name in _MIXED_PRECISION_POLICIES:
+            return True
+        if AUTOCAST not in name.lower():
+            return False
+        qualified = self._context.qualified_name(expression)
+        return not (qualified is not None and qualified.startswith("torch.") and name.startswith(_AUTOCAST_QUERY_PREFIXES))
 
     # ----------------------------------------------------------------- the summary
     def leave_Module(self, node: cst.Module) -> None:

@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import ast
 import os
+import sys
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -47,6 +48,10 @@ IMPORTS = "imports"  # imports:<flag>: the flag in any project module imported, 
 
 # Module-level flags (ExportSummary.facts), each "yes" or "no".
 SET_EPOCH = "set_epoch"
+# The module may open an autocast region: it calls or passes on an autocast spelling
+# (`torch.autocast(...)`, `partial(torch.autocast, ...)`, `accelerator.autocast()`, a
+# helper or parameter named for it), sets up FSDP's `MixedPrecision`, or imports a framework
+# that runs the forward pass under autocast for its users (MIXED_PRECISION_FRAMEWORKS).
 AUTOCAST = "autocast"
 BENCHMARK = "benchmark"
 DETERMINISTIC = "deterministic"
@@ -61,6 +66,36 @@ _CERTAINTIES = (MUST, MAY, NONE)
 _EVAL = "eval"
 _ANONYMOUS = "<value>"
 _MAX_DEPTH = 16  # re-exports followed, and nesting of submodules
+
+# Libraries whose trainers, accelerators or precision plugins open autocast for the code that
+# hands them a model or a loss: a module importing one may run under autocast it never spells.
+MIXED_PRECISION_FRAMEWORKS = (
+    "accelerate",
+    "apex",
+    "colossalai",
+    "composer",
+    "deepspeed",
+    "detectron2",
+    "fairseq",
+    "ignite",
+    "lightning",
+    "lightning_fabric",
+    "megatron",
+    "mmcv",
+    "mmengine",
+    "nemo",
+    "pytorch_lightning",
+    "ray.train",
+    "torchtnt",
+)
+# Modules that are never files of the project being linted: a file importing only these
+# can answer questions about what it imports by itself, as when it is linted alone.
+_NEVER_PROJECT_MODULES = frozenset(sys.stdlib_module_names - {"test", "tests", "code", "profile"}) | {"torch"}
+
+
+def is_mixed_precision_framework(module: str) -> bool:
+    """``module`` is (part of) a framework that opens autocast for its users."""
+    return any(module == name or module.startswith(f"{name}.") for name in MIXED_PRECISION_FRAMEWORKS)
 
 
 def _joined(*parts: str) -> str:
@@ -161,7 +196,7 @@ class DeferredFinding:
     @property
     def is_local(self) -> bool:
         """Every condition is about the file itself: decidable without the project."""
-        return all(condition.symbol.is_local for condition in self.conditions)
+        return all(is_local_condition(condition) for condition in self.conditions)
 
     def to_dict(self) -> dict[str, Any]:
         return {"diagnostic": self.diagnostic.to_dict(), "conditions": [c.to_dict() for c in self.conditions]}
@@ -169,6 +204,11 @@ class DeferredFinding:
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> DeferredFinding:
         return cls(Diagnostic.from_dict(data["diagnostic"]), tuple(Condition.from_dict(c) for c in data["conditions"]))
+
+
+def is_local_condition(condition: Condition) -> bool:
+    """About the file itself and nothing it imports (``imports:<flag>`` needs the project)."""
+    return condition.symbol.is_local and not condition.fact.startswith(f"{IMPORTS}:")
 
 
 # ----------------------------------------------------------------------------- export summaries
@@ -586,17 +626,33 @@ def _translate(target: str, parameters: set[str], mapping: Mapping[str, str | No
 
 def settle_locally(filename: str, exports: ExportSummary | None, findings: Iterable[DeferredFinding]) -> tuple[list[Diagnostic], list[DeferredFinding]]:
     """Decide the findings whose conditions are all about ``filename`` itself (a class
-    defined further down the same file); the others wait for the project."""
+    defined further down the same file, the file's own flags, what it imports when it
+    imports only the standard library and torch); a finding that one such condition
+    already rules out is dropped; the others wait for the project."""
     files = {filename: IndexedFile(filename, exports)} if exports is not None else {}
     index = ProjectIndex(files, lambda importer, module, level: None)
+    self_contained = exports is not None and _imports_no_project_module(exports)
     standing: list[Diagnostic] = []
     waiting: list[DeferredFinding] = []
     for finding in findings:
-        if not finding.is_local:
+        decidable = [c for c in finding.conditions if is_local_condition(c) or (self_contained and c.symbol.is_local)]
+        if len(decidable) == len(finding.conditions):
+            if (diagnostic := index.resolve(filename, finding)) is not None:
+                standing.append(diagnostic)
+        elif not any(_ruled_out(index, filename, condition) for condition in decidable):
             waiting.append(finding)
-        elif (diagnostic := index.resolve(filename, finding)) is not None:
-            standing.append(diagnostic)
     return standing, waiting
+
+
+def _ruled_out(index: ProjectIndex, filename: str, condition: Condition) -> bool:
+    answer = index.answer(filename, condition)
+    return answer is not None and not _satisfies(condition.value, answer.value)
+
+
+def _imports_no_project_module(exports: ExportSummary) -> bool:
+    return all(
+        symbol.level == 0 and (symbol.module or "").split(".", 1)[0] in _NEVER_PROJECT_MODULES for symbol in exports.modules
+    )
 
 
 def text_facts(text: str) -> dict[str, Fact]:
@@ -632,4 +688,29 @@ def imports_summary(text: str) -> ExportSummary | None:
                 symbol = Symbol(module, alias.name, statement.level)
                 modules.setdefault(symbol)
                 imports[alias.asname or alias.name] = symbol
-    return ExportSummary(imports=imports, modules=tuple(modules), facts=text_facts(text))
+    facts = text_facts(text)
+    autocast = _autocast_without_parsing(text, tree)
+    if autocast is not None:
+        facts[AUTOCAST] = autocast
+    return ExportSummary(imports=imports, modules=tuple(modules), facts=facts)
+
+
+def _autocast_without_parsing(text: str, tree: ast.Module) -> Fact | None:
+    """The autocast flag of a file libcst does not parse: ``yes`` at the import of a
+    mixed-precision framework, ``no`` when nothing in it is spelled like autocast or FSDP's
+    ``MixedPrecision``, unknown (None) otherwise."""
+    frameworks = {name.split(".", 1)[0] for name in MIXED_PRECISION_FRAMEWORKS}
+    statements = ast.walk(tree) if any(name in text for name in frameworks) else ()
+    for statement in statements:
+        if isinstance(statement, ast.Import):
+            names = [alias.name for alias in statement.names]
+        elif isinstance(statement, ast.ImportFrom) and statement.level == 0 and statement.module:
+            names = [statement.module]
+        else:
+            continue
+        framework = next((name for name in names if is_mixed_precision_framework(name)), None)
+        if framework is not None:
+            return Fact(YES, statement.lineno, f"`{ast.get_source_segment(text, statement) or framework}`")
+    if "autocast" in text.lower() or "MixedPrecision" in text:
+        return None
+    return Fact(NO, 0, "")

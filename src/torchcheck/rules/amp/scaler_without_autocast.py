@@ -1,0 +1,218 @@
+from __future__ import annotations
+
+import libcst as cst
+
+from torchcheck.lint import torch_api
+from torchcheck.lint.context import LintContext, method_call
+from torchcheck.lint.dataloaders import call_arguments, is_constant
+from torchcheck.lint.project import AUTOCAST, IMPORTS, MODULE, NO, Condition, Symbol
+from torchcheck.lint.rule import Invalid, Rule, Valid
+from torchcheck.rules.amp._common import is_scaler_call
+
+# Where `enabled` sits among the positional parameters of each GradScaler class.
+_AMP_SCALER_POSITIONAL = ("device", "init_scale", "growth_factor", "backoff_factor", "growth_interval", "enabled")
+_DEVICE_SCALER_POSITIONAL = _AMP_SCALER_POSITIONAL[1:]
+_DEVICE_SCALERS = frozenset({"torch.cuda.amp.GradScaler", "torch.cpu.amp.GradScaler"})
+
+_THIS_FILE = Symbol(None, "")
+# The finding stands only if neither this file nor any project module it imports
+# (transitively) may open an autocast region (see AUTOCAST in lint/project.py).
+_NO_AUTOCAST = (Condition(_THIS_FILE, f"{MODULE}:{AUTOCAST}", NO), Condition(_THIS_FILE, f"{IMPORTS}:{AUTOCAST}", NO))
+
+
+class ScalerWithoutAutocast(Rule):
+    """
+    ## What it does
+    Checks for a `GradScaler` that scales the loss (`scaler.scale(loss)`) in a file where no
+    `autocast` region is opened, neither in the file nor in the project modules it imports.
+
+    ## Why is this bad?
+    Mixed precision takes two parts: `torch.autocast` runs the forward pass in float16, and
+    `GradScaler` keeps the small float16 gradients from underflowing. The scaler alone does
+    not lower the precision of anything: without autocast the model still computes in
+    float32, so training is exactly as slow and memory-hungry as before, while every step
+    still multiplies the loss by the scale and then divides every gradient by it and checks
+    it for infs and NaNs, for nothing. The code reads as mixed precision training, and
+    nothing tells you it is not.
+
+    Open autocast around the forward pass and the loss computation (with the same
+    `enabled=` flag as the scaler), or drop the scaler.
+
+    Any spelling of autocast counts, wherever it is in the file or in a project module the
+    file imports: `with torch.autocast(...)`, `torch.cuda.amp.autocast`, a decorator,
+    `partial(torch.autocast, ...)` kept for later, `accelerator.autocast()`, a helper or a
+    parameter named for autocast, FSDP's `MixedPrecision`. A file that imports a framework
+    that runs the forward pass under autocast for you (Accelerate, Lightning, DeepSpeed,
+    MMEngine, Detectron2 ...) is left alone, and so are scalers built with `enabled=False`
+    and scalers handed to a helper that does the scaling.
+
+    ## Example
+    ```python
+    import torch
+
+    scaler = torch.amp.GradScaler("cuda", enabled=args.amp)
+    for x, y in loader:
+        optimizer.zero_grad()
+        loss = criterion(model(x), y)
+        scaler.scale(loss).backward()
+        scaler.step(optimizer)
+        scaler.update()
+    ```
+
+    Use instead:
+    ```python
+    import torch
+
+    scaler = torch.amp.GradScaler("cuda", enabled=args.amp)
+    for x, y in loader:
+        optimizer.zero_grad()
+        with torch.autocast("cuda", dtype=torch.float16, enabled=args.amp):
+            loss = criterion(model(x), y)
+        scaler.scale(loss).backward()
+        scaler.step(optimizer)
+        scaler.update()
+    ```
+
+    ## Fix safety
+    There is no automatic fix: which part of the step should run under autocast, and with
+    which dtype, is for you to decide.
+
+    ## References
+    - [Automatic mixed precision: autocasting and gradient scaling](https://pytorch.org/docs/stable/amp.html)
+    - [CUDA AMP examples: typical mixed precision training](https://pytorch.org/docs/stable/notes/amp_examples.html)
+    - [Automatic Mixed Precision recipe](https://pytorch.org/tutorials/recipes/recipes/amp_recipe.html)
+    - [minGPT issue #51: GradScaler with amp does not improve performance](https://github.com/karpathy/minGPT/issues/51)
+    """
+
+    code = "TCK309"
+    name = "scaler-without-autocast"
+    message = (
+        "`GradScaler` scales the loss, but no `autocast` region is opened in this file or in the project modules it "
+        "imports: the model still runs in float32, so mixed precision is off; open `torch.autocast` around the forward "
+        "pass or drop the scaler"
+    )
+    # A file that mentions autocast or FSDP's MixedPrecision is parsed too, so that the
+    # project index learns whether it may open a region.
+    required_text = ("GradScaler", AUTOCAST, "MixedPrecision")
+
+    VALID = (
+        Valid(
+            """
+import torch
+scaler = torch.amp.GradScaler("cuda", enabled=use_amp)
+for x, y in loader:
+    with torch.autocast("cuda", dtype=torch.float16, enabled=use_amp):
+        loss = criterion(model(x), y)
+    scaler.scale(loss).backward()
+    scaler.step(optimizer)
+    scaler.update()
+"""
+        ),
+        Valid(
+            """
+import torch
+from functools import partial
+amp_autocast = partial(torch.autocast, device_type="cuda", dtype=torch.float16)
+scaler = torch.cuda.amp.GradScaler()
+for x, y in loader:
+    with amp_autocast():
+        loss = criterion(model(x), y)
+    scaler.scale(loss).backward()
+    scaler.step(optimizer)
+    scaler.update()
+"""
+        ),
+        Valid(
+            """
+import torch
+scaler = torch.amp.GradScaler("cuda", enabled=False)
+for x, y in loader:
+    loss = criterion(model(x), y)
+    scaler.scale(loss).backward()
+    scaler.step(optimizer)
+    scaler.update()
+"""
+        ),
+        Valid(
+            """
+import torch
+from engine import train_one_epoch
+scaler = torch.amp.GradScaler("cuda")
+train_one_epoch(model, loader, optimizer, scaler)
+"""
+        ),
+        Valid(
+            """
+import torch
+from accelerate import Accelerator
+accelerator = Accelerator()
+scaler = torch.amp.GradScaler("cuda")
+for x, y in loader:
+    loss = criterion(model(x), y)
+    scaler.scale(loss).backward()
+    scaler.step(optimizer)
+    scaler.update()
+"""
+        ),
+    )
+    INVALID = (
+        Invalid(
+            """
+import torch
+scaler = torch.amp.GradScaler("cuda", enabled=use_amp)  # TCK309
+for x, y in loader:
+    optimizer.zero_grad()
+    loss = criterion(model(x), y)
+    scaler.scale(loss).backward()
+    scaler.step(optimizer)
+    scaler.update()
+"""
+        ),
+        Invalid(
+            """
+from torch.cuda.amp import GradScaler, autocast
+
+class Trainer:
+    def __init__(self, model, optimizer):
+        self.model = model
+        self.optimizer = optimizer
+        self.scaler = GradScaler()  # TCK309
+
+    def step(self, x, y):
+        loss = self.model(x, y)
+        self.scaler.scale(loss).backward()
+        self.scaler.step(self.optimizer)
+        self.scaler.update()
+"""
+        ),
+    )
+
+    def __init__(self, context: LintContext) -> None:
+        super().__init__(context)
+        self._scalers: list[cst.Call] = []
+        self._scales_a_loss = False
+
+    def visit_Call(self, node: cst.Call) -> None:
+        if _is_scale_call(node) and is_scaler_call(self.context, node, ("scale",)):
+            self._scales_a_loss = True
+            return
+        qualified = self.context.call_name(node)
+        if qualified in torch_api.GRAD_SCALERS and not _built_disabled(node, qualified):
+            self._scalers.append(node)
+
+    def leave_Module(self, node: cst.Module) -> None:
+        if not self._scales_a_loss:
+            return  # the scaler is handed to a helper that does the scaling, or not used
+        for scaler in self._scalers:
+            self.report(scaler, conditions=_NO_AUTOCAST)
+
+
+def _is_scale_call(call: cst.Call) -> bool:
+    receiver_method = method_call(call)
+    return receiver_method is not None and receiver_method[1] == "scale" and bool(call.args)
+
+
+def _built_disabled(call: cst.Call, qualified: str) -> bool:
+    """``GradScaler(..., enabled=False)``: every method of the scaler is a no-op."""
+    positional = _DEVICE_SCALER_POSITIONAL if qualified in _DEVICE_SCALERS else _AMP_SCALER_POSITIONAL
+    return is_constant(call_arguments(call, positional).get("enabled"), "False")
