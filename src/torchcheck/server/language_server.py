@@ -26,12 +26,11 @@ from pygls.uris import to_fs_path as uri_to_path
 from pygls.workspace import TextDocument
 
 import torchcheck
-from torchcheck.lint import api
 from torchcheck.lint.diagnostic import SYNTAX_ERROR_CODE, Diagnostic
 from torchcheck.lint.noqa import add_noqa
 from torchcheck.server import linting, protocol
 from torchcheck.server.linting import LintedDocument
-from torchcheck.server.project_state import ProjectIndexes
+from torchcheck.server.project_state import ProjectIndexes, Published
 
 # Long enough that a burst of keystrokes costs one lint, short enough to feel immediate
 # (a 1,000-line timm model takes about 0.23 s of CPU to lint; see bench/server_latency.py).
@@ -45,7 +44,6 @@ NOTEBOOK_SYNC = types.NotebookDocumentSyncOptions(
 )
 WATCHED_FILES = [types.FileSystemWatcher(glob_pattern="**/*.py")]
 WATCH_REGISTRATION = "torchcheck-watched-files"
-_Update = tuple[str, tuple[Diagnostic, ...]]
 
 
 class TorchcheckServer(LanguageServer):
@@ -92,7 +90,7 @@ class TorchcheckServer(LanguageServer):
     def _lint_text(self, uri: str, source: str, path: Path, version: int | None, *, use_cache: bool = False) -> LintedDocument | None:
         try:
             result = linting.lint_document(source, path, version, use_cache=use_cache)
-            updates = self.projects.update(path, uri, api.display_name(path), result.settings, result.exports, result.deferred)
+            updates = self.projects.update(path, uri, result)
         except Exception:  # noqa: BLE001 - a bug in a rule must not take the editor's server down
             self.window_log_message(types.LogMessageParams(types.MessageType.Error, INTERNAL_ERROR.format(uri=uri, details=traceback.format_exc())))
             return None
@@ -148,7 +146,7 @@ class TorchcheckServer(LanguageServer):
             result = self.lint(uri, use_cache=use_cache)
         return result
 
-    def _publish_updates(self, updates: list[_Update]) -> None:
+    def _publish_updates(self, updates: list[Published]) -> None:
         for uri, standing in updates:
             self.cross_file[uri] = standing
             if uri in self.results:

@@ -28,9 +28,10 @@ from torchcheck.lint.cache import FindingsCache
 from torchcheck.lint.diagnostic import Diagnostic
 from torchcheck.lint.project import DeferredFinding, ExportSummary, IndexedFile, ModuleLocator, ProjectIndex
 from torchcheck.lint.settings import LintSettings
-from torchcheck.server.linting import DocumentSettings
+from torchcheck.server.linting import DocumentSettings, LintedDocument
 
 _FileStamp = tuple[int, int]  # size and modification time: a file whose stamp is unchanged is not read again
+Published = tuple[str, tuple[Diagnostic, ...]]  # a document's URI and the cross-file findings that stand in it
 
 
 def file_key(path: Path) -> str:
@@ -84,7 +85,7 @@ class Project:
     config: Config
     settings: LintSettings
     rule_codes: tuple[str, ...]
-    cache: FindingsCache | None
+    cache: FindingsCache
     buffers: dict[str, IndexedFile] = field(default_factory=dict)
     documents: dict[str, OpenDocument] = field(default_factory=dict)
     _disk: dict[str, _DiskSummary] = field(default_factory=dict)
@@ -113,6 +114,13 @@ class Project:
         if self._locator is None:
             self._locator = ModuleLocator(self.root)
         return self._locator(importer, module, level)
+
+    def reconfigure(self, config: Config, settings: LintSettings, rule_codes: tuple[str, ...]) -> None:
+        """The project's config was edited: the saved files are summarised again under it."""
+        self.config, self.settings, self.rule_codes = config, settings, rule_codes
+        self.cache = FindingsCache(config.root.resolve())
+        self._disk.clear()
+        self._locator = None
 
     def files_changed(self) -> None:
         """Files were created or deleted: imports may now find other files."""
@@ -158,27 +166,32 @@ class ProjectIndexes:
     def project_for(self, path: Path, settings: DocumentSettings) -> Project:
         root = api.index_root(path, settings.config).resolve()
         project = self.projects.get(root)
-        if project is None or project.config != settings.config:  # a new or edited config starts afresh
+        if project is None:
             cache = FindingsCache(settings.root)
-            project = Project(root, settings.config, settings.lint_settings, settings.rule_codes, cache)
-            self.projects[root] = project
+            project = self.projects[root] = Project(root, settings.config, settings.lint_settings, settings.rule_codes, cache)
+        elif project.config != settings.config:
+            project.reconfigure(settings.config, settings.lint_settings, settings.rule_codes)
         return project
 
-    def update(self, path: Path, uri: str, name: str, settings: DocumentSettings | None, exports: ExportSummary | None, deferred: tuple[DeferredFinding, ...]) -> list[tuple[str, tuple[Diagnostic, ...]]]:
+    def update(self, path: Path, uri: str, linted: LintedDocument) -> list[Published]:
         """Record a document's lint; the cross-file findings to publish: the document's own
         first, then those of every open document whose findings changed because of it."""
         key = file_key(path)
-        previous = self._project_of.pop(key, None)
-        if previous is not None:
+        settings = linted.settings
+        project = self.project_for(path, settings) if settings is not None else None
+        previous = self._project_of.get(key)
+        moved = []
+        if previous is not None and previous is not project:  # excluded now, or under another root
             previous.close(key)
-        if settings is None:
-            return [(uri, ()), *self._refresh(previous, key)] if previous is not None else [(uri, ())]
-        project = self.project_for(path, settings)
+            del self._project_of[key]
+            moved = self._refresh(previous, key)
+        if project is None:
+            return [(uri, ()), *moved]
         self._project_of[key] = project
-        project.update(key, uri, name, exports, deferred)
-        return [(uri, project.documents[key].standing), *self._refresh(project, key)]
+        project.update(key, uri, api.display_name(path), linted.exports, linted.deferred)
+        return [(uri, project.documents[key].standing), *moved, *self._refresh(project, key)]
 
-    def close(self, path: Path) -> list[tuple[str, tuple[Diagnostic, ...]]]:
+    def close(self, path: Path) -> list[Published]:
         """Forget an open document; the findings to publish again in the documents that read it."""
         key = file_key(path)
         project = self._project_of.pop(key, None)
@@ -187,7 +200,7 @@ class ProjectIndexes:
         project.close(key)
         return self._refresh(project, key)
 
-    def file_changed(self, path: Path, *, created_or_deleted: bool = False) -> list[tuple[str, tuple[Diagnostic, ...]]]:
+    def file_changed(self, path: Path, *, created_or_deleted: bool = False) -> list[Published]:
         """A file changed on disk (saved, or changed outside the editor); the findings to
         publish again. A created or deleted file may change where any import leads."""
         key = file_key(path)
@@ -206,11 +219,11 @@ class ProjectIndexes:
         project = self._project_of.get(key)
         return project.documents[key].standing if project is not None else ()
 
-    def _refresh(self, project: Project, key: str) -> list[tuple[str, tuple[Diagnostic, ...]]]:
+    def _refresh(self, project: Project, key: str) -> list[Published]:
         return self._resolved(project, project.dependents(key))
 
     @staticmethod
-    def _resolved(project: Project, keys: list[str]) -> list[tuple[str, tuple[Diagnostic, ...]]]:
+    def _resolved(project: Project, keys: list[str]) -> list[Published]:
         updates = []
         for key in keys:
             if project.resolve(key):
