@@ -2,7 +2,8 @@ from __future__ import annotations
 
 import libcst as cst
 
-from torchcheck.lint.context import LintContext, has_star_kwargs, keyword_argument
+from torchcheck.lint.context import LintContext, argument_for, has_star_kwargs, keyword_argument
+from torchcheck.lint.flow import Branch
 from torchcheck.lint.edits import keyword, with_keyword_appended
 from torchcheck.lint.rule import FixSafety, Invalid, Valid
 from torchcheck.rules.modules._common import ModuleClassRule
@@ -11,49 +12,62 @@ _DROPOUTS = frozenset(
     f"torch.nn.functional.{name}"
     for name in ("dropout", "dropout1d", "dropout2d", "dropout3d", "alpha_dropout", "feature_alpha_dropout")
 )
+_DROPOUT_MODULES = frozenset(
+    f"torch.nn.{name}" for name in ("Dropout", "Dropout1d", "Dropout2d", "Dropout3d", "AlphaDropout", "FeatureAlphaDropout")
+)
+_ATTENTION = frozenset({"torch.nn.functional.scaled_dot_product_attention"})
 _TRAINING_POSITION = 2  # dropout(input, p=0.5, training=True, inplace=False)
+_DROPOUT_P_POSITION = 4  # scaled_dot_product_attention(query, key, value, attn_mask=None, dropout_p=0.0, ...)
+_MAX_ALIASES = 4  # `p = self.p; q = p` is followed this far
+
+_ATTENTION_MESSAGE = (
+    "`scaled_dot_product_attention` with a fixed `dropout_p` keeps dropping attention weights after "
+    "`model.eval()`; pass `dropout_p=p if self.training else 0.0`"
+)
+_MODULE_MESSAGE = (
+    "A dropout module built inside a method is never switched by `model.eval()` and keeps dropping; "
+    "create it in `__init__`, or call `F.dropout(x, p, training=self.training)`"
+)
 
 
 def _mentions_training(expression: cst.CSTNode) -> bool:
-    """Whether a condition reads ``self.training`` / ``training`` (cheap: conditions are small)."""
-    if isinstance(expression, cst.Attribute):
-        return expression.attr.value == "training" or _mentions_training(expression.value)
+    """Whether an expression reads ``self.training`` / ``training`` anywhere (expressions are small)."""
     if isinstance(expression, cst.Name):
         return expression.value == "training"
-    if isinstance(expression, cst.UnaryOperation):
-        return _mentions_training(expression.expression)
-    if isinstance(expression, cst.BooleanOperation):
-        return _mentions_training(expression.left) or _mentions_training(expression.right)
-    if isinstance(expression, cst.Comparison):
-        return _mentions_training(expression.left) or any(_mentions_training(c.comparator) for c in expression.comparisons)
-    if isinstance(expression, cst.Call):
-        return _mentions_training(expression.func) or any(_mentions_training(a.value) for a in expression.args)
-    return False
-
-
-def _exits(body: cst.BaseSuite) -> bool:
-    statements = body.body
-    last = statements[-1] if statements else None
-    if isinstance(last, cst.SimpleStatementLine):
-        last = last.body[-1] if last.body else None
-    return isinstance(last, (cst.Return, cst.Raise))
+    if isinstance(expression, cst.Attribute) and expression.attr.value == "training":
+        return True
+    if isinstance(expression, (cst.Lambda, cst.BaseSuite)):
+        return False
+    return any(_mentions_training(child) for child in expression.children)
 
 
 def _is_zero(expression: cst.BaseExpression) -> bool:
     return isinstance(expression, (cst.Integer, cst.Float)) and expression.evaluated_value == 0
 
 
+def _mode_branch(branch: Branch) -> bool:
+    """A branch of an ``if`` on the module's mode: it runs in one mode only."""
+    return isinstance(branch.owner, cst.If) and _mentions_training(branch.owner.test)
+
+
 class FunctionalDropoutIgnoresMode(ModuleClassRule):
     """
     ## What it does
     Checks for `F.dropout(x, p)` (and `dropout1d`/`2d`/`3d`, `alpha_dropout`,
-    `feature_alpha_dropout`) called in an `nn.Module` method without `training=`.
+    `feature_alpha_dropout`) called in an `nn.Module` method without `training=`; for
+    `F.scaled_dot_product_attention(..., dropout_p=p)` with a rate that does not depend on
+    `self.training`; and for a dropout module built and called inside a method
+    (`nn.Dropout(p)(x)`).
 
     ## Why is this bad?
     Unlike the `nn.Dropout` module, the functional form does not know the module's mode:
     its `training` argument defaults to `True`, so dropout keeps zeroing activations after
     `model.eval()` - evaluation and inference results are noisy and wrong. Pass
     `training=self.training`, or use an `nn.Dropout` submodule.
+    `scaled_dot_product_attention` has no mode either: its `dropout_p` applies whenever it
+    is non-zero, so pass `dropout_p=p if self.training else 0.0`. A dropout module created
+    inside `forward` is not a submodule, so `model.eval()` never reaches it and it stays in
+    training mode.
 
     ## Example
     ```python
@@ -87,10 +101,13 @@ class FunctionalDropoutIgnoresMode(ModuleClassRule):
     The fix adds `training=self.training`. It is safe: in training mode nothing changes,
     and in eval mode dropout becomes the identity, which is what `eval()` promises. No
     finding is raised when `**kwargs` could supply `training=`, or when the call only runs
-    under an `if self.training:` condition.
+    under an `if self.training:` condition. The `scaled_dot_product_attention` and
+    dropout-module findings have no automatic fix: where the rate or the module should
+    live is the author's choice.
 
     ## References
     - [`torch.nn.functional.dropout`](https://pytorch.org/docs/stable/generated/torch.nn.functional.dropout.html)
+    - [`torch.nn.functional.scaled_dot_product_attention`](https://pytorch.org/docs/stable/generated/torch.nn.functional.scaled_dot_product_attention.html)
     - [`torch.nn.Module.eval`](https://pytorch.org/docs/stable/generated/torch.nn.Module.html#torch.nn.Module.eval)
     """
 
@@ -154,6 +171,28 @@ class Block(nn.Module):
         return F.dropout(x, p=0.0)
 """
         ),
+        Valid(
+            """
+import torch.nn.functional as F
+from torch import nn
+class Attention(nn.Module):
+    def __init__(self, p):
+        super().__init__()
+        self.p = p
+        self.attn_drop = nn.Dropout(p)
+    def forward(self, q, k, v, dropout_p=0.0):
+        x = F.scaled_dot_product_attention(q, k, v, dropout_p=self.p if self.training else 0.0)
+        x = F.scaled_dot_product_attention(q, k, v, dropout_p=self.attn_drop.p if self.training else 0.)
+        x = F.scaled_dot_product_attention(q, k, v, dropout_p=dropout_p)
+        p = self.p
+        if not self.training:
+            p = 0.0
+        x = F.scaled_dot_product_attention(q, k, v, dropout_p=p)
+        if self.training:
+            x = nn.Dropout(0.1)(x)
+        return self.attn_drop(x)
+"""
+        ),
     )
     INVALID = (
         Invalid(
@@ -207,64 +246,62 @@ class Encoder(torch.nn.Module):
         return inner(x)
 """,
         ),
+        Invalid(
+            """
+import torch.nn.functional as F
+from torch import nn
+class Attention(nn.Module):
+    def __init__(self, p):
+        super().__init__()
+        self.p = p
+        self.attn_drop = nn.Dropout(p)
+    def forward(self, q, k, v):
+        x = F.scaled_dot_product_attention(q, k, v, dropout_p=self.attn_drop.p)  # TCK604
+        p = self.p
+        x = F.scaled_dot_product_attention(q, k, v, None, p)  # TCK604
+        return nn.Dropout(self.p)(x)  # TCK604
+"""
+        ),
     )
 
     def __init__(self, context: LintContext) -> None:
         super().__init__(context)
-        self._guarded: set[cst.CSTNode] = set()  # branches that run only in one mode
-        self._guard_depth = 0
-        self._guarded_methods: set[cst.FunctionDef] = set()  # after `if not self.training: return`
-
-    def visit_If(self, node: cst.If) -> None:
-        if node in self._guarded:  # an `elif` of a mode-dependent `if`
-            self._guard_depth += 1
-        if _mentions_training(node.test):
-            self._guarded.add(node.body)
-            if node.orelse is not None:
-                self._guarded.add(node.orelse)
-
-    def leave_If(self, node: cst.If) -> None:
-        if node in self._guarded:
-            self._guard_depth -= 1
-        if self.method is not None and _mentions_training(node.test) and _exits(node.body):
-            self._guarded_methods.add(self.method)  # `if not self.training: return x` guards the rest
+        self._mode_expressions: list[bool] = []  # per open `a if cond else b`: whether cond reads the mode
 
     def visit_IfExp(self, node: cst.IfExp) -> None:
-        if _mentions_training(node.test):
-            self._guarded.update((node.body, node.orelse))
+        self._mode_expressions.append(_mentions_training(node.test))
 
-    def visit_IndentedBlock(self, node: cst.IndentedBlock) -> None:
-        if node in self._guarded:
-            self._guard_depth += 1
+    def leave_IfExp(self, node: cst.IfExp) -> None:
+        self._mode_expressions.pop()
 
-    def leave_IndentedBlock(self, node: cst.IndentedBlock) -> None:
-        if node in self._guarded:
-            self._guard_depth -= 1
-
-    def visit_SimpleStatementSuite(self, node: cst.SimpleStatementSuite) -> None:
-        if node in self._guarded:
-            self._guard_depth += 1
-
-    def leave_SimpleStatementSuite(self, node: cst.SimpleStatementSuite) -> None:
-        if node in self._guarded:
-            self._guard_depth -= 1
-
-    def visit_Else(self, node: cst.Else) -> None:
-        if node in self._guarded:
-            self._guard_depth += 1
-
-    def leave_Else(self, node: cst.Else) -> None:
-        if node in self._guarded:
-            self._guard_depth -= 1
+    # ----------------------------------------------------------------- where we are
+    def _runs_in_one_mode(self) -> bool:
+        """Inside ``if self.training:`` (or its ``else``), ``x if self.training else y``, or
+        after ``if not self.training: return x`` in the same method."""
+        flow = self.context.flow
+        if any(self._mode_expressions) or any(_mode_branch(branch) for branch in flow.path):
+            return True
+        functions = {self.method, flow.function}
+        return any(
+            isinstance(exit.node, (cst.Return, cst.Raise))
+            and exit.function in functions
+            and any(_mode_branch(branch) for branch in exit.path)
+            for exit in flow.exits
+        )
 
     def visit_Call(self, node: cst.Call) -> None:
-        if self._guard_depth or node in self._guarded or not self.in_torch_module:
+        if not self.in_torch_module or self.method is None or self.self_name is None:
             return
-        method, self_name = self.method, self.self_name
-        if method is None or self_name is None or method in self._guarded_methods:
-            return
-        if self.context.call_name(node) not in _DROPOUTS:
-            return
+        qualified = self.context.call_name(node)
+        if qualified in _DROPOUTS:
+            self._functional_dropout(node, self.self_name)
+        elif qualified in _ATTENTION:
+            self._attention(node)
+        elif self._builds_dropout_module(node.func) and not self._runs_in_one_mode():
+            self.report(node, _MODULE_MESSAGE)
+
+    # ----------------------------------------------------------------- F.dropout
+    def _functional_dropout(self, node: cst.Call, self_name: str) -> None:
         if has_star_kwargs(node) or any(argument.star == "*" for argument in node.args):
             return
         if keyword_argument(node, "training") is not None:
@@ -275,7 +312,48 @@ class Encoder(torch.nn.Module):
         probability = keyword_argument(node, "p") or (positional[1] if len(positional) > 1 else None)
         if probability is not None and _is_zero(probability.value):
             return
-        self.report(node, replacement=_with_training(node, self_name))
+        if not self._runs_in_one_mode():
+            self.report(node, replacement=_with_training(node, self_name))
+
+    # ----------------------------------------------------------------- scaled_dot_product_attention
+    def _attention(self, node: cst.Call) -> None:
+        argument = argument_for(node, _DROPOUT_P_POSITION, "dropout_p")
+        if argument is None or argument.star or not self._fixed_probability(argument.value, 0):
+            return
+        if not self._runs_in_one_mode():
+            self.report(node, _ATTENTION_MESSAGE)
+
+    def _fixed_probability(self, value: cst.BaseExpression, depth: int) -> bool:
+        """A non-zero dropout rate that is the same in both modes: a number, a setting read
+        from the module (``self.dropout``, ``self.attn_drop.p``), or a local bound to one
+        outside any mode-dependent branch. A parameter is the caller's choice: not fixed."""
+        if isinstance(value, (cst.Integer, cst.Float)):
+            return not _is_zero(value)
+        if isinstance(value, cst.Attribute):
+            root: cst.BaseExpression = value
+            while isinstance(root, cst.Attribute):
+                if root.attr.value == "training":
+                    return False
+                root = root.value
+            return isinstance(root, cst.Name) and root.value == self.self_name
+        if isinstance(value, cst.Name) and depth < _MAX_ALIASES:
+            binding = self.context.flow.last_binding(value.value)
+            if binding is None or binding.value is None or any(_mode_branch(branch) for branch in binding.path):
+                return False
+            return self._fixed_probability(binding.value, depth + 1)
+        return False
+
+    # ----------------------------------------------------------------- nn.Dropout(p)(x)
+    def _builds_dropout_module(self, func: cst.BaseExpression) -> bool:
+        """``nn.Dropout(p)(x)``, or ``drop(x)`` after ``drop = nn.Dropout(p)``: a module that
+        is not a submodule, so ``eval()`` never reaches it."""
+        if isinstance(func, cst.Name):
+            binding = self.context.flow.last_binding(func.value)
+            func = binding.value if binding is not None and binding.value is not None else func
+        if not isinstance(func, cst.Call) or self.context.call_name(func) not in _DROPOUT_MODULES:
+            return False
+        probability = argument_for(func, 0, "p")
+        return probability is None or (not probability.star and not _is_zero(probability.value))
 
 
 def _with_training(call: cst.Call, self_name: str) -> cst.Call:
