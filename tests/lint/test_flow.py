@@ -289,3 +289,54 @@ def test_the_statement_of_the_first_event_does_not_count_as_a_rebinding() -> Non
 
     BatchedWalker([context, _Alias()]).walk(cst.parse_module("b = a\nwrite(b)\n"))
     assert seen == [False]
+
+
+def _reached_values(source: str) -> list[str | None]:
+    """For every `reaches(name)` call: the source of the value that reaches it, following
+    `name = other` back through `other`'s reaching binding; None where none surely reaches."""
+    context = LintContext()
+    values: list[str | None] = []
+
+    class _Reader:
+        def visit_Call(self, node: cst.Call) -> None:
+            if not (isinstance(node.func, cst.Name) and node.func.value == "reaches"):
+                return
+            argument = node.args[0].value
+            assert isinstance(argument, cst.Name)
+            binding = context.flow.reaching_binding(argument.value)
+            while binding is not None and isinstance(binding.value, cst.Name):
+                binding = context.flow.reaching_binding(binding.value.value, binding)
+            values.append(None if binding is None or binding.value is None else cst.Module([]).code_for_node(binding.value))
+
+    BatchedWalker([context, _Reader()]).walk(cst.parse_module(textwrap.dedent(source)))
+    return values
+
+
+def test_the_binding_that_reaches_a_point_is_followed_back_through_the_values_of_earlier_bindings() -> None:
+    values = _reached_values(
+        """
+        a = x.t()
+        b = a
+        a = a.contiguous()
+        reaches(b)
+        reaches(a)
+        """
+    )
+    assert values == ["x.t()", "a.contiguous()"]
+
+
+def test_no_binding_reaches_when_the_last_one_may_not_have_run_or_belongs_to_an_enclosing_function() -> None:
+    values = _reached_values(
+        """
+        a = x.t()
+        if c:
+            a = a.contiguous()
+        reaches(a)
+        if c:
+            b = y.t()
+            reaches(b)
+        def f():
+            reaches(a)
+        """
+    )
+    assert values == [None, "y.t()", None]

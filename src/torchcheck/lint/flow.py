@@ -15,7 +15,9 @@ shared walk (the context calls its hooks; nothing re-walks a subtree) and rules 
   handed back through the rule's ``leave_loop`` hook once that loop is complete.
 * **bindings** - where each name was last bound and in which branch, so a rule can tell a
   binding that may not have happened on the way here (:meth:`ControlFlow.bound_conditionally`)
-  and a name re-bound between two events (:meth:`ControlFlow.rebound_between`).
+  and a name re-bound between two events (:meth:`ControlFlow.rebound_between`); which
+  binding of a name reaches a point, or the value of an earlier binding, when it surely ran
+  on the way there (:meth:`ControlFlow.reaching_binding`).
 
 Like pyright's binder, the facts are recorded once, in walk order; queries are cheap.
 """
@@ -210,6 +212,24 @@ class ControlFlow:
             first.order < binding.order < second.order and binding.node is not first.node
             for binding in self._history(name) or ()
         )
+
+    def reaching_binding(self, name: str, reader: BoundName | None = None) -> BoundName | None:
+        """The binding of ``name`` in the current function (or class body, or module) that
+        the current point reads - or, given ``reader``, that the value of that earlier binding
+        read: the last one before it in walk order, provided it surely ran on the way there.
+        None when the name is not bound here before that point, or when its last binding sits
+        in a branch that does not enclose the reader (it may not have happened, another
+        binding may reach instead). Bindings of enclosing functions are not followed: what a
+        closure reads depends on when it is called."""
+        history = self._scopes[-1].history(name)
+        if not history:
+            return None
+        order, path = (reader.order, reader.path) if reader is not None else (self._order + 1, self.path)
+        earlier = [binding for binding in history if binding.order < order]
+        if not earlier:
+            return None
+        binding = earlier[-1]
+        return binding if encloses(_conditional(binding.path), _conditional(path)) else None
 
     def _history(self, name: str) -> list[BoundName] | None:
         innermost = len(self._scopes) - 1
