@@ -12,6 +12,7 @@ from torchcheck.lint.context import (
     keyword_argument,
     method_call,
 )
+from torchcheck.lint.flow import BoundName
 from torchcheck.lint.rule import Invalid, Rule, Valid
 
 # torch.autograd.backward(tensors, ...) / torch.autograd.grad(outputs, inputs, ...)
@@ -32,10 +33,33 @@ _KEEPS_GRAPH = frozenset(
     }
 )
 
+# Tensor methods that compute from their receiver alone: given literal arguments, their result
+# has a graph exactly when the receiver has one, whatever the grad mode.
+_FROM_RECEIVER_ALONE = frozenset({"sum", "mean", "norm", "abs", "square", "pow", "exp", "log", "neg", "sqrt"})
+
 # What a local name holds, as far as this rule cares.
 _NO_GRAPH = "no-graph"  # a value computed while gradients were certainly off
 _NUMBER = "number"  # a number literal: `total += loss` turns it into a computed value
 _ENABLES_GRAD = "enables-grad"  # a callable wrapped in `torch.enable_grad()`
+
+_COMPUTED_EARLIER = (
+    "Backward pass from `{name}`, computed under `no_grad()`/`inference_mode()` at line {line}: "
+    "it has no graph, so this raises"
+)
+
+
+def _from_receiver_alone(call: cst.Call, method: str) -> bool:
+    """``x.mean()``, ``x.pow(2)``: a reduction or elementwise method with only literal arguments."""
+    literal = (cst.Integer, cst.Float, cst.BaseString)
+    return method in _FROM_RECEIVER_ALONE and all(
+        not argument.star and (isinstance(argument.value, literal) or dotted_name(argument.value) in ("True", "False", "None"))
+        for argument in call.args
+    )
+
+
+def _sets_requires_grad(target: cst.BaseExpression) -> bool:
+    """``name.requires_grad = ...``: the name is made a leaf (or TCK112 has something to say)."""
+    return isinstance(target, cst.Attribute) and target.attr.value == "requires_grad" and isinstance(target.value, cst.Name)
 
 
 class BackwardUnderNoGrad(Rule):
@@ -44,7 +68,8 @@ class BackwardUnderNoGrad(Rule):
     Checks for `.backward()`, `torch.autograd.backward(...)` and `torch.autograd.grad(...)`
     called inside `with torch.no_grad():` / `with torch.inference_mode():` (or in a function
     decorated with them) on a value that the same function computed while gradients were
-    disabled.
+    disabled - or called after such a block on a value computed inside it and not re-bound
+    since (the finding names the line that computed it).
 
     ## Why is this bad?
     Under `no_grad()` (and `inference_mode()`, `set_grad_enabled(False)`) PyTorch records no
@@ -60,7 +85,8 @@ class BackwardUnderNoGrad(Rule):
     *before* entering `no_grad()` works, because the graph already exists, and so does one
     on the result of `torch.autograd.grad(..., create_graph=True)`. An
     `enable_grad()` block (or `set_grad_enabled(True)`, `inference_mode(False)`) nested in
-    the region turns gradients back on, and values computed there are fine.
+    the region turns gradients back on, and values computed there are fine; so does
+    `set_grad_enabled(is_train)`, whose mode is only known at run time.
 
     ## Example
     ```python
@@ -200,8 +226,52 @@ with torch.no_grad():
         scaled_loss.backward()
 """
         ),
+        Valid(
+            """
+import torch
+
+def distill(student, teacher, x, criterion):
+    with torch.no_grad():
+        target = teacher(x)
+        loss = criterion(target, target)
+    loss = criterion(student(x), target)
+    loss.backward()
+
+def adapt(model, x):
+    with torch.no_grad():
+        with torch.enable_grad():
+            entropy = model(x).softmax(1).log().mean()
+    entropy.backward()
+
+def run(model, x, is_train):
+    with torch.set_grad_enabled(is_train):
+        loss = model(x).sum()
+    if is_train:
+        loss.backward()
+
+def warm_start(model, x, warmup):
+    loss = model(x).sum()
+    with torch.no_grad():
+        if warmup:
+            loss = model(x).sum()
+    loss.backward()
+"""
+        ),
     )
     INVALID = (
+        Invalid(
+            """
+import torch
+
+def distill(student, teacher, x, criterion):
+    with torch.no_grad():
+        target = teacher(x)
+        loss = criterion(student(x), target)
+        parts = model(x)
+    loss.backward()  # TCK109
+    parts.aux.mean().backward()  # TCK109
+"""
+        ),
         Invalid(
             """
 import torch
@@ -249,32 +319,37 @@ class Trainer:
 
     def __init__(self, context: LintContext) -> None:
         super().__init__(context)
-        self._names: list[dict[str, str]] = [{}]  # per function (as the context's frames)
+        # what each binding (the flow's node, the name) gave its name, when this rule cares
+        self._states: dict[tuple[cst.CSTNode, str], str] = {}
 
-    # ----------------------------------------------------------------- scopes
+    # ----------------------------------------------------------------- what names hold
+    def _binding(self, name: str) -> BoundName | None:
+        return self.context.flow.reaching_binding(name)
+
+    def _name_state(self, name: str) -> str | None:
+        binding = self._binding(name)
+        return self._states.get((binding.node, name)) if binding is not None else None
+
+    def _set_state(self, name: str, state: str | None) -> None:
+        """Change what the binding of ``name`` that reaches here holds (``+=``, ``requires_grad_()``)."""
+        binding = self._binding(name)
+        if binding is None:
+            return
+        if state is None:
+            self._states.pop((binding.node, name), None)
+        else:
+            self._states[binding.node, name] = state
+
     def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
         modes = [grad_mode_of(self.context.qualified_name, decorator.decorator) for decorator in node.decorators]
         modes = [mode for mode in modes if mode is not None]
         if modes and modes[-1] is GradMode.ON:
-            self._names[-1][node.name.value] = _ENABLES_GRAD
-        else:
-            self._names[-1].pop(node.name.value, None)
-        self._names.append({})
+            self._states[node, node.name.value] = _ENABLES_GRAD
 
-    def leave_FunctionDef(self, node: cst.FunctionDef) -> None:
-        self._names.pop()
-
-    def visit_ClassDef(self, node: cst.ClassDef) -> None:
-        self._names.append({})
-
-    def leave_ClassDef(self, node: cst.ClassDef) -> None:
-        self._names.pop()
-
-    # ----------------------------------------------------------------- what names hold
     def _without_graph(self, expression: cst.BaseExpression) -> bool:
         """``expression`` certainly evaluates to a value computed while gradients were off."""
         if isinstance(expression, cst.Name):
-            return self._names[-1].get(expression.value) == _NO_GRAPH
+            return self._name_state(expression.value) == _NO_GRAPH
         if isinstance(expression, (cst.Attribute, cst.Subscript)):
             return self._without_graph(expression.value)  # `outputs.loss`, `losses[0]`
         if isinstance(expression, cst.NamedExpr):
@@ -289,6 +364,8 @@ class Trainer:
             receiver_method = method_call(expression)
             if receiver_method is not None and receiver_method[1] in _KEEPS_GRAPH:
                 return self._without_graph(receiver_method[0])
+            if receiver_method is not None and _from_receiver_alone(expression, receiver_method[1]):
+                return self.context.in_no_grad or self._without_graph(receiver_method[0])
             return self.context.in_no_grad
         return False
 
@@ -307,7 +384,7 @@ class Trainer:
             return True
         if isinstance(func, cst.Call) and grad_mode_of(self.context.qualified_name, func.func) is not None:
             return True  # torch.enable_grad()(closure)(...)
-        return isinstance(func, cst.Name) and self._names[-1].get(func.value) == _ENABLES_GRAD
+        return isinstance(func, cst.Name) and self._name_state(func.value) == _ENABLES_GRAD
 
     def _state(self, value: cst.BaseExpression | None) -> str | None:
         if value is None:
@@ -322,62 +399,79 @@ class Trainer:
             return _ENABLES_GRAD  # closure = torch.enable_grad()(closure)
         return _NO_GRAPH if self._without_graph(value) else None
 
-    def _bind(self, target: cst.BaseExpression, state: str | None) -> None:
-        names = self._names[-1]
+    def _bind(self, node: cst.CSTNode, target: cst.BaseExpression, state: str | None) -> None:
+        """Record what ``node`` (the binding statement, as the flow knows it) gives ``target``."""
         if isinstance(target, cst.Name):
-            if state is None:
-                names.pop(target.value, None)
-            else:
-                names[target.value] = state
+            if state is not None:
+                self._states[node, target.value] = state
         elif isinstance(target, (cst.Tuple, cst.List)):
             for element in target.elements:
-                self._bind(element.value, state if state == _NO_GRAPH else None)
+                self._bind(node, element.value, state if state == _NO_GRAPH else None)
         elif isinstance(target, cst.StarredElement):
-            self._bind(target.value, state if state == _NO_GRAPH else None)
+            self._bind(node, target.value, state if state == _NO_GRAPH else None)
 
-    def _assign(self, target: cst.BaseExpression, value: cst.BaseExpression | None) -> None:
+    def _assign(self, node: cst.CSTNode, target: cst.BaseExpression, value: cst.BaseExpression | None) -> None:
         if (
             isinstance(target, (cst.Tuple, cst.List))
             and isinstance(value, (cst.Tuple, cst.List))
             and len(target.elements) == len(value.elements)
         ):
             for target_element, value_element in zip(target.elements, value.elements):
-                self._bind(target_element.value, self._state(value_element.value))
+                self._bind(node, target_element.value, self._state(value_element.value))
         else:
-            self._bind(target, self._state(value))
+            self._bind(node, target, self._state(value))
 
+    # The rules see a binding statement before the flow records it, so the names its value
+    # reads still resolve to the bindings that reach it.
     def leave_Assign(self, node: cst.Assign) -> None:
         for target in node.targets:
-            self._assign(target.target, node.value)
+            self._assign(node, target.target, node.value)
+            if _sets_requires_grad(target.target):
+                self._set_state(target.target.value.value, None)  # type: ignore[attr-defined]
 
     def leave_AnnAssign(self, node: cst.AnnAssign) -> None:
-        self._assign(node.target, node.value)
+        self._assign(node, node.target, node.value)
 
     def leave_NamedExpr(self, node: cst.NamedExpr) -> None:
-        self._assign(node.target, node.value)
+        self._assign(node, node.target, node.value)
 
     def leave_AugAssign(self, node: cst.AugAssign) -> None:
         if not isinstance(node.target, cst.Name):
             return
-        previous = self._names[-1].get(node.target.value)
+        previous = self._name_state(node.target.value)
         # `total += part` under no_grad: a number or a graph-free tensor stays graph-free
         keeps_no_graph = self.context.in_no_grad and previous in (_NO_GRAPH, _NUMBER)
-        self._bind(node.target, _NO_GRAPH if keeps_no_graph else None)
-
-    def visit_For(self, node: cst.For) -> None:
-        self._bind(node.target, None)
-
-    def visit_WithItem(self, node: cst.WithItem) -> None:
-        if node.asname is not None:
-            self._bind(node.asname.name, None)
+        self._set_state(node.target.value, _NO_GRAPH if keeps_no_graph else None)
 
     # ----------------------------------------------------------------- calls
     def visit_Call(self, node: cst.Call) -> None:
-        if not self.context.in_no_grad:
+        receiver_method = method_call(node)
+        if receiver_method is not None and receiver_method[1] == "requires_grad_" and isinstance(receiver_method[0], cst.Name):
+            self._set_state(receiver_method[0].value, None)  # made a leaf that requires grad
             return
         roots = self._autograd_roots(node)
-        if roots and any(self._without_graph(root) for root in roots):
+        graph_free = next((root for root in roots if self._without_graph(root)), None)
+        if graph_free is None:
+            return
+        if self.context.in_no_grad:
             self.report(node)
+            return
+        origin = self._origin(graph_free)
+        if origin is not None:
+            self.report(node, _COMPUTED_EARLIER.format(name=origin[0], line=self.context.line_of(origin[1])))
+
+    def _origin(self, expression: cst.BaseExpression) -> tuple[str, cst.CSTNode] | None:
+        """The name a graph-free value was read from and the statement that bound it."""
+        while not isinstance(expression, cst.Name):
+            receiver_method = method_call(expression) if isinstance(expression, cst.Call) else None
+            if receiver_method is not None:
+                expression = receiver_method[0]
+            elif isinstance(expression, (cst.Attribute, cst.Subscript, cst.NamedExpr)):
+                expression = expression.value
+            else:
+                return None
+        binding = self._binding(expression.value)
+        return (expression.value, binding.node) if binding is not None else None
 
     def _autograd_roots(self, call: cst.Call) -> list[cst.BaseExpression]:
         """The tensors a backward pass would start from (empty when this is not one)."""
