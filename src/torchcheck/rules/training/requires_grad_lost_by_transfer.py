@@ -1,10 +1,13 @@
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import libcst as cst
 
 from torchcheck.lint import torch_api
-from torchcheck.lint.context import Kind, has_star_kwargs, keyword_argument, method_call
+from torchcheck.lint.context import Kind, LintContext, has_star_kwargs, keyword_argument, method_call
 from torchcheck.lint.edits import keyword, with_keyword_appended
+from torchcheck.lint.flow import BoundName
 from torchcheck.lint.rule import FixSafety, Invalid, Rule, Valid
 from torchcheck.rules.devices.transfer_after_construction import is_device_expression
 
@@ -16,8 +19,29 @@ _TRANSFER_METHODS = frozenset({"to", "cuda", *_CAST_METHODS})
 _FLOAT32 = frozenset({"torch.float32", "torch.float"})
 _DROPPED_KEYWORDS = frozenset({"non_blocking", "copy"})  # meaningless when constructing in place
 
+# A re-binding `x = x.cuda()` may also cast with `.float()` (a copy unless already float32)
+# and `.type(...)`; `.cpu()` returns a CPU leaf itself.
+_REBINDING_METHODS = _TRANSFER_METHODS | {"float", "type"}
+# Calls on the re-bound name after which its `.grad` is what the code asked for, or at least
+# the code shows it thought about it: `x.retain_grad()`, `x.requires_grad_()`.
+_REQUIRES_GRAD_AGAIN = frozenset({"requires_grad_", "retain_grad"})
+
+_REBOUND = (
+    "`{name}` was made a tensor that requires grad at line {line}; re-binding it to a moved or cast copy "
+    "leaves a non-leaf whose `.grad` stays `None`"
+)
+
 # (keyword, value) pairs to move into the factory; None where no fix can be built.
 _Moves = list[tuple[str, cst.BaseExpression]] | None
+
+
+@dataclass(frozen=True)
+class _Rebinding:
+    """`x = x.cuda()` that replaces the leaf ``name`` made at ``leaf`` by a non-leaf copy."""
+
+    node: cst.Assign
+    name: str
+    leaf: cst.CSTNode
 
 
 def _is_true(argument: cst.Arg | None) -> bool:
@@ -34,7 +58,11 @@ class RequiresGradLostByTransfer(Rule):
     Checks for a tensor created with `requires_grad=True` (or made a parameter) and then
     moved or cast in the same expression: `torch.randn(3, requires_grad=True).to(device)`,
     `.cuda()`, `.double()`, `.half()`, `torch.zeros(3).requires_grad_().cuda()`,
-    `nn.Parameter(w).cuda()`.
+    `nn.Parameter(w).cuda()` - or in a later statement that re-binds the name to the copy:
+    `x = torch.randn(3, requires_grad=True)` (or `x.requires_grad = True`) followed by
+    `x = x.cuda()`, `x = x.to(device)`, `x = x.double()`, `x = x.type(...)`, or `x = x.float()`
+    on a tensor made in another dtype. The re-binding is reported and the finding names the
+    line that made the leaf.
 
     ## Why is this bad?
     The leaf tensor that requires grad is the one the factory built, on the CPU. `.to()` /
@@ -43,7 +71,10 @@ class RequiresGradLostByTransfer(Rule):
     warns when `.grad` is read), and an optimizer given the copy raises "can't optimize a
     non-leaf Tensor"; `nn.Parameter(...).cuda()` is no longer a parameter, so the module
     never registers it. Create the tensor where and as it will be used: pass `device=` and
-    `dtype=` to the factory.
+    `dtype=` to the factory. A re-binding is not reported when the code then calls
+    `x.retain_grad()` or `x.requires_grad_()` on the copy, or builds the copy with
+    `.requires_grad_()` (`x = x.detach().to(device).requires_grad_()`), or when the factory
+    already passed the `device=`/`dtype=` the call sets (it may return the leaf itself).
 
     ## Example
     ```python
@@ -69,7 +100,8 @@ class RequiresGradLostByTransfer(Rule):
     safe: the tensor gets the same values, device and dtype, and is now the leaf that
     accumulates gradients - which is what `requires_grad=True` asked for. It is not offered
     when the factory passes `**kwargs` or already sets the keyword, when `.to()` copies the
-    device and dtype of another tensor, or for `nn.Parameter(...)`.
+    device and dtype of another tensor, for `nn.Parameter(...)`, or for a re-binding in a
+    later statement (the leaf and the copy are both in use between them).
 
     ## References
     - [Autograd mechanics: leaf tensors and `requires_grad`](https://pytorch.org/docs/stable/notes/autograd.html#setting-requires-grad)
@@ -117,8 +149,50 @@ def build(requires_grad):
     return torch.randn(3, requires_grad=requires_grad).to(device)
 """
         ),
+        Valid(
+            """
+import torch
+import torch.nn as nn
+
+def leaves(device, data):
+    w = torch.randn(3, requires_grad=True)
+    w = w.to(device).requires_grad_()
+    v = torch.randn(3, requires_grad=True)
+    v = v.detach().to(device).requires_grad_(True)
+    u = torch.randn(3, requires_grad=True)
+    p = nn.Parameter(u.to(device))
+    a = torch.randn(3, requires_grad=True)
+    a = a.to(device)
+    a.retain_grad()
+    e = torch.randn(3, requires_grad=True, device=device)
+    e = e.to(device)
+    d = torch.randn(3, requires_grad=True)
+    d = d.float()
+    if data is None:
+        data = torch.randn(3, requires_grad=True)
+    data = data.cuda()
+    return w, v, p, a, e, d, data
+"""
+        ),
     )
     INVALID = (
+        Invalid(
+            """
+import torch
+import torch.nn as nn
+
+def fit(device, inputs, targets):
+    x = torch.randn(3, requires_grad=True)
+    x = x.to(device)  # TCK108
+    scale = torch.ones(1, requires_grad=True, dtype=torch.float64)
+    scale = scale.float()  # TCK108
+    inputs.requires_grad = True
+    inputs, targets = inputs.cuda(), targets.cuda()  # TCK108
+    weight = nn.Parameter(torch.ones(3))
+    weight = weight.type(torch.cuda.FloatTensor)  # TCK108
+    return x, scale, inputs, targets, weight
+"""
+        ),
         Invalid(
             """
 import torch
@@ -159,8 +233,94 @@ class Scale(nn.Module):
         ),
     )
 
+    def __init__(self, context: LintContext) -> None:
+        super().__init__(context)
+        self._made_leaf: set[tuple[cst.CSTNode, str]] = set()  # `x.requires_grad = True` on a binding
+        self._rebindings: list[_Rebinding] = []
+        self._excused: set[tuple[cst.CSTNode, str]] = set()
+
+    # ------------------------------------------------ across statements: `x = x.cuda()`
+    # The rules see a binding statement before the flow records it, so the names its value
+    # reads still resolve to the bindings that reach it.
+    def leave_Assign(self, node: cst.Assign) -> None:
+        for target, value in _target_values(node):
+            if isinstance(target, cst.Attribute) and target.attr.value == "requires_grad" and _is_true_value(value):
+                self._mark(target.value, "requires_grad_")
+            elif isinstance(target, cst.Name) and isinstance(value, cst.Call):
+                self._check_rebinding(node, target.value, value)
+
+    def _check_rebinding(self, node: cst.Assign, name: str, value: cst.Call) -> None:
+        chain = _transfer_chain(value, name)
+        if not chain:
+            return
+        binding = self.context.flow.reaching_binding(name)
+        if binding is None:
+            return
+        factory = self._factory_of(binding, name)
+        if factory is None and (binding.node, name) not in self._made_leaf and not self._is_parameter(binding, name):
+            return
+        if any(self._copies(call, method, factory) for call, method in chain):
+            self._rebindings.append(_Rebinding(node, name, binding.node))
+
+    def _mark(self, receiver: cst.BaseExpression, method: str) -> None:
+        """``x.requires_grad_()`` / ``x.retain_grad()`` / ``x.requires_grad = True`` on a name."""
+        if not isinstance(receiver, cst.Name):
+            return
+        binding = self.context.flow.reaching_binding(receiver.value)
+        if binding is None:
+            return
+        self._excused.add((binding.node, receiver.value))
+        if method == "requires_grad_":
+            self._made_leaf.add((binding.node, receiver.value))
+
+    def _factory_of(self, binding: BoundName, name: str) -> cst.Call | None:
+        value = _bound_value(binding, name)
+        if not isinstance(value, cst.Call):
+            return None
+        factory, _ = self._leaf_factory(value)
+        return factory
+
+    def _is_parameter(self, binding: BoundName, name: str) -> bool:
+        value = _bound_value(binding, name)
+        return (
+            isinstance(value, cst.Call)
+            and self.context.call_name(value) in _PARAMETERS
+            and not _is_false(keyword_argument(value, "requires_grad"))
+        )
+
+    def _copies(self, call: cst.Call, method: str, factory: cst.Call | None) -> bool:
+        """Whether ``call`` (a link of ``x.cuda().double()``) returns a copy of the leaf. Where
+        the factory already chose the device or dtype the call sets, it may return the leaf."""
+        chose = {name for name in ("device", "dtype") if factory is not None and keyword_argument(factory, name)}
+        if method == "float":
+            dtype = keyword_argument(factory, "dtype") if factory is not None else None
+            return dtype is not None and not call.args and self.context.qualified_name(dtype.value) not in _FLOAT32
+        if method == "type":
+            if len(call.args) != 1 or call.args[0].keyword is not None or call.args[0].star or chose:
+                return False  # `x.type()` returns a string
+            return self.context.qualified_name(call.args[0].value) not in _FLOAT32
+        if method in _CAST_METHODS:
+            return not call.args and "dtype" not in chose
+        if method == "cuda":
+            return "device" not in chose
+        moves = self._moves(call, method, factory)
+        if moves is None:
+            return not chose
+        return any(name not in chose for name, _ in moves)
+
+    def leave_Module(self, node: cst.Module) -> None:
+        for rebinding in self._rebindings:
+            if (rebinding.node, rebinding.name) in self._excused:
+                continue
+            line = self.context.line_of(rebinding.leaf)
+            self.report(rebinding.node, _REBOUND.format(name=rebinding.name, line=line))
+
+    # ------------------------------------------------ in one expression: `torch.randn(...).cuda()`
     def visit_Call(self, node: cst.Call) -> None:
         receiver_method = method_call(node)
+        if receiver_method is not None and receiver_method[1] in _REQUIRES_GRAD_AGAIN:
+            if not (node.args and _is_false(node.args[0])):
+                self._mark(receiver_method[0], receiver_method[1])
         if receiver_method is None or receiver_method[1] not in _TRANSFER_METHODS:
             return
         source, method = receiver_method
@@ -266,6 +426,48 @@ class Scale(nn.Module):
         if isinstance(expression, cst.Name) and self.context.qualified_name(expression) == "torch":
             return expression.value
         return None
+
+
+def _is_true_value(expression: cst.BaseExpression | None) -> bool:
+    return isinstance(expression, cst.Name) and expression.value == "True"
+
+
+def _target_values(node: cst.Assign) -> list[tuple[cst.BaseExpression, cst.BaseExpression | None]]:
+    """Each assigned target with its value; ``a, b = a.cuda(), b.cuda()`` pairs them up."""
+    pairs: list[tuple[cst.BaseExpression, cst.BaseExpression | None]] = []
+    for target in (assign_target.target for assign_target in node.targets):
+        value = node.value
+        if isinstance(target, (cst.Tuple, cst.List)) and isinstance(value, (cst.Tuple, cst.List)):
+            if len(target.elements) == len(value.elements):
+                pairs.extend((mine.value, theirs.value) for mine, theirs in zip(target.elements, value.elements))
+                continue
+        pairs.append((target, value))
+    return pairs
+
+
+def _bound_value(binding: BoundName, name: str) -> cst.BaseExpression | None:
+    """The value ``binding`` gave ``name``, also for one name of ``a, b = x, y``."""
+    if binding.value is not None or not isinstance(binding.node, cst.Assign):
+        return binding.value
+    for target, value in _target_values(binding.node):
+        if isinstance(target, cst.Name) and target.value == name:
+            return value
+    return None
+
+
+def _transfer_chain(value: cst.Call, name: str) -> list[tuple[cst.Call, str]]:
+    """The moves and casts of ``name.cuda().double()``, innermost first; [] when ``value`` is
+    anything else (``name.detach().cuda()``, ``other.cuda()``, ``name.cuda().requires_grad_()``)."""
+    chain: list[tuple[cst.Call, str]] = []
+    expression: cst.BaseExpression = value
+    while isinstance(expression, cst.Call):
+        receiver_method = method_call(expression)
+        if receiver_method is None or receiver_method[1] not in _REBINDING_METHODS:
+            return []
+        chain.append((expression, receiver_method[1]))
+        expression = receiver_method[0]
+    is_name = isinstance(expression, cst.Name) and expression.value == name
+    return chain[::-1] if is_name else []
 
 
 def _with_keywords(factory: cst.Call, moves: list[tuple[str, cst.BaseExpression]]) -> cst.Call | None:
