@@ -3,8 +3,8 @@ from __future__ import annotations
 import libcst as cst
 
 from torchcheck.lint.context import LintContext, argument_for, has_star_kwargs, keyword_argument
-from torchcheck.lint.flow import Branch
 from torchcheck.lint.edits import keyword, with_keyword_appended
+from torchcheck.lint.flow import Branch
 from torchcheck.lint.rule import FixSafety, Invalid, Valid
 from torchcheck.rules.modules._common import ModuleClassRule
 
@@ -116,7 +116,7 @@ class FunctionalDropoutIgnoresMode(ModuleClassRule):
     message = "Functional dropout without `training=` stays on after `model.eval()`; pass `training=self.training`"
     fix_title = "Pass `training=self.training`"
     fix_safety = FixSafety.SAFE
-    required_text = ("dropout",)
+    required_text = ("dropout", "Dropout")  # F.dropout / dropout_p=, nn.Dropout(p)(x)
 
     VALID = (
         Valid(
@@ -260,6 +260,15 @@ class Attention(nn.Module):
         p = self.p
         x = F.scaled_dot_product_attention(q, k, v, None, p)  # TCK604
         return nn.Dropout(self.p)(x)  # TCK604
+"""
+        ),
+        Invalid(
+            """
+from torch import nn
+class Head(nn.Module):
+    def forward(self, x):
+        drop = nn.Dropout(0.5)
+        return drop(x)  # TCK604
 """
         ),
     )
