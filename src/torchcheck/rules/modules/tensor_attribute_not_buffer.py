@@ -347,8 +347,10 @@ class Embedding(nn.Module):
         return not _LEAVING_TENSORS.intersection(methods) and self._helper_returns_tensor(root)
 
     def _helper_returns_tensor(self, call: cst.Call) -> bool:
+        """A function of this file whose summary returns a tensor. One known to be a tensor
+        only through ``.transpose()``/``.T`` is left out: NumPy arrays have those too."""
         summary = self.context.call_summary(call)
-        return summary is not None and summary.returns.kind in TENSOR_KINDS
+        return summary is not None and summary.returns.kind in TENSOR_KINDS and not summary.returns.non_contiguous
 
     def visit_Assign(self, node: cst.Assign) -> None:
         for target in node.targets:
