@@ -95,3 +95,47 @@ def test_a_copy_made_the_leaf_after_the_cast_is_silent_and_gets_its_gradient() -
     assert _findings(COPY_MADE_A_LEAF, "TCK108") == []
     gradient = _run(COPY_MADE_A_LEAF)["scale"].grad  # type: ignore[attr-defined]
     assert gradient.tolist() == [0.0, 1.0, 2.0]
+
+
+# ---------------------------------------------------------------- TCK705 view-after-transpose
+SCALED_AFTER_TRANSPOSE = """
+import torch
+
+attn = torch.randn(2, 4, 5, 8)  # (batch, heads, tokens, head_dim)
+context = attn.transpose(1, 2)
+context = context * 0.125
+merged = context.view(2, 5, -1)
+"""
+SOFTMAX_AFTER_TRANSPOSE = """
+import torch
+
+attn = torch.randn(2, 4, 5, 8)
+context = attn.transpose(1, 2)
+probabilities = context.softmax(-1)
+merged = probabilities.view(2, 5, -1)
+"""
+CLONE_AFTER_TRANSPOSE = """
+import torch
+
+attn = torch.randn(2, 4, 5, 8)
+context = attn.transpose(1, 2)
+copy = context.clone()
+merged = copy.view(2, 5, -1)
+"""
+
+
+def test_a_view_of_a_transposed_value_scaled_in_an_earlier_statement_is_reported_and_raises() -> None:
+    assert [line for line, _ in _findings(SCALED_AFTER_TRANSPOSE, "TCK705")] == [7]
+    with pytest.raises(RuntimeError, match="view size is not compatible"):
+        _run(SCALED_AFTER_TRANSPOSE)
+
+
+def test_a_clone_keeps_the_transposed_strides_so_its_view_is_reported_and_raises() -> None:
+    assert [line for line, _ in _findings(CLONE_AFTER_TRANSPOSE, "TCK705")] == [7]
+    with pytest.raises(RuntimeError, match="view size is not compatible"):
+        _run(CLONE_AFTER_TRANSPOSE)
+
+
+def test_a_softmax_in_between_returns_a_contiguous_tensor_so_the_view_is_silent_and_works() -> None:
+    assert _findings(SOFTMAX_AFTER_TRANSPOSE, "TCK705") == []
+    assert _run(SOFTMAX_AFTER_TRANSPOSE)["merged"].shape == (2, 5, 32)  # type: ignore[attr-defined]

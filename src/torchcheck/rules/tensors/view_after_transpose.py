@@ -3,11 +3,26 @@ from __future__ import annotations
 import libcst as cst
 
 from torchcheck.lint import torch_api
-from torchcheck.lint.context import Kind
+from torchcheck.lint.context import Kind, dotted_name
+from torchcheck.lint.flow import BoundName
 from torchcheck.lint.rule import FixSafety, Invalid, Rule, Valid
 
 _SWAPPING_METHODS = frozenset({"transpose", "swapaxes", "swapdims"})
 _TRANSPOSING_ATTRIBUTES = frozenset({"T", "mT", "H", "mH"})
+
+# Methods whose result has the strides of their receiver (PyTorch 2.13, checked on a permuted
+# 4-D tensor: elementwise results keep its memory order, and `clone()` preserves it too),
+# given literal arguments. `softmax`, `contiguous`, `reshape`, `matmul` and `torch.cat`
+# return contiguous results and are not here.
+_KEEPS_STRIDES = frozenset(
+    {
+        "float", "double", "half", "bfloat16", "abs", "neg", "exp", "log", "sigmoid", "tanh", "relu",
+        "sqrt", "rsqrt", "sign", "clone", "detach", "eq", "ne", "gt", "lt", "ge", "le", "mul", "add",
+        "sub", "div", "pow", "clamp",
+    }
+)
+# How many earlier statements a layout is followed back through.
+_MAX_STATEMENTS = 8
 
 
 class ViewAfterTranspose(Rule):
@@ -19,6 +34,14 @@ class ViewAfterTranspose(Rule):
     `-1` that merges the dimensions after a transposed pair (`(B, H, T, D)` transposed to
     `(B, T, H, D)` and viewed as `(B, T, -1)`). Views that only split dimensions, or merge
     dimensions that stay adjacent, are valid and not reported.
+
+    The transposed value is followed through operations that keep its strides - elementwise
+    methods and arithmetic with a number (`* 2`, `.float()`, `.eq(0)`, `.relu()`, `.clone()`,
+    which preserves the memory order), `expand_as`, basic slicing (`a[:, 1:]`) - and through
+    earlier statements of the same function that bound the names it reads
+    (`a = x.transpose(1, 2)`, `b = a * 2`, then `b.view(...)`). `.contiguous()`, `.reshape()`,
+    `softmax`, a matrix product or `torch.cat` in between return contiguous results, and a
+    re-binding in a branch that may not have run stops the search.
 
     ## Why is this bad?
     Transposing does not move data; it returns a non-contiguous view with swapped strides.
@@ -100,8 +123,51 @@ def project(self, value, query, bsz, tgt_len, feat, feat_size):
     return value, weights, grid, windows
 """
         ),
+        Valid(
+            """
+import torch
+
+def merge(x, y, batch, masked):
+    a = x.permute(0, 2, 1, 3)
+    b = a.contiguous()
+    b.view(batch, -1)
+    c = a.softmax(-1)
+    c.view(batch, -1)
+    d = torch.cat([a, a])
+    d.view(batch, -1)
+    e = a @ y
+    e.view(batch, -1)
+    f = a[:, 0]
+    f.view(batch, -1)
+    if masked:
+        a = a.contiguous()
+    a.view(batch, -1)
+"""
+        ),
     )
     INVALID = (
+        Invalid(
+            """
+def merge_heads(attn, mask, batch, seq_len):
+    context = attn.transpose(1, 2)
+    scaled = context * 0.5
+    scaled.view(batch, seq_len, -1)  # TCK705
+    keep = context.float().eq(0).expand_as(mask)
+    keep.view(batch, -1)  # TCK705
+    copy = context[:, 1:].clone()
+    return copy.view(batch, -1)  # TCK705
+""",
+            expected_replacement="""
+def merge_heads(attn, mask, batch, seq_len):
+    context = attn.transpose(1, 2)
+    scaled = context * 0.5
+    scaled.reshape(batch, seq_len, -1)  # TCK705
+    keep = context.float().eq(0).expand_as(mask)
+    keep.reshape(batch, -1)  # TCK705
+    copy = context[:, 1:].clone()
+    return copy.reshape(batch, -1)  # TCK705
+""",
+        ),
         Invalid(
             """
 def merge_heads(attn, batch, seq_len):
@@ -148,9 +214,9 @@ class Attention:
         func = node.func
         if not isinstance(func, cst.Attribute) or func.attr.value != "view" or not node.args:
             return
-        layout = _contiguous_runs(func.value)
-        if layout is None:
-            return
+        layout = self._layout(func.value, None, _MAX_STATEMENTS)
+        if layout is None or layout[0] < 2:
+            return  # not a transpose, or the identity permutation
         runs, rank_known = layout
         dimensions = self._view_dimensions(node)
         if dimensions is None:
@@ -162,6 +228,64 @@ class Attention:
         merges_hidden = not rank_known and dimensions == runs and _is_minus_one(node.args[-1].value)
         if dimensions < runs or merges_hidden:
             self.report(node, replacement=cst.Name("reshape"), replace_target=func.attr)
+
+    def _layout(self, expression: cst.BaseExpression, reader: BoundName | None, budget: int) -> tuple[int, bool] | None:
+        """The least number of runs of memory-adjacent dimensions of ``expression`` and whether
+        its rank is known, when it is a transpose of a tensor taken as contiguous - directly, or
+        through elementwise operations, basic slicing and the earlier statements that bound the
+        names it reads (``a = x.transpose(1, 2); b = a * 2``); None when not known to be one."""
+        transposed = _runs(expression)
+        if transposed is not None:
+            source = _transposed_source(expression)
+            if source is not None and budget > 0 and self._layout(source, reader, budget - 1) is not None:
+                return None  # a transpose of a transpose: the layout is not followed
+            return transposed
+        if budget == 0:
+            return None
+        if isinstance(expression, cst.Name):
+            binding = self.context.flow.reaching_binding(expression.value, reader)
+            if binding is None or binding.value is None or not isinstance(binding.node, cst.Assign):
+                return None
+            return self._layout(binding.value, binding, budget - 1)
+        source = self._strides_source(expression)
+        if source is None:
+            return None
+        layout = self._layout(source, reader, budget - 1)
+        if layout is not None and _expands(expression):
+            # expand_as may add leading dimensions: only the strict comparison stays sound
+            return layout[0], True
+        return layout
+
+    def _strides_source(self, expression: cst.BaseExpression) -> cst.BaseExpression | None:
+        """The operand whose strides ``expression`` keeps: ``a * 2``, ``-a``, ``a == 0``,
+        ``a.float()``, ``a.eq(0)``, ``a.expand_as(b)``, ``a[:, 1:]``; None for anything else."""
+        if isinstance(expression, cst.BinaryOperation):
+            if _is_number(expression.right):
+                return expression.left
+            return expression.right if _is_number(expression.left) else None
+        if isinstance(expression, cst.UnaryOperation) and isinstance(expression.operator, cst.Minus):
+            return expression.expression
+        if isinstance(expression, cst.Comparison):
+            one = len(expression.comparisons) == 1
+            return expression.left if one and _is_number(expression.comparisons[0].comparator) else None
+        if isinstance(expression, cst.Subscript):
+            return expression.value if _is_basic_slicing(expression) else None
+        if isinstance(expression, cst.Call) and isinstance(expression.func, cst.Attribute):
+            method = expression.func.attr.value
+            if method == "expand_as" and len(expression.args) == 1:
+                return expression.func.value
+            if method == "to" and self._casts_only(expression):
+                return expression.func.value
+            if method in _KEEPS_STRIDES and all(not argument.star and _is_number(argument.value) for argument in expression.args):
+                return expression.func.value
+        return None
+
+    def _casts_only(self, call: cst.Call) -> bool:
+        """``a.to(torch.float16)``: a dtype conversion, which keeps the strides."""
+        if len(call.args) != 1 or call.args[0].star:
+            return False
+        keyword = call.args[0].keyword
+        return (keyword is None or keyword.value == "dtype") and self.context.kind_of(call.args[0].value) is Kind.DTYPE
 
     def _view_dimensions(self, call: cst.Call) -> int | None:
         """How many dimensions ``view(...)`` asks for, or None if unknown (or a dtype)."""
@@ -204,14 +328,41 @@ def _is_minus_one(value: cst.BaseExpression) -> bool:
     return _integer(value) == -1
 
 
-def _contiguous_runs(expression: cst.BaseExpression) -> tuple[int, bool] | None:
-    """The least number of runs of memory-adjacent dimensions in the transposed result
-    (for a contiguous input) and whether the rank is known; None if ``expression`` is not
-    a transpose whose dimensions can be read."""
-    layout = _runs(expression)
-    if layout is None or layout[0] < 2:
-        return None  # not a transpose, or the identity permutation
-    return layout
+def _is_number(value: cst.BaseExpression) -> bool:
+    if isinstance(value, cst.UnaryOperation):
+        value = value.expression
+    return isinstance(value, (cst.Integer, cst.Float)) or dotted_name(value) in ("True", "False")
+
+
+def _expands(expression: cst.BaseExpression) -> bool:
+    return isinstance(expression, cst.Call) and isinstance(expression.func, cst.Attribute) and expression.func.attr.value == "expand_as"
+
+
+def _is_basic_slicing(subscript: cst.Subscript) -> bool:
+    """``a[:, 1:]``, ``a[..., :n]``: slices keep every dimension and its stride. An integer
+    index drops one (and may leave a contiguous result); a slice of one element leaves a
+    dimension of size 1, which any view can merge."""
+    for element in subscript.slice:
+        index = element.slice
+        if isinstance(index, cst.Index):
+            if not (isinstance(index.value, cst.Ellipsis) and index.star is None):
+                return False
+        elif isinstance(index, cst.Slice):
+            lower, upper = (_integer(bound) if bound is not None else None for bound in (index.lower, index.upper))
+            if lower is not None and upper is not None and upper - lower <= 1:
+                return False
+            if index.lower is None and upper is not None and upper <= 1:
+                return False
+    return True
+
+
+def _transposed_source(expression: cst.BaseExpression) -> cst.BaseExpression | None:
+    """What a transpose (``x.transpose(1, 2)``, ``x.T``) is applied to."""
+    if isinstance(expression, cst.Attribute):
+        return expression.value
+    if isinstance(expression, cst.Call) and isinstance(expression.func, cst.Attribute):
+        return expression.func.value
+    return None
 
 
 def _runs(expression: cst.BaseExpression) -> tuple[int, bool] | None:
