@@ -5,6 +5,7 @@ from dataclasses import dataclass
 import libcst as cst
 
 from torchcheck.lint.context import LintContext, source_text
+from torchcheck.lint.flow import Event
 from torchcheck.lint.rule import Invalid, Rule, Valid
 
 _BENCHMARK = "torch.backends.cudnn.benchmark"
@@ -16,33 +17,14 @@ _ACROSS_FUNCTIONS = (
     "which runs in the same program"
 )
 
-# (if statement, branch index): the branches a statement sits in, outermost first
-_Branches = tuple[tuple[cst.If, int], ...]
-
-
-@dataclass(frozen=True)
-class _Setting:
-    node: cst.CSTNode
-    scope: cst.CSTNode | None  # the enclosing function or class; None at module level
-    branches: _Branches
-    order: int  # walk order, to tell what runs after what within one scope
-
 
 @dataclass(frozen=True)
 class _Reference:
-    """A top-level function named in a scope: called (``main_worker(...)``) or handed on to
-    be called (``mp.spawn(main_worker, ...)``)."""
+    """A top-level function named in a function (or at module level): called
+    (``main_worker(...)``) or handed on to be called (``mp.spawn(main_worker, ...)``)."""
 
-    scope: cst.CSTNode | None
+    event: Event  # where the name is, in the flow (its function is the caller)
     function: cst.FunctionDef
-    branches: _Branches
-    order: int
-
-
-def _exclusive(first: _Branches, second: _Branches) -> bool:
-    """The two statements sit in different branches of one ``if``: never both run."""
-    taken = dict(first)
-    return any(if_node in taken and taken[if_node] != index for if_node, index in second)
 
 
 def _is_true(expression: cst.BaseExpression) -> bool:
@@ -193,6 +175,24 @@ def main(seed):
     torch.backends.cudnn.benchmark = False
 """
         ),
+        Valid(
+            """
+import torch.backends.cudnn as cudnn
+
+def setup(args):
+    if args.deterministic:
+        cudnn.deterministic = True
+    else:
+        cudnn.benchmark = True
+
+def main(args):
+    match args.mode:
+        case "reproducible":
+            cudnn.deterministic = True
+        case _:
+            setup(args)
+"""
+        ),
     )
     INVALID = (
         Invalid(
@@ -237,6 +237,18 @@ def main_worker(gpu, args):
         ),
         Invalid(
             """
+import torch.backends.cudnn as cudnn
+
+def main():
+    cudnn.deterministic = True
+    main_worker()
+
+def main_worker():
+    cudnn.benchmark = True  # TCK501
+"""
+        ),
+        Invalid(
+            """
 import torch
 
 def seed_everything(seed):
@@ -255,77 +267,18 @@ def main():
 
     def __init__(self, context: LintContext) -> None:
         super().__init__(context)
-        self._scopes: list[cst.CSTNode] = []
-        self._branch_of: dict[cst.CSTNode, tuple[cst.If, int]] = {}
-        self._branches: list[tuple[cst.If, int]] = []
-        self._fast: list[_Setting] = []  # benchmark = True
-        self._slow: list[_Setting] = []  # benchmark = False
-        self._deterministic: list[_Setting] = []
+        self._fast: list[Event] = []  # benchmark = True
+        self._slow: list[Event] = []  # benchmark = False
+        self._deterministic: list[Event] = []
         self._functions: dict[str, cst.FunctionDef] = {}  # top level, by name
         self._references: list[_Reference] = []
         self._not_references: set[cst.Name] = set()  # attribute and keyword names, def names
-        self._order = 0
 
-    # ------------------------------------------------------------ where a statement sits
     def visit_Module(self, node: cst.Module) -> None:
         for statement in node.body:
             if isinstance(statement, cst.FunctionDef):
                 self._functions[statement.name.value] = statement
                 self._not_references.add(statement.name)
-
-    def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
-        self._scopes.append(node)
-
-    def leave_FunctionDef(self, node: cst.FunctionDef) -> None:
-        self._scopes.pop()
-
-    def visit_ClassDef(self, node: cst.ClassDef) -> None:
-        self._scopes.append(node)
-
-    def leave_ClassDef(self, node: cst.ClassDef) -> None:
-        self._scopes.pop()
-
-    def visit_If(self, node: cst.If) -> None:
-        self._enter_branch(node)  # an `elif` is the else branch of the `if` above it
-        self._branch_of[node.body] = (node, 0)
-        if isinstance(node.orelse, cst.Else):
-            self._branch_of[node.orelse.body] = (node, 1)
-        elif isinstance(node.orelse, cst.If):
-            self._branch_of[node.orelse] = (node, 1)
-
-    def leave_If(self, node: cst.If) -> None:
-        self._leave_branch(node)
-
-    def visit_IndentedBlock(self, node: cst.IndentedBlock) -> None:
-        self._enter_branch(node)
-
-    def leave_IndentedBlock(self, node: cst.IndentedBlock) -> None:
-        self._leave_branch(node)
-
-    def visit_SimpleStatementSuite(self, node: cst.SimpleStatementSuite) -> None:
-        self._enter_branch(node)
-
-    def leave_SimpleStatementSuite(self, node: cst.SimpleStatementSuite) -> None:
-        self._leave_branch(node)
-
-    def _enter_branch(self, node: cst.CSTNode) -> None:
-        branch = self._branch_of.get(node)
-        if branch is not None:
-            self._branches.append(branch)
-
-    def _leave_branch(self, node: cst.CSTNode) -> None:
-        if self._branch_of.pop(node, None) is not None:
-            self._branches.pop()
-
-    def _scope(self) -> cst.CSTNode | None:
-        return self._scopes[-1] if self._scopes else None
-
-    def _next(self) -> int:
-        self._order += 1
-        return self._order
-
-    def _setting(self, node: cst.CSTNode) -> _Setting:
-        return _Setting(node, self._scope(), tuple(self._branches), self._next())
 
     # ------------------------------------------------------------ references to functions
     def visit_Attribute(self, node: cst.Attribute) -> None:
@@ -337,12 +290,13 @@ def main():
 
     def visit_Name(self, node: cst.Name) -> None:
         function = self._functions.get(node.value)
-        if function is None or node in self._not_references or function is self._scope():
+        flow = self.context.flow
+        if function is None or node in self._not_references or function is flow.function:
             return
-        binding = self.context.flow.last_binding(node.value)
+        binding = flow.last_binding(node.value)
         if binding is not None and binding.node is not function:
             return  # the name means something else here (a parameter, a local)
-        self._references.append(_Reference(self._scope(), function, tuple(self._branches), self._next()))
+        self._references.append(_Reference(flow.event(node), function))
 
     # ------------------------------------------------------------ the settings
     def visit_Assign(self, node: cst.Assign) -> None:
@@ -351,92 +305,98 @@ def main():
                 continue
             name = self.context.qualified_name(target.target)
             if name == _BENCHMARK and _is_true(node.value):
-                self._fast.append(self._setting(node))
+                self._fast.append(self.context.flow.event(node))
             elif name == _BENCHMARK and _is_false(node.value):
-                self._slow.append(self._setting(node))
+                self._slow.append(self.context.flow.event(node))
             elif name == _DETERMINISTIC_FLAG and _is_true(node.value):
-                self._deterministic.append(self._setting(node))
+                self._deterministic.append(self.context.flow.event(node))
 
     def visit_Call(self, node: cst.Call) -> None:
         if not node.args or self.context.call_name(node) not in _DETERMINISTIC_CALLS:
             return
         mode = node.args[0]
         if (mode.keyword is None or mode.keyword.value == "mode") and _is_true(mode.value):
-            self._deterministic.append(self._setting(node))
+            self._deterministic.append(self.context.flow.event(node))
 
     # ------------------------------------------------------------ decision at the end
     def leave_Module(self, node: cst.Module) -> None:
         for fast in self._fast:
-            same_scope = [deterministic for deterministic in self._deterministic if deterministic.scope is fast.scope]
-            if any(self._conflicts(fast, deterministic) for deterministic in same_scope):
+            if any(self._conflicts(fast, deterministic) for deterministic in self._deterministic):
                 self.report(fast.node)
                 continue
-            across = next((d for d in self._deterministic if d.scope is not fast.scope and self._conflicts_across(fast, d)), None)
+            across = next(
+                (d for d in self._deterministic if d.function is not fast.function and self._conflicts_across(fast, d)), None
+            )
             if across is not None:
                 self.report(fast.node, self._across_message(across))
 
-    def _conflicts(self, fast: _Setting, deterministic: _Setting) -> bool:
-        if fast.scope is not deterministic.scope or _exclusive(fast.branches, deterministic.branches):
+    def _conflicts(self, fast: Event, deterministic: Event) -> bool:
+        if fast.function is not deterministic.function or fast.exclusive_with(deterministic):
             return False
         return not self._chosen(deterministic)
 
-    def _chosen(self, deterministic: _Setting, after: int = 0) -> bool:
+    def _chosen(self, deterministic: Event, after: int = 0) -> bool:
         """`benchmark = False` wherever the deterministic setting runs (after ``after``): the code chose."""
         return any(
-            slow.scope is deterministic.scope and slow.order > after and not _exclusive(slow.branches, deterministic.branches)
+            slow.function is deterministic.function and slow.order > after and not slow.exclusive_with(deterministic)
             for slow in self._slow
         )
 
-    def _conflicts_across(self, fast: _Setting, deterministic: _Setting) -> bool:
+    def _conflicts_across(self, fast: Event, deterministic: Event) -> bool:
         """The two settings are in different functions of the module that run in one program."""
-        if not (self._is_function_scope(fast.scope) and self._is_function_scope(deterministic.scope)):
+        if not (self._is_top_level(fast.function) and self._is_top_level(deterministic.function)):
             return False
         # the deterministic function starts the fast one (main() -> mp.spawn(main_worker))
-        for reference in self._leading_to(deterministic.scope, fast.scope):
-            if not _exclusive(reference.branches, deterministic.branches) and not self._chosen(deterministic, reference.order):
+        for reference in self._leading_to(deterministic.function, fast.function):
+            if not reference.event.exclusive_with(deterministic) and not self._chosen(deterministic, reference.event.order):
                 return True
         # the fast function calls the deterministic one: fine only if that one turns benchmark off
-        for reference in self._leading_to(fast.scope, deterministic.scope):
-            if not _exclusive(reference.branches, fast.branches) and (fast.order > reference.order or not self._chosen(deterministic)):
+        for reference in self._leading_to(fast.function, deterministic.function):
+            if not reference.event.exclusive_with(fast) and (fast.order > reference.event.order or not self._chosen(deterministic)):
                 return True
         return self._called_together(fast, deterministic)
 
-    def _called_together(self, fast: _Setting, deterministic: _Setting) -> bool:
-        """A third scope calls both on one path, the deterministic one first (or without the
-        deterministic function turning benchmark off)."""
-        for caller in {reference.scope for reference in self._references}:
-            if caller is fast.scope or caller is deterministic.scope:
+    def _called_together(self, fast: Event, deterministic: Event) -> bool:
+        """A third function (or the module) calls both on one path, the deterministic one
+        first (or without the deterministic function turning benchmark off)."""
+        for caller in {reference.event.function for reference in self._references}:
+            if caller is fast.function or caller is deterministic.function:
                 continue
-            for to_fast in self._leading_to(caller, fast.scope):
-                for to_deterministic in self._leading_to(caller, deterministic.scope):
-                    if _exclusive(to_fast.branches, to_deterministic.branches):
+            for to_fast in self._leading_to(caller, fast.function):
+                for to_deterministic in self._leading_to(caller, deterministic.function):
+                    if to_fast.event.exclusive_with(to_deterministic.event):
                         continue
-                    if to_deterministic.order < to_fast.order or not self._chosen(deterministic):
+                    if to_deterministic.event.order < to_fast.event.order or not self._chosen(deterministic):
                         return True
         return False
 
-    def _is_function_scope(self, scope: cst.CSTNode | None) -> bool:
-        return scope is None or (isinstance(scope, cst.FunctionDef) and self._functions.get(scope.name.value) is scope)
+    def _is_top_level(self, function: cst.FunctionDef | None) -> bool:
+        """Module level, or a function defined there (a method's callers are not followed)."""
+        return function is None or self._functions.get(function.name.value) is function
 
-    def _leading_to(self, caller: cst.CSTNode | None, target: cst.CSTNode | None) -> list[_Reference]:
+    def _leading_to(self, caller: cst.FunctionDef | None, target: cst.FunctionDef | None) -> list[_Reference]:
         """The references in ``caller`` to functions from which ``target`` is reached."""
         if target is None:
             return []
-        return [reference for reference in self._references if reference.scope is caller and target in self._reached_from(reference.function)]
+        return [
+            reference
+            for reference in self._references
+            if reference.event.function is caller and target in self._reached_from(reference.function)
+        ]
 
-    def _reached_from(self, function: cst.FunctionDef) -> set[cst.CSTNode]:
-        reached: set[cst.CSTNode] = {function}
+    def _reached_from(self, function: cst.FunctionDef) -> set[cst.FunctionDef]:
+        reached = {function}
         pending = [function]
         while pending:
             current = pending.pop()
             for reference in self._references:
-                if reference.scope is current and reference.function not in reached:
+                if reference.event.function is current and reference.function not in reached:
                     reached.add(reference.function)
                     pending.append(reference.function)
         return reached
 
-    def _across_message(self, deterministic: _Setting) -> str:
-        scope = deterministic.scope
-        where = f"in `{scope.name.value}()`" if isinstance(scope, cst.FunctionDef) else "at module level"
+    def _across_message(self, deterministic: Event) -> str:
+        function = deterministic.function
+        where = f"in `{function.name.value}()`" if function is not None else "at module level"
         setting = " ".join(source_text(deterministic.node).split())
         return _ACROSS_FUNCTIONS.format(setting=setting, where=where, line=self.context.line_of(deterministic.node))
