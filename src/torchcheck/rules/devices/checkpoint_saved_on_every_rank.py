@@ -80,7 +80,8 @@ class CheckpointSavedOnEveryRank(Rule):
 
     ## References
     - [Getting started with DDP: save and load checkpoints on one process](https://pytorch.org/tutorials/intermediate/ddp_tutorial.html#save-and-load-checkpoints)
-    - [Saving a model with DDP from every rank corrupts the checkpoint (pytorch/pytorch#23048)](https://github.com/pytorch/pytorch/issues/23048)
+    - [Two processes save their checkpoints under the same name and some cannot be loaded (NVIDIA/apex#629)](https://github.com/NVIDIA/apex/issues/629)
+    - [Checkpoint not saved by the main process only; the file fails to load (bytedance/ibot#15)](https://github.com/bytedance/ibot/issues/15)
     """
 
     code = "TCK208"
@@ -221,10 +222,13 @@ if __name__ == "__main__":
         self._saves: list[_Save] = []
         self._uses: dict[str, list[_Use]] = {}
         self._functions: dict[Function, bool] = {}  # each function -> it sets up the process group
+        self._classes: dict[Function, cst.ClassDef | None] = {}  # each function -> the class it is a method of
+        self._distributed_classes: set[cst.ClassDef] = set()  # classes with a method that sets it up
         self._distributed = False
 
     def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
         self._functions[node] = False
+        self._classes[node] = self.context.current_class
 
     def visit_Call(self, node: cst.Call) -> None:
         qualified = self.context.qualified_name(node.func)
@@ -233,6 +237,9 @@ if __name__ == "__main__":
             self._distributed = True
             if function is not None:
                 self._functions[function] = True
+                owner = self._classes.get(function)
+                if owner is not None:
+                    self._distributed_classes.add(owner)
         if qualified == _SAVE:
             if not self._guarded(node) and not _per_rank_file(node):
                 self._saves.append(_Save(node, function))
@@ -257,7 +264,7 @@ if __name__ == "__main__":
         """Whether some run of ``function`` is not limited to one rank: it is called (or
         handed on) outside a rank check by code that itself runs on every rank; a function
         the file never runs counts only when it sets up the process group itself (a worker
-        started by a launcher)."""
+        started by a launcher), or is a method of a class that does (a trainer)."""
         if function in verdicts:
             return verdicts[function]
         verdicts[function] = False  # recursion: assume limited until a use says otherwise
@@ -265,7 +272,8 @@ if __name__ == "__main__":
             return False
         uses = self._uses.get(function.name.value, [])
         if not uses:
-            verdicts[function] = self._functions.get(function, False)
+            sets_up = self._functions.get(function, False)
+            verdicts[function] = sets_up or self._classes.get(function) in self._distributed_classes
         else:
             verdicts[function] = any(
                 not use.guarded and (use.caller is None or self._runs_on_every_rank(use.caller, verdicts))

@@ -39,7 +39,7 @@ _NOT_FORWARD = frozenset(
         "get_output_embeddings",
     }
 )
-_FOLLOWED_BINDINGS = 6  # `out = ...; loss = f(out); total = loss + ...` is followed this far
+_FOLLOWED_BINDINGS = 12  # `out = ...; loss = f(out); total = loss + ...` is followed this far
 
 
 class DdpBypassedThroughModule(Rule):
@@ -184,7 +184,8 @@ def train(net, loader, optimizer, scaler):
         found: list[cst.Call] = []
         seen: set[str] = set()
         pending: list[cst.CSTNode] = [backward]
-        while pending and len(seen) <= _FOLLOWED_BINDINGS:
+        followed = 0
+        while pending and followed <= _FOLLOWED_BINDINGS:
             for node in _subtree(pending.pop()):
                 if isinstance(node, cst.Call) and self._is_bypass(node):
                     found.append(node)
@@ -193,20 +194,20 @@ def train(net, loader, optimizer, scaler):
                     binding = self.context.flow.last_binding(node.value)
                     if binding is not None and binding.value is not None:
                         pending.append(binding.value)
+                        followed += 1
         return found
 
     def _is_bypass(self, call: cst.Call) -> bool:
-        """``ddp.module(...)`` or ``ddp.module.part(...)`` with ``ddp`` a DDP wrapper."""
+        """``ddp.module(...)`` or ``ddp.module.part(...)`` with ``ddp`` a DDP wrapper (deeper
+        chains such as ``ddp.module.logit_scale.exp()`` are methods of what a part holds)."""
         func = call.func
-        attributes = []
-        while isinstance(func, cst.Attribute):
-            attributes.append(func.attr.value)
-            if func.attr.value == "module":
-                if attributes[0] in _NOT_FORWARD:
-                    return False
-                return is_ddp_name(self.context, func.value)
+        if not isinstance(func, cst.Attribute):
+            return False
+        if func.attr.value != "module":
+            if func.attr.value in _NOT_FORWARD or not isinstance(func.value, cst.Attribute):
+                return False
             func = func.value
-        return False
+        return func.attr.value == "module" and is_ddp_name(self.context, func.value)
 
 
 def _subtree(root: cst.CSTNode) -> list[cst.CSTNode]:

@@ -87,7 +87,7 @@ class DdpStateDictPrefixed(Rule):
     stripped, and other code may load them into a wrapper.
 
     ## References
-    - [`torch.nn.modules.utils.consume_prefix_in_state_dict_if_present`](https://pytorch.org/docs/stable/generated/torch.nn.parallel.DistributedDataParallel.html)
+    - [`DistributedDataParallel`: a non-DDP model loads a DDP state dict after `consume_prefix_in_state_dict_if_present`](https://pytorch.org/docs/stable/generated/torch.nn.parallel.DistributedDataParallel.html)
     - [Convenience function for loading a non-DP/DDP model from a DP/DDP state_dict (pytorch/pytorch#41048)](https://github.com/pytorch/pytorch/issues/41048)
     - [DDP prefixes state_dict with `module.*` (NVIDIA/apex#647)](https://github.com/NVIDIA/apex/issues/647)
     """
