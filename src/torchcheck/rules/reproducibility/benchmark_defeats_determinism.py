@@ -352,7 +352,8 @@ def main():
                 return True
         # the fast function calls the deterministic one: fine only if that one turns benchmark off
         for reference in self._leading_to(fast.function, deterministic.function):
-            if not reference.event.exclusive_with(fast) and (fast.order > reference.event.order or not self._chosen(deterministic)):
+            after_the_call = fast.order > reference.event.order
+            if not reference.event.exclusive_with(fast) and (after_the_call or not self._chosen(deterministic)):
                 return True
         return self._called_together(fast, deterministic)
 

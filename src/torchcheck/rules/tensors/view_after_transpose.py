@@ -276,7 +276,8 @@ class Attention:
                 return expression.func.value
             if method == "to" and self._casts_only(expression):
                 return expression.func.value
-            if method in _KEEPS_STRIDES and all(not argument.star and _is_number(argument.value) for argument in expression.args):
+            numbers = all(not argument.star and _is_number(argument.value) for argument in expression.args)
+            if method in _KEEPS_STRIDES and numbers:
                 return expression.func.value
         return None
 
@@ -335,7 +336,8 @@ def _is_number(value: cst.BaseExpression) -> bool:
 
 
 def _expands(expression: cst.BaseExpression) -> bool:
-    return isinstance(expression, cst.Call) and isinstance(expression.func, cst.Attribute) and expression.func.attr.value == "expand_as"
+    func = expression.func if isinstance(expression, cst.Call) else None
+    return isinstance(func, cst.Attribute) and func.attr.value == "expand_as"
 
 
 def _is_basic_slicing(subscript: cst.Subscript) -> bool:

@@ -50,11 +50,18 @@ _COMPUTED_EARLIER = (
 
 def _from_receiver_alone(call: cst.Call, method: str) -> bool:
     """``x.mean()``, ``x.pow(2)``: a reduction or elementwise method with only literal arguments."""
-    literal = (cst.Integer, cst.Float, cst.BaseString)
-    return method in _FROM_RECEIVER_ALONE and all(
-        not argument.star and (isinstance(argument.value, literal) or dotted_name(argument.value) in ("True", "False", "None"))
-        for argument in call.args
-    )
+    return method in _FROM_RECEIVER_ALONE and all(not argument.star and _is_literal(argument.value) for argument in call.args)
+
+
+def _is_literal(value: cst.BaseExpression) -> bool:
+    return isinstance(value, (cst.Integer, cst.Float, cst.BaseString)) or dotted_name(value) in ("True", "False", "None")
+
+
+def _called_name(call: cst.Call) -> str | None:
+    """``backward`` for ``loss.backward()`` and ``torch.autograd.backward(...)``, ``grad`` for ``grad(...)``."""
+    if isinstance(call.func, cst.Attribute):
+        return call.func.attr.value
+    return call.func.value if isinstance(call.func, cst.Name) else None
 
 
 def _sets_requires_grad(target: cst.BaseExpression) -> bool:
@@ -446,9 +453,12 @@ class Trainer:
     # ----------------------------------------------------------------- calls
     def visit_Call(self, node: cst.Call) -> None:
         receiver_method = method_call(node)
-        if receiver_method is not None and receiver_method[1] == "requires_grad_" and isinstance(receiver_method[0], cst.Name):
-            self._set_state(receiver_method[0].value, None)  # made a leaf that requires grad
+        receiver, method = receiver_method if receiver_method is not None else (None, None)
+        if method == "requires_grad_" and isinstance(receiver, cst.Name):
+            self._set_state(receiver.value, None)  # made a leaf that requires grad
             return
+        if _called_name(node) not in ("backward", "grad"):
+            return  # a cheap test first: this runs on every call of the file
         roots = self._autograd_roots(node)
         graph_free = next((root for root in roots if self._without_graph(root)), None)
         if graph_free is None:
