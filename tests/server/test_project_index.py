@@ -38,7 +38,10 @@ def evaluate(model, loader):
     with torch.no_grad():
         return sum(model(x).sum().item() for x in loader)
 """
-RESTORING_ENGINE = ENGINE.replace("        return sum(model(x).sum().item() for x in loader)\n", "        total = sum(model(x).sum().item() for x in loader)\n    model.train()\n    return total\n")
+RESTORING_ENGINE = ENGINE.replace(
+    "        return sum(model(x).sum().item() for x in loader)\n",
+    "        total = sum(model(x).sum().item() for x in loader)\n    model.train()\n    return total\n",
+)
 FIT = """from engine import evaluate
 
 

@@ -81,7 +81,11 @@ def test_a_buffer_that_stops_parsing_keeps_its_last_summary_for_its_importers(pr
 
 
 def test_a_notebook_is_joined_so_that_findings_carry_the_number_of_their_cell(tmp_path: Path):
-    cells = [Cell("# Notes\n", is_code=False), Cell("import torch\nlayer = torch.nn.Linear(2, 2)\n", is_code=True), Cell("out = layer.forward(torch.ones(2))", is_code=True)]
+    cells = [
+        Cell("# Notes\n", is_code=False),
+        Cell("import torch\nlayer = torch.nn.Linear(2, 2)\n", is_code=True),
+        Cell("out = layer.forward(torch.ones(2))", is_code=True),
+    ]
     result = lint_document(notebook_source(cells), tmp_path / "analysis.ipynb")
     [finding] = result.diagnostics
     assert (finding.code, finding.cell, finding.location.row, finding.location.column) == ("TCK105", 3, 1, 7)

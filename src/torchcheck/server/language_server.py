@@ -170,7 +170,8 @@ class TorchcheckServer(LanguageServer):
             document = self.workspace.get_text_document(cell.document)
             lines = protocol.split_lines(document.source)
             diagnostics = [protocol.to_lsp_diagnostic(d, lines, self.encoding) for d in by_cell.get(number, ())]
-            self.text_document_publish_diagnostics(types.PublishDiagnosticsParams(uri=cell.document, diagnostics=diagnostics, version=document.version))
+            params = types.PublishDiagnosticsParams(uri=cell.document, diagnostics=diagnostics, version=document.version)
+            self.text_document_publish_diagnostics(params)
 
     def _cancel_scheduled(self, uri: str) -> None:
         scheduled = self._scheduled.pop(uri, None)

@@ -17,7 +17,6 @@ Like :mod:`torchcheck.server.linting`, this module knows nothing about the proto
 
 from __future__ import annotations
 
-import os
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -31,6 +30,7 @@ from torchcheck.lint.settings import LintSettings
 from torchcheck.server.linting import DocumentSettings, LintedDocument
 
 _FileStamp = tuple[int, int]  # size and modification time: a file whose stamp is unchanged is not read again
+PYTHON_SUFFIXES = (".py", ".pyi")
 Published = tuple[str, tuple[Diagnostic, ...]]  # a document's URI and the cross-file findings that stand in it
 
 
@@ -99,6 +99,8 @@ class Project:
 
     def _disk_summary(self, key: str) -> IndexedFile | None:
         path = Path(key)
+        if path.suffix not in PYTHON_SUFFIXES:
+            return None  # an open notebook asking about itself: only modules are imported
         try:
             status = path.stat()
         except OSError:
