@@ -8,6 +8,8 @@ import pytest
 
 pytest.importorskip("pygls")
 
+from lsprotocol import types  # noqa: E402
+
 from tests.server.editor import Editor, drive, write  # noqa: E402
 
 MODEL = """from torch import nn
@@ -152,3 +154,22 @@ def test_a_notebook_gets_each_finding_on_its_cell_counted_within_the_cell(projec
         assert codes(await editor.published(loss)) == ["TCK605"]
 
     drive(scenario)
+
+
+def test_the_server_asks_a_client_that_can_watch_files_to_report_python_file_changes(project: Path):
+    registrations: list[types.Registration] = []
+
+    async def scenario(editor: Editor) -> None:
+        @editor.client.feature(types.CLIENT_REGISTER_CAPABILITY)
+        def register(params: types.RegistrationParams) -> None:
+            registrations.extend(params.registrations)
+
+        train = write(project / "train.py", TRAIN)
+        editor.open(train, TRAIN)  # answered after the registration request, which the server sends first
+        await editor.published(train)
+
+    watched = types.DidChangeWatchedFilesClientCapabilities(dynamic_registration=True)
+    drive(scenario, types.ClientCapabilities(workspace=types.WorkspaceClientCapabilities(did_change_watched_files=watched)))
+    [registration] = registrations
+    assert registration.method == types.WORKSPACE_DID_CHANGE_WATCHED_FILES
+    assert registration.register_options == {"watchers": [{"globPattern": "**/*.py"}]}

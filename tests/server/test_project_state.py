@@ -90,3 +90,12 @@ def test_a_notebook_is_joined_so_that_findings_carry_the_number_of_their_cell(tm
     [finding] = result.diagnostics
     assert (finding.code, finding.cell, finding.location.row, finding.location.column) == ("TCK105", 3, 1, 7)
     assert notebooks.is_notebook(finding.filename)
+
+
+def test_a_module_created_after_its_importer_was_opened_is_found_once_the_creation_is_reported(tmp_path: Path):
+    (tmp_path / "pyproject.toml").write_text("[tool.torchcheck]\n", encoding="utf-8")
+    indexes = ProjectIndexes()
+    assert lint_into(indexes, tmp_path / "train.py", TRAIN) == {(tmp_path / "train.py").as_uri(): []}
+    (tmp_path / "model.py").write_text(MODEL, encoding="utf-8")
+    [(uri, standing)] = indexes.file_changed(tmp_path / "model.py", created_or_deleted=True)
+    assert uri == (tmp_path / "train.py").as_uri() and [d.code for d in standing] == ["TCK605"]
