@@ -3,7 +3,7 @@ from __future__ import annotations
 import libcst as cst
 
 from torchcheck.lint import torch_api
-from torchcheck.lint.context import LintContext, method_call
+from torchcheck.lint.context import LintContext, dotted_name, method_call
 from torchcheck.lint.dataloaders import call_arguments, is_constant
 from torchcheck.lint.project import AUTOCAST, IMPORTS, MODULE, NO, Condition, Symbol
 from torchcheck.lint.rule import Invalid, Rule, Valid
@@ -13,6 +13,12 @@ from torchcheck.rules.amp._common import is_scaler_call
 _AMP_SCALER_POSITIONAL = ("device", "init_scale", "growth_factor", "backoff_factor", "growth_interval", "enabled")
 _DEVICE_SCALER_POSITIONAL = _AMP_SCALER_POSITIONAL[1:]
 _DEVICE_SCALERS = frozenset({"torch.cuda.amp.GradScaler", "torch.cpu.amp.GradScaler"})
+
+# Methods that turn a loss into the same loss (reduced, cast, reshaped), not into a new value.
+_LOSS_METHODS = frozenset({"mean", "sum", "float", "double", "to", "clone", "squeeze", "view", "reshape"})
+
+# The class and attribute (`self._scaler`) of a scaler an object keeps; None for any other.
+_Owner = tuple[cst.ClassDef, str] | None
 
 _THIS_FILE = Symbol(None, "")
 # The finding stands only if neither this file nor any project module it imports
@@ -43,8 +49,10 @@ class ScalerWithoutAutocast(Rule):
     `partial(torch.autocast, ...)` kept for later, `accelerator.autocast()`, a helper or a
     parameter named for autocast, FSDP's `MixedPrecision`. A file that imports a framework
     that runs the forward pass under autocast for you (Accelerate, Lightning, DeepSpeed,
-    MMEngine, Detectron2 ...) is left alone, and so are scalers built with `enabled=False`
-    and scalers handed to a helper that does the scaling.
+    MMEngine, Detectron2 ...) is left alone, and so are scalers built with `enabled=False`,
+    scalers handed to a helper that does the scaling, and scaler wrappers that scale a loss
+    their caller computed (`def __call__(self, loss, optimizer)`): the caller's file may
+    open autocast.
 
     ## Example
     ```python
@@ -144,6 +152,20 @@ train_one_epoch(model, loader, optimizer, scaler)
         Valid(
             """
 import torch
+
+class NativeScaler:
+    def __init__(self):
+        self._scaler = torch.amp.GradScaler("cuda")
+
+    def __call__(self, loss, optimizer):
+        self._scaler.scale(loss).backward()
+        self._scaler.step(optimizer)
+        self._scaler.update()
+"""
+        ),
+        Valid(
+            """
+import torch
 from accelerate import Accelerator
 accelerator = Accelerator()
 scaler = torch.amp.GradScaler("cuda")
@@ -189,27 +211,91 @@ class Trainer:
 
     def __init__(self, context: LintContext) -> None:
         super().__init__(context)
-        self._scalers: list[cst.Call] = []
+        self._scalers: list[tuple[cst.Call, _Owner]] = []
+        self._scaled_by: set[_Owner] = set()  # receivers of scale() calls on a loss computed here
         self._scales_a_loss = False
 
     def visit_Call(self, node: cst.Call) -> None:
         if _is_scale_call(node) and is_scaler_call(self.context, node, ("scale",)):
-            self._scales_a_loss = True
+            if not self._computed_by_caller(node.args[0].value):
+                self._scales_a_loss = True
+                self._scaled_by.add(self._owner(node.func.value))  # type: ignore[attr-defined]
             return
         qualified = self.context.call_name(node)
         if qualified in torch_api.GRAD_SCALERS and not _built_disabled(node, qualified):
-            self._scalers.append(node)
+            self._scalers.append((node, self._owner_of_construction()))
+
+    def _owner(self, receiver: cst.BaseExpression) -> _Owner:
+        """``(class, "self._scaler")`` for a scaler an object keeps; None for any other."""
+        spelled = dotted_name(receiver)
+        owner = self.context.current_class
+        if spelled is None or not spelled.startswith("self.") or owner is None:
+            return None
+        return owner, spelled
+
+    def _owner_of_construction(self) -> _Owner:
+        """The owner the construction is assigned to (``self._scaler = GradScaler()``, also
+        through ``... if fp16 else None``)."""
+        line = self.context.current_statement
+        statement = line.body[0] if isinstance(line, cst.SimpleStatementLine) and len(line.body) == 1 else None
+        if isinstance(statement, cst.Assign) and len(statement.targets) == 1:
+            return self._owner(statement.targets[0].target)
+        return None
+
+    def _computed_by_caller(self, loss: cst.BaseExpression) -> bool:
+        """The scaled loss is (derived from) a parameter of the function that scales it, as in
+        a scaler wrapper's ``__call__(self, loss, optimizer)``: its forward pass ran in the
+        caller, which may open autocast from a file this one does not import."""
+        function = self.context.flow.function
+        if function is None:
+            return False
+        parameters = {parameter.name.value for parameter in _all_parameters(function.params)}
+        root = _root_name(loss)
+        if root is None or root not in parameters:
+            return False
+        binding = self.context.flow.last_binding(root)
+        if binding is None or isinstance(binding.node, cst.Param):
+            return True
+        return binding.value is not None and _root_name(binding.value) in parameters  # `loss = loss / accumulation`
 
     def leave_Module(self, node: cst.Module) -> None:
         if not self._scales_a_loss:
             return  # the scaler is handed to a helper that does the scaling, or not used
-        for scaler in self._scalers:
-            self.report(scaler, conditions=_NO_AUTOCAST)
+        for scaler, owner in self._scalers:
+            # a scaler an object keeps is the one its own methods scale with
+            if owner is None or owner in self._scaled_by:
+                self.report(scaler, conditions=_NO_AUTOCAST)
 
 
 def _is_scale_call(call: cst.Call) -> bool:
     receiver_method = method_call(call)
     return receiver_method is not None and receiver_method[1] == "scale" and bool(call.args)
+
+
+def _root_name(expression: cst.BaseExpression) -> str | None:
+    """``loss`` for ``loss``, ``loss / n``, ``outputs.loss``, ``loss.mean()``, ``losses[0]``;
+    None for a value computed by a call (``criterion(output, y)``, ``self.model(x)``) and
+    for ``self``: the loss is computed here."""
+    while True:
+        if isinstance(expression, cst.Name):
+            return expression.value if expression.value not in ("self", "cls") else None
+        if isinstance(expression, cst.BinaryOperation):
+            expression = expression.left
+        elif isinstance(expression, (cst.Attribute, cst.Subscript)):
+            expression = expression.value
+        elif isinstance(expression, cst.Call) and _is_tensor_method(expression.func):
+            expression = expression.func.value  # type: ignore[attr-defined]
+        else:
+            return None
+
+
+def _is_tensor_method(function: cst.BaseExpression) -> bool:
+    return isinstance(function, cst.Attribute) and function.attr.value in _LOSS_METHODS
+
+
+def _all_parameters(parameters: cst.Parameters) -> list[cst.Param]:
+    starred = [parameter for parameter in (parameters.star_arg, parameters.star_kwarg) if isinstance(parameter, cst.Param)]
+    return [*parameters.posonly_params, *parameters.params, *parameters.kwonly_params, *starred]
 
 
 def _built_disabled(call: cst.Call, qualified: str) -> bool:
