@@ -37,13 +37,16 @@ _MODULE_PREFIX = re.compile(r"""^[rbuRBU]?['"]module\.?['"]$""")
 _PREFIX_LENGTH = "7"  # len("module.")
 
 
-def _identifiers(expression: cst.CSTNode) -> list[str]:
-    """The names and attribute names an expression reads, nested calls included."""
+def _identifiers(expression: cst.CSTNode, *, strings: bool = False) -> list[str]:
+    """The names and attribute names an expression reads, nested calls included (and with
+    ``strings`` its string literals: ``os.environ["RANK"]``)."""
     found = []
     stack = [expression]
     while stack:
         node = stack.pop()
         if isinstance(node, cst.Name):
+            found.append(node.value)
+        elif strings and isinstance(node, cst.SimpleString):
             found.append(node.value)
         stack.extend(children(node))
     return found
@@ -51,7 +54,7 @@ def _identifiers(expression: cst.CSTNode) -> list[str]:
 
 def is_rank_check(test: cst.BaseExpression) -> bool:
     """Whether a condition asks which rank runs it (or whether this is the main process)."""
-    return any(_RANK_WORDS.search(name) for name in _identifiers(test))
+    return any(_RANK_WORDS.search(name) for name in _identifiers(test, strings=True))
 
 
 def names_a_rank(expression: cst.BaseExpression) -> bool:
@@ -67,9 +70,20 @@ def runs_on_one_rank(decorator: cst.Decorator) -> bool:
     return bool(_ONE_RANK_DECORATORS.search(dotted_name(target) or ""))
 
 
-def _rank_branch(path: Path) -> bool:
+def _asks_rank(context: LintContext, test: cst.BaseExpression) -> bool:
+    """A rank check, directly or through a name bound to one (``is_first = rank == 0``)."""
+    if is_rank_check(test):
+        return True
+    for name in _identifiers(test):
+        binding = context.flow.last_binding(name)
+        if binding is not None and binding.value is not None and is_rank_check(binding.value):
+            return True
+    return False
+
+
+def _rank_branch(context: LintContext, path: Path) -> bool:
     return any(
-        isinstance(branch.owner, cst.If) and branch.label in (BODY, ELSE) and is_rank_check(branch.owner.test)
+        isinstance(branch.owner, cst.If) and branch.label in (BODY, ELSE) and _asks_rank(context, branch.owner.test)
         for branch in path
     )
 
@@ -77,10 +91,10 @@ def _rank_branch(path: Path) -> bool:
 def guarded_by_rank(context: LintContext, event: Event) -> bool:
     """Whether ``event`` runs only on some ranks: inside a branch of a rank check, or after
     an early exit taken on a rank check (``if not is_main_process(): return``) in its function."""
-    if _rank_branch(event.path):
+    if _rank_branch(context, event.path):
         return True
     for exit in context.flow.exits:
-        if exit.order > event.order or exit.function is not event.function or not _rank_branch(exit.path):
+        if exit.order > event.order or exit.function is not event.function or not _rank_branch(context, exit.path):
             continue
         if isinstance(exit.node, (cst.Return, cst.Raise)):
             return True

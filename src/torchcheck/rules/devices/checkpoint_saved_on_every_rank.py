@@ -160,12 +160,17 @@ class Trainer:
         ),
         Valid(
             """
+import os
+
 import torch
 import torch.distributed as dist
 
 dist.init_process_group("gloo")
 if args.local_rank in [-1, 0]:
     torch.save(args, "training_args.bin")
+writes_checkpoints = int(os.environ["RANK"]) == 0
+if writes_checkpoints:
+    torch.save(model.state_dict(), "model.pt")
 
 @rank_zero_only
 def export(model):
