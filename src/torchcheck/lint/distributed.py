@@ -27,8 +27,16 @@ DDP_CLASSES = frozenset(
     }
 )
 PROCESS_GROUP_SETUP = frozenset({"torch.distributed.init_process_group", *DDP_CLASSES})
-# Identifiers that name a rank or a "this process is the main one" flag.
-_RANK_WORDS = re.compile(r"rank|master|main_process|is_main|main_proc|primary|global_zero|chief", re.IGNORECASE)
+# Identifiers that name a rank or a "this process is the main one" flag (`should_save` and
+# `is_world_process_zero()` are transformers' Trainer spellings).
+_RANK_WORDS = re.compile(
+    r"rank|master|main_process|is_main|main_proc|primary|global_zero|chief|process_zero|process_index|should_save",
+    re.IGNORECASE,
+)
+# Identifiers of a "this run is distributed" flag: `if ddp: ... else: <one process>`.
+_DISTRIBUTED_WORDS = re.compile(r"^(ddp|is_ddp|distributed|is_distributed|use_ddp|multiprocessing_distributed)$", re.IGNORECASE)
+_WORLD_SIZE = "world_size"
+_SINGLE_PROCESS_SIZES = {("<=", "1"), ("==", "1"), ("<", "2")}
 # Decorators that run the function on one rank only (Lightning, mmengine, accelerate ...).
 _ONE_RANK_DECORATORS = re.compile(r"rank_zero|master_only|main_process_only|on_main_process|rank0", re.IGNORECASE)
 # Spellings that strip DDP's `module.` prefix from state-dict keys.
@@ -59,7 +67,24 @@ def is_rank_check(test: cst.BaseExpression) -> bool:
 
 def names_a_rank(expression: cst.BaseExpression) -> bool:
     """Whether a value is built from a rank (``f"ckpt_{rank}.pt"``): one per process."""
-    return any("rank" in name.lower() for name in _identifiers(expression))
+    return any("rank" in name.lower() or "process_index" in name for name in _identifiers(expression))
+
+
+def _single_process_label(test: cst.BaseExpression) -> str | None:
+    """The branch of ``if test:`` that runs only when the job is not distributed: ELSE for
+    ``if ddp:`` / ``if args.distributed:``, BODY for ``if not ddp:`` and ``if world_size <= 1:``."""
+    if isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not):
+        return BODY if _single_process_label(test.expression) == ELSE else None
+    if isinstance(test, cst.Comparison) and len(test.comparisons) == 1:
+        last = _identifiers(test.left)[-1:] or [""]
+        target = test.comparisons[0]
+        size = target.comparator.value if isinstance(target.comparator, cst.Integer) else None
+        operator = {cst.LessThanEqual: "<=", cst.Equal: "==", cst.LessThan: "<"}.get(type(target.operator))
+        return BODY if last[0] == _WORLD_SIZE and (operator, size) in _SINGLE_PROCESS_SIZES else None
+    name = dotted_name(test)
+    if name is not None and _DISTRIBUTED_WORDS.match(name.rsplit(".", 1)[-1]):
+        return ELSE
+    return None
 
 
 def runs_on_one_rank(decorator: cst.Decorator) -> bool:
@@ -82,10 +107,14 @@ def _asks_rank(context: LintContext, test: cst.BaseExpression) -> bool:
 
 
 def _rank_branch(context: LintContext, path: Path) -> bool:
-    return any(
-        isinstance(branch.owner, cst.If) and branch.label in (BODY, ELSE) and _asks_rank(context, branch.owner.test)
-        for branch in path
-    )
+    """Inside a branch that runs on one rank: of a rank check, or the single-process branch
+    of a "distributed?" test."""
+    for branch in path:
+        if not isinstance(branch.owner, cst.If) or branch.label not in (BODY, ELSE):
+            continue
+        if _asks_rank(context, branch.owner.test) or branch.label == _single_process_label(branch.owner.test):
+            return True
+    return False
 
 
 def guarded_by_rank(context: LintContext, event: Event) -> bool:

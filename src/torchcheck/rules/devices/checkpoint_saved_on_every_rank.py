@@ -171,6 +171,13 @@ if args.local_rank in [-1, 0]:
 writes_checkpoints = int(os.environ["RANK"]) == 0
 if writes_checkpoints:
     torch.save(model.state_dict(), "model.pt")
+if ddp:
+    if dist.get_rank() == 0:
+        torch.save(model.module.state_dict(), "epoch.pth")
+else:
+    torch.save(model.state_dict(), "epoch.pth")
+if world_size <= 1:
+    torch.save(rng_state, "rng_state.pth")
 
 @rank_zero_only
 def export(model):
@@ -215,6 +222,8 @@ def worker(rank, world_size):
 
 def save(model, epoch):
     torch.save({"model": model.module.state_dict(), "epoch": epoch}, "last.pt")  # TCK208
+    if args.distributed:
+        torch.save(model.module.state_dict(), "weights.pt")  # TCK208
 
 if __name__ == "__main__":
     mp.spawn(worker, args=(4,), nprocs=4)
