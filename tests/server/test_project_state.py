@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import shutil
 from pathlib import Path
 
 import libcst
@@ -99,3 +100,23 @@ def test_a_module_created_after_its_importer_was_opened_is_found_once_the_creati
     (tmp_path / "model.py").write_text(MODEL, encoding="utf-8")
     [(uri, standing)] = indexes.file_changed(tmp_path / "model.py", created_or_deleted=True)
     assert uri == (tmp_path / "train.py").as_uri() and [d.code for d in standing] == ["TCK605"]
+
+
+PROJECTS = Path(__file__).resolve().parents[2] / "fixtures" / "lint" / "projects"
+
+
+@pytest.mark.parametrize("corpus", sorted(p for p in PROJECTS.iterdir() if p.is_dir()), ids=lambda p: p.name)
+def test_each_file_of_a_corpus_project_opened_alone_shows_exactly_its_marked_lines(corpus: Path, tmp_path: Path):
+    from tests.rules.examples import expected_findings
+
+    project = tmp_path / corpus.name
+    shutil.copytree(corpus, project)
+    own = corpus.name.split("_", 1)[0]
+    (project / "pyproject.toml").write_text(f'[tool.torchcheck]\nextend-select = ["{own}"]\n', encoding="utf-8")
+    for path in sorted(project.rglob("*.py")):
+        text = path.read_text(encoding="utf-8")
+        indexes = ProjectIndexes()  # a fresh editor: every other file is read from disk
+        result = lint_document(text, path)
+        indexes.update(path, path.as_uri(), result)
+        found = sorted((d.location.row, d.code) for d in (*result.diagnostics, *indexes.standing(path)))
+        assert found == sorted(expected_findings(text)), path.relative_to(project)
