@@ -139,6 +139,20 @@ def test_train_false_switches_to_eval_mode() -> None:
     assert effects(summary) == {("eval", "m", MUST)}
 
 
+def test_train_with_mode_false_by_keyword_switches_to_eval_mode_and_true_stays_train() -> None:
+    found = summaries(
+        """
+        def freeze(m):
+            m.train(mode=False)
+        def unfreeze(m, flag):
+            m.train(mode=True)
+            m.train(True, **options)
+        """
+    )
+    assert effects(found["freeze"]) == {("eval", "m", MUST)}
+    assert effects(found["unfreeze"]) == {("train", "m", MUST)}
+
+
 def test_exit_modes_say_whether_every_exit_leaves_a_module_in_eval_mode() -> None:
     found = summaries(
         """

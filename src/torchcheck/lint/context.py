@@ -130,8 +130,17 @@ _CONVENTIONAL_SUFFIXES: tuple[tuple[str, Kind], ...] = (
 )
 
 
+# A name that starts with a verb names a function that makes the value (`build_model`,
+# `get_loader`), not the value: calling it does not call a module.
+_FACTORY_PREFIXES = (
+    "build_", "create_", "get_", "make_", "load_", "init_", "setup_", "prepare_", "construct_", "instantiate_"
+)
+
+
 def conventional_kind(name: str) -> Kind | None:
     """The kind a name suggests by convention (``optimizer`` -> OPTIMIZER), or None."""
+    if name.startswith(_FACTORY_PREFIXES):
+        return None
     kind = _CONVENTIONAL_NAMES.get(name)
     if kind is not None:
         return kind
@@ -147,6 +156,17 @@ _FOREIGN_PACKAGES = frozenset(
     "cv2 numpy PIL onnx onnxruntime openvino tensorrt tflite_runtime tensorflow keras jax flax "
     "sklearn scipy pandas paddle mxnet coremltools".split()
 )
+# Functions of model libraries that build or load a model (an `nn.Module`).
+_MODEL_FACTORIES = frozenset({"timm.create_model", "timm.models.create_model", "torchvision.models.get_model"})
+# Lower-case names under `torchvision.models` that do not build a model.
+_TORCHVISION_NOT_FACTORIES = frozenset({"get_weight", "get_model_weights", "get_model_builder", "list_models"})
+_TORCHVISION_FAMILIES = frozenset({"detection", "segmentation", "video", "quantization", "optical_flow"})
+_PRETRAINED_PACKAGES = frozenset({"transformers", "diffusers", "peft", "sentence_transformers", "open_clip"})
+_PRETRAINED_CONSTRUCTORS = frozenset({"from_pretrained", "from_config", "from_single_file"})
+# `AutoModelForCausalLM`, `BertModel`, `BertForMaskedLM`, `UNet2DConditionModel`, `PeftModel`;
+# not tokenizers, configs, processors or noise schedulers, which have the same constructors.
+_PRETRAINED_MODEL_CLASS = re.compile(r"Model|For[A-Z]|^Autoencoder")
+_PRETRAINED_NOT_MODEL = re.compile(r"(Config|Tokenizer|TokenizerFast|Processor|Extractor|Scheduler|Pipeline|Output)$")
 # Classes that `isinstance` and annotations name, beyond modules, optimizers and the like.
 _TORCH_VALUE_CLASSES: dict[str, Kind] = {
     "torch.Size": Kind.OTHER,  # a tuple of ints, not a tensor
@@ -172,10 +192,13 @@ class Binding:
     kind: Kind | None = None
     evidence: Evidence | None = None  # None exactly when kind is None
     qualified_name: str | None = None  # set for imports
+    # a whole item drawn from a dataloader (`for batch in loader`, `batch = next(iter(loader))`):
+    # maybe a batch object (Hugging Face's BatchEncoding, PyG's Data) whose `.to()` works in place
+    batch: bool = False
 
     @classmethod
-    def of(cls, value: Inferred) -> Binding:
-        return cls(kind=value.kind, evidence=value.evidence)
+    def of(cls, value: Inferred, *, batch: bool = False) -> Binding:
+        return cls(kind=value.kind, evidence=value.evidence, batch=batch)
 
     @property
     def inferred(self) -> Inferred:
@@ -342,6 +365,37 @@ def _called_name(call: cst.Call) -> str | None:
     return None
 
 
+def is_pretrained_model_class(name: str) -> bool:
+    """Whether a class of a model library (``transformers``, ``diffusers`` ...) named ``name``
+    is a model (``AutoModelForCausalLM``, ``BertForMaskedLM``), not a tokenizer, a config,
+    a processor or a scheduler, whose ``from_pretrained`` builds no module."""
+    return bool(_PRETRAINED_MODEL_CLASS.search(name)) and not _PRETRAINED_NOT_MODEL.search(name)
+
+
+def _is_torchvision_builder(qualified: str) -> bool:
+    """``torchvision.models.resnet50``, ``torchvision.models.resnet.resnet50``,
+    ``torchvision.models.detection.fasterrcnn_resnet50_fpn``; not its weight helpers."""
+    parts = qualified.split(".")
+    if parts[:2] != ["torchvision", "models"] or len(parts) not in (3, 4):
+        return False
+    last = parts[-1]
+    if not last[:1].islower() or last in _TORCHVISION_NOT_FACTORIES or last.startswith("load_"):
+        return False
+    return len(parts) == 3 or parts[2] in _TORCHVISION_FAMILIES or last.startswith(parts[2])
+
+
+def is_model_factory(qualified: str) -> bool:
+    """Whether calling ``qualified`` builds or loads a model: ``timm.create_model``,
+    ``torchvision.models.resnet50``, ``transformers.AutoModel.from_pretrained``,
+    ``diffusers.UNet2DConditionModel.from_config`` ..."""
+    if qualified in _MODEL_FACTORIES or _is_torchvision_builder(qualified):
+        return True
+    owner, _, constructor = qualified.rpartition(".")
+    if constructor not in _PRETRAINED_CONSTRUCTORS or qualified.partition(".")[0] not in _PRETRAINED_PACKAGES:
+        return False
+    return is_pretrained_model_class(owner.rsplit(".", 1)[-1])
+
+
 def _kind_of_torch_class(qualified: str) -> Kind | None:
     """The kind of an instance of the torch class ``qualified`` (``torch.optim.Adam``,
     ``torch.nn.Linear``, ``torch.utils.data.DataLoader`` ...), or None."""
@@ -399,6 +453,20 @@ def _refines(kind: Kind, general: Kind) -> bool:
         or (general is Kind.TENSOR and kind in TENSOR_KINDS)
         or (general is Kind.MODULE and kind is Kind.LOSS_FUNCTION)
     )
+
+
+class _Items(NamedTuple):
+    """What a ``for`` loop draws from its iterable."""
+
+    element: Inferred  # each item; for pairs, the second of each pair
+    key: Inferred | None = None  # for pairs, the first: enumerate()'s index, named_modules()'s name
+    batches: bool = False  # whole items drawn from a dataloader
+    zipped: tuple[_Items, ...] = ()  # zip(a, b, ...): what each position draws
+
+
+_NOTHING_KNOWN = _Items(UNKNOWN)
+# Methods of a module whose items are its submodules, as themselves or as (name, module) pairs.
+_SUBMODULE_ITERATORS = {"modules": False, "children": False, "named_modules": True, "named_children": True}
 
 
 def _isinstance_tests(test: cst.BaseExpression) -> list[tuple[str, list[cst.BaseExpression], bool]]:
@@ -655,6 +723,15 @@ class LintContext:
     def is_tensor(self, expression: cst.BaseExpression) -> bool:
         return self.kind_of(expression) in TENSOR_KINDS
 
+    def is_loader_batch(self, expression: cst.BaseExpression) -> bool:
+        """Whether ``expression`` is a name bound to a whole item drawn from a dataloader
+        (``for step, batch in enumerate(tqdm(loader))``, ``batch = next(iter(loader))``): a
+        tensor, or a batch object whose ``.to()`` may work in place and return itself."""
+        if not isinstance(expression, cst.Name):
+            return False
+        binding = self._lookup(expression.value)
+        return binding is not None and binding.batch
+
     def _infer_name(self, name: str) -> Inferred:
         binding = self._lookup(name)
         if binding is None:
@@ -689,6 +766,9 @@ class LintContext:
             if qualified.partition(".")[0] in _FOREIGN_PACKAGES:
                 return strong(Kind.OTHER)
             return self._infer_api_call(qualified, call)
+        returned = self._returned_by_function_of_file(call)
+        if returned is not None:
+            return returned
         if isinstance(call.func, cst.Name):
             name = call.func.value
             binding = self._lookup(name)
@@ -696,9 +776,13 @@ class LintContext:
                 return strong(Kind.MODULE)
             if name in ("float", "int", "len", "round"):
                 return strong(Kind.NUMBER)
+            if name in ("iter", "next") and binding is None and call.args:
+                return self._drawn_from_loader(name, call.args[0].value)
         receiver_method = method_call(call)
         if receiver_method is not None:
             receiver, method = receiver_method
+            if method in _PRETRAINED_CONSTRUCTORS and isinstance(receiver, cst.Name) and receiver.value in self.module_classes:
+                return strong(Kind.MODULE)  # a model class of this file with a Hugging Face-style constructor
             owner = self.kind_and_evidence(receiver)
             return inferred(self._method_result_kind(owner.kind, method), owner.evidence)
         callee = self.kind_and_evidence(call.func)
@@ -706,12 +790,43 @@ class LintContext:
             return inferred(self._graph_or_plain(), callee.evidence)
         return UNKNOWN
 
+    def _returned_by_function_of_file(self, call: cst.Call) -> Inferred | None:
+        """What a call of a ``def`` of this file returns, from the function's summary: known
+        code beats a conventional name (``build_model(...)`` returns whatever its body
+        returns). A function whose result kind is unknown returns nothing known - unless it is
+        a method, whose receiver's kind may still say (``self.forward(x)``). None for calls
+        that run no function of this file."""
+        if not isinstance(call.func, (cst.Name, cst.Attribute)):
+            return None
+        summary = self.call_summary(call)
+        if summary is None:
+            return None
+        kind = summary.returns.kind
+        if kind is not None:
+            return strong(kind)
+        return UNKNOWN if isinstance(call.func, cst.Name) else None
+
+    def _drawn_from_loader(self, builtin: str, source: cst.BaseExpression) -> Inferred:
+        """``iter(loader)`` iterates the loader's batches; ``next(...)`` of it is a batch."""
+        loader = self.kind_and_evidence(source)
+        if loader.kind is not Kind.DATALOADER:
+            return UNKNOWN
+        return loader if builtin == "iter" else Inferred(Kind.TENSOR, loader.evidence)
+
+    def _draws_batch(self, value: cst.BaseExpression) -> bool:
+        """``next(iter(loader))``, ``next(batches)``: a whole item drawn from a dataloader."""
+        if not (isinstance(value, cst.Call) and isinstance(value.func, cst.Name) and value.func.value == "next"):
+            return False
+        return bool(value.args) and self._lookup("next") is None and self.kind_of(value.args[0].value) is Kind.DATALOADER
+
     def _graph_or_plain(self) -> Kind | None:
         if self.in_no_grad:
             return Kind.TENSOR
         return None if self.grad_maybe_disabled else Kind.GRAPH_TENSOR
 
     def _infer_api_call(self, qualified: str, call: cst.Call) -> Inferred:
+        if is_model_factory(qualified):
+            return strong(Kind.MODULE)
         if qualified in torch_api.WRAPPING_MODULE_FUNCTIONS:
             wrapped = self.kind_and_evidence(call.args[0].value) if call.args else UNKNOWN
             return wrapped if wrapped.kind is Kind.MODULE else UNKNOWN
@@ -790,9 +905,15 @@ class LintContext:
         return _BUILTIN_CLASSES.get(qualified)
 
     # ----------------------------------------------------------------- binding
-    def bind(self, name: str, value: Inferred) -> None:
-        """Bind ``name`` in the current scope; an unknown value falls back to the name's convention."""
-        self._scopes[-1].bindings[name] = Binding.of(value if value.kind is not None else conventional(name))
+    def bind(self, name: str, value: Inferred, *, batch: bool = False) -> None:
+        """Bind ``name`` in the current scope; an unknown value falls back to the name's convention.
+        ``batch``: the value is a whole item drawn from a dataloader (see :meth:`is_loader_batch`)."""
+        self._scopes[-1].bindings[name] = Binding.of(value if value.kind is not None else conventional(name), batch=batch)
+
+    def _bind_known(self, name: str) -> None:
+        """Bind ``name`` to something the code shows but whose kind is unknown (a name imported
+        from the project): no convention applies, ``from .model import build_model`` is a function."""
+        self._scopes[-1].bindings[name] = Binding()
 
     def _bind_import(self, name: str, qualified: str) -> None:
         bindings = self._scopes[-1].bindings
@@ -801,9 +922,9 @@ class LintContext:
             qualified = _AMBIGUOUS
         bindings[name] = Binding(qualified_name=qualified)
 
-    def _bind_target(self, target: cst.BaseExpression, value: Inferred) -> None:
+    def _bind_target(self, target: cst.BaseExpression, value: Inferred, *, batch: bool = False) -> None:
         if isinstance(target, cst.Name):
-            self.bind(target.value, value)
+            self.bind(target.value, value, batch=batch)
         elif isinstance(target, (cst.Tuple, cst.List)):
             element = value if value.kind is Kind.TENSOR else UNKNOWN  # unpacking a tensor yields tensors
             for item in target.elements:
@@ -821,25 +942,69 @@ class LintContext:
             if isinstance(target, (cst.Tuple, cst.List)) and isinstance(value, (cst.Tuple, cst.List)) and len(target.elements) == len(value.elements):
                 for target_element, value_element in zip(target.elements, value.elements):
                     self._bind_target(target_element.value, self.kind_and_evidence(value_element.value))
+            elif value is not None:
+                self._bind_target(target, self.kind_and_evidence(value), batch=self._draws_batch(value))
             else:
-                self._bind_target(target, self.kind_and_evidence(value) if value is not None else UNKNOWN)
+                self._bind_target(target, UNKNOWN)
 
     def _annotated(self, annotation: cst.Annotation | None) -> Inferred:
         if annotation is None:
             return UNKNOWN
         return inferred(self._class_kind(annotation.annotation), Evidence.ANNOTATION)
 
-    def _iteration_element_kind(self, iterable: cst.BaseExpression) -> tuple[Inferred, bool]:
-        """What the items of ``iterable`` hold and whether it is wrapped in ``enumerate``."""
+    def _items_of(self, iterable: cst.BaseExpression) -> _Items:
+        """What a loop over ``iterable`` draws, through ``enumerate``, ``tqdm``, ``iter`` and
+        ``zip``: batches of a dataloader, submodules of a module, or nothing known."""
         if isinstance(iterable, cst.Call) and iterable.args:
             wrapper = self.qualified_name(iterable.func) or dotted_name(iterable.func)
-            if wrapper in torch_api.ITERATION_WRAPPERS and wrapper != "zip":
-                inner, _ = self._iteration_element_kind(iterable.args[0].value)
-                return inner, wrapper == "enumerate"
+            if wrapper == "zip":
+                if any(argument.star or argument.keyword is not None for argument in iterable.args):
+                    return _NOTHING_KNOWN
+                return _Items(UNKNOWN, zipped=tuple(self._items_of(argument.value) for argument in iterable.args))
+            if wrapper in torch_api.ITERATION_WRAPPERS:
+                inner = self._items_of(iterable.args[0].value)
+                return inner._replace(key=strong(Kind.NUMBER)) if wrapper == "enumerate" else inner
+        submodules = self._submodules_of(iterable)
+        if submodules is not None:
+            return submodules
         loader = self.kind_and_evidence(iterable)
         if loader.kind is Kind.DATALOADER:
-            return Inferred(Kind.TENSOR, loader.evidence), False
-        return UNKNOWN, False
+            return _Items(Inferred(Kind.TENSOR, loader.evidence), batches=True)
+        return _NOTHING_KNOWN
+
+    def _submodules_of(self, iterable: cst.BaseExpression) -> _Items | None:
+        """``model.modules()``, ``self.named_children()`` ...: modules, as surely as the
+        receiver is one (by convention when only the method's name says so)."""
+        if not isinstance(iterable, cst.Call) or iterable.args:
+            return None
+        receiver_method = method_call(iterable)
+        if receiver_method is None or receiver_method[1] not in _SUBMODULE_ITERATORS:
+            return None
+        receiver, method = receiver_method
+        owner = self.kind_and_evidence(receiver)
+        evidence = owner.evidence if owner.kind is Kind.MODULE else Evidence.CONVENTION
+        key = strong(Kind.OTHER) if _SUBMODULE_ITERATORS[method] else None
+        return _Items(Inferred(Kind.MODULE, evidence), key=key)
+
+    def _bind_items(self, target: cst.BaseExpression, items: _Items) -> None:
+        """Bind a loop target to what the loop draws: pairs and zipped items unpack position
+        by position; a name bound to a whole item of a dataloader is a batch."""
+        elements = target.elements if isinstance(target, (cst.Tuple, cst.List)) else None
+        if items.key is not None:
+            if elements is not None and len(elements) == 2:
+                self._bind_target(elements[0].value, items.key)
+                self._bind_items(elements[1].value, items._replace(key=None))
+            else:
+                self._bind_target(target, UNKNOWN)  # a whole (key, item) pair
+            return
+        if items.zipped:
+            if elements is not None and len(elements) == len(items.zipped):
+                for element, part in zip(elements, items.zipped):
+                    self._bind_items(element.value, part)
+            else:
+                self._bind_target(target, UNKNOWN)
+            return
+        self._bind_target(target, items.element, batch=items.batches)
 
     # ----------------------------------------------------------------- isinstance narrowing
     def _narrow(self, node: cst.If) -> None:
@@ -913,7 +1078,7 @@ class LintContext:
                 for alias in node.names:
                     local = alias.asname.name if alias.asname is not None else alias.name
                     if isinstance(local, cst.Name):
-                        self.bind(local.value, UNKNOWN)
+                        self._bind_known(local.value)
             return
         module = dotted_name(node.module)
         for alias in node.names:
@@ -1011,15 +1176,11 @@ class LintContext:
         return any(name == "backward" for name, _ in self.calls_in_loop(loop))
 
     def visit_For(self, node: cst.For) -> None:
-        element, enumerated = self._iteration_element_kind(node.iter)
-        target = node.target
-        if enumerated and isinstance(target, (cst.Tuple, cst.List)) and len(target.elements) == 2:
-            self._bind_target(target.elements[0].value, strong(Kind.NUMBER))
-            target = target.elements[1].value
-        self._bind_target(target, element)
+        items = self._items_of(node.iter)
+        self._bind_items(node.target, items)
         self.flow.visit_loop(node)
         self._loop_calls[node] = []
-        if element.kind is Kind.TENSOR:
+        if items.batches or any(part.batches for part in items.zipped):
             self._dataloader_loops.add(node)
 
     def leave_For(self, node: cst.For) -> None:

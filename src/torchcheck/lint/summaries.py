@@ -30,7 +30,7 @@ from typing import Any, Protocol
 import libcst as cst
 
 from torchcheck.lint import torch_api
-from torchcheck.lint.context import Kind, dotted_name, source_text
+from torchcheck.lint.context import Kind, argument_for, dotted_name, source_text
 from torchcheck.lint.walker import children
 
 # Methods whose calls a summary records.
@@ -1056,7 +1056,8 @@ def _calls_in(node: cst.CSTNode, certain: bool) -> Iterator[tuple[cst.Call, bool
 
 def _sets_eval_mode(call: cst.Call) -> bool:
     """``m.train(False)`` / ``m.train(mode=False)`` switch to eval mode."""
-    return bool(call.args) and isinstance(call.args[0].value, cst.Name) and call.args[0].value.value == "False"
+    mode = argument_for(call, 0, "mode")
+    return mode is not None and not mode.star and isinstance(mode.value, cst.Name) and mode.value.value == "False"
 
 
 def _is_none(expression: cst.BaseExpression) -> bool:

@@ -1,0 +1,182 @@
+"""Kinds the code shows beat kinds a name suggests: functions of the file, model factories,
+submodule loops, and batches drawn from a dataloader."""
+
+from __future__ import annotations
+
+import textwrap
+
+import libcst as cst
+
+from tests.lint.test_context_evidence import probe
+from torchcheck.lint.context import UNKNOWN, Evidence, Kind, LintContext, is_model_factory
+from torchcheck.lint.walker import BatchedWalker
+
+STRONG, CONVENTION = Evidence.STRONG, Evidence.CONVENTION
+
+
+class _BatchProbe:
+    """Records, for every `probe(name)` call, whether the context takes the name for a batch."""
+
+    def __init__(self, context: LintContext) -> None:
+        self.context = context
+        self.seen: list[bool] = []
+
+    def visit_Call(self, node: cst.Call) -> None:
+        if isinstance(node.func, cst.Name) and node.func.value == "probe":
+            self.seen.append(self.context.is_loader_batch(node.args[0].value))
+
+
+def batches(source: str) -> list[bool]:
+    context = LintContext()
+    recorder = _BatchProbe(context)
+    BatchedWalker([context, recorder]).walk(cst.parse_module(textwrap.dedent(source)))
+    return recorder.seen
+
+
+def test_a_function_of_the_file_that_returns_a_module_makes_its_call_a_module_whatever_the_names() -> None:
+    seen = probe(
+        """
+        import torch.nn as nn
+        def load(state_dict, device):
+            clip = build_model(state_dict).to(device)
+            probe(clip); probe(build_model(state_dict))
+        class CLIP(nn.Module):
+            pass
+        def build_model(state_dict):
+            model = CLIP()
+            model.load_state_dict(state_dict)
+            return model.eval()
+        """
+    )
+    assert seen == [(Kind.MODULE, STRONG), (Kind.MODULE, STRONG)]
+
+
+def test_a_function_of_the_file_with_an_unknown_result_returns_no_kind_even_with_a_model_like_name() -> None:
+    seen = probe(
+        """
+        def run(config):
+            out = get_model(config)(inputs)
+            probe(get_model(config)); probe(out)
+        def get_model(config):
+            return registry[config.name]
+        """
+    )
+    assert seen == [UNKNOWN, UNKNOWN]
+
+
+def test_a_function_imported_from_the_project_is_not_a_module_by_its_name() -> None:
+    seen = probe(
+        """
+        from .model import build_model
+        from . import base_model
+        probe(build_model); probe(build_model(sd)); probe(base_model(x))
+        """
+    )
+    assert seen == [UNKNOWN, UNKNOWN, UNKNOWN]
+
+
+def test_a_name_that_starts_with_a_verb_names_a_factory_not_the_value_it_makes() -> None:
+    seen = probe("probe(create_model(cfg)); probe(get_loader); probe(train_loader); probe(base_model(x))")
+    assert seen == [UNKNOWN, UNKNOWN, (Kind.DATALOADER, CONVENTION), (Kind.GRAPH_TENSOR, CONVENTION)]
+
+
+def test_an_unknown_third_party_call_yields_only_what_the_name_it_is_bound_to_suggests() -> None:
+    seen = probe(
+        """
+        import cv2
+        import somelib
+        net = cv2.dnn.readNetFromONNX(path)
+        model = somelib.load(path)
+        output = somelib.run(model)
+        probe(net); probe(model); probe(output)
+        """
+    )
+    assert seen == [(Kind.OTHER, STRONG), (Kind.MODULE, CONVENTION), UNKNOWN]
+
+
+def test_model_factories_of_timm_torchvision_and_hugging_face_build_modules() -> None:
+    seen = probe(
+        """
+        import timm
+        import torchvision
+        from transformers import AutoModelForCausalLM, AutoTokenizer, AutoConfig
+        from diffusers import UNet2DConditionModel, DDPMScheduler
+        probe(timm.create_model("resnet50"))
+        probe(torchvision.models.resnet50(weights=None))
+        probe(torchvision.models.detection.fasterrcnn_resnet50_fpn())
+        probe(AutoModelForCausalLM.from_pretrained("gpt2"))
+        probe(UNet2DConditionModel.from_config(config))
+        probe(AutoTokenizer.from_pretrained("gpt2"))
+        probe(AutoConfig.from_pretrained("gpt2"))
+        probe(DDPMScheduler.from_pretrained(path))
+        probe(torchvision.models.get_weight("ResNet50_Weights.DEFAULT"))
+        """
+    )
+    assert seen == [(Kind.MODULE, STRONG)] * 5 + [UNKNOWN] * 4
+
+
+def test_model_factory_names_exclude_weight_helpers_and_non_model_classes() -> None:
+    assert is_model_factory("torchvision.models.resnet.resnet50")
+    assert is_model_factory("transformers.BertForMaskedLM.from_pretrained")
+    assert not is_model_factory("torchvision.models.utils.load_state_dict_from_url")
+    assert not is_model_factory("transformers.BertTokenizerFast.from_pretrained")
+    assert not is_model_factory("transformers.AutoImageProcessor.from_pretrained")
+
+
+def test_loops_over_a_modules_submodules_bind_modules() -> None:
+    seen = probe(
+        """
+        import torch.nn as nn
+        net = nn.Sequential(nn.Linear(2, 2))
+        for m in net.modules():
+            probe(m)
+        for name, child in net.named_children():
+            probe(name); probe(child)
+        for m in encoder.modules():
+            probe(m)
+        """
+    )
+    assert seen == [(Kind.MODULE, STRONG), (Kind.OTHER, STRONG), (Kind.MODULE, STRONG), (Kind.MODULE, CONVENTION)]
+
+
+def test_a_whole_item_drawn_from_a_dataloader_is_a_batch_through_enumerate_tqdm_zip_iter_and_next() -> None:
+    seen = batches(
+        """
+        from tqdm.auto import tqdm
+        for step, batch in enumerate(train_dataloader):
+            probe(batch)
+        for batch in tqdm(eval_loader):
+            probe(batch)
+        for source, target in zip(source_loader, target_loader):
+            probe(source); probe(target)
+        first = next(iter(train_dataloader))
+        batches = iter(eval_loader)
+        second = next(batches)
+        probe(first); probe(second)
+        """
+    )
+    assert seen == [True] * 6
+
+
+def test_an_unpacked_item_of_a_dataloader_is_a_tensor_and_not_a_batch() -> None:
+    source = """
+        for step, (images, labels) in enumerate(train_loader):
+            probe(images)
+        for batch in items:
+            probe(batch)
+        """
+    assert batches(source) == [False, False]
+    assert probe(source) == [(Kind.TENSOR, CONVENTION), UNKNOWN]
+
+
+def test_an_isinstance_check_narrows_a_batch_to_a_plain_tensor() -> None:
+    seen = batches(
+        """
+        import torch
+        for batch in train_loader:
+            if isinstance(batch, torch.Tensor):
+                probe(batch)
+            probe(batch)
+        """
+    )
+    assert seen == [False, True]
