@@ -1,6 +1,6 @@
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 import libcst as cst
 
@@ -54,8 +54,11 @@ class TransferResultDiscarded(Rule):
     would make a global local); and for an attribute inside an `nn.Module`
     (`self.weight.to(device)`), where assigning a plain tensor to a parameter's name raises
     `TypeError` (register such a tensor as a buffer, which `model.to()` moves). The rule
-    only reports receivers known to be tensors, never modules or objects whose `.to()` may
-    work in place (a batch object from a loader).
+    only reports receivers known to be tensors, never modules (a function of the file that
+    returns a module makes its call a module, whatever the names say) or objects whose
+    `.to()` may work in place: a whole batch drawn from a loader, directly or through
+    `enumerate`, `tqdm`, `zip` or `next(iter(loader))`, may be a Hugging Face
+    `BatchEncoding` or a PyG `Data`.
 
     ## References
     - [`torch.Tensor.to`](https://pytorch.org/docs/stable/generated/torch.Tensor.to.html)
@@ -92,9 +95,30 @@ x.to_(device) if hasattr(x, "to_") else None
         ),
         Valid(
             """
+from tqdm import tqdm
 for batch in loader:
     batch.to(device)
     outputs = model(**batch)
+for step, batch in enumerate(tqdm(train_dataloader)):
+    batch.to(device)
+batch = next(iter(train_dataloader))
+batch.to(device)
+"""
+        ),
+        Valid(
+            """
+import torch.nn as nn
+
+def load(state_dict, device):
+    clip = build_model(state_dict).to(device)
+    if str(device) == "cpu":
+        clip.float()
+    return clip
+
+def build_model(state_dict):
+    model = nn.Linear(3, 3)
+    model.load_state_dict(state_dict)
+    return model.eval()
 """
         ),
         Valid(
@@ -193,6 +217,18 @@ batch[0].cuda()  # TCK202
         ),
         Invalid(
             """
+for step, (images, labels) in enumerate(train_loader):
+    images.to(device)  # TCK202
+    model(images)
+""",
+            expected_replacement="""
+for step, (images, labels) in enumerate(train_loader):
+    images = images.to(device)  # TCK202
+    model(images)
+""",
+        ),
+        Invalid(
+            """
 import torch
 MASK = torch.ones(8, 8)
 
@@ -243,8 +279,6 @@ def apply(scores):
 
     def visit_For(self, node: cst.For) -> None:
         self._bound(node.target)
-        if isinstance(node.target, cst.Name) and self.context.iterates_dataloader(node):
-            self._scopes[-1].batch_names.add(node.target.value)
 
     def _bound(self, *targets: cst.BaseExpression) -> None:
         assignable = self._scopes[-1].assignable
@@ -269,9 +303,8 @@ def apply(scores):
             return
         if method == "to" and not call.args:
             return
-        scope = self._scopes[-1]
-        if isinstance(receiver, cst.Name) and receiver.value in scope.batch_names:
-            return
+        if self.context.is_loader_batch(receiver):
+            return  # maybe a batch object whose `.to()` moves it in place
         kind, evidence = self.context.kind_and_evidence(receiver)
         if kind not in TENSOR_KINDS:
             return
@@ -298,8 +331,5 @@ class _Scope:
     # None at module level, where every name is global anyway
     assignable: set[str] | None
     in_class_body: bool = False
-    # names bound one batch at a time by a loop over a loader: maybe a batch object
-    # (Hugging Face's BatchEncoding, PyG's Data) whose `.to()` works in place
-    batch_names: set[str] = field(default_factory=set)
 
 
