@@ -5,21 +5,77 @@ from dataclasses import dataclass, field
 
 import libcst as cst
 
-from torchcheck.lint.context import Kind, LintContext, keyword_argument
+from torchcheck.lint.context import Kind, LintContext, argument_for, keyword_argument
 from torchcheck.lint.rule import Invalid, Rule, Valid
 
 # Names that show the code compares state-dict keys by hand.
 _KEY_CHECK_NAMES = re.compile(r"missing|unexpected", re.IGNORECASE)
+# What a filter of a state dict compares to keep only what the model can take.
+_SHAPE_ATTRIBUTES = frozenset({"shape", "size", "numel", "ndim", "dtype"})
 
 
 @dataclass
 class _Scope:
-    candidates: list[cst.Call] = field(default_factory=list)
+    # each discarded non-strict load, with the name of the state dict it loads (if a name)
+    candidates: list[tuple[cst.Call, str | None]] = field(default_factory=list)
     checks_keys: bool = False
+    counted: set[str] = field(default_factory=set)  # names passed to len(): what was loaded is counted
 
 
 def _is_false(expression: cst.BaseExpression) -> bool:
     return isinstance(expression, cst.Name) and expression.value == "False"
+
+
+def _is_state_dict_call(expression: cst.BaseExpression) -> bool:
+    """``model.state_dict()``: every key of the model, so nothing can be missing."""
+    return (
+        isinstance(expression, cst.Call)
+        and isinstance(expression.func, cst.Attribute)
+        and expression.func.attr.value == "state_dict"
+    )
+
+
+def _matches_model(condition: cst.BaseExpression) -> bool:
+    """A filter that keeps what the model can take: a membership test (``k in model_sd``)
+    or a comparison of shapes (``v.shape == model_sd[k].shape``)."""
+    for node in _comparisons(condition):
+        if any(isinstance(target.operator, (cst.In, cst.NotIn)) for target in node.comparisons):
+            return True
+        if any(_mentions_shape(side) for side in (node.left, *(target.comparator for target in node.comparisons))):
+            return True
+    return False
+
+
+def _comparisons(condition: cst.BaseExpression) -> list[cst.Comparison]:
+    if isinstance(condition, cst.Comparison):
+        return [condition]
+    if isinstance(condition, cst.BooleanOperation):
+        return _comparisons(condition.left) + _comparisons(condition.right)
+    if isinstance(condition, cst.UnaryOperation):
+        return _comparisons(condition.expression)
+    return []
+
+
+def _mentions_shape(expression: cst.BaseExpression) -> bool:
+    if isinstance(expression, cst.Call):
+        expression = expression.func
+    return isinstance(expression, cst.Attribute) and expression.attr.value in _SHAPE_ATTRIBUTES
+
+
+def _partial_by_construction(value: cst.BaseExpression) -> bool:
+    """A state dict built to fit the model: the model's own ``state_dict()`` (updated with
+    the checkpoint's entries) or a comprehension that keeps only matching keys or shapes.
+    Keys it lacks or skips are the author's decision, not an accident."""
+    if _is_state_dict_call(value):
+        return True
+    if not isinstance(value, cst.DictComp):
+        return False
+    clauses: list[cst.CompFor] = []
+    clause: cst.CompFor | None = value.for_in
+    while clause is not None:
+        clauses.append(clause)
+        clause = clause.inner_for_in
+    return any(_matches_model(condition.test) for clause in clauses for condition in clause.ifs)
 
 
 class NonStrictLoadUnchecked(Rule):
@@ -45,6 +101,13 @@ class NonStrictLoadUnchecked(Rule):
     if unexpected or any(not key.startswith("head.") for key in missing):
         raise RuntimeError(f"checkpoint mismatch: {missing=} {unexpected=}")
     ```
+
+    The rule stays silent where the code shows that the mismatch is handled: the result is
+    kept, the function compares keys itself (names such as `missing_keys`), it counts what
+    it loaded (`len(state_dict)`, as in "Transferred 310/312 items"), or the state dict was
+    built to fit the model - the model's own `state_dict()` updated with the checkpoint's
+    entries, or a comprehension that keeps only the keys the model has or the entries whose
+    shapes match.
 
     ## Fix safety
     There is no automatic fix: which missing keys are acceptable (a new classifier head,
@@ -97,6 +160,26 @@ optimizer.load_state_dict(checkpoint["optimizer"])
         ),
         Valid(
             """
+def transfer(model, checkpoint, logger):
+    state_dict = intersect_dicts(checkpoint["model"].state_dict(), model.state_dict())
+    model.load_state_dict(state_dict, strict=False)
+    logger.info(f"Transferred {len(state_dict)}/{len(model.state_dict())} items")
+
+def load_matching(model, pretrained):
+    model_state = model.state_dict()
+    state_dict = {k: v for k, v in pretrained.items() if k in model_state}
+    model.load_state_dict(state_dict, strict=False)
+    shapes_match = {k: v for k, v in pretrained.items() if v.shape == model_state[k].shape}
+    model.load_state_dict(shapes_match, strict=False)
+
+def load_into_own(model, pretrained):
+    model_state = model.state_dict()
+    model_state.update(pretrained)
+    model.load_state_dict(model_state, strict=False)
+"""
+        ),
+        Valid(
+            """
 def load_sharded_checkpoint(model, index, shard_files, loader, strict=True):
     loaded_keys = index["weight_map"].keys()
     model_keys = model.state_dict().keys()
@@ -114,6 +197,14 @@ def load_sharded_checkpoint(model, index, shard_files, loader, strict=True):
             """
 import torch
 model.load_state_dict(torch.load(path, weights_only=True), strict=False)  # TCK403
+"""
+        ),
+        Invalid(
+            """
+def load_backbone(model, checkpoint):
+    state_dict = {k.replace("module.", ""): v for k, v in checkpoint.items()}
+    model.load_state_dict(state_dict, strict=False)  # TCK403
+    print(f"loaded {len(checkpoint)} tensors")
 """
         ),
         Invalid(
@@ -145,11 +236,19 @@ class Classifier(nn.Module):
         if _KEY_CHECK_NAMES.search(node.value):
             self._scopes[-1].checks_keys = True
 
+    def visit_Call(self, node: cst.Call) -> None:
+        """``len(state_dict)``: the code counts what it loads (``Transferred 310/312 items``)."""
+        if isinstance(node.func, cst.Name) and node.func.value == "len" and len(node.args) == 1:
+            argument = node.args[0].value
+            if isinstance(argument, cst.Name):
+                self._scopes[-1].counted.add(argument.value)
+
     def _resolve(self, scope: _Scope) -> None:
         if scope.checks_keys:
             return  # the function compares keys itself (e.g. before loading shard by shard)
-        for call in scope.candidates:
-            self.report(call)
+        for call, loaded in scope.candidates:
+            if loaded is None or loaded not in scope.counted:
+                self.report(call)
 
     def visit_Expr(self, node: cst.Expr) -> None:
         call = node.value
@@ -160,13 +259,31 @@ class Classifier(nn.Module):
         strict = keyword_argument(call, "strict")
         if strict is not None:
             if _is_false(strict.value):
-                self._scopes[-1].candidates.append(call)
+                self._note(call)
             return
         positional = [argument for argument in call.args if argument.keyword is None]
         # a positional `False` means `strict` only where the receiver is known to be a module
         if len(positional) >= 2 and _is_false(positional[1].value) and not positional[1].star:
             if self._is_module(call.func.value):
-                self._scopes[-1].candidates.append(call)
+                self._note(call)
+
+    def _note(self, call: cst.Call) -> None:
+        """Keep a discarded non-strict load for the end of its function, unless what it loads
+        was built to fit the model."""
+        argument = argument_for(call, 0, "state_dict")
+        loaded = argument.value if argument is not None and not argument.star else None
+        if loaded is not None and _partial_by_construction(self._value_of(loaded)):
+            return
+        name = loaded.value if isinstance(loaded, cst.Name) else None
+        self._scopes[-1].candidates.append((call, name))
+
+    def _value_of(self, expression: cst.BaseExpression) -> cst.BaseExpression:
+        """The value a name surely holds here (its reaching assignment), else the expression."""
+        if isinstance(expression, cst.Name):
+            binding = self.context.flow.reaching_binding(expression.value)
+            if binding is not None and binding.value is not None:
+                return binding.value
+        return expression
 
     def _is_module(self, receiver: cst.BaseExpression) -> bool:
         # `self` is bound as a parameter, so the context does not apply its module-class rule
