@@ -48,10 +48,14 @@ class InitWithoutUnderscore(Rule):
     Since PyTorch 0.4 the initializers are named after what they do: they fill the tensor
     in place, like every other `*_` method. The old names survive only as wrappers that
     emit a deprecation warning (a `FutureWarning` in current releases) on every call and
-    then call the underscore version, so they can disappear in any release. Code in fallback branches for old PyTorch versions (an
-    `except` handler, or an `if` on the version) is not reported, nor are references that
-    are only compared or listed in a list, tuple or set literal (a catalogue of functions,
-    not a use of them).
+    then call the underscore version, so they can disappear in any release. Code in fallback
+    branches for old PyTorch versions (an `except` handler, or an `if` on the version) is
+    not reported. A reference that is not called is a use only where the code calls it:
+    one kept under a name or in a list, tuple, set or dict literal is reported where the
+    file calls it through that name or container (`init_fn(w)`, `INITIALIZERS[name](w)`);
+    references that are only compared, stored, or patched into and restored from
+    `torch.nn.init` (a catalogue of functions, a context manager that skips initialization)
+    are not uses of them.
 
     ## Example
     ```python
@@ -144,6 +148,25 @@ def is_legacy(fn):
     return fn is torch.nn.init.normal or fn in (torch.nn.init.constant,)
 """
         ),
+        Valid(
+            """
+import torch
+from torch import nn
+TORCH_INIT_FUNCTIONS = {"normal_": nn.init.normal_, "normal": nn.init.normal, "uniform": nn.init.uniform}
+
+def no_init_weights():
+    saved_constant = nn.init.constant
+    for name in TORCH_INIT_FUNCTIONS:
+        setattr(torch.nn.init, name, lambda *args, **kwargs: None)
+    torch.nn.init.constant = lambda *args, **kwargs: None
+    try:
+        yield
+    finally:
+        for name, init_function in TORCH_INIT_FUNCTIONS.items():
+            setattr(torch.nn.init, name, init_function)
+        torch.nn.init.constant = saved_constant
+"""
+        ),
     )
     INVALID = (
         Invalid(
@@ -168,6 +191,10 @@ def reset(m):
     weight_init.orthogonal(m.weight_hh, gain=1.0)  # TCK917
     torch.nn.init.normal(m.bias, std=1e-3)  # TCK917
 INITIALIZERS = {"xavier": init.xavier_normal, "eye": torch.nn.init.eye}  # TCK917 TCK917
+def initialize(weight, name):
+    INITIALIZERS[name](weight)
+    init_function = init.sparse  # TCK917
+    init_function(weight, sparsity=0.1)
 """,
             expected_replacement="""
 import torch
@@ -178,6 +205,10 @@ def reset(m):
     weight_init.orthogonal_(m.weight_hh, gain=1.0)  # TCK917
     torch.nn.init.normal_(m.bias, std=1e-3)  # TCK917
 INITIALIZERS = {"xavier": init.xavier_normal_, "eye": torch.nn.init.eye_}  # TCK917 TCK917
+def initialize(weight, name):
+    INITIALIZERS[name](weight)
+    init_function = init.sparse_  # TCK917
+    init_function(weight, sparsity=0.1)
 """,
         ),
         Invalid(
@@ -213,22 +244,42 @@ def reset(layer):
     def __init__(self, context: LintContext) -> None:
         super().__init__(context)
         self._callees: set[cst.CSTNode] = set()
-        self._compared: set[cst.CSTNode] = set()  # functions used as values, not to be called
+        # references that are no use of the function: compared by identity, or patched over
+        self._not_used: set[cst.CSTNode] = set()
+        # references stored in a container or bound to a name, reported only where called
+        self._stored: set[cst.CSTNode] = set()
+        self._uncalled: dict[cst.CSTNode, str] = {}  # stored references not called (yet)
 
     def visit_Comparison(self, node: cst.Comparison) -> None:
-        self._compared.update((node.left, *(target.comparator for target in node.comparisons)))
+        self._not_used.update((node.left, *(target.comparator for target in node.comparisons)))
 
-    def _collect(self, node: cst.List | cst.Tuple | cst.Set) -> None:
-        self._compared.update(element.value for element in node.elements)
+    def visit_AssignTarget(self, node: cst.AssignTarget) -> None:
+        self._not_used.add(node.target)  # `torch.nn.init.normal = skip`: patched, not called
+
+    def visit_Assign(self, node: cst.Assign) -> None:
+        if all(isinstance(target.target, cst.Name) for target in node.targets):
+            self._stored.add(node.value)
+        elif any(self._in_init(target.target) for target in node.targets):
+            self._not_used.add(node.value)  # restored: `torch.nn.init.normal = saved_normal`
+
+    def _in_init(self, target: cst.BaseExpression) -> bool:
+        qualified = self.context.qualified_name(target)
+        return qualified is not None and qualified.startswith(f"{_INIT}.")
+
+    def _store(self, node: cst.List | cst.Tuple | cst.Set | cst.Dict) -> None:
+        self._stored.update(element.value for element in node.elements if not isinstance(element, cst.StarredDictElement))
 
     def visit_List(self, node: cst.List) -> None:
-        self._collect(node)
+        self._store(node)
 
     def visit_Tuple(self, node: cst.Tuple) -> None:
-        self._collect(node)
+        self._store(node)
 
     def visit_Set(self, node: cst.Set) -> None:
-        self._collect(node)
+        self._store(node)
+
+    def visit_Dict(self, node: cst.Dict) -> None:
+        self._store(node)
 
     def visit_ImportFrom(self, node: cst.ImportFrom) -> None:
         if node.relative or node.module is None or isinstance(node.names, cst.ImportStar):
@@ -247,8 +298,13 @@ def reset(layer):
                 self.report(alias, MESSAGE.format(old=old))
 
     def visit_Call(self, node: cst.Call) -> None:
+        if dotted_name(node.func) == "setattr":
+            self._not_used.update(argument.value for argument in node.args)  # patching `nn.init`
         old = _deprecated_name(self.context.call_name(node))
-        if old is None or self.context.in_compatibility_code:
+        if old is None:
+            self._report_called_through(node.func)
+            return
+        if self.context.in_compatibility_code:
             return
         self._callees.add(node.func)
         if isinstance(node.func, cst.Attribute):
@@ -258,12 +314,44 @@ def reset(layer):
             self.report(node, MESSAGE.format(old=old))  # fixed, if at all, in its import
 
     def visit_Attribute(self, node: cst.Attribute) -> None:
-        """``init_fn = nn.init.xavier_uniform``: a reference that is called later (a function
-        compared by identity or listed in a collection may only be catalogued, as in
-        ``torch/overrides.py``)."""
-        if node in self._callees or node in self._compared:
+        """``init_fn = nn.init.xavier_uniform``: a reference that is called later. One that is
+        only compared by identity, patched over, or stored (in a container or under a name)
+        and never seen called may just be catalogued, as in ``torch/overrides.py`` or a
+        ``no_init_weights`` context manager that patches and restores ``nn.init``."""
+        if node in self._callees or node in self._not_used:
             return
         old = _deprecated_name(self.context.qualified_name(node))
         if old is None or self.context.in_compatibility_code:
             return
+        if node in self._stored:
+            self._uncalled[node] = old
+            return
+        self._report_reference(node, old)
+
+    def _report_reference(self, node: cst.Attribute, old: str) -> None:
         self.report(node, MESSAGE.format(old=old), replacement=node.with_changes(attr=cst.Name(f"{old}_")))
+
+    def _report_called_through(self, callee: cst.BaseExpression) -> None:
+        """A stored reference called through the name or the container that holds it:
+        ``init_fn(w)`` after ``init_fn = nn.init.normal``, ``INITIALIZERS[name](w)``."""
+        for reference in self._stored_in(callee, depth=0):
+            old = self._uncalled.pop(reference, None)
+            if old is not None:
+                self._report_reference(reference, old)  # type: ignore[arg-type]
+
+    def _stored_in(self, expression: cst.BaseExpression, depth: int) -> list[cst.CSTNode]:
+        """The references ``expression`` may evaluate to: through a name's last binding, a
+        subscript or ``.get()`` of a container literal, and the container's elements."""
+        if depth > 2:
+            return []
+        if isinstance(expression, cst.Name):
+            binding = self.context.flow.last_binding(expression.value)
+            value = binding.value if binding is not None else None
+            return [value, *self._stored_in(value, depth + 1)] if value is not None else []
+        if isinstance(expression, cst.Subscript):
+            return self._stored_in(expression.value, depth + 1)
+        if isinstance(expression, cst.Call) and isinstance(expression.func, cst.Attribute) and expression.func.attr.value == "get":
+            return self._stored_in(expression.func.value, depth + 1)
+        if isinstance(expression, (cst.List, cst.Tuple, cst.Set, cst.Dict)):
+            return [element.value for element in expression.elements if not isinstance(element, cst.StarredDictElement)]
+        return []
