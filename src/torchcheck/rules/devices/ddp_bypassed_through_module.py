@@ -3,7 +3,7 @@ from __future__ import annotations
 import libcst as cst
 
 from torchcheck.lint.context import LintContext, source_text
-from torchcheck.lint.distributed import is_ddp_name
+from torchcheck.lint.distributed import DDP_CLASSES, is_ddp_name
 from torchcheck.lint.rule import Invalid, Rule, Valid
 from torchcheck.lint.walker import children
 
@@ -39,7 +39,8 @@ _NOT_FORWARD = frozenset(
         "get_output_embeddings",
     }
 )
-_FOLLOWED_BINDINGS = 12  # `out = ...; loss = f(out); total = loss + ...` is followed this far
+_GRAPH_CUTS = frozenset({"detach", "item", "tolist", "numpy"})
+_FOLLOWED_BINDINGS = 64  # `out = ...; loss = f(out); total = loss + ...` is followed this far
 
 
 class DdpBypassedThroughModule(Rule):
@@ -60,7 +61,8 @@ class DdpBypassedThroughModule(Rule):
     Uses of `.module` that are not a training forward are fine: `ddp_model.module.generate(...)`,
     `ddp_model.module.parameters()`, `ddp_model.module.state_dict()`, attributes, and calls
     whose result never reaches `backward()` (evaluation, logging). The rule follows names
-    bound from `DistributedDataParallel(...)` in the file.
+    bound from `DistributedDataParallel(...)` in the file, and names bound to the model it
+    wraps (`unwrapped = model.module if isinstance(model, DistributedDataParallel) else model`).
 
     ## Example
     ```python
@@ -130,6 +132,35 @@ head_dim = model.module.head_dim
         ),
         Valid(
             """
+from torch.nn.parallel import DistributedDataParallel
+
+def rollout(model, prompts, optimizer):
+    unwrapped = model.module if isinstance(model, DistributedDataParallel) else model
+    completions = unwrapped.generate(prompts, max_new_tokens=64)
+    loss = model(completions).loss
+    loss.backward()
+    optimizer.step()
+    return unwrapped.state_dict()
+"""
+        ),
+        Valid(
+            """
+import torch
+from torch.nn.parallel import DistributedDataParallel
+
+def ppo_step(actor, critic, batch, optimizer):
+    critic = DistributedDataParallel(critic)
+    with torch.no_grad():
+        old_values = critic.module(batch.states)
+    baseline = critic.module(batch.states).detach()
+    values = critic(batch.states)
+    loss = ((values - (batch.returns - old_values - baseline)) ** 2).mean()
+    loss.backward()
+    optimizer.step()
+"""
+        ),
+        Valid(
+            """
 ema_model = ModelEmaV2(model)
 for x, y in loader:
     loss = criterion(model(x), y) + distill(ema_model.module(x))
@@ -145,6 +176,19 @@ from torch.nn.parallel import DistributedDataParallel as DDP
 model = DDP(net, device_ids=[local_rank])
 for x, y in loader:
     loss = criterion(model.module(x), y)  # TCK210
+    loss.backward()
+    optimizer.step()
+"""
+        ),
+        Invalid(
+            """
+import torch.nn.functional as F
+from torch.nn.parallel import DistributedDataParallel
+
+def grpo_step(model, batch, optimizer):
+    unwrapped = model.module if isinstance(model, DistributedDataParallel) else model
+    logits = unwrapped(batch.tokens).logits  # TCK210
+    loss = -(F.log_softmax(logits, dim=-1).mean() * batch.advantages).mean()
     loss.backward()
     optimizer.step()
 """
@@ -168,8 +212,11 @@ def train(net, loader, optimizer, scaler):
     def __init__(self, context: LintContext) -> None:
         super().__init__(context)
         self._reported: set[cst.Call] = set()
+        self._without_grad: set[cst.Call] = set()  # bypasses run under no_grad: no graph to all-reduce
 
     def visit_Call(self, node: cst.Call) -> None:
+        if self.context.in_no_grad and self._is_bypass(node):
+            self._without_grad.add(node)
         if not (isinstance(node.func, cst.Attribute) and node.func.attr.value == "backward"):
             return
         line = self.context.line_of(node)
@@ -187,7 +234,7 @@ def train(net, loader, optimizer, scaler):
         followed = 0
         while pending and followed <= _FOLLOWED_BINDINGS:
             for node in _subtree(pending.pop()):
-                if isinstance(node, cst.Call) and self._is_bypass(node):
+                if isinstance(node, cst.Call) and node not in self._without_grad and self._is_bypass(node):
                     found.append(node)
                 elif isinstance(node, cst.Name) and node.value not in seen:
                     seen.add(node.value)
@@ -198,28 +245,61 @@ def train(net, loader, optimizer, scaler):
         return found
 
     def _is_bypass(self, call: cst.Call) -> bool:
-        """``ddp.module(...)`` or ``ddp.module.part(...)`` with ``ddp`` a DDP wrapper (deeper
-        chains such as ``ddp.module.logit_scale.exp()`` are methods of what a part holds)."""
+        """``ddp.module(...)`` or ``ddp.module.part(...)`` with ``ddp`` a DDP wrapper, also
+        through a name bound to the unwrapped model (deeper chains such as
+        ``ddp.module.logit_scale.exp()`` are methods of what a part holds)."""
         func = call.func
-        if not isinstance(func, cst.Attribute):
-            return False
-        if func.attr.value != "module":
-            if func.attr.value in _NOT_FORWARD or not isinstance(func.value, cst.Attribute):
+        if isinstance(func, cst.Attribute) and func.attr.value != "module":
+            if func.attr.value in _NOT_FORWARD:
                 return False
             func = func.value
-        return func.attr.value == "module" and is_ddp_name(self.context, func.value)
+        return self._unwraps_ddp(func, follow=True)
+
+    def _unwraps_ddp(self, expression: cst.BaseExpression, *, follow: bool) -> bool:
+        """``ddp.module``, ``model.module if isinstance(model, DistributedDataParallel) else
+        model``, or (with ``follow``) a name bound to one of them."""
+        if isinstance(expression, cst.Attribute) and expression.attr.value == "module":
+            return is_ddp_name(self.context, expression.value)
+        if isinstance(expression, cst.IfExp):
+            return _unwraps_checked_wrapper(self.context, expression)
+        if follow and isinstance(expression, cst.Name):
+            binding = self.context.flow.last_binding(expression.value)
+            if binding is not None and binding.value is not None:
+                return self._unwraps_ddp(binding.value, follow=False)
+        return False
+
+
+def _unwraps_checked_wrapper(context: LintContext, expression: cst.IfExp) -> bool:
+    """``model.module if isinstance(model, DistributedDataParallel) else model``."""
+    test, body = expression.test, expression.body
+    if not (isinstance(test, cst.Call) and isinstance(test.func, cst.Name) and test.func.value == "isinstance"):
+        return False
+    if len(test.args) != 2 or not (isinstance(body, cst.Attribute) and body.attr.value == "module"):
+        return False
+    classes = test.args[1].value
+    candidates = classes.elements if isinstance(classes, cst.Tuple) else [cst.Element(classes)]
+    wraps_ddp = any(context.qualified_name(element.value) in DDP_CLASSES for element in candidates)
+    return wraps_ddp and source_text(test.args[0].value) == source_text(body.value)
 
 
 def _subtree(root: cst.CSTNode) -> list[cst.CSTNode]:
+    """The nodes of ``root`` a gradient can flow through: not into functions, nor behind
+    ``.detach()`` or ``.item()``."""
     nodes, stack = [], [root]
     while stack:
         node = stack.pop()
         nodes.append(node)
+        if _cuts_the_graph(node):
+            continue
         if isinstance(node, cst.Attribute):
             stack.append(node.value)  # `loss.item`: the attribute name is not a variable
         elif not isinstance(node, (cst.Lambda, cst.FunctionDef)):
             stack.extend(children(node))
     return nodes
+
+
+def _cuts_the_graph(node: cst.CSTNode) -> bool:
+    return isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute) and node.func.attr.value in _GRAPH_CUTS
 
 
 def _head(call: cst.Call) -> str:
