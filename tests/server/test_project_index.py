@@ -10,7 +10,7 @@ pytest.importorskip("pygls")
 
 from lsprotocol import types  # noqa: E402
 
-from tests.server.editor import Editor, drive, write  # noqa: E402
+from tests.server.editor import Editor, apply, drive, write  # noqa: E402
 
 MODEL = """from torch import nn
 import torch.nn.functional as F
@@ -152,6 +152,12 @@ def test_a_notebook_gets_each_finding_on_its_cell_counted_within_the_cell(projec
         editor.replace_cell_text(notebook, forward, "layer = nn.Linear(4, 4)\nout = layer(x)\n", version=2)
         assert await editor.published(forward) == []
         assert codes(await editor.published(loss)) == ["TCK605"]
+        [noqa] = await editor.actions(loss, cross_file.range)
+        assert noqa.title == "Ignore TCK605 on this line (# noqa: TCK605)"
+        suppressed = apply(cells[2][1], noqa, loss)
+        assert suppressed.splitlines()[1].endswith("(Net()(x), y)  # noqa: TCK605")
+        editor.replace_cell_text(notebook, loss, suppressed, version=3)
+        assert await editor.published(loss) == []
 
     drive(scenario)
 

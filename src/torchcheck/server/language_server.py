@@ -182,8 +182,9 @@ class TorchcheckServer(LanguageServer):
 
     def code_actions(self, params: types.CodeActionParams) -> list[types.CodeAction]:
         uri = params.text_document.uri
-        if self.workspace.get_notebook_document(cell_uri=uri) is not None:
-            return []  # fixes in notebook cells are not offered yet: `torchcheck lint --fix` makes them
+        notebook = self.workspace.get_notebook_document(cell_uri=uri)
+        if notebook is not None:
+            return self._cell_actions(notebook, params)
         result = self.current_result(uri)
         if result is None:
             return []
@@ -195,6 +196,32 @@ class TorchcheckServer(LanguageServer):
                     actions.extend(self._quick_fixes(uri, diagnostic, result, lines))
         if _wants(params.context.only, protocol.FIX_ALL_KIND):
             actions.extend(self._fix_all(uri, result))
+        return actions
+
+    def _cell_actions(self, notebook: types.NotebookDocument, params: types.CodeActionParams) -> list[types.CodeAction]:
+        """The ``# noqa`` action for the findings of one notebook cell. A rule's fix is not
+        offered: its edits are made on the joined cells and may reach into other cells."""
+        uri = params.text_document.uri
+        result = self.results.get(notebook.uri)
+        if result is None or result.version != notebook.version:
+            result = self.lint_notebook(notebook.uri)
+        if result is None or not _wants(params.context.only, types.CodeActionKind.QuickFix):
+            return []
+        number = next(number for number, cell in enumerate(notebook.cells, start=1) if cell.document == uri)
+        document = self.workspace.get_text_document(uri)
+        cell = LintedDocument(document.source, document.version, ())
+        lines = protocol.split_lines(document.source)
+        actions = []
+        for diagnostic in self.findings(notebook.uri):
+            if diagnostic.cell != number or diagnostic.code == SYNTAX_ERROR_CODE:
+                continue
+            lsp_diagnostic = protocol.to_lsp_diagnostic(diagnostic, lines, self.encoding)
+            if not _overlaps(lsp_diagnostic.range, params.range):
+                continue
+            noqa_edit = self._noqa_edit(diagnostic, cell)
+            if noqa_edit is not None:
+                title = protocol.NOQA_TITLE.format(code=diagnostic.code)
+                actions.append(_action(title, types.CodeActionKind.QuickFix, uri, [noqa_edit], [lsp_diagnostic]))
         return actions
 
     def _quick_fixes(self, uri: str, diagnostic: Diagnostic, result: LintedDocument, lines: list[str]) -> list[types.CodeAction]:
