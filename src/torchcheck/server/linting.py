@@ -61,7 +61,6 @@ class LintedDocument:
     source: str
     version: int | None
     diagnostics: tuple[Diagnostic, ...]
-    root: Path | None = None
     deferred: tuple[DeferredFinding, ...] = ()
     exports: ExportSummary | None = None
     settings: DocumentSettings | None = None
@@ -124,13 +123,13 @@ def lint_document(source: str, path: Path, version: int | None = None, *, use_ca
     except ConfigError as error:
         return LintedDocument(source, version, (api.file_problem(name, CONFIG_PROBLEM.format(error=error)),))
     if is_excluded(path, settings):
-        return LintedDocument(source, version, (), settings.root)
+        return LintedDocument(source, version, ())
     content = source.encode("utf-8", errors="surrogatepass")
     if len(content) > settings.config.max_file_size:
         problem = TOO_LARGE.format(size=len(content), limit=settings.config.max_file_size)
-        return LintedDocument(source, version, (api.file_problem(name, problem),), settings.root)
+        return LintedDocument(source, version, (api.file_problem(name, problem),))
     found = _findings(content, name, settings, use_cache)
-    return LintedDocument(source, version, found.diagnostics, settings.root, found.deferred, found.exports, settings)
+    return LintedDocument(source, version, found.diagnostics, found.deferred, found.exports, settings)
 
 
 def _findings(content: bytes, name: str, settings: DocumentSettings, use_cache: bool) -> CachedFile:
