@@ -192,6 +192,22 @@ def save_checkpoint(model, path):
     torch.save(model.state_dict(), path)
 """
         ),
+        Valid(
+            """
+import torch
+import torch.distributed as dist
+
+def save(model, path):
+    torch.save(model.state_dict(), path)
+
+def main(model, samples):
+    dist.init_process_group("nccl")
+    for index, image in enumerate(samples):
+        image.save(f"sample_{index}.png")
+    if dist.get_rank() == 0:
+        save(model, "model.pt")
+"""
+        ),
     )
     INVALID = (
         Invalid(
@@ -234,7 +250,8 @@ if __name__ == "__main__":
     def __init__(self, context: LintContext) -> None:
         super().__init__(context)
         self._saves: list[_Save] = []
-        self._uses: dict[str, list[_Use]] = {}
+        self._uses: dict[str, list[_Use]] = {}  # a name called or handed on -> where
+        self._method_uses: dict[str, list[_Use]] = {}  # a method name called on anything -> where
         self._functions: dict[Function, bool] = {}  # each function -> it sets up the process group
         self._classes: dict[Function, cst.ClassDef | None] = {}  # each function -> the class it is a method of
         self._distributed_classes: set[cst.ClassDef] = set()  # classes with a method that sets it up
@@ -258,10 +275,14 @@ if __name__ == "__main__":
             if not self._guarded(node) and not _per_rank_file(node):
                 self._saves.append(_Save(node, function))
             return
-        called = _called_name(node)
+        use = _Use(function, self._guarded(node))
         handed = [arg.value.value for arg in node.args if isinstance(arg.value, cst.Name)]
-        for name in filter(None, (called, *handed)):
-            self._uses.setdefault(name, []).append(_Use(function, self._guarded(node)))
+        if isinstance(node.func, cst.Name):
+            handed.append(node.func.value)
+        for name in handed:
+            self._uses.setdefault(name, []).append(use)
+        if isinstance(node.func, cst.Attribute):  # `self.save()`, `trainer.fit()`: a method
+            self._method_uses.setdefault(node.func.attr.value, []).append(use)
 
     def _guarded(self, node: cst.CSTNode) -> bool:
         return guarded_by_rank(self.context, self.context.flow.event(node))
@@ -284,7 +305,10 @@ if __name__ == "__main__":
         verdicts[function] = False  # recursion: assume limited until a use says otherwise
         if any(runs_on_one_rank(decorator) for decorator in function.decorators):
             return False
-        uses = self._uses.get(function.name.value, [])
+        name = function.name.value
+        uses = self._uses.get(name, [])
+        if self._classes.get(function) is not None:
+            uses = [*uses, *self._method_uses.get(name, [])]
         if not uses:
             sets_up = self._functions.get(function, False)
             verdicts[function] = sets_up or self._classes.get(function) in self._distributed_classes
@@ -294,15 +318,6 @@ if __name__ == "__main__":
                 for use in uses
             )
         return verdicts[function]
-
-
-def _called_name(call: cst.Call) -> str | None:
-    """``helper`` for ``helper(...)``, ``self.helper(...)`` and ``utils.helper(...)``."""
-    if isinstance(call.func, cst.Name):
-        return call.func.value
-    if isinstance(call.func, cst.Attribute):
-        return call.func.attr.value
-    return None
 
 
 def _per_rank_file(call: cst.Call) -> bool:
