@@ -191,6 +191,7 @@ class _Fill:
     string_key: bool
     function: cst.FunctionDef
     concatenated: bool = False  # `self.x = self.x + [...]`: the fix needs a list class with `+`
+    nested: bool = False  # adds containers (`self.x.append([conv, act])`): no nn container holds them
 
 
 @dataclass
@@ -330,7 +331,8 @@ class PlainContainerRule(ModuleClassRule):
         contents = self._contents(items)
         if contents is None or contents.container != "list" or isinstance(items, cst.Call):
             return False
-        fill = _Fill("list", contents.all_elements, contents.names, False, self._current_function(), concatenated)
+        function = self._current_function()
+        fill = _Fill("list", contents.all_elements, contents.names, False, function, concatenated, _holds_containers(items))
         state.fills.setdefault(attribute, []).append(fill)
         return True
 
@@ -351,7 +353,7 @@ class PlainContainerRule(ModuleClassRule):
                 is_element, names = self._element(value)
                 key = target.slice[0].slice.value
                 state.fills.setdefault(attribute, []).append(
-                    _Fill("dict", is_element, names, is_string_key(key, self), self._current_function())
+                    _Fill("dict", is_element, names, is_string_key(key, self), self._current_function(), nested=_is_container(value))
                 )
         elif isinstance(target, (cst.Tuple, cst.List)):
             for element in target.elements:
@@ -457,22 +459,26 @@ class PlainContainerRule(ModuleClassRule):
     def _list_filled(self, state: _ContainerState, attribute: str, method: str, call: cst.Call, function: cst.FunctionDef) -> None:
         positional = [argument.value for argument in call.args if argument.keyword is None and not argument.star]
         fills = state.fills.setdefault(attribute, [])
+        nested = False
         if method == "append" and len(positional) == 1:
             is_element, names = self._element(positional[0])
+            nested = _is_container(positional[0])
         elif method == "insert" and len(positional) == 2:
             is_element, names = self._element(positional[1])
+            nested = _is_container(positional[1])
         elif method == "extend" and len(positional) == 1:
+            nested = _holds_containers(positional[0])
             contents = self._contents(positional[0])
             if isinstance(positional[0], cst.GeneratorExp):
                 elt = positional[0].elt
-                is_element, names = isinstance(elt, cst.Call) and self.is_element_call(elt), frozenset()
+                is_element, names = self._built_element(elt), frozenset()
             elif contents is not None and contents.container == "list":
                 is_element, names = contents.all_elements, contents.names
             else:
                 is_element, names = False, frozenset()
         else:
             is_element, names = False, frozenset()
-        fills.append(_Fill("list", is_element, names, False, function))
+        fills.append(_Fill("list", is_element, names, False, function, nested=nested))
 
     # ----------------------------------------------------------------- decision
     def _resolve(self, state: _ContainerState) -> None:
@@ -494,7 +500,7 @@ class PlainContainerRule(ModuleClassRule):
                     continue
                 if candidate.container == "dict" and not all(fill.string_key for fill in fills):
                     replacement = None
-                if not self.list_class_concatenates and any(fill.concatenated for fill in fills):
+                if any(fill.nested or (fill.concatenated and not self.list_class_concatenates) for fill in fills):
                     replacement = None
             self.report(
                 candidate.statement,
@@ -504,15 +510,20 @@ class PlainContainerRule(ModuleClassRule):
             )
 
 
+def _is_container(value: cst.BaseExpression) -> bool:
+    return isinstance(value, (cst.List, cst.Tuple, cst.Dict))
+
+
 def _holds_containers(value: cst.BaseExpression) -> bool:
     """A container whose elements are containers: ``nn.ModuleList`` cannot hold a plain list,
     so wrapping only the outer one would fail at construction."""
-    if isinstance(value, (cst.ListComp, cst.DictComp)):
-        element = value.elt if isinstance(value, cst.ListComp) else value.value
-        return isinstance(element, (cst.List, cst.Tuple, cst.Dict))
-    if isinstance(value, (cst.List, cst.Tuple, cst.Dict)):
+    if isinstance(value, (cst.ListComp, cst.GeneratorExp)):
+        return _is_container(value.elt)
+    if isinstance(value, cst.DictComp):
+        return _is_container(value.value)
+    if _is_container(value):
         items = [element.value for element in value.elements if isinstance(element, (cst.Element, cst.DictElement))]
-        return any(isinstance(item, (cst.List, cst.Tuple, cst.Dict)) for item in items)
+        return any(_is_container(item) for item in items)
     return False
 
 

@@ -309,6 +309,17 @@ class Stages(nn.Module):
         self.heads += [nn.Linear(8, 2), nn.Linear(8, 4)]
 """,
         ),
+        Invalid(
+            """
+from torch import nn
+class Branches(nn.Module):
+    def __init__(self, depth):
+        super().__init__()
+        self.branches = []  # TCK601
+        for _ in range(depth):
+            self.branches.append([nn.Conv2d(8, 8, 3), nn.ReLU()])
+"""
+        ),
     )
 
     def is_element_call(self, call: cst.Call) -> bool:
