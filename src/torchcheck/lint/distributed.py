@@ -52,9 +52,7 @@ def _identifiers(expression: cst.CSTNode, *, strings: bool = False) -> list[str]
     stack = [expression]
     while stack:
         node = stack.pop()
-        if isinstance(node, cst.Name):
-            found.append(node.value)
-        elif strings and isinstance(node, cst.SimpleString):
+        if isinstance(node, cst.Name) or (strings and isinstance(node, cst.SimpleString)):
             found.append(node.value)
         stack.extend(children(node))
     return found
@@ -155,8 +153,17 @@ def strips_module_prefix(node: cst.CSTNode) -> bool:
             return True
         if isinstance(current, cst.Name) and current.value in _PREFIX_STRIPPERS:
             return True
-        if isinstance(current, cst.Slice) and isinstance(current.lower, cst.Integer):
-            if current.lower.value == _PREFIX_LENGTH and current.upper is None:
-                return True
+        if _drops_prefix_length(current):
+            return True
         stack.extend(children(current))
     return False
+
+
+def _drops_prefix_length(node: cst.CSTNode) -> bool:
+    """``key[7:]``: the key without ``module.``."""
+    return (
+        isinstance(node, cst.Slice)
+        and isinstance(node.lower, cst.Integer)
+        and node.lower.value == _PREFIX_LENGTH
+        and node.upper is None
+    )

@@ -190,17 +190,19 @@ def main(args):
         self._loaded: list[_Loaded] = []
 
     def visit_Call(self, node: cst.Call) -> None:
-        if not isinstance(node.func, cst.Attribute):
-            qualified = self.context.qualified_name(node.func) or ""
-        else:
-            qualified = self.context.qualified_name(node.func) or node.func.attr.value
-        if qualified == "torch.save" or qualified.rsplit(".", 1)[-1].startswith("save"):
-            if node.args:
-                self._saved.extend(self._ddp_state_dicts(node.args[0].value, None, 0))
+        if node.args and self._saves(node):
+            self._saved.extend(self._ddp_state_dicts(node.args[0].value, None, 0))
         if isinstance(node.func, cst.Attribute) and node.func.attr.value == "load_state_dict" and node.args:
             loaded = self._bare_load(node)
             if loaded is not None:
                 self._loaded.append(loaded)
+
+    def _saves(self, call: cst.Call) -> bool:
+        """``torch.save(...)`` or a helper named ``save...`` (``save_checkpoint``, ``utils.save_on_master``)."""
+        qualified = self.context.qualified_name(call.func)
+        if qualified is None and isinstance(call.func, cst.Attribute):
+            qualified = call.func.attr.value
+        return qualified is not None and (qualified == "torch.save" or qualified.rsplit(".", 1)[-1].startswith("save"))
 
     def _ddp_state_dicts(self, value: cst.BaseExpression, key: str | None, depth: int) -> list[_Saved]:
         """``ddp.state_dict()`` calls in a saved value: the value itself, entries of a dict
