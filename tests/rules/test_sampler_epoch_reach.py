@@ -1,0 +1,66 @@
+"""TCK206 reaches the training helper a loader is handed to every epoch, in the same file or
+imported from another, and names where that helper trains."""
+
+from __future__ import annotations
+
+import textwrap
+from pathlib import Path
+
+from torchcheck.lint.api import LintOptions, lint
+from torchcheck.lint.engine import lint_source
+from torchcheck.lint.registry import rules_by_code
+
+_EPOCH_LOOP = """
+from torch.utils.data import DataLoader, DistributedSampler
+{import_line}
+
+def main(model, optimizer, dataset, epochs):
+    sampler = DistributedSampler(dataset)
+    loader = DataLoader(dataset, batch_size=64, sampler=sampler)
+    for epoch in range(epochs):
+        train_one_epoch(model, optimizer, loader)
+"""
+_HELPER = """
+import torch.nn.functional as F
+
+
+def train_one_epoch(model, optimizer, loader):
+    for images, targets in loader:
+        optimizer.zero_grad()
+        F.cross_entropy(model(images), targets).backward()
+        optimizer.step()
+"""
+_HELPER_SETTING_THE_EPOCH = _HELPER.replace(
+    "    for images, targets in loader:", "    loader.sampler.set_epoch(0)\n    for images, targets in loader:"
+)
+
+
+def _write(path: Path, text: str) -> None:
+    path.write_text(textwrap.dedent(text).lstrip(), encoding="utf-8")
+
+
+def _project_messages(root: Path, helper: str, monkeypatch) -> list[tuple[str, int, str]]:
+    _write(root / "train.py", _EPOCH_LOOP.format(import_line="from engine import train_one_epoch"))
+    _write(root / "engine.py", helper)
+    monkeypatch.chdir(root)
+    result = lint(LintOptions(paths=(Path("."),), use_cache=False))
+    return [(d.filename, d.location.row, d.message) for d in result.diagnostics if d.code == "TCK206"]
+
+
+def test_a_helper_of_the_same_file_is_named_with_its_line() -> None:
+    source = _EPOCH_LOOP.format(import_line="") + _HELPER
+    result = lint_source(source.encode(), "train.py", rules_by_code(["TCK206"]))
+    [finding] = result.diagnostics
+    assert finding.location.row == 6
+    assert "in `train_one_epoch()` at line 17" in finding.message
+    assert "neither file calls `set_epoch`" in finding.message
+
+
+def test_an_imported_helper_is_named_with_its_file_and_line(tmp_path: Path, monkeypatch) -> None:
+    [(filename, row, message)] = _project_messages(tmp_path, _HELPER, monkeypatch)
+    assert (filename, row) == ("train.py", 5)
+    assert "in `train_one_epoch()` at engine.py:7" in message
+
+
+def test_an_imported_helper_that_sets_the_epoch_is_not_reported(tmp_path: Path, monkeypatch) -> None:
+    assert _project_messages(tmp_path, _HELPER_SETTING_THE_EPOCH, monkeypatch) == []
