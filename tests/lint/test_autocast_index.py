@@ -62,12 +62,14 @@ OPENS_AUTOCAST = {
     ),
     "a framework import": "from accelerate import Accelerator\naccelerator = Accelerator()\n",
     "a framework imported in a function": "def main():\n    import lightning as L\n    return L.Trainer()\n",
+    "apex's amp": "from apex import amp\nmodel, optimizer = amp.initialize(model, optimizer)\n",
 }
 OPENS_NOTHING = {
     "an unused import": "from torch.cuda.amp import GradScaler, autocast\nscaler = GradScaler()\n",
     "a query": "import torch\nif torch.is_autocast_enabled():\n    print('on')\n",
     "a comment": "import torch\n# no autocast here\ny = model(x)\n",
     "nothing": "import torch\ny = model(x)\n",
+    "apex's fused optimizers": "from apex.optimizers import FusedAdam\noptimizer = FusedAdam(params)\n",
 }
 
 
@@ -83,6 +85,8 @@ def test_imports_queries_and_comments_do_not_flag_the_module(source: str) -> Non
 
 def test_a_file_read_without_libcst_is_flagged_only_where_its_text_decides() -> None:
     assert imports_summary("import numpy as np\n").facts[AUTOCAST].value == NO
+    assert imports_summary("from apex.optimizers import FusedAdam\n").facts[AUTOCAST].value == NO
+    assert imports_summary("from apex import amp\n").facts[AUTOCAST].value == YES
     assert imports_summary("from lightning.fabric import Fabric\n").facts[AUTOCAST] == Fact(
         YES, 1, "`from lightning.fabric import Fabric`"
     )

@@ -254,6 +254,8 @@ class ProjectFacts:
             local = alias.asname.name if alias.asname is not None else alias.name
             if imported is None or not isinstance(local, cst.Name):
                 continue
+            if level == 0:
+                self._note_framework(f"{module}.{imported}", node)  # `from apex import amp`
             self._modules.setdefault(Symbol(module, imported, level))
             self._bind_import(local.value, Symbol(module, imported, level))
 

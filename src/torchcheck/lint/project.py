@@ -71,7 +71,7 @@ _MAX_DEPTH = 16  # re-exports followed, and nesting of submodules
 # hands them a model or a loss: a module importing one may run under autocast it never spells.
 MIXED_PRECISION_FRAMEWORKS = (
     "accelerate",
-    "apex",
+    "apex.amp",  # not apex's fused optimizers and layers
     "colossalai",
     "composer",
     "deepspeed",
@@ -705,7 +705,7 @@ def _autocast_without_parsing(text: str, tree: ast.Module) -> Fact | None:
         if isinstance(statement, ast.Import):
             names = [alias.name for alias in statement.names]
         elif isinstance(statement, ast.ImportFrom) and statement.level == 0 and statement.module:
-            names = [statement.module]
+            names = [statement.module, *(f"{statement.module}.{alias.name}" for alias in statement.names)]
         else:
             continue
         framework = next((name for name in names if is_mixed_precision_framework(name)), None)
