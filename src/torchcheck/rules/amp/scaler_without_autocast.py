@@ -218,13 +218,14 @@ class Trainer:
         self._scales_a_loss = False
 
     def visit_Call(self, node: cst.Call) -> None:
-        if _is_scale_call(node) and is_scaler_call(self.context, node, ("scale",)):
-            if not self._computed_by_caller(node.args[0].value):
+        receiver_method = method_call(node)
+        if receiver_method is not None and receiver_method[1] == "scale" and node.args:
+            if is_scaler_call(self.context, node, ("scale",)) and not self._computed_by_caller(node.args[0].value):
                 self._scales_a_loss = True
-                self._scaled_by.add(self._owner(node.func.value))  # type: ignore[attr-defined]
+                self._scaled_by.add(self._owner(receiver_method[0]))
             return
         qualified = self.context.call_name(node)
-        if _is_grad_scaler(qualified) and not _built_disabled(node, qualified):  # type: ignore[arg-type]
+        if qualified is not None and _is_grad_scaler(qualified) and not _built_disabled(node, qualified):
             self._scalers.append((node, self._owner_of_construction()))
 
     def _owner(self, receiver: cst.BaseExpression) -> _Owner:
@@ -269,11 +270,6 @@ class Trainer:
                 self.report(scaler, conditions=_NO_AUTOCAST)
 
 
-def _is_scale_call(call: cst.Call) -> bool:
-    receiver_method = method_call(call)
-    return receiver_method is not None and receiver_method[1] == "scale" and bool(call.args)
-
-
 def _root_name(expression: cst.BaseExpression) -> str | None:
     """``loss`` for ``loss``, ``loss / n``, ``outputs.loss``, ``loss.mean()``, ``losses[0]``;
     None for a value computed by a call (``criterion(output, y)``, ``self.model(x)``) and
@@ -300,7 +296,7 @@ def _all_parameters(parameters: cst.Parameters) -> list[cst.Param]:
     return [*parameters.posonly_params, *parameters.params, *parameters.kwonly_params, *starred]
 
 
-def _is_grad_scaler(qualified: str | None) -> bool:
+def _is_grad_scaler(qualified: str) -> bool:
     return qualified in torch_api.GRAD_SCALERS or qualified in _SCALER_MODULE_SPELLINGS
 
 
