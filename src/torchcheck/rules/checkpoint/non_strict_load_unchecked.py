@@ -56,18 +56,32 @@ def _comparisons(condition: cst.BaseExpression) -> list[cst.Comparison]:
     return []
 
 
+def _is_state_dict_of(expression: cst.BaseExpression, model: cst.BaseExpression) -> bool:
+    """``model.state_dict()``, for the very ``model`` that loads."""
+    return (
+        isinstance(expression, cst.Call)
+        and isinstance(expression.func, cst.Attribute)
+        and expression.func.attr.value == "state_dict"
+        and expression.func.value.deep_equals(model)
+    )
+
+
 def _mentions_shape(expression: cst.BaseExpression) -> bool:
     if isinstance(expression, cst.Call):
         expression = expression.func
     return isinstance(expression, cst.Attribute) and expression.attr.value in _SHAPE_ATTRIBUTES
 
 
-def _partial_by_construction(value: cst.BaseExpression) -> bool:
-    """A state dict built to fit the model: the model's own ``state_dict()`` (updated with
-    the checkpoint's entries) or a comprehension that keeps only matching keys or shapes.
-    Keys it lacks or skips are the author's decision, not an accident."""
-    if _is_state_dict_call(value):
+def _partial_by_construction(value: cst.BaseExpression, model: cst.BaseExpression) -> bool:
+    """A state dict built to fit ``model``: the model's own ``state_dict()`` (updated with
+    the checkpoint's entries), a dict literal that names its keys, a helper given the model's
+    state dict to match against (``intersect_dicts(checkpoint, model.state_dict())``), or a
+    comprehension that keeps only matching keys or shapes. Keys it lacks or skips are the
+    author's decision, not an accident."""
+    if _is_state_dict_call(value) or isinstance(value, cst.Dict):
         return True
+    if isinstance(value, cst.Call):
+        return any(_is_state_dict_of(argument.value, model) for argument in value.args)
     if not isinstance(value, cst.DictComp):
         return False
     clauses: list[cst.CompFor] = []
@@ -106,8 +120,9 @@ class NonStrictLoadUnchecked(Rule):
     kept, the function compares keys itself (names such as `missing_keys`), it counts what
     it loaded (`len(state_dict)`, as in "Transferred 310/312 items"), or the state dict was
     built to fit the model - the model's own `state_dict()` updated with the checkpoint's
-    entries, or a comprehension that keeps only the keys the model has or the entries whose
-    shapes match.
+    entries, a dict literal that names its keys, a helper handed the model's state dict to
+    match against (`intersect_dicts(checkpoint, model.state_dict())`), or a comprehension
+    that keeps only the keys the model has or the entries whose shapes match.
 
     ## Fix safety
     There is no automatic fix: which missing keys are acceptable (a new classifier head,
@@ -161,9 +176,11 @@ optimizer.load_state_dict(checkpoint["optimizer"])
         Valid(
             """
 def transfer(model, checkpoint, logger):
-    state_dict = intersect_dicts(checkpoint["model"].state_dict(), model.state_dict())
+    state_dict = checkpoint["model"].float().state_dict()
     model.load_state_dict(state_dict, strict=False)
     logger.info(f"Transferred {len(state_dict)}/{len(model.state_dict())} items")
+    model.load_state_dict(intersect_dicts(state_dict, model.state_dict()), strict=False)
+    model.load_state_dict({"embedding.weight": checkpoint["embeddings"]}, strict=False)
 
 def load_matching(model, pretrained):
     model_state = model.state_dict()
@@ -259,20 +276,20 @@ class Classifier(nn.Module):
         strict = keyword_argument(call, "strict")
         if strict is not None:
             if _is_false(strict.value):
-                self._note(call)
+                self._note(call, call.func.value)
             return
         positional = [argument for argument in call.args if argument.keyword is None]
         # a positional `False` means `strict` only where the receiver is known to be a module
         if len(positional) >= 2 and _is_false(positional[1].value) and not positional[1].star:
             if self._is_module(call.func.value):
-                self._note(call)
+                self._note(call, call.func.value)
 
-    def _note(self, call: cst.Call) -> None:
+    def _note(self, call: cst.Call, model: cst.BaseExpression) -> None:
         """Keep a discarded non-strict load for the end of its function, unless what it loads
         was built to fit the model."""
         argument = argument_for(call, 0, "state_dict")
         loaded = argument.value if argument is not None and not argument.star else None
-        if loaded is not None and _partial_by_construction(self._value_of(loaded)):
+        if loaded is not None and _partial_by_construction(self._value_of(loaded), model):
             return
         name = loaded.value if isinstance(loaded, cst.Name) else None
         self._scopes[-1].candidates.append((call, name))
