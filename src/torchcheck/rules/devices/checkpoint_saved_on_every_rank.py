@@ -4,12 +4,14 @@ from dataclasses import dataclass
 
 import libcst as cst
 
-from torchcheck.lint.context import LintContext, argument_for
+from torchcheck.lint.context import LintContext, argument_for, dotted_name
 from torchcheck.lint.distributed import PROCESS_GROUP_SETUP, guarded_by_rank, names_a_rank, runs_on_one_rank
-from torchcheck.lint.flow import Function
+from torchcheck.lint.flow import BODY, Branch, Function
 from torchcheck.lint.rule import Invalid, Rule, Valid
+from torchcheck.lint.summaries import bind_arguments
 
 _SAVE = "torch.save"
+_LITERALS = {"True": True, "False": False, "None": False}
 
 
 @dataclass(frozen=True)
@@ -19,12 +21,14 @@ class _Use:
 
     caller: Function | None  # the function the use is in; None at module level
     guarded: bool  # under a rank check
+    call: cst.Call | None = None  # the call, when the function is called here (not handed on)
 
 
 @dataclass(frozen=True)
 class _Save:
     call: cst.Call
     function: Function | None
+    branches: tuple[Branch, ...]  # the `if` branches it sits in
 
 
 class CheckpointSavedOnEveryRank(Rule):
@@ -45,8 +49,9 @@ class CheckpointSavedOnEveryRank(Rule):
     a main-process flag (`args.rank % ngpus_per_node == 0`, `local_rank in [-1, 0]`,
     `self.global_rank == 0`, `accelerator.is_main_process`), after an early `return` taken on
     one, in a function decorated `@rank_zero_only`-style, or in a helper of the file that is
-    only ever called under such a condition. Files whose path is built from the rank are one
-    per process and are not reported.
+    only ever called under such a condition (or whose other calls pass a literal flag that
+    skips the save: `save_checkpoint(best=True)` never runs `if not best: torch.save(...)`).
+    Files whose path is built from the rank are one per process and are not reported.
 
     ## Example
     ```python
@@ -245,6 +250,32 @@ if __name__ == "__main__":
     mp.spawn(worker, args=(4,), nprocs=4)
 """
         ),
+        Invalid(
+            """
+import torch
+from torch.nn.parallel import DistributedDataParallel
+
+class Trainer:
+    def __init__(self, model, local_rank):
+        self.local_rank = local_rank
+        self.model = DistributedDataParallel(model, device_ids=[local_rank])
+
+    def train(self, loader, epochs):
+        for epoch in range(epochs):
+            self.train_one_epoch(loader)
+            if self.local_rank == 0:
+                self.save_checkpoint(best=False)
+            self.evaluate()
+            self.save_checkpoint(best=True)
+
+    def save_checkpoint(self, best=False):
+        state = {"model": self.model.module.state_dict()}
+        if not best:
+            torch.save(state, "last.pth")
+        else:
+            torch.save(state, "best.pth")  # TCK208
+"""
+        ),
     )
 
     def __init__(self, context: LintContext) -> None:
@@ -272,17 +303,20 @@ if __name__ == "__main__":
                 if owner is not None:
                     self._distributed_classes.add(owner)
         if qualified == _SAVE:
-            if not self._guarded(node) and not _per_rank_file(node):
-                self._saves.append(_Save(node, function))
+            event = self.context.flow.event(node)
+            if not guarded_by_rank(self.context, event) and not _per_rank_file(node):
+                branches = tuple(branch for branch in event.path if isinstance(branch.owner, cst.If))
+                self._saves.append(_Save(node, function, branches))
             return
-        use = _Use(function, self._guarded(node))
-        handed = [arg.value.value for arg in node.args if isinstance(arg.value, cst.Name)]
+        guarded = self._guarded(node)
+        for argument in node.args:
+            if isinstance(argument.value, cst.Name):
+                self._uses.setdefault(argument.value.value, []).append(_Use(function, guarded))
+        called = _Use(function, guarded, node)
         if isinstance(node.func, cst.Name):
-            handed.append(node.func.value)
-        for name in handed:
-            self._uses.setdefault(name, []).append(use)
-        if isinstance(node.func, cst.Attribute):  # `self.save()`, `trainer.fit()`: a method
-            self._method_uses.setdefault(node.func.attr.value, []).append(use)
+            self._uses.setdefault(node.func.value, []).append(called)
+        elif isinstance(node.func, cst.Attribute):  # `self.save()`, `trainer.fit()`: a method
+            self._method_uses.setdefault(node.func.attr.value, []).append(called)
 
     def _guarded(self, node: cst.CSTNode) -> bool:
         return guarded_by_rank(self.context, self.context.flow.event(node))
@@ -292,8 +326,21 @@ if __name__ == "__main__":
             return
         verdicts: dict[Function, bool] = {}
         for save in self._saves:
-            if save.function is None or self._runs_on_every_rank(save.function, verdicts):
+            if self._reaches_every_rank(save, verdicts):
                 self.report(save.call)
+
+    def _reaches_every_rank(self, save: _Save, verdicts: dict[Function, bool]) -> bool:
+        """Whether a run of the file reaches ``save`` on every rank (see ``_runs_on_every_rank``);
+        a call whose literal arguments skip the save's branch does not count."""
+        function = save.function
+        if function is None:
+            return True
+        if any(runs_on_one_rank(decorator) for decorator in function.decorators):
+            return False
+        uses = self._uses_of(function)
+        if not uses:
+            return self._runs_unasked(function)
+        return any(self._unguarded(use, verdicts) for use in uses if not self._skips(save, use, function))
 
     def _runs_on_every_rank(self, function: Function, verdicts: dict[Function, bool]) -> bool:
         """Whether some run of ``function`` is not limited to one rank: it is called (or
@@ -305,19 +352,59 @@ if __name__ == "__main__":
         verdicts[function] = False  # recursion: assume limited until a use says otherwise
         if any(runs_on_one_rank(decorator) for decorator in function.decorators):
             return False
-        name = function.name.value
-        uses = self._uses.get(name, [])
-        if self._classes.get(function) is not None:
-            uses = [*uses, *self._method_uses.get(name, [])]
-        if not uses:
-            sets_up = self._functions.get(function, False)
-            verdicts[function] = sets_up or self._classes.get(function) in self._distributed_classes
+        uses = self._uses_of(function)
+        if uses:
+            verdicts[function] = any(self._unguarded(use, verdicts) for use in uses)
         else:
-            verdicts[function] = any(
-                not use.guarded and (use.caller is None or self._runs_on_every_rank(use.caller, verdicts))
-                for use in uses
-            )
+            verdicts[function] = self._runs_unasked(function)
         return verdicts[function]
+
+    def _unguarded(self, use: _Use, verdicts: dict[Function, bool]) -> bool:
+        return not use.guarded and (use.caller is None or self._runs_on_every_rank(use.caller, verdicts))
+
+    def _uses_of(self, function: Function) -> list[_Use]:
+        name = function.name.value
+        if self._classes.get(function) is None:
+            return self._uses.get(name, [])
+        return [*self._uses.get(name, []), *self._method_uses.get(name, [])]
+
+    def _runs_unasked(self, function: Function) -> bool:
+        """A function the file never calls: a worker that sets up the process group, or a
+        method of a class that does."""
+        return self._functions.get(function, False) or self._classes.get(function) in self._distributed_classes
+
+    def _skips(self, save: _Save, use: _Use, function: Function) -> bool:
+        """The call passes literal arguments under which ``save``'s branch is not taken:
+        ``save_checkpoint(best=True)`` never runs the ``if not best:`` branch."""
+        if use.call is None:
+            return False
+        is_method = self._classes.get(function) is not None and not _is_static(function)
+        receiver = use.call.func.value if is_method and isinstance(use.call.func, cst.Attribute) else None
+        arguments = bind_arguments(use.call, function, receiver)
+        if arguments is None:
+            return False
+        for branch in save.branches:
+            truth = _literal_truth(branch.owner.test, arguments)  # type: ignore[attr-defined]
+            if truth is not None and truth != (branch.label == BODY):
+                return True
+        return False
+
+
+def _is_static(function: Function) -> bool:
+    return any(dotted_name(decorator.decorator) == "staticmethod" for decorator in function.decorators)
+
+
+def _literal_truth(test: cst.BaseExpression, arguments: dict[str, cst.BaseExpression]) -> bool | None:
+    """The truth of ``flag`` or ``not flag`` when the parameter ``flag`` gets a literal."""
+    if isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not):
+        inner = _literal_truth(test.expression, arguments)
+        return None if inner is None else not inner
+    value = arguments.get(test.value) if isinstance(test, cst.Name) else None
+    if isinstance(value, cst.Name) and value.value in _LITERALS:
+        return _LITERALS[value.value]
+    if isinstance(value, cst.Integer):
+        return value.evaluated_value != 0
+    return None
 
 
 def _per_rank_file(call: cst.Call) -> bool:
