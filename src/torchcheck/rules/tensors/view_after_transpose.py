@@ -125,6 +125,13 @@ def project(self, value, query, bsz, tgt_len, feat, feat_size):
         ),
         Valid(
             """
+def grouped_queries(q, kv_bsz, num_heads):
+    q = q.view(-1, kv_bsz * num_heads, 16).transpose(0, 1)
+    return q.view((kv_bsz, -1, num_heads) + q.size()[1:])
+"""
+        ),
+        Valid(
+            """
 import torch
 
 def merge(x, y, batch, masked):
@@ -299,7 +306,7 @@ class Attention:
             if any(isinstance(element, cst.StarredElement) for element in value.elements):
                 return None
             return len(value.elements)
-        if isinstance(value, (cst.Integer, cst.BinaryOperation)) or _is_negative_integer(value):
+        if isinstance(value, cst.Integer) or _is_negative_integer(value) or _is_size_arithmetic(value):
             return 1
         return None  # view(shape), view(np.uint8): a tuple or a dtype, cannot tell
 
@@ -327,6 +334,16 @@ def _integer(value: cst.BaseExpression) -> int | None:
 
 def _is_minus_one(value: cst.BaseExpression) -> bool:
     return _integer(value) == -1
+
+
+def _is_size_arithmetic(value: cst.BaseExpression) -> bool:
+    """``b * t``, ``n // 2``: one size. A sum may join shapes (``(b, -1) + x.shape[1:]``), so
+    it counts only when both sides are numbers."""
+    if not isinstance(value, cst.BinaryOperation):
+        return False
+    if isinstance(value.operator, cst.Add):
+        return isinstance(value.left, cst.Integer) and isinstance(value.right, cst.Integer)
+    return True
 
 
 def _is_number(value: cst.BaseExpression) -> bool:
