@@ -229,6 +229,32 @@ def test_a_discarded_transfer_on_a_tensor_built_in_the_code_is_fixed_by_fix() ->
     assert _fixed(BUILT_TENSOR, "TCK202", unsafe=False).endswith("x = x.cuda()\n")
 
 
+def test_a_discarded_transfer_on_a_tensor_a_function_of_the_file_returns_is_fixed_by_fix() -> None:
+    source = """
+    import torch
+
+    def causal_mask(size):
+        return torch.tril(torch.ones(size, size))
+
+    mask = causal_mask(8)
+    mask.cuda()
+    """
+    assert _fix_kinds(source, "TCK202") == ["safe"]
+    assert _fixed(source, "TCK202", unsafe=False).endswith("mask = mask.cuda()\n")
+
+
+def test_a_discarded_conversion_on_what_a_project_model_builder_returns_is_not_reported() -> None:
+    source = """
+    from .model import build_model
+
+    def load(state_dict, device):
+        clip = build_model(state_dict).to(device)
+        clip.float()
+        return clip
+    """
+    assert _fix_kinds(source, "TCK202") == []
+
+
 # ---------------------------------------------------------------- TCK702 nan-equality, TCK905 requires-grad-misspelled
 def test_nan_comparison_on_an_annotated_tensor_offers_only_an_unsafe_fix() -> None:
     annotated = 'import torch\ndef bad(loss: torch.Tensor):\n    return loss == float("nan")\n'
