@@ -26,6 +26,8 @@ _REBINDING_METHODS = _TRANSFER_METHODS | {"float", "type"}
 # the code shows it thought about it: `x.retain_grad()`, `x.requires_grad_()`.
 _REQUIRES_GRAD_AGAIN = frozenset({"requires_grad_", "retain_grad"})
 
+_OPTIMIZERS = "torch.optim."
+
 _REBOUND = (
     "`{name}` was made a tensor that requires grad at line {line}; re-binding it to a moved or cast copy "
     "leaves a non-leaf whose `.grad` stays `None`"
@@ -61,8 +63,10 @@ class RequiresGradLostByTransfer(Rule):
     `nn.Parameter(w).cuda()` - or in a later statement that re-binds the name to the copy:
     `x = torch.randn(3, requires_grad=True)` (or `x.requires_grad = True`) followed by
     `x = x.cuda()`, `x = x.to(device)`, `x = x.double()`, `x = x.type(...)`, or `x = x.float()`
-    on a tensor made in another dtype. The re-binding is reported and the finding names the
-    line that made the leaf.
+    on a tensor made in another dtype, when the code then wants that name's gradient (reads
+    its `.grad`, hands it to a `torch.optim` optimizer, or returns it). The re-binding is
+    reported and the finding names the line that made the leaf. A copy that only feeds a
+    forward pass still requires grad and is left alone.
 
     ## Why is this bad?
     The leaf tensor that requires grad is the one the factory built, on the CPU. `.to()` /
@@ -164,6 +168,9 @@ def leaves(device, data):
     a = torch.randn(3, requires_grad=True)
     a = a.to(device)
     a.retain_grad()
+    forward_only = torch.randn(3, requires_grad=True)
+    forward_only = forward_only.cuda()
+    model(forward_only).sum().backward()
     e = torch.randn(3, requires_grad=True, device=device)
     e = e.to(device)
     d = torch.randn(3, requires_grad=True)
@@ -238,6 +245,8 @@ class Scale(nn.Module):
         self._made_leaf: set[tuple[cst.CSTNode, str]] = set()  # `x.requires_grad = True` on a binding
         self._rebindings: list[_Rebinding] = []
         self._excused: set[tuple[cst.CSTNode, str]] = set()
+        # bindings whose gradient the code asks for: `.grad` read, handed to an optimizer, returned
+        self._gradient_wanted: set[tuple[cst.CSTNode, str]] = set()
 
     # ------------------------------------------------ across statements: `x = x.cuda()`
     # The rules see a binding statement before the flow records it, so the names its value
@@ -308,15 +317,41 @@ class Scale(nn.Module):
             return not chose
         return any(name not in chose for name, _ in moves)
 
+    def visit_Attribute(self, node: cst.Attribute) -> None:
+        if node.attr.value == "grad":
+            self._want_gradient(node.value)
+
+    def visit_Return(self, node: cst.Return) -> None:
+        if node.value is not None:
+            self._want_gradient(node.value)
+
+    def _want_gradient(self, expression: cst.BaseExpression) -> None:
+        """The code reads the gradient of ``expression`` (a name, or names in a tuple or list)."""
+        if isinstance(expression, (cst.Tuple, cst.List)):
+            for element in expression.elements:
+                self._want_gradient(element.value)
+            return
+        if not isinstance(expression, cst.Name):
+            return
+        binding = self.context.flow.reaching_binding(expression.value)
+        if binding is not None:
+            self._gradient_wanted.add((binding.node, expression.value))
+
     def leave_Module(self, node: cst.Module) -> None:
+        # A copy that only feeds a forward pass still carries requires_grad (checkpointing
+        # tests, gradcheck): only a re-binding whose `.grad` the code wants is a mistake.
         for rebinding in self._rebindings:
-            if (rebinding.node, rebinding.name) in self._excused:
+            key = (rebinding.node, rebinding.name)
+            if key in self._excused or key not in self._gradient_wanted:
                 continue
             line = self.context.line_of(rebinding.leaf)
             self.report(rebinding.node, _REBOUND.format(name=rebinding.name, line=line))
 
     # ------------------------------------------------ in one expression: `torch.randn(...).cuda()`
     def visit_Call(self, node: cst.Call) -> None:
+        if (self.context.call_name(node) or "").startswith(_OPTIMIZERS):
+            for argument in node.args:
+                self._want_gradient(argument.value)  # torch.optim.SGD([w], lr=0.1)
         receiver_method = method_call(node)
         if receiver_method is not None and receiver_method[1] in _REQUIRES_GRAD_AGAIN:
             if not (node.args and _is_false(node.args[0])):
