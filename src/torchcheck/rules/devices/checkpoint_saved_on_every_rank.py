@@ -9,9 +9,19 @@ from torchcheck.lint.distributed import PROCESS_GROUP_SETUP, guarded_by_rank, na
 from torchcheck.lint.flow import BODY, Branch, Function
 from torchcheck.lint.rule import Invalid, Rule, Valid
 from torchcheck.lint.summaries import bind_arguments
+from torchcheck.lint.walker import children
 
 _SAVE = "torch.save"
 _LITERALS = {"True": True, "False": False, "None": False}
+_STATEMENT_PARTS = (
+    cst.BaseStatement,
+    cst.BaseSuite,
+    cst.Else,
+    cst.ExceptHandler,
+    cst.ExceptStarHandler,
+    cst.Finally,
+    cst.MatchCase,
+)
 
 
 @dataclass(frozen=True)
@@ -287,6 +297,10 @@ class Trainer:
         self._classes: dict[Function, cst.ClassDef | None] = {}  # each function -> the class it is a method of
         self._distributed_classes: set[cst.ClassDef] = set()  # classes with a method that sets it up
         self._distributed = False
+        self._defined: frozenset[str] = frozenset()  # names of the functions the file defines
+
+    def visit_Module(self, node: cst.Module) -> None:
+        self._defined = _defined_functions(node)
 
     def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
         self._functions[node] = False
@@ -308,15 +322,18 @@ class Trainer:
                 branches = tuple(branch for branch in event.path if isinstance(branch.owner, cst.If))
                 self._saves.append(_Save(node, function, branches))
             return
+        handed = [name for name in _names_handed(node) if name in self._defined]
+        called = node.func.value if isinstance(node.func, cst.Name) else None
+        method = node.func.attr.value if isinstance(node.func, cst.Attribute) else None
+        if not (handed or called in self._defined or method in self._defined):
+            return  # runs no function of this file: where it sits does not matter
         guarded = self._guarded(node)
-        for argument in node.args:
-            if isinstance(argument.value, cst.Name):
-                self._uses.setdefault(argument.value.value, []).append(_Use(function, guarded))
-        called = _Use(function, guarded, node)
-        if isinstance(node.func, cst.Name):
-            self._uses.setdefault(node.func.value, []).append(called)
-        elif isinstance(node.func, cst.Attribute):  # `self.save()`, `trainer.fit()`: a method
-            self._method_uses.setdefault(node.func.attr.value, []).append(called)
+        for name in handed:
+            self._uses.setdefault(name, []).append(_Use(function, guarded))
+        if called is not None:
+            self._uses.setdefault(called, []).append(_Use(function, guarded, node))
+        elif method is not None:  # `self.save()`, `trainer.fit()`: a method
+            self._method_uses.setdefault(method, []).append(_Use(function, guarded, node))
 
     def _guarded(self, node: cst.CSTNode) -> bool:
         return guarded_by_rank(self.context, self.context.flow.event(node))
@@ -388,6 +405,23 @@ class Trainer:
             if truth is not None and truth != (branch.label == BODY):
                 return True
         return False
+
+
+def _names_handed(call: cst.Call) -> list[str]:
+    return [argument.value.value for argument in call.args if isinstance(argument.value, cst.Name)]
+
+
+def _defined_functions(module: cst.Module) -> frozenset[str]:
+    """The names of every function defined in the module, at any depth (statements only are
+    walked: functions are not defined inside expressions)."""
+    names = set()
+    stack: list[cst.CSTNode] = [module]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, cst.FunctionDef):
+            names.add(node.name.value)
+        stack.extend(child for child in children(node) if isinstance(child, _STATEMENT_PARTS))
+    return frozenset(names)
 
 
 def _is_static(function: Function) -> bool:

@@ -219,11 +219,10 @@ def train(net, loader, optimizer, scaler):
             self._without_grad.add(node)
         if not (isinstance(node.func, cst.Attribute) and node.func.attr.value == "backward"):
             return
-        line = self.context.line_of(node)
         for bypass in self._bypasses_reaching(node):
             if bypass not in self._reported:
                 self._reported.add(bypass)
-                self.report(bypass, _MESSAGE.format(call=_head(bypass), line=line))
+                self.report(bypass, _MESSAGE.format(call=_head(bypass), line=self.context.line_of(node)))
 
     def _bypasses_reaching(self, backward: cst.Call) -> list[cst.Call]:
         """The ``.module`` calls in what ``backward`` is called on (and with), following the
