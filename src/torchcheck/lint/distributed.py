@@ -16,7 +16,7 @@ import re
 import libcst as cst
 
 from torchcheck.lint.context import LintContext, dotted_name
-from torchcheck.lint.flow import BODY, ELSE, Event, Path
+from torchcheck.lint.flow import BODY, ELSE, Branch, Event, Path
 from torchcheck.lint.walker import children
 
 DDP_CLASSES = frozenset(
@@ -104,24 +104,57 @@ def _asks_rank(context: LintContext, test: cst.BaseExpression) -> bool:
     return False
 
 
-def _rank_branch(context: LintContext, path: Path) -> bool:
+def _one_rank_label(test: cst.BaseExpression) -> str | None:
+    """Which branch of a rank check runs on one rank: BODY for ``rank == 0``,
+    ``is_main_process()``, ``ddp and rank == 0``; ELSE for ``rank != 0``, ``not is_main``;
+    None when the spelling does not say (both branches are then taken as guarded)."""
+    if isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not):
+        inner = _one_rank_label(test.expression)
+        return None if inner is None else (ELSE if inner == BODY else BODY)
+    if isinstance(test, cst.BooleanOperation):
+        labels = {_one_rank_label(test.left), _one_rank_label(test.right)} - {None}
+        if isinstance(test.operator, cst.And):
+            return BODY if BODY in labels else None  # `ddp and rank == 0`: its else runs on the others
+        return labels.pop() if len(labels) == 1 else None
+    if isinstance(test, cst.Comparison) and len(test.comparisons) == 1:
+        operator = test.comparisons[0].operator
+        if isinstance(operator, (cst.NotEqual, cst.GreaterThan, cst.NotIn)):
+            return ELSE if is_rank_check(test) else None
+        return BODY if is_rank_check(test) else None
+    return BODY if is_rank_check(test) else None
+
+
+def _one_rank_branch(context: LintContext, branch: Branch) -> bool:
+    test = branch.owner.test  # type: ignore[attr-defined]
+    if branch.label == _single_process_label(test):
+        return True
+    if not _asks_rank(context, test):
+        return False
+    label = _one_rank_label(test)
+    return label is None or branch.label == label
+
+
+def _rank_branch(context: LintContext, path: Path, *, either: bool = False) -> bool:
     """Inside a branch that runs on one rank: of a rank check, or the single-process branch
-    of a "distributed?" test."""
+    of a "distributed?" test; with ``either``, inside any branch of a rank check."""
     for branch in path:
         if not isinstance(branch.owner, cst.If) or branch.label not in (BODY, ELSE):
             continue
-        if _asks_rank(context, branch.owner.test) or branch.label == _single_process_label(branch.owner.test):
+        if _one_rank_branch(context, branch) or (either and _asks_rank(context, branch.owner.test)):
             return True
     return False
 
 
 def guarded_by_rank(context: LintContext, event: Event) -> bool:
-    """Whether ``event`` runs only on some ranks: inside a branch of a rank check, or after
-    an early exit taken on a rank check (``if not is_main_process(): return``) in its function."""
+    """Whether ``event`` runs only on some ranks: inside the one-rank branch of a rank check,
+    or after an early exit taken on a rank check (``if not is_main_process(): return``) in
+    its function."""
     if _rank_branch(context, event.path):
         return True
     for exit in context.flow.exits:
-        if exit.order > event.order or exit.function is not event.function or not _rank_branch(context, exit.path):
+        if exit.order > event.order or exit.function is not event.function:
+            continue
+        if not _rank_branch(context, exit.path, either=True):
             continue
         if isinstance(exit.node, (cst.Return, cst.Raise)):
             return True

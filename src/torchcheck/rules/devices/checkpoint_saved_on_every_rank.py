@@ -193,6 +193,10 @@ else:
     torch.save(model.state_dict(), "epoch.pth")
 if world_size <= 1:
     torch.save(rng_state, "rng_state.pth")
+if dist.get_rank() != 0:
+    pass
+else:
+    torch.save(optimizer.state_dict(), "optimizer.pth")
 
 @rank_zero_only
 def export(model):
@@ -255,6 +259,10 @@ def save(model, epoch):
     torch.save({"model": model.module.state_dict(), "epoch": epoch}, "last.pt")  # TCK208
     if args.distributed:
         torch.save(model.module.state_dict(), "weights.pt")  # TCK208
+    if args.distributed and dist.get_rank() == 0:
+        torch.save(model.module.state_dict(), "best.pt")
+    else:
+        torch.save(model.state_dict(), "best.pt")  # TCK208
 
 if __name__ == "__main__":
     mp.spawn(worker, args=(4,), nprocs=4)
