@@ -266,6 +266,17 @@ def test_corpus_project_reports_exactly_the_marked_lines_across_its_files(projec
     assert any(code == own for _, _, code in found)
 
 
+@pytest.mark.parametrize("project", sorted(p for p in PROJECTS.iterdir() if p.is_dir()), ids=lambda p: p.name)
+def test_a_project_rule_selected_alone_finds_what_it_finds_among_all_rules(project: Path, monkeypatch) -> None:
+    """Files that no selected rule parses are still summarised for the project, so a helper
+    file without the rule's own trigger text still answers the rule's cross-file question."""
+    monkeypatch.chdir(project)
+    own = project.name.split("_", 1)[0]
+    alone = lint(LintOptions(paths=(Path("."),), use_cache=False, select=(own,)))
+    found = sorted((d.filename, d.location.row, d.code) for d in alone.diagnostics)
+    assert found == [marked for marked in expected_in_project(project) if marked[2] == own]
+
+
 # ----------------------------------------------------------------------------- runs and the cache
 
 MODEL = """

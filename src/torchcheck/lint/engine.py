@@ -19,7 +19,7 @@ from libcst.metadata import CodeRange
 from torchcheck.lint import nesting
 from torchcheck.lint.context import LintContext, LintSettings
 from torchcheck.lint.diagnostic import Diagnostic, Edit, Fix, Location
-from torchcheck.lint.exports import ProjectFacts
+from torchcheck.lint.exports import ProjectFacts, offers_more_than_imports
 from torchcheck.lint.positions import Positions
 from torchcheck.lint.project import DeferredFinding, ExportSummary, imports_summary, settle_locally
 from torchcheck.lint.rule import FixSafety, Report, Rule
@@ -193,6 +193,7 @@ def _analyse(
     if isinstance(text, Diagnostic):
         return _unlintable(text)
     active = _rules_for(text, rules, settings or LintSettings())
+    summarise = summarise or (not active and offers_more_than_imports(text))
     if (not active and not summarise) or skips_file(text):
         return [], None, None, _imports_only(source, text)  # cheap text checks first: most files are never parsed
     refusal = _python_refuses(source, text, filename)

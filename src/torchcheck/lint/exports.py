@@ -89,6 +89,12 @@ _FLAG_CALL_NAMES = frozenset({"use_deterministic_algorithms", "set_deterministic
 _PROTOCOL_METHODS = frozenset({"eval", "train", "zero_grad", "step", "backward", "set_epoch", "unscale_", "update", "zero_"})
 # Class facts are read only in files that can have them.
 _ACTIVATION_TEXT = re.compile(r"[sS]oftmax|[sS]igmoid|expit")
+# Text without any of these gives a summary with nothing but imports: such a file need not be
+# parsed for the project's sake when no enabled rule parses it.
+_SUMMARISED_TEXT = re.compile(
+    r"\.(?:eval|train|zero_grad|step|backward|set_epoch|unscale_|update|zero_)\(|\.grad\b"
+    r"|[sS]oftmax|[sS]igmoid|expit|autocast|MixedPrecision|init_process_group|DistributedDataParallel|deterministic"
+)
 _TOP_LEVEL_DEFINITION = re.compile(r"^(?:async[ \t]+)?(?:def|class)[ \t]+(\w+)", re.MULTILINE)
 
 _Scope = dict[str, "Symbol | None"]  # local name -> what it imports; None when ambiguous
@@ -157,6 +163,14 @@ class _TextLines:
         if offset < 0:
             offset = self.text.find(first_line)
         return self.line_at(max(offset, after))
+
+
+def offers_more_than_imports(text: str) -> bool:
+    """Whether a full parse could find more in this file than its imports (a helper that
+    steps an optimizer, a ``forward`` ending in a softmax, an autocast region): such a file
+    is parsed for the project even when no enabled rule needs it, so that a run with one
+    rule selected sees the same project as a run with all of them."""
+    return _SUMMARISED_TEXT.search(text) is not None
 
 
 def _is_name(expression: cst.BaseExpression, value: str) -> bool:
