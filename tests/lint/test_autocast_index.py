@@ -231,3 +231,19 @@ def test_an_import_cycle_without_autocast_is_walked_once_and_reported(amp_projec
 def test_a_project_module_that_cannot_be_read_keeps_the_scaler_silent(amp_project: Path) -> None:
     (amp_project / "amp_utils.py").write_bytes(b"\xff\xfe not python")
     assert [code for _, _, code in findings_of(use_cache=False)] == ["TCK000"]  # amp_utils.py itself
+
+
+def test_linting_one_file_follows_a_long_import_chain_to_its_autocast(tmp_path: Path, monkeypatch) -> None:
+    monkeypatch.chdir(tmp_path)
+    write(tmp_path / "amp_utils.py", AMP_UTILS)
+    chain = ["amp_utils", *(f"layer{depth}" for depth in range(8))]
+    for imported, module in zip(chain, chain[1:]):
+        write(tmp_path / f"{module}.py", f"import {imported}\n")
+    write(tmp_path / "train.py", TRAIN.replace("from engine import forward_loss", f"import {chain[-1]}\nfrom engine import forward_loss"))
+    write(tmp_path / "engine.py", "def forward_loss(model, x, y):\n    return model(x, y)\n")
+
+    alone = lint(LintOptions(paths=(Path("train.py"),), jobs=1, use_cache=False, extend_select=("TCK309",)))
+    assert alone.diagnostics == ()
+    write(tmp_path / "amp_utils.py", AMP_UTILS_WITHOUT_AUTOCAST)
+    alone = lint(LintOptions(paths=(Path("train.py"),), jobs=1, use_cache=False, extend_select=("TCK309",)))
+    assert [(d.location.row, d.code) for d in alone.diagnostics] == [(6, "TCK309")]

@@ -39,8 +39,8 @@ if TYPE_CHECKING:
 # Below this many files to parse, starting worker processes costs more than it saves.
 _PARALLEL_THRESHOLD = 8
 # Rounds of reading the summaries of files outside the run that cross-file questions need
-# (a re-export through a package's __init__.py needs one more round per hop).
-_MAX_SUMMARY_ROUNDS = 4
+# (one more round per import hop: a transitive autocast flag, a re-export through __init__.py).
+_MAX_SUMMARY_ROUNDS = 16  # each round reads only files no earlier round read
 
 
 class UsageError(Exception):
