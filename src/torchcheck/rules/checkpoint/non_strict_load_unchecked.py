@@ -10,6 +10,8 @@ from torchcheck.lint.rule import Invalid, Rule, Valid
 
 # Names that show the code compares state-dict keys by hand.
 _KEY_CHECK_NAMES = re.compile(r"missing|unexpected", re.IGNORECASE)
+# Objects whose load_state_dict() has no `strict` (passing one raises TypeError): not this rule's.
+_NOT_MODULES = frozenset({Kind.OPTIMIZER, Kind.SCHEDULER, Kind.SCALER, Kind.DATALOADER, Kind.SAMPLER})
 # What a filter of a state dict compares to keep only what the model can take.
 _SHAPE_ATTRIBUTES = frozenset({"shape", "size", "numel", "ndim", "dtype"})
 
@@ -171,6 +173,10 @@ class Wrapper:
         Valid(
             """
 optimizer.load_state_dict(checkpoint["optimizer"])
+try:
+    optimizer.load_state_dict(checkpoint["optimizer"], strict=False)
+except TypeError:
+    pass
 """
         ),
         Valid(
@@ -271,7 +277,7 @@ class Classifier(nn.Module):
         call = node.value
         if not isinstance(call, cst.Call) or not isinstance(call.func, cst.Attribute):
             return
-        if call.func.attr.value != "load_state_dict":
+        if call.func.attr.value != "load_state_dict" or self.context.kind_of(call.func.value) in _NOT_MODULES:
             return
         strict = keyword_argument(call, "strict")
         if strict is not None:
