@@ -80,6 +80,15 @@ scale = scale.double().requires_grad_()
 gradient = scale.grad
 """
 
+REQUIRES_GRAD_ON_THE_COPY = """
+import torch
+
+scale = torch.ones(3, requires_grad=True)
+scale = scale.double().requires_grad_()
+(scale * torch.arange(3.0, dtype=torch.float64)).sum().backward()
+gradient = scale.grad
+"""
+
 
 def test_a_leaf_re_bound_to_a_cast_copy_is_reported_naming_the_leaf_and_its_grad_stays_none() -> None:
     assert _findings(LEAF_RE_BOUND_TO_A_COPY, "TCK108") == [
@@ -91,6 +100,12 @@ def test_a_leaf_re_bound_to_a_cast_copy_is_reported_naming_the_leaf_and_its_grad
     ]
     with pytest.warns(UserWarning, match="not a leaf Tensor"):
         assert _run(LEAF_RE_BOUND_TO_A_COPY)["gradient"] is None
+
+
+def test_requires_grad_on_a_copy_of_a_leaf_is_still_reported_since_the_copy_is_no_leaf() -> None:
+    assert [row for row, _ in _findings(REQUIRES_GRAD_ON_THE_COPY, "TCK108")] == [5]
+    with pytest.warns(UserWarning, match="not a leaf Tensor"):
+        assert _run(REQUIRES_GRAD_ON_THE_COPY)["gradient"] is None
 
 
 def test_a_copy_made_the_leaf_after_the_cast_is_silent_and_gets_its_gradient() -> None:

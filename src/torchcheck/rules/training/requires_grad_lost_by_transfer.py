@@ -22,9 +22,10 @@ _DROPPED_KEYWORDS = frozenset({"non_blocking", "copy"})  # meaningless when cons
 # A re-binding `x = x.cuda()` may also cast with `.float()` (a copy unless already float32)
 # and `.type(...)`; `.cpu()` returns a CPU leaf itself.
 _REBINDING_METHODS = _TRANSFER_METHODS | {"float", "type"}
-# Calls on the re-bound name after which its `.grad` is what the code asked for, or at least
-# the code shows it thought about it: `x.retain_grad()`, `x.requires_grad_()`.
-_REQUIRES_GRAD_AGAIN = frozenset({"requires_grad_", "retain_grad"})
+# `x.requires_grad_()` makes a leaf of a tensor that did not require grad; on a copy of a
+# leaf that does, it changes nothing (the copy already requires grad and is no leaf).
+# `x.retain_grad()` fills the copy's `.grad` although it is not a leaf.
+_GRAD_METHODS = frozenset({"requires_grad_", "retain_grad"})
 
 _OPTIMIZERS = "torch.optim."
 
@@ -75,10 +76,11 @@ class RequiresGradLostByTransfer(Rule):
     warns when `.grad` is read), and an optimizer given the copy raises "can't optimize a
     non-leaf Tensor"; `nn.Parameter(...).cuda()` is no longer a parameter, so the module
     never registers it. Create the tensor where and as it will be used: pass `device=` and
-    `dtype=` to the factory. A re-binding is not reported when the code then calls
-    `x.retain_grad()` or `x.requires_grad_()` on the copy, or builds the copy with
-    `.requires_grad_()` (`x = x.detach().to(device).requires_grad_()`), or when the factory
-    already passed the `device=`/`dtype=` the call sets (it may return the leaf itself).
+    `dtype=` to the factory. `x.requires_grad_()` on the copy does not help (the copy already
+    requires grad; it is still not a leaf). A re-binding is not reported when the code then
+    calls `x.retain_grad()` on the copy, or makes the copy a new leaf
+    (`x = x.detach().to(device).requires_grad_()`), or when the factory already passed the
+    `device=`/`dtype=` the call sets (it may return the leaf itself).
 
     ## Example
     ```python
@@ -159,7 +161,7 @@ import torch
 import torch.nn as nn
 
 def leaves(device, data):
-    w = torch.randn(3, requires_grad=True)
+    w = torch.zeros(3)
     w = w.to(device).requires_grad_()
     v = torch.randn(3, requires_grad=True)
     v = v.detach().to(device).requires_grad_(True)
@@ -197,7 +199,12 @@ def fit(device, inputs, targets):
     inputs, targets = inputs.cuda(), targets.cuda()  # TCK108
     weight = nn.Parameter(torch.ones(3))
     weight = weight.type(torch.cuda.FloatTensor)  # TCK108
-    return x, scale, inputs, targets, weight
+    bias = torch.zeros(3, requires_grad=True)
+    bias = bias.to(device).requires_grad_()  # TCK108
+    offset = torch.zeros(3, requires_grad=True)
+    offset = offset.cuda()  # TCK108
+    offset.requires_grad_()
+    return x, scale, inputs, targets, weight, bias, offset
 """
         ),
         Invalid(
@@ -278,9 +285,10 @@ class Scale(nn.Module):
         binding = self.context.flow.reaching_binding(receiver.value)
         if binding is None:
             return
-        self._excused.add((binding.node, receiver.value))
         if method == "requires_grad_":
             self._made_leaf.add((binding.node, receiver.value))
+        else:
+            self._excused.add((binding.node, receiver.value))
 
     def _factory_of(self, binding: BoundName, name: str) -> cst.Call | None:
         value = _bound_value(binding, name)
@@ -353,7 +361,7 @@ class Scale(nn.Module):
             for argument in node.args:
                 self._want_gradient(argument.value)  # torch.optim.SGD([w], lr=0.1)
         receiver_method = method_call(node)
-        if receiver_method is not None and receiver_method[1] in _REQUIRES_GRAD_AGAIN:
+        if receiver_method is not None and receiver_method[1] in _GRAD_METHODS:
             if not (node.args and _is_false(node.args[0])):
                 self._mark(receiver_method[0], receiver_method[1])
         if receiver_method is None or receiver_method[1] not in _TRANSFER_METHODS:
@@ -492,9 +500,12 @@ def _bound_value(binding: BoundName, name: str) -> cst.BaseExpression | None:
 
 def _transfer_chain(value: cst.Call, name: str) -> list[tuple[cst.Call, str]]:
     """The moves and casts of ``name.cuda().double()``, innermost first; [] when ``value`` is
-    anything else (``name.detach().cuda()``, ``other.cuda()``, ``name.cuda().requires_grad_()``)."""
+    anything else (``name.detach().cuda()``, ``other.cuda()``). A trailing
+    ``.requires_grad_()`` (``name.cuda().requires_grad_()``) leaves the copy a non-leaf."""
     chain: list[tuple[cst.Call, str]] = []
     expression: cst.BaseExpression = value
+    while isinstance(expression, cst.Call) and (method_call(expression) or (None, ""))[1] == "requires_grad_":
+        expression = expression.func.value if isinstance(expression.func, cst.Attribute) else expression
     while isinstance(expression, cst.Call):
         receiver_method = method_call(expression)
         if receiver_method is None or receiver_method[1] not in _REBINDING_METHODS:
