@@ -48,7 +48,15 @@ LOSS_FUNCTIONS = frozenset(
 )
 
 GRAD_SCALERS = frozenset(
-    {"torch.amp.GradScaler", "torch.cuda.amp.GradScaler", "torch.cpu.amp.GradScaler", "torch.GradScaler"}
+    {
+        "torch.amp.GradScaler",
+        "torch.cuda.amp.GradScaler",
+        "torch.cpu.amp.GradScaler",
+        "torch.GradScaler",
+        # the classes are also reachable through the modules that define them
+        "torch.amp.grad_scaler.GradScaler",
+        "torch.cuda.amp.grad_scaler.GradScaler",
+    }
 )
 DATALOADERS = frozenset({"torch.utils.data.DataLoader", "torch.utils.data.dataloader.DataLoader"})
 SAMPLERS_PREFIXES = ("torch.utils.data.",)

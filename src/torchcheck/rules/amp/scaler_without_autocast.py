@@ -13,8 +13,6 @@ from torchcheck.rules.amp._common import is_scaler_call
 _AMP_SCALER_POSITIONAL = ("device", "init_scale", "growth_factor", "backoff_factor", "growth_interval", "enabled")
 _DEVICE_SCALER_POSITIONAL = _AMP_SCALER_POSITIONAL[1:]
 _DEVICE_SCALERS = frozenset({"torch.cuda.amp.GradScaler", "torch.cpu.amp.GradScaler", "torch.cuda.amp.grad_scaler.GradScaler"})
-# The classes are also reachable through the module that defines them.
-_SCALER_MODULE_SPELLINGS = frozenset({"torch.amp.grad_scaler.GradScaler", "torch.cuda.amp.grad_scaler.GradScaler"})
 
 # Methods that turn a loss into the same loss (reduced, cast, reshaped), not into a new value.
 _LOSS_METHODS = frozenset({"mean", "sum", "float", "double", "to", "clone", "squeeze", "view", "reshape"})
@@ -225,7 +223,7 @@ class Trainer:
                 self._scaled_by.add(self._owner(receiver_method[0]))
             return
         qualified = self.context.call_name(node)
-        if qualified is not None and _is_grad_scaler(qualified) and not _built_disabled(node, qualified):
+        if qualified is not None and qualified in torch_api.GRAD_SCALERS and not _built_disabled(node, qualified):
             self._scalers.append((node, self._owner_of_construction()))
 
     def _owner(self, receiver: cst.BaseExpression) -> _Owner:
@@ -294,10 +292,6 @@ def _is_tensor_method(function: cst.BaseExpression) -> bool:
 def _all_parameters(parameters: cst.Parameters) -> list[cst.Param]:
     starred = [parameter for parameter in (parameters.star_arg, parameters.star_kwarg) if isinstance(parameter, cst.Param)]
     return [*parameters.posonly_params, *parameters.params, *parameters.kwonly_params, *starred]
-
-
-def _is_grad_scaler(qualified: str) -> bool:
-    return qualified in torch_api.GRAD_SCALERS or qualified in _SCALER_MODULE_SPELLINGS
 
 
 def _built_disabled(call: cst.Call, qualified: str) -> bool:
