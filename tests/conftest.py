@@ -1,23 +1,27 @@
 """Suite-wide collection order: the few tests that take minutes start first.
 
-Under pytest-xdist (CI runs ``-n 2`` with ``--dist worksteal``) a long test that starts
-last keeps one worker busy after the other has finished; started first, the other worker
-runs the rest of the suite meanwhile and steals from the queue of the busy one.
+CI runs ``pytest -n 2``, and pytest-xdist hands each worker one test at a time
+(``--maxschedchunk 1`` in pyproject.toml), so the long tests, marked ``starts_first``,
+go to both workers at the start while the short ones fill the gaps: a long test that
+started last would keep one worker busy after the other finished.
 """
 
 from __future__ import annotations
 
 import pytest
 
-#: Tests whose single item runs a whole external tool or several Python processes.
-STARTS_FIRST = ("tests/parity/",)
+STARTS_FIRST = "starts_first"
+_STARTS_FIRST_HELP = (
+    f"{STARTS_FIRST}: a test that takes minutes (an external tool, several Python processes); "
+    "it is scheduled before every other test"
+)
 
 
-def _starts_first(item: pytest.Item) -> bool:
-    return item.nodeid.startswith(STARTS_FIRST)
+def pytest_configure(config: pytest.Config) -> None:
+    config.addinivalue_line("markers", _STARTS_FIRST_HELP)
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
-    # A stable sort keeps every other test in its collection order, and the order is the
-    # same on every xdist worker, as xdist requires.
-    items.sort(key=lambda item: not _starts_first(item))
+    # A stable sort: the marked tests keep their order among themselves and every other test
+    # its collection order; the order is the same on every xdist worker, as xdist requires.
+    items.sort(key=lambda item: item.get_closest_marker(STARTS_FIRST) is None)

@@ -40,6 +40,7 @@ def _compare(paths: list[Path]) -> tuple[list[Finding], Comparison]:
 
 # One test per corpus (not one per assertion): TorchFix is slow, and under pytest-xdist a
 # shared fixture would run it once per worker.
+@pytest.mark.starts_first
 @pytest.mark.parametrize("corpus", ["real code", "fixtures"])
 def test_torchcheck_reports_every_true_torchfix_finding_and_none_of_its_false_ones(corpus: str) -> None:
     paths = FIXTURES if corpus == "fixtures" else CORPUS

@@ -523,6 +523,7 @@ def test_a_cuda_run_starts_each_rank_as_a_fresh_pytest_process(
     )
 
 
+@pytest.mark.starts_first
 def test_under_torchrun_the_file_runs_in_place_and_a_hang_ends_every_rank_with_its_stack(
     pytester: pytest.Pytester,
 ) -> None:
@@ -547,6 +548,7 @@ def test_under_torchrun_the_file_runs_in_place_and_a_hang_ends_every_rank_with_i
 # ---------------------------------------------------------------- processes
 
 
+@pytest.mark.starts_first
 def test_distributed_tests_run_side_by_side_under_xdist_and_leave_no_process_behind(
     pytester: pytest.Pytester, orphan_token: str
 ) -> None:
