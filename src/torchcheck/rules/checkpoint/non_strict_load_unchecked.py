@@ -5,7 +5,7 @@ from dataclasses import dataclass, field
 
 import libcst as cst
 
-from torchcheck.lint.context import Kind, LintContext, argument_for, keyword_argument
+from torchcheck.lint.context import Kind, LintContext, argument_for, keyword_argument, source_text
 from torchcheck.lint.rule import Invalid, Rule, Valid
 
 # Names that show the code compares state-dict keys by hand.
@@ -21,7 +21,8 @@ class _Scope:
     # each discarded non-strict load, with the name of the state dict it loads (if a name)
     candidates: list[tuple[cst.Call, str | None]] = field(default_factory=list)
     checks_keys: bool = False
-    counted: set[str] = field(default_factory=set)  # names passed to len(): what was loaded is counted
+    # names whose keys the code counts (len(state_dict)) or hands to a key-comparing helper
+    checked: set[str] = field(default_factory=set)
 
 
 def _is_false(expression: cst.BaseExpression) -> bool:
@@ -120,7 +121,8 @@ class NonStrictLoadUnchecked(Rule):
 
     The rule stays silent where the code shows that the mismatch is handled: the result is
     kept, the function compares keys itself (names such as `missing_keys`), it counts what
-    it loaded (`len(state_dict)`, as in "Transferred 310/312 items"), or the state dict was
+    it loaded (`len(state_dict)`, as in "Transferred 310/312 items") or hands it to a function
+    of the file that compares keys (`check_keys(model, state_dict)`), or the state dict was
     built to fit the model - the model's own `state_dict()` updated with the checkpoint's
     entries, a dict literal that names its keys, a helper handed the model's state dict to
     match against (`intersect_dicts(checkpoint, model.state_dict())`), or a comprehension
@@ -195,6 +197,14 @@ def load_matching(model, pretrained):
     shapes_match = {k: v for k, v in pretrained.items() if v.shape == model_state[k].shape}
     model.load_state_dict(shapes_match, strict=False)
 
+def check_keys(model, state_dict):
+    missing_keys = model.state_dict().keys() - state_dict.keys()
+    print(f"missing keys: {sorted(missing_keys)}")
+
+def load_checked_by_a_helper(model, pretrained):
+    check_keys(model, pretrained)
+    model.load_state_dict(pretrained, strict=False)
+
 def load_into_own(model, pretrained):
     model_state = model.state_dict()
     model_state.update(pretrained)
@@ -245,6 +255,7 @@ class Classifier(nn.Module):
     def __init__(self, context: LintContext) -> None:
         super().__init__(context)
         self._scopes: list[_Scope] = [_Scope()]
+        self._key_comparing: dict[cst.FunctionDef, bool] = {}
 
     def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
         self._scopes.append(_Scope())
@@ -260,17 +271,28 @@ class Classifier(nn.Module):
             self._scopes[-1].checks_keys = True
 
     def visit_Call(self, node: cst.Call) -> None:
-        """``len(state_dict)``: the code counts what it loads (``Transferred 310/312 items``)."""
-        if isinstance(node.func, cst.Name) and node.func.value == "len" and len(node.args) == 1:
-            argument = node.args[0].value
-            if isinstance(argument, cst.Name):
-                self._scopes[-1].counted.add(argument.value)
+        """``len(state_dict)``: the code counts what it loads (``Transferred 310/312 items``);
+        ``check_keys(model, state_dict)``: a function of the file compares its keys."""
+        counts = isinstance(node.func, cst.Name) and node.func.value == "len" and len(node.args) == 1
+        if counts or self._compares_keys(node):
+            self._scopes[-1].checked.update(
+                argument.value.value for argument in node.args if isinstance(argument.value, cst.Name)
+            )
+
+    def _compares_keys(self, call: cst.Call) -> bool:
+        resolved = self.context.resolve_call(call)
+        if resolved is None:
+            return False
+        function = resolved.function
+        if function not in self._key_comparing:
+            self._key_comparing[function] = bool(_KEY_CHECK_NAMES.search(source_text(function.body)))
+        return self._key_comparing[function]
 
     def _resolve(self, scope: _Scope) -> None:
         if scope.checks_keys:
             return  # the function compares keys itself (e.g. before loading shard by shard)
         for call, loaded in scope.candidates:
-            if loaded is None or loaded not in scope.counted:
+            if loaded is None or loaded not in scope.checked:
                 self.report(call)
 
     def visit_Expr(self, node: cst.Expr) -> None:
