@@ -83,3 +83,45 @@ def test_a_crashing_rule_becomes_a_finding_instead_of_a_traceback() -> None:
     result = lint_source(b"f()\n", "a.py", [Crashes])
     assert [d.code for d in result.diagnostics] == ["TCK000"]
     assert "internal error" in result.diagnostics[0].message and "KeyError" in result.diagnostics[0].message
+
+
+EXPECTED_WARNING_TESTS = '''
+import unittest
+
+import pytest
+import torch
+
+
+class SchedulerTest(unittest.TestCase):
+    def test_warns_when_the_scheduler_steps_first(self):
+        optimizer = torch.optim.SGD([torch.zeros(1, requires_grad=True)], lr=0.1)
+        scheduler = torch.optim.lr_scheduler.StepLR(optimizer, 1)
+        for epoch in range(2):
+            with self.assertWarnsRegex(UserWarning, "lr_scheduler.step"):
+                scheduler.step()
+                optimizer.step()
+
+
+def test_warns_with_pytest():
+    optimizer = torch.optim.SGD([torch.zeros(1, requires_grad=True)], lr=0.1)
+    scheduler = torch.optim.lr_scheduler.StepLR(optimizer, 1)
+    for epoch in range(2):
+        with pytest.warns(UserWarning):
+            scheduler.step()
+            optimizer.step()
+
+
+def test_outside_the_block_is_still_reported():
+    optimizer = torch.optim.SGD([torch.zeros(1, requires_grad=True)], lr=0.1)
+    scheduler = torch.optim.lr_scheduler.StepLR(optimizer, 1)
+    for epoch in range(2):
+        scheduler.step()
+        optimizer.step()
+'''
+
+
+def test_mistakes_a_test_expects_to_warn_or_raise_are_not_reported() -> None:
+    from torchcheck.lint.registry import rules_by_code
+
+    result = lint_source(EXPECTED_WARNING_TESTS.encode(), "test_scheduler.py", rules_by_code(["TCK104"]))
+    assert [(d.code, d.location.row) for d in result.diagnostics] == [("TCK104", 31)]  # the last test only

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import NamedTuple
 
 import libcst as cst
 from libcst.metadata import CodeRange
@@ -19,6 +20,7 @@ from libcst.metadata import CodeRange
 from torchcheck.lint import nesting
 from torchcheck.lint.context import LintContext, LintSettings
 from torchcheck.lint.diagnostic import Diagnostic, Edit, Fix, Location
+from torchcheck.lint.expected_failures import ExpectedFailureBlocks
 from torchcheck.lint.exports import ProjectFacts, offers_more_than_imports
 from torchcheck.lint.positions import Positions
 from torchcheck.lint.project import DeferredFinding, ExportSummary, imports_summary, settle_locally
@@ -57,17 +59,25 @@ def _rules_for(text: str, rules: Sequence[type[Rule]], settings: LintSettings) -
 
 def collect_reports(module: cst.Module, rules: Sequence[type[Rule]], settings: LintSettings | None = None) -> list[Report]:
     """Run every rule over ``module`` in one walk and return their findings."""
-    return _walk(module, rules, settings, module.code)[0]
+    return _walk(module, rules, settings, module.code).reports
 
 
-def _walk(module: cst.Module, rules: Sequence[type[Rule]], settings: LintSettings | None, text: str) -> tuple[list[Report], ExportSummary]:
-    """One walk with the context, the project facts and every rule: the findings and the
-    file's export summary."""
+class _Walked(NamedTuple):
+    reports: list[Report]
+    exports: ExportSummary
+    expected_failures: list[cst.With]  # findings inside these blocks are what a test expects
+
+
+def _walk(module: cst.Module, rules: Sequence[type[Rule]], settings: LintSettings | None, text: str) -> _Walked:
+    """One walk with the context, the project facts and every rule: the findings, the
+    file's export summary and the blocks where a test expects an error or a warning."""
     context = LintContext(settings)
     context.project = ProjectFacts(context, text)
+    expected = ExpectedFailureBlocks(context)
     instances = [rule(context) for rule in rules]
-    BatchedWalker([context, context.project, *instances]).walk(module)
-    return [report for instance in instances for report in instance.reports], context.project.export_summary()
+    BatchedWalker([context, context.project, expected, *instances]).walk(module)
+    reports = [report for instance in instances for report in instance.reports]
+    return _Walked(reports, context.project.export_summary(), expected.blocks)
 
 
 class _Located:
@@ -136,13 +146,25 @@ def _diagnostics(filename: str, reports: list[Report], located: _Located, suppre
     return found
 
 
+def _outside(blocks: list[cst.With], reports: list[Report], located: _Located) -> list[Report]:
+    """The reports that do not lie in a block where a test expects an error or a warning."""
+    if not blocks:
+        return reports
+    spans = [(located.range_of(block).start.line, located.range_of(block).end.line) for block in blocks]
+    return [
+        report
+        for report in reports
+        if not any(first <= located.range_of(report.node).start.line <= last for first, last in spans)
+    ]
+
+
 def _unlintable(finding: Diagnostic) -> _Analysis:
     return [(finding, None)], None, None, None
 
 
 def _collected(
     module: cst.Module, rules: Sequence[type[Rule]], settings: LintSettings | None, filename: str, text: str
-) -> tuple[list[Report], ExportSummary] | Diagnostic:
+) -> _Walked | Diagnostic:
     try:
         return _walk(module, rules, settings, text)
     except RecursionError as error:
@@ -158,10 +180,11 @@ def _parse_and_report(source: bytes, text: str, filename: str, rules: Sequence[t
         collected = _collected(module, rules, settings, filename, text)
         if isinstance(collected, Diagnostic):
             return _unlintable(collected)
-        reports, exports = collected
+        reports, exports, expected_failures = collected
         if not reports:
             return [], module, None, exports
         located = _Located(module, text)
+        reports = _outside(expected_failures, reports, located)
         return _diagnostics(filename, reports, located, Suppressions.parse(text)), module, located, exports
 
 
