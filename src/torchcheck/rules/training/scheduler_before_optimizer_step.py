@@ -42,7 +42,9 @@ class SchedulerBeforeOptimizerStep(Rule):
     the same file or imported from another file of the project. Calls with arguments
     (`ReduceLROnPlateau.step(val_loss)`, the deprecated `scheduler.step(epoch)`) and
     scheduler steps that run only on some iterations (under an `if` the optimizer step is
-    not in) are not reported.
+    not in) are not reported, nor is a `step()` whose result is used
+    (`new_lr = scheduler.step()`): PyTorch's schedulers return nothing, so that is a
+    project's own schedule, which may set the value for the coming step by design.
 
     ## Example
     ```python
@@ -79,6 +81,17 @@ class SchedulerBeforeOptimizerStep(Rule):
     required_text = (".step()",)
 
     VALID = (
+        Valid(
+            """
+for epoch in range(epochs):
+    for step, (x, y) in enumerate(loader):
+        new_lr = lr_scheduler.step()
+        new_wd = wd_scheduler.step()
+        criterion(model(x), y).backward()
+        optimizer.step()
+        optimizer.zero_grad()
+"""
+        ),
         Valid(
             """
 for epoch in range(epochs):
@@ -230,12 +243,21 @@ for epoch in range(epochs):
             return
         kind = self.context.kind_of(node.func.value)
         if kind is Kind.SCHEDULER:
-            if not node.args:
+            if not node.args and self._result_discarded(node):
                 self._schedulers.append(self.context.flow.event(node))
         elif kind is Kind.OPTIMIZER or (
             kind is Kind.SCALER and node.args and self.context.kind_of(node.args[0].value) is Kind.OPTIMIZER
         ):
             self._optimizers.append(_OptimizerStep(self.context.flow.event(node)))
+
+    def _result_discarded(self, call: cst.Call) -> bool:
+        """PyTorch's ``LRScheduler.step()`` returns None: a scheduler whose ``step()`` result
+        is used (``lr = scheduler.step()``) is a project's own schedule, which may well set
+        the value for the coming step by design."""
+        statement = self.context.current_statement
+        return isinstance(statement, cst.SimpleStatementLine) and any(
+            isinstance(small, cst.Expr) and small.value is call for small in statement.body
+        )
 
     def _helper_step(self, call: cst.Call, summary: FunctionSummary) -> None:
         """A helper that (maybe) steps an optimizer or a GradScaler the caller passes it."""
