@@ -3,7 +3,7 @@ from __future__ import annotations
 import libcst as cst
 
 from torchcheck.lint import torch_api
-from torchcheck.lint.context import argument_for, method_call
+from torchcheck.lint.context import argument_for, keyword_argument, method_call
 from torchcheck.lint.rule import Invalid, Rule, Valid
 
 # softmax(input, dim=None, _stacklevel=3, dtype=None): a missing dim is guessed (deprecated).
@@ -92,6 +92,8 @@ probabilities = F.softmax(logits, dim=-1)
 log_probabilities = F.log_softmax(logits, -1, dtype=torch.float32)
 attention = torch.softmax(scores, dim=-1)
 weights = scores.softmax(-1)
+numpy_style = torch.softmax(torch.from_numpy(outputs), axis=-1)
+numpy_method = scores.softmax(axis=-1)
 self_attend = nn.Softmax(dim=1)
 head = nn.LogSoftmax(-1)
 spatial = nn.Softmax2d()
@@ -160,10 +162,14 @@ layer = Softmin()  # TCK608
                 or not self.context.is_tensor(receiver_method[0])
             ):
                 return
+            if keyword_argument(node, "axis") is not None:
+                return  # x.softmax(axis=-1): accepted as an alias of dim
             position, message = 0, _MISSING  # tensor.softmax(dim)
         elif qualified in _FUNCTIONAL:
             position, message = 1, _IMPLICIT
         elif qualified in _REQUIRED_DIM:
+            if keyword_argument(node, "axis") is not None:
+                return  # torch.softmax(x, axis=-1): NumPy's name, accepted as an alias of dim
             position, message = 1, _MISSING
         elif torch_api.is_module_class_name(qualified) and qualified.rsplit(".", 1)[-1] in _MODULES:
             position, message = 0, _IMPLICIT
