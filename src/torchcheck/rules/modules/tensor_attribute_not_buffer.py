@@ -28,6 +28,38 @@ class _ClassState:
     handles_everything: bool = False
 
 
+def _is_number(expression: cst.BaseExpression) -> bool:
+    while isinstance(expression, cst.UnaryOperation):
+        expression = expression.expression
+    return isinstance(expression, (cst.Integer, cst.Float))
+
+
+def _number_constants(module: cst.Module) -> set[str]:
+    """Module-level names bound once, to a number (``clip_threshold = 1.0``)."""
+    bound: dict[str, int] = {}
+    numbers: set[str] = set()
+    for statement in module.body:
+        if not isinstance(statement, cst.SimpleStatementLine):
+            continue
+        for small in statement.body:
+            if isinstance(small, cst.Assign) and len(small.targets) == 1 and isinstance(small.targets[0].target, cst.Name):
+                name = small.targets[0].target.value
+                bound[name] = bound.get(name, 0) + 1
+                if _is_number(small.value):
+                    numbers.add(name)
+    return {name for name in numbers if bound[name] == 1}
+
+
+def _number_defaults(function: cst.FunctionDef) -> set[str]:
+    """Parameters whose default is a number (``def __init__(self, scale=0.5)``)."""
+    parameters = function.params
+    return {
+        parameter.name.value
+        for parameter in (*parameters.params, *parameters.kwonly_params)
+        if parameter.default is not None and _is_number(parameter.default)
+    }
+
+
 def _is_none(expression: cst.BaseExpression) -> bool:
     return isinstance(expression, cst.Name) and expression.value == "None"
 
@@ -85,7 +117,9 @@ class TensorAttributeNotBuffer(ModuleClassRule):
     forward on the GPU fails with a device mismatch, or runs in the wrong dtype), is not
     in `state_dict()`, and is not replicated by `DataParallel`/FSDP. Register it with
     `self.register_buffer("mask", torch.ones(...))` - pass `persistent=False` to keep it
-    out of the checkpoint.
+    out of the checkpoint. A 0-dim tensor of a number (`torch.tensor(0.5)`, of a parameter
+    default or a module constant that is a number) is not reported: PyTorch combines a CPU
+    scalar tensor with tensors on any device.
 
     ## Example
     ```python
@@ -192,6 +226,24 @@ class Cache(nn.Module):
             """
 import torch
 from torch import nn
+
+clip_threshold = 1.0
+
+class VTrace(nn.Module):
+    def __init__(self, discount=0.99):
+        super().__init__()
+        self.clip = torch.tensor(clip_threshold, dtype=torch.float)
+        self.discount = torch.tensor(discount)
+        self.eps = torch.tensor(-1e-6)
+
+    def forward(self, ratio):
+        return torch.min(self.clip, ratio) * self.discount + self.eps
+"""
+        ),
+        Valid(
+            """
+import torch
+from torch import nn
 class EqualizationObserver(nn.Module):
     def __init__(self):
         super().__init__()
@@ -269,6 +321,10 @@ class Embedding(nn.Module):
         self._states: list[_ClassState | None] = []
         self._finished: list[_ClassState] = []
         self._moved_by_apply: set[str] = set()  # attributes some `_apply` override of the file moves
+        self._number_constants: set[str] = set()
+
+    def visit_Module(self, node: cst.Module) -> None:
+        self._number_constants = _number_constants(node)
 
     def visit_ClassDef(self, node: cst.ClassDef) -> None:
         super().visit_ClassDef(node)
@@ -343,8 +399,23 @@ class Embedding(nn.Module):
         if not isinstance(root, cst.Call):
             return False
         if self.context.call_name(root) in _TENSOR_BUILDERS:
-            return self.context.kind_of(value) in TENSOR_KINDS
+            return self.context.kind_of(value) in TENSOR_KINDS and not self._scalar_tensor(value)
         return not _LEAVING_TENSORS.intersection(methods) and self._helper_returns_tensor(root)
+
+    def _scalar_tensor(self, value: cst.Call) -> bool:
+        """``torch.tensor(0.5)`` of a number: a 0-dim CPU tensor, which PyTorch combines with
+        tensors on any device, so leaving it behind on ``.to(device)`` breaks nothing."""
+        if self.context.call_name(value) != "torch.tensor" or not value.args or value.args[0].keyword is not None:
+            return False
+        data = value.args[0].value
+        if _is_number(data):
+            return True
+        if not isinstance(data, cst.Name):
+            return False
+        frame = self.class_frame
+        method = frame.functions[-1] if frame is not None and frame.functions else None
+        defaults = _number_defaults(method) if isinstance(method, cst.FunctionDef) else set()
+        return data.value in defaults or data.value in self._number_constants
 
     def _helper_returns_tensor(self, call: cst.Call) -> bool:
         """A function of this file whose summary returns a tensor. One known to be a tensor
