@@ -440,6 +440,10 @@ class PlainContainerRule(ModuleClassRule):
                 attribute = self._iterated_attribute(argument.value.value)
                 if attribute is not None:
                     state.passed.add(attribute)  # each item registered by name in a loop
+            elif isinstance(argument.value, cst.Subscript):
+                attribute = self_attribute(argument.value.value, self.self_name)
+                if attribute is not None:
+                    state.passed.add(attribute)  # `self.add_module(name, self.heads[-1])`
 
     def _iterated_attribute(self, name: str) -> str | None:
         """``layers`` when ``name`` is the target of an enclosing ``for ... in

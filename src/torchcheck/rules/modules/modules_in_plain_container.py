@@ -132,6 +132,18 @@ class Net(nn.Module):
         Valid(
             """
 from torch import nn
+class SemanticHead(nn.Module):
+    def __init__(self, features):
+        super().__init__()
+        self.heads = []
+        for name in features:
+            self.heads.append(nn.Sequential(nn.Conv2d(8, 8, 3), nn.ReLU()))
+            self.add_module(name, self.heads[-1])
+"""
+        ),
+        Valid(
+            """
+from torch import nn
 class PoolingBlock(nn.Module):
     def __init__(self, scale, channels):
         super().__init__()
