@@ -3,8 +3,8 @@ gets wrong (keywords supplied by ``**kwargs``, try/except fallback imports), it 
 
 Needs TorchFix: ``TORCHCHECK_TORCHFIX`` names its executable (``.ci/run`` installs it in a
 separate environment, because it pins an older libcst). ``TORCHCHECK_PARITY_CORPUS`` adds
-folders of real code (``.ci/run`` downloads timm and part of transformers); the bundled
-fixtures are always compared.
+folders of real code (``.ci/run`` compares on the files of timm and transformers where TorchFix
+reports something: bench/torchfix_parity_files.txt); the bundled fixtures are always compared.
 """
 
 from __future__ import annotations
