@@ -9,6 +9,7 @@ exceptional: a logging condition such as ``if step % 100 == 0`` or ``if should_l
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 import libcst as cst
@@ -59,7 +60,7 @@ class _LoopFacts:
     backward_loops: set[Loop] = field(default_factory=set)  # loops calling .backward() directly
 
 
-def guard_loops(path: Path) -> frozenset[Loop | None]:
+def guard_loops(path: Path, is_periodic: Callable[[cst.BaseExpression], bool] = is_periodic_condition) -> frozenset[Loop | None]:
     """The innermost loop around each branch of ``path`` that runs only now and then: the
     body of an ``if`` with a periodic condition, or an ``except`` handler."""
     found: set[Loop | None] = set()
@@ -68,7 +69,7 @@ def guard_loops(path: Path) -> frozenset[Loop | None]:
         if branch.label == LOOP:
             innermost = branch.owner  # type: ignore[assignment]
         elif branch.label.startswith("except") or (
-            branch.label == BODY and isinstance(branch.owner, cst.If) and is_periodic_condition(branch.owner.test)
+            branch.label == BODY and isinstance(branch.owner, cst.If) and is_periodic(branch.owner.test)
         ):
             found.add(innermost)
     return frozenset(found)
@@ -85,6 +86,10 @@ class PerStepCallRule(Rule):
     def is_candidate(self, call: cst.Call) -> bool:
         raise NotImplementedError
 
+    def is_periodic(self, test: cst.BaseExpression) -> bool:
+        """Whether an ``if`` with this condition runs its body only now and then."""
+        return is_periodic_condition(test)
+
     def _facts(self) -> _LoopFacts:
         return self.context.flow.loop_facts(self, _LoopFacts)
 
@@ -95,7 +100,7 @@ class PerStepCallRule(Rule):
         if isinstance(node.func, cst.Attribute) and node.func.attr.value == "backward":
             self._facts().backward_loops.add(loops[-1])
         elif self.is_candidate(node):
-            self._facts().candidates.append(StepCandidate(node, loops, guard_loops(self.context.flow.path)))
+            self._facts().candidates.append(StepCandidate(node, loops, guard_loops(self.context.flow.path, self.is_periodic)))
 
     def leave_loop(self, loop: Loop) -> None:
         facts = self._facts()
