@@ -64,10 +64,11 @@ class RequiresGradLostByTransfer(Rule):
     `nn.Parameter(w).cuda()` - or in a later statement that re-binds the name to the copy:
     `x = torch.randn(3, requires_grad=True)` (or `x.requires_grad = True`) followed by
     `x = x.cuda()`, `x = x.to(device)`, `x = x.double()`, `x = x.type(...)`, or `x = x.float()`
-    on a tensor made in another dtype, when the code then wants that name's gradient (reads
-    its `.grad`, hands it to a `torch.optim` optimizer, or returns it). The re-binding is
-    reported and the finding names the line that made the leaf. A copy that only feeds a
-    forward pass still requires grad and is left alone.
+    on a tensor made in another dtype. The re-binding is reported and the finding names the
+    line that made the leaf. When the copy is bound to a name, it is reported only if the
+    code then wants that name's gradient (reads its `.grad`, hands it to a `torch.optim`
+    optimizer, or returns it): a copy that only feeds a forward pass (a test input, a
+    `gradcheck` argument) still requires grad and is left alone.
 
     ## Why is this bad?
     The leaf tensor that requires grad is the one the factory built, on the CPU. `.to()` /
@@ -89,6 +90,7 @@ class RequiresGradLostByTransfer(Rule):
     device = torch.device("cuda")
     weights = torch.randn(10, 10, requires_grad=True).to(device)
     scale = torch.ones(1, requires_grad=True).double()
+    optimizer = torch.optim.SGD([weights, scale], lr=0.1)
     ```
 
     Use instead:
@@ -98,6 +100,7 @@ class RequiresGradLostByTransfer(Rule):
     device = torch.device("cuda")
     weights = torch.randn(10, 10, requires_grad=True, device=device)
     scale = torch.ones(1, requires_grad=True, dtype=torch.float64)
+    optimizer = torch.optim.SGD([weights, scale], lr=0.1)
     ```
 
     ## Fix safety
@@ -212,11 +215,13 @@ def fit(device, inputs, targets):
 import torch
 w = torch.randn(10, 10, requires_grad=True).to(device)  # TCK108
 b = torch.zeros(10, requires_grad=True).cuda()  # TCK108
+optimizer = torch.optim.SGD([w, b], lr=0.1)
 """,
             expected_replacement="""
 import torch
 w = torch.randn(10, 10, requires_grad=True, device=device)  # TCK108
 b = torch.zeros(10, requires_grad=True, device="cuda")  # TCK108
+optimizer = torch.optim.SGD([w, b], lr=0.1)
 """,
         ),
         Invalid(
@@ -225,12 +230,14 @@ import torch as T
 scale = T.ones(1, requires_grad=True).double()  # TCK108
 x = T.rand(4, requires_grad=True).to("cuda:1", T.float16, non_blocking=True)  # TCK108
 y = T.empty(4).requires_grad_().cuda(0)  # TCK108
+print(scale.grad, x.grad, y.grad)
 """,
             expected_replacement="""
 import torch as T
 scale = T.ones(1, requires_grad=True, dtype=T.float64)  # TCK108
 x = T.rand(4, requires_grad=True, device="cuda:1", dtype=T.float16)  # TCK108
 y = T.empty(4, device="cuda:0").requires_grad_()  # TCK108
+print(scale.grad, x.grad, y.grad)
 """,
         ),
         Invalid(
@@ -251,6 +258,8 @@ class Scale(nn.Module):
         super().__init__(context)
         self._made_leaf: set[tuple[cst.CSTNode, str]] = set()  # `x.requires_grad = True` on a binding
         self._rebindings: list[_Rebinding] = []
+        # `w = torch.randn(3, requires_grad=True).cuda()`: reported if the code wants `w`'s gradient
+        self._copies_bound: list[tuple[cst.Call, tuple[cst.Assign, str], cst.Call | None]] = []
         self._excused: set[tuple[cst.CSTNode, str]] = set()
         # bindings whose gradient the code asks for: `.grad` read, handed to an optimizer, returned
         self._gradient_wanted: set[tuple[cst.CSTNode, str]] = set()
@@ -354,6 +363,9 @@ class Scale(nn.Module):
                 continue
             line = self.context.line_of(rebinding.leaf)
             self.report(rebinding.node, _REBOUND.format(name=rebinding.name, line=line))
+        for call, bound, replacement in self._copies_bound:
+            if bound in self._gradient_wanted:
+                self.report(call, replacement=replacement)
 
     # ------------------------------------------------ in one expression: `torch.randn(...).cuda()`
     def visit_Call(self, node: cst.Call) -> None:
@@ -379,14 +391,31 @@ class Scale(nn.Module):
         if moves == []:
             return  # not a transfer (`.to()`), or a no-op cast (`.to(torch.float32)`)
         new_factory = _with_keywords(factory, moves) if moves is not None else None
-        if new_factory is None:
-            self.report(node)
-        elif wrapper is None:
-            self.report(node, replacement=new_factory)
-        else:
+        replacement = None
+        if new_factory is not None and wrapper is None:
+            replacement = new_factory
+        elif new_factory is not None and wrapper is not None:
             func = wrapper.func
             assert isinstance(func, cst.Attribute)
-            self.report(node, replacement=wrapper.with_changes(func=func.with_changes(value=new_factory)))
+            replacement = wrapper.with_changes(func=func.with_changes(value=new_factory))
+        bound = self._bound_to_a_name(node)
+        if bound is None:
+            self.report(node, replacement=replacement)
+        else:
+            self._copies_bound.append((node, bound, replacement))
+
+    def _bound_to_a_name(self, call: cst.Call) -> tuple[cst.Assign, str] | None:
+        """``(assignment, name)`` when ``call`` is the whole value bound to a plain name
+        (``w = torch.randn(3, requires_grad=True).cuda()``)."""
+        statement = self.context.current_statement
+        if not isinstance(statement, cst.SimpleStatementLine):
+            return None
+        for small in statement.body:
+            if isinstance(small, cst.Assign) and small.value is call and len(small.targets) == 1:
+                target = small.targets[0].target
+                if isinstance(target, cst.Name):
+                    return small, target.value
+        return None
 
     def _leaf_factory(self, source: cst.Call) -> tuple[cst.Call | None, cst.Call | None]:
         """The factory that builds the leaf, and the ``.requires_grad_()`` call around it if any."""
