@@ -781,7 +781,7 @@ class LintContext:
         receiver_method = method_call(call)
         if receiver_method is not None:
             receiver, method = receiver_method
-            if method in _PRETRAINED_CONSTRUCTORS and isinstance(receiver, cst.Name) and receiver.value in self.module_classes:
+            if method in _PRETRAINED_CONSTRUCTORS and self._is_module_class_name(receiver):
                 return strong(Kind.MODULE)  # a model class of this file with a Hugging Face-style constructor
             owner = self.kind_and_evidence(receiver)
             return inferred(self._method_result_kind(owner.kind, method), owner.evidence)
@@ -789,6 +789,9 @@ class LintContext:
         if callee.kind in (Kind.MODULE, Kind.LOSS_FUNCTION):
             return inferred(self._graph_or_plain(), callee.evidence)
         return UNKNOWN
+
+    def _is_module_class_name(self, expression: cst.BaseExpression) -> bool:
+        return isinstance(expression, cst.Name) and expression.value in self.module_classes
 
     def _returned_by_function_of_file(self, call: cst.Call) -> Inferred | None:
         """What a call of a ``def`` of this file returns, from the function's summary: known
@@ -817,7 +820,9 @@ class LintContext:
         """``next(iter(loader))``, ``next(batches)``: a whole item drawn from a dataloader."""
         if not (isinstance(value, cst.Call) and isinstance(value.func, cst.Name) and value.func.value == "next"):
             return False
-        return bool(value.args) and self._lookup("next") is None and self.kind_of(value.args[0].value) is Kind.DATALOADER
+        if not value.args or self._lookup("next") is not None:
+            return False
+        return self.kind_of(value.args[0].value) is Kind.DATALOADER
 
     def _graph_or_plain(self) -> Kind | None:
         if self.in_no_grad:
@@ -908,7 +913,8 @@ class LintContext:
     def bind(self, name: str, value: Inferred, *, batch: bool = False) -> None:
         """Bind ``name`` in the current scope; an unknown value falls back to the name's convention.
         ``batch``: the value is a whole item drawn from a dataloader (see :meth:`is_loader_batch`)."""
-        self._scopes[-1].bindings[name] = Binding.of(value if value.kind is not None else conventional(name), batch=batch)
+        known = value if value.kind is not None else conventional(name)
+        self._scopes[-1].bindings[name] = Binding.of(known, batch=batch)
 
     def _bind_known(self, name: str) -> None:
         """Bind ``name`` to something the code shows but whose kind is unknown (a name imported

@@ -267,7 +267,8 @@ def reset(layer):
         return qualified is not None and qualified.startswith(f"{_INIT}.")
 
     def _store(self, node: cst.List | cst.Tuple | cst.Set | cst.Dict) -> None:
-        self._stored.update(element.value for element in node.elements if not isinstance(element, cst.StarredDictElement))
+        elements = [element for element in node.elements if not isinstance(element, cst.StarredDictElement)]
+        self._stored.update(element.value for element in elements)
 
     def visit_List(self, node: cst.List) -> None:
         self._store(node)
