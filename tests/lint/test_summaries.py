@@ -463,7 +463,12 @@ def test_a_call_summary_spells_the_callees_targets_as_the_caller_names_them() ->
     BatchedWalker([context, _Calls()]).walk(cst.parse_module(textwrap.dedent(source)))
     summary = seen[0]
     assert summary is not None
-    assert effects(summary) == {("eval", "model", MUST), ("zero_grad", ANONYMOUS, MUST), ("backward", ANONYMOUS, MAY)}
+    assert effects(summary) == {
+        ("eval", "model", MUST),
+        ("zero_grad", ANONYMOUS, MUST),
+        ("backward", ANONYMOUS, MAY),
+        ("backward_in_eval", "model", MAY),  # it backpropagates with `net` in eval mode
+    }
     assert [(mode.target, mode.leaves_eval) for mode in summary.exit_modes] == [("model", MUST)]
 
 

@@ -42,6 +42,10 @@ ANONYMOUS = "<value>"
 EVAL = "eval"
 TRAIN = "train"
 UNCHANGED = "unchanged"
+# The effect a ``backward()`` has on a module that is surely in eval mode when it runs: the
+# function trains that module in eval mode on purpose (a linear probe keeps batch-norm
+# statistics frozen). Only ``backward()`` counts: ``step()`` may be a scheduler's after validating.
+BACKWARD_IN_EVAL = "backward_in_eval"
 
 _NON_CONTIGUOUS_METHODS = frozenset({"t", "transpose", "permute", "swapaxes", "swapdims", "movedim"})
 _NON_CONTIGUOUS_ATTRIBUTES = frozenset({"T", "mT", "H", "mH"})
@@ -904,7 +908,17 @@ class _FunctionPass:
 
     def _record(self, fact: _Fact, node: cst.CSTNode, certain: bool, state: _State) -> _State:
         self.sites.setdefault(fact, Site(self.name, _one_line(node), node=node))
-        return state.then(fact, certain)
+        return self._note_backward_in_eval(fact, certain, state.then(fact, certain))
+
+    def _note_backward_in_eval(self, fact: _Fact, certain: bool, state: _State) -> _State:
+        if fact[0] != "backward":
+            return state
+        for target, modes in state.modes.items():
+            if modes == {EVAL}:
+                noted = (BACKWARD_IN_EVAL, target)
+                self.sites.setdefault(noted, self.sites[fact])
+                state = state.then(noted, certain)
+        return state
 
     def _apply(self, resolved: ResolvedCall, certain: bool, state: _State) -> _State:
         callee = self.summaries.of(resolved.function)
@@ -913,6 +927,7 @@ class _FunctionPass:
             fact = (effect.action, target)
             self.sites.setdefault(fact, effect.site)
             state = state.then(fact, certain and effect.certainty is Certainty.MUST)
+            state = self._note_backward_in_eval(fact, certain and effect.certainty is Certainty.MUST, state)
         for mode in callee.exit_modes:
             target = self._caller_target(resolved, mode.target)
             if target != ANONYMOUS:
