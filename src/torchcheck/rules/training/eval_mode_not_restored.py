@@ -9,7 +9,7 @@ from torchcheck.lint.exports import call_shape, imported_callee
 from torchcheck.lint.flow import Event
 from torchcheck.lint.project import MAY, MUST, NONE, PLACE, CallShape, Condition, Symbol
 from torchcheck.lint.rule import Invalid, Rule, Valid
-from torchcheck.lint.summaries import TRAIN, Certainty, FunctionSummary, Site
+from torchcheck.lint.summaries import BACKWARD_IN_EVAL, TRAIN, Certainty, FunctionSummary, Site
 from torchcheck.rules.training._common import receiver_text
 
 _THROUGH_HELPER = "Training loop never calls `train()` after {site}; later iterations train in evaluation mode"
@@ -75,7 +75,11 @@ class EvalModeNotRestored(Rule):
     of the project: an `evaluate(model, loader)` that leaves `model` in eval mode on every
     exit is reported where the loop calls it, a training helper that calls `model.train()`
     restores the mode, and a loop that backpropagates through a helper
-    (`train_one_epoch(model, ...)`) is a training loop for the modules it passes.
+    (`train_one_epoch(model, ...)`) is a training loop for the modules it passes. A training
+    helper that itself calls `model.eval()` and then backpropagates trains in eval mode on
+    purpose (the linear-probe protocol keeps batch-norm statistics frozen): it sets the mode it
+    trains in, like one that calls `model.train()`. A loop that evaluates the module several
+    times is reported once, at the first evaluation.
 
     ## Example
     ```python
@@ -232,6 +236,28 @@ for epoch in range(epochs):
     model.train()
 """
         ),
+        Valid(
+            """
+import torch
+
+def train(loader, model, criterion, optimizer):
+    model.eval()  # linear classification on frozen features: batch-norm statistics stay fixed
+    for x, y in loader:
+        loss = criterion(model(x), y)
+        optimizer.zero_grad()
+        loss.backward()
+        optimizer.step()
+
+def validate(loader, model, criterion):
+    model.eval()
+    with torch.no_grad():
+        return sum(criterion(model(x), y).item() for x, y in loader)
+
+for epoch in range(epochs):
+    train(train_loader, model, criterion, optimizer)
+    validate(val_loader, model, criterion)
+"""
+        ),
     )
     INVALID = (
         Invalid(
@@ -281,6 +307,24 @@ def evaluate(model, loader):
 for epoch in range(epochs):
     train(model, train_loader, optimizer)
     evaluate(model, val_loader)  # TCK106
+    evaluate(model, test_loader)
+"""
+        ),
+        Invalid(
+            """
+import torch
+
+def train_and_validate(model, loader, optimizer):
+    for x, y in loader:
+        optimizer.zero_grad()
+        criterion(model(x), y).backward()
+        optimizer.step()
+    model.eval()
+    with torch.no_grad():
+        return sum(criterion(model(x), y).item() for x, y in loader)
+
+for epoch in range(epochs):
+    train_and_validate(model, loader, optimizer)  # TCK106
 """
         ),
     )
@@ -313,8 +357,10 @@ for epoch in range(epochs):
     def _helper(self, call: cst.Call, summary: FunctionSummary, loops: tuple[Loop, ...]) -> None:
         facts = self._facts()
         for mode in summary.exit_modes:
-            if TRAIN in mode.modes:
-                facts.trained.update(loops)  # e.g. a train_one_epoch() that starts with model.train()
+            # a train_one_epoch() that starts with model.train(), or a linear-probe train()
+            # that starts with model.eval() and backpropagates: it sets the mode it trains in
+            if TRAIN in mode.modes or summary.effect(BACKWARD_IN_EVAL, mode.target) is not None:
+                facts.trained.update(loops)
             elif mode.leaves_eval is Certainty.MUST:
                 facts.evals.append(_Eval(self.context.flow.event(call), mode.target, mode.eval_site))
         if summary.does("backward") and not self.context.grad_maybe_disabled:
@@ -347,14 +393,20 @@ for epoch in range(epochs):
     def leave_loop(self, loop: Loop) -> None:
         """Decide once the outermost loop is complete: an outer loop may still call train()."""
         facts = self._facts()
+        reported: set[tuple[Loop, str, Symbol | None]] = set()
         for found in facts.evals:
             if self.context.flow.leaves_after(found.event):
                 continue  # a break/return/raise ends the loop after the eval: the last epoch
             for loop in found.event.loops:
                 conditions = self._never_restored_unless(facts, loop, found)
-                if conditions is not None:
+                if conditions is None:
+                    continue
+                # one mistake: the first of several evaluations of the module in the loop
+                once = (loop, found.receiver, found.condition.symbol if found.condition else None)
+                if once not in reported:
+                    reported.add(once)
                     self._report(found, conditions)
-                    break
+                break
 
     def _never_restored_unless(self, facts: _LoopFacts, loop: Loop, found: _Eval) -> tuple[Condition, ...] | None:
         """None when ``loop`` restores the mode (or does not train); otherwise the conditions
@@ -363,8 +415,14 @@ for epoch in range(epochs):
             return None
         receiver = found.receiver
         imported = [call for call in facts.imported if loop in call.event.loops]
-        # a helper of another file the module is passed to must not switch it back to train()
-        unless = [Condition(call.helper, f"effect:train:{receiver}", NONE, call.shape) for call in imported if receiver in call.passed]
+        # a helper of another file the module is passed to must not switch it back to train(),
+        # nor train it in eval mode on purpose (backward() while it is in eval mode)
+        unless = [
+            Condition(call.helper, f"effect:{action}:{receiver}", NONE, call.shape)
+            for call in imported
+            if receiver in call.passed
+            for action in (TRAIN, BACKWARD_IN_EVAL)
+        ]
         if self._never_restored(facts, loop, receiver):
             if found.condition is None:
                 return ()  # everything happens in this file
