@@ -105,7 +105,8 @@ class CheckpointSavedOnEveryRank(Rule):
         "`torch.save` runs on every rank of this distributed script: all ranks write the same file at once; "
         "save on one rank (`if dist.get_rank() == 0:`)"
     )
-    required_text = ("save",)
+    # the script must set up a process group or a DDP wrapper itself
+    required_text = ("init_process_group", "DistributedDataParallel")
 
     VALID = (
         Valid(
