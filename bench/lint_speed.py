@@ -2,9 +2,10 @@
 
     python bench/lint_speed.py [--package timm==1.0.31] [--repeat 1]
 
-Prints wall-clock seconds and the three ratios the project promises:
-cold lint / single-process libcst parse (<= 1), TorchFix / cold lint (>= 10),
-warm (cached) lint / cold lint (<= 0.2).
+Prints wall-clock seconds and the ratios the project promises:
+cold lint / single-process libcst parse (<= 0.8), TorchFix / cold lint (>= 10),
+warm (cached) lint / cold lint (<= 0.2), and a warm run after editing one module that
+other files import (only that module is parsed again; tests/lint/test_project.py proves it).
 """
 
 from __future__ import annotations
@@ -40,6 +41,17 @@ def parse_time(files: list[Path]) -> float:
     return float(output.stdout.strip())
 
 
+def _edit_an_imported_module(tree: Path) -> str:
+    """Append a comment to the module most often named in the corpus's imports."""
+    files = sorted(path for path in tree.rglob("*.py") if path.stem != "__init__")
+    texts = [path.read_text(encoding="utf-8", errors="replace") for path in files]
+    counts = {path: sum(f"import {path.stem}" in text or f".{path.stem} import" in text for text in texts) for path in files}
+    module = max(files, key=lambda path: (counts[path], str(path)))
+    with module.open("a", encoding="utf-8") as handle:
+        handle.write("\n# edited\n")
+    return str(module.relative_to(tree))
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--package", default="timm==1.0.31", help="wheel to download and lint")
@@ -62,10 +74,13 @@ def main() -> int:
         shutil.rmtree(tree / ".torchcheck_cache", ignore_errors=True)
         cold = timed(torchcheck, tree)
         warm = timed(torchcheck, tree)
+        edited = _edit_an_imported_module(tree)
+        after_edit = timed(torchcheck, tree)
         print(f"libcst parse, one process:     {parse:7.2f} s")
         print(f"torchcheck lint, cold (ALL):   {cold:7.2f} s")
         print(f"torchcheck lint, warm (cache): {warm:7.2f} s")
-        print(f"ratio cold / parse:    {cold / parse:6.2f}   (target <= 1.00)")
+        print(f"warm, after editing {edited}: {after_edit:7.2f} s")
+        print(f"ratio cold / parse:    {cold / parse:6.2f}   (target <= 0.80)")
         print(f"ratio warm / cold:     {warm / cold:6.2f}   (target <= 0.20)")
         if not options.skip_torchfix:
             torchfix = timed([str(torchfix_python()), "-m", "torchfix", "--select", "ALL", "."], tree)
