@@ -111,6 +111,18 @@ def test_warns_with_pytest():
             optimizer.step()
 
 
+class CallableFormTest(unittest.TestCase):
+    def test_warns_through_a_function(self):
+        optimizer = torch.optim.SGD([torch.zeros(1, requires_grad=True)], lr=0.1)
+
+        def call_scheduler_first():
+            scheduler = torch.optim.lr_scheduler.StepLR(optimizer, 1)
+            scheduler.step()
+            optimizer.step()
+
+        self.assertWarnsRegex(UserWarning, "lr_scheduler.step", call_scheduler_first)
+
+
 def test_outside_the_block_is_still_reported():
     optimizer = torch.optim.SGD([torch.zeros(1, requires_grad=True)], lr=0.1)
     scheduler = torch.optim.lr_scheduler.StepLR(optimizer, 1)
@@ -124,4 +136,4 @@ def test_mistakes_a_test_expects_to_warn_or_raise_are_not_reported() -> None:
     from torchcheck.lint.registry import rules_by_code
 
     result = lint_source(EXPECTED_WARNING_TESTS.encode(), "test_scheduler.py", rules_by_code(["TCK104"]))
-    assert [(d.code, d.location.row) for d in result.diagnostics] == [("TCK104", 31)]  # the last test only
+    assert [(d.code, d.location.row) for d in result.diagnostics] == [("TCK104", 43)]  # the last test only

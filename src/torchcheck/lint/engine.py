@@ -65,7 +65,7 @@ def collect_reports(module: cst.Module, rules: Sequence[type[Rule]], settings: L
 class _Walked(NamedTuple):
     reports: list[Report]
     exports: ExportSummary
-    expected_failures: list[cst.With]  # findings inside these blocks are what a test expects
+    expected_failures: list[cst.CSTNode]  # findings inside these are what a test expects
 
 
 def _walk(module: cst.Module, rules: Sequence[type[Rule]], settings: LintSettings | None, text: str) -> _Walked:
@@ -146,7 +146,7 @@ def _diagnostics(filename: str, reports: list[Report], located: _Located, suppre
     return found
 
 
-def _outside(blocks: list[cst.With], reports: list[Report], located: _Located) -> list[Report]:
+def _outside(blocks: list[cst.CSTNode], reports: list[Report], located: _Located) -> list[Report]:
     """The reports that do not lie in a block where a test expects an error or a warning."""
     if not blocks:
         return reports
