@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import os
 import resource
-import statistics
 import subprocess
 import sys
 
@@ -80,24 +79,28 @@ def test_a_session_that_uses_no_fixture_never_imports_torch(pytester: pytest.Pyt
 def test_the_plugin_costs_less_than_50ms_on_a_suite_that_uses_no_fixture(
     pytester: pytest.Pytester,
 ) -> None:
-    """Paired runs with and without the plugin; the median difference is the cost.
+    """Runs with and without the plugin, alternating; the difference of the fastest run of
+    each is the cost.
 
     Measured as the child's CPU time (user + system), which, unlike wall time, does not
-    swing by 100 ms when the other xdist worker keeps the machine's cores busy.
+    swing by 100 ms when the other xdist worker keeps the machine's cores busy. Even CPU time
+    grows by tens of milliseconds on a busy machine (caches, frequency), never shrinks below
+    what the work needs, so the fastest run of each kind is the one to compare.
     """
     pytester.makepyfile(TINY_SUITE)
     base = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider"]
     without, with_plugin = [*base, "-p", "no:torchcheck"], base
-    differences = []
+    costs_with, costs_without = [], []
     for pair in range(PAIRS):
         # Alternate the order inside each pair so drift in machine load cancels out.
         if pair % 2:
-            cost_with, cost_without = _cpu_seconds(with_plugin), _cpu_seconds(without)
+            costs_with.append(_cpu_seconds(with_plugin))
+            costs_without.append(_cpu_seconds(without))
         else:
-            cost_without, cost_with = _cpu_seconds(without), _cpu_seconds(with_plugin)
-        differences.append(cost_with - cost_without)
-    median = statistics.median(differences)
-    assert median < BUDGET_SECONDS, f"plugin costs {median * 1000:.1f} ms: {differences}"
+            costs_without.append(_cpu_seconds(without))
+            costs_with.append(_cpu_seconds(with_plugin))
+    cost = min(costs_with) - min(costs_without)
+    assert cost < BUDGET_SECONDS, f"plugin costs {cost * 1000:.1f} ms: with {costs_with}, without {costs_without}"
 
 
 def _cpu_seconds(command: list[str]) -> float:
