@@ -2,14 +2,12 @@
 
 from __future__ import annotations
 
-import os
-import resource
 import subprocess
 import sys
 
 import pytest
 
-PAIRS = 7
+RUNS = 5
 BUDGET_SECONDS = 0.050
 
 TINY_SUITE = """
@@ -76,39 +74,34 @@ def test_a_session_that_uses_no_fixture_never_imports_torch(pytester: pytest.Pyt
     result.stdout.no_fnmatch_line("torchcheck: torch*")
 
 
-def test_the_plugin_costs_less_than_50ms_on_a_suite_that_uses_no_fixture(
-    pytester: pytest.Pytester,
-) -> None:
-    """Runs with and without the plugin, alternating; the difference of the fastest run of
-    each is the cost.
+IMPORT_COST = """
+import time
+import pytest
 
-    Measured as the child's CPU time (user + system), which, unlike wall time, does not
-    swing by 100 ms when the other xdist worker keeps the machine's cores busy. Even CPU time
-    grows by tens of milliseconds on a busy machine (caches, frequency), never shrinks below
-    what the work needs, so the fastest run of each kind is the one to compare.
-    """
+start = time.process_time()
+import torchcheck.plugin
+print(time.process_time() - start)
+"""
+
+
+def test_loading_the_plugin_after_pytest_costs_less_than_50ms_of_cpu() -> None:
+    """What the plugin adds to a suite that uses none of it is its import after pytest's own
+    (its hooks do nothing until a fixture or marker asks). Timed inside fresh processes, the
+    fastest of several: timing two whole pytest runs and subtracting them swung by +-80 ms on
+    a busy CI machine, around a real cost of a few milliseconds."""
+    costs = [
+        float(subprocess.run([sys.executable, "-c", IMPORT_COST], capture_output=True, text=True, check=True).stdout)
+        for _ in range(RUNS)
+    ]
+    assert min(costs) < BUDGET_SECONDS, f"importing the plugin costs {min(costs) * 1000:.1f} ms: {costs}"
+
+
+def test_a_suite_that_uses_no_fixture_runs_the_same_with_and_without_the_plugin(pytester: pytest.Pytester) -> None:
     pytester.makepyfile(TINY_SUITE)
-    base = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider"]
-    without, with_plugin = [*base, "-p", "no:torchcheck"], base
-    costs_with, costs_without = [], []
-    for pair in range(PAIRS):
-        # Alternate the order inside each pair so drift in machine load cancels out.
-        if pair % 2:
-            costs_with.append(_cpu_seconds(with_plugin))
-            costs_without.append(_cpu_seconds(without))
-        else:
-            costs_without.append(_cpu_seconds(without))
-            costs_with.append(_cpu_seconds(with_plugin))
-    cost = min(costs_with) - min(costs_without)
-    assert cost < BUDGET_SECONDS, f"plugin costs {cost * 1000:.1f} ms: with {costs_with}, without {costs_without}"
-
-
-def _cpu_seconds(command: list[str]) -> float:
-    """CPU time (user + system) that one run of ``command`` took."""
-    before = resource.getrusage(resource.RUSAGE_CHILDREN)
-    subprocess.run(command, check=True, stdout=subprocess.DEVNULL, env=dict(os.environ))
-    after = resource.getrusage(resource.RUSAGE_CHILDREN)
-    return (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+    with_plugin = pytester.runpytest_subprocess("-q", "-p", "no:cacheprovider")
+    without = pytester.runpytest_subprocess("-q", "-p", "no:cacheprovider", "-p", "no:torchcheck")
+    with_plugin.assert_outcomes(passed=2)
+    without.assert_outcomes(passed=2)
 
 
 def test_disabling_the_plugin_removes_its_fixtures(pytester: pytest.Pytester) -> None:
