@@ -575,6 +575,14 @@ class LintContext:
     def current_statement(self) -> cst.CSTNode | None:
         return self._statements[-1] if self._statements else None
 
+    def statement_holding(self, value: cst.BaseExpression) -> cst.BaseSmallStatement | None:
+        """The simple statement of the current line whose whole value is ``value``: an
+        expression statement (its result discarded) or an assignment's right-hand side."""
+        line = self.current_statement
+        if not isinstance(line, cst.SimpleStatementLine):
+            return None
+        return next((small for small in line.body if getattr(small, "value", None) is value), None)
+
     @property
     def current_class(self) -> cst.ClassDef | None:
         return self._classes[-1] if self._classes else None

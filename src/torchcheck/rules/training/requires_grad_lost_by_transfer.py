@@ -407,14 +407,11 @@ class Scale(nn.Module):
     def _bound_to_a_name(self, call: cst.Call) -> tuple[cst.Assign, str] | None:
         """``(assignment, name)`` when ``call`` is the whole value bound to a plain name
         (``w = torch.randn(3, requires_grad=True).cuda()``)."""
-        statement = self.context.current_statement
-        if not isinstance(statement, cst.SimpleStatementLine):
-            return None
-        for small in statement.body:
-            if isinstance(small, cst.Assign) and small.value is call and len(small.targets) == 1:
-                target = small.targets[0].target
-                if isinstance(target, cst.Name):
-                    return small, target.value
+        statement = self.context.statement_holding(call)
+        if isinstance(statement, cst.Assign) and len(statement.targets) == 1:
+            target = statement.targets[0].target
+            if isinstance(target, cst.Name):
+                return statement, target.value
         return None
 
     def _leaf_factory(self, source: cst.Call) -> tuple[cst.Call | None, cst.Call | None]:

@@ -254,10 +254,7 @@ for epoch in range(epochs):
         """PyTorch's ``LRScheduler.step()`` returns None: a scheduler whose ``step()`` result
         is used (``lr = scheduler.step()``) is a project's own schedule, which may well set
         the value for the coming step by design."""
-        statement = self.context.current_statement
-        return isinstance(statement, cst.SimpleStatementLine) and any(
-            isinstance(small, cst.Expr) and small.value is call for small in statement.body
-        )
+        return isinstance(self.context.statement_holding(call), cst.Expr)
 
     def _helper_step(self, call: cst.Call, summary: FunctionSummary) -> None:
         """A helper that (maybe) steps an optimizer or a GradScaler the caller passes it."""
