@@ -1,6 +1,7 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 import libcst as cst
@@ -14,6 +15,8 @@ _KEY_CHECK_NAMES = re.compile(r"missing|unexpected", re.IGNORECASE)
 _NOT_MODULES = frozenset({Kind.OPTIMIZER, Kind.SCHEDULER, Kind.SCALER, Kind.DATALOADER, Kind.SAMPLER})
 # What a filter of a state dict compares to keep only what the model can take.
 _SHAPE_ATTRIBUTES = frozenset({"shape", "size", "numel", "ndim", "dtype"})
+# A published checkpoint is named by an address (`https://...`), not a local path.
+_URL_SCHEME = "://"
 
 
 @dataclass
@@ -95,6 +98,17 @@ def _partial_by_construction(value: cst.BaseExpression, model: cst.BaseExpressio
     return any(_matches_model(condition.test) for clause in clauses for condition in clause.ifs)
 
 
+def _is_url(expression: cst.BaseExpression | None) -> bool:
+    return isinstance(expression, cst.SimpleString) and _URL_SCHEME in expression.raw_value
+
+
+def _is_url_table(expression: cst.BaseExpression | None) -> bool:
+    """A dict literal whose values are all URLs (``model_urls = {"resnet18": "https://..."}``)."""
+    if not isinstance(expression, cst.Dict) or not expression.elements:
+        return False
+    return all(isinstance(element, cst.DictElement) and _is_url(element.value) for element in expression.elements)
+
+
 class NonStrictLoadUnchecked(Rule):
     """
     ## What it does
@@ -126,7 +140,11 @@ class NonStrictLoadUnchecked(Rule):
     built to fit the model - the model's own `state_dict()` updated with the checkpoint's
     entries, a dict literal that names its keys, a helper handed the model's state dict to
     match against (`intersect_dicts(checkpoint, model.state_dict())`), or a comprehension
-    that keeps only the keys the model has or the entries whose shapes match.
+    that keeps only the keys the model has or the entries whose shapes match. Nor does it
+    report loading published weights from a fixed address - a URL literal, a module-level
+    name bound to one, or an entry of a module-level dict of URLs
+    (`load_state_dict_from_url(model_urls[arch])`): the keys of such a file never change, so
+    the mismatch with the architecture it was published for is known and constant.
 
     ## Fix safety
     There is no automatic fix: which missing keys are acceptable (a new classifier head,
@@ -224,12 +242,46 @@ def load_sharded_checkpoint(model, index, shard_files, loader, strict=True):
         model.load_state_dict(loader(shard_file), strict=False)
 """
         ),
+        Valid(
+            """
+from torch.hub import load_state_dict_from_url
+
+model_urls = {
+    "resnet18": "https://download.pytorch.org/models/resnet18-5c106cde.pth",
+    "resnet50": "https://download.pytorch.org/models/resnet50-19c8e357.pth",
+}
+XCEPTION_URL = "https://example.org/weights/xception65-imagenet.pth"
+
+def resnet(arch, pretrained=False):
+    model = ResNet(arch)
+    if pretrained:
+        state_dict = load_state_dict_from_url(model_urls[arch], progress=True)
+        model.load_state_dict(state_dict, strict=False)
+    return model
+
+def xception(pretrained=False):
+    model = Xception()
+    if pretrained:
+        model.load_state_dict(load_state_dict_from_url(XCEPTION_URL), strict=False)
+        model.load_state_dict(load_state_dict_from_url("https://example.org/head.pth"), strict=False)
+    return model
+"""
+        ),
     )
     INVALID = (
         Invalid(
             """
 import torch
 model.load_state_dict(torch.load(path, weights_only=True), strict=False)  # TCK403
+"""
+        ),
+        Invalid(
+            """
+from torch.hub import load_state_dict_from_url
+
+def load_pretrained(model, url, paths):
+    model.load_state_dict(load_state_dict_from_url(url), strict=False)  # TCK403
+    model.load_state_dict(load_state_dict_from_url(paths["backbone"]), strict=False)  # TCK403
 """
         ),
         Invalid(
@@ -317,10 +369,33 @@ class Classifier(nn.Module):
         was built to fit the model."""
         argument = argument_for(call, 0, "state_dict")
         loaded = argument.value if argument is not None and not argument.star else None
-        if loaded is not None and _partial_by_construction(self._value_of(loaded), model):
+        value = self._value_of(loaded) if loaded is not None else None
+        if value is not None and (_partial_by_construction(value, model) or self._published_weights(value)):
             return
         name = loaded.value if isinstance(loaded, cst.Name) else None
         self._scopes[-1].candidates.append((call, name))
+
+    def _published_weights(self, value: cst.BaseExpression) -> bool:
+        """Weights downloaded from a fixed address: ``load_state_dict_from_url(URL)``, where
+        the address is a URL literal, a module-level name bound to one, or an entry of a
+        module-level dict of URLs (``model_urls[arch]``)."""
+        if not isinstance(value, cst.Call) or not value.args or value.args[0].keyword is not None or value.args[0].star:
+            return False
+        address = value.args[0].value
+        if isinstance(address, cst.Subscript):
+            return self._module_constant(address.value, _is_url_table)
+        return _is_url(address) or self._module_constant(address, _is_url)
+
+    def _module_constant(self, expression: cst.BaseExpression, holds: Callable[[cst.BaseExpression | None], bool]) -> bool:
+        """A name not bound in the current function whose last binding, outside any branch
+        or loop, is a value that ``holds``."""
+        if not isinstance(expression, cst.Name):
+            return False
+        flow = self.context.flow
+        if flow.function is not None and flow.reaching_binding(expression.value) is not None:
+            return False  # a local of the function
+        binding = flow.last_binding(expression.value)
+        return binding is not None and not binding.path and not binding.loops and holds(binding.value)
 
     def _value_of(self, expression: cst.BaseExpression) -> cst.BaseExpression:
         """The value a name surely holds here (its reaching assignment), else the expression."""
