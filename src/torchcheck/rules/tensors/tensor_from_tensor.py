@@ -46,7 +46,9 @@ class TensorFromTensor(Rule):
     is a tensor (built by a torch function, or checked with `isinstance`). When only a type
     annotation says so it is unsafe: callers may pass a `torch.Size` or a list, on which
     `torch.tensor` works and `.clone()` does not. Inside `if isinstance(x, torch.Size):`
-    (or any non-tensor class) nothing is reported. The fix is offered only when `x` is the
+    (or any non-tensor class) nothing is reported, nor for an entry of what a dataloader
+    yields (`shapes[i][0]`): a custom `collate_fn` often batches sizes or paths as tuples,
+    so only the loop variable itself counts as a tensor. The fix is offered only when `x` is the
     only argument (`dtype=`, `device=`, `requires_grad=` are left for the author to place).
 
     ## References
@@ -133,6 +135,15 @@ def as_size(size: Tensor) -> Tensor:
     return size
 """
         ),
+        Valid(
+            """
+import torch
+def evaluate(model, dataloader):
+    for batch_i, (images, targets, paths, shapes) in enumerate(dataloader):
+        for si, prediction in enumerate(model(images)):
+            gain = torch.tensor(shapes[si][0])[[1, 0, 1, 0]]
+"""
+        ),
     )
     INVALID = (
         Invalid(
@@ -168,6 +179,20 @@ for images, labels in T.utils.data.DataLoader(dataset):
         ),
     )
 
+    def _indexes_loader_item(self, source: cst.BaseExpression) -> bool:
+        """``shapes[i][0]`` where ``shapes`` is drawn from a dataloader: what the loader yields
+        is known to be a tensor only by default collation, and a custom ``collate_fn`` often
+        returns lists and tuples (image sizes, paths), so an entry of it is no evidence."""
+        if not isinstance(source, cst.Subscript):
+            return False
+        root: cst.BaseExpression = source
+        while isinstance(root, cst.Subscript):
+            root = root.value
+        if not isinstance(root, cst.Name):
+            return False
+        binding = self.context.flow.last_binding(root.value)
+        return binding is not None and isinstance(binding.node, cst.For) and self.context.iterates_dataloader(binding.node)
+
     def visit_Call(self, node: cst.Call) -> None:
         if not node.args or node.args[0].keyword is not None or node.args[0].star:
             return
@@ -179,6 +204,8 @@ for images, labels in T.utils.data.DataLoader(dataset):
             return
         if isinstance(source, cst.Name) and self.context.flow.bound_conditionally(source.value):
             return  # `if isinstance(x, Tensor): x = ... else: torch.tensor(x)`
+        if self._indexes_loader_item(source):
+            return
         if len(node.args) != 1:
             self.report(node)
             return
