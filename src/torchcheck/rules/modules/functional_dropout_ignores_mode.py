@@ -101,7 +101,9 @@ class FunctionalDropoutIgnoresMode(ModuleClassRule):
     The fix adds `training=self.training`. It is safe: in training mode nothing changes,
     and in eval mode dropout becomes the identity, which is what `eval()` promises. No
     finding is raised when `**kwargs` could supply `training=`, or when the call only runs
-    under an `if self.training:` condition. The `scaled_dot_product_attention` and
+    under an `if self.training:` condition. Dropout meant to stay on in evaluation (a
+    Tacotron-style prenet, Monte Carlo dropout) says so with `training=True`, which is
+    never reported. The `scaled_dot_product_attention` and
     dropout-module findings have no automatic fix: where the rate or the module should
     live is the author's choice.
 
@@ -169,6 +171,17 @@ from torch import nn
 class Block(nn.Module):
     def forward(self, x):
         return F.dropout(x, p=0.0)
+"""
+        ),
+        Valid(
+            """
+import torch.nn.functional as F
+from torch import nn
+class Prenet(nn.Module):
+    def forward(self, x):
+        for layer in self.layers:
+            x = F.dropout(layer(x), p=self.dropout, training=True)  # on at inference, by design
+        return x
 """
         ),
         Valid(
