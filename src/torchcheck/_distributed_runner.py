@@ -33,6 +33,7 @@ import tempfile
 import threading
 import time
 import traceback
+import warnings
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import timedelta
@@ -47,6 +48,7 @@ __all__ = [
     "describe_stop",
     "hold_until_released",
     "init_process_group_from_environment",
+    "is_forked_rank",
     "is_supervised_rank",
     "python_stacks",
     "rank_environment",
@@ -107,6 +109,12 @@ _DISTRIBUTED_PACKAGES = re.compile(r"[/\\]torch[/\\](distributed|nn[/\\]parallel
 
 _live_ranks: dict[int, Callable[[], None]] = {}  # pid -> kill it (and its group), reap it
 _atexit_registered = False
+_forked_rank = False  # set in a rank that run_forked started: a CPU rank, CUDA is off limits
+
+# Python warns on every fork of a process with threads (CUDA, OpenMP and pytest start
+# some). Ranks run Python and gloo and never touch CUDA, as DataLoader workers forked
+# from such processes do, so the warning would only repeat itself on every test.
+_THREADED_FORK_WARNING = r"This process \(pid=\d+\) is multi-threaded, use of fork\(\) may lead to deadlocks"
 
 
 # ------------------------------------------------------------------ outcomes
@@ -433,7 +441,9 @@ def _fork_rank(
     parent = os.getpid()
     sys.stdout.flush()
     sys.stderr.flush()
-    pid = os.fork()
+    with warnings.catch_warnings():
+        warnings.filterwarnings("ignore", message=_THREADED_FORK_WARNING, category=DeprecationWarning)
+        pid = os.fork()
     if pid == 0:
         os.close(release.write_fd)
         _rank_main(fn, rank, world_size, backend, timeout, files, release.read_fd, parent)
@@ -452,6 +462,8 @@ def _rank_main(
 ) -> NoReturn:
     """The body of a forked rank; never returns (``os._exit`` skips the parent's
     atexit handlers and buffered output, which belong to the parent)."""
+    global _forked_rank
+    _forked_rank = True
     status = 1
     try:
         _leave_parent_session(parent)
@@ -574,6 +586,13 @@ def _start_command(
             preexec_fn=_die_with_parent if sys.platform.startswith("linux") else None,  # noqa: PLW1509
         )
     return _Rank(rank, process.pid, process.wait)
+
+
+def is_forked_rank() -> bool:
+    """Whether this process is a rank that :func:`run_forked` started. Such a rank is a
+    CPU rank: CUDA cannot be initialised in a fork of a process that initialised it,
+    and a rank that initialised it in its own right would only cost GPU memory."""
+    return _forked_rank
 
 
 def is_supervised_rank(env: Mapping[str, str] = os.environ) -> bool:

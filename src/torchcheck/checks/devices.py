@@ -22,7 +22,7 @@ from torchcheck.checks._inputs import ModelInputs, instantiate, is_model_factory
 from torchcheck.checks.errors import CheckFailed
 from torchcheck.checks.meta import data_dependent_operation
 from torchcheck.checks.seeding import seed_everything
-from torchcheck.checks.state import preserved_state
+from torchcheck.checks.state import cuda_usable, preserved_state
 
 __all__ = ["assert_devices_agree", "available_devices", "device_tolerance"]
 
@@ -62,9 +62,10 @@ _TF32_TOLERANCE: tuple[float, float] = (5e-3, 1e-3)
 
 def available_devices() -> list[torch.device]:
     """Usable devices in a stable order: ``cpu``, then ``cuda:0``, ``cuda:1`` ..., then
-    ``mps``. Checking CUDA's device count does not initialise CUDA."""
+    ``mps``. Checking CUDA's device count does not initialise CUDA. A process that may
+    not use CUDA (a forked CPU rank, see :func:`cuda_usable`) has no CUDA devices."""
     devices = [torch.device("cpu")]
-    if torch.cuda.is_available():
+    if cuda_usable():
         devices.extend(torch.device("cuda", i) for i in range(torch.cuda.device_count()))
     mps = getattr(torch.backends, "mps", None)
     if mps is not None and mps.is_available():

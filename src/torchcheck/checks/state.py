@@ -29,6 +29,8 @@ from typing import Any, TypeVar
 import torch
 import torch.utils.deterministic
 
+from torchcheck._distributed_runner import is_forked_rank
+
 __all__ = [
     "ModuleSnapshot",
     "PrintOptions",
@@ -37,6 +39,7 @@ __all__ = [
     "capture_global_state",
     "capture_print_options",
     "capture_rng_state",
+    "cuda_usable",
     "describe_state_changes",
     "preserved_module",
     "preserved_state",
@@ -374,8 +377,15 @@ def _numpy_random() -> Any | None:
     return np_random
 
 
+def cuda_usable() -> bool:
+    """Whether this process may use CUDA: a GPU is there, and this is neither a fork of
+    a process that initialised CUDA (torch refuses to initialise it again) nor a CPU rank
+    that a distributed check or test forked (which must leave the GPU alone)."""
+    return torch.cuda.is_available() and not torch.cuda._is_in_bad_fork() and not is_forked_rank()
+
+
 def _cuda_rng_in_play() -> bool:
-    return torch.cuda.is_initialized() or torch.cuda.is_available()
+    return torch.cuda.is_initialized() or cuda_usable()
 
 
 def _mps_available() -> bool:
@@ -386,8 +396,9 @@ def _mps_available() -> bool:
 def capture_rng_state() -> RngState:
     """Snapshot python, numpy, torch CPU, every CUDA device and MPS generators.
 
-    CUDA generators are read only when CUDA is initialised or available (reading them
-    initialises CUDA, which a CPU-only process never needs to do).
+    CUDA generators are read only when CUDA is initialised or usable in this process
+    (:func:`cuda_usable`): on a machine without a GPU, in a forked CPU rank, or in a fork
+    of a process that initialised CUDA, there are none to read.
     """
     np_random = _numpy_random()
     return RngState(
