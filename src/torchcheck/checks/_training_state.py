@@ -10,7 +10,8 @@ scheduler, GradScaler, each RNG, or state outside all of them.
 from __future__ import annotations
 
 import copy
-from collections.abc import Callable, Mapping
+import functools
+from collections.abc import Callable, Collection, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -20,7 +21,7 @@ from torch import nn
 from torchcheck.checks._compare import first_mismatch, indent
 from torchcheck.checks.state import RngState, capture_rng_state
 
-__all__ = ["TrainingObjects", "TrainingState", "forgotten_pieces"]
+__all__ = ["TrainingObjects", "TrainingState", "differing_generators", "forgotten_pieces"]
 
 #: Python values a module attribute may hold that matter to training when they change
 #: (a step counter, a warm-up factor) and that ``state_dict`` never holds.
@@ -101,16 +102,20 @@ class TrainingState:
         )
 
 
-def forgotten_pieces(saved: TrainingState, loaded: TrainingState) -> list[str]:
+def forgotten_pieces(
+    saved: TrainingState, loaded: TrainingState, generators_in_use: Collection[str]
+) -> list[str]:
     """One line (or block) per piece that differs between what was saved and what the
     fresh objects hold after loading, in the order model, optimizer, scheduler,
-    GradScaler, RNG, extra state."""
+    GradScaler, RNG, extra state. Of the RNGs, only ``generators_in_use`` (named as
+    :func:`differing_generators` names them) are compared: a generator the training
+    never draws from cannot change the resumed run, so naming it would be a false lead."""
     checks: list[Callable[[TrainingState, TrainingState], list[str]]] = [
         _model_differences,
         _optimizer_differences,
         _scheduler_differences,
         _scaler_differences,
-        _rng_differences,
+        functools.partial(_rng_differences, generators_in_use=generators_in_use),
         _extra_state_differences,
     ]
     return [line for check in checks for line in check(saved, loaded)]
@@ -242,12 +247,14 @@ def _dict_differences(saved: dict[str, Any] | None, loaded: dict[str, Any] | Non
     return "; ".join(parts)
 
 
-def _rng_differences(saved: TrainingState, loaded: TrainingState) -> list[str]:
-    generators = _differing_generators(saved.rng, loaded.rng)
+def _rng_differences(saved: TrainingState, loaded: TrainingState, generators_in_use: Collection[str]) -> list[str]:
+    generators = [name for name in differing_generators(saved.rng, loaded.rng) if name in generators_in_use]
     return [_RNG.format(generators=", ".join(generators))] if generators else []
 
 
-def _differing_generators(saved: RngState, loaded: RngState) -> list[str]:
+def differing_generators(saved: RngState, loaded: RngState) -> list[str]:
+    """The names of the generators whose states differ ("python random", "numpy",
+    "torch CPU", "CUDA device 0", ..., "MPS")."""
     names = []
     if saved.python != loaded.python:
         names.append("python random")

@@ -24,10 +24,15 @@ from torchcheck.checks._compare import (
     warn_uncompared,
 )
 from torchcheck.checks._inputs import call_model, instantiate
-from torchcheck.checks._training_state import TrainingObjects, TrainingState, forgotten_pieces
+from torchcheck.checks._training_state import (
+    TrainingObjects,
+    TrainingState,
+    differing_generators,
+    forgotten_pieces,
+)
 from torchcheck.checks.errors import CheckFailed
 from torchcheck.checks.seeding import seed_everything
-from torchcheck.checks.state import capture_rng_state, preserved_state
+from torchcheck.checks.state import capture_rng_state, cuda_usable, preserved_state
 
 __all__ = [
     "assert_checkpoint_roundtrip",
@@ -142,7 +147,7 @@ def load_rng_state_dict(state: dict[str, Any]) -> None:
         )
     torch.set_rng_state(state["torch"])
     cuda_states = state.get("cuda") or []
-    if cuda_states and torch.cuda.is_available():
+    if cuda_states and cuda_usable():
         count = min(len(cuda_states), torch.cuda.device_count())
         torch.cuda.set_rng_state_all(cuda_states[:count])
     if "mps" in state and hasattr(torch, "mps") and torch.backends.mps.is_available():
@@ -444,7 +449,10 @@ def assert_resume_equivalent(
     with preserved_state(), _directory(tmp_path) as directory:
         torch.use_deterministic_algorithms(True)
         seed_everything(0)
-        straight = recipe.train(recipe.fresh(), 0, len(batches))
+        straight_objects = recipe.fresh()
+        before_training = capture_rng_state()
+        straight = recipe.train(straight_objects, 0, len(batches))
+        generators_in_use = differing_generators(before_training, capture_rng_state())
         seed_everything(0)
         first = recipe.fresh()
         recipe.train(first, 0, resume_step)
@@ -472,7 +480,7 @@ def assert_resume_equivalent(
                     kind="parameter" if key in parameter_names else "buffer",
                     name=key,
                     details=indent(mismatch.render()),
-                    diagnosis=_diagnosis(saved, loaded, recipe),
+                    diagnosis=_diagnosis(saved, loaded, recipe, generators_in_use),
                 )
             )
 
@@ -496,8 +504,8 @@ def _first_divergence(
     return None
 
 
-def _diagnosis(saved: TrainingState, loaded: TrainingState, recipe: _Recipe) -> str:
-    pieces = forgotten_pieces(saved, loaded)
+def _diagnosis(saved: TrainingState, loaded: TrainingState, recipe: _Recipe, generators_in_use: list[str]) -> str:
+    pieces = forgotten_pieces(saved, loaded, generators_in_use)
     if pieces:
         return _RESUME_FORGOTTEN.format(pieces="\n".join(indent(piece) for piece in pieces))
     restored = ["model", "optimizer"]
