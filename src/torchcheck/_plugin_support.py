@@ -8,12 +8,12 @@ The plugin (``torchcheck.plugin``) turns the ``ValueError`` subclasses raised he
 The value types are ``NamedTuple``s rather than frozen dataclasses: this module is
 imported by every pytest session, and building a frozen dataclass at import costs about
 a millisecond each (it compiles generated methods), a NamedTuple a fraction of that.
+For the same reason hashlib and shlex are imported where a seed or a replay command is
+made: not every Python's pytest imports them (nor hashlib's ``_blake2``) already.
 """
 
 from __future__ import annotations
 
-import hashlib
-import shlex
 from collections.abc import Mapping, Sequence
 from typing import NamedTuple
 
@@ -287,11 +287,15 @@ def derive_seed(base_seed: int, nodeid: str) -> int:
     sha256, not ``hash()``: string hashing is salted per process, and the seed must be
     the same alone, in a full run, in any order and on any xdist worker.
     """
+    import hashlib
+
     digest = hashlib.sha256(f"{base_seed}\0{nodeid}".encode()).digest()
     return int.from_bytes(digest[: SEED_BITS // 8], "big")
 
 
 def replay_command(nodeid: str, base_seed: int, device: str | None) -> str:
+    import shlex
+
     parts = ["pytest", shlex.quote(nodeid), f"--torch-seed={base_seed}"]
     if device is not None:
         parts.append(f"--torch-device={device}")

@@ -8,7 +8,7 @@ import pytest
 # (including the torch._dynamo that torch.manual_seed imports lazily) cannot be imported
 # twice in one process. So import everything the plugin loads lazily here, once, and
 # run one seeded block to pull in torch's lazy imports, so they outlive every inner run.
-import torch  # noqa: F401
+import torch
 
 import torchcheck.checks.devices  # noqa: F401
 import torchcheck.checks.state  # noqa: F401
@@ -35,3 +35,10 @@ _OUTER_ENVIRONMENT = (
 def _isolated_environment(monkeypatch: pytest.MonkeyPatch) -> None:
     for name in _OUTER_ENVIRONMENT:
         monkeypatch.delenv(name, raising=False)
+
+
+@pytest.fixture
+def cpu_only_machine(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Make the plugin believe this machine has no accelerator, so tests of what happens
+    without one hold on a GPU machine too (in-process pytester runs only)."""
+    monkeypatch.setattr(torchcheck.checks.devices, "available_devices", lambda: [torch.device("cpu")])

@@ -1,7 +1,8 @@
 """The torch_device fixture and the cpu/cuda/mps/devices markers.
 
-GPU paths run on CPU-only CI by faking what ``available_devices()`` finds; the generated
-cuda tests only check the device they were given, they never allocate on it.
+GPU paths run on CPU-only CI by faking what ``available_devices()`` finds, and paths
+without an accelerator run on GPU machines the same way (``cpu_only_machine``); the
+generated cuda tests only check the device they were given, they never allocate on it.
 """
 
 from __future__ import annotations
@@ -28,6 +29,7 @@ def fake_gpu_machine(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(devices_module, "available_devices", lambda: list(found))
 
 
+@pytest.mark.usefixtures("cpu_only_machine")
 def test_torch_device_runs_only_on_cpu_when_no_accelerator_is_found(
     pytester: pytest.Pytester,
 ) -> None:
@@ -80,6 +82,7 @@ def test_a_devices_marker_restricts_torch_device_for_one_test(
     result.stdout.fnmatch_lines(["*test_gpu_only[[]cuda[]] PASSED*"])
 
 
+@pytest.mark.usefixtures("cpu_only_machine")
 def test_a_cuda_marked_test_is_skipped_with_a_reason_when_cuda_is_absent(
     pytester: pytest.Pytester,
 ) -> None:
@@ -101,6 +104,7 @@ def test_a_cuda_marked_test_is_skipped_with_a_reason_when_cuda_is_absent(
     result.stdout.fnmatch_lines(["SKIPPED*needs cuda, which is not available (found: cpu*"])
 
 
+@pytest.mark.usefixtures("cpu_only_machine")
 def test_an_explicitly_requested_cuda_test_is_never_silently_skipped(
     pytester: pytest.Pytester,
 ) -> None:
@@ -192,6 +196,7 @@ def test_a_test_that_parametrizes_torch_device_itself_is_left_alone(
     result.stdout.fnmatch_lines(["*test_meta[[]meta[]] PASSED*"])
 
 
+@pytest.mark.usefixtures("cpu_only_machine")
 def test_fixtures_that_depend_on_torch_device_are_parametrized_too(
     pytester: pytest.Pytester,
 ) -> None:

@@ -220,6 +220,7 @@ def test_each_rank_of_a_cuda_run_uses_the_gpu_of_its_local_rank() -> None:
 # --------------------------------------------------------------- on every rank
 
 
+@pytest.mark.usefixtures("cpu_only_machine")
 def test_the_body_runs_on_every_rank_with_a_process_group_and_its_fixtures(
     pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -19,6 +19,7 @@ def _reported_seed(result: pytest.RunResult) -> int:
     return int(seed)
 
 
+@pytest.mark.usefixtures("cpu_only_machine")
 def test_unavailable_requested_device_exits_with_usage_error(
     pytester: pytest.Pytester,
 ) -> None:

@@ -10,6 +10,7 @@ import pytest
 import torch
 
 from torchcheck._plugin_support import derive_seed
+from torchcheck.checks.devices import available_devices
 
 RECORDING_SUITE = """
 import json
@@ -109,7 +110,7 @@ def test_failing_test_reports_the_seed_and_a_replay_command_that_reproduces_it(
         """
     )
     result = pytester.runpytest("--torch-seed", "11")
-    result.assert_outcomes(failed=1)
+    result.assert_outcomes(failed=len(available_devices()))  # one run per device found
     seed = derive_seed(11, "test_fail.py::test_broken[cpu]")
     result.stdout.fnmatch_lines(
         [

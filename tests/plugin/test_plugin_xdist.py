@@ -51,13 +51,25 @@ def test_workers_keep_the_callers_mask_when_cuda_is_not_requested(
     assert masks == {"gw0": "3,5", "gw1": "3,5"}
 
 
+def _a_device_kind_this_machine_lacks() -> str:
+    from torchcheck._plugin_support import DEVICE_KINDS
+    from torchcheck.checks.devices import available_devices
+
+    found = {device.type for device in available_devices()}
+    absent = [kind for kind in DEVICE_KINDS if kind not in found]
+    if not absent:
+        pytest.skip("this machine has every device kind torchcheck knows")
+    return absent[0]
+
+
 def test_an_unavailable_requested_device_fails_the_run_before_workers_start(
     pytester: pytest.Pytester,
 ) -> None:
+    absent = _a_device_kind_this_machine_lacks()
     pytester.makepyfile("def test_x(torch_device):\n    pass\n")
-    result = pytester.runpytest_subprocess("-n", "2", "--torch-device", "cuda")
+    result = pytester.runpytest_subprocess("-n", "2", "--torch-device", absent)
     assert result.ret == pytest.ExitCode.USAGE_ERROR
-    result.stderr.fnmatch_lines(["*--torch-device=cuda asked for cuda*"])
+    result.stderr.fnmatch_lines([f"*--torch-device={absent} asked for {absent}*"])
 
 
 def test_counting_physical_gpus_returns_indices_without_touching_torch() -> None:
