@@ -13,7 +13,8 @@ without a walk of its own, what :mod:`torchcheck.lint.project` needs:
   top-level ``nn.Sequential``/activation values, the summaries of its top-level functions
   that call a training-protocol method, the names it imports, and its module-level flags
   (whether it may open an autocast region: any autocast spelling it calls, decorates with
-  or passes on, FSDP's ``MixedPrecision``, an import of a mixed-precision framework).
+  or passes on, FSDP's ``MixedPrecision``, an import of a mixed-precision framework), and
+  the attribute names its ``_apply`` overrides move by name.
 
 Everything is cheap: classes are read statement by statement (their ``forward`` only in
 files that mention an activation), function summaries are made only for the functions that
@@ -38,6 +39,7 @@ from torchcheck.lint.project import (
     DETERMINISTIC,
     DISTRIBUTED,
     INSTANCE_OUTPUT,
+    MOVED_BY_APPLY,
     NO,
     OUTPUT,
     YES,
@@ -94,6 +96,7 @@ _ACTIVATION_TEXT = re.compile(r"[sS]oftmax|[sS]igmoid|expit")
 _SUMMARISED_TEXT = re.compile(
     r"\.(?:eval|train|zero_grad|step|backward|set_epoch|unscale_|update|zero_)\(|\.grad\b"
     r"|[sS]oftmax|[sS]igmoid|expit|autocast|MixedPrecision|init_process_group|DistributedDataParallel|deterministic"
+    r"|def _apply\("
 )
 _TOP_LEVEL_DEFINITION = re.compile(r"^(?:async[ \t]+)?(?:def|class)[ \t]+(\w+)", re.MULTILINE)
 
@@ -173,6 +176,41 @@ def offers_more_than_imports(text: str) -> bool:
     return _SUMMARISED_TEXT.search(text) is not None
 
 
+def moved_attributes(apply: cst.FunctionDef) -> set[str]:
+    """Attributes an ``_apply(self, fn)`` override moves by name: ``m.stride = fn(m.stride)``,
+    ``self.grid = list(map(fn, self.grid))``. Another class, even of another file, may own
+    them (a model moving its detection head's anchors), so only the attribute name is kept."""
+    params = apply.params.params
+    if len(params) < 2:
+        return set()
+    fn = params[1].name.value
+    moved: set[str] = set()
+    for assignment in _assignments_within(apply.body):
+        if _calls_name(assignment.value, fn):
+            moved.update(target.target.attr.value for target in assignment.targets if isinstance(target.target, cst.Attribute))
+    return moved
+
+
+def _assignments_within(node: cst.CSTNode) -> Iterator[cst.Assign]:
+    """The assignments in ``node``'s body, nested blocks included (nested defs run later: skipped)."""
+    for child in node.children:
+        if isinstance(child, (cst.FunctionDef, cst.ClassDef, cst.Lambda)):
+            continue
+        if isinstance(child, cst.Assign):
+            yield child
+        yield from _assignments_within(child)
+
+
+def _calls_name(expression: cst.CSTNode, name: str) -> bool:
+    """Whether ``expression`` calls ``name`` or hands it to another call (``map(fn, xs)``)."""
+    if isinstance(expression, cst.Call):
+        if isinstance(expression.func, cst.Name) and expression.func.value == name:
+            return True
+        if any(isinstance(argument.value, cst.Name) and argument.value.value == name for argument in expression.args):
+            return True
+    return any(_calls_name(child, name) for child in expression.children)
+
+
 def _is_name(expression: cst.BaseExpression, value: str) -> bool:
     return isinstance(expression, cst.Name) and expression.value == value
 
@@ -195,6 +233,7 @@ class ProjectFacts:
         self._mentions_activation: bool | None = None
         self._mentions_autocast = AUTOCAST in text
         self._may_autocast = AUTOCAST in text.lower() or "MixedPrecision" in text
+        self._moved_by_apply: set[str] = set()  # attributes an `_apply` override moves by name
 
     # ----------------------------------------------------------------- queries
     def symbol_of(self, expression: cst.BaseExpression) -> Symbol | None:
@@ -280,6 +319,8 @@ class ProjectFacts:
     def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
         if self._depth == 0:
             self._function = node
+        elif self._scopes[-1][0] and node.name.value == "_apply":
+            self._moved_by_apply |= moved_attributes(node)
         self._scopes.append((False, {}))
         self._depth += 1
 
@@ -397,8 +438,14 @@ class ProjectFacts:
         for flag in (AUTOCAST, BENCHMARK, DETERMINISTIC, DISTRIBUTED):
             flags.setdefault(flag, Fact(NO, 0, ""))
         flags.update(text_facts(self._lines.text))
+        if self._moved_by_apply:
+            flags[MOVED_BY_APPLY] = self._moved_fact()
         imports = {name: symbol for name, symbol in self._scopes[0][1].items() if symbol is not None}
         return ExportSummary(dict(self._definitions), imports, tuple(self._modules), flags)
+
+    def _moved_fact(self) -> Fact:
+        line = self._lines.line_at(max(self._lines.text.find("def _apply("), 0))
+        return Fact(",".join(sorted(self._moved_by_apply)), line, "an `_apply` override")
 
     def _function_definition(self, function: cst.FunctionDef, summarise: bool) -> Definition:
         start = self._lines.definition(function.name.value)

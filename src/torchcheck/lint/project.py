@@ -45,6 +45,7 @@ LEAVES_EVAL = "leaves_eval"  # leaves_eval:<target as the caller spells it>
 DOES = "does"  # does:<action>[,<action>...]: one of them, on anything
 MODULE = "module"  # module:<flag> of the module that defines the symbol
 IMPORTS = "imports"  # imports:<flag>: the flag in any project module imported, transitively
+PROJECT = "project"  # project:<fact>:<item>: "yes" if any file of the project lists <item> in its <fact>
 
 # Module-level flags (ExportSummary.facts), each "yes" or "no".
 SET_EPOCH = "set_epoch"
@@ -56,6 +57,10 @@ AUTOCAST = "autocast"
 BENCHMARK = "benchmark"
 DETERMINISTIC = "deterministic"
 DISTRIBUTED = "distributed"
+# A list fact (ExportSummary.facts, items joined by commas): the attribute names that an
+# `_apply` override of the module moves by name (`m.stride = fn(m.stride)`), whichever
+# class of the project stores them.
+MOVED_BY_APPLY = "moved_by_apply"
 
 MUST = "must"
 MAY = "may"
@@ -207,8 +212,9 @@ class DeferredFinding:
 
 
 def is_local_condition(condition: Condition) -> bool:
-    """About the file itself and nothing it imports (``imports:<flag>`` needs the project)."""
-    return condition.symbol.is_local and not condition.fact.startswith(f"{IMPORTS}:")
+    """About the file itself and nothing it imports (``imports:<flag>`` and ``project:...``
+    need the project)."""
+    return condition.symbol.is_local and not condition.fact.startswith((f"{IMPORTS}:", f"{PROJECT}:"))
 
 
 # ----------------------------------------------------------------------------- export summaries
@@ -410,6 +416,8 @@ class ProjectIndex:
         return diagnostic
 
     def answer(self, importer: str, condition: Condition) -> Answer | None:
+        if condition.fact.startswith(f"{PROJECT}:"):
+            return self._project_fact(condition.fact.partition(":")[2])
         target = self.target(importer, condition.symbol)
         if target is None:
             outside = condition.value == NONE and self._outside_project(importer, condition.symbol)
@@ -485,6 +493,16 @@ class ProjectIndex:
             return None
         fact = indexed.exports.facts.get(flag)
         return Answer(fact.value, self._place(file, fact)) if fact is not None else None
+
+    def _project_fact(self, detail: str) -> Answer:
+        """``yes`` (with the first place) if a file of the index lists the item in its list
+        fact (``moved_by_apply:stride``), else ``no``: the project is what the run holds."""
+        name, _, item = detail.partition(":")
+        for file in sorted(self._files):
+            fact = self._files[file].exports.facts.get(name)
+            if fact is not None and item in fact.value.split(","):
+                return Answer(YES, self._place(file, fact))
+        return Answer(NO, "")
 
     def _imported_fact(self, file: str, flag: str) -> Answer | None:
         """``yes`` (with the first place) if a project module ``file`` imports, directly or

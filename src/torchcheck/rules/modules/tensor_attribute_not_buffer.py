@@ -1,12 +1,13 @@
 from __future__ import annotations
 
-from collections.abc import Iterator
 from dataclasses import dataclass, field
 
 import libcst as cst
 
 from torchcheck.lint import torch_api
 from torchcheck.lint.context import TENSOR_KINDS, LintContext, dotted_name
+from torchcheck.lint.exports import moved_attributes
+from torchcheck.lint.project import MOVED_BY_APPLY, NO, PROJECT, Condition, Symbol
 from torchcheck.lint.rule import Invalid, Valid
 from torchcheck.rules.modules._common import ModuleClassRule, self_attribute
 
@@ -17,6 +18,7 @@ _MOVING_METHODS = frozenset({"to", "cuda", "cpu", "type_as", "to_device"})
 _LEAVING_TENSORS = torch_api.NUMBER_METHODS | {"tolist", "numpy", "item"}
 # Methods that, defined on the module, take over device moves or state.
 _HANDLING_METHODS = frozenset({"_apply", "to", "cuda", "_save_to_state_dict", "state_dict"})
+_THIS_FILE = Symbol(None, "")
 
 
 @dataclass
@@ -68,39 +70,10 @@ def _base_names(node: cst.ClassDef) -> frozenset[str]:
     return frozenset(name for base in node.bases if (name := dotted_name(base.value)) is not None)
 
 
-def _moved_attributes(apply: cst.FunctionDef) -> set[str]:
-    """Attributes an ``_apply(self, fn)`` override moves by name: ``m.stride = fn(m.stride)``,
-    ``self.grid = list(map(fn, self.grid))``. Another class of the file may own them (a model
-    moving its detection head's anchors), so only the attribute name is kept."""
-    params = apply.params.params
-    if len(params) < 2:
-        return set()
-    fn = params[1].name.value
-    moved: set[str] = set()
-    for assignment in _assignments(apply.body):
-        if _calls_name(assignment.value, fn):
-            moved.update(target.target.attr.value for target in assignment.targets if isinstance(target.target, cst.Attribute))
-    return moved
-
-
-def _assignments(node: cst.CSTNode) -> Iterator[cst.Assign]:
-    """The assignments in ``node``'s body, nested blocks included (nested defs run later: skipped)."""
-    for child in node.children:
-        if isinstance(child, (cst.FunctionDef, cst.ClassDef, cst.Lambda)):
-            continue
-        if isinstance(child, cst.Assign):
-            yield child
-        yield from _assignments(child)
-
-
-def _calls_name(expression: cst.CSTNode, name: str) -> bool:
-    """Whether ``expression`` calls ``name`` or hands it to another call (``map(fn, xs)``)."""
-    if isinstance(expression, cst.Call):
-        if isinstance(expression.func, cst.Name) and expression.func.value == name:
-            return True
-        if any(isinstance(argument.value, cst.Name) and argument.value.value == name for argument in expression.args):
-            return True
-    return any(_calls_name(child, name) for child in expression.children)
+def _not_moved_elsewhere(attribute: str) -> Condition:
+    """No ``_apply`` override of the project moves ``attribute`` by name (a model in another
+    file moving its detection head's anchors)."""
+    return Condition(_THIS_FILE, f"{PROJECT}:{MOVED_BY_APPLY}:{attribute}", NO)
 
 
 class TensorAttributeNotBuffer(ModuleClassRule):
@@ -143,8 +116,11 @@ class TensorAttributeNotBuffer(ModuleClassRule):
             self.register_buffer("mask", torch.tril(torch.ones(n, n)), persistent=False)
     ```
 
-    No finding is raised for an attribute that an `_apply` override in the file moves by
-    name (`head.stride = fn(head.stride)`): it follows the module's device and dtype.
+    No finding is raised for an attribute that an `_apply` override moves by name
+    (`head.stride = fn(head.stride)`): it follows the module's device and dtype. The
+    override may be in another file of the linted project (a model class moving the tensors
+    of a head defined elsewhere); a file that imports no module of the project is judged
+    alone.
 
     ## Fix safety
     There is no automatic fix: whether the tensor belongs in the checkpoint
@@ -345,7 +321,7 @@ class Embedding(nn.Module):
                 continue
             for assignment, attribute in state.candidates:
                 if attribute not in state.handled and attribute not in self._moved_by_apply:
-                    self.report(assignment)
+                    self.report(assignment, conditions=(_not_moved_elsewhere(attribute),))
 
     def _inherits_handling(self, state: _ClassState, by_name: dict[str, _ClassState]) -> bool:
         seen: set[str] = set()
@@ -368,7 +344,7 @@ class Embedding(nn.Module):
     def _method_defined(self, state: _ClassState, method: cst.FunctionDef) -> None:
         name = method.name.value
         if name == "_apply":
-            moved = _moved_attributes(method)
+            moved = moved_attributes(method)
             self._moved_by_apply |= moved
             state.handles_everything |= not moved  # moves tensors we cannot name: trust it
         elif name in _HANDLING_METHODS:
