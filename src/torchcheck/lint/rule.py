@@ -67,6 +67,7 @@ class Report:
     node: cst.CSTNode
     message: str
     statement: cst.CSTNode | None = None  # the enclosing simple statement, for noqa ranges
+    top_level: cst.CSTNode | None = None  # the module-level statement being walked when it was found
     replace_target: cst.CSTNode | None = None
     replacement: cst.CSTNode | cst.RemovalSentinel | None = None
     fix_safety: FixSafety = FixSafety.NONE  # of this finding's replacement: the rule's, or weaker
@@ -99,6 +100,10 @@ class Rule:
     # The PyTorch version that introduced the API this rule recommends: a project whose
     # `target-version` is older cannot follow the advice, so the rule stays off for it.
     requires_torch: ClassVar[tuple[int, int] | None] = None
+    # False for advice about how to train (speed, a training step's numerics) that a test,
+    # which exercises an API on purpose, need not follow: findings inside test functions,
+    # fixtures and test classes are dropped (see lint/testing_code.py).
+    applies_in_tests: ClassVar[bool] = True
     # The TorchFix codes whose findings this rule reports (for the migration table and
     # the parity test).
     torchfix_codes: ClassVar[tuple[str, ...]] = ()
@@ -165,6 +170,7 @@ class Rule:
                 node=node,
                 message=message or self.message,
                 statement=self.context.current_statement,
+                top_level=self.context.top_level_statement,
                 replace_target=(replace_target or node) if replacement is not None else None,
                 replacement=replacement,
                 fix_safety=_weaker(self.fix_safety, fix_safety) if replacement is not None else FixSafety.NONE,

@@ -24,6 +24,11 @@ class ManualCastInAutocast(Rule):
     autocast, mixing two low precision types. Let autocast cast, or leave the region
     (`autocast(enabled=False)`) where a fixed dtype is really needed.
 
+    This is advice about the numerics of training and inference code, so it is not given
+    inside tests (functions named `test*`, pytest fixtures, `Test*` classes and
+    `unittest.TestCase` subclasses): a test that feeds a half tensor to a layer under
+    autocast checks how the layer handles that dtype, and the cast is its subject.
+
     ## Example
     ```python
     import torch
@@ -55,6 +60,7 @@ class ManualCastInAutocast(Rule):
     name = "manual-cast-in-autocast"
     message = "Manual cast to a low precision dtype inside an autocast region; let autocast choose the dtype per op"
     required_text = ("autocast",)
+    applies_in_tests = False
 
     VALID = (
         Valid(
@@ -91,6 +97,23 @@ import torch
 with torch.autocast("cuda"):
     def pack(t):
         return t.half()
+"""
+        ),
+        Valid(
+            """
+import unittest
+import torch
+
+class TestNorm(unittest.TestCase):
+    def test_keeps_half_input_in_half(self):
+        layer = torch.nn.LayerNorm(8).cuda()
+        with torch.autocast("cuda"):
+            output = layer(torch.rand(2, 8).cuda().half())
+        self.assertEqual(output.dtype, torch.float32)
+
+def test_bfloat16_input_under_autocast():
+    with torch.autocast("cpu", dtype=torch.bfloat16):
+        assert torch.ones(2).to(torch.bfloat16).sum().dtype == torch.bfloat16
 """
         ),
     )

@@ -21,6 +21,11 @@ class DataParallel(Rule):
     others. `DistributedDataParallel` with one process per GPU is faster even on a single
     machine, and the PyTorch documentation recommends it instead.
 
+    This is advice about how to train, so it is not given inside tests (functions named
+    `test*`, pytest fixtures, `Test*` classes and `unittest.TestCase` subclasses): a test
+    that wraps a model in `DataParallel` checks how code handles such a model (the
+    `module.` prefix of its state dict, unwrapping it) and is right to use it.
+
     ## Example
     ```python
     from torch import nn
@@ -55,6 +60,7 @@ class DataParallel(Rule):
     name = "data-parallel"
     message = "`nn.DataParallel` is single-process and slower than `DistributedDataParallel`"
     required_text = ("DataParallel",)
+    applies_in_tests = False
 
     VALID = (
         Valid(
@@ -78,6 +84,30 @@ class PatchedDataParallel(nn.DataParallel):
             """
 from my_project.parallel import DataParallel
 model = DataParallel(model)
+"""
+        ),
+        Valid(
+            """
+import unittest
+import pytest
+import torch
+from torch import nn
+
+class CheckpointTest(unittest.TestCase):
+    def build(self, wrapped):
+        model = nn.Linear(2, 2)
+        return nn.DataParallel(model) if wrapped else model
+
+    def test_loads_state_dict_of_wrapped_model(self):
+        self.assertIn("module.weight", self.build(True).state_dict())
+
+@pytest.fixture
+def wrapped_model():
+    return torch.nn.DataParallel(nn.Linear(2, 2))
+
+def test_unwraps_data_parallel(wrapped_model):
+    model = nn.parallel.DataParallel(nn.Linear(2, 2))
+    assert unwrap(model) is model.module
 """
         ),
     )
