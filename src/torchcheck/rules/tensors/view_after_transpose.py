@@ -1,9 +1,11 @@
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import libcst as cst
 
 from torchcheck.lint import torch_api
-from torchcheck.lint.context import Kind, dotted_name
+from torchcheck.lint.context import Kind, LintContext, dotted_name
 from torchcheck.lint.flow import BoundName
 from torchcheck.lint.rule import FixSafety, Invalid, Rule, Valid
 
@@ -23,6 +25,60 @@ _KEEPS_STRIDES = frozenset(
 )
 # How many earlier statements a layout is followed back through.
 _MAX_STATEMENTS = 8
+# Methods and functions whose result has the shape of their (first) tensor.
+_KEEPS_SHAPE_METHODS = _KEEPS_STRIDES | {"contiguous"}
+_KEEPS_SHAPE_FUNCTIONS = frozenset(
+    {f"torch.{name}" for name in ("tanh", "sigmoid", "relu", "exp", "abs", "neg", "sqrt")}
+    | {f"torch.nn.functional.{name}" for name in ("tanh", "sigmoid", "relu", "leaky_relu", "gelu", "silu", "elu", "dropout")}
+)
+# Layers that produce one channel (``nn.Conv1d(channels, 1, ...)``): the dimension at this
+# index of their (batched) output has size 1; nn.Linear's is the last.
+_ONE_CHANNEL_LAYERS = {
+    **{f"torch.nn.{kind}{n}d": (n + 2, 1) for kind in ("Conv", "ConvTranspose") for n in (1, 2, 3)},
+    "torch.nn.Linear": (None, -1),
+}
+_OUT_CHANNELS = ("out_channels", "out_features")
+
+
+def _position(dim: int, rank: int | None) -> int:
+    return dim + rank if rank is not None and dim < 0 else dim
+
+
+@dataclass(frozen=True)
+class _UnitDims:
+    """The dimensions of a tensor known from the code to have size 1 (``unsqueeze(0)``,
+    ``x[:, None]``, ``view(1, -1)``), with its rank when known. With the rank unknown an
+    index may count from the front (``0``) or from the back (``-1``)."""
+
+    rank: int | None
+    units: frozenset[int]
+
+    def position(self, dim: int) -> int:
+        """``dim`` counted from the front when the rank is known."""
+        return _position(dim, self.rank)
+
+    def inserted(self, dim: int) -> _UnitDims:
+        """After ``unsqueeze(dim)``."""
+        rank = self.rank + 1 if self.rank is not None else None
+        at = _position(dim, rank)
+        if at >= 0:
+            moved = {unit + 1 if unit >= at else unit for unit in self.units}
+        else:
+            moved = {unit - 1 if unit <= at else unit for unit in self.units}
+        return _UnitDims(rank, frozenset(moved | {at}))
+
+    def removed(self, dim: int) -> _UnitDims:
+        """After ``squeeze(dim)``: the code squeezes a dimension it knows has size 1."""
+        rank = self.rank - 1 if self.rank is not None else None
+        at = _position(dim, self.rank)
+        if at >= 0:
+            kept = {unit - 1 if 0 <= at < unit else unit for unit in self.units if unit != at}
+        else:
+            kept = {unit + 1 if unit < at else unit for unit in self.units if unit != at}
+        return _UnitDims(rank, frozenset(kept))
+
+    def has_unit(self, dim: int) -> bool:
+        return _position(dim, self.rank) in self.units
 
 
 class ViewAfterTranspose(Rule):
@@ -43,13 +99,19 @@ class ViewAfterTranspose(Rule):
     `softmax`, a matrix product or `torch.cat` in between return contiguous results, and a
     re-binding in a branch that may not have run stops the search.
 
+    Swapping two neighbouring dimensions one of which has size 1 keeps the memory order,
+    so nothing is reported where the code shows that size: `unsqueeze(d)`, a `None` index
+    (`x[:, None]`), a literal `1` in a `view`/`reshape`, a `squeeze(d)` that shifts such a
+    dimension, or the output of a one-channel layer the class builds (`nn.Conv1d(c, 1, ...)`,
+    `nn.Linear(d, 1)`), followed through shape-keeping functions (`torch.tanh`, `F.leaky_relu`).
+
     ## Why is this bad?
     Transposing does not move data; it returns a non-contiguous view with swapped strides.
     `.view()` never copies, so whenever the new shape merges dimensions that are no longer
     adjacent in memory it raises `RuntimeError: view size is not compatible with input
     tensor's size and stride`, often only for some input shapes. (It works when a merged
     dimension has size 1, or when the input's memory layout was already transposed, as
-    for a channels-last tensor: invariants the call site does not show.) `.reshape()` returns a view
+    for a channels-last tensor: invariants the call site usually does not show.) `.reshape()` returns a view
     when it can and copies when it must; `.contiguous().view()` copies explicitly.
 
     ## Example
@@ -151,6 +213,28 @@ def merge(x, y, batch, masked):
     a.view(batch, -1)
 """
         ),
+        Valid(
+            """
+import torch
+from torch import nn
+
+class Vocoder(nn.Module):
+    def __init__(self, channels):
+        super().__init__()
+        self.conv_post = nn.Conv1d(channels, 1, kernel_size=7, padding=3)
+
+    def forward(self, hidden_states):
+        hidden_states = torch.tanh(self.conv_post(hidden_states))  # (1, 1, T)
+        return hidden_states.squeeze(0).transpose(1, 0).view(-1)
+
+def size_one_neighbours(x, wave, tokens, batch):
+    a = x.unsqueeze(1).transpose(1, 2).view(batch, -1)
+    b = wave[None].transpose(0, 1).view(-1)
+    c = tokens[..., None].transpose(-1, -2).view(batch, -1)
+    d = x.view(1, -1).t().view(-1)
+    return a, b, c, d
+"""
+        ),
     )
     INVALID = (
         Invalid(
@@ -201,6 +285,32 @@ rows = x.mT.reshape(x.size(0), -1)  # TCK705
         ),
         Invalid(
             """
+from torch import nn
+
+class Vocoder(nn.Module):
+    def __init__(self, channels):
+        super().__init__()
+        self.conv_mid = nn.Conv1d(channels, channels, kernel_size=7, padding=3)
+
+    def forward(self, hidden_states, x, batch):
+        wave = self.conv_mid(hidden_states).squeeze(0).transpose(1, 0).view(-1)  # TCK705
+        return wave, x.unsqueeze(1).transpose(0, 2).view(batch, -1)  # TCK705
+""",
+            expected_replacement="""
+from torch import nn
+
+class Vocoder(nn.Module):
+    def __init__(self, channels):
+        super().__init__()
+        self.conv_mid = nn.Conv1d(channels, channels, kernel_size=7, padding=3)
+
+    def forward(self, hidden_states, x, batch):
+        wave = self.conv_mid(hidden_states).squeeze(0).transpose(1, 0).reshape(-1)  # TCK705
+        return wave, x.unsqueeze(1).transpose(0, 2).reshape(batch, -1)  # TCK705
+""",
+        ),
+        Invalid(
+            """
 class Attention:
     def forward(self, context, batch, seq_len):
         context = context.permute(0, 2, 1, 3).view(batch, seq_len, self.all_head_size)  # TCK705
@@ -216,6 +326,10 @@ class Attention:
 """,
         ),
     )
+
+    def __init__(self, context: LintContext) -> None:
+        super().__init__(context)
+        self._one_channel_layers: dict[cst.ClassDef, dict[str, cst.Call]] = {}
 
     def visit_Call(self, node: cst.Call) -> None:
         func = node.func
@@ -242,6 +356,8 @@ class Attention:
         through elementwise operations, basic slicing and the earlier statements that bound the
         names it reads (``a = x.transpose(1, 2); b = a * 2``); None when not known to be one."""
         transposed = _runs(expression)
+        if transposed is not None and self._swaps_a_unit_dimension(expression, reader, budget):
+            return None  # swapping a size-1 dimension with its neighbour keeps the memory order
         if transposed is not None:
             source = _transposed_source(expression)
             if source is not None and budget > 0 and self._layout(source, reader, budget - 1) is not None:
@@ -262,6 +378,106 @@ class Attention:
             # expand_as may add leading dimensions: only the strict comparison stays sound
             return layout[0], True
         return layout
+
+    def _swaps_a_unit_dimension(self, expression: cst.BaseExpression, reader: BoundName | None, budget: int) -> bool:
+        """A transpose of two neighbouring dimensions one of which the code shows has size 1:
+        ``x.unsqueeze(1).transpose(1, 2)``, ``conv_out.squeeze(0).transpose(1, 0)`` after a
+        one-channel convolution. Its result is still contiguous, so any view of it works."""
+        swapped = _swapped_pair(expression)
+        source = _transposed_source(expression)
+        if swapped is None or source is None or budget == 0:
+            return False
+        shape = self._unit_dims(source, reader, budget - 1)
+        if shape is None:
+            return False
+        first, second = (shape.position(dim) for dim in swapped)
+        neighbours = abs(first - second) == 1 and (first < 0) == (second < 0)
+        return neighbours and (shape.has_unit(first) or shape.has_unit(second))
+
+    def _unit_dims(self, expression: cst.BaseExpression, reader: BoundName | None, budget: int) -> _UnitDims | None:
+        """What the code shows about the size-1 dimensions of ``expression``, following the
+        names it reads back through earlier statements; None when it shows nothing."""
+        if budget == 0:
+            return None
+        if isinstance(expression, cst.Name):
+            binding = self.context.flow.reaching_binding(expression.value, reader)
+            if binding is None or binding.value is None or not isinstance(binding.node, cst.Assign):
+                return None
+            return self._unit_dims(binding.value, binding, budget - 1)
+        if isinstance(expression, cst.Subscript):
+            return self._indexed_unit_dims(expression, reader, budget)
+        if not isinstance(expression, cst.Call):
+            return None
+        literals = [_integer(argument.value) for argument in expression.args if not argument.star and argument.keyword is None]
+        method = expression.func.attr.value if isinstance(expression.func, cst.Attribute) else None
+        if method is not None and len(literals) == len(expression.args):
+            receiver = expression.func.value  # type: ignore[attr-defined]
+            if method in ("view", "reshape") and literals and None not in literals:
+                return _UnitDims(len(literals), frozenset(index for index, size in enumerate(literals) if size == 1))
+            if method in ("unsqueeze", "squeeze") and len(literals) == 1 and literals[0] is not None:
+                known = self._unit_dims(receiver, reader, budget - 1)
+                if method == "unsqueeze":
+                    return (known or _UnitDims(None, frozenset())).inserted(literals[0])
+                return known.removed(literals[0]) if known is not None else None
+            if method in _KEEPS_SHAPE_METHODS and all(_is_number(argument.value) for argument in expression.args):
+                return self._unit_dims(receiver, reader, budget - 1)
+        if self.context.call_name(expression) in _KEEPS_SHAPE_FUNCTIONS and expression.args:
+            return self._unit_dims(expression.args[0].value, reader, budget - 1)
+        return self._layer_output(expression)
+
+    def _indexed_unit_dims(self, subscript: cst.Subscript, reader: BoundName | None, budget: int) -> _UnitDims | None:
+        """``x[None]``, ``x[:, None]``, ``x[..., None]``: each ``None`` inserts a dimension of size 1."""
+        kinds = [_index_kind(element.slice) for element in subscript.slice]
+        if None in kinds or "none" not in kinds or kinds.count("...") > 1:
+            return None
+        shape = self._unit_dims(subscript.value, reader, budget - 1) or _UnitDims(None, frozenset())
+        split = kinds.index("...") if "..." in kinds else len(kinds)
+        for position, kind in enumerate(kinds[:split]):
+            if kind == "none":
+                shape = shape.inserted(position)
+        for position, kind in enumerate(reversed(kinds[split + 1 :])):
+            if kind == "none":
+                shape = shape.inserted(-1 - position)
+        return shape
+
+    def _layer_output(self, call: cst.Call) -> _UnitDims | None:
+        """``self.conv_post(x)`` where ``__init__`` built ``nn.Conv1d(channels, 1, ...)``."""
+        func = call.func
+        if not (isinstance(func, cst.Attribute) and isinstance(func.value, cst.Name) and func.value.value == "self"):
+            return None
+        layer = self._layers().get(func.attr.value)
+        if layer is None:
+            return None
+        rank, unit = _ONE_CHANNEL_LAYERS[self.context.call_name(layer) or ""]
+        return _UnitDims(rank, frozenset({unit}))
+
+    def _layers(self) -> dict[str, cst.Call]:
+        """The one-channel layers the current class assigns to ``self`` attributes in its
+        methods' top-level statements, read once per class."""
+        owner = self.context.current_class
+        if owner is None:
+            return {}
+        if owner not in self._one_channel_layers:
+            self._one_channel_layers[owner] = {
+                target.target.attr.value: small.value
+                for method in owner.body.body
+                if isinstance(method, cst.FunctionDef)
+                for statement in method.body.body
+                if isinstance(statement, cst.SimpleStatementLine)
+                for small in statement.body
+                if isinstance(small, cst.Assign) and isinstance(small.value, cst.Call) and self._one_channel(small.value)
+                for target in small.targets
+                if isinstance(target.target, cst.Attribute)
+            }
+        return self._one_channel_layers[owner]
+
+    def _one_channel(self, call: cst.Call) -> bool:
+        if self.context.call_name(call) not in _ONE_CHANNEL_LAYERS:
+            return False
+        keyword = next((argument for argument in call.args if argument.keyword is not None and argument.keyword.value in _OUT_CHANNELS), None)
+        positional = [argument for argument in call.args if argument.keyword is None and not argument.star]
+        size = keyword.value if keyword is not None else positional[1].value if len(positional) > 1 else None
+        return size is not None and _integer(size) == 1
 
     def _strides_source(self, expression: cst.BaseExpression) -> cst.BaseExpression | None:
         """The operand whose strides ``expression`` keeps: ``a * 2``, ``-a``, ``a == 0``,
@@ -373,6 +589,34 @@ def _is_basic_slicing(subscript: cst.Subscript) -> bool:
             if index.lower is None and upper is not None and upper <= 1:
                 return False
     return True
+
+
+def _index_kind(index: cst.BaseSlice) -> str | None:
+    """``"none"`` for ``None``, ``":"`` for a whole slice, ``"..."`` for an ellipsis; None otherwise."""
+    if isinstance(index, cst.Slice):
+        return ":" if index.lower is None and index.upper is None and index.step is None else None
+    if index.star is not None:  # type: ignore[attr-defined]
+        return None
+    value = index.value  # type: ignore[attr-defined]
+    if isinstance(value, cst.Ellipsis):
+        return "..."
+    return "none" if isinstance(value, cst.Name) and value.value == "None" else None
+
+
+def _swapped_pair(expression: cst.BaseExpression) -> tuple[int, int] | None:
+    """The two dimensions a transpose swaps, when the code spells them (``.T``, ``.t()``,
+    ``.mT``, ``transpose(1, 2)``); None for a permutation or unknown dimensions."""
+    if isinstance(expression, cst.Attribute):
+        return {"T": (0, 1), "H": (0, 1), "mT": (-2, -1), "mH": (-2, -1)}.get(expression.attr.value)
+    if not isinstance(expression, cst.Call) or not isinstance(expression.func, cst.Attribute):
+        return None
+    method, arguments = expression.func.attr.value, expression.args
+    if method == "t" and not arguments:
+        return 0, 1
+    if method not in _SWAPPING_METHODS or len(arguments) != 2 or any(a.keyword is not None or a.star for a in arguments):
+        return None
+    first, second = (_integer(argument.value) for argument in arguments)
+    return (first, second) if first is not None and second is not None else None
 
 
 def _transposed_source(expression: cst.BaseExpression) -> cst.BaseExpression | None:
