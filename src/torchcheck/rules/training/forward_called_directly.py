@@ -2,7 +2,7 @@ from __future__ import annotations
 
 import libcst as cst
 
-from torchcheck.lint.context import Kind
+from torchcheck.lint.context import Evidence, Kind
 from torchcheck.lint.rule import FixSafety, Invalid, Rule, Valid, fix_safety_on
 
 
@@ -44,7 +44,10 @@ class ForwardCalledDirectly(Rule):
     owner asked for. It is unsafe when only the receiver's name (`model`, `self.net`) or a
     type annotation says it is a module: other objects have a `forward` method too (an
     OpenCV network), and calling them fails. A name bound to a call into a package that
-    never returns modules (`net = cv2.dnn.readNetFromONNX(path)`) is not reported at all.
+    never returns modules (`net = cv2.dnn.readNetFromONNX(path)`) is not reported at all,
+    nor is an optional parameter known only by its name (`def degrade(img, isp_model=None)`):
+    it defaults to nothing, so the code never shows a module reaching it, and a
+    `forward` method is all it is asked to have.
 
     ## References
     - [`torch.nn.Module.__call__` and hooks](https://pytorch.org/docs/stable/generated/torch.nn.Module.html#torch.nn.Module.register_forward_hook)
@@ -125,6 +128,14 @@ class DnnBackend(nn.Module):
         return self.net.forward()
 """
         ),
+        Valid(
+            """
+def add_sensor_noise(image, noise_model=None):
+    if noise_model is not None:
+        image = noise_model.forward(image)
+    return image
+"""
+        ),
     )
     INVALID = (
         Invalid(
@@ -193,4 +204,16 @@ class Wrapper(nn.Module):
         kind, evidence = self.context.kind_and_evidence(receiver)
         if kind is not Kind.MODULE:
             return  # also skips `super().forward` and `Base.forward(self, ...)`
+        if evidence is Evidence.CONVENTION and self._is_optional_parameter(receiver):
+            return
         self.report(node, replacement=node.with_changes(func=receiver), fix_safety=fix_safety_on(evidence))
+
+    def _is_optional_parameter(self, receiver: cst.BaseExpression) -> bool:
+        """``isp_model`` in ``def degrade(img, isp_model=None)``, still bound to the parameter here."""
+        if not isinstance(receiver, cst.Name):
+            return False
+        binding = self.context.flow.reaching_binding(receiver.value)
+        if binding is None or not isinstance(binding.node, cst.Param):
+            return False
+        default = binding.node.default
+        return isinstance(default, cst.Name) and default.value == "None"
