@@ -2,9 +2,11 @@ from __future__ import annotations
 
 import libcst as cst
 
-from torchcheck.lint.context import LintContext
+from torchcheck.lint.context import Kind, LintContext
 from torchcheck.lint.rule import Invalid, Valid
-from torchcheck.rules.modules._common import ModuleClassRule, is_overload
+from torchcheck.rules.modules._common import PARAMETER_CLASSES, ModuleClassRule, is_overload, self_attribute
+
+_MODULE_BASE = frozenset({"torch.nn.Module", "torch.nn.modules.module.Module"})
 
 
 def _is_stub(function: cst.FunctionDef) -> bool:
@@ -37,6 +39,11 @@ class MissingSuperInit(ModuleClassRule):
     `AttributeError: cannot assign module before Module.__init__() call`, and a module
     without submodules fails later, at its first call. Call `super().__init__()` first
     thing in `__init__`.
+
+    A direct subclass of `nn.Module` that defines no `forward` and whose constructor stores
+    no submodule or parameter is not reported: it is never used as a module (calling it
+    would raise even if initialised) and stores nothing that needs registering. Such classes
+    stand in for a model where only an attribute is read (`model.config` in a test).
 
     ## Example
     ```python
@@ -114,6 +121,16 @@ class Config:
         ),
         Valid(
             """
+import torch.nn as nn
+class ModelWithConfig(nn.Module):
+    def __init__(self):
+        self.config = {"hidden_size": 8}
+def test_reads_config():
+    assert read_config(ModelWithConfig())["hidden_size"] == 8
+"""
+        ),
+        Valid(
+            """
 import equinox as eqx
 class MLP(eqx.Module):
     def __init__(self, key):
@@ -124,10 +141,19 @@ class MLP(eqx.Module):
     INVALID = (
         Invalid(
             """
+import torch
 import torch.nn as nn
 class Head(nn.Module):
     def __init__(self, dim, classes):  # TCK603
         self.fc = nn.Linear(dim, classes)
+class Scale(nn.Module):
+    def __init__(self):  # TCK603
+        self.weight = nn.Parameter(torch.ones(1))
+class Extractor(nn.Module):
+    def __init__(self, reader):  # TCK603
+        self.reader = reader
+    def forward(self, x):
+        return self.reader(x)
 """
         ),
         Invalid(
@@ -146,6 +172,7 @@ class Deeper(Scaled):
     def __init__(self, context: LintContext) -> None:
         super().__init__(context)
         self._constructors: list[tuple[cst.FunctionDef, list[bool]]] = []  # (__init__, [calls an __init__])
+        self._registering: set[cst.FunctionDef] = set()  # constructors that store a submodule or parameter
 
     def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
         is_method = self.class_frame is not None and not self.class_frame.functions
@@ -156,10 +183,42 @@ class Deeper(Scaled):
     def leave_FunctionDef(self, node: cst.FunctionDef) -> None:
         if self._constructors and self._constructors[-1][0] is node:
             _, called = self._constructors.pop()
-            if not called[0] and not _is_stub(node):
+            if not called[0] and not _is_stub(node) and not self._is_stand_in(node):
                 self.report(node.name)
         super().leave_FunctionDef(node)
 
     def visit_Call(self, node: cst.Call) -> None:
         if self._constructors and isinstance(node.func, cst.Attribute) and node.func.attr.value == "__init__":
             self._constructors[-1][1][0] = True
+
+    def visit_Assign(self, node: cst.Assign) -> None:
+        if self._constructors and any(self._registers(target.target, node.value) for target in node.targets):
+            self._registering.add(self._constructors[-1][0])
+
+    def visit_AnnAssign(self, node: cst.AnnAssign) -> None:
+        if self._constructors and node.value is not None and self._registers(node.target, node.value):
+            self._registering.add(self._constructors[-1][0])
+
+    def _registers(self, target: cst.BaseExpression, value: cst.BaseExpression) -> bool:
+        """``self.x = <module or parameter>``: what ``nn.Module.__setattr__`` needs the
+        initialised module for."""
+        if self_attribute(target, self.self_name) is None:
+            return False
+        if isinstance(value, cst.Call) and self.context.call_name(value) in PARAMETER_CLASSES:
+            return True
+        return self.context.kind_of(value) is Kind.MODULE
+
+    def _is_stand_in(self, constructor: cst.FunctionDef) -> bool:
+        """A direct ``nn.Module`` subclass without ``forward`` whose constructor registers
+        nothing: never used as a module, so the missing initialisation is harmless."""
+        frame = self.class_frame
+        if frame is None or constructor in self._registering:
+            return False
+        owner = frame.node
+        bases = [self.context.qualified_name(base.value) for base in owner.bases if base.keyword is None]
+        if not bases or any(base not in _MODULE_BASE for base in bases):
+            return False
+        body = owner.body.body if isinstance(owner.body, cst.IndentedBlock) else ()
+        return not any(
+            isinstance(statement, cst.FunctionDef) and statement.name.value == "forward" for statement in body
+        )
