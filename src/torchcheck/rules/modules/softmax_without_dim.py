@@ -1,10 +1,13 @@
 from __future__ import annotations
 
+from collections import Counter
+
 import libcst as cst
 
 from torchcheck.lint import torch_api
-from torchcheck.lint.context import argument_for, keyword_argument, method_call
+from torchcheck.lint.context import LintContext, argument_for, keyword_argument, method_call
 from torchcheck.lint.rule import Invalid, Rule, Valid
+from torchcheck.lint.walker import children
 
 # softmax(input, dim=None, _stacklevel=3, dtype=None): a missing dim is guessed (deprecated).
 _FUNCTIONAL = frozenset(f"torch.nn.functional.{name}" for name in ("softmax", "log_softmax", "softmin"))
@@ -21,6 +24,9 @@ _IMPLICIT = (
     "for 0-D, 1-D and 3-D input; pass `dim=` explicitly"
 )
 _MISSING = "Softmax without `dim`: `dim` is required here, so this call raises TypeError; pass `dim=`"
+_STRING = '"'  # the owner of a name read as a string (getattr(self, "softmax")), unlike any identifier
+# Reading these reaches every submodule of a module, whatever its attribute name.
+_ALL_SUBMODULES = frozenset({"children", "named_children", "modules", "named_modules", "_modules", "__dict__"})
 
 
 def _dim_missing(call: cst.Call, position: int) -> bool:
@@ -47,6 +53,10 @@ class SoftmaxWithoutDim(Rule):
     and the probabilities are silently wrong. `torch.softmax` and the tensor methods have
     no guess at all: without `dim` they raise `TypeError`. Always pass `dim` (usually
     `dim=-1`).
+
+    A softmax module stored on an attribute that no code of the file reads
+    (`self.softmax = nn.Softmax()` in a model whose `forward` never uses `self.softmax`) is
+    not reported: the guess is made only when the module is called.
 
     ## Example
     ```python
@@ -102,6 +112,22 @@ samples = F.gumbel_softmax(logits, tau=0.5)
         ),
         Valid(
             """
+import torch
+import torch.nn as nn
+
+class TinyModel(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.linear = nn.Linear(16, 16)
+        self.softmax = nn.Softmax()
+        self.scores: torch.Tensor
+
+    def forward(self, x):
+        return self.linear(x)
+"""
+        ),
+        Valid(
+            """
 import torch.nn.functional as F
 from scipy.special import softmax
 import jax
@@ -134,7 +160,10 @@ class Attention(nn.Module):
     def forward(self, q, k):
         scores = q @ k.transpose(-2, -1)
         weights = F.softmax(scores)  # TCK608
-        return F.log_softmax(scores, dtype=torch.float32) + weights  # TCK608
+        return F.log_softmax(scores, dtype=torch.float32) + weights + self.attend(scores)  # TCK608
+
+    def log_probabilities(self, scores):
+        return getattr(self, "log")(scores)
 """
         ),
         Invalid(
@@ -151,6 +180,11 @@ layer = Softmin()  # TCK608
 """
         ),
     )
+
+    def __init__(self, context: LintContext) -> None:
+        super().__init__(context)
+        self._module: cst.Module | None = None
+        self._reads: Counter[tuple[str, str]] | None = None
 
     def visit_Call(self, node: cst.Call) -> None:
         qualified = self.context.call_name(node)
@@ -175,5 +209,60 @@ layer = Softmin()  # TCK608
             position, message = 0, _IMPLICIT
         else:
             return
-        if _dim_missing(node, position):
+        if _dim_missing(node, position) and not self._stored_but_never_read(node):
             self.report(node, message)
+
+    def visit_Module(self, node: cst.Module) -> None:
+        self._module = node
+
+    def _stored_but_never_read(self, construction: cst.Call) -> bool:
+        """``self.softmax = nn.Softmax()`` where nothing in the file reads ``self.softmax``
+        (by name, as ``getattr(self, "softmax")``, or through ``self.children()``)."""
+        statement = self.context.statement_holding(construction)
+        if isinstance(statement, cst.Assign) and len(statement.targets) == 1:
+            target = statement.targets[0].target
+        elif isinstance(statement, cst.AnnAssign):
+            target = statement.target
+        else:
+            return False
+        if not isinstance(target, cst.Attribute) or not isinstance(target.value, cst.Name) or self.context.current_class is None:
+            return False
+        owner, name = target.value.value, target.attr.value
+        reads = self._attribute_reads()
+        return reads[owner, name] == 0 and reads[_STRING, name] == 0 and not any(reads[owner, every] for every in _ALL_SUBMODULES)
+
+    def _attribute_reads(self) -> Counter[tuple[str, str]]:
+        """How often each ``owner.name`` is read in the file (assignments to it are not
+        reads; a string literal is, for ``getattr(self, "softmax")``); computed once."""
+        if self._reads is None:
+            self._reads = _attribute_reads(self._module)
+        return self._reads
+
+
+def _attribute_reads(module: cst.Module | None) -> Counter[tuple[str, str]]:
+    reads: Counter[tuple[str, str]] = Counter()
+    pending: list[cst.CSTNode] = [module] if module is not None else []
+    while pending:
+        node = pending.pop()
+        if isinstance(node, cst.Attribute):
+            reads[_owner_and_name(node)] += 1
+        elif isinstance(node, cst.SimpleString):
+            reads[_STRING, node.value.strip("'\"")] += 1
+        elif isinstance(node, (cst.Assign, cst.AnnAssign)):
+            for target in _targets(node):
+                if isinstance(target, cst.Attribute):
+                    reads[_owner_and_name(target)] -= 1  # the store is walked below as an Attribute
+        pending.extend(children(node))
+    return reads
+
+
+def _owner_and_name(attribute: cst.Attribute) -> tuple[str, str]:
+    """``("self", "softmax")`` for ``self.softmax``; the owner is empty unless a plain name."""
+    owner = attribute.value.value if isinstance(attribute.value, cst.Name) else ""
+    return owner, attribute.attr.value
+
+
+def _targets(statement: cst.Assign | cst.AnnAssign) -> list[cst.BaseExpression]:
+    if isinstance(statement, cst.Assign):
+        return [target.target for target in statement.targets]
+    return [statement.target] if statement.value is not None else []  # `self.x: T` stores nothing
