@@ -14,7 +14,8 @@ without a walk of its own, what :mod:`torchcheck.lint.project` needs:
   that call a training-protocol method, the names it imports, and its module-level flags
   (whether it may open an autocast region: any autocast spelling it calls, decorates with
   or passes on, FSDP's ``MixedPrecision``, an import of a mixed-precision framework), and
-  the attribute names its ``_apply`` overrides move by name.
+  the attribute names its ``_apply`` overrides move by name and the settings it assigns a
+  number (configuration defaults such as ``cfg.MODEL.HEAD.POS_WEIGHT = 1.5``).
 
 Everything is cheap: classes are read statement by statement (their ``forward`` only in
 files that mention an activation), function summaries are made only for the functions that
@@ -41,6 +42,7 @@ from torchcheck.lint.project import (
     INSTANCE_OUTPUT,
     MOVED_BY_APPLY,
     NO,
+    NUMBER_SETTINGS,
     OUTPUT,
     YES,
     CallShape,
@@ -211,6 +213,20 @@ def _calls_name(expression: cst.CSTNode, name: str) -> bool:
     return any(_calls_name(child, name) for child in expression.children)
 
 
+def setting_path(expression: cst.BaseExpression) -> str | None:
+    """``cfg.MODEL.HEAD.POS_WEIGHT`` as ``MODEL.HEAD.POS_WEIGHT``: a setting, spelled without
+    the name of the object that holds it; None unless two attributes or more follow a name."""
+    dotted = dotted_name(expression) if isinstance(expression, cst.Attribute) else None
+    parts = dotted.split(".") if dotted is not None else []
+    return ".".join(parts[1:]) if len(parts) > 2 else None
+
+
+def _is_number(expression: cst.BaseExpression) -> bool:
+    while isinstance(expression, cst.UnaryOperation):
+        expression = expression.expression
+    return isinstance(expression, (cst.Integer, cst.Float))
+
+
 def _is_name(expression: cst.BaseExpression, value: str) -> bool:
     return isinstance(expression, cst.Name) and expression.value == value
 
@@ -234,6 +250,7 @@ class ProjectFacts:
         self._mentions_autocast = AUTOCAST in text
         self._may_autocast = AUTOCAST in text.lower() or "MixedPrecision" in text
         self._moved_by_apply: set[str] = set()  # attributes an `_apply` override moves by name
+        self._number_settings: dict[str, cst.Assign] = {}  # setting path -> where it is given a number
 
     # ----------------------------------------------------------------- queries
     def symbol_of(self, expression: cst.BaseExpression) -> Symbol | None:
@@ -347,6 +364,11 @@ class ProjectFacts:
 
     def leave_Assign(self, node: cst.Assign) -> None:
         self._note_autocast(node.value, node)  # `amp_autocast = torch.cuda.amp.autocast`
+        if _is_number(node.value):
+            for target in node.targets:
+                path = setting_path(target.target)
+                if path is not None:
+                    self._number_settings.setdefault(path, node)
         if self._function is not None and any(_is_grad(target.target) for target in node.targets):
             self._acting.add(self._function)  # `p.grad = None` clears gradients
         if not _is_name(node.value, "True"):
@@ -440,6 +462,10 @@ class ProjectFacts:
         flags.update(text_facts(self._lines.text))
         if self._moved_by_apply:
             flags[MOVED_BY_APPLY] = self._moved_fact()
+        if self._number_settings:
+            first = next(iter(self._number_settings.values()))
+            where = "a configuration default"
+            flags[NUMBER_SETTINGS] = Fact(",".join(sorted(self._number_settings)), self._lines.line_of(first), where)
         imports = {name: symbol for name, symbol in self._scopes[0][1].items() if symbol is not None}
         return ExportSummary(dict(self._definitions), imports, tuple(self._modules), flags)
 

@@ -24,10 +24,11 @@ from __future__ import annotations
 
 import ast
 import os
+import re
 import sys
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field, replace
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 from typing import Any
 
 from torchcheck.lint.diagnostic import Diagnostic
@@ -61,6 +62,9 @@ DISTRIBUTED = "distributed"
 # `_apply` override of the module moves by name (`m.stride = fn(m.stride)`), whichever
 # class of the project stores them.
 MOVED_BY_APPLY = "moved_by_apply"
+# A list fact: the settings the module assigns a number (`cfg.MODEL.HEAD.POS_WEIGHT = 1.5`),
+# each spelled without its root name (`MODEL.HEAD.POS_WEIGHT`), as configuration defaults are.
+NUMBER_SETTINGS = "number_settings"
 
 MUST = "must"
 MAY = "may"
@@ -71,6 +75,7 @@ _CERTAINTIES = (MUST, MAY, NONE)
 _EVAL = "eval"
 _ANONYMOUS = "<value>"
 _MAX_DEPTH = 16  # re-exports followed, and nesting of submodules
+_DOTTED_ASSIGNMENT = re.compile(r"\w\.\w+\.\w+\s*=\s*-?[\d.]")
 
 # Libraries whose trainers, accelerators or precision plugins open autocast for the code that
 # hands them a model or a loss: a module importing one may run under autocast it never spells.
@@ -417,7 +422,7 @@ class ProjectIndex:
 
     def answer(self, importer: str, condition: Condition) -> Answer | None:
         if condition.fact.startswith(f"{PROJECT}:"):
-            return self._project_fact(condition.fact.partition(":")[2])
+            return self._project_fact(importer, condition.fact.partition(":")[2])
         target = self.target(importer, condition.symbol)
         if target is None:
             outside = condition.value == NONE and self._outside_project(importer, condition.symbol)
@@ -494,15 +499,26 @@ class ProjectIndex:
         fact = indexed.exports.facts.get(flag)
         return Answer(fact.value, self._place(file, fact)) if fact is not None else None
 
-    def _project_fact(self, detail: str) -> Answer:
-        """``yes`` (with the first place) if a file of the index lists the item in its list
-        fact (``moved_by_apply:stride``), else ``no``: the project is what the run holds."""
+    def _project_fact(self, importer: str, detail: str) -> Answer:
+        """``yes`` (with the first place) if a file of the index under the importer's package
+        root lists the item in its list fact (``moved_by_apply:stride``), else ``no``: the
+        project is what the run holds, and a run over several projects keeps them apart."""
         name, _, item = detail.partition(":")
+        root = self._package_root(importer)
+        prefix = f"{root}/" if root != "." else ""
         for file in sorted(self._files):
-            fact = self._files[file].exports.facts.get(name)
+            fact = self._files[file].exports.facts.get(name) if file.startswith(prefix) else None
             if fact is not None and item in fact.value.split(","):
                 return Answer(YES, self._place(file, fact))
         return Answer(NO, "")
+
+    def _package_root(self, file: str) -> str:
+        """The directory above the outermost package around ``file`` (its own directory for
+        a script), as far as the index holds the packages' ``__init__.py``."""
+        directory = PurePosixPath(file).parent
+        while (directory / "__init__.py").as_posix() in self._files and directory.parent != directory:
+            directory = directory.parent
+        return directory.as_posix().rstrip("/")
 
     def _imported_fact(self, file: str, flag: str) -> Answer | None:
         """``yes`` (with the first place) if a project module ``file`` imports, directly or
@@ -710,7 +726,41 @@ def imports_summary(text: str) -> ExportSummary | None:
     autocast = _autocast_without_parsing(text, tree)
     if autocast is not None:
         facts[AUTOCAST] = autocast
+    settings = _number_settings_without_parsing(text, tree)
+    if settings is not None:
+        facts[NUMBER_SETTINGS] = settings
     return ExportSummary(imports=imports, modules=tuple(modules), facts=facts)
+
+
+def _number_settings_without_parsing(text: str, tree: ast.Module) -> Fact | None:
+    """The NUMBER_SETTINGS of a file libcst does not parse (a configuration module that
+    mentions no torch), read from Python's tree when the text has a dotted assignment."""
+    if _DOTTED_ASSIGNMENT.search(text) is None:
+        return None
+    found: dict[str, int] = {}
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Assign) and _is_ast_number(node.value):
+            for target in node.targets:
+                path = _ast_setting_path(target)
+                if path is not None:
+                    found.setdefault(path, node.lineno)
+    if not found:
+        return None
+    return Fact(",".join(sorted(found)), min(found.values()), "a configuration default")
+
+
+def _is_ast_number(node: ast.expr) -> bool:
+    while isinstance(node, ast.UnaryOp):
+        node = node.operand
+    return isinstance(node, ast.Constant) and type(node.value) in (int, float)
+
+
+def _ast_setting_path(target: ast.expr) -> str | None:
+    parts: list[str] = []
+    while isinstance(target, ast.Attribute):
+        parts.append(target.attr)
+        target = target.value
+    return ".".join(reversed(parts)) if isinstance(target, ast.Name) and len(parts) > 1 else None
 
 
 def _autocast_without_parsing(text: str, tree: ast.Module) -> Fact | None:

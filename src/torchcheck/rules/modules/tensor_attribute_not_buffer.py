@@ -6,8 +6,8 @@ import libcst as cst
 
 from torchcheck.lint import torch_api
 from torchcheck.lint.context import TENSOR_KINDS, LintContext, dotted_name
-from torchcheck.lint.exports import moved_attributes
-from torchcheck.lint.project import MOVED_BY_APPLY, NO, PROJECT, Condition, Symbol
+from torchcheck.lint.exports import moved_attributes, setting_path
+from torchcheck.lint.project import MOVED_BY_APPLY, NO, NUMBER_SETTINGS, PROJECT, Condition, Symbol
 from torchcheck.lint.rule import Invalid, Valid
 from torchcheck.rules.modules._common import ModuleClassRule, self_attribute
 
@@ -25,7 +25,8 @@ _THIS_FILE = Symbol(None, "")
 class _ClassState:
     name: str
     bases: frozenset[str]  # the base classes as spelled (`Detect`, `nn.Module`)
-    candidates: list[tuple[cst.CSTNode, str]] = field(default_factory=list)  # (assignment, attribute)
+    # (assignment, attribute, the setting a `torch.tensor(cfg.MODEL.WEIGHT)` holds, if one)
+    candidates: list[tuple[cst.CSTNode, str, str | None]] = field(default_factory=list)
     handled: set[str] = field(default_factory=set)  # registered, rebound or moved by hand
     handles_everything: bool = False
 
@@ -70,10 +71,14 @@ def _base_names(node: cst.ClassDef) -> frozenset[str]:
     return frozenset(name for base in node.bases if (name := dotted_name(base.value)) is not None)
 
 
-def _not_moved_elsewhere(attribute: str) -> Condition:
+def _conditions(attribute: str, setting: str | None) -> tuple[Condition, ...]:
     """No ``_apply`` override of the project moves ``attribute`` by name (a model in another
-    file moving its detection head's anchors)."""
-    return Condition(_THIS_FILE, f"{PROJECT}:{MOVED_BY_APPLY}:{attribute}", NO)
+    file moving its detection head's anchors), and the setting the tensor holds, if any, is
+    not a number in the project's configuration defaults (a 0-dim tensor then)."""
+    moved = Condition(_THIS_FILE, f"{PROJECT}:{MOVED_BY_APPLY}:{attribute}", NO)
+    if setting is None:
+        return (moved,)
+    return moved, Condition(_THIS_FILE, f"{PROJECT}:{NUMBER_SETTINGS}:{setting}", NO)
 
 
 class TensorAttributeNotBuffer(ModuleClassRule):
@@ -91,8 +96,10 @@ class TensorAttributeNotBuffer(ModuleClassRule):
     in `state_dict()`, and is not replicated by `DataParallel`/FSDP. Register it with
     `self.register_buffer("mask", torch.ones(...))` - pass `persistent=False` to keep it
     out of the checkpoint. A 0-dim tensor of a number (`torch.tensor(0.5)`, of a parameter
-    default or a module constant that is a number) is not reported: PyTorch combines a CPU
-    scalar tensor with tensors on any device.
+    default or a module constant that is a number, or of a setting that a configuration
+    default of the project sets to a number: `torch.tensor(cfg.MODEL.POS_WEIGHT)` after
+    `cfg.MODEL.POS_WEIGHT = 1.5`) is not reported: PyTorch combines a CPU scalar tensor with
+    tensors on any device.
 
     ## Example
     ```python
@@ -249,6 +256,20 @@ class DetectionModel(nn.Module):
         return self
 """
         ),
+        Valid(
+            """
+import torch
+from torch import nn
+
+def add_head_config(cfg):
+    cfg.MODEL.HEAD.POSITIVE_WEIGHT = 1.5
+
+class Head(nn.Module):
+    def __init__(self, cfg):
+        super().__init__()
+        self.pos_weight = torch.tensor(cfg.MODEL.HEAD.POSITIVE_WEIGHT, dtype=torch.float32)
+"""
+        ),
     )
     INVALID = (
         Invalid(
@@ -290,6 +311,21 @@ class Embedding(nn.Module):
         return torch.cat([angles.sin(), angles.cos()], dim=-1)
 """
         ),
+        Invalid(
+            """
+import torch
+from torch import nn
+
+def add_head_config(cfg):
+    cfg.MODEL.HEAD.PIXEL_MEAN = [103.53, 116.28, 123.675]
+
+class Head(nn.Module):
+    def __init__(self, cfg):
+        super().__init__()
+        self.pixel_mean = torch.tensor(cfg.MODEL.HEAD.PIXEL_MEAN)  # TCK606
+        self.pixel_std = torch.tensor(cfg.MODEL.HEAD.PIXEL_STD)  # TCK606
+"""
+        ),
     )
 
     def __init__(self, context: LintContext) -> None:
@@ -319,9 +355,9 @@ class Embedding(nn.Module):
         for state in self._finished:
             if self._inherits_handling(state, by_name):
                 continue
-            for assignment, attribute in state.candidates:
+            for assignment, attribute, setting in state.candidates:
                 if attribute not in state.handled and attribute not in self._moved_by_apply:
-                    self.report(assignment, conditions=(_not_moved_elsewhere(attribute),))
+                    self.report(assignment, conditions=_conditions(attribute, setting))
 
     def _inherits_handling(self, state: _ClassState, by_name: dict[str, _ClassState]) -> bool:
         seen: set[str] = set()
@@ -393,6 +429,15 @@ class Embedding(nn.Module):
         defaults = _number_defaults(method) if isinstance(method, cst.FunctionDef) else set()
         return data.value in defaults or data.value in self._number_constants
 
+    def _tensor_of_setting(self, value: cst.BaseExpression) -> str | None:
+        """``torch.tensor(cfg.MODEL.POS_WEIGHT)``: the setting (``MODEL.POS_WEIGHT``), which
+        is a 0-dim tensor when the project's configuration gives it a number."""
+        if not isinstance(value, cst.Call) or self.context.call_name(value) != "torch.tensor":
+            return None
+        if not value.args or value.args[0].keyword is not None or value.args[0].star:
+            return None
+        return setting_path(value.args[0].value)
+
     def _helper_returns_tensor(self, call: cst.Call) -> bool:
         """A function of this file whose summary returns a tensor. One known to be a tensor
         only through ``.transpose()``/``.T`` is left out: NumPy arrays have those too."""
@@ -430,7 +475,7 @@ class Embedding(nn.Module):
         frame = self.class_frame
         in_init = frame is not None and len(frame.functions) == 1 and frame.functions[0].name.value == "__init__"
         if in_init and self._tensor_built(value):
-            state.candidates.append((statement, attribute))
+            state.candidates.append((statement, attribute, self._tensor_of_setting(value)))
         else:
             state.handled.add(attribute)  # rebound to a Parameter, or runtime state set by other methods
 
