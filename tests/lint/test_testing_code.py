@@ -10,13 +10,13 @@ from torchcheck.rules.devices.data_parallel import DataParallel
 from torchcheck.rules.training.forward_called_directly import ForwardCalledDirectly
 
 
-def _test_code_names(source: str) -> list[str]:
+def _test_code_names(source: str, filename: str = "tests/test_loader.py") -> list[str]:
     module = cst.parse_module(textwrap.dedent(source))
-    return [block.name.value for block in blocks_of_test_code(module)]  # type: ignore[attr-defined]
+    return [block.name.value for block in blocks_of_test_code(module, filename)]  # type: ignore[attr-defined]
 
 
-def _reported_lines(source: str, rules: list) -> list[tuple[int, str]]:
-    result = lint_source(textwrap.dedent(source).encode(), "example.py", rules)
+def _reported_lines(source: str, rules: list, filename: str = "test_checkpoint.py") -> list[tuple[int, str]]:
+    result = lint_source(textwrap.dedent(source).encode(), filename, rules)
     return [(diagnostic.location.row, diagnostic.code) for diagnostic in result.diagnostics]
 
 
@@ -71,6 +71,30 @@ def test_training_code_and_tests_nested_in_a_plain_function_are_not_test_code() 
     assert _test_code_names(source) == []
 
 
+def test_test_names_in_a_training_script_are_not_test_code_but_test_cases_are() -> None:
+    source = """
+    import unittest
+
+    def test(model, loader): ...
+
+    class TestDataset:
+        def __getitem__(self, index): ...
+
+    class SmokeTest(unittest.TestCase): ...
+    """
+    assert _test_code_names(source, filename="train.py") == ["SmokeTest"]
+
+
+def test_a_module_that_imports_pytest_is_a_test_module_whatever_its_name() -> None:
+    source = """
+    from pytest import fixture
+
+    def test_round_trip(): ...
+    """
+    assert _test_code_names(source, filename="checks.py") == ["test_round_trip"]
+    assert _test_code_names(source, filename="conftest.py") == ["test_round_trip"]
+
+
 def test_rule_that_does_not_apply_in_tests_is_dropped_only_inside_test_code() -> None:
     source = """
     import torch.nn as nn
@@ -83,3 +107,13 @@ def test_rule_that_does_not_apply_in_tests_is_dropped_only_inside_test_code() ->
         return nn.DataParallel(model)
     """
     assert _reported_lines(source, [DataParallel, ForwardCalledDirectly]) == [(6, "TCK105"), (9, "TCK204")]
+
+
+def test_training_script_named_function_test_keeps_its_findings() -> None:
+    source = """
+    import torch.nn as nn
+
+    def test(model, loader):
+        return nn.DataParallel(model)
+    """
+    assert _reported_lines(source, [DataParallel], filename="main.py") == [(5, "TCK204")]

@@ -159,12 +159,12 @@ def _outside(blocks: list[cst.CSTNode], reports: list[Report], located: _Located
     ]
 
 
-def _applying_here(module: cst.Module, reports: list[Report], located: _Located) -> list[Report]:
+def _applying_here(module: cst.Module, filename: str, reports: list[Report], located: _Located) -> list[Report]:
     """The reports, less those of rules that do not apply in tests (``applies_in_tests``)
     that lie in test code: test functions, fixtures and test classes."""
     if all(report.rule.applies_in_tests for report in reports):
         return reports
-    outside_tests = set(map(id, _outside(blocks_of_test_code(module), reports, located)))
+    outside_tests = set(map(id, _outside(blocks_of_test_code(module, filename), reports, located)))
     return [report for report in reports if report.rule.applies_in_tests or id(report) in outside_tests]
 
 
@@ -194,7 +194,7 @@ def _parse_and_report(source: bytes, text: str, filename: str, rules: Sequence[t
         if not reports:
             return [], module, None, exports
         located = _Located(module, text)
-        reports = _applying_here(module, _outside(expected_failures, reports, located), located)
+        reports = _applying_here(module, filename, _outside(expected_failures, reports, located), located)
         return _diagnostics(filename, reports, located, Suppressions.parse(text)), module, located, exports
 
 

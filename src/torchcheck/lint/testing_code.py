@@ -8,12 +8,16 @@ the engine drops its findings inside test code.
 
 Test code is recognised by the conventions the test runners collect tests by:
 
-* a function named ``test*`` (pytest's default ``python_functions``), at module level or in
-  a class (a mixin of shared ``test_*`` methods included);
-* a function decorated with ``@pytest.fixture`` (or ``@fixture``);
-* a whole class - helpers and ``setUp`` included - named ``Test*`` (pytest's default
-  ``python_classes``) or deriving from a ``*TestCase`` class (``unittest.TestCase``,
-  ``absltest.TestCase``, PyTorch's ``TestCase``) or from another test class of the file.
+* a whole class - helpers and ``setUp`` included - deriving from a ``*TestCase`` class
+  (``unittest.TestCase``, ``absltest.TestCase``, PyTorch's ``TestCase``) or from another
+  test class of the file;
+* in a test module - a file pytest collects (``test_*.py``, ``*_test.py``, ``conftest.py``)
+  or one that imports pytest -, also a function named ``test*`` (pytest's default
+  ``python_functions``; at module level or in a class, a mixin of shared ``test_*``
+  methods included), a function decorated with ``@pytest.fixture``, and a whole class
+  named ``Test*`` (pytest's default ``python_classes``). Elsewhere these names mean
+  something else: a training script's ``def test(model, loader)`` evaluates the model,
+  its ``TestDataset`` loads the test split.
 
 The module's statements are searched only when an opted-out rule has a finding, and only
 down to class bodies: a test nested in an ordinary function is not collected by a runner.
@@ -22,6 +26,8 @@ down to class bodies: a test nested in an ordinary function is not collected by 
 from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
+from dataclasses import dataclass, field
+from pathlib import PurePath
 
 import libcst as cst
 
@@ -31,26 +37,56 @@ _TEST_FUNCTION_PREFIX = "test"
 _TEST_CLASS_PREFIX = "Test"
 _TEST_CASE_SUFFIX = "TestCase"
 _FIXTURE = "fixture"
+_PYTEST = "pytest"
+_CONFTEST = "conftest.py"
 
 
-def blocks_of_test_code(module: cst.Module) -> list[cst.CSTNode]:
-    """The functions and classes of ``module`` that are test code (outermost only)."""
-    return list(_test_code_in(module.body, test_classes=set()))
+@dataclass
+class _Search:
+    """What the search knows about the module: whether pytest collects it, and its test classes."""
+
+    in_test_module: bool
+    test_classes: set[str] = field(default_factory=set)
 
 
-def _test_code_in(statements: Sequence[cst.CSTNode], test_classes: set[str]) -> Iterator[cst.CSTNode]:
+def blocks_of_test_code(module: cst.Module, filename: str) -> list[cst.CSTNode]:
+    """The functions and classes of ``module`` (read from ``filename``) that are test code,
+    outermost only."""
+    search = _Search(in_test_module=_is_test_file(filename) or _imports_pytest(module))
+    return list(_test_code_in(module.body, search))
+
+
+def _is_test_file(filename: str) -> bool:
+    name = PurePath(filename).name
+    return name == _CONFTEST or (name.endswith(".py") and (name.startswith("test_") or name.endswith("_test.py")))
+
+
+def _imports_pytest(module: cst.Module) -> bool:
+    for line in module.body:
+        for statement in line.body if isinstance(line, cst.SimpleStatementLine) else ():
+            if isinstance(statement, cst.Import) and any(
+                (dotted_name(alias.name) or "").split(".")[0] == _PYTEST for alias in statement.names
+            ):
+                return True
+            if isinstance(statement, cst.ImportFrom) and statement.module is not None:
+                if (dotted_name(statement.module) or "").split(".")[0] == _PYTEST:
+                    return True
+    return False
+
+
+def _test_code_in(statements: Sequence[cst.CSTNode], search: _Search) -> Iterator[cst.CSTNode]:
     for statement in statements:
         if isinstance(statement, cst.FunctionDef):
-            if _is_test_function(statement):
+            if search.in_test_module and _is_test_function(statement):
                 yield statement
         elif isinstance(statement, cst.ClassDef):
-            if _is_test_class(statement, test_classes):
-                test_classes.add(statement.name.value)
+            if _is_test_class(statement, search):
+                search.test_classes.add(statement.name.value)
                 yield statement
             else:
-                yield from _test_code_in(_body_of(statement), test_classes)
+                yield from _test_code_in(_body_of(statement), search)
         elif isinstance(statement, (cst.If, cst.Try, cst.With)):
-            yield from _test_code_in(_blocks_of(statement), test_classes)
+            yield from _test_code_in(_blocks_of(statement), search)
 
 
 def _is_test_function(function: cst.FunctionDef) -> bool:
@@ -66,12 +102,12 @@ def _decorator_name(decorator: cst.Decorator) -> str:
     return dotted_name(expression) or ""
 
 
-def _is_test_class(node: cst.ClassDef, test_classes: set[str]) -> bool:
-    if node.name.value.startswith(_TEST_CLASS_PREFIX):
+def _is_test_class(node: cst.ClassDef, search: _Search) -> bool:
+    if search.in_test_module and node.name.value.startswith(_TEST_CLASS_PREFIX):
         return True
     for base in node.bases:
         name = dotted_name(base.value) if base.keyword is None else None
-        if name is not None and (name.endswith(_TEST_CASE_SUFFIX) or name in test_classes):
+        if name is not None and (name.endswith(_TEST_CASE_SUFFIX) or name in search.test_classes):
             return True
     return False
 

@@ -25,9 +25,10 @@ class ManualCastInAutocast(Rule):
     (`autocast(enabled=False)`) where a fixed dtype is really needed.
 
     This is advice about the numerics of training and inference code, so it is not given
-    inside tests (functions named `test*`, pytest fixtures, `Test*` classes and
-    `unittest.TestCase` subclasses): a test that feeds a half tensor to a layer under
-    autocast checks how the layer handles that dtype, and the cast is its subject.
+    inside tests: a test that feeds a half tensor to a layer under autocast checks how the
+    layer handles that dtype, and the cast is its subject. Tests are `unittest.TestCase`
+    subclasses and, in a file pytest collects (`test_*.py`, `*_test.py`, `conftest.py`)
+    or one that imports pytest, functions named `test*`, fixtures and `Test*` classes.
 
     ## Example
     ```python
@@ -102,18 +103,20 @@ with torch.autocast("cuda"):
         Valid(
             """
 import unittest
+import pytest
 import torch
 
-class TestNorm(unittest.TestCase):
+class NormTest(unittest.TestCase):
     def test_keeps_half_input_in_half(self):
         layer = torch.nn.LayerNorm(8).cuda()
         with torch.autocast("cuda"):
             output = layer(torch.rand(2, 8).cuda().half())
         self.assertEqual(output.dtype, torch.float32)
 
-def test_bfloat16_input_under_autocast():
+@pytest.mark.parametrize("size", [1, 8])
+def test_bfloat16_input_under_autocast(size):
     with torch.autocast("cpu", dtype=torch.bfloat16):
-        assert torch.ones(2).to(torch.bfloat16).sum().dtype == torch.bfloat16
+        assert torch.ones(size).to(torch.bfloat16).sum().dtype == torch.bfloat16
 """
         ),
     )

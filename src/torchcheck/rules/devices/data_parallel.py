@@ -21,10 +21,12 @@ class DataParallel(Rule):
     others. `DistributedDataParallel` with one process per GPU is faster even on a single
     machine, and the PyTorch documentation recommends it instead.
 
-    This is advice about how to train, so it is not given inside tests (functions named
-    `test*`, pytest fixtures, `Test*` classes and `unittest.TestCase` subclasses): a test
-    that wraps a model in `DataParallel` checks how code handles such a model (the
-    `module.` prefix of its state dict, unwrapping it) and is right to use it.
+    This is advice about how to train, so it is not given inside tests: a test that wraps
+    a model in `DataParallel` checks how code handles such a model (the `module.` prefix
+    of its state dict, unwrapping it) and is right to use it. Tests are
+    `unittest.TestCase` subclasses and, in a file pytest collects (`test_*.py`,
+    `*_test.py`, `conftest.py`) or one that imports pytest, functions named `test*`,
+    fixtures and `Test*` classes.
 
     ## Example
     ```python
