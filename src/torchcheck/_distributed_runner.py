@@ -473,7 +473,10 @@ def _rank_main(
         import torch
         import torch.distributed as dist
 
-        torch.set_num_threads(max(1, min(torch.get_num_threads(), (os.cpu_count() or 1) // world_size)))
+        # GNU OpenMP's thread pool does not survive a fork: a rank forked from a process
+        # that ran a parallel region hangs in its own first one. One intra-op thread per
+        # rank, as DataLoader workers do, never enters OpenMP.
+        torch.set_num_threads(1)
         dist.init_process_group(
             backend,
             init_method=files.init_method,

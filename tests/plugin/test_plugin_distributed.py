@@ -618,3 +618,29 @@ def test_no_rank_outlives_its_supervisor_interrupted_or_killed_during_a_hang(
         if _alive([supervisor]):
             os.kill(supervisor, signal.SIGKILL)
     assert _wait_until(lambda: _alive(ranks) == [], 10), _alive(ranks)
+
+
+PARALLEL_WORK_AFTER_FORK = """
+import torch
+from torchcheck._distributed_runner import run_forked
+
+def parallel_work(rank):
+    torch.randn(4_000_000).exp_().sum()  # large enough for an OpenMP parallel region
+    return torch.get_num_threads()
+
+torch.set_num_threads(2)
+parallel_work(0)  # the parent's OpenMP thread pool is now running
+result = run_forked(parallel_work, 1, timeout=60)
+assert not result.failed, result
+print(result.outcomes[0].returned)
+"""
+
+
+def test_a_rank_forked_after_the_parent_ran_parallel_cpu_work_does_not_hang() -> None:
+    """GNU OpenMP's pool does not survive a fork; a rank that used two threads here hung
+    until the timeout on every machine with more cores than ranks."""
+    result = subprocess.run(
+        [sys.executable, "-c", PARALLEL_WORK_AFTER_FORK], capture_output=True, text=True, timeout=120
+    )
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert result.stdout.split() == ["1"]
