@@ -192,12 +192,17 @@ class Deeper(Scaled):
             self._constructors[-1][1][0] = True
 
     def visit_Assign(self, node: cst.Assign) -> None:
-        if self._constructors and any(self._registers(target.target, node.value) for target in node.targets):
+        if self._uninitialised_so_far() and any(self._registers(target.target, node.value) for target in node.targets):
             self._registering.add(self._constructors[-1][0])
 
     def visit_AnnAssign(self, node: cst.AnnAssign) -> None:
-        if self._constructors and node.value is not None and self._registers(node.target, node.value):
+        if self._uninitialised_so_far() and node.value is not None and self._registers(node.target, node.value):
             self._registering.add(self._constructors[-1][0])
+
+    def _uninitialised_so_far(self) -> bool:
+        """In a constructor that has not called an ``__init__`` yet (most call it first, and
+        then what they store does not matter)."""
+        return bool(self._constructors) and not self._constructors[-1][1][0]
 
     def _registers(self, target: cst.BaseExpression, value: cst.BaseExpression) -> bool:
         """``self.x = <module or parameter>``: what ``nn.Module.__setattr__`` needs the
