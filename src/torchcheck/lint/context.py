@@ -528,6 +528,8 @@ class LintContext:
         self._summaries: ModuleSummaries | None = None
         self._call_summaries: dict[cst.Call, FunctionSummary | None] = {}
         self._positions: Positions | None = None
+        # the statement of the module's body the walk is in; it locates findings cheaply
+        self.top_level_statement: cst.CSTNode | None = None
         # Names across files and the file's export summary, when the engine lints a file
         # for the project index (see lint/exports.py); None for a bare walk.
         self.project: ProjectFacts | None = None

@@ -76,7 +76,11 @@ def _walk(module: cst.Module, rules: Sequence[type[Rule]], settings: LintSetting
     context.project = ProjectFacts(context, text)
     expected = ExpectedFailureBlocks(context)
     instances = [rule(context) for rule in rules]
-    BatchedWalker([context, context.project, expected, *instances]).walk(module)
+
+    def entering(statement: cst.CSTNode) -> None:
+        context.top_level_statement = statement
+
+    BatchedWalker([context, context.project, expected, *instances]).walk_module(module, entering)
     reports = [report for instance in instances for report in instance.reports]
     return _Walked(reports, context.project.export_summary(), expected.blocks)
 
@@ -89,8 +93,9 @@ class _Located:
         self.lines = source_lines(text)
         self._positions = Positions(module, text)
 
-    def range_of(self, node: cst.CSTNode) -> CodeRange:
-        return self._positions[node]
+    def range_of(self, node: cst.CSTNode, near: cst.CSTNode | None = None) -> CodeRange:
+        """Where ``node`` is; ``near``, the module-level statement holding it, makes that cheap."""
+        return self._positions.locate(node, near)
 
     def line(self, row: int) -> str:
         return self.lines[row - 1] if 0 < row <= len(self.lines) else ""
@@ -98,10 +103,10 @@ class _Located:
 
 def _suppression_range(report: Report, located: _Located) -> tuple[int, int]:
     """A finding is silenced by a comment on its own lines or on its whole simple statement."""
-    node_range = located.range_of(report.node)
+    node_range = located.range_of(report.node, report.top_level)
     first, last = node_range.start.line, node_range.end.line
     if report.statement is not None:
-        statement_range = located.range_of(report.statement)
+        statement_range = located.range_of(report.statement, report.top_level)
         first, last = min(first, statement_range.start.line), max(last, statement_range.end.line)
     return first, last
 
@@ -109,7 +114,7 @@ def _suppression_range(report: Report, located: _Located) -> tuple[int, int]:
 def _fix_of(report: Report, located: _Located) -> Fix | None:
     if report.replacement is None or report.replace_target is None:
         return None
-    target = located.range_of(report.replace_target)
+    target = located.range_of(report.replace_target, report.top_level)
     content = "" if isinstance(report.replacement, cst.RemovalSentinel) else located.module.code_for_node(report.replacement)
     edit = Edit(
         content,
@@ -126,7 +131,7 @@ def _diagnostics(filename: str, reports: list[Report], located: _Located, suppre
         first, last = _suppression_range(report, located)
         if suppressions.suppresses(report.rule.code, report.rule.name, first, last):
             continue
-        node_range = located.range_of(report.node)
+        node_range = located.range_of(report.node, report.top_level)
         start = Location(node_range.start.line, node_range.start.column + 1)
         key = (report.rule.code, start.row, start.column)
         if key in seen:
@@ -151,11 +156,12 @@ def _outside(blocks: list[cst.CSTNode], reports: list[Report], located: _Located
     """The reports that do not lie in a block where a test expects an error or a warning."""
     if not blocks:
         return reports
-    spans = [(located.range_of(block).start.line, located.range_of(block).end.line) for block in blocks]
+    ranges = [located.range_of(block, near=block) for block in blocks]  # exact for module-level blocks
+    spans = [(block_range.start.line, block_range.end.line) for block_range in ranges]
     return [
         report
         for report in reports
-        if not any(first <= located.range_of(report.node).start.line <= last for first, last in spans)
+        if not any(first <= located.range_of(report.node, report.top_level).start.line <= last for first, last in spans)
     ]
 
 
@@ -282,7 +288,7 @@ def _non_overlapping(reports: list[Report], located: _Located) -> list[Report]:
     chosen_ranges: list[CodeRange] = []
     for report in reports:
         assert report.replace_target is not None
-        target = located.range_of(report.replace_target)
+        target = located.range_of(report.replace_target, report.top_level)
         if any(_contains(other, target) or _contains(target, other) for other in chosen_ranges):
             continue
         chosen.append(report)

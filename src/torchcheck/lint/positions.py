@@ -88,27 +88,105 @@ def _original_line_numbers(generated: str, original: str) -> list[int] | None:
     return numbers
 
 
+def _only_line_start_occurrence(text: str, part: str) -> int | None:
+    """Where ``part`` starts in ``text`` at the start of a line, if it does so exactly once."""
+    found = None
+    index = text.find(part)
+    while index >= 0:
+        if index == 0 or text[index - 1] in "\r\n":
+            if found is not None:
+                return None
+            found = index
+        index = text.find(part, index + 1)
+    return found
+
+
+def _codegen(node: cst.CSTNode, module: cst.Module) -> _TokenSpans:
+    state = _TokenSpans(default_indent=module.default_indent, default_newline=module.default_newline)
+    node._codegen(state)
+    return state
+
+
+class _TextPositions:
+    """Offsets into a text, as lines and columns."""
+
+    def __init__(self, text: str) -> None:
+        self._text = _one_newline_per_line_break(text)
+
+    def at(self, offset: int) -> CodePosition:
+        line_start = self._text.rfind("\n", 0, offset) + 1
+        return CodePosition(self._text.count("\n", 0, offset) + 1, offset - line_start)
+
+
+class _StatementSpans:
+    """The spans of one top-level statement's nodes, as offsets into the file's text."""
+
+    def __init__(self, state: _TokenSpans, start: int) -> None:
+        self.spans = state.spans
+        self.offsets = [start + offset for offset in itertools.accumulate(map(len, state.tokens), initial=0)]
+
+
 class Positions:
     """Where each node of ``module`` is, as libcst's ``PositionProvider`` would say; given
-    the file's ``source`` text, lines are numbered as in that text."""
+    the file's ``source`` text, lines are numbered as in that text.
+
+    ``positions[node]`` regenerates the whole module once. :meth:`locate` with the node's
+    top-level statement regenerates only that statement and finds its code in ``source``;
+    a file with findings in one class of a long model file pays for that class alone.
+    """
 
     def __init__(self, module: cst.Module, source: str | None = None) -> None:
-        state = _TokenSpans(default_indent=module.default_indent, default_newline=module.default_newline)
-        module._codegen(state)
-        self._spans = state.spans
-        self._offsets = list(itertools.accumulate(map(len, state.tokens), initial=0))
-        code = "".join(state.tokens)
-        self._code = _one_newline_per_line_break(code)
-        self._line_numbers = None if source is None else _original_line_numbers(code, source)
-
-    def _position(self, token_index: int) -> CodePosition:
-        offset = self._offsets[token_index]
-        line_start = self._code.rfind("\n", 0, offset) + 1
-        line = self._code.count("\n", 0, offset) + 1
-        if self._line_numbers is not None:
-            line = self._line_numbers[line - 1]
-        return CodePosition(line, offset - line_start)
+        self._module = module
+        self._source = source
+        self._whole: tuple[dict[cst.CSTNode, tuple[int, int]], list[int], str, list[int] | None] | None = None
+        self._statements: dict[cst.CSTNode, _StatementSpans | None] = {}
+        self._text_positions: _TextPositions | None = None
 
     def __getitem__(self, node: cst.CSTNode) -> CodeRange:
-        start, end = self._spans[node]
-        return CodeRange(self._position(start), self._position(end))
+        spans, offsets, code, line_numbers = self._whole or self._regenerate_module()
+        start, end = spans[node]
+        return CodeRange(
+            _position(code, offsets[start], line_numbers), _position(code, offsets[end], line_numbers)
+        )
+
+    def locate(self, node: cst.CSTNode, statement: cst.CSTNode | None) -> CodeRange:
+        """Where ``node`` is, given the top-level statement that holds it (a hint: a wrong or
+        missing one costs the whole module's codegen, never a wrong position)."""
+        found = self._statement(statement) if statement is not None else None
+        if found is None or node not in found.spans:
+            return self[node]
+        start, end = found.spans[node]
+        assert self._text_positions is not None
+        return CodeRange(self._text_positions.at(found.offsets[start]), self._text_positions.at(found.offsets[end]))
+
+    def _statement(self, statement: cst.CSTNode) -> _StatementSpans | None:
+        if statement not in self._statements:
+            self._statements[statement] = self._regenerate_statement(statement)
+        return self._statements[statement]
+
+    def _regenerate_statement(self, statement: cst.CSTNode) -> _StatementSpans | None:
+        if self._source is None or statement not in self._module.body:
+            return None
+        state = _codegen(statement, self._module)
+        start = _only_line_start_occurrence(self._source, "".join(state.tokens))
+        if start is None:  # repeated, or not the file's own text (a dropped continuation line)
+            return None
+        if self._text_positions is None:
+            self._text_positions = _TextPositions(self._source)
+        return _StatementSpans(state, start)
+
+    def _regenerate_module(self) -> tuple[dict[cst.CSTNode, tuple[int, int]], list[int], str, list[int] | None]:
+        state = _codegen(self._module, self._module)
+        offsets = list(itertools.accumulate(map(len, state.tokens), initial=0))
+        code = "".join(state.tokens)
+        line_numbers = None if self._source is None else _original_line_numbers(code, self._source)
+        self._whole = (state.spans, offsets, _one_newline_per_line_break(code), line_numbers)
+        return self._whole
+
+
+def _position(code: str, offset: int, line_numbers: list[int] | None) -> CodePosition:
+    line_start = code.rfind("\n", 0, offset) + 1
+    line = code.count("\n", 0, offset) + 1
+    if line_numbers is not None:
+        line = line_numbers[line - 1]
+    return CodePosition(line, offset - line_start)

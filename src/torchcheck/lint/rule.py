@@ -67,6 +67,7 @@ class Report:
     node: cst.CSTNode
     message: str
     statement: cst.CSTNode | None = None  # the enclosing simple statement, for noqa ranges
+    top_level: cst.CSTNode | None = None  # the module-level statement being walked when it was found
     replace_target: cst.CSTNode | None = None
     replacement: cst.CSTNode | cst.RemovalSentinel | None = None
     fix_safety: FixSafety = FixSafety.NONE  # of this finding's replacement: the rule's, or weaker
@@ -169,6 +170,7 @@ class Rule:
                 node=node,
                 message=message or self.message,
                 statement=self.context.current_statement,
+                top_level=self.context.top_level_statement,
                 replace_target=(replace_target or node) if replacement is not None else None,
                 replacement=replacement,
                 fix_safety=_weaker(self.fix_safety, fix_safety) if replacement is not None else FixSafety.NONE,

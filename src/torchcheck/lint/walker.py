@@ -23,6 +23,9 @@ _SYNTAX_ONLY_FIELDS = frozenset(
 )
 
 _Handler = Callable[[cst.CSTNode], object]
+# What the walk does at a node of one type: its visit handlers, the fields holding its
+# children, its leave handlers.
+_Plan = tuple[tuple[_Handler, ...], tuple[str, ...], tuple[_Handler, ...]]
 
 
 def _child_fields(node_type: type[cst.CSTNode]) -> tuple[str, ...]:
@@ -38,21 +41,36 @@ def _child_fields(node_type: type[cst.CSTNode]) -> tuple[str, ...]:
 
 
 _FIELDS_BY_TYPE: dict[type[cst.CSTNode], tuple[str, ...]] = {}
+# Whether a field value's type is a node: ``isinstance(value, cst.CSTNode)`` goes through
+# ABCMeta on every call, and the walk asks it millions of times per corpus.
+_IS_NODE_TYPE: dict[type, bool] = {}
+
+
+def _fields_of(node_type: type[cst.CSTNode]) -> tuple[str, ...]:
+    fields = _FIELDS_BY_TYPE.get(node_type)
+    if fields is None:
+        fields = _FIELDS_BY_TYPE[node_type] = _child_fields(node_type)
+    return fields
+
+
+def _is_node(value: object) -> bool:
+    value_type = type(value)
+    known = _IS_NODE_TYPE.get(value_type)
+    if known is None:
+        known = _IS_NODE_TYPE[value_type] = issubclass(value_type, cst.CSTNode)
+    return known
 
 
 def children(node: cst.CSTNode) -> list[cst.CSTNode]:
     """The semantic children of ``node`` in source order (syntax-only tokens left out)."""
-    node_type = type(node)
-    fields = _FIELDS_BY_TYPE.get(node_type)
-    if fields is None:
-        fields = _FIELDS_BY_TYPE[node_type] = _child_fields(node_type)
     found: list[cst.CSTNode] = []
-    for name in fields:
+    for name in _fields_of(type(node)):
         value = getattr(node, name)
-        if isinstance(value, cst.CSTNode):
+        value_type = type(value)
+        if value_type is tuple or value_type is list:
+            found.extend(item for item in value if _is_node(item))
+        elif _is_node(value):
             found.append(value)
-        elif isinstance(value, (tuple, list)):
-            found.extend(item for item in value if isinstance(item, cst.CSTNode))
     return found
 
 
@@ -66,31 +84,45 @@ class BatchedWalker:
 
     def __init__(self, visitors: Sequence[object]) -> None:
         self._visitors = tuple(visitors)
-        self._visit: dict[type, tuple[_Handler, ...]] = {}
-        self._leave: dict[type, tuple[_Handler, ...]] = {}
+        self._plans: dict[type, _Plan] = {}
 
-    def _handlers(self, node_type: type) -> tuple[tuple[_Handler, ...], tuple[_Handler, ...]]:
-        visit = self._visit.get(node_type)
-        if visit is None:
-            type_name = node_type.__name__
-            visit = tuple(
-                handler
-                for visitor in self._visitors
-                if (handler := getattr(visitor, f"visit_{type_name}", None)) is not None
-            )
-            self._visit[node_type] = visit
-            self._leave[node_type] = tuple(
-                handler
-                for visitor in reversed(self._visitors)
-                if (handler := getattr(visitor, f"leave_{type_name}", None)) is not None
-            )
-        return visit, self._leave[node_type]
+    def _plan(self, node_type: type[cst.CSTNode]) -> _Plan:
+        type_name = node_type.__name__
+        visit = tuple(
+            handler for visitor in self._visitors if (handler := getattr(visitor, f"visit_{type_name}", None)) is not None
+        )
+        leave = tuple(
+            handler
+            for visitor in reversed(self._visitors)
+            if (handler := getattr(visitor, f"leave_{type_name}", None)) is not None
+        )
+        plan = self._plans[node_type] = (visit, _fields_of(node_type), leave)
+        return plan
 
     def walk(self, node: cst.CSTNode) -> None:
-        visit, leave = self._handlers(type(node))
+        node_type = type(node)
+        visit, fields, leave = self._plans.get(node_type) or self._plan(node_type)
         for handler in visit:
             handler(node)
-        for child in children(node):
-            self.walk(child)
+        for name in fields:
+            value = getattr(node, name)
+            value_type = type(value)
+            if value_type is tuple or value_type is list:
+                for item in value:
+                    if _is_node(item):
+                        self.walk(item)
+            elif _is_node(value):
+                self.walk(value)
         for handler in leave:
             handler(node)
+
+    def walk_module(self, module: cst.Module, entering: Callable[[cst.CSTNode], object]) -> None:
+        """Walk ``module``, calling ``entering(statement)`` before each top-level statement."""
+        visit, _, leave = self._plans.get(cst.Module) or self._plan(cst.Module)
+        for handler in visit:
+            handler(module)
+        for statement in module.body:
+            entering(statement)
+            self.walk(statement)
+        for handler in leave:
+            handler(module)
