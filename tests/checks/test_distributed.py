@@ -124,6 +124,13 @@ def test_data_parallel_training_equals_single_process_training(strategy: str) ->
         assert_data_parallel_equivalent(mlp, adamw_with_schedule, train_step, global_batches(), strategy=strategy)
 
 
+def test_a_model_with_dropout_trains_alike_with_its_dropout_switched_off() -> None:
+    def mlp_with_dropout() -> nn.Module:
+        return nn.Sequential(nn.Linear(6, 16), nn.ReLU(), nn.Dropout(0.5), nn.Linear(16, 3))
+
+    assert_data_parallel_equivalent(mlp_with_dropout, sgd, train_step, global_batches())
+
+
 def test_dict_batches_are_sharded_value_by_value() -> None:
     def dict_step(model: nn.Module, optimizer: torch.optim.Optimizer, batch: dict[str, torch.Tensor]) -> None:
         # a shard of 4 on each rank, the global batch of 8 in the single-process run

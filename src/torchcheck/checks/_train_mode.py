@@ -1,9 +1,11 @@
 """Which layers that behave differently in train mode actually ran in train mode.
 
 Checks that compare two runs of the user's training code (accumulated vs. whole batch,
-low precision vs. float32) name these layers when they explain a difference:
-BatchNorm normalises with the statistics of the batch it sees, dropout draws masks.
-The mode at call time is what counts, since the user's code may call ``model.train()``.
+low precision vs. float32) name these layers when they explain a difference: BatchNorm
+normalises with the statistics of the batch it sees. The mode at call time is what
+counts, since the user's code may call ``model.train()``. Dropout draws masks that
+cannot agree between one batch and its parts by construction, so checks that split
+batches switch it off instead (:func:`dropout_switched_off`).
 """
 
 from __future__ import annotations
@@ -15,7 +17,7 @@ from typing import Any
 
 from torch import nn
 
-__all__ = ["TrainModeLayers", "module_list", "recording_train_mode_layers"]
+__all__ = ["TrainModeLayers", "dropout_switched_off", "module_list", "recording_train_mode_layers"]
 
 
 @dataclass
@@ -23,25 +25,37 @@ class TrainModeLayers:
     """Module paths of the layers that ran in train mode while recording."""
 
     batch_statistics: set[str] = field(default_factory=set)
-    dropout: set[str] = field(default_factory=set)
 
 
 @contextlib.contextmanager
 def recording_train_mode_layers(model: nn.Module) -> Iterator[TrainModeLayers]:
-    """Record BatchNorm layers (any ``_BatchNorm``, also ``SyncBatchNorm``) and dropout
-    layers with ``p > 0`` whose forward runs in train mode; the hooks are removed on exit."""
+    """Record BatchNorm layers (any ``_BatchNorm``, also ``SyncBatchNorm``) whose forward
+    runs in train mode; the hooks are removed on exit."""
     found = TrainModeLayers()
     handles = []
     for name, module in model.named_modules():
         if isinstance(module, nn.modules.batchnorm._BatchNorm):
             handles.append(module.register_forward_pre_hook(_recorder(name, found.batch_statistics)))
-        elif isinstance(module, nn.modules.dropout._DropoutNd) and module.p > 0:
-            handles.append(module.register_forward_pre_hook(_recorder(name, found.dropout)))
     try:
         yield found
     finally:
         for handle in handles:
             handle.remove()
+
+
+@contextlib.contextmanager
+def dropout_switched_off(model: nn.Module) -> Iterator[None]:
+    """Set ``p = 0`` on every dropout layer of ``model`` (``nn.Dropout`` and its kin) for
+    the block, and put each ``p`` back on exit. Attention modules that read their dropout
+    rate from such a layer (``dropout_p=self.attn_dropout.p``) are switched off with it."""
+    rates = {module: module.p for module in model.modules() if isinstance(module, nn.modules.dropout._DropoutNd)}
+    for module in rates:
+        module.p = 0.0
+    try:
+        yield
+    finally:
+        for module, rate in rates.items():
+            module.p = rate
 
 
 def _recorder(name: str, found: set[str]) -> Callable[[nn.Module, Any], None]:

@@ -13,7 +13,12 @@ from torch import nn
 
 from torchcheck.checks._compare import callable_name, first_mismatch, indent
 from torchcheck.checks._inputs import instantiate
-from torchcheck.checks._train_mode import TrainModeLayers, module_list, recording_train_mode_layers
+from torchcheck.checks._train_mode import (
+    TrainModeLayers,
+    dropout_switched_off,
+    module_list,
+    recording_train_mode_layers,
+)
 from torchcheck.checks.errors import CheckFailed
 from torchcheck.checks.seeding import seed_everything
 from torchcheck.checks.state import preserved_state
@@ -86,10 +91,6 @@ Cause: batch-statistics layers in train mode: {modules} normalise each micro-bat
 accumulation cannot be exact. Check with these layers in eval mode (model.eval() for \
 them, or GroupNorm/LayerNorm), or pass a tolerance (rtol=, atol=) you accept."""
 
-_CAUSE_DROPOUT = """\
-Cause: dropout in train mode: {modules} draw different masks for the whole batch and \
-for micro-batches. Check with dropout off (p=0 or eval mode for those modules)."""
-
 _CAUSE_UNKNOWN = """\
 The update is {ratio:.3g} times the whole-batch update (cosine {cosine:.4f}). Check \
 that each micro-batch's loss is divided by accumulation_steps, that gradients are \
@@ -142,9 +143,11 @@ def assert_accumulation_equivalent(
     Both runs build the model and optimizer with the same seed and start with every RNG
     seeded alike. On failure the message names the cause when it can tell: the loss not
     divided by ``accumulation_steps``, ``zero_grad`` on every micro-batch, a step on
-    every micro-batch, or batch-statistics layers (BatchNorm) and dropout in train
-    mode. ``make_optimizer`` may return ``(optimizer, scheduler)``; the scheduler is
-    not stepped. RNG and global torch state are restored afterwards.
+    every micro-batch, or batch-statistics layers (BatchNorm) in train mode. Dropout
+    layers are switched off (``p = 0``) in both runs: masks drawn for a batch and for
+    its micro-batches cannot agree, whatever the loop does. ``make_optimizer`` may
+    return ``(optimizer, scheduler)``; the scheduler is not stepped. RNG and global
+    torch state are restored afterwards.
     """
     if isinstance(accumulation_steps, bool) or not isinstance(accumulation_steps, int) or accumulation_steps < 2:
         raise ValueError(_BAD_STEPS.format(value=accumulation_steps))
@@ -246,7 +249,11 @@ def _run(setup: _Setup, micro_batches: list[Any], steps: int, run: str) -> _Run:
     step_calls: list[int] = []
     seed_everything(_SEED)
     try:
-        with _counting_steps(optimizer, step_calls), recording_train_mode_layers(model) as layers:
+        with (
+            _counting_steps(optimizer, step_calls),
+            recording_train_mode_layers(model) as layers,
+            dropout_switched_off(model),
+        ):
             setup.train_fn(model, optimizer, micro_batches, steps)
     except Exception as error:  # the user's loop failing is the finding
         raise CheckFailed(
@@ -317,8 +324,6 @@ def _cause(
             modules=module_list(accumulated.layers.batch_statistics), micro_size=batch_size // steps,
             batch_size=batch_size,
         )
-    if accumulated.layers.dropout:
-        return _CAUSE_DROPOUT.format(modules=module_list(accumulated.layers.dropout))
     return _CAUSE_UNKNOWN.format(ratio=ratio, cosine=cosine)
 
 

@@ -26,7 +26,12 @@ from torchcheck.checks._ranks import (
     rank_device,
     shard_model,
 )
-from torchcheck.checks._train_mode import TrainModeLayers, module_list, recording_train_mode_layers
+from torchcheck.checks._train_mode import (
+    TrainModeLayers,
+    dropout_switched_off,
+    module_list,
+    recording_train_mode_layers,
+)
 from torchcheck.checks.accumulation import _batched_tensors, _slice
 from torchcheck.checks.errors import CheckFailed
 from torchcheck.checks.seeding import seed_everything
@@ -131,9 +136,6 @@ Cause: BatchNorm without SyncBatchNorm: {modules} normalise each rank's {shard} 
 shard's own mean and variance, not the global batch's. Convert them with \
 torch.nn.SyncBatchNorm.convert_sync_batchnorm(model) before wrapping (SyncBatchNorm runs \
 on GPUs), or use a normalisation without batch statistics (GroupNorm, LayerNorm)."""
-_CAUSE_DROPOUT = """\
-Cause: dropout in train mode: {modules} draw their masks per rank, not for the global \
-batch. Check with dropout off (p=0, or eval mode for those modules)."""
 _OWN_PRECISION = """
 Note: both runs trained in the model's own precision, since in float64 {name} raised \
 {error}. Rounding alone can then move parameters that an optimizer such as Adam updates \
@@ -230,7 +232,9 @@ def assert_data_parallel_equivalent(
     torchrun) it runs on the caller's ranks, on their GPUs when the group uses nccl. On
     failure the message names the first diverging parameter and step and the likely
     cause: BatchNorm without SyncBatchNorm, a loss summed instead of averaged, unused
-    parameters, data not sharded, a forward that bypasses the DDP wrapper, or dropout.
+    parameters, data not sharded, or a forward that bypasses the DDP wrapper. Dropout
+    layers are switched off (``p = 0``) in every run: masks drawn per rank cannot agree
+    with masks drawn for the global batch.
     """
     world_size = check_world_size(_CHECK, "world_size", world_size)
     strategy = check_strategy(_CHECK, strategy)
@@ -406,7 +410,7 @@ def _train(
     optimizer, scheduler = _optimizer_and_scheduler(setup.make_optimizer(model))
     run = _Run(initial=_parameters(module))
     seed_everything(_SEED)
-    with recording_train_mode_layers(module) as run.layers:
+    with recording_train_mode_layers(module) as run.layers, dropout_switched_off(module):
         for step, batch in enumerate(batches, start=1):
             error = _step(setup, model, optimizer, scheduler, batch)
             if part is not None and reference is not None and error is None and setup.strategy == "ddp":
@@ -576,8 +580,6 @@ def _cause(setup: _Setup, reference: _Run, distributed: _Run, step: int) -> str:
     if distributed.layers.batch_statistics:
         unsynced = sorted(distributed.layers.batch_statistics)
         return _CAUSE_BATCH_NORM.format(modules=module_list(unsynced), shard=_shard_words(setup))
-    if distributed.layers.dropout:
-        return _CAUSE_DROPOUT.format(modules=module_list(distributed.layers.dropout))
     return _CAUSE_UNKNOWN.format(ratio=ratio, cosine=cosine)
 
 
