@@ -107,13 +107,16 @@ def _live_graph_tensors() -> Iterator[torch.Tensor]:
 
 
 def _count_nodes(roots: list[Any]) -> int:
-    seen: set[int] = set()
+    # Node wrappers are kept alive until the count is done: torch may build a new Python
+    # wrapper on every next_functions access and free it as soon as it is dropped, and a
+    # later wrapper at the same address would then pass for a node already counted.
+    seen: dict[int, Any] = {}
     stack = [root for root in roots if root is not None]
     while stack:
         node = stack.pop()
         if id(node) in seen:
             continue
-        seen.add(id(node))
+        seen[id(node)] = node
         stack.extend(next_fn for next_fn, _ in getattr(node, "next_functions", ()) if next_fn is not None)
     return len(seen)
 
