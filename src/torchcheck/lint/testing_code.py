@@ -62,16 +62,23 @@ def _is_test_file(filename: str) -> bool:
 
 
 def _imports_pytest(module: cst.Module) -> bool:
-    for line in module.body:
-        for statement in line.body if isinstance(line, cst.SimpleStatementLine) else ():
-            if isinstance(statement, cst.Import) and any(
-                (dotted_name(alias.name) or "").split(".")[0] == _PYTEST for alias in statement.names
-            ):
-                return True
-            if isinstance(statement, cst.ImportFrom) and statement.module is not None:
-                if (dotted_name(statement.module) or "").split(".")[0] == _PYTEST:
-                    return True
-    return False
+    """Whether a module-level ``import pytest`` / ``from pytest import ...`` is in the file."""
+    return any(
+        _PYTEST in _imported_packages(statement)
+        for line in module.body
+        if isinstance(line, cst.SimpleStatementLine)
+        for statement in line.body
+    )
+
+
+def _imported_packages(statement: cst.BaseSmallStatement) -> set[str]:
+    if isinstance(statement, cst.Import):
+        names = [dotted_name(alias.name) for alias in statement.names]
+    elif isinstance(statement, cst.ImportFrom) and statement.module is not None:
+        names = [dotted_name(statement.module)]
+    else:
+        return set()
+    return {name.split(".")[0] for name in names if name is not None}
 
 
 def _test_code_in(statements: Sequence[cst.CSTNode], search: _Search) -> Iterator[cst.CSTNode]:
