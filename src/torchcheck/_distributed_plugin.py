@@ -136,9 +136,17 @@ def _tear_down_for_next(item: pytest.Item, nextitem: pytest.Item | None) -> str 
 
 
 def forks_ranks(plan: DistributedPlan) -> bool:
-    """Whether the ranks are forks of this process (CPU) or fresh processes (CUDA,
-    which a fork cannot use once the parent initialised it; or no fork on the platform)."""
-    return plan.device == "cpu" and hasattr(os, "fork")
+    """Whether the ranks are forks of this process (CPU) or fresh processes: for CUDA,
+    which a fork cannot use once the parent initialised it; for CPU too once this
+    process initialised CUDA, since a fork of it can then neither run backward after a
+    CUDA backward (autograd's device threads are gone) nor save a distributed checkpoint;
+    and where the platform has no fork."""
+    return plan.device == "cpu" and hasattr(os, "fork") and not _cuda_initialised_here()
+
+
+def _cuda_initialised_here() -> bool:
+    torch = sys.modules.get("torch")  # never import torch just to ask
+    return torch is not None and torch.cuda.is_initialized()
 
 
 def _start_ranks(item: pytest.Item, plan: DistributedPlan, settings: Settings) -> runner.RanksResult:
@@ -180,7 +188,10 @@ def rank_command(item: pytest.Item, settings: Settings) -> list[str]:
     settings that must agree across ranks (seed, devices, configuration file)."""
     config = item.config
     command = [sys.executable, "-m", "pytest", item.nodeid, "-q", "-p", "no:cacheprovider"]
-    command += ["-p", "no:xdist", "-p", "no:randomly", "--rootdir", str(config.rootpath)]
+    # xdist stays loaded (with -n 0: no workers) when the session has it, so that its
+    # options in the configuration's addopts (-n auto, --maxschedchunk) still parse.
+    without_xdist = ["-n", "0"] if config.pluginmanager.hasplugin("xdist") else []
+    command += [*without_xdist, "-p", "no:randomly", "--rootdir", str(config.rootpath)]
     if config.inipath is not None:
         command += ["-c", str(config.inipath)]
     command.append(f"--torch-seed={settings.seed}")

@@ -524,6 +524,19 @@ def test_a_cuda_run_starts_each_rank_as_a_fresh_pytest_process(
     )
 
 
+def test_fresh_rank_processes_accept_the_xdist_options_of_the_configuration(
+    pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A rank started as a fresh pytest reads the same addopts; with xdist switched off
+    by -p no:xdist, an option such as --maxschedchunk (or -n auto) stopped every rank."""
+    monkeypatch.setattr(distributed_plugin, "forks_ranks", lambda plan: False)
+    pytester.makeini("[pytest]\naddopts = --maxschedchunk 1\n")
+    pytester.makepyfile(FAILS_ON_RANK_1)
+    result = pytester.runpytest()
+    result.assert_outcomes(failed=1)
+    result.stdout.fnmatch_lines(["failed on rank 1 of 2: AssertionError: rank 1 is not rank 0"])
+
+
 @pytest.mark.starts_first
 def test_under_torchrun_the_file_runs_in_place_and_a_hang_ends_every_rank_with_its_stack(
     pytester: pytest.Pytester,

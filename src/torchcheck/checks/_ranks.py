@@ -58,6 +58,15 @@ _BAD_WORLD_SIZE = "{check}: {name} must be a positive integer, got {value!r}"
 _RANKS_FAILED = "{check}: the ranks it started did not finish normally:\n{details}"
 _RANK_RAISED = "{check}: rank {rank} raised {type_name}:\n{traceback}"
 _INPUT_ERRORS = (ValueError, TypeError)
+_FORK_AFTER_CUDA = (
+    "{check}: starts its {world_size} CPU ranks as forks of this process, but this process "
+    "has initialised CUDA, and a fork of it cannot run backward once a backward ran on CUDA "
+    "here, nor save a distributed checkpoint. Call the check from a test marked "
+    "@pytest.mark.distributed(world_size={world_size}): its ranks then start as fresh "
+    "processes and the check runs on them. Or call it before this process uses CUDA "
+    "(with pytest-xdist, a worker runs many tests: keep CUDA tests apart, e.g. "
+    "@pytest.mark.xdist_group and --dist loadgroup)."
+)
 
 
 Verdict = str | None
@@ -83,6 +92,8 @@ def _verdict_of_spawned_ranks(check: str, work: Callable[[int], Verdict], world_
     itself (a ``CheckFailed``) gives the verdict even when other ranks had to be stopped
     (they wait in a collective the failing rank never joined); bad input is raised as
     the ``ValueError`` or ``TypeError`` every rank raised."""
+    if torch.cuda.is_initialized():
+        raise RuntimeError(_FORK_AFTER_CUDA.format(check=check, world_size=world_size))
     result = runner.run_forked(
         work, world_size, backend="gloo", timeout=SPAWNED_TIMEOUT_SECONDS, grace=SPAWNED_GRACE_SECONDS
     )
