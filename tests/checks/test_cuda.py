@@ -36,6 +36,9 @@ def probe(rank):
         torch.manual_seed(rank)
     return {"devices": [d.type for d in available_devices()], "cuda_initialised": torch.cuda.is_initialized()}
 
+with preserved_state():  # capturing and restoring RNG state here must not start CUDA either
+    torch.manual_seed(0)
+assert not torch.cuda.is_initialized()
 result = run_forked(probe, 2, timeout=120)
 assert not result.failed, result
 assert not torch.cuda.is_initialized()
@@ -83,7 +86,7 @@ def test_after_a_cuda_backward_a_distributed_test_runs_its_cpu_ranks_as_fresh_pr
 
 
 @needs_cuda
-def test_a_forked_cpu_rank_never_initialises_cuda_and_lists_no_cuda_device() -> None:
+def test_neither_preserved_state_nor_a_forked_cpu_rank_initialises_cuda() -> None:
     result = subprocess.run([sys.executable, "-c", FORKED_RANK_PROBE], capture_output=True, text=True)
     assert result.returncode == 0, result.stderr
     ranks = json.loads(result.stdout.splitlines()[-1])

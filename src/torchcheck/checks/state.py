@@ -385,7 +385,10 @@ def cuda_usable() -> bool:
 
 
 def _cuda_rng_in_play() -> bool:
-    return torch.cuda.is_initialized() or cuda_usable()
+    # Not "available": reading a generator initialises CUDA, and a CPU-only run on a GPU
+    # machine would then hold a CUDA context for nothing, which also leaves every later
+    # fork of the process unable to run backward or save a distributed checkpoint.
+    return torch.cuda.is_initialized()
 
 
 def _mps_available() -> bool:
@@ -396,9 +399,10 @@ def _mps_available() -> bool:
 def capture_rng_state() -> RngState:
     """Snapshot python, numpy, torch CPU, every CUDA device and MPS generators.
 
-    CUDA generators are read only when CUDA is initialised or usable in this process
-    (:func:`cuda_usable`): on a machine without a GPU, in a forked CPU rank, or in a fork
-    of a process that initialised CUDA, there are none to read.
+    CUDA generators are read only when CUDA is initialised in this process (never in a
+    fork of a process that initialised it). Until then they hold no state to restore:
+    ``torch.manual_seed`` and :func:`~torchcheck.seeded` queue their seed for CUDA, and a
+    block that starts CUDA starts its generators from that seed.
     """
     np_random = _numpy_random()
     return RngState(
