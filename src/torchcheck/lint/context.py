@@ -527,6 +527,7 @@ class LintContext:
         self._module: cst.Module | None = None
         self._summaries: ModuleSummaries | None = None
         self._call_summaries: dict[cst.Call, FunctionSummary | None] = {}
+        self._call_names: dict[int, tuple[cst.Call, str | None]] = {}
         self._positions: Positions | None = None
         # the statement of the module's body the walk is in; it locates findings cheaply
         self.top_level_statement: cst.CSTNode | None = None
@@ -674,7 +675,15 @@ class LintContext:
         return None
 
     def call_name(self, call: cst.Call) -> str | None:
-        return self.qualified_name(call.func)
+        """``qualified_name`` of what ``call`` calls. Dozens of rules ask it of every call, so
+        the first answer is kept: it is given where the walk meets the call (names bound
+        later in the file cannot change what the call meant there)."""
+        known = self._call_names.get(id(call))
+        if known is not None:
+            return known[1]
+        name = self.qualified_name(call.func)
+        self._call_names[id(call)] = (call, name)  # the node is kept, so its id is never reused
+        return name
 
     def reference_to(self, qualified: str, near: cst.BaseExpression) -> cst.BaseExpression | None:
         """An expression naming ``qualified`` here, for a fix: through the root name of

@@ -87,7 +87,7 @@ class CheckpointWithoutOptimizer(Rule):
     name = "checkpoint-without-optimizer"
     message = "Checkpoint saves the model's `state_dict()` but not the optimizer's; resuming resets the optimizer state"
     default_enabled = False
-    required_text = ("state_dict",)
+    required_text = ("save",)  # it reports `torch.save` calls only
 
     VALID = (
         Valid(

@@ -299,7 +299,7 @@ def reset(layer):
                 self.report(alias, MESSAGE.format(old=old))
 
     def visit_Call(self, node: cst.Call) -> None:
-        if dotted_name(node.func) == "setattr":
+        if isinstance(node.func, cst.Name) and node.func.value == "setattr":
             self._not_used.update(argument.value for argument in node.args)  # patching `nn.init`
         old = _deprecated_name(self.context.call_name(node))
         if old is None:
@@ -335,6 +335,8 @@ def reset(layer):
     def _report_called_through(self, callee: cst.BaseExpression) -> None:
         """A stored reference called through the name or the container that holds it:
         ``init_fn(w)`` after ``init_fn = nn.init.normal``, ``INITIALIZERS[name](w)``."""
+        if not self._uncalled:
+            return
         for reference in self._stored_in(callee, depth=0):
             old = self._uncalled.pop(reference, None)
             if old is not None:

@@ -228,7 +228,8 @@ class PlainContainerRule(ModuleClassRule):
     def __init__(self, context: LintContext) -> None:
         super().__init__(context)
         self._states: list[_ContainerState | None] = []
-        self._locals: list[dict[str, bool]] = []  # per function: local name -> holds an element
+        # per function: local name -> the call it was last assigned (judged only when a container uses it)
+        self._locals: list[dict[str, cst.Call | None]] = []
 
     def is_element_call(self, call: cst.Call) -> bool:
         raise NotImplementedError
@@ -243,9 +244,13 @@ class PlainContainerRule(ModuleClassRule):
         if isinstance(expression, (cst.List, cst.Tuple, cst.Dict)):
             contents = self._contents(expression)  # a nested container: `[[nn.Linear(..), act()]]`
             return (contents.all_elements, contents.names) if contents is not None else (False, frozenset())
-        if isinstance(expression, cst.Name) and self._locals and self._locals[-1].get(expression.value):
+        if isinstance(expression, cst.Name) and self._holds_element(expression.value):
             return True, frozenset({expression.value})
         return False, frozenset()
+
+    def _holds_element(self, name: str) -> bool:
+        assigned = self._locals[-1].get(name) if self._locals else None
+        return assigned is not None and self.is_element_call(assigned)
 
     def _built_element(self, expression: cst.BaseExpression) -> bool:
         """A comprehension's element: a construction or a container of them (a name there is
@@ -339,7 +344,7 @@ class PlainContainerRule(ModuleClassRule):
     def _assigned(self, statement: cst.CSTNode, target: cst.BaseExpression, value: cst.BaseExpression) -> None:
         if isinstance(target, cst.Name):
             if self._locals:
-                self._locals[-1][target.value] = isinstance(value, cst.Call) and self.is_element_call(value)
+                self._locals[-1][target.value] = value if isinstance(value, cst.Call) else None
             return
         state, self_name, function = self._state, self.self_name, self.method
         if state is None or self_name is None or function is None:

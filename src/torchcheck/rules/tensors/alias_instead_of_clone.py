@@ -231,7 +231,8 @@ def clipped(x: torch.Tensor, limit: float, clip: bool) -> torch.Tensor:
     def __init__(self, context: LintContext) -> None:
         super().__init__(context)
         self._scopes: list[_ScopeState] = []
-        self._store_targets: set[cst.Name] = set()  # Name nodes that are not reads
+        # ids of the Name nodes that are not reads (ids: a node's own hash is a Python call)
+        self._store_targets: set[int] = set()
 
     def visit_Module(self, node: cst.Module) -> None:
         self._scopes.append(_ScopeState(parameters=frozenset()))
@@ -247,7 +248,7 @@ def clipped(x: torch.Tensor, limit: float, clip: bool) -> torch.Tensor:
     def visit_Assign(self, node: cst.Assign) -> None:
         for target in node.targets:
             if isinstance(target.target, cst.Name):
-                self._store_targets.add(target.target)
+                self._store_targets.add(id(target.target))
         inplace = next(
             (t.target.value.value for t in node.targets if isinstance(t.target, cst.Subscript) and isinstance(t.target.value, cst.Name)),
             None,
@@ -273,16 +274,18 @@ def clipped(x: torch.Tensor, limit: float, clip: bool) -> torch.Tensor:
             self._modified_in_place(name, node)
 
     def visit_Attribute(self, node: cst.Attribute) -> None:
-        self._store_targets.add(node.attr)  # `obj.name` does not read the variable `name`
+        self._store_targets.add(id(node.attr))  # `obj.name` does not read the variable `name`
 
     def visit_Arg(self, node: cst.Arg) -> None:
         if node.keyword is not None:
-            self._store_targets.add(node.keyword)
+            self._store_targets.add(id(node.keyword))
 
     def visit_Name(self, node: cst.Name) -> None:
-        if node in self._store_targets or not self._scopes:
+        if not self._scopes:
             return
         state = self._scopes[-1]
+        if not state.mutated or id(node) in self._store_targets:
+            return
         for alias, (other, write) in list(state.mutated.items()):
             if node.value != other:
                 continue

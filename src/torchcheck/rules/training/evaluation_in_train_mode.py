@@ -522,6 +522,8 @@ with torch.no_grad():
         self._here().asserts = True
 
     def visit_Call(self, node: cst.Call) -> None:
+        if self.context.in_module_class:
+            return  # a module's own methods: its mode is its owner's business
         summary = self.context.call_summary(node)
         if summary is not None:
             self._helper(node, summary)
@@ -546,6 +548,8 @@ with torch.no_grad():
         return method in _GRADIENT_USES or self.context.call_name(call) in _GRADIENT_FUNCTIONS
 
     def leave_Call(self, original_node: cst.Call) -> None:
+        if self.context.in_module_class:
+            return
         if self.context.call_summary(original_node) is None and self._uses_gradients(original_node):
             self._backward(self.context.flow.event(original_node))
 
@@ -576,8 +580,6 @@ with torch.no_grad():
         facts = self._here()
         if module is None or not (self.context.kind_of(callee) is Kind.MODULE or module in facts.zoo_models):
             return
-        if facts.in_module_class:
-            return  # a module's own methods: its mode is its owner's business
         spellings = {module} | self._aliases(module)
         facts.model_calls.append(_ModelCall(self.context.flow.event(call), frozenset(spellings), module, self.context.in_no_grad))
 
