@@ -335,17 +335,20 @@ def _decorator_target(decorator: cst.Decorator) -> cst.BaseExpression:
 
 def dotted_name(expression: cst.BaseExpression) -> str | None:
     """``a.b.c`` for a Name/Attribute chain, else None (no import resolution)."""
-    if isinstance(expression, cst.Name):
-        return expression.value
-    if isinstance(expression, cst.Attribute):
-        base = dotted_name(expression.value)
-        return f"{base}.{expression.attr.value}" if base else None
+    # `type(...) is`, not isinstance, in the hottest helpers: libcst's node classes are ABCs,
+    # so every isinstance that fails goes through ABCMeta; these classes have no subclasses.
+    expression_type = type(expression)
+    if expression_type is cst.Name:
+        return expression.value  # type: ignore[attr-defined]
+    if expression_type is cst.Attribute:
+        base = dotted_name(expression.value)  # type: ignore[attr-defined]
+        return f"{base}.{expression.attr.value}" if base else None  # type: ignore[attr-defined]
     return None
 
 
 def method_call(expression: cst.BaseExpression) -> tuple[cst.BaseExpression, str] | None:
     """For ``receiver.method(...)`` return ``(receiver, "method")``, else None."""
-    if isinstance(expression, cst.Call) and isinstance(expression.func, cst.Attribute):
+    if type(expression) is cst.Call and type(expression.func) is cst.Attribute:
         return expression.func.value, expression.func.attr.value
     return None
 
@@ -358,10 +361,11 @@ def keyword_argument(call: cst.Call, name: str) -> cst.Arg | None:
 
 
 def _called_name(call: cst.Call) -> str | None:
-    if isinstance(call.func, cst.Attribute):
-        return call.func.attr.value
-    if isinstance(call.func, cst.Name):
-        return call.func.value
+    func_type = type(call.func)
+    if func_type is cst.Attribute:
+        return call.func.attr.value  # type: ignore[attr-defined]
+    if func_type is cst.Name:
+        return call.func.value  # type: ignore[attr-defined]
     return None
 
 
@@ -664,13 +668,14 @@ class LintContext:
 
     def qualified_name(self, expression: cst.BaseExpression) -> str | None:
         """``torch.nn.functional.dropout`` for ``F.dropout`` after ``import torch.nn.functional as F``."""
-        if isinstance(expression, cst.Name):
-            binding = self._lookup(expression.value)
+        expression_type = type(expression)
+        if expression_type is cst.Name:
+            binding = self._lookup(expression.value)  # type: ignore[attr-defined]
             if binding is None or binding.qualified_name in (None, _AMBIGUOUS):
                 return None
             return binding.qualified_name
-        if isinstance(expression, cst.Attribute):
-            base = self.qualified_name(expression.value)
+        if expression_type is cst.Attribute:
+            base = self.qualified_name(expression.value)  # type: ignore[attr-defined]
             return f"{base}.{expression.attr.value}" if base else None
         return None
 
@@ -715,12 +720,13 @@ class LintContext:
         A value derived from another (``x.float()``, ``x[0]``, ``model(x)``) has the kind its
         source implies and its source's evidence: it is a tensor only if ``x`` really is one.
         """
-        if isinstance(expression, cst.Name):
-            return self._infer_name(expression.value)
-        if isinstance(expression, cst.Attribute):
-            return self._infer_attribute(expression)
-        if isinstance(expression, cst.Call):
-            return self._infer_call(expression)
+        expression_type = type(expression)
+        if expression_type is cst.Name:
+            return self._infer_name(expression.value)  # type: ignore[attr-defined]
+        if expression_type is cst.Attribute:
+            return self._infer_attribute(expression)  # type: ignore[arg-type]
+        if expression_type is cst.Call:
+            return self._infer_call(expression)  # type: ignore[arg-type]
         if isinstance(expression, cst.Subscript):
             value = self.kind_and_evidence(expression.value)
             return value if value.kind in TENSOR_KINDS else UNKNOWN

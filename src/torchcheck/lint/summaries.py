@@ -409,14 +409,15 @@ class _ModuleIndex:
 
     def _index(self, statements: tuple[Any, ...] | list[Any], owner: cst.ClassDef | cst.FunctionDef | None, prefix: str) -> None:
         for statement in statements:
-            if isinstance(statement, cst.FunctionDef):
+            statement_type = type(statement)  # exact types: isinstance on libcst's ABCs is slow
+            if statement_type is cst.FunctionDef:
                 self._function(statement, owner, prefix)
-            elif isinstance(statement, cst.ClassDef):
+            elif statement_type is cst.ClassDef:
                 if owner is None:
                     self.classes[statement.name.value] = statement
                 self.methods[statement] = {}
                 self._index(_statements(statement.body), statement, f"{prefix}{statement.name.value}.")
-            elif isinstance(statement, cst.SimpleStatementLine):
+            elif statement_type is cst.SimpleStatementLine:
                 if owner is None:
                     self.module_names.update(_bound_by(statement.body))
             else:
@@ -1048,25 +1049,38 @@ class _FunctionPass:
         return Returns()
 
 
-def _calls_in(node: cst.CSTNode, certain: bool) -> Iterator[tuple[cst.Call, bool]]:
+_RUN_LATER = frozenset({cst.Lambda, cst.FunctionDef, cst.ClassDef})
+_COMPREHENSIONS = frozenset({cst.ListComp, cst.SetComp, cst.DictComp, cst.GeneratorExp})
+
+
+def _calls_in(node: cst.CSTNode, certain: bool) -> list[tuple[cst.Call, bool]]:
     """Calls inside ``node`` in evaluation order (arguments before the call), each with
     whether it runs whenever ``node`` does. Lambdas, defs and classes run later: skipped."""
-    if isinstance(node, (cst.Lambda, cst.FunctionDef, cst.ClassDef)):
+    found: list[tuple[cst.Call, bool]] = []
+    _collect_calls(node, certain, found)
+    return found
+
+
+def _collect_calls(node: cst.CSTNode, certain: bool, found: list[tuple[cst.Call, bool]]) -> None:
+    # Exact types, not isinstance: these node classes have no subclasses, and an isinstance
+    # check of a libcst class goes through ABCMeta on every node of every summarised function.
+    node_type = type(node)
+    if node_type in _RUN_LATER:
         return
-    if isinstance(node, cst.IfExp):
-        yield from _calls_in(node.test, certain)
-        yield from _calls_in(node.body, False)
-        yield from _calls_in(node.orelse, False)
+    if node_type is cst.IfExp:
+        _collect_calls(node.test, certain, found)  # type: ignore[attr-defined]
+        _collect_calls(node.body, False, found)  # type: ignore[attr-defined]
+        _collect_calls(node.orelse, False, found)  # type: ignore[attr-defined]
         return
-    if isinstance(node, cst.BooleanOperation):
-        yield from _calls_in(node.left, certain)
-        yield from _calls_in(node.right, False)
+    if node_type is cst.BooleanOperation:
+        _collect_calls(node.left, certain, found)  # type: ignore[attr-defined]
+        _collect_calls(node.right, False, found)  # type: ignore[attr-defined]
         return
-    inner = certain and not isinstance(node, (cst.ListComp, cst.SetComp, cst.DictComp, cst.GeneratorExp))
+    inner = certain and node_type not in _COMPREHENSIONS
     for child in children(node):
-        yield from _calls_in(child, inner)
-    if isinstance(node, cst.Call):
-        yield node, certain
+        _collect_calls(child, inner, found)
+    if node_type is cst.Call:
+        found.append((node, certain))  # type: ignore[arg-type]
 
 
 def _sets_eval_mode(call: cst.Call) -> bool:

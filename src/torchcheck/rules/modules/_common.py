@@ -46,8 +46,8 @@ def self_attribute(expression: cst.BaseExpression, self_name: str | None) -> str
     """``"x"`` for ``self.x`` (with the method's own name for the instance), else None."""
     if (
         self_name is not None
-        and isinstance(expression, cst.Attribute)
-        and isinstance(expression.value, cst.Name)
+        and type(expression) is cst.Attribute  # exact type: cheaper than isinstance on libcst's ABCs
+        and type(expression.value) is cst.Name
         and expression.value.value == self_name
     ):
         return expression.attr.value

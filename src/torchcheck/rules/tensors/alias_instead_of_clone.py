@@ -28,13 +28,14 @@ class _ScopeState:
 
 def _in_place_target(node: cst.CSTNode) -> str | None:
     """The name a statement modifies in place: ``b[i] = ...``, ``b += ...``, ``b.add_(...)``."""
-    if isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute) and isinstance(node.func.value, cst.Name):
+    # exact types: cheaper than isinstance on libcst's ABCs (these classes have no subclasses)
+    if type(node) is cst.Call and type(node.func) is cst.Attribute and type(node.func.value) is cst.Name:
         method = node.func.attr.value
         if method.endswith("_") and not method.startswith("_"):
             return node.func.value.value
-    if isinstance(node, cst.AugAssign) and isinstance(node.target, cst.Name):
+    if type(node) is cst.AugAssign and isinstance(node.target, cst.Name):
         return node.target.value
-    if isinstance(node, cst.AugAssign) and isinstance(node.target, cst.Subscript) and isinstance(node.target.value, cst.Name):
+    if type(node) is cst.AugAssign and isinstance(node.target, cst.Subscript) and isinstance(node.target.value, cst.Name):
         return node.target.value.value
     return None
 
