@@ -614,8 +614,8 @@ class LintContext:
         arguments mapped onto its parameters; None for any other call."""
         from torchcheck.lint.summaries import Unresolved  # summaries import Kind from here
 
-        if self.qualified_name(call.func) is not None:
-            return None  # imported
+        if not self._module_summaries().may_run_a_def(call) or self.qualified_name(call.func) is not None:
+            return None  # runs no def of this file, or an imported one
 
         def meaning_of(name: str) -> cst.FunctionDef | Unresolved:
             binding = self.flow.last_binding(name)

@@ -405,6 +405,7 @@ class _ModuleIndex:
         self.owner: dict[cst.FunctionDef, cst.ClassDef | cst.FunctionDef | None] = {}
         self.qualified: dict[cst.FunctionDef, str] = {}
         self.module_names: set[str] = set()  # bound at top level otherwise (imports, assignments)
+        self.function_names: set[str] = set()  # of every def, at any depth
         self._index(module.body, None, "")
 
     def _index(self, statements: tuple[Any, ...] | list[Any], owner: cst.ClassDef | cst.FunctionDef | None, prefix: str) -> None:
@@ -426,6 +427,7 @@ class _ModuleIndex:
 
     def _function(self, function: cst.FunctionDef, owner: cst.ClassDef | cst.FunctionDef | None, prefix: str) -> None:
         name = function.name.value
+        self.function_names.add(name)
         self.owner[function] = owner
         self.qualified[function] = f"{prefix}{name}"
         self.nested[function] = {}
@@ -687,6 +689,8 @@ class ModuleSummaries:
         defined further down (called from a function that runs later).
         """
         func = call.func
+        if not self.may_run_a_def(call):
+            return None
         if isinstance(func, cst.Name):
             meaning = meaning_of(func.value)
             if meaning is Unresolved.UNBOUND:
@@ -700,6 +704,18 @@ class ModuleSummaries:
                 return None
             return self._resolved(call, method, None if _is_static(method) else func.value)
         return None
+
+    def may_run_a_def(self, call: cst.Call) -> bool:
+        """Whether ``call`` is spelled like a call of a ``def`` of this module (by the name it
+        calls): most calls (``torch.cat``, ``self.conv(x)``) are not, and resolving them is
+        the costliest question the walk asks."""
+        func = call.func
+        func_type = type(func)  # exact types: isinstance on libcst's ABCs is slow
+        if func_type is cst.Name:
+            return func.value in self.index.function_names  # type: ignore[attr-defined]
+        if func_type is cst.Attribute:
+            return func.attr.value in self.index.function_names  # type: ignore[attr-defined]
+        return False
 
     def _resolved(self, call: cst.Call, function: cst.FunctionDef, receiver: cst.BaseExpression | None) -> ResolvedCall:
         names = frozenset(parameter.name for parameter in parameters_of(function))

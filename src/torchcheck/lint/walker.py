@@ -10,6 +10,7 @@ the way down, ``leave_Call(node)`` on the way up.
 from __future__ import annotations
 
 import dataclasses
+import typing
 from collections.abc import Callable, Sequence
 
 import libcst as cst
@@ -28,11 +29,25 @@ _Handler = Callable[[cst.CSTNode], object]
 _Plan = tuple[tuple[_Handler, ...], tuple[str, ...], tuple[_Handler, ...]]
 
 
+# Field types that never hold a node: `Name.value`, `Integer.value`, `IndentedBlock.indent`.
+_TEXT_TYPES = (str, bool, int, typing.Optional[str])  # noqa: UP007 - what get_type_hints returns
+
+
+def _holds_no_node(node_type: type[cst.CSTNode], name: str) -> bool:
+    try:
+        hint = typing.get_type_hints(node_type).get(name)
+    except (NameError, TypeError):  # an annotation this Python cannot evaluate: look inside
+        return False
+    return hint in _TEXT_TYPES
+
+
 def _child_fields(node_type: type[cst.CSTNode]) -> tuple[str, ...]:
     names = [
         f.name
         for f in dataclasses.fields(node_type)
-        if f.name not in _SYNTAX_ONLY_FIELDS and not f.name.startswith("whitespace")
+        if f.name not in _SYNTAX_ONLY_FIELDS
+        and not f.name.startswith("whitespace")
+        and not _holds_no_node(node_type, f.name)
     ]
     if "decorators" in names:  # decorators run before the body they decorate
         names.remove("decorators")
@@ -74,6 +89,21 @@ def children(node: cst.CSTNode) -> list[cst.CSTNode]:
     return found
 
 
+_HANDLER_NAMES: dict[type, frozenset[str]] = {}
+
+
+def _handler_names(visitor_class: type) -> frozenset[str]:
+    """The ``visit_*``/``leave_*`` methods of a visitor class; looked up once per class, not
+    once per node type and file (a miss of ``getattr`` on each of some 80 visitors was a
+    tenth of the walk)."""
+    names = _HANDLER_NAMES.get(visitor_class)
+    if names is None:
+        names = _HANDLER_NAMES[visitor_class] = frozenset(
+            name for name in dir(visitor_class) if name.startswith(("visit_", "leave_"))
+        )
+    return names
+
+
 class BatchedWalker:
     """Walks a tree once, calling every visitor's ``visit_<Type>``/``leave_<Type>`` methods.
 
@@ -87,14 +117,10 @@ class BatchedWalker:
         self._plans: dict[type, _Plan] = {}
 
     def _plan(self, node_type: type[cst.CSTNode]) -> _Plan:
-        type_name = node_type.__name__
-        visit = tuple(
-            handler for visitor in self._visitors if (handler := getattr(visitor, f"visit_{type_name}", None)) is not None
-        )
+        visit_name, leave_name = f"visit_{node_type.__name__}", f"leave_{node_type.__name__}"
+        visit = tuple(getattr(visitor, visit_name) for visitor in self._visitors if visit_name in _handler_names(type(visitor)))
         leave = tuple(
-            handler
-            for visitor in reversed(self._visitors)
-            if (handler := getattr(visitor, f"leave_{type_name}", None)) is not None
+            getattr(visitor, leave_name) for visitor in reversed(self._visitors) if leave_name in _handler_names(type(visitor))
         )
         plan = self._plans[node_type] = (visit, _fields_of(node_type), leave)
         return plan
@@ -108,9 +134,8 @@ class BatchedWalker:
             value = getattr(node, name)
             value_type = type(value)
             if value_type is tuple or value_type is list:
-                for item in value:
-                    if _is_node(item):
-                        self.walk(item)
+                for item in value:  # libcst's sequences hold nodes only
+                    self.walk(item)
             elif _is_node(value):
                 self.walk(value)
         for handler in leave:
