@@ -23,6 +23,7 @@ from pathlib import Path
 
 from torchcheck.config import Config
 from torchcheck.lint import api
+from torchcheck.lint import files as files_module
 from torchcheck.lint.cache import FindingsCache
 from torchcheck.lint.diagnostic import Diagnostic
 from torchcheck.lint.project import DeferredFinding, ExportSummary, IndexedFile, ModuleLocator, ProjectIndex
@@ -71,10 +72,12 @@ class _RecordingSummaries(Mapping[str, IndexedFile]):
         return indexed
 
     def __iter__(self) -> Iterator[str]:
-        return iter(self._project.buffers)
+        """The open buffers and the project's saved files: a project-wide fact (an ``_apply``
+        override of another file moving an attribute) is looked for in every one."""
+        return iter({**dict.fromkeys(self._project.buffers), **dict.fromkeys(self._project.saved_files())})
 
     def __len__(self) -> int:
-        return len(self._project.buffers)
+        return sum(1 for _ in self)
 
 
 @dataclass
@@ -90,6 +93,16 @@ class Project:
     documents: dict[str, OpenDocument] = field(default_factory=dict)
     _disk: dict[str, _DiskSummary] = field(default_factory=dict)
     _locator: ModuleLocator | None = None
+    _saved_files: tuple[str, ...] | None = None
+
+    def saved_files(self) -> tuple[str, ...]:
+        """The Python files under the root that ``torchcheck lint`` of the root would lint,
+        found once (again after files are created or deleted)."""
+        if self._saved_files is None:
+            config = self.config
+            found = files_module.discover([self.root], config.root, config.all_exclude, include=config.all_include)
+            self._saved_files = tuple(file_key(path) for path in found.files if path.suffix in PYTHON_SUFFIXES)
+        return self._saved_files
 
     # ------------------------------------------------------------------ summaries
     def summary(self, key: str) -> IndexedFile | None:
@@ -123,10 +136,12 @@ class Project:
         self.cache = FindingsCache(config.root.resolve())
         self._disk.clear()
         self._locator = None
+        self._saved_files = None
 
     def files_changed(self) -> None:
         """Files were created or deleted: imports may now find other files."""
         self._locator = None
+        self._saved_files = None
 
     # ------------------------------------------------------------------ open documents
     def update(self, key: str, uri: str, name: str, exports: ExportSummary | None, deferred: tuple[DeferredFinding, ...]) -> None:
