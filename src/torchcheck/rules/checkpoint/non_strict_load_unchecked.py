@@ -103,10 +103,16 @@ def _is_url(expression: cst.BaseExpression | None) -> bool:
 
 
 def _is_url_table(expression: cst.BaseExpression | None) -> bool:
-    """A dict literal whose values are all URLs (``model_urls = {"resnet18": "https://..."}``)."""
+    """A dict literal of URLs (``model_urls = {"resnet18": "https://..."}``), some entries
+    maybe ``None`` for architectures without published weights."""
     if not isinstance(expression, cst.Dict) or not expression.elements:
         return False
-    return all(isinstance(element, cst.DictElement) and _is_url(element.value) for element in expression.elements)
+    values = [element.value if isinstance(element, cst.DictElement) else None for element in expression.elements]
+    return any(_is_url(value) for value in values) and all(_is_url(value) or _is_none(value) for value in values)
+
+
+def _is_none(expression: cst.BaseExpression | None) -> bool:
+    return isinstance(expression, cst.Name) and expression.value == "None"
 
 
 class NonStrictLoadUnchecked(Rule):
@@ -267,6 +273,31 @@ def xception(pretrained=False):
     return model
 """
         ),
+        Valid(
+            """
+import torch
+from torch.hub import load_state_dict_from_url
+
+_MODEL_URLS = {
+    "mnasnet0_5": "https://download.pytorch.org/models/mnasnet0.5_top1_67.823-3ffadce67e.pth",
+    "mnasnet0_75": None,
+}
+
+def _load_pretrained(model_name, model):
+    if _MODEL_URLS.get(model_name) is None:
+        raise ValueError(f"no checkpoint for {model_name}")
+    checkpoint_url = _MODEL_URLS[model_name]
+    model.load_state_dict(load_state_dict_from_url(checkpoint_url), strict=False)
+
+def resnet50(pretrained=True):
+    model = ResNet50()
+    if pretrained:
+        url = "https://dl.fbaipublicfiles.com/barlowtwins/resnet50.pth"
+        state_dict = torch.hub.load_state_dict_from_url(url, map_location="cpu")
+        model.load_state_dict(state_dict, strict=False)
+    return model
+"""
+        ),
     )
     INVALID = (
         Invalid(
@@ -381,7 +412,7 @@ class Classifier(nn.Module):
         module-level dict of URLs (``model_urls[arch]``)."""
         if not isinstance(value, cst.Call) or not value.args or value.args[0].keyword is not None or value.args[0].star:
             return False
-        address = value.args[0].value
+        address = self._value_of(value.args[0].value)  # `url = "https://..."` first
         if isinstance(address, cst.Subscript):
             return self._module_constant(address.value, _is_url_table)
         return _is_url(address) or self._module_constant(address, _is_url)
