@@ -346,6 +346,11 @@ def dotted_name(expression: cst.BaseExpression) -> str | None:
     return None
 
 
+def is_none(expression: cst.BaseExpression | None) -> bool:
+    """The literal ``None``."""
+    return isinstance(expression, cst.Name) and expression.value == "None"
+
+
 def method_call(expression: cst.BaseExpression) -> tuple[cst.BaseExpression, str] | None:
     """For ``receiver.method(...)`` return ``(receiver, "method")``, else None."""
     if type(expression) is cst.Call and type(expression.func) is cst.Attribute:
@@ -360,7 +365,8 @@ def keyword_argument(call: cst.Call, name: str) -> cst.Arg | None:
     return None
 
 
-def _called_name(call: cst.Call) -> str | None:
+def called_name(call: cst.Call) -> str | None:
+    """The name a call calls, unresolved: ``step`` for ``optimizer.step()``, ``train`` for ``train(m)``."""
     func_type = type(call.func)
     if func_type is cst.Attribute:
         return call.func.attr.value  # type: ignore[attr-defined]
@@ -1178,7 +1184,7 @@ class LintContext:
         self._scopes.pop()
 
     def visit_Call(self, node: cst.Call) -> None:
-        name = _called_name(node)
+        name = called_name(node)
         if name is not None:
             for loop in self.flow.loops:
                 self._loop_calls[loop].append((name, node))

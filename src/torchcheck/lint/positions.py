@@ -107,17 +107,6 @@ def _codegen(node: cst.CSTNode, module: cst.Module) -> _TokenSpans:
     return state
 
 
-class _TextPositions:
-    """Offsets into a text, as lines and columns."""
-
-    def __init__(self, text: str) -> None:
-        self._text = _one_newline_per_line_break(text)
-
-    def at(self, offset: int) -> CodePosition:
-        line_start = self._text.rfind("\n", 0, offset) + 1
-        return CodePosition(self._text.count("\n", 0, offset) + 1, offset - line_start)
-
-
 class _StatementSpans:
     """The spans of one top-level statement's nodes, as offsets into the file's text."""
 
@@ -140,7 +129,7 @@ class Positions:
         self._source = source
         self._whole: tuple[dict[cst.CSTNode, tuple[int, int]], list[int], str, list[int] | None] | None = None
         self._statements: dict[cst.CSTNode, _StatementSpans | None] = {}
-        self._text_positions: _TextPositions | None = None
+        self._source_lines: str | None = None  # the source with one `\n` per line break
 
     def __getitem__(self, node: cst.CSTNode) -> CodeRange:
         spans, offsets, code, line_numbers = self._whole or self._regenerate_module()
@@ -156,8 +145,10 @@ class Positions:
         if found is None or node not in found.spans:
             return self[node]
         start, end = found.spans[node]
-        assert self._text_positions is not None
-        return CodeRange(self._text_positions.at(found.offsets[start]), self._text_positions.at(found.offsets[end]))
+        assert self._source_lines is not None
+        return CodeRange(
+            _position(self._source_lines, found.offsets[start], None), _position(self._source_lines, found.offsets[end], None)
+        )
 
     def _statement(self, statement: cst.CSTNode) -> _StatementSpans | None:
         if statement not in self._statements:
@@ -171,8 +162,8 @@ class Positions:
         start = _only_line_start_occurrence(self._source, "".join(state.tokens))
         if start is None:  # repeated, or not the file's own text (a dropped continuation line)
             return None
-        if self._text_positions is None:
-            self._text_positions = _TextPositions(self._source)
+        if self._source_lines is None:
+            self._source_lines = _one_newline_per_line_break(self._source)
         return _StatementSpans(state, start)
 
     def _regenerate_module(self) -> tuple[dict[cst.CSTNode, tuple[int, int]], list[int], str, list[int] | None]:

@@ -30,7 +30,7 @@ from typing import Any, Protocol
 import libcst as cst
 
 from torchcheck.lint import torch_api
-from torchcheck.lint.context import Kind, argument_for, dotted_name, source_text
+from torchcheck.lint.context import Kind, argument_for, called_name, dotted_name, is_none, source_text
 from torchcheck.lint.walker import children
 
 # Methods whose calls a summary records.
@@ -709,13 +709,7 @@ class ModuleSummaries:
         """Whether ``call`` is spelled like a call of a ``def`` of this module (by the name it
         calls): most calls (``torch.cat``, ``self.conv(x)``) are not, and resolving them is
         the costliest question the walk asks."""
-        func = call.func
-        func_type = type(func)  # exact types: isinstance on libcst's ABCs is slow
-        if func_type is cst.Name:
-            return func.value in self.index.function_names  # type: ignore[attr-defined]
-        if func_type is cst.Attribute:
-            return func.attr.value in self.index.function_names  # type: ignore[attr-defined]
-        return False
+        return called_name(call) in self.index.function_names
 
     def _resolved(self, call: cst.Call, function: cst.FunctionDef, receiver: cst.BaseExpression | None) -> ResolvedCall:
         names = frozenset(parameter.name for parameter in parameters_of(function))
@@ -967,7 +961,7 @@ class _FunctionPass:
                 if isinstance(target.target, cst.Name):
                     self.assigned[target.target.value] = statement.value
                 holder = self._gradient_of(target.target)
-                if holder is not None and _is_none(statement.value):
+                if holder is not None and is_none(statement.value):
                     state = self._record(("zero_grad", holder), statement, True, state)
         return state
 
@@ -1007,7 +1001,7 @@ class _FunctionPass:
 
     # ----------------------------------------------------------------- return values
     def _returned(self, value: cst.BaseExpression | None) -> Returns:
-        if value is None or (isinstance(value, cst.Name) and value.value == "None"):
+        if value is None or is_none(value):
             return Returns(Kind.OTHER)
         return self._classify_value(value, 0)
 
@@ -1103,10 +1097,6 @@ def _sets_eval_mode(call: cst.Call) -> bool:
     """``m.train(False)`` / ``m.train(mode=False)`` switch to eval mode."""
     mode = argument_for(call, 0, "mode")
     return mode is not None and not mode.star and isinstance(mode.value, cst.Name) and mode.value.value == "False"
-
-
-def _is_none(expression: cst.BaseExpression) -> bool:
-    return isinstance(expression, cst.Name) and expression.value == "None"
 
 
 def _one_line(node: cst.CSTNode) -> str:

@@ -83,7 +83,7 @@ def children(node: cst.CSTNode) -> list[cst.CSTNode]:
         value = getattr(node, name)
         value_type = type(value)
         if value_type is tuple or value_type is list:
-            found.extend(item for item in value if _is_node(item))
+            found.extend(value)  # libcst's sequences hold nodes only
         elif _is_node(value):
             found.append(value)
     return found

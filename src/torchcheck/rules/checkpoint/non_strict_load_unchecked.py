@@ -6,7 +6,7 @@ from dataclasses import dataclass, field
 
 import libcst as cst
 
-from torchcheck.lint.context import Kind, LintContext, argument_for, keyword_argument, source_text
+from torchcheck.lint.context import Kind, LintContext, argument_for, is_none, keyword_argument, source_text
 from torchcheck.lint.rule import Invalid, Rule, Valid
 
 # Names that show the code compares state-dict keys by hand.
@@ -108,11 +108,7 @@ def _is_url_table(expression: cst.BaseExpression | None) -> bool:
     if not isinstance(expression, cst.Dict) or not expression.elements:
         return False
     values = [element.value if isinstance(element, cst.DictElement) else None for element in expression.elements]
-    return any(_is_url(value) for value in values) and all(_is_url(value) or _is_none(value) for value in values)
-
-
-def _is_none(expression: cst.BaseExpression | None) -> bool:
-    return isinstance(expression, cst.Name) and expression.value == "None"
+    return any(_is_url(value) for value in values) and all(_is_url(value) or is_none(value) for value in values)
 
 
 class NonStrictLoadUnchecked(Rule):

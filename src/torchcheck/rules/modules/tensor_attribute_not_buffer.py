@@ -5,7 +5,7 @@ from dataclasses import dataclass, field
 import libcst as cst
 
 from torchcheck.lint import torch_api
-from torchcheck.lint.context import TENSOR_KINDS, LintContext, dotted_name
+from torchcheck.lint.context import TENSOR_KINDS, LintContext, dotted_name, is_none
 from torchcheck.lint.exports import moved_attributes, setting_path
 from torchcheck.lint.project import MOVED_BY_APPLY, NO, NUMBER_SETTINGS, PROJECT, Condition, Symbol
 from torchcheck.lint.rule import Invalid, Valid
@@ -61,10 +61,6 @@ def _number_defaults(function: cst.FunctionDef) -> set[str]:
         for parameter in (*parameters.params, *parameters.kwonly_params)
         if parameter.default is not None and _is_number(parameter.default)
     }
-
-
-def _is_none(expression: cst.BaseExpression) -> bool:
-    return isinstance(expression, cst.Name) and expression.value == "None"
 
 
 def _base_names(node: cst.ClassDef) -> frozenset[str]:
@@ -397,7 +393,7 @@ class Head(nn.Module):
         if isinstance(value, cst.IfExp):
             branches = (value.body, value.orelse)
             return any(self._tensor_built(branch) for branch in branches) and all(
-                _is_none(branch) or self._tensor_built(branch) for branch in branches
+                is_none(branch) or self._tensor_built(branch) for branch in branches
             )
         if not isinstance(value, cst.Call):
             return False

@@ -6,6 +6,7 @@ from torchcheck.lint.context import (
     TENSOR_KINDS,
     GradMode,
     LintContext,
+    called_name,
     dotted_name,
     grad_mode_of,
     has_star_kwargs,
@@ -55,13 +56,6 @@ def _from_receiver_alone(call: cst.Call, method: str) -> bool:
 
 def _is_literal(value: cst.BaseExpression) -> bool:
     return isinstance(value, (cst.Integer, cst.Float, cst.BaseString)) or dotted_name(value) in ("True", "False", "None")
-
-
-def _called_name(call: cst.Call) -> str | None:
-    """``backward`` for ``loss.backward()`` and ``torch.autograd.backward(...)``, ``grad`` for ``grad(...)``."""
-    if isinstance(call.func, cst.Attribute):
-        return call.func.attr.value
-    return call.func.value if isinstance(call.func, cst.Name) else None
 
 
 def _sets_requires_grad(target: cst.BaseExpression) -> bool:
@@ -457,7 +451,7 @@ class Trainer:
         if method == "requires_grad_" and isinstance(receiver, cst.Name):
             self._set_state(receiver.value, None)  # made a leaf that requires grad
             return
-        if _called_name(node) not in ("backward", "grad"):
+        if called_name(node) not in ("backward", "grad"):
             return  # a cheap test first: this runs on every call of the file
         roots = self._autograd_roots(node)
         graph_free = next((root for root in roots if self._without_graph(root)), None)
