@@ -18,6 +18,7 @@ import libcst as cst
 from libcst.metadata import CodeRange
 
 from torchcheck.lint import nesting
+from torchcheck.lint.parsing import parse_module
 from torchcheck.lint.context import LintContext, LintSettings
 from torchcheck.lint.diagnostic import Diagnostic, Edit, Fix, Location
 from torchcheck.lint.expected_failures import ExpectedFailureBlocks
@@ -192,7 +193,7 @@ def _collected(
 def _parse_and_report(source: bytes, text: str, filename: str, rules: Sequence[type[Rule]], settings: LintSettings | None) -> _Analysis:
     """Everything libcst does for one file; runs on a deep stack. Raises libcst's errors."""
     with nesting.deep_recursion():
-        module = cst.parse_module(source)
+        module = parse_module(source)
         collected = _collected(module, rules, settings, filename, text)
         if isinstance(collected, Diagnostic):
             return _unlintable(collected)
@@ -311,7 +312,7 @@ def _rewritten(module: cst.Module, chosen: list[Report]) -> bytes | None:
         rewritten = module.visit(_ReplaceNodes({r.replace_target: r.replacement for r in chosen}))  # type: ignore[misc]
         candidate = rewritten.bytes
         try:
-            cst.parse_module(candidate)
+            parse_module(candidate)
         except (cst.ParserSyntaxError, cst.CSTValidationError):
             return None
         return candidate
