@@ -7,6 +7,7 @@ import pytest
 from torchcheck.lint.engine import lint_source
 from torchcheck.lint.noqa import add_noqa
 from torchcheck.lint.registry import rules_by_code
+from torchcheck.lint.suppression import skips_file
 
 RULES = rules_by_code(["TCK201", "TCK702", "TCK703"])
 
@@ -125,3 +126,19 @@ def test_rows_outside_the_file_are_ignored(row: int) -> None:
 def test_a_file_that_cannot_be_tokenized_is_left_unchanged() -> None:
     source = b'x = """never closed\n'
     assert add_noqa(source, [(1, "TCK201")]) == (source, 0)
+
+
+@pytest.mark.parametrize(
+    ("source", "skipped"),
+    [
+        ("# torchcheck: skip-file\nimport torch\n", True),
+        ("import torch\n    #torchcheck:   SKIP-FILE\n", True),
+        ("x = 1  # a comment\n\t# TorchCheck: skip-file\n", True),
+        ("x = 1  # torchcheck: skip-file\n", False),  # after code: not a file-level comment
+        ("x = '# torchcheck: skip-file'\n", False),
+        ("# torchcheck: skip-files\n", False),
+        ("x = 1  # torchcheck: skip-file\n# torchcheck: skip-file\n", True),  # the second one counts
+    ],
+)
+def test_skip_file_is_a_comment_on_a_line_of_its_own(source: str, skipped: bool) -> None:
+    assert skips_file(source) is skipped

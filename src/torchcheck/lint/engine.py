@@ -51,12 +51,7 @@ class FileResult:
 
 
 def _rules_for(text: str, rules: Sequence[type[Rule]], settings: LintSettings) -> list[type[Rule]]:
-    return [
-        rule
-        for rule in rules
-        if settings.has_torch_api(rule.requires_torch)
-        and (not rule.required_text or any(token in text for token in rule.required_text))
-    ]
+    return [rule for rule in rules if settings.has_torch_api(rule.requires_torch) and rule.may_fire_in(text)]
 
 
 def collect_reports(module: cst.Module, rules: Sequence[type[Rule]], settings: LintSettings | None = None) -> list[Report]:

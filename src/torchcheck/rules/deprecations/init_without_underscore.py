@@ -319,7 +319,7 @@ def reset(layer):
         only compared by identity, patched over, or stored (in a container or under a name)
         and never seen called may just be catalogued, as in ``torch/overrides.py`` or a
         ``no_init_weights`` context manager that patches and restores ``nn.init``."""
-        if node in self._callees or node in self._not_used:
+        if node.attr.value not in _DEPRECATED or node in self._callees or node in self._not_used:
             return
         old = _deprecated_name(self.context.qualified_name(node))
         if old is None or self.context.in_compatibility_code:

@@ -68,6 +68,7 @@ class ClassFrame:
     node: cst.ClassDef
     is_torch_module: bool
     functions: list[cst.FunctionDef] = field(default_factory=list)
+    self_name: str | None = None  # of the outermost open function, the method
 
 
 def _decorator_names(function: cst.FunctionDef) -> set[str]:
@@ -80,6 +81,14 @@ def _decorator_names(function: cst.FunctionDef) -> set[str]:
         if name is not None:
             names.add(name.rsplit(".", 1)[-1])
     return names
+
+
+def _instance_parameter(method: cst.FunctionDef) -> str | None:
+    """The name ``method`` gives its instance (``self``); None for static and class methods."""
+    if _decorator_names(method) & {"staticmethod", "classmethod"}:
+        return None
+    params = (*method.params.posonly_params, *method.params.params)
+    return params[0].name.value if params else None
 
 
 class ModuleClassRule(Rule):
@@ -114,11 +123,8 @@ class ModuleClassRule(Rule):
     @property
     def self_name(self) -> str | None:
         """The name of the instance in the current method (``self``), or None for static/class methods."""
-        method = self.method
-        if method is None or _decorator_names(method) & {"staticmethod", "classmethod"}:
-            return None
-        params = (*method.params.posonly_params, *method.params.params)
-        return params[0].name.value if params else None
+        frame = self.class_frame
+        return frame.self_name if frame is not None else None
 
     def is_torch_module_class(self, node: cst.ClassDef) -> bool:
         if not self.context.is_module_class(node):
@@ -148,11 +154,17 @@ class ModuleClassRule(Rule):
 
     def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
         if self._class_frames:
-            self._class_frames[-1].functions.append(node)
+            frame = self._class_frames[-1]
+            if not frame.functions:
+                frame.self_name = _instance_parameter(node)
+            frame.functions.append(node)
 
     def leave_FunctionDef(self, node: cst.FunctionDef) -> None:
         if self._class_frames:
-            self._class_frames[-1].functions.pop()
+            frame = self._class_frames[-1]
+            frame.functions.pop()
+            if not frame.functions:
+                frame.self_name = None
 
 
 def is_overload(function: cst.FunctionDef) -> bool:

@@ -38,6 +38,8 @@ _RECURRENT_LAYERS = frozenset({"RNN", "LSTM", "GRU", "MultiheadAttention"})  # m
 _CONTAINERS = frozenset({"Sequential", "ModuleList", "ModuleDict"})
 _MODE_DEPENDENT_TEXT = re.compile(r"dropout|batch_?norm|instance_?norm|\.training\b|Transformer", re.IGNORECASE)
 _MAX_CALLER_DEPTH = 4
+_GRADIENTS_OFF_TEXT = ("no_grad", "inference_mode", "set_grad_enabled")  # spelled wherever they are used or imported
+_DEF_NAME = re.compile(r"def\s+(\w+)")
 # Factories whose result is a module even when the linter does not otherwise know them.
 _MODEL_ZOOS = ("torchvision.models.", "timm.create_model", "timm.models.")
 _GRADIENT_USES = frozenset({"backward", "grad", "enable_grad", "requires_grad_", "vjp", "jacobian", "manual_backward"})
@@ -263,7 +265,12 @@ class EvaluationInTrainMode(Rule):
     name = "evaluation-in-train-mode"
     message = "Evaluation runs a module in training mode; call `model.eval()` first"
     default_enabled = False  # opt-in until its precision on real code reaches 90%
-    required_text = ("no_grad", "inference_mode", "valid", "eval", "test")
+
+    @classmethod
+    def may_fire_in(cls, text: str) -> bool:
+        """Only evaluation functions and loops with gradients off are judged: a file needs a
+        ``def`` with an evaluation name, or code that turns gradients off."""
+        return any(token in text for token in _GRADIENTS_OFF_TEXT) or any(map(_is_evaluation_name, _DEF_NAME.findall(text)))
 
     VALID = (
         Valid(
@@ -493,7 +500,7 @@ with torch.no_grad():
         self._functions[node] = _FunctionFacts(in_module_class=self.context.in_module_class)
 
     def visit_Assign(self, node: cst.Assign) -> None:
-        if not (isinstance(node.value, cst.Call) and self._creates(node.value)):
+        if self.context.in_module_class or not (isinstance(node.value, cst.Call) and self._creates(node.value)):
             return
         order = self.context.flow.event(node).order
         built = _innermost(node.value)
