@@ -536,7 +536,8 @@ class LintContext:
         self.flow = ControlFlow()
         self._module: cst.Module | None = None
         self._summaries: ModuleSummaries | None = None
-        self._call_summaries: dict[cst.Call, FunctionSummary | None] = {}
+        # by id, with the node kept so that its id is never reused (a node's hash is a Python call)
+        self._call_summaries: dict[int, tuple[cst.Call, FunctionSummary | None]] = {}
         self._call_names: dict[int, tuple[cst.Call, str | None]] = {}
         self._positions: Positions | None = None
         # the statement of the module's body the walk is in; it locates findings cheaply
@@ -637,11 +638,12 @@ class LintContext:
         """What ``call`` does, when it runs a ``def`` of this file: the callee's summary with
         targets spelled as the caller names them (``evaluate(model)`` puts ``model`` in eval
         mode); None for calls that resolve to nothing here."""
-        if call in self._call_summaries:
-            return self._call_summaries[call]
+        known = self._call_summaries.get(id(call))
+        if known is not None:
+            return known[1]
         resolved = self.resolve_call(call)
         summary = resolved.as_called(self.summary_of(resolved.function)) if resolved is not None else None
-        self._call_summaries[call] = summary
+        self._call_summaries[id(call)] = (call, summary)
         return summary
 
     def _module_summaries(self) -> ModuleSummaries:
@@ -740,7 +742,7 @@ class LintContext:
             return _combine(self.kind_and_evidence(expression.left), self.kind_and_evidence(expression.right))
         if isinstance(expression, cst.UnaryOperation):
             return self.kind_and_evidence(expression.expression)
-        if isinstance(expression, (cst.Integer, cst.Float, cst.Imaginary)):
+        if type(expression) in (cst.Integer, cst.Float, cst.Imaginary):
             return strong(Kind.NUMBER)
         if isinstance(expression, _OTHER_LITERALS):
             return strong(Kind.OTHER)
@@ -849,7 +851,7 @@ class LintContext:
 
     def _draws_batch(self, value: cst.BaseExpression) -> bool:
         """``next(iter(loader))``, ``next(batches)``: a whole item drawn from a dataloader."""
-        if not (isinstance(value, cst.Call) and isinstance(value.func, cst.Name) and value.func.value == "next"):
+        if not (type(value) is cst.Call and type(value.func) is cst.Name and value.func.value == "next"):
             return False
         if not value.args or self._lookup("next") is not None:
             return False
@@ -960,9 +962,9 @@ class LintContext:
         bindings[name] = Binding(qualified_name=qualified)
 
     def _bind_target(self, target: cst.BaseExpression, value: Inferred, *, batch: bool = False) -> None:
-        if isinstance(target, cst.Name):
+        if type(target) is cst.Name:
             self.bind(target.value, value, batch=batch)
-        elif isinstance(target, (cst.Tuple, cst.List)):
+        elif type(target) in (cst.Tuple, cst.List):
             element = value if value.kind is Kind.TENSOR else UNKNOWN  # unpacking a tensor yields tensors
             for item in target.elements:
                 self._bind_target(item.value, element)
@@ -976,7 +978,7 @@ class LintContext:
 
     def _bind_assignment(self, targets: list[cst.BaseExpression], value: cst.BaseExpression | None) -> None:
         for target in targets:
-            if isinstance(target, (cst.Tuple, cst.List)) and isinstance(value, (cst.Tuple, cst.List)) and len(target.elements) == len(value.elements):
+            if type(target) in (cst.Tuple, cst.List) and type(value) in (cst.Tuple, cst.List) and len(target.elements) == len(value.elements):
                 for target_element, value_element in zip(target.elements, value.elements):
                     self._bind_target(target_element.value, self.kind_and_evidence(value_element.value))
             elif value is not None:

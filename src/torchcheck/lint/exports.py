@@ -222,13 +222,13 @@ def setting_path(expression: cst.BaseExpression) -> str | None:
 
 
 def _is_number(expression: cst.BaseExpression) -> bool:
-    while isinstance(expression, cst.UnaryOperation):
+    while type(expression) is cst.UnaryOperation:
         expression = expression.expression
-    return isinstance(expression, (cst.Integer, cst.Float))
+    return type(expression) in (cst.Integer, cst.Float)
 
 
 def _is_name(expression: cst.BaseExpression, value: str) -> bool:
-    return isinstance(expression, cst.Name) and expression.value == value
+    return type(expression) is cst.Name and expression.value == value
 
 
 class ProjectFacts:
@@ -384,7 +384,7 @@ class ProjectFacts:
     def visit_Call(self, node: cst.Call) -> None:
         func = node.func
         self._note_autocast(func, node)
-        last = func.attr.value if isinstance(func, cst.Attribute) else func.value if isinstance(func, cst.Name) else None
+        last = func.attr.value if type(func) is cst.Attribute else func.value if type(func) is cst.Name else None
         if self._function is not None and last is not None:
             if isinstance(func, cst.Attribute) and last in _PROTOCOL_METHODS:
                 self._acting.add(self._function)
@@ -648,7 +648,7 @@ def _bodies(statement: cst.CSTNode) -> Iterator[cst.BaseSuite]:
                 yield item
             elif isinstance(item, cst.If):
                 yield from _bodies(item)
-            elif isinstance(item, (cst.Else, cst.Finally, cst.ExceptHandler, cst.MatchCase)):
+            elif type(item) in (cst.Else, cst.Finally, cst.ExceptHandler, cst.MatchCase):
                 yield item.body
 
 

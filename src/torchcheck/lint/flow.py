@@ -344,7 +344,7 @@ class ControlFlow:
     def _bind_target(self, target: cst.BaseExpression, node: cst.CSTNode, value: cst.BaseExpression | None) -> None:
         if isinstance(target, cst.Name):
             self._bind(target.value, node, value)
-        elif isinstance(target, (cst.Tuple, cst.List)):
+        elif type(target) in (cst.Tuple, cst.List):
             for element in target.elements:
                 self._bind_target(element.value, node, None)
         elif isinstance(target, cst.StarredElement):

@@ -365,15 +365,18 @@ def parameters_of(function: cst.FunctionDef) -> tuple[Parameter, ...]:
 
 
 # ----------------------------------------------------------------------- the module's functions
+_SUITES = (cst.IndentedBlock, cst.SimpleStatementSuite)  # cst.BaseSuite's kinds, told apart without ABC machinery
+
+
 def _bodies(statement: cst.CSTNode) -> Iterator[cst.BaseSuite]:
     """The blocks of a compound statement, in source order (not a nested def's or class's)."""
     for name in ("body", "orelse", "finalbody"):
         part = getattr(statement, name, None)
-        if isinstance(part, cst.BaseSuite):
+        if type(part) in _SUITES:
             yield part
-        elif isinstance(part, (cst.Else, cst.Finally)):
+        elif type(part) in (cst.Else, cst.Finally):
             yield part.body
-        elif isinstance(part, cst.If):
+        elif type(part) is cst.If:
             yield from _bodies_of_if(part)
     for handler in getattr(statement, "handlers", ()):
         yield handler.body
@@ -500,13 +503,13 @@ def _local_names(function: cst.FunctionDef) -> set[str]:
     pending: list[Any] = list(_statements(function.body))
     while pending:
         statement = pending.pop()
-        if isinstance(statement, (cst.FunctionDef, cst.ClassDef)):
+        if type(statement) in (cst.FunctionDef, cst.ClassDef):
             names.add(statement.name.value)
         elif isinstance(statement, (cst.SimpleStatementLine, cst.BaseSmallStatement)):
             line = statement.body if isinstance(statement, cst.SimpleStatementLine) else [statement]
             names.update(_bound_by(line))
             for small in line:
-                if isinstance(small, (cst.Global, cst.Nonlocal)):
+                if type(small) in (cst.Global, cst.Nonlocal):
                     declared_global.update(item.name.value for item in small.names)
         else:
             if isinstance(statement, cst.For):

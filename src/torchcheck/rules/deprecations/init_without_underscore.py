@@ -267,7 +267,7 @@ def reset(layer):
         return qualified is not None and qualified.startswith(f"{_INIT}.")
 
     def _store(self, node: cst.List | cst.Tuple | cst.Set | cst.Dict) -> None:
-        elements = [element for element in node.elements if not isinstance(element, cst.StarredDictElement)]
+        elements = [element for element in node.elements if type(element) is not cst.StarredDictElement]
         self._stored.update(element.value for element in elements)
 
     def visit_List(self, node: cst.List) -> None:
@@ -299,7 +299,7 @@ def reset(layer):
                 self.report(alias, MESSAGE.format(old=old))
 
     def visit_Call(self, node: cst.Call) -> None:
-        if isinstance(node.func, cst.Name) and node.func.value == "setattr":
+        if type(node.func) is cst.Name and node.func.value == "setattr":
             self._not_used.update(argument.value for argument in node.args)  # patching `nn.init`
         old = _deprecated_name(self.context.call_name(node))
         if old is None:

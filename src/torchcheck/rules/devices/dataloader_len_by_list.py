@@ -205,4 +205,4 @@ def _callee_name(call: cst.Call) -> str:
 
 
 def _is_builtin_call(expression: cst.BaseExpression, name: str) -> bool:
-    return isinstance(expression, cst.Call) and isinstance(expression.func, cst.Name) and expression.func.value == name
+    return type(expression) is cst.Call and type(expression.func) is cst.Name and expression.func.value == name

@@ -280,7 +280,7 @@ class PlainContainerRule(ModuleClassRule):
 
     def _contents(self, value: cst.BaseExpression) -> _Contents | None:
         """What a plain container literal holds, or None when ``value`` is not one."""
-        if isinstance(value, (cst.List, cst.Tuple)):
+        if type(value) in (cst.List, cst.Tuple):
             if any(isinstance(element, cst.StarredElement) for element in value.elements):
                 return _Contents("list", False, False, frozenset(), False)
             ok, names = self._sequence([element.value for element in value.elements])

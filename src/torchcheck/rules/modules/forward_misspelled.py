@@ -295,14 +295,14 @@ class Stack(ModuleList):
         self._assigned(node.target)
 
     def _assigned(self, target: cst.BaseExpression) -> None:
-        if isinstance(target, (cst.Tuple, cst.List)):
+        if type(target) in (cst.Tuple, cst.List):
             for element in target.elements:
                 self._assigned(element.value)
             return
         facts = self._in_class_body
         if isinstance(target, cst.Name) and facts is not None:
             facts.defines.add(target.value)  # forward = _forward_impl
-        elif isinstance(target, cst.Attribute) and target.attr.value == "forward":
+        elif type(target) is cst.Attribute and target.attr.value == "forward":
             owner = dotted_name(target.value)
             if owner in ("self", "cls") and self._facts and self._facts[-1] is not None:
                 self._facts[-1].defines.add("forward")
@@ -310,7 +310,7 @@ class Stack(ModuleList):
                 self._patched.add(owner)
 
     def visit_Call(self, node: cst.Call) -> None:
-        if isinstance(node.func, cst.Name) and node.func.value == "setattr" and len(node.args) >= 2:
+        if type(node.func) is cst.Name and node.func.value == "setattr" and len(node.args) >= 2:
             owner, attribute = node.args[0].value, node.args[1].value
             if isinstance(attribute, cst.SimpleString) and attribute.evaluated_value == "forward":
                 name = dotted_name(owner)

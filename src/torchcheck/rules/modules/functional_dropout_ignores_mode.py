@@ -372,7 +372,7 @@ class Head(nn.Module):
         if isinstance(func, cst.Name):
             binding = self.context.flow.last_binding(func.value)
             func = binding.value if binding is not None and binding.value is not None else func
-        if not isinstance(func, cst.Call) or self.context.call_name(func) not in _DROPOUT_MODULES:
+        if type(func) is not cst.Call or self.context.call_name(func) not in _DROPOUT_MODULES:
             return False
         probability = argument_for(func, 0, "p")
         return probability is None or (not probability.star and not _is_zero(probability.value))

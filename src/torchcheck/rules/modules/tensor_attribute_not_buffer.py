@@ -459,7 +459,7 @@ class Head(nn.Module):
         if state is None:
             return
         self_name = self.self_name
-        if isinstance(target, (cst.Tuple, cst.List)):
+        if type(target) in (cst.Tuple, cst.List):
             for element in target.elements:
                 attribute = self_attribute(element.value, self_name)
                 if attribute is not None:

@@ -251,7 +251,7 @@ def clipped(x: torch.Tensor, limit: float, clip: bool) -> torch.Tensor:
             if isinstance(target.target, cst.Name):
                 self._store_targets.add(id(target.target))
         inplace = next(
-            (t.target.value.value for t in node.targets if isinstance(t.target, cst.Subscript) and isinstance(t.target.value, cst.Name)),
+            (t.target.value.value for t in node.targets if type(t.target) is cst.Subscript and type(t.target.value) is cst.Name),
             None,
         )
         if inplace is not None:
@@ -259,7 +259,7 @@ def clipped(x: torch.Tensor, limit: float, clip: bool) -> torch.Tensor:
 
     def leave_Assign(self, node: cst.Assign) -> None:
         state = self._scopes[-1]
-        if len(node.targets) == 1 and isinstance(node.targets[0].target, cst.Name) and isinstance(node.value, cst.Name):
+        if len(node.targets) == 1 and type(node.targets[0].target) is cst.Name and type(node.value) is cst.Name:
             target, source = node.targets[0].target.value, node.value.value
             if target != source and self.context.is_tensor(node.value):
                 state.aliases.append(_Alias(node, frozenset({target, source}), self.context.flow.event(node)))

@@ -307,7 +307,7 @@ def evaluate(model, data):
         return self.context.flow.loop_facts(self, _LoopFacts)
 
     def visit_Call(self, node: cst.Call) -> None:
-        if not isinstance(node.func, cst.Attribute):
+        if type(node.func) is not cst.Attribute:
             return
         method = node.func.attr.value
         if method == "eval" and not node.args:

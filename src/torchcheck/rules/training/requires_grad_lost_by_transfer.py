@@ -506,7 +506,7 @@ def _target_values(node: cst.Assign) -> list[tuple[cst.BaseExpression, cst.BaseE
     pairs: list[tuple[cst.BaseExpression, cst.BaseExpression | None]] = []
     for target in (assign_target.target for assign_target in node.targets):
         value = node.value
-        if isinstance(target, (cst.Tuple, cst.List)) and isinstance(value, (cst.Tuple, cst.List)):
+        if type(target) in (cst.Tuple, cst.List) and type(value) in (cst.Tuple, cst.List):
             if len(target.elements) == len(value.elements):
                 pairs.extend((mine.value, theirs.value) for mine, theirs in zip(target.elements, value.elements))
                 continue
