@@ -76,9 +76,20 @@ def _walk(module: cst.Module, rules: Sequence[type[Rule]], settings: LintSetting
     def entering(statement: cst.CSTNode) -> None:
         context.top_level_statement = statement
 
-    BatchedWalker([context, context.project, expected, *instances]).walk_module(module, entering)
-    reports = [report for instance in instances for report in instance.reports]
-    return _Walked(reports, context.project.export_summary(), expected.blocks)
+    visitors = [context, context.project, expected, *instances]
+    BatchedWalker(visitors).walk_module(module, entering)
+    walked = _Walked([report for instance in instances for report in instance.reports], context.project.export_summary(), expected.blocks)
+    _drop_state(visitors)
+    return walked
+
+
+def _drop_state(visitors: list[object]) -> None:
+    """Forget what the walk's visitors learned. They refer to one another (a rule registers
+    callbacks with the context, the context knows the project facts), and such cycles would
+    keep the file's whole tree alive until the garbage collector traverses it: measured, a
+    twentieth of a worker's time."""
+    for visitor in visitors:
+        vars(visitor).clear()
 
 
 class _Located:
