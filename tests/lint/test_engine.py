@@ -2,9 +2,14 @@
 
 from __future__ import annotations
 
+import gc
+from pathlib import Path
+
 import libcst as cst
 
-from torchcheck.lint.engine import fix_source, lint_source
+from torchcheck.lint.engine import collect_reports, fix_source, lint_source
+from torchcheck.lint.parsing import parse_module
+from torchcheck.lint.registry import all_rules
 from torchcheck.lint.rule import FixSafety, Invalid, Rule, Valid
 
 
@@ -137,3 +142,18 @@ def test_mistakes_a_test_expects_to_warn_or_raise_are_not_reported() -> None:
 
     result = lint_source(EXPECTED_WARNING_TESTS.encode(), "test_scheduler.py", rules_by_code(["TCK104"]))
     assert [(d.code, d.location.row) for d in result.diagnostics] == [("TCK104", 43)]  # the last test only
+
+
+def test_a_walk_leaves_no_reference_cycles_holding_the_tree() -> None:
+    """Each worker parses hundreds of files: a tree kept alive by cycles among the walk's
+    visitors waits for the garbage collector, which then traverses all of it."""
+    source = (Path(__file__).resolve().parents[2] / "fixtures/lint/TCK114_evaluation_in_train_mode.py").read_bytes()
+    gc.collect()
+    gc.disable()
+    try:
+        module = parse_module(source)
+        assert collect_reports(module, all_rules())  # every rule walks it, and some report
+        del module
+        assert gc.collect() == 0  # nothing was left for the collector: refcounts freed it all
+    finally:
+        gc.enable()
