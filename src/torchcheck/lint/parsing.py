@@ -20,7 +20,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 
 import libcst as cst
-from libcst._nodes.base import CSTNode
+from libcst import CSTNode
 
 # Node types whose own checks reject code that libcst's grammar accepts.
 CHECKED_WHILE_PARSING: tuple[type[CSTNode], ...] = (cst.Try, cst.TryStar, cst.ConcatenatedString)
