@@ -107,3 +107,15 @@ def test_a_layer_that_behaves_the_same_in_both_modes_is_not_reported() -> None:
                 return [embedding(x) for x in loader]
         """
     ) == []
+
+
+def test_only_files_with_an_evaluation_def_or_gradients_off_are_read() -> None:
+    """It judges evaluation functions and loops with gradients off, so nothing else needs a parse."""
+    (rule,) = rules_by_code(["TCK114"])
+    assert rule.may_fire_in("def validate_epoch(model, loader):\n    ...\n")
+    assert rule.may_fire_in("async def run_eval(model): ...\n")
+    assert rule.may_fire_in("def test(model, loader): ...\n")
+    assert rule.may_fire_in("from torch import inference_mode\n")
+    assert rule.may_fire_in("torch.set_grad_enabled(False)\n")
+    assert not rule.may_fire_in("class Net(nn.Module):\n    def forward(self, x):\n        return self.eval_head(x)\n")
+    assert not rule.may_fire_in("def validation_step(self, batch): ...\ndef test_shapes(): ...\n")

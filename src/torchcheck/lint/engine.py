@@ -18,11 +18,11 @@ import libcst as cst
 from libcst.metadata import CodeRange
 
 from torchcheck.lint import nesting
-from torchcheck.lint.parsing import parse_module
 from torchcheck.lint.context import LintContext, LintSettings
 from torchcheck.lint.diagnostic import Diagnostic, Edit, Fix, Location
 from torchcheck.lint.expected_failures import ExpectedFailureBlocks
 from torchcheck.lint.exports import ProjectFacts, offers_more_than_imports
+from torchcheck.lint.parsing import parse_module
 from torchcheck.lint.positions import Positions
 from torchcheck.lint.project import DeferredFinding, ExportSummary, imports_summary, settle_locally
 from torchcheck.lint.rule import FixSafety, Report, Rule
@@ -78,7 +78,8 @@ def _walk(module: cst.Module, rules: Sequence[type[Rule]], settings: LintSetting
 
     visitors = [context, context.project, expected, *instances]
     BatchedWalker(visitors).walk_module(module, entering)
-    walked = _Walked([report for instance in instances for report in instance.reports], context.project.export_summary(), expected.blocks)
+    reports = [report for instance in instances for report in instance.reports]
+    walked = _Walked(reports, context.project.export_summary(), expected.blocks)
     _drop_state(visitors)
     return walked
 
