@@ -145,6 +145,8 @@ def _relative_to_root(path: Path, config: Config) -> str:
 
 def _rules_for_file(path: Path, config: Config, rules: tuple[RuleInfo, ...]) -> tuple[str, ...]:
     """Codes of the enabled rules minus those ``per-file-ignores`` turns off for ``path``."""
+    if not config.per_file_ignores:
+        return tuple(rule.code for rule in rules)
     relative = _relative_to_root(path, config)
     ignored = [
         selector
@@ -318,7 +320,12 @@ class _Pending:
     key: str
     cache: FindingsCache | None
     root: Path
-    writable: bool = True  # False for a link to a file outside the linted tree
+    write_roots: tuple[Path, ...] | None = None  # where a fix may write it; None: standard input
+
+    @property
+    def writable(self) -> bool:
+        """False for a link to a file outside the linted tree; asked only of files written."""
+        return self.write_roots is None or files_module.resolves_inside(self.path, self.write_roots)
 
 
 def _too_large(path: Path, config: Config) -> str | None:
@@ -393,8 +400,7 @@ def _gather(run: _Run, path: Path, source: bytes | None = None) -> list[_Pending
             run.project.add(file, name, root, cached.exports, cached.deferred)
             continue
         task = _Task(name, content, codes, run.fixing, options.unsafe_fixes, settings)
-        writable = source is not None or files_module.resolves_inside(file, roots)
-        pending.append(_Pending(file, task, key, cache, root, writable))
+        pending.append(_Pending(file, task, key, cache, root, None if source is not None else roots))
     return pending
 
 
