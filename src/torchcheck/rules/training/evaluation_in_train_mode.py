@@ -38,7 +38,8 @@ _RECURRENT_LAYERS = frozenset({"RNN", "LSTM", "GRU", "MultiheadAttention"})  # m
 _CONTAINERS = frozenset({"Sequential", "ModuleList", "ModuleDict"})
 _MODE_DEPENDENT_TEXT = re.compile(r"dropout|batch_?norm|instance_?norm|\.training\b|Transformer", re.IGNORECASE)
 _MAX_CALLER_DEPTH = 4
-_GRADIENTS_OFF_TEXT = ("no_grad", "inference_mode", "set_grad_enabled")  # spelled wherever they are used or imported
+# The last part of each grad-mode manager's name is spelled wherever it is used or imported.
+_GRADIENTS_OFF_TEXT = frozenset(name.rsplit(".", 1)[-1] for name in torch_api.NO_GRAD_CONTEXTS | torch_api.SET_GRAD_ENABLED)
 _DEF_NAME = re.compile(r"def\s+(\w+)")
 # Factories whose result is a module even when the linter does not otherwise know them.
 _MODEL_ZOOS = ("torchvision.models.", "timm.create_model", "timm.models.")
