@@ -38,6 +38,7 @@ from torchcheck.checks.errors import CheckFailed
 from torchcheck.checks.seeding import seed_everything
 from torchcheck.checks.state import preserved_state
 
+__tracebackhide__ = True  # pytest shows a failure from the caller's line, without this module's frames
 __all__ = [
     "DataDependentOnMeta",
     "ModulePathTracker",
@@ -106,6 +107,11 @@ _META_LOAD_TIES = """\
 assert_meta_load: tied weights of {model} are separate tensors after \
 load_state_dict(assign=True): {names}. assign=True replaces each parameter on its own; \
 re-tie them after loading (e.g. head.weight = embed.weight in a post hook or after_load=)."""
+
+_META_LOAD_NO_FILE = """\
+assert_meta_load: the checkpoint {path!r} {problem} (resolved to {resolved}). Save the \
+state dict there first, e.g. torch.save(model.state_dict(), path), or pass the state dict \
+itself."""
 
 _META_LOAD_OUTPUT = """\
 assert_meta_load: outputs of {model} loaded through meta differ from an ordinary load \
@@ -503,7 +509,11 @@ def _compare_loaded_outputs(name: str, reference: nn.Module, model: nn.Module, i
 @contextlib.contextmanager
 def _checkpoint_file(checkpoint: str | os.PathLike[str] | Mapping[str, torch.Tensor]) -> Iterator[Path]:
     if not isinstance(checkpoint, Mapping):
-        yield Path(checkpoint)
+        path = Path(checkpoint)
+        if not path.is_file():
+            problem = "is not a file" if path.exists() else "does not exist"
+            raise ValueError(_META_LOAD_NO_FILE.format(path=os.fspath(checkpoint), problem=problem, resolved=path.resolve()))
+        yield path
         return
     with tempfile.TemporaryDirectory(prefix="torchcheck-") as directory:
         path = Path(directory) / "state_dict.pt"
