@@ -9,7 +9,8 @@ from __future__ import annotations
 import os
 import re
 import sys
-from dataclasses import dataclass, field
+from collections.abc import Sequence
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -40,8 +41,17 @@ _SIZE_UNITS = {"": 1, "B": 1, "KB": 1024, "MB": 1024**2, "GB": 1024**3}
 
 NO_SECTION = "{path}: no [tool.torchcheck] table (a --config file must have one)"
 NOT_UTF8 = "{path}: cannot read: not valid UTF-8 ({error}); TOML files must be UTF-8"
+TOO_DEEP = "{path}: invalid TOML: arrays or tables nested too deeply to read"
 SECTION_NOT_A_TABLE = "{path}: [tool.torchcheck] must be a table of settings, got {value!r}"
 NOT_A_BOOLEAN = "{source}: [tool.torchcheck] {key} must be true or false, got {value!r}"
+BAD_OVERRIDE = (
+    "{origin}: neither a config file that exists nor a TOML `KEY = VALUE` override ({error}); "
+    "quote strings and lists as in pyproject.toml: --config \"ignore = ['TCK105']\""
+)
+TWO_CONFIG_FILES = (
+    "--config names two files, {first} and {second}: give one --config file, and any number "
+    "of `KEY = VALUE` overrides"
+)
 BAD_SIZE = (
     "{source}: [tool.torchcheck] max-file-size must be a positive size like \"10MB\", \"512KB\" "
     "or a number of bytes, got {value!r}"
@@ -85,13 +95,13 @@ class Config:
         return str(self.source) if self.source is not None else "the command line"
 
 
-def _string_list(value: Any, key: str, source: Path) -> tuple[str, ...]:
+def _string_list(value: Any, key: str, source: Path | str) -> tuple[str, ...]:
     if not isinstance(value, list) or not all(isinstance(item, str) for item in value):
         raise ConfigError(f"{source}: [tool.torchcheck] {key} must be a list of strings, got {value!r}")
     return tuple(value)
 
 
-def _per_file_ignores(value: Any, source: Path) -> tuple[tuple[str, tuple[str, ...]], ...]:
+def _per_file_ignores(value: Any, source: Path | str) -> tuple[tuple[str, tuple[str, ...]], ...]:
     if not isinstance(value, dict):
         raise ConfigError(f"{source}: [tool.torchcheck] per-file-ignores must be a table of pattern = [codes]")
     return tuple(
@@ -99,7 +109,7 @@ def _per_file_ignores(value: Any, source: Path) -> tuple[tuple[str, tuple[str, .
     )
 
 
-def _boolean(value: Any, key: str, source: Path) -> bool:
+def _boolean(value: Any, key: str, source: Path | str) -> bool:
     if not isinstance(value, bool):
         raise ConfigError(NOT_A_BOOLEAN.format(source=source, key=key, value=value))
     return value
@@ -127,30 +137,79 @@ def parse_target_version(value: Any, origin: str) -> tuple[int, int]:
     return int(match.group(1)), int(match.group(2))
 
 
-def parse_settings(settings: dict[str, Any], source: Path) -> Config:
-    """Build a Config from the ``[tool.torchcheck]`` table of ``source``."""
+def _fields(settings: dict[str, Any], origin: str) -> dict[str, Any]:
+    """The :class:`Config` fields that ``settings`` (a ``[tool.torchcheck]`` table, or inline
+    overrides) sets, type-checked and normalised; ``origin`` names them in errors."""
     unknown = sorted(set(settings) - _KNOWN_KEYS)
     if unknown:
         known = ", ".join(sorted(_KNOWN_KEYS))
-        raise ConfigError(f"{source}: unknown key {unknown[0]!r} in [tool.torchcheck] (known keys: {known})")
-    lists = {key: _string_list(settings[key], key, source) for key in _LIST_KEYS if key in settings}
-    return Config(
-        root=source.parent,
-        source=source,
-        select=lists.get("select"),
-        extend_select=lists.get("extend-select", ()),
-        ignore=lists.get("ignore", ()),
-        per_file_ignores=_per_file_ignores(settings.get("per-file-ignores", {}), source),
-        exclude=lists.get("exclude", DEFAULT_EXCLUDE),
-        extend_exclude=lists.get("extend-exclude", ()),
-        include=lists.get("include", DEFAULT_INCLUDE),
-        extend_include=lists.get("extend-include", ()),
-        target_version=parse_target_version(settings["target-version"], str(source))
-        if "target-version" in settings
-        else None,
-        force_exclude=_boolean(settings.get("force-exclude", False), "force-exclude", source),
-        max_file_size=parse_size(settings.get("max-file-size", DEFAULT_MAX_FILE_SIZE), str(source)),
-    )
+        raise ConfigError(f"{origin}: unknown key {unknown[0]!r} in [tool.torchcheck] (known keys: {known})")
+    fields: dict[str, Any] = {
+        key.replace("-", "_"): _string_list(settings[key], key, origin) for key in _LIST_KEYS if key in settings
+    }
+    if "per-file-ignores" in settings:
+        fields["per_file_ignores"] = _per_file_ignores(settings["per-file-ignores"], origin)
+    if "target-version" in settings:
+        fields["target_version"] = parse_target_version(settings["target-version"], origin)
+    if "force-exclude" in settings:
+        fields["force_exclude"] = _boolean(settings["force-exclude"], "force-exclude", origin)
+    if "max-file-size" in settings:
+        fields["max_file_size"] = parse_size(settings["max-file-size"], origin)
+    return fields
+
+
+def parse_settings(settings: dict[str, Any], source: Path) -> Config:
+    """Build a Config from the ``[tool.torchcheck]`` table of ``source``."""
+    return Config(root=source.parent, source=source, **_fields(settings, str(source)))
+
+
+def parse_override(text: str) -> dict[str, Any]:
+    """One ``--config "KEY = VALUE"`` override (TOML, as in ``[tool.torchcheck]``), checked
+    like a setting in a file; a malformed one is a ConfigError naming it."""
+    origin = f"--config {text!r}"
+    try:
+        settings = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as error:
+        raise ConfigError(BAD_OVERRIDE.format(origin=origin, error=error)) from error
+    _fields(settings, origin)
+    return settings
+
+
+def split_config_arguments(values: Sequence[str]) -> tuple[Path | None, tuple[str, ...]]:
+    """The ``--config`` values as (the config file, the inline ``KEY = VALUE`` overrides).
+
+    As in ruff, a value is a file when such a file exists, or when it holds no ``=`` (so a
+    missing file is reported as missing); otherwise it is an override. At most one file.
+    """
+    files = [value for value in values if _is_file(Path(value)) or "=" not in value]
+    if len(files) > 1:
+        raise ConfigError(TWO_CONFIG_FILES.format(first=files[0], second=files[1]))
+    overrides = tuple(value for value in values if value not in files)
+    for override in overrides:
+        parse_override(override)
+    return (Path(files[0]) if files else None), overrides
+
+
+def override_selectors(overrides: Sequence[str]) -> list[tuple[str, tuple[str, ...]]]:
+    """The rule selectors each override sets (``select``, ``ignore``, per-file-ignores...),
+    with the override to name when one of them names no rule."""
+    found = []
+    for override in overrides:
+        fields = _fields(parse_override(override), f"--config {override!r}")
+        selectors = [*fields.get("select", ()), *fields.get("extend_select", ()), *fields.get("ignore", ())]
+        selectors += [code for _, codes in fields.get("per_file_ignores", ()) for code in codes]
+        found.append((f"--config {override!r}", tuple(selectors)))
+    return found
+
+
+def with_overrides(config: Config, overrides: Sequence[str]) -> Config:
+    """``config`` with the inline ``--config`` overrides applied, later ones winning."""
+    if not overrides:
+        return config
+    settings: dict[str, Any] = {}
+    for override in overrides:
+        settings.update(parse_override(override))
+    return replace(config, **_fields(settings, "--config"))
 
 
 def _read_toml(path: Path) -> dict[str, Any]:
@@ -163,6 +222,10 @@ def _read_toml(path: Path) -> dict[str, Any]:
         raise ConfigError(NOT_UTF8.format(path=path, error=error.reason)) from error
     except tomllib.TOMLDecodeError as error:
         raise ConfigError(f"{path}: invalid TOML: {error}") from error
+    except RecursionError:
+        # The whole file is unreadable, whichever table the nesting is in: our table, if
+        # any, cannot be found, and skipping the file would silently drop its settings.
+        raise ConfigError(TOO_DEEP.format(path=path)) from None
 
 
 def _section(document: dict[str, Any], path: Path) -> dict[str, Any] | None:

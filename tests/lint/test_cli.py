@@ -116,7 +116,7 @@ def test_fix_applies_safe_fixes_only_and_writes_a_parsable_file(project: Path, c
     fixed = (project / "train.py").read_text()
     assert 'torch.ones(3, 3, device="cuda")' in fixed
     assert "losses.append(loss)" in fixed  # unsafe fix not applied
-    assert code == 1 and "Fixed 1 finding(s) in 1 file(s)" in out
+    assert code == 1 and "Fixed 1 finding in 1 file." in out
     assert run(capsys, ".", "--fix")[1].count("Fixed") == 0  # idempotent
 
 

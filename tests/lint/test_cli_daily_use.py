@@ -306,7 +306,7 @@ def test_add_noqa_silences_every_finding_once(project: Path, capsys) -> None:
         mask = torch.ones(3).cuda()
     """)
     code, out, _ = run(capsys, "--no-cache", "--add-noqa", "src")
-    assert code == 0 and "Added 4 noqa directive(s)." in out
+    assert code == 0 and "Added 4 noqa directives." in out
     assert "losses.append(loss)  # noqa: TCK101" in (project / "src/loop.py").read_text()
     before = (project / "src/loop.py").read_text()
     assert run(capsys, "--no-cache", "src")[0] == 0

@@ -167,3 +167,36 @@ def test_an_unreadable_directory_on_the_way_up_is_skipped(tmp_path: Path) -> Non
         assert discover(locked / "inner").ignore == ("TCK201",)
     finally:
         locked.chmod(stat.S_IRWXU)
+
+
+# ----------------------------------------------------------------------------- inline --config overrides
+
+
+def test_an_inline_override_is_parsed_as_toml_and_checked_like_a_file_setting() -> None:
+    from torchcheck.config import parse_override
+
+    assert parse_override("ignore = ['TCK105']") == {"ignore": ["TCK105"]}
+    assert parse_override('per-file-ignores = { "tests/*" = ["TCK201"] }') == {"per-file-ignores": {"tests/*": ["TCK201"]}}
+    with pytest.raises(ConfigError, match=r"--config 'max-file-size = \"big\"'.*max-file-size"):
+        parse_override('max-file-size = "big"')
+    with pytest.raises(ConfigError, match="KEY = VALUE"):
+        parse_override("ignore = [TCK105")
+
+
+def test_config_arguments_split_into_one_file_and_overrides(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from torchcheck.config import split_config_arguments
+
+    monkeypatch.chdir(tmp_path)
+    pyproject(tmp_path, "[tool.torchcheck]\n", name="a=b.toml")  # a file wins even with `=` in its name
+    assert split_config_arguments(["a=b.toml", "ignore = []"]) == (Path("a=b.toml"), ("ignore = []",))
+    assert split_config_arguments(["missing.toml"]) == (Path("missing.toml"), ())  # reported missing when loaded
+    assert split_config_arguments([]) == (None, ())
+
+
+def test_overrides_replace_the_same_keys_of_the_file_and_later_overrides_win(tmp_path: Path) -> None:
+    from torchcheck.config import with_overrides
+
+    config = load_file(pyproject(tmp_path, '[tool.torchcheck]\nignore = ["TCK101"]\nselect = ["TCK1"]\n'))
+    overridden = with_overrides(config, ["ignore = ['TCK102']", "ignore = ['TCK103']", "force-exclude = true"])
+    assert overridden.ignore == ("TCK103",) and overridden.select == ("TCK1",) and overridden.force_exclude
+    assert overridden.source == config.source and with_overrides(config, []) is config

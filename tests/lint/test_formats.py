@@ -122,9 +122,22 @@ def test_statistics_without_findings_are_an_empty_json_array() -> None:
     assert json.loads(format_statistics([], "json")) == []
 
 
-@pytest.mark.parametrize("output_format", ["sarif", "github"])
-def test_statistics_for_document_formats_are_the_text_table_meant_for_stderr(output_format: str) -> None:
-    assert format_statistics(statistics_sample(), output_format) == format_statistics(statistics_sample(), "full")
+def test_statistics_replace_the_findings_in_document_formats_too() -> None:
+    assert format_statistics(statistics_sample(), "github") == format_statistics(statistics_sample(), "full")
+    assert format_statistics(statistics_sample(), "sarif") == format_statistics(statistics_sample(), "json")
+
+
+def test_statistics_count_unsafe_fixes_as_fixable_only_with_unsafe_fixes() -> None:
+    rows = {row["code"]: row for row in json.loads(format_statistics(statistics_sample(), "json", unsafe_fixes=True))}
+    assert rows["TCK101"]["fixable"] and rows["TCK101"]["fixable_count"] == 2
+    assert "[*] loss-kept-with-graph" in format_statistics(statistics_sample(), unsafe_fixes=True)
+
+
+def test_concise_and_full_mark_unsafe_fixes_only_with_unsafe_fixes() -> None:
+    unsafe = [make_diagnostic(code="TCK101", name="loss-kept-with-graph", applicability="unsafe")]
+    for formatter in (TEXT_FORMATS["concise"], TEXT_FORMATS["full"]):
+        assert "[*]" not in formatter(unsafe, False)
+        assert "TCK101 [*] " in formatter(unsafe, False, unsafe_fixes=True)  # type: ignore[call-arg]
 
 
 def test_statistics_for_an_unknown_format_name_the_choices() -> None:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from torchcheck.lint.engine import lint_source
+from torchcheck.lint.engine import fix_source, lint_source
 from torchcheck.lint.noqa import add_noqa
 from torchcheck.lint.registry import rules_by_code
 from torchcheck.lint.suppression import skips_file
@@ -142,3 +142,97 @@ def test_a_file_that_cannot_be_tokenized_is_left_unchanged() -> None:
 )
 def test_skip_file_is_a_comment_on_a_line_of_its_own(source: str, skipped: bool) -> None:
     assert skips_file(source) is skipped
+
+
+# ----------------------------------------------------------------------------- unused-noqa (TCK001)
+
+WITH_UNUSED_NOQA = rules_by_code(["TCK001", "TCK201", "TCK702"])
+
+
+def unused(source: bytes, rules=WITH_UNUSED_NOQA, filename: str = "model.py") -> list[tuple[int, str]]:
+    """(row, message) of each TCK001 finding."""
+    result = lint_source(source, filename, rules)
+    return [(d.location.row, d.message) for d in result.diagnostics if d.code == "TCK001"]
+
+
+def fixed(source: bytes, rules=WITH_UNUSED_NOQA) -> bytes:
+    result = fix_source(source, "model.py", rules)
+    return result.fixed_source if result.fixed_source is not None else source
+
+
+def test_a_code_that_silences_a_finding_is_used_and_one_that_silences_nothing_is_reported() -> None:
+    source = b"import torch\na = torch.ones(3).cuda()  # noqa: TCK201\nb = torch.ones(3, device='cuda')  # noqa: TCK201\n"
+    assert unused(source) == [(3, "Unused `noqa` directive (unused: `TCK201`)")]
+
+
+def test_the_message_names_unused_non_enabled_and_unknown_codes() -> None:
+    source = b"x = 1  # noqa: TCK702, TCK101, TCK999, loss-kept-with-graph\n"
+    assert unused(source) == [
+        (1, "Unused `noqa` directive (unused: `TCK702`; non-enabled: `TCK101`, `loss-kept-with-graph`; unknown: `TCK999`)")
+    ]
+
+
+def test_a_finding_on_another_line_of_the_statement_uses_the_directive() -> None:
+    source = b"import torch\nx = torch.ones(\n    3,  # noqa: TCK201\n).cuda()\n"
+    assert lint_source(source, "model.py", WITH_UNUSED_NOQA).diagnostics == ()
+    assert findings(source.replace(b"  # noqa: TCK201", b"")) == [(2, "TCK201")]
+
+
+@pytest.mark.parametrize(
+    "source",
+    [
+        b"x = 1  # noqa\n",  # a bare noqa is ruff's and flake8's too
+        b"x = 1  # noqa: E501, F401\n",  # other tools' codes are theirs to judge
+        b"x = 1  # noqa: TCK201, TCK001\n",  # the rule silenced on its own line
+        b"x = 1  # noqa: TCK201  # torchcheck: ignore[unused-noqa]\n",
+        b"x = '# noqa: TCK201'\n",  # not a comment
+    ],
+)
+def test_nothing_but_torchcheck_codes_that_silence_nothing_is_reported(source: bytes) -> None:
+    assert unused(source) == []
+
+
+def test_unused_noqa_is_opt_in() -> None:
+    from torchcheck.lint.registry import select_rules
+
+    assert "TCK001" not in [rule.code for rule in select_rules()]
+
+
+@pytest.mark.parametrize(
+    ("source", "expected"),
+    [
+        (b"x = 1  # noqa: TCK201\n", b"x = 1\n"),
+        (b"x = 1  # noqa: E501, TCK201\n", b"x = 1  # noqa: E501\n"),
+        (b"x = 1  # noqa: TCK201 E501\n", b"x = 1  # noqa: E501\n"),
+        (b"x = 1  # noqa: TCK201  # keep me\n", b"x = 1  # keep me\n"),
+        (b"x = 1  # type: ignore  # noqa: TCK201\n", b"x = 1  # type: ignore\n"),
+        (b"x = 1  # noqa: TCK201 - the reason\n", b"x = 1  # the reason\n"),
+        (b"x = [\n    1,\n    # noqa: TCK201\n]\n", b"x = [\n    1,\n]\n"),
+        (b"x = 1  # noqa: TCK201", b"x = 1"),
+    ],
+    ids=["whole", "other-tool-kept", "space-separated", "comment-kept", "prefix-kept", "reason-kept", "own-line", "no-final-newline"],
+)
+def test_the_fix_removes_only_what_silences_nothing_and_never_leaves_a_bare_noqa(source: bytes, expected: bytes) -> None:
+    result = fixed(source)
+    assert result == expected
+    assert unused(result) == [] and b"# noqa\n" not in result
+
+
+def test_the_fix_keeps_a_used_code_in_the_same_directive() -> None:
+    source = b"import torch\nx = torch.ones(3).cuda()  # noqa: TCK201, TCK702\n"
+    assert fixed(source) == b"import torch\nx = torch.ones(3).cuda()  # noqa: TCK201\n"
+    assert fix_source(source, "model.py", WITH_UNUSED_NOQA).fixes_applied == 1
+
+
+def test_the_fix_keeps_the_files_encoding_byte_order_mark_and_line_endings() -> None:
+    source = "\ufeffname = 'caf\xe9'  # noqa: TCK201\r\ny = 1\r\n".encode("utf-8")
+    assert fixed(source) == "\ufeffname = 'caf\xe9'\r\ny = 1\r\n".encode("utf-8")
+    latin = "# -*- coding: latin-1 -*-\nname = 'caf\xe9'  # noqa: TCK999\n".encode("latin-1")
+    assert fixed(latin) == "# -*- coding: latin-1 -*-\nname = 'caf\xe9'\n".encode("latin-1")
+
+
+def test_a_code_silencing_a_finding_that_a_test_function_drops_is_unused() -> None:
+    rules = rules_by_code(["TCK001", "TCK204"])
+    wrap = b"from torch import nn\n\n\ndef {name}(net):\n    return nn.DataParallel(net)  # noqa: TCK204\n"
+    assert unused(wrap.replace(b"{name}", b"wrap"), rules, "test_model.py") == []
+    assert [row for row, _ in unused(wrap.replace(b"{name}", b"test_wrap"), rules, "test_model.py")] == [5]  # TCK204 is quiet in tests

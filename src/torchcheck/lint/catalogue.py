@@ -37,6 +37,7 @@ class RuleInfo:
     fix_title: str | None
     message: str
     documentation: str  # the rule's docstring, dedented (ruff's headings)
+    family: str = ""  # its folder under torchcheck/rules/ (ruff's "linter"): training, devices, ...
 
     @property
     def summary(self) -> str:
@@ -55,7 +56,14 @@ class RuleInfo:
             fix_title=rule.fix_title,
             message=rule.message,
             documentation=documentation(rule),
+            family=_family(rule),
         )
+
+
+def _family(rule: type[Rule]) -> str:
+    """The family folder of a rule module, ``torchcheck.rules.<family>.<module>``; "" elsewhere."""
+    parts = rule.__module__.split(".")
+    return parts[2] if len(parts) == 4 and parts[:2] == ["torchcheck", "rules"] else ""
 
 
 def rule_infos() -> tuple[RuleInfo, ...]:

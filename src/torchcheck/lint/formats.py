@@ -47,8 +47,11 @@ def display_name(filename: str) -> str:
     return os.fsencode(filename).decode("utf-8", "backslashreplace")
 
 
-def _has_safe_fix(diagnostic: Diagnostic) -> bool:
-    return diagnostic.fix is not None and diagnostic.fix.applicability == "safe"
+def fixable(diagnostic: Diagnostic, unsafe_fixes: bool = False) -> bool:
+    """Whether ``--fix`` fixes the finding: it has a safe fix, or (with ``--unsafe-fixes``) any fix."""
+    if diagnostic.fix is None:
+        return False
+    return diagnostic.fix.applicability == "safe" or (unsafe_fixes and diagnostic.fix.applicability == "unsafe")
 
 
 # --- full and concise -------------------------------------------------------------------
@@ -62,8 +65,8 @@ class _Style:
         return f"{''.join(codes)}{text}{_RESET}" if self.colour and codes else text
 
 
-def _fix_marker(diagnostic: Diagnostic) -> str:
-    return "[*] " if _has_safe_fix(diagnostic) else ""
+def _fix_marker(diagnostic: Diagnostic, unsafe_fixes: bool) -> str:
+    return "[*] " if fixable(diagnostic, unsafe_fixes) else ""
 
 
 def place(diagnostic: Diagnostic) -> str:
@@ -72,21 +75,24 @@ def place(diagnostic: Diagnostic) -> str:
     return f"{display_name(diagnostic.filename)}:{cell}{diagnostic.location.row}:{diagnostic.location.column}"
 
 
-def _header(diagnostic: Diagnostic, style: _Style) -> str:
+def _header(diagnostic: Diagnostic, style: _Style, unsafe_fixes: bool) -> str:
     where = f"{place(diagnostic)}:"
-    return f"{style(where, _BOLD)} {style(diagnostic.code, _RED, _BOLD)} {_fix_marker(diagnostic)}{diagnostic.message}"
+    marker = _fix_marker(diagnostic, unsafe_fixes)
+    return f"{style(where, _BOLD)} {style(diagnostic.code, _RED, _BOLD)} {marker}{diagnostic.message}"
 
 
-def format_concise(diagnostics: Sequence[Diagnostic], colour: bool = False) -> str:
+def format_concise(diagnostics: Sequence[Diagnostic], colour: bool = False, *, unsafe_fixes: bool = False) -> str:
+    """One line per finding; ``[*]`` marks what ``--fix`` (with ``unsafe_fixes``: ``--fix --unsafe-fixes``) fixes."""
     style = _Style(colour)
-    return "".join(f"{_header(d, style)}\n" for d in diagnostics)
+    return "".join(f"{_header(d, style, unsafe_fixes)}\n" for d in diagnostics)
 
 
-def format_full(diagnostics: Sequence[Diagnostic], colour: bool = False) -> str:
+def format_full(diagnostics: Sequence[Diagnostic], colour: bool = False, *, unsafe_fixes: bool = False) -> str:
+    """Each finding with its source line and a caret; ``[*]`` as in :func:`format_concise`."""
     style = _Style(colour)
     blocks = []
     for d in diagnostics:
-        lines = [_header(d, style)]
+        lines = [_header(d, style, unsafe_fixes)]
         if d.source_line:
             gutter = " " * len(str(d.location.row))
             width = (d.end_location.column if d.end_location.row == d.location.row else len(d.source_line) + 1) - d.location.column
@@ -350,13 +356,14 @@ class RuleCount:
         return self.fixable_count == self.count
 
 
-def count_by_rule(diagnostics: Sequence[Diagnostic]) -> list[RuleCount]:
-    """One row per rule, most frequent first (ties by code)."""
+def count_by_rule(diagnostics: Sequence[Diagnostic], unsafe_fixes: bool = False) -> list[RuleCount]:
+    """One row per rule, most frequent first (ties by code); fixable counts what ``--fix``
+    fixes (with ``unsafe_fixes``, unsafe fixes too)."""
     counts: dict[tuple[str, str], list[int]] = {}
     for d in diagnostics:
         row = counts.setdefault((d.code, d.name), [0, 0])
         row[0] += 1
-        row[1] += int(_has_safe_fix(d))
+        row[1] += int(fixable(d, unsafe_fixes))
     rows = [RuleCount(code, name, count, fixable) for (code, name), (count, fixable) in counts.items()]
     return sorted(rows, key=lambda row: (-row.count, row.code))
 
@@ -387,23 +394,22 @@ def _statistics_json(rows: Sequence[RuleCount]) -> str:
     return json.dumps(items, indent=2) + "\n"
 
 
-def format_statistics(diagnostics: Sequence[Diagnostic], output_format: str = "full") -> str:
-    """The number of findings per rule, most frequent first, shaped for ``output_format``.
+def format_statistics(diagnostics: Sequence[Diagnostic], output_format: str = "full", *, unsafe_fixes: bool = False) -> str:
+    """The number of findings per rule, most frequent first, shaped for ``output_format``;
+    printed *instead of* the findings, in every format.
 
-    Contract with the caller:
+    - ``full``, ``concise``, ``github``: ruff's text table, one
+      ``count<TAB>code<TAB>[*] name`` line per rule (in a GitHub Actions log it is plain
+      text, which annotates nothing).
+    - ``json``, ``sarif``: a JSON array like ``ruff check --statistics --output-format json``
+      (objects with ``code``, ``name``, ``count``, ``fixable``, ``fixable_count``): SARIF has
+      no place for counts, so a machine-readable format gets the machine-readable table.
 
-    - ``full``, ``concise``: ruff's text table, one ``count<TAB>code<TAB>[*] name`` line
-      per rule, meant for stdout after (or instead of) the findings.
-    - ``json``: a JSON array like ``ruff check --statistics --output-format json``
-      (objects with ``code``, ``name``, ``count``, ``fixable``, ``fixable_count``). It is a
-      whole document: print it *instead of* the findings.
-    - ``sarif``, ``github``: the text table, for stderr. stdout already carries a document
-      (SARIF) or workflow commands (github) that appended text would break.
-
+    ``fixable`` counts what ``--fix`` fixes (with ``unsafe_fixes``, unsafe fixes too).
     Raises ValueError for any other format name.
     """
-    rows = count_by_rule(diagnostics)
-    if output_format == "json":
+    rows = count_by_rule(diagnostics, unsafe_fixes)
+    if output_format in ("json", "sarif"):
         return _statistics_json(rows)
     if output_format in FORMAT_NAMES:
         return _statistics_table(rows)

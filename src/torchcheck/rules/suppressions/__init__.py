@@ -1,0 +1,1 @@
+"""TCK0xx: torchcheck's own comments (TCK000, a file that cannot be linted, is the engine's)."""
