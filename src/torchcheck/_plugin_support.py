@@ -49,7 +49,7 @@ HEADER_LINE = (
     "deterministic algorithms: {deterministic} (on inside `seeded`)"
 )
 REPLAY_SECTION = (
-    "seed: {seed} (derived from --torch-seed={base_seed} and the node id)\n"
+    "seed: {seed} (derived from --torchcheck-seed={base_seed} and the node id)\n"
     "replay: {command}"
 )
 
@@ -128,11 +128,16 @@ class SettingNames(NamedTuple):
     ini: str
 
 
-DEVICES_NAMES = SettingNames("--torch-device", "TORCHCHECK_DEVICES", "torch_devices")
-SEED_NAMES = SettingNames("--torch-seed", "TORCHCHECK_SEED", "torch_seed")
+# Every name carries the torchcheck prefix, so that no other plugin can register it too
+# (pytest-torch has --torch-device and --torch-seed; two plugins with one option name
+# stop pytest from starting).
+DEVICES_NAMES = SettingNames("--torchcheck-device", "TORCHCHECK_DEVICES", "torchcheck_devices")
+SEED_NAMES = SettingNames("--torchcheck-seed", "TORCHCHECK_SEED", "torchcheck_seed")
 STRICT_STATE_NAMES = SettingNames(
     "--torchcheck-strict-state", "TORCHCHECK_STRICT_STATE", "torchcheck_strict_state"
 )
+ENABLE_CLI = "--torchcheck"
+ENABLE_INI = "torchcheck"
 
 
 class Settings(NamedTuple):
@@ -174,6 +179,18 @@ def resolve_settings(cli: RawSettings, env: Mapping[str, str], ini: RawSettings)
     picked_strict = _pick(STRICT_STATE_NAMES, cli.strict_state, env, ini.strict_state)
     strict = parse_bool(*picked_strict) if picked_strict is not None else False
     return Settings(devices, devices_source, seed, seed_source, strict)
+
+
+def plugin_enabled(cli_enable: bool, cli_settings: Sequence[str | None], ini_enable: bool) -> bool:
+    """Whether this run turned the plugin on.
+
+    ``--torchcheck``, or any other torchcheck option on the command line (a replay
+    command, ``--torchcheck-device cuda`` in a GPU job), turns it on for the run;
+    ``torchcheck = true`` in the ini file turns it on for every run of the repository.
+    The environment never does: a variable reaches every repository run in that shell,
+    and installing torchcheck must change no suite that did not ask for it.
+    """
+    return cli_enable or ini_enable or any(value is not None for value in cli_settings)
 
 
 # --- devices ----------------------------------------------------------------------
@@ -239,10 +256,10 @@ def plan_test_devices(
 
     ``wanted`` comes from the test's markers (``devices(...)``, ``cuda``, ``mps``): the
     test needs one of those. ``requested`` is the run-wide restriction
-    (``--torch-device``/env/ini), already checked to be available. Unmarked tests run on
-    every allowed device that exists; absent devices are simply not generated. A marked
-    test whose devices are all absent or excluded is generated once, skipped with a
-    reason, so the skip is visible instead of the test vanishing.
+    (``--torchcheck-device``/env/ini), already checked to be available, so a device the
+    user asked for is never absent here. Absent devices are simply not generated, marked
+    test or not. A marked test whose devices are all absent or excluded is generated
+    once, skipped with a reason, so the skip is visible instead of the test vanishing.
     """
     allowed = requested if requested is not None else DEVICE_KINDS
     if wanted is None:
@@ -254,12 +271,10 @@ def plan_test_devices(
         )
         return TestDevicePlan(run=(), skipped=((wanted[0], reason),))
     run = tuple(k for k in in_run if k in found.kinds)
-    absent = tuple(
-        (k, DEVICE_ABSENT_REASON.format(device=k, found=found.describe()))
-        for k in in_run
-        if k not in found.kinds
-    )
-    return TestDevicePlan(run=run, skipped=absent)
+    if run:
+        return TestDevicePlan(run=run)
+    reason = DEVICE_ABSENT_REASON.format(device=" or ".join(in_run), found=found.describe())
+    return TestDevicePlan(run=(), skipped=((in_run[0], reason),))
 
 
 def device_marker_skip_reason(
@@ -296,9 +311,9 @@ def derive_seed(base_seed: int, nodeid: str) -> int:
 def replay_command(nodeid: str, base_seed: int, device: str | None) -> str:
     import shlex
 
-    parts = ["pytest", shlex.quote(nodeid), f"--torch-seed={base_seed}"]
+    parts = ["pytest", shlex.quote(nodeid), f"{SEED_NAMES.cli}={base_seed}"]
     if device is not None:
-        parts.append(f"--torch-device={device}")
+        parts.append(f"{DEVICES_NAMES.cli}={device}")
     return " ".join(parts)
 
 

@@ -1,20 +1,21 @@
-"""torchcheck's pytest plugin: device parametrization, per-test seeds, a torch state guard,
-distributed tests.
+"""torchcheck's pytest plugin, for the repositories that turn it on.
 
-Auto-loaded through the ``pytest11`` entry point named ``torchcheck`` (disable it with
-``-p no:torchcheck``). Read top to bottom in pytest's lifecycle order: options ->
-early worker setup -> configure -> header -> collection -> running distributed tests ->
-fixtures -> reports, then the pytest-randomly seeder.
+Loaded through the ``pytest11`` entry point named ``torchcheck``, but installing torchcheck
+changes no test suite. This module registers only options and ini keys, every one named
+``torchcheck...`` so that no other plugin can register it too. A run that turns the plugin
+on (``torchcheck = true`` in the ini file, or ``--torchcheck`` or any other torchcheck option
+on the command line; see ``plugin_enabled``) gets the markers, fixtures and hooks of
+``torchcheck._plugin_hooks``: device parametrization, per-test seeds, the torch state guard,
+distributed tests, the report header and the replay section. Only such a run has its xdist
+workers pinned to GPUs and pytest-randomly's reseed passed on to torch.
 
-Loading this module imports neither torch nor libcst. torch is imported only when a test
-uses ``torch_device`` or ``seeded``, when a device is explicitly requested, or when the
-session has already imported it itself (the header and the state guard read it from
-``sys.modules``), so a non-torch suite pays nothing. The decisions themselves live in
-``torchcheck._plugin_support`` as pure functions over counts, testable without a GPU.
-Distributed tests have their decisions in ``torchcheck._distributed_support`` and their
-run-time machinery (starting ranks, merging their reports, joining a torchrun launch) in
-``torchcheck._distributed_plugin``, both imported only by a session that has such a test
-or runs as one rank of a launch.
+One hook acts in every run: the short-summary line of a failed torchcheck check shows its
+message. Only torchcheck's checks raise ``CheckFailed``, so a suite that never calls them
+sees no difference, and one that calls them without the plugin reads the same summary.
+
+Read top to bottom in pytest's lifecycle order: options -> early worker setup -> configure
+-> reports -> unconfigure, then the pytest-randomly seeder. Loading this module imports
+neither torch nor libcst, nor the hooks module unless the run turns the plugin on.
 """
 
 from __future__ import annotations
@@ -22,99 +23,65 @@ from __future__ import annotations
 import os
 import sys
 import warnings
-from collections.abc import Generator, Iterator, Mapping
-from typing import TYPE_CHECKING, Any
+from collections.abc import Generator
 
 import pytest
 
-from torchcheck import INSTALL_HINT
 from torchcheck._plugin_support import (
-    DEVICE_KINDS,
     DEVICES_NAMES,
+    ENABLE_CLI,
+    ENABLE_INI,
     SEED_NAMES,
     STRICT_STATE_NAMES,
-    DeviceUnavailableError,
-    FoundDevices,
-    RawSettings,
     SettingError,
-    Settings,
-    check_requested_available,
     cuda_allowed,
-    derive_seed,
-    device_marker_skip_reason,
-    format_header,
-    format_state_leak,
-    parse_devices,
     parse_visible_devices,
-    plan_test_devices,
-    replay_section,
+    plugin_enabled,
     requested_devices,
-    resolve_settings,
     worker_index,
     worker_visible_devices,
 )
-
-if TYPE_CHECKING:
-    import torch
-
-    from torchcheck._distributed_plugin import LaunchedRank
-    from torchcheck._distributed_support import DistributedPlan, LaunchedWorld
 
 __all__ = ["TorchStateLeakWarning", "reseed_torch"]
 
 # --- user-facing strings, defined once --------------------------------------------
 
 GROUP_DESCRIPTION = "torchcheck (PyTorch correctness checks)"
+ENABLE_HELP = (
+    "Turn the torchcheck plugin on for this run: the torch_device, seeded, rank and "
+    "world_size fixtures, its markers, the torch state guard, its header line. Any other "
+    f"--torchcheck-* option turns it on too. For every run: ini {ENABLE_INI} = true."
+)
+ENABLE_INI_HELP = (
+    "Turn the torchcheck plugin on for every run of this repository (default: off, so "
+    f"that installing torchcheck changes no suite). For one run: {ENABLE_CLI}."
+)
 DEVICE_HELP = (
     "Comma-separated devices for the torch_device fixture, e.g. 'cpu,cuda' "
     "(default: every available device). Asking for a device this machine lacks is a "
-    "usage error. Also: env TORCHCHECK_DEVICES, ini torch_devices."
+    f"usage error. Also: env {DEVICES_NAMES.env}, ini {DEVICES_NAMES.ini}."
 )
 SEED_HELP = (
     "Base seed for the seeded fixture (default 0); each test's seed is derived from it "
-    "and the test's node id. Also: env TORCHCHECK_SEED, ini torch_seed."
+    f"and the test's node id. Also: env {SEED_NAMES.env}, ini {SEED_NAMES.ini}."
 )
 STRICT_STATE_HELP = (
     "Make leaked torch global state (default dtype and device, grad mode, determinism, "
     "cuDNN and TF32 flags, anomaly detection, autocast, flush-denormal, threads) an error "
-    "instead of a warning. Also: env TORCHCHECK_STRICT_STATE, ini torchcheck_strict_state."
-)
-MARKER_DOCS: tuple[str, ...] = (
-    "cpu: test runs on CPU (torch_device adds it to its cpu runs).",
-    "cuda: test needs a CUDA device; skipped with a reason when none is available "
-    "(torch_device adds it to its cuda runs, so `-m cuda` selects the GPU runs).",
-    "mps: test needs an Apple MPS device; skipped with a reason when unavailable.",
-    "devices(*names): restrict the torch_device fixture to these devices for one test, "
-    "e.g. @pytest.mark.devices('cpu', 'cuda').",
-    "distributed(world_size=2, backend=None, timeout=120): run the test on world_size "
-    "ranks, each a process with a process group initialised (gloo on cpu, nccl and one "
-    "GPU per rank on cuda); fixtures rank and world_size. A failure on any rank fails the "
-    "test; a hang past timeout seconds fails it with every rank's stack. Under torchrun "
-    "the test runs in place on each rank.",
+    f"instead of a warning. Also: env {STRICT_STATE_NAMES.env}=1, "
+    f"ini {STRICT_STATE_NAMES.ini} = true."
 )
 REPLAY_SECTION_TITLE = "torchcheck replay"
-DEVICES_MARKER_SOURCE = "@pytest.mark.devices on {nodeid}"
-DISTRIBUTED_MARKER_SOURCE = "@pytest.mark.distributed on {nodeid}"
-TORCH_MISSING = (
-    "torchcheck: {what} needs PyTorch, which is not installed in this environment. "
-    "Install it with {hint}, or turn the plugin off with -p no:torchcheck."
-)
-FIXTURES_WHAT = "using the torch_device or seeded fixture"
-DISTRIBUTED_WHAT = "a test marked distributed"
 PINNING_TOO_LATE = (
     "torchcheck: CUDA was initialised before xdist worker {worker} could be pinned to "
     "GPU(s) {mask}; workers may share a GPU. Avoid touching CUDA in plugins loaded "
     "before torchcheck."
 )
 
-# Annotated rather than subscripted (StashKey[Settings]()): no generic alias is built at import.
-_SETTINGS_KEY: pytest.StashKey[Settings] = pytest.StashKey()
-_FOUND_KEY: pytest.StashKey[FoundDevices] = pytest.StashKey()
-_HEADER_SHOWN_KEY: pytest.StashKey[bool] = pytest.StashKey()
-_LAUNCHED_RANK_KEY: pytest.StashKey[LaunchedRank] = pytest.StashKey()
-_DISTRIBUTED_PLAN_KEY: pytest.StashKey[DistributedPlan] = pytest.StashKey()
-_DISTRIBUTED_ERROR_KEY: pytest.StashKey[str] = pytest.StashKey()
-_TORCHCHECK_FIXTURES = frozenset({"torch_device", "seeded", "rank", "world_size"})
+_HOOKS_PLUGIN_NAME = "torchcheck-hooks"
+# Whether each session now configured turned the plugin on, innermost last: a pytester
+# run inside a test is a session of its own, and the seeder must follow the innermost.
+_SESSIONS_ENABLED: list[bool] = []
 
 
 class TorchStateLeakWarning(UserWarning):
@@ -126,8 +93,9 @@ class TorchStateLeakWarning(UserWarning):
 
 def pytest_addoption(parser: pytest.Parser) -> None:
     group = parser.getgroup("torchcheck", GROUP_DESCRIPTION)
-    group.addoption(DEVICES_NAMES.cli, dest="torch_device", metavar="LIST", help=DEVICE_HELP)
-    group.addoption(SEED_NAMES.cli, dest="torch_seed", metavar="N", help=SEED_HELP)
+    group.addoption(ENABLE_CLI, dest="torchcheck", action="store_true", help=ENABLE_HELP)
+    group.addoption(DEVICES_NAMES.cli, dest="torchcheck_device", metavar="LIST", help=DEVICE_HELP)
+    group.addoption(SEED_NAMES.cli, dest="torchcheck_seed", metavar="N", help=SEED_HELP)
     group.addoption(
         STRICT_STATE_NAMES.cli,
         dest="torchcheck_strict_state",
@@ -135,9 +103,24 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         default=None,
         help=STRICT_STATE_HELP,
     )
+    parser.addini(ENABLE_INI, ENABLE_INI_HELP, type="bool", default=False)
     parser.addini(DEVICES_NAMES.ini, DEVICE_HELP, default="")
     parser.addini(SEED_NAMES.ini, SEED_HELP, default="")
-    parser.addini(STRICT_STATE_NAMES.ini, STRICT_STATE_HELP, default="")
+    parser.addini(STRICT_STATE_NAMES.ini, STRICT_STATE_HELP, type="bool", default=None)
+
+
+def _enabled(config: pytest.Config, options: object) -> bool:
+    """Whether the run turned the plugin on; ``options`` is the parsed command line
+    (``known_args_namespace`` before ``config.option`` is filled in)."""
+    return plugin_enabled(
+        bool(getattr(options, "torchcheck", False)),
+        [
+            getattr(options, "torchcheck_device", None),
+            getattr(options, "torchcheck_seed", None),
+            getattr(options, "torchcheck_strict_state", None),
+        ],
+        bool(config.getini(ENABLE_INI)),
+    )
 
 
 # --- early setup: pin xdist workers to their GPUs before anything touches CUDA -----
@@ -145,14 +128,15 @@ def pytest_addoption(parser: pytest.Parser) -> None:
 
 @pytest.hookimpl(tryfirst=True)
 def pytest_load_initial_conftests(early_config: pytest.Config) -> None:
-    """On an xdist worker, narrow ``CUDA_VISIBLE_DEVICES`` to this worker's slice.
+    """On an xdist worker of a run that turned the plugin on, narrow
+    ``CUDA_VISIBLE_DEVICES`` to this worker's slice.
 
     This runs before any conftest is imported, so CUDA cannot have been initialised by
     the user's code yet (the mask is read once, when CUDA initialises). The caller's own
     mask is respected: the worker gets a slice of it, never of the physical GPUs.
     """
     worker = os.environ.get("PYTEST_XDIST_WORKER")
-    if worker is None:
+    if worker is None or not _enabled(early_config, early_config.known_args_namespace):
         return
     index = worker_index(worker)
     count = _int_or_zero(os.environ.get("PYTEST_XDIST_WORKER_COUNT"))
@@ -173,7 +157,7 @@ def _cuda_allowed_early(early_config: pytest.Config) -> bool:
     """Whether the run may use CUDA; invalid settings are reported later, in configure."""
     try:
         devices, _ = requested_devices(
-            early_config.known_args_namespace.torch_device,
+            early_config.known_args_namespace.torchcheck_device,
             os.environ,
             early_config.getini(DEVICES_NAMES.ini),
         )
@@ -216,416 +200,15 @@ def _physical_gpu_ids() -> tuple[str, ...]:
 
 
 def pytest_configure(config: pytest.Config) -> None:
-    for doc in MARKER_DOCS:
-        config.addinivalue_line("markers", doc)
-    settings = _resolve_settings(config)
-    config.stash[_SETTINGS_KEY] = settings
-    if settings.devices is not None and settings.devices != ("cpu",):
-        # Explicitly requested devices must exist: fail now (exit code 4) rather than
-        # let a GPU job go green by skipping everything. (A cpu is always there.)
-        missing = _missing_torch(f"{settings.devices_source}={','.join(settings.devices)}")
-        if missing is not None:
-            raise pytest.UsageError(missing)
-        try:
-            check_requested_available(
-                settings.devices, settings.devices_source or "", _found_devices(config)
-            )
-        except DeviceUnavailableError as error:
-            raise pytest.UsageError(str(error)) from None
-    if _launched() is not None:
-        _launched_rank(config)  # sets up reporting to a supervisor before any test runs
-
-
-def _resolve_settings(config: pytest.Config) -> Settings:
-    strict_flag = config.getoption("torchcheck_strict_state")
-    cli = RawSettings(
-        devices=config.getoption("torch_device"),
-        seed=config.getoption("torch_seed"),
-        strict_state="true" if strict_flag else None,
-    )
-    ini = RawSettings(
-        devices=_ini_text(config, DEVICES_NAMES.ini),
-        seed=_ini_text(config, SEED_NAMES.ini),
-        strict_state=_ini_text(config, STRICT_STATE_NAMES.ini),
-    )
-    try:
-        return resolve_settings(cli, os.environ, ini)
-    except SettingError as error:
-        raise pytest.UsageError(str(error)) from None
-
-
-def _ini_text(config: pytest.Config, name: str) -> str | None:
-    value = config.getini(name)
-    return str(value) if value else None
-
-
-def _settings(config: pytest.Config) -> Settings:
-    return config.stash.get(_SETTINGS_KEY, Settings())
-
-
-def _found_devices(config: pytest.Config) -> FoundDevices:
-    """What this machine has; probed once per session. Imports torch."""
-    found = config.stash.get(_FOUND_KEY, None)
-    if found is None:
-        found = _probe_devices()
-        config.stash[_FOUND_KEY] = found
-    return found
-
-
-def _probe_devices() -> FoundDevices:
-    try:
-        from torchcheck.checks.devices import available_devices
-    except ModuleNotFoundError as error:
-        if error.name != "torch":
-            raise
-        return FoundDevices()  # without torch, no test here can use a GPU
-    devices = available_devices()
-    return FoundDevices(
-        cuda_count=sum(1 for d in devices if d.type == "cuda"),
-        mps_available=any(d.type == "mps" for d in devices),
-    )
-
-
-def _launched() -> LaunchedWorld | None:
-    """The launch this process is one rank of: torchrun's environment (or torchcheck's,
-    for the ranks of a cuda run), or a process group the session already initialised."""
-    if "RANK" in os.environ and "WORLD_SIZE" in os.environ:
-        from torchcheck._distributed_support import launched_world
-
-        try:
-            return launched_world(os.environ)
-        except SettingError as error:
-            raise pytest.UsageError(str(error)) from None
-    distributed = sys.modules.get("torch.distributed")
-    if distributed is None or not distributed.is_available() or not distributed.is_initialized():
-        return None
-    from torchcheck._distributed_support import LaunchedWorld
-
-    rank, world_size = distributed.get_rank(), distributed.get_world_size()
-    return LaunchedWorld(rank, world_size, rank, world_size)
-
-
-def _launched_rank(config: pytest.Config) -> LaunchedRank:
-    launched = config.stash.get(_LAUNCHED_RANK_KEY, None)
-    if launched is None:
-        from torchcheck._distributed_plugin import LaunchedRank
-
-        launched = LaunchedRank(config)
-        config.pluginmanager.register(launched, "torchcheck-launched-rank")
-        config.stash[_LAUNCHED_RANK_KEY] = launched
-    return launched
-
-
-def _missing_torch(what: str) -> str | None:
-    """``None`` if torch imports; otherwise a message saying what to install."""
-    try:
-        import torch  # noqa: F401
-    except ModuleNotFoundError as error:
-        if error.name != "torch":
-            raise
-        return TORCH_MISSING.format(what=what, hint=INSTALL_HINT)
-    return None
-
-
-# --- report header ------------------------------------------------------------------
-
-
-def pytest_report_header(config: pytest.Config) -> str | None:
-    """One line about torch, devices, seed and determinism -- if torch is in play.
-
-    Shown only when torch is already imported (by a conftest, or to check requested
-    devices); otherwise the line is printed after collection if a test uses a
-    torchcheck fixture, so a non-torch suite never imports torch for a header.
-    """
-    if "torch" not in sys.modules:
-        return None
-    return _header_line(config)
-
-
-def _header_line(config: pytest.Config) -> str:
-    config.stash[_HEADER_SHOWN_KEY] = True
-    missing = _missing_torch(FIXTURES_WHAT)
-    if missing is not None:
-        return missing
-    import torch
-    settings = _settings(config)
-    return format_header(
-        torch_version=str(torch.__version__),
-        found=_found_devices(config),
-        seed=settings.seed,
-        seed_source=settings.seed_source,
-        deterministic=torch.are_deterministic_algorithms_enabled(),
-    )
-
-
-# --- collection ---------------------------------------------------------------------
-
-
-def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
-    """Parametrize ``torch_device`` over the devices this test may run on."""
-    if "torch_device" not in metafunc.fixturenames or _parametrized_by_user(metafunc):
+    """Register the markers, fixtures and hooks, if this run turned the plugin on."""
+    enabled = _enabled(config, config.option)
+    _SESSIONS_ENABLED.append(enabled)
+    if not enabled:
         return
-    config = metafunc.config
-    settings = _settings(config)
-    plan = plan_test_devices(
-        _wanted_devices(metafunc.definition),
-        settings.devices,
-        settings.devices_source,
-        _found_devices(config),
-    )
-    params = [pytest.param(d, id=d, marks=getattr(pytest.mark, d)) for d in plan.run]
-    params += [
-        pytest.param(d, id=d, marks=[getattr(pytest.mark, d), pytest.mark.skip(reason=why)])
-        for d, why in plan.skipped
-    ]
-    metafunc.parametrize("torch_device", params, indirect=True)
+    from torchcheck import _plugin_hooks
 
-
-def _parametrized_by_user(metafunc: pytest.Metafunc) -> bool:
-    for marker in metafunc.definition.iter_markers("parametrize"):
-        names = marker.args[0] if marker.args else marker.kwargs.get("argnames", "")
-        if isinstance(names, str):
-            names = [n.strip() for n in names.split(",")]
-        if "torch_device" in names:
-            return True
-    return False
-
-
-def _wanted_devices(definition: pytest.Item) -> tuple[str, ...] | None:
-    """Devices the test's markers ask for: ``devices(...)`` wins over ``cuda``/``mps``."""
-    marker = definition.get_closest_marker("devices")
-    if marker is not None:
-        source = DEVICES_MARKER_SOURCE.format(nodeid=definition.nodeid)
-        try:
-            return parse_devices(",".join(map(str, marker.args)), source)
-        except SettingError as error:
-            pytest.fail(str(error), pytrace=False)
-    marked = tuple(k for k in DEVICE_KINDS if definition.get_closest_marker(k) is not None)
-    return marked or None
-
-
-def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
-    """Skip tests marked ``cuda``/``mps``/``cpu`` whose device is absent or excluded.
-
-    Items generated by ``torch_device`` are already planned. Devices are probed (which
-    imports torch) only if some other test carries a device marker.
-    """
-    settings = _settings(config)
-    _plan_distributed_tests(config, items)
-    for item in items:
-        if "torch_device" in _callspec_params(item):
-            continue
-        for kind in DEVICE_KINDS:
-            if item.get_closest_marker(kind) is None:
-                continue
-            if kind == "cpu" and (settings.devices is None or "cpu" in settings.devices):
-                continue  # cpu always exists: no need to import torch to know that
-            reason = device_marker_skip_reason(
-                kind, settings.devices, settings.devices_source, _found_devices(config)
-            )
-            if reason is not None:
-                item.add_marker(pytest.mark.skip(reason=reason))
-                break
-
-
-def _plan_distributed_tests(config: pytest.Config, items: list[pytest.Item]) -> None:
-    """Decide how each ``distributed`` test runs (or skip it with a reason). A bad marker
-    fails that test at setup; too few GPUs for an explicitly requested cuda is exit 4."""
-    marked = [(item, marker) for item in items if (marker := item.get_closest_marker("distributed"))]
-    if not marked:
-        return
-    missing = _missing_torch(DISTRIBUTED_WHAT)
-    if missing is not None:
-        for item, _ in marked:
-            item.add_marker(pytest.mark.skip(reason=missing))
-        return
-    from torchcheck._distributed_support import (
-        distributed_device,
-        parse_distributed_marker,
-        plan_distributed,
-    )
-
-    settings = _settings(config)
-    launched = _launched()
-    for item, marker in marked:
-        source = DISTRIBUTED_MARKER_SOURCE.format(nodeid=item.nodeid)
-        try:
-            request = parse_distributed_marker(marker.args, marker.kwargs, source)
-        except SettingError as error:
-            item.stash[_DISTRIBUTED_ERROR_KEY] = str(error)
-            continue
-        device_param = _callspec_params(item).get("torch_device")
-        cuda_marked = item.get_closest_marker("cuda") is not None
-        device = distributed_device(request, device_param, cuda_marked)
-        found = _found_devices(config) if device == "cuda" else FoundDevices()
-        try:
-            plan = plan_distributed(
-                request,
-                device,
-                nodeid=item.nodeid,
-                requested=settings.devices,
-                requested_source=settings.devices_source,
-                found=found,
-                launched=launched,
-            )
-        except DeviceUnavailableError as error:
-            raise pytest.UsageError(str(error)) from None
-        item.stash[_DISTRIBUTED_PLAN_KEY] = plan
-        if plan.skip_reason is not None:
-            item.add_marker(pytest.mark.skip(reason=plan.skip_reason))
-
-
-def pytest_report_collectionfinish(
-    config: pytest.Config, items: list[pytest.Item]
-) -> str | None:
-    """The header line, late, for sessions that use torchcheck fixtures but did not
-    have torch imported when the header was written (not shown under xdist)."""
-    if config.stash.get(_HEADER_SHOWN_KEY, False) or not any(map(_uses_torchcheck, items)):
-        return None
-    return _header_line(config)
-
-
-def _callspec_params(item: pytest.Item) -> Mapping[str, Any]:
-    callspec = getattr(item, "callspec", None)
-    return callspec.params if callspec is not None else {}
-
-
-def _uses_torchcheck(item: pytest.Item) -> bool:
-    return not _TORCHCHECK_FIXTURES.isdisjoint(getattr(item, "fixturenames", ()))
-
-
-# --- running distributed tests ------------------------------------------------------
-
-
-@pytest.hookimpl(tryfirst=True)
-def pytest_runtest_protocol(item: pytest.Item, nextitem: pytest.Item | None) -> bool | None:
-    """Run a ``distributed`` test on its ranks and log one merged report per phase.
-
-    Tests that run in place (under torchrun), are skipped, or have a bad marker take
-    pytest's ordinary protocol.
-    """
-    plan = item.stash.get(_DISTRIBUTED_PLAN_KEY, None)
-    if plan is None or plan.in_place or plan.skip_reason is not None:
-        return None
-    from torchcheck._distributed_plugin import run_distributed_item
-
-    run_distributed_item(item, nextitem, plan, _settings(item.config))
-    return True
-
-
-@pytest.hookimpl(tryfirst=True)
-def pytest_runtest_setup(item: pytest.Item) -> None:
-    """Fail a test whose ``distributed`` marker is invalid; in a launched rank, join
-    the process group before the test's fixtures are set up."""
-    error = item.stash.get(_DISTRIBUTED_ERROR_KEY, None)
-    if error is not None:
-        pytest.fail(error, pytrace=False)
-    plan = item.stash.get(_DISTRIBUTED_PLAN_KEY, None)
-    if plan is not None and plan.in_place and plan.skip_reason is None:
-        _launched_rank(item.config).join(item, plan)
-
-
-# --- fixtures -----------------------------------------------------------------------
-
-
-@pytest.fixture
-def torch_device(request: pytest.FixtureRequest) -> torch.device:
-    """The device this run of the test uses; the test is parametrized over devices.
-
-    Ids are ``cpu``/``cuda``/``mps`` and each run carries that device's marker, so
-    ``pytest -m cuda`` selects the GPU runs. Restrict the run with ``--torch-device``,
-    one test with ``@pytest.mark.devices(...)``.
-    """
-    _fail_without_torch("the torch_device fixture")
-    import torch
-
-    device = getattr(request, "param", "cpu")
-    if request.node.get_closest_marker("distributed") is not None:
-        from torchcheck._distributed_support import rank_device
-
-        device = rank_device(device, os.environ)  # each rank its own GPU
-    return torch.device(device)
-
-
-@pytest.fixture
-def seeded(request: pytest.FixtureRequest) -> Iterator[int]:
-    """Seed every RNG with this test's seed, turn on deterministic algorithms, yield the
-    seed, and restore all global state afterwards (``torchcheck.seeded``)."""
-    _fail_without_torch("the seeded fixture")
-    from torchcheck.checks.seeding import seeded as seeded_block
-
-    seed = derive_seed(_settings(request.config).seed, request.node.nodeid)
-    with seeded_block(seed, deterministic=True):
-        yield seed
-
-
-@pytest.fixture
-def rank() -> int:
-    """This process's rank, ``torch.distributed.get_rank()``, in a test marked
-    ``@pytest.mark.distributed``."""
-    return _torch_distributed("rank").get_rank()
-
-
-@pytest.fixture
-def world_size() -> int:
-    """The number of ranks, ``torch.distributed.get_world_size()``, in a test marked
-    ``@pytest.mark.distributed``."""
-    return _torch_distributed("world_size").get_world_size()
-
-
-def _torch_distributed(fixture: str) -> Any:
-    """``torch.distributed``, once it is sure a process group is up."""
-    _fail_without_torch(f"the {fixture} fixture")
-    from torchcheck._distributed_plugin import require_process_group
-
-    require_process_group(fixture)
-    import torch.distributed
-
-    return torch.distributed
-
-
-def _fail_without_torch(fixture: str) -> None:
-    missing = _missing_torch(fixture)
-    if missing is not None:
-        pytest.fail(missing, pytrace=False)
-
-
-@pytest.fixture(autouse=True)
-def _torchcheck_state_guard(request: pytest.FixtureRequest) -> Iterator[None]:
-    """After each test, restore torch global state the test leaked, then report it.
-
-    Autouse and function-scoped, and set up before the test's other function-scoped
-    fixtures, so its baseline already includes what session/module fixtures set up and
-    its check runs after the test's own fixtures were torn down. Does nothing unless
-    torch is already imported.
-    """
-    if "torch" not in sys.modules:
-        yield
-        return
-    from torchcheck.checks.state import (
-        capture_global_state,
-        describe_state_changes,
-        restore_global_state,
-    )
-
-    before = capture_global_state()
-    yield
-    after = capture_global_state()
-    if after == before:
-        return
-    restore_global_state(before)  # first, so one leaking test never breaks the next
-    strict = _settings(request.config).strict_state
-    message = format_state_leak(describe_state_changes(before, after), strict=strict)
-    if strict:
-        pytest.fail(message, pytrace=False)
-    _warn_at_test(request.node, TorchStateLeakWarning(message))
-
-
-def _warn_at_test(item: pytest.Item, warning: Warning) -> None:
-    """Attribute the warning to the test's own file and line, not to this plugin."""
-    path, lineno, _ = item.reportinfo()
-    line = (lineno or 0) + 1
-    warnings.warn_explicit(warning, type(warning), filename=str(path), lineno=line)
+    if not config.pluginmanager.is_registered(_plugin_hooks):
+        config.pluginmanager.register(_plugin_hooks, _HOOKS_PLUGIN_NAME)
 
 
 # --- reports ------------------------------------------------------------------------
@@ -635,16 +218,31 @@ def _warn_at_test(item: pytest.Item, warning: Warning) -> None:
 def pytest_runtest_makereport(
     item: pytest.Item, call: pytest.CallInfo[None]
 ) -> Generator[None, pytest.TestReport, pytest.TestReport]:
-    """Give failing tests that used torchcheck fixtures a replay section with the seed."""
+    """Put a failed check's message, not its exception's dotted name, in the short summary.
+
+    pytest's summary line is ``FAILED nodeid - <type>: <message>``, cut to the terminal
+    width, which left ``torchcheck.checks.errors.CheckFailed: asser...``; the message names
+    the check and the problem, and its first line is what the summary shows.
+    """
     report: pytest.TestReport = yield
-    if report.failed and _uses_torchcheck(item):
-        device = _callspec_params(item).get("torch_device")
-        if device not in DEVICE_KINDS:
-            device = None  # the test parametrized torch_device itself (e.g. "meta")
-        base_seed = _settings(item.config).seed
-        section = replay_section(item.nodeid, base_seed, device)
-        report.sections.append((REPLAY_SECTION_TITLE, section))
+    if report.failed and call.excinfo is not None:
+        _summarise_check_failure(report, call.excinfo.value)
     return report
+
+
+def _summarise_check_failure(report: pytest.TestReport, error: BaseException) -> None:
+    errors = sys.modules.get("torchcheck.checks.errors")  # never imported just to ask
+    if errors is None or not isinstance(error, errors.CheckFailed):
+        return
+    crash = getattr(report.longrepr, "reprcrash", None)
+    lines = str(error).strip().splitlines()
+    if crash is not None and lines:
+        crash.message = lines[0]
+
+
+def pytest_unconfigure(config: pytest.Config) -> None:
+    if _SESSIONS_ENABLED:
+        _SESSIONS_ENABLED.pop()
 
 
 # --- pytest-randomly integration ----------------------------------------------------
@@ -654,8 +252,10 @@ def reseed_torch(seed: int) -> None:
     """``pytest_randomly.random_seeder`` entry point: reseed torch with randomly's
     per-test seed, so ``--randomly-seed=last`` replays torch randomness too.
 
-    Only when torch is already imported; seeding never imports it.
+    Only in a session that turned the plugin on (randomly calls every installed seeder,
+    and a suite that did not ask for torchcheck must keep its torch random stream), and
+    only when torch is already imported: seeding never imports it.
     """
     torch = sys.modules.get("torch")
-    if torch is not None:
+    if torch is not None and _SESSIONS_ENABLED and _SESSIONS_ENABLED[-1]:
         torch.manual_seed(seed)

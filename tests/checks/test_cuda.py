@@ -81,7 +81,7 @@ def test_after_a_cuda_backward_a_distributed_test_runs_its_cpu_ranks_as_fresh_pr
     pytester: pytest.Pytester,
 ) -> None:
     pytester.makepyfile(DISTRIBUTED_AFTER_A_CUDA_BACKWARD)
-    result = pytester.runpytest_subprocess("-p", "no:randomly", "--torch-device", "cpu")
+    result = pytester.runpytest_subprocess("-p", "no:randomly", "--torchcheck-device", "cpu")
     result.assert_outcomes(passed=2)
 
 

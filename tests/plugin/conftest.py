@@ -31,6 +31,20 @@ _OUTER_ENVIRONMENT = (
 )
 
 
+OPTED_IN_INI = "[pytest]\ntorchcheck = true\n"
+"""The configuration of a repository that uses the plugin; tests that write their own
+ini file start from it."""
+
+
+@pytest.fixture
+def pytester(pytester: pytest.Pytester) -> pytest.Pytester:
+    """pytest's ``pytester``, its project turned to one that uses the plugin (installing
+    torchcheck alone turns nothing on); tests of a project that does not use it delete
+    the file."""
+    pytester.makeini(OPTED_IN_INI)
+    return pytester
+
+
 @pytest.fixture(autouse=True)
 def _isolated_environment(monkeypatch: pytest.MonkeyPatch) -> None:
     for name in _OUTER_ENVIRONMENT:

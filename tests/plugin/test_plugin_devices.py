@@ -56,7 +56,7 @@ def test_the_requested_device_list_restricts_the_generated_runs(
     pytester: pytest.Pytester,
 ) -> None:
     pytester.makepyfile(DEVICE_PROBE)
-    result = pytester.runpytest("-v", "--torch-device", "cuda")
+    result = pytester.runpytest("-v", "--torchcheck-device", "cuda")
     result.assert_outcomes(passed=1)
     result.stdout.fnmatch_lines(["*test_any[[]cuda[]] PASSED*"])
 
@@ -80,6 +80,24 @@ def test_a_devices_marker_restricts_torch_device_for_one_test(
     result = pytester.runpytest("-v")
     result.assert_outcomes(passed=3)
     result.stdout.fnmatch_lines(["*test_gpu_only[[]cuda[]] PASSED*"])
+
+
+@pytest.mark.usefixtures("cpu_only_machine")
+def test_a_devices_marker_generates_no_run_for_a_device_the_machine_lacks(
+    pytester: pytest.Pytester,
+) -> None:
+    pytester.makepyfile(
+        """
+        import pytest
+
+        @pytest.mark.devices("cpu", "cuda")
+        def test_fused(torch_device):
+            pass
+        """
+    )
+    result = pytester.runpytest("-v")
+    result.assert_outcomes(passed=1)
+    result.stdout.fnmatch_lines(["*collected 1 item*", "*test_fused[[]cpu[]] PASSED*"])
 
 
 @pytest.mark.usefixtures("cpu_only_machine")
@@ -117,7 +135,7 @@ def test_an_explicitly_requested_cuda_test_is_never_silently_skipped(
             pass
         """
     )
-    result = pytester.runpytest("-m", "cuda", "--torch-device", "cuda")
+    result = pytester.runpytest("-m", "cuda", "--torchcheck-device", "cuda")
     assert result.ret == pytest.ExitCode.USAGE_ERROR
     result.stderr.fnmatch_lines(["*asked for cuda*not available*"])
 
@@ -138,7 +156,7 @@ def test_an_explicitly_requested_cuda_test_runs_on_a_gpu_machine(
             assert torch_device.type == "cuda"
         """
     )
-    result = pytester.runpytest("-m", "cuda", "--torch-device", "cuda")
+    result = pytester.runpytest("-m", "cuda", "--torchcheck-device", "cuda")
     result.assert_outcomes(passed=2)
 
 
@@ -155,9 +173,9 @@ def test_a_cuda_test_excluded_by_the_requested_devices_is_skipped_naming_the_opt
             pass
         """
     )
-    result = pytester.runpytest("-rs", "--torch-device", "cpu")
+    result = pytester.runpytest("-rs", "--torchcheck-device", "cpu")
     result.assert_outcomes(skipped=1)
-    result.stdout.fnmatch_lines(["*needs cuda, but --torch-device restricts this run to cpu*"])
+    result.stdout.fnmatch_lines(["*needs cuda, but --torchcheck-device restricts this run to cpu*"])
 
 
 def test_an_unknown_device_in_a_devices_marker_is_a_collection_error(

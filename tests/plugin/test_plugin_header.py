@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 HEADER = (
-    "torchcheck: torch *, devices: cpu*, seed: 7 (--torch-seed), "
+    "torchcheck: torch *, devices: cpu*, seed: 7 (--torchcheck-seed), "
     "deterministic algorithms: off*"
 )
 
@@ -15,7 +15,7 @@ def test_header_names_torch_version_devices_seed_and_determinism(
 ) -> None:
     pytester.makeconftest("import torch")
     pytester.makepyfile("def test_x():\n    pass\n")
-    result = pytester.runpytest("--torch-seed", "7")
+    result = pytester.runpytest("--torchcheck-seed", "7")
     result.stdout.fnmatch_lines([HEADER, "collected 1 item"])
 
 
@@ -23,7 +23,7 @@ def test_header_follows_collection_when_only_a_test_module_uses_a_fixture(
     pytester: pytest.Pytester,
 ) -> None:
     pytester.makepyfile("def test_x(seeded):\n    pass\n")
-    result = pytester.runpytest_subprocess("--torch-seed", "7", "-p", "no:cacheprovider")
+    result = pytester.runpytest_subprocess("--torchcheck-seed", "7", "-p", "no:cacheprovider")
     result.stdout.fnmatch_lines(["collected 1 item", HEADER])
 
 

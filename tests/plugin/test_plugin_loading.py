@@ -10,14 +10,6 @@ import pytest
 RUNS = 5
 BUDGET_SECONDS = 0.050
 
-TINY_SUITE = """
-def test_one():
-    assert 1 + 1 == 2
-
-def test_two():
-    assert "a" * 2 == "aa"
-"""
-
 
 def test_loading_the_plugin_imports_neither_torch_nor_libcst() -> None:
     code = (
@@ -96,19 +88,11 @@ def test_loading_the_plugin_after_pytest_costs_less_than_50ms_of_cpu() -> None:
     assert min(costs) < BUDGET_SECONDS, f"importing the plugin costs {min(costs) * 1000:.1f} ms: {costs}"
 
 
-def test_a_suite_that_uses_no_fixture_runs_the_same_with_and_without_the_plugin(pytester: pytest.Pytester) -> None:
-    pytester.makepyfile(TINY_SUITE)
-    with_plugin = pytester.runpytest_subprocess("-q", "-p", "no:cacheprovider")
-    without = pytester.runpytest_subprocess("-q", "-p", "no:cacheprovider", "-p", "no:torchcheck")
-    with_plugin.assert_outcomes(passed=2)
-    without.assert_outcomes(passed=2)
-
-
 def test_disabling_the_plugin_removes_its_fixtures(pytester: pytest.Pytester) -> None:
-    pytester.makepyfile("def test_x(torch_device): pass")
+    pytester.makepyfile("def test_x(seeded): pass")
     result = pytester.runpytest("-p", "no:torchcheck")
     result.assert_outcomes(errors=1)
-    result.stdout.fnmatch_lines(["*fixture 'torch_device' not found*"])
+    result.stdout.fnmatch_lines(["*fixture 'seeded' not found*"])
 
 
 def test_markers_are_registered_so_strict_markers_accepts_them(
@@ -136,12 +120,14 @@ def test_help_lists_every_option_with_its_environment_and_ini_names(
     result = pytester.runpytest("--help")
     result.stdout.fnmatch_lines(
         [
-            "*--torch-device=LIST*",
+            "*--torchcheck *Turn the torchcheck plugin on for this run*",
+            "*--torchcheck-device=LIST*",
             "*TORCHCHECK_DEVICES*",
-            "*--torch-seed=N*",
+            "*--torchcheck-seed=N*",
             "*--torchcheck-strict-state*",
-            "*torch_devices (string)*",
-            "*torch_seed (string)*",
-            "*torchcheck_strict_state (string)*",
+            "*torchcheck (bool)*",
+            "*torchcheck_devices (string)*",
+            "*torchcheck_seed (string)*",
+            "*torchcheck_strict_state (bool)*",
         ]
     )

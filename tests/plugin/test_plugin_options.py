@@ -24,10 +24,10 @@ def test_unavailable_requested_device_exits_with_usage_error(
     pytester: pytest.Pytester,
 ) -> None:
     pytester.makepyfile("def test_x(torch_device): pass")
-    result = pytester.runpytest("--torch-device", "cuda")
+    result = pytester.runpytest("--torchcheck-device", "cuda")
     assert result.ret == pytest.ExitCode.USAGE_ERROR
     result.stderr.fnmatch_lines(
-        ["ERROR: --torch-device=cuda asked for cuda, but it is not available*(found: cpu*"]
+        ["ERROR: --torchcheck-device=cuda asked for cuda, but it is not available*(found: cpu*"]
     )
 
 
@@ -43,10 +43,10 @@ def test_unavailable_device_from_the_environment_names_the_variable(
 def test_unknown_device_in_the_ini_file_names_the_ini_option(
     pytester: pytest.Pytester,
 ) -> None:
-    pytester.makeini("[pytest]\ntorch_devices = cpu, gpu\n")
+    pytester.makeini("[pytest]\ntorchcheck = true\ntorchcheck_devices = cpu, gpu\n")
     result = pytester.runpytest()
     assert result.ret == pytest.ExitCode.USAGE_ERROR
-    result.stderr.fnmatch_lines(["ERROR: ini option torch_devices: unknown device 'gpu'*"])
+    result.stderr.fnmatch_lines(["ERROR: ini option torchcheck_devices: unknown device 'gpu'*"])
 
 
 def test_invalid_seed_is_a_usage_error_naming_its_source(
@@ -61,23 +61,23 @@ def test_invalid_seed_is_a_usage_error_naming_its_source(
 def test_seed_precedence_is_cli_over_environment_over_ini(
     pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    pytester.makeini("[pytest]\ntorch_seed = 1\n")
+    pytester.makeini("[pytest]\ntorchcheck = true\ntorchcheck_seed = 1\n")
     pytester.makepyfile(test_probe=SEED_PROBE)
     nodeid = "test_probe.py::test_probe"
 
     assert _reported_seed(pytester.runpytest("-s")) == derive_seed(1, nodeid)
     monkeypatch.setenv("TORCHCHECK_SEED", "2")
     assert _reported_seed(pytester.runpytest("-s")) == derive_seed(2, nodeid)
-    result = pytester.runpytest("-s", "--torch-seed", "3")
+    result = pytester.runpytest("-s", "--torchcheck-seed", "3")
     assert _reported_seed(result) == derive_seed(3, nodeid)
 
 
 def test_device_precedence_is_cli_over_environment_over_ini(
     pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    pytester.makeini("[pytest]\ntorch_devices = mps\n")
+    pytester.makeini("[pytest]\ntorchcheck = true\ntorchcheck_devices = mps\n")
     monkeypatch.setenv("TORCHCHECK_DEVICES", "cuda")
     pytester.makepyfile("def test_x(torch_device): pass")
-    result = pytester.runpytest("--torch-device", "cpu", "-v")
+    result = pytester.runpytest("--torchcheck-device", "cpu", "-v")
     result.assert_outcomes(passed=1)
     result.stdout.fnmatch_lines(["*test_x[[]cpu[]] PASSED*"])

@@ -1,4 +1,5 @@
-"""The pytest-randomly seeder entry point reseeds torch, and only when torch is loaded."""
+"""The pytest-randomly seeder entry point reseeds torch: only when torch is loaded, and
+only in a run that turned the plugin on (randomly calls every installed seeder)."""
 
 from __future__ import annotations
 
@@ -6,18 +7,42 @@ import subprocess
 import sys
 from importlib.metadata import entry_points
 
+import pytest
+
+from torchcheck.plugin import reseed_torch
+
+RESEED_PROBE = """
 import torch
 
 from torchcheck.plugin import reseed_torch
 
+def test_probe():
+    with torch.random.fork_rng():  # leave the outer session's generator as it was
+        torch.manual_seed(1234)
+        expected = torch.rand(3)
+        torch.manual_seed(5)
+        reseed_torch(1234)  # what pytest-randomly does before each test
+        print("RESEEDED" if torch.equal(torch.rand(3), expected) else "UNTOUCHED")
+"""
 
-def test_reseed_torch_reseeds_the_torch_generator() -> None:
-    with torch.random.fork_rng():
-        reseed_torch(1234)
-        first = torch.rand(3)
-        torch.rand(5)
-        reseed_torch(1234)
-        assert torch.equal(torch.rand(3), first)
+
+def test_reseed_torch_reseeds_the_torch_generator_in_a_run_that_turned_the_plugin_on(
+    pytester: pytest.Pytester,
+) -> None:
+    pytester.makepyfile(RESEED_PROBE)
+    result = pytester.runpytest("-s", "-p", "no:randomly")
+    result.assert_outcomes(passed=1)
+    result.stdout.fnmatch_lines(["*RESEEDED*"])
+
+
+def test_reseed_torch_leaves_torch_alone_in_a_run_that_did_not_turn_the_plugin_on(
+    pytester: pytest.Pytester,
+) -> None:
+    (pytester.path / "tox.ini").unlink()
+    pytester.makepyfile(RESEED_PROBE)
+    result = pytester.runpytest("-s", "-p", "no:randomly")
+    result.assert_outcomes(passed=1)
+    result.stdout.fnmatch_lines(["*UNTOUCHED*"])
 
 
 def test_reseed_torch_never_imports_torch() -> None:

@@ -54,7 +54,7 @@ def test_seeded_fixture_returns_the_derived_seed_and_turns_on_determinism(
             assert not torch.are_deterministic_algorithms_enabled()
         """
     )
-    result = pytester.runpytest("-s", "-p", "no:randomly", "--torch-seed", "5", "-W", "error")
+    result = pytester.runpytest("-s", "-p", "no:randomly", "--torchcheck-seed", "5", "-W", "error")
     result.assert_outcomes(passed=2)
     assert f"SEED={derive_seed(5, 'test_seed.py::test_inside')}" in result.stdout.str()
 
@@ -109,18 +109,18 @@ def test_failing_test_reports_the_seed_and_a_replay_command_that_reproduces_it(
             assert False
         """
     )
-    result = pytester.runpytest("--torch-seed", "11")
+    result = pytester.runpytest("--torchcheck-seed", "11")
     result.assert_outcomes(failed=len(available_devices()))  # one run per device found
     seed = derive_seed(11, "test_fail.py::test_broken[cpu]")
     result.stdout.fnmatch_lines(
         [
             "*- torchcheck replay -*",
-            f"seed: {seed} (derived from --torch-seed=11 and the node id)",
-            "replay: pytest 'test_fail.py::test_broken[cpu]' --torch-seed=11 --torch-device=cpu",
+            f"seed: {seed} (derived from --torchcheck-seed=11 and the node id)",
+            "replay: pytest 'test_fail.py::test_broken[cpu]' --torchcheck-seed=11 --torchcheck-device=cpu",
         ]
     )
     replay = pytester.runpytest(
-        "test_fail.py::test_broken[cpu]", "--torch-seed=11", "--torch-device=cpu"
+        "test_fail.py::test_broken[cpu]", "--torchcheck-seed=11", "--torchcheck-device=cpu"
     )
     replay.assert_outcomes(failed=1)
     assert f"SEED={seed}" in replay.stdout.str()
@@ -143,6 +143,27 @@ def test_failures_without_torchcheck_fixtures_and_passing_tests_get_no_replay_se
     result.stdout.no_fnmatch_line("*torchcheck replay*")
 
 
+def test_a_test_that_could_not_run_as_written_gets_no_replay_section(
+    pytester: pytest.Pytester,
+) -> None:
+    pytester.makepyfile(
+        """
+        import pytest
+
+        def test_rank_without_a_process_group(rank, seeded):
+            pass
+
+        @pytest.mark.distributed(world_size=0)
+        def test_bad_marker(seeded):
+            pass
+        """
+    )
+    result = pytester.runpytest("-p", "no:randomly")
+    result.assert_outcomes(errors=2)
+    result.stdout.fnmatch_lines(["*the rank fixture needs a process group*", "*world_size*"])
+    result.stdout.no_fnmatch_line("*torchcheck replay*")
+
+
 def test_replay_command_omits_a_device_the_test_parametrized_itself(
     pytester: pytest.Pytester,
 ) -> None:
@@ -158,7 +179,7 @@ def test_replay_command_omits_a_device_the_test_parametrized_itself(
     result = pytester.runpytest()
     result.assert_outcomes(failed=1)
     result.stdout.fnmatch_lines(
-        ["replay: pytest 'test_meta.py::test_broken[[]meta[]]' --torch-seed=0"]
+        ["replay: pytest 'test_meta.py::test_broken[[]meta[]]' --torchcheck-seed=0"]
     )
 
 

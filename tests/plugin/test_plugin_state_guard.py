@@ -51,7 +51,7 @@ def test_strict_state_can_come_from_the_environment_or_the_ini_file(
     if source == "env":
         monkeypatch.setenv("TORCHCHECK_STRICT_STATE", "1")
     else:
-        pytester.makeini("[pytest]\ntorchcheck_strict_state = true\n")
+        pytester.makeini("[pytest]\ntorchcheck = true\ntorchcheck_strict_state = true\n")
     pytester.makepyfile(test_leak=LEAKING_SUITE)
     pytester.runpytest("-p", "no:randomly").assert_outcomes(passed=2, errors=1)
 

@@ -23,6 +23,7 @@ from torchcheck._plugin_support import (
     parse_seed,
     parse_visible_devices,
     plan_test_devices,
+    plugin_enabled,
     replay_command,
     resolve_settings,
     worker_index,
@@ -44,10 +45,10 @@ def test_settings_default_to_all_devices_seed_zero_and_lenient_state() -> None:
 @pytest.mark.parametrize(
     ("cli", "env", "ini", "expected_seed", "expected_source"),
     [
-        ("3", "2", "1", 3, "--torch-seed"),
+        ("3", "2", "1", 3, "--torchcheck-seed"),
         (None, "2", "1", 2, "TORCHCHECK_SEED"),
-        (None, None, "1", 1, "ini option torch_seed"),
-        (None, "  ", "1", 1, "ini option torch_seed"),
+        (None, None, "1", 1, "ini option torchcheck_seed"),
+        (None, "  ", "1", 1, "ini option torchcheck_seed"),
     ],
 )
 def test_settings_are_resolved_cli_over_env_over_ini(
@@ -69,7 +70,7 @@ def test_device_and_strict_state_settings_read_every_source() -> None:
 @pytest.mark.parametrize(
     ("cli", "env", "ini", "source"),
     [
-        (RawSettings(seed="-1"), {}, RawSettings(), "--torch-seed"),
+        (RawSettings(seed="-1"), {}, RawSettings(), "--torchcheck-seed"),
         (RawSettings(), {"TORCHCHECK_DEVICES": "gpu"}, RawSettings(), "TORCHCHECK_DEVICES"),
         (
             RawSettings(),
@@ -92,7 +93,7 @@ def test_device_lists_are_canonically_ordered_without_duplicates() -> None:
 
 def test_an_empty_device_list_is_an_error() -> None:
     with pytest.raises(SettingError, match="empty device list"):
-        parse_devices(" , ", "--torch-device")
+        parse_devices(" , ", "--torchcheck-device")
 
 
 def test_seeds_accept_decimal_and_hex_but_not_words() -> None:
@@ -107,6 +108,22 @@ def test_booleans_accept_the_usual_words() -> None:
     assert parse_bool("0", "x") is False
 
 
+@pytest.mark.parametrize(
+    ("cli_enable", "cli_settings", "ini_enable", "enabled"),
+    [
+        (False, [None, None, None], False, False),
+        (True, [None, None, None], False, True),
+        (False, [None, None, None], True, True),
+        (False, [None, "3", None], False, True),
+        (False, ["cuda", None, None], False, True),
+    ],
+)
+def test_the_plugin_is_on_only_when_the_ini_file_or_the_command_line_names_it(
+    cli_enable: bool, cli_settings: list[str | None], ini_enable: bool, enabled: bool
+) -> None:
+    assert plugin_enabled(cli_enable, cli_settings, ini_enable) is enabled
+
+
 # --- devices ----------------------------------------------------------------------
 
 
@@ -119,14 +136,14 @@ def test_found_devices_list_cpu_first_then_present_accelerators() -> None:
 
 def test_requesting_an_absent_device_names_it_and_what_was_found() -> None:
     with pytest.raises(DeviceUnavailableError) as raised:
-        check_requested_available(("cpu", "cuda"), "--torch-device", CPU_ONLY)
+        check_requested_available(("cpu", "cuda"), "--torchcheck-device", CPU_ONLY)
     message = str(raised.value)
-    assert "--torch-device=cpu,cuda asked for cuda" in message
+    assert "--torchcheck-device=cpu,cuda asked for cuda" in message
     assert "found: cpu, no CUDA device" in message
 
 
 def test_requesting_present_devices_is_fine() -> None:
-    check_requested_available(("cuda",), "--torch-device", TWO_GPUS)
+    check_requested_available(("cuda",), "--torchcheck-device", TWO_GPUS)
 
 
 @pytest.mark.parametrize(
@@ -142,7 +159,7 @@ def test_requesting_present_devices_is_fine() -> None:
 def test_unmarked_tests_run_on_every_allowed_device_that_exists(
     found: FoundDevices, requested: tuple[str, ...] | None, expected: tuple[str, ...]
 ) -> None:
-    plan = plan_test_devices(None, requested, "--torch-device", found)
+    plan = plan_test_devices(None, requested, "--torchcheck-device", found)
     assert plan.run == expected
     assert plan.skipped == ()
 
@@ -155,8 +172,21 @@ def test_a_marked_test_whose_device_is_absent_is_generated_skipped_with_a_reason
     assert "needs cuda" in reason and "found: cpu" in reason
 
 
+def test_a_devices_marker_does_not_generate_the_devices_the_machine_lacks() -> None:
+    plan = plan_test_devices(("cpu", "cuda"), None, None, CPU_ONLY)
+    assert plan == (("cpu",), ())
+
+
+def test_a_devices_marker_whose_devices_are_all_absent_is_generated_once_skipped() -> None:
+    plan = plan_test_devices(("cuda", "mps"), None, None, CPU_ONLY)
+    assert plan.run == ()
+    [(device, reason)] = plan.skipped
+    assert device == "cuda"
+    assert reason.startswith("needs cuda or mps, which is not available (found: cpu")
+
+
 def test_a_devices_marker_is_narrowed_by_the_requested_devices() -> None:
-    plan = plan_test_devices(("cpu", "cuda"), ("cuda",), "--torch-device", TWO_GPUS)
+    plan = plan_test_devices(("cpu", "cuda"), ("cuda",), "--torchcheck-device", TWO_GPUS)
     assert plan.run == ("cuda",)
 
 
@@ -181,7 +211,7 @@ def test_a_devices_marker_excluded_by_the_request_is_skipped_naming_the_option()
 def test_device_markers_skip_only_when_the_device_is_absent_or_excluded(
     needed: str, requested: tuple[str, ...] | None, found: FoundDevices, skips: bool
 ) -> None:
-    reason = device_marker_skip_reason(needed, requested, "--torch-device", found)
+    reason = device_marker_skip_reason(needed, requested, "--torchcheck-device", found)
     assert (reason is not None) is skips
 
 
@@ -201,8 +231,8 @@ def test_derived_seeds_depend_on_base_seed_and_node_id_and_fit_32_bits() -> None
 
 def test_replay_command_quotes_the_node_id_and_names_seed_and_device() -> None:
     command = replay_command("t.py::test_x[a b]", 7, "cuda")
-    assert command == "pytest 't.py::test_x[a b]' --torch-seed=7 --torch-device=cuda"
-    assert replay_command("t.py::t", 0, None) == "pytest t.py::t --torch-seed=0"
+    assert command == "pytest 't.py::test_x[a b]' --torchcheck-seed=7 --torchcheck-device=cuda"
+    assert replay_command("t.py::t", 0, None) == "pytest t.py::t --torchcheck-seed=0"
 
 
 def test_state_leak_message_lists_changes_and_hints_at_strict_mode_only_when_lenient() -> None:

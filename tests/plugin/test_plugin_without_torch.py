@@ -45,10 +45,10 @@ def test_asking_for_a_gpu_without_torch_is_a_usage_error_naming_the_install_comm
 ) -> None:
     pytester.makeconftest(HIDE_TORCH_CONFTEST)
     pytester.makepyfile(SUITE)
-    result = pytester.runpytest_subprocess("--torch-device", "cuda")
+    result = pytester.runpytest_subprocess("--torchcheck-device", "cuda")
     assert result.ret == pytest.ExitCode.USAGE_ERROR
     result.stderr.fnmatch_lines(
-        [f"ERROR: torchcheck: --torch-device=cuda needs PyTorch, *Install it with {HINT}*"]
+        [f"ERROR: torchcheck: --torchcheck-device=cuda needs PyTorch, *Install it with {HINT}*"]
     )
     result.stderr.no_fnmatch_line("*Traceback*")
 
@@ -58,7 +58,8 @@ def test_fixtures_without_torch_fail_with_the_install_command_and_other_tests_ru
 ) -> None:
     pytester.makeconftest(HIDE_TORCH_CONFTEST)
     pytester.makepyfile(SUITE)
-    result = pytester.runpytest_subprocess("-p", "no:randomly", "-rs")
+    # pytest-torch, if installed, imports torch to parametrize torch_device: leave it out.
+    result = pytester.runpytest_subprocess("-p", "no:randomly", "-p", "no:pytest_torch", "-rs")
     result.assert_outcomes(passed=1, skipped=1, errors=2)
     result.stdout.fnmatch_lines(
         [
@@ -70,3 +71,4 @@ def test_fixtures_without_torch_fail_with_the_install_command_and_other_tests_ru
     )
     result.stdout.no_fnmatch_line("*INTERNALERROR*")
     result.stdout.no_fnmatch_line("*During handling of the above exception*")
+    result.stdout.no_fnmatch_line("*torchcheck replay*")  # nothing ran, nothing to replay

@@ -47,7 +47,15 @@ def test_each_worker_sees_its_own_slice_of_the_callers_cuda_mask(
 def test_workers_keep_the_callers_mask_when_cuda_is_not_requested(
     pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    masks = _worker_masks(pytester, monkeypatch, "3,5", "--torch-device", "cpu")
+    masks = _worker_masks(pytester, monkeypatch, "3,5", "--torchcheck-device", "cpu")
+    assert masks == {"gw0": "3,5", "gw1": "3,5"}
+
+
+def test_workers_keep_the_callers_mask_in_a_run_that_did_not_turn_the_plugin_on(
+    pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    (pytester.path / "tox.ini").unlink()
+    masks = _worker_masks(pytester, monkeypatch, "3,5")
     assert masks == {"gw0": "3,5", "gw1": "3,5"}
 
 
@@ -67,9 +75,9 @@ def test_an_unavailable_requested_device_fails_the_run_before_workers_start(
 ) -> None:
     absent = _a_device_kind_this_machine_lacks()
     pytester.makepyfile("def test_x(torch_device):\n    pass\n")
-    result = pytester.runpytest_subprocess("-n", "2", "--torch-device", absent)
+    result = pytester.runpytest_subprocess("-n", "2", "--torchcheck-device", absent)
     assert result.ret == pytest.ExitCode.USAGE_ERROR
-    result.stderr.fnmatch_lines([f"*--torch-device={absent} asked for {absent}*"])
+    result.stderr.fnmatch_lines([f"*--torchcheck-device={absent} asked for {absent}*"])
 
 
 def test_counting_physical_gpus_returns_indices_without_touching_torch() -> None:

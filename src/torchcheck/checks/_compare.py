@@ -28,6 +28,7 @@ from typing import Any
 
 import torch
 
+__tracebackhide__ = True  # pytest shows a failure from the caller's line, without this module's frames
 __all__ = [
     "Comparison",
     "Mismatch",

@@ -25,6 +25,7 @@ from torch import nn
 
 from torchcheck.checks._compare import map_tensors
 
+__tracebackhide__ = True  # pytest shows a failure from the caller's line, without this module's frames
 __all__ = [
     "ModelInputs",
     "call_model",

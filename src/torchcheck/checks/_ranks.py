@@ -26,6 +26,7 @@ from torch.nn.parallel import DistributedDataParallel
 from torchcheck import _distributed_runner as runner
 from torchcheck.checks.errors import CheckFailed
 
+__tracebackhide__ = True  # pytest shows a failure from the caller's line, without this module's frames
 __all__ = [
     "STRATEGIES",
     "Participation",

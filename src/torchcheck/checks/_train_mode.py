@@ -17,6 +17,7 @@ from typing import Any
 
 from torch import nn
 
+__tracebackhide__ = True  # pytest shows a failure from the caller's line, without this module's frames
 __all__ = ["TrainModeLayers", "dropout_switched_off", "module_list", "recording_train_mode_layers"]
 
 

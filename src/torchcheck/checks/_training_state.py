@@ -21,6 +21,7 @@ from torch import nn
 from torchcheck.checks._compare import first_mismatch, indent
 from torchcheck.checks.state import RngState, capture_rng_state
 
+__tracebackhide__ = True  # pytest shows a failure from the caller's line, without this module's frames
 __all__ = ["TrainingObjects", "TrainingState", "differing_generators", "forgotten_pieces"]
 
 #: Python values a module attribute may hold that matter to training when they change

@@ -23,6 +23,7 @@ from torchcheck.checks.errors import CheckFailed
 from torchcheck.checks.seeding import seed_everything
 from torchcheck.checks.state import preserved_state
 
+__tracebackhide__ = True  # pytest shows a failure from the caller's line, without this module's frames
 __all__ = ["assert_accumulation_equivalent"]
 
 TrainFn = Callable[[nn.Module, torch.optim.Optimizer, list[Any], int], Any]

@@ -33,6 +33,7 @@ from torchcheck.checks.state import (
     restore_rng_state,
 )
 
+__tracebackhide__ = True  # pytest shows a failure from the caller's line, without this module's frames
 __all__ = ["assert_amp_step"]
 
 StepFn = Callable[[nn.Module, torch.optim.Optimizer, "torch.amp.GradScaler", Any], Any]

@@ -24,6 +24,7 @@ from torchcheck.checks.meta import data_dependent_operation
 from torchcheck.checks.seeding import seed_everything
 from torchcheck.checks.state import cuda_usable, preserved_state
 
+__tracebackhide__ = True  # pytest shows a failure from the caller's line, without this module's frames
 __all__ = ["assert_devices_agree", "available_devices", "device_tolerance"]
 
 _RAISES_ON_DEVICE = """\

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+__tracebackhide__ = True  # pytest shows a failure from the caller's line, without this module's frames
 __all__ = ["CheckFailed"]
 
 

@@ -11,6 +11,7 @@ from torch import nn
 from torchcheck.checks._compare import indent
 from torchcheck.checks.errors import CheckFailed
 
+__tracebackhide__ = True  # pytest shows a failure from the caller's line, without this module's frames
 __all__ = ["assert_optimizer_covers"]
 
 #: How many parameter names a message lists before it says "and N more".

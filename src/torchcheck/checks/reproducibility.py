@@ -31,6 +31,7 @@ from torchcheck.checks._compare import (
 from torchcheck.checks.errors import CheckFailed
 from torchcheck.checks.seeding import seeded
 
+__tracebackhide__ = True  # pytest shows a failure from the caller's line, without this module's frames
 __all__ = ["assert_reproducible"]
 
 _NOT_REPRODUCIBLE = """\

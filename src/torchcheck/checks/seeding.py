@@ -11,6 +11,7 @@ import torch
 
 from torchcheck.checks.state import preserved_state
 
+__tracebackhide__ = True  # pytest shows a failure from the caller's line, without this module's frames
 __all__ = ["CUBLAS_WORKSPACE_CONFIG", "seed_everything", "seeded"]
 
 #: Value cuBLAS needs for deterministic results (see the CUDA "reproducibility" notes);

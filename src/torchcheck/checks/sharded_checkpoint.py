@@ -30,6 +30,7 @@ from torchcheck.checks._train_mode import module_list
 from torchcheck.checks.seeding import seed_everything
 from torchcheck.checks.state import preserved_state
 
+__tracebackhide__ = True  # pytest shows a failure from the caller's line, without this module's frames
 __all__ = ["assert_sharded_checkpoint_roundtrip"]
 
 _CHECK = "assert_sharded_checkpoint_roundtrip"
