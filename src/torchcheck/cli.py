@@ -100,7 +100,7 @@ def _add_file_options(lint: argparse.ArgumentParser) -> None:
         "setting in TOML that overrides the file's, e.g. --config \"ignore = ['TCK105']\"; repeatable (one file at most)",
     )
     group.add_argument("--no-cache", action="store_true", help="neither read nor write .torchcheck_cache/")
-    group.add_argument("--jobs", "-j", type=int, help="worker processes (default: one per CPU)")
+    group.add_argument("--jobs", "-j", type=int, help="worker processes, 1 to 1024 (default: one per CPU; never more than the CPUs or the files)")
 
 
 def _add_fix_options(lint: argparse.ArgumentParser) -> None:
@@ -432,7 +432,6 @@ def main(argv: Sequence[str] | None = None) -> int:
         sys.stderr.write(INTERRUPTED)
         return EXIT_INTERRUPTED
     except BrokenPipeError:
-        _discard_standard_output()
         return EXIT_CLEAN
     except Exception as error:  # noqa: BLE001 - a bug must not look like findings (exit 1)
         if _is_user_error(error):
@@ -441,15 +440,6 @@ def main(argv: Sequence[str] | None = None) -> int:
         traceback.print_exc()
         sys.stderr.write(_INTERNAL_ERROR.format(error=f"{type(error).__name__}: {error}"))
         return EXIT_ERROR
-
-
-def _discard_standard_output() -> None:
-    """The reader went away: what is still buffered would fail again, noisily, at exit."""
-    try:
-        devnull = os.open(os.devnull, os.O_WRONLY)
-        os.dup2(devnull, sys.stdout.fileno())
-    except (AttributeError, OSError, ValueError):
-        pass
 
 
 def _is_user_error(error: Exception) -> bool:

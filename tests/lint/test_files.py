@@ -273,3 +273,20 @@ def test_importing_the_fast_path_modules_loads_neither_libcst_nor_torch() -> Non
     script = f"import sys\nfor name in {FAST_PATH_MODULES!r}: __import__(name)\nprint(sorted(sys.modules))"
     loaded = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, check=True).stdout
     assert "'libcst'" not in loaded and "'torch'" not in loaded
+
+
+def test_a_directory_tree_deeper_than_the_recursion_limit_is_walked(tmp_path: Path) -> None:
+    depth = sys.getrecursionlimit() // 2 + 50  # two frames per level were enough to fail
+    deepest = tmp_path.joinpath(*["d"] * depth)
+    deepest.mkdir(parents=True)
+    touch(deepest / "x.py")
+    touch(tmp_path / "a.py")
+    found = discover([tmp_path], tmp_path, [])
+    assert names(found, tmp_path) == ["a.py", "/".join(["d"] * depth) + "/x.py"]
+    assert found.problems == ()
+
+
+def test_a_deep_tree_keeps_the_depth_first_order_of_the_recursive_walk(tmp_path: Path) -> None:
+    for name in ("b/c/z.py", "b/a.py", "b/c/d/e.py", "a.py", "c.py", "b/d.py"):
+        touch(tmp_path / name)
+    assert names(discover([tmp_path], tmp_path, []), tmp_path) == ["a.py", "b/a.py", "b/c/d/e.py", "b/c/z.py", "b/d.py", "c.py"]

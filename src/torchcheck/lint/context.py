@@ -525,6 +525,7 @@ class LintContext:
         self._loop_calls: dict[cst.CSTNode, list[tuple[str, cst.Call]]] = {}
         self._dataloader_loops: set[cst.CSTNode] = set()
         self._grad_regions: dict[cst.With, int] = {}  # how many grad modes each `with` opened
+        self._autocast_regions: dict[cst.With, int] = {}  # how many autocast regions each `with` opened
         self.module_classes: set[str] = set()
         self._handler_depth = 0
         self._conditions: list[cst.If | cst.IfExp] = []
@@ -1241,13 +1242,12 @@ class LintContext:
             self._grad_regions[node] = len(opened)
         else:
             del frame.grad_modes[len(frame.grad_modes) - self._grad_regions.pop(node, 0) :]
-        for item in node.items:
-            enabled = autocast_enabled(self.qualified_name, item)
-            if enabled is not None:
-                if step > 0:
-                    frame.autocast.append(enabled)
-                else:
-                    frame.autocast.pop()
+        if step < 0:  # what was entered, not what the items mean now: the body may rebind `torch`
+            del frame.autocast[len(frame.autocast) - self._autocast_regions.pop(node, 0) :]
+            return
+        entered = [enabled for item in node.items if (enabled := autocast_enabled(self.qualified_name, item)) is not None]
+        frame.autocast.extend(entered)
+        self._autocast_regions[node] = len(entered)
 
     def visit_With(self, node: cst.With) -> None:
         self._enter_with(node, +1)

@@ -124,44 +124,161 @@ def resolves_inside(path: Path, roots: Iterable[Path]) -> bool:
     return False
 
 
+_STAR = None  # a ``*`` token; every other token is the regex of exactly one character
+_ANY_NAME = "(?:[^/]*/)"  # one whole directory name and its separator
+
+
 @dataclass(frozen=True)
-class _IgnorePattern:
-    prefix: str  # the directory the pattern is relative to, ending with a separator
+class IgnorePattern:
+    """One line of an ignore file, matched against a path relative to the file's directory.
+
+    The regex never backtracks more than linearly, whatever the line: a ``*`` or ``**/``
+    that is not the last of its name or path scans forward to the earliest place where
+    the rest up to the next one matches, and stays there (an atomic group, emulated with
+    a lookahead so that Python 3.10 has it). Taking the earliest place is always right,
+    because what follows can match from there whenever it could match from further on.
+    """
+
     regex: re.Pattern[str]
     negated: bool
     directory_only: bool
+    # A line without ``/`` matches a name at any depth: only the last name is matched.
+    name_only: bool = False
+
+    def matches(self, relative: str) -> bool:
+        """Whether the pattern matches ``relative`` (POSIX separators, no leading ``/``)."""
+        return self.regex.match(relative[relative.rfind("/") + 1 :] if self.name_only else relative) is not None
 
 
-def _glob_to_regex(pattern: str) -> str:
-    out, index = [], 0
-    while index < len(pattern):
-        char = pattern[index]
-        if pattern.startswith("**/", index):
-            out.append("(?:.*/)?")
-            index += 3
-            continue
-        if pattern.startswith("/**", index) and index + 3 == len(pattern):
-            out.append("/.*")
-            index += 3
-            continue
-        if char == "*":
-            out.append("[^/]*")
-        elif char == "?":
-            out.append("[^/]")
-        elif char == "[":
-            end = pattern.find("]", index + 1)
-            if end == -1:
-                out.append(re.escape(char))
-            else:
-                out.append(pattern[index : end + 1].replace("[!", "[^"))
-                index = end
-        elif char == "\\" and index + 1 < len(pattern):
-            index += 1
-            out.append(re.escape(pattern[index]))
+@dataclass(frozen=True)
+class _IgnorePattern:
+    prefix: str  # the directory the pattern is relative to, ending with a separator
+    pattern: IgnorePattern
+
+
+class _AtomicGroups:
+    """Names the groups of one regex: each emulated atomic group needs its own."""
+
+    def __init__(self) -> None:
+        self._count = 0
+
+    def __call__(self, body: str) -> str:
+        self._count += 1
+        name = f"g{self._count}"
+        return f"(?=(?P<{name}>{body}))(?P={name})"
+
+
+def _character_class(pattern: str, start: int) -> tuple[str, int] | None:
+    """The regex of the class opening at ``pattern[start]`` and the index of its ``]``; None
+    when it never closes (the ``[`` is then a literal). A class never matches ``/``."""
+    index, end = start + 1, len(pattern)
+    negated = index < end and pattern[index] in "!^"
+    index += negated
+    ranges: list[tuple[str, str]] = []
+    first = True
+    while index < end and (pattern[index] != "]" or first):
+        first = False
+        low, index = _class_character(pattern, index)
+        if index + 1 < end and pattern[index] == "-" and pattern[index + 1] != "]":
+            high, index = _class_character(pattern, index + 1)
         else:
-            out.append(re.escape(char))
+            high = low
+        if low > high:
+            raise ValueError(f"reversed range {low}-{high}")
+        ranges.append((low, high))
+    if index >= end:
+        return None
+    body = "".join(re.escape(low) + ("-" + re.escape(high) if high != low else "") for low, high in ranges)
+    if negated:
+        return f"[^/{body}]", index
+    covers_separator = any(low <= "/" <= high for low, high in ranges)
+    return ("(?!/)" if covers_separator else "") + f"[{body}]", index
+
+
+def _class_character(pattern: str, index: int) -> tuple[str, int]:
+    if pattern[index] == "\\" and index + 1 < len(pattern):
         index += 1
-    return "".join(out)
+    return pattern[index], index + 1
+
+
+def _names_of(body: str) -> list[list[str | None]]:
+    """``body`` as its ``/``-separated names, each a list of tokens (see :data:`_STAR`)."""
+    names: list[list[str | None]] = [[]]
+    index = 0
+    while index < len(body):
+        char = body[index]
+        if char == "/":
+            names.append([])
+        elif char == "*":
+            names[-1].append(_STAR)
+        elif char == "?":
+            names[-1].append("[^/]")
+        elif char == "[" and (found := _character_class(body, index)) is not None:
+            regex, index = found
+            names[-1].append(regex)
+        else:
+            if char == "\\" and index + 1 < len(body):
+                index += 1
+            names[-1].append(re.escape(body[index]))
+        index += 1
+    return names
+
+
+def _name_regex(tokens: list[str | None], atomic: _AtomicGroups) -> str:
+    """One name: each ``*`` but the last jumps to the earliest match of what follows it."""
+    pieces: list[str] = [""]
+    for token in tokens:
+        if token is _STAR:
+            pieces.append("")
+        else:
+            pieces[-1] += token
+    if len(pieces) == 1:
+        return pieces[0]
+    head, *middle, tail = pieces
+    return head + "".join(atomic("[^/]*?" + piece) for piece in middle if piece) + "[^/]*" + tail
+
+
+def _path_regex(names: list[list[str | None]], atomic: _AtomicGroups) -> str:
+    """Whole names joined by ``/``; ``**`` stands for any number of whole names (a trailing
+    one for at least one), and each ``**`` but the last jumps like a ``*``."""
+    groups: list[list[str]] = [[]]
+    for tokens in names:
+        if tokens == [_STAR, _STAR]:
+            if groups[-1] or len(groups) == 1:
+                groups.append([])
+        else:
+            groups[-1].append(_name_regex(tokens, atomic))
+    if len(groups) == 1:
+        return "/".join(groups[0]) + r"\Z"
+    head, *middle, tail = groups
+    regex = "".join(name + "/" for name in head)
+    regex += "".join(atomic(f"{_ANY_NAME}*?" + "/".join(group) + "/") for group in middle)
+    return regex + (f"{_ANY_NAME}*" + "/".join(tail) + r"\Z" if tail else r".+\Z")
+
+
+def compile_ignore_pattern(line: str) -> IgnorePattern | None:
+    """The pattern of one ``.gitignore`` line, with git's meaning; None for a blank line, a
+    comment, or a line git ignores too (a reversed range such as ``[z-a]``)."""
+    line = line.rstrip()
+    if not line or line.startswith("#"):
+        return None
+    negated = line.startswith("!")
+    if negated:
+        line = line[1:]
+    directory_only = line.endswith("/")
+    line = line.rstrip("/")
+    if not line:
+        return None
+    anchored = "/" in line  # at the start or in the middle: relative to the file's directory
+    try:
+        names = _names_of(line.lstrip("/"))
+    except ValueError:
+        return None
+    atomic = _AtomicGroups()
+    if not anchored:
+        regex = re.compile(_name_regex(names[0], atomic) + r"\Z", re.DOTALL)
+        return IgnorePattern(regex, negated, directory_only, name_only=True)
+    return IgnorePattern(re.compile(_path_regex(names, atomic), re.DOTALL), negated, directory_only)
 
 
 def _parse_gitignore(path: Path, base: str) -> list[_IgnorePattern]:
@@ -170,25 +287,8 @@ def _parse_gitignore(path: Path, base: str) -> list[_IgnorePattern]:
         lines = path.read_text(encoding="utf-8", errors="replace").splitlines()
     except OSError:
         return []
-    patterns = []
-    for raw in lines:
-        line = raw.rstrip()
-        if not line or line.startswith("#"):
-            continue
-        negated = line.startswith("!")
-        if negated:
-            line = line[1:]
-        directory_only = line.endswith("/")
-        line = line.rstrip("/")
-        anchored = "/" in line
-        line = line.lstrip("/")
-        body = _glob_to_regex(line)
-        try:
-            regex = re.compile(("" if anchored else "(?:.*/)?") + body + "$")
-        except re.error:  # a malformed character class: git ignores the line too
-            continue
-        patterns.append(_IgnorePattern(os.path.join(base, ""), regex, negated, directory_only))
-    return patterns
+    prefix = os.path.join(base, "")
+    return [_IgnorePattern(prefix, pattern) for line in lines if (pattern := compile_ignore_pattern(line)) is not None]
 
 
 def _is_file(path: Path) -> bool:
@@ -236,11 +336,13 @@ class GitIgnore:
 
     def ignores(self, path: str | Path, is_directory: bool) -> bool:
         text = os.fspath(path)
+        name = text[text.rfind(os.sep) + 1 :]
         ignored = False
-        for pattern in self._patterns:
-            if (pattern.directory_only and not is_directory) or not text.startswith(pattern.prefix):
+        for located in self._patterns:
+            pattern = located.pattern
+            if (pattern.directory_only and not is_directory) or not text.startswith(located.prefix):
                 continue
-            relative = text[len(pattern.prefix) :]
+            relative = name if pattern.name_only else text[len(located.prefix) :]
             if pattern.regex.match(relative if os.sep == "/" else relative.replace(os.sep, "/")):
                 ignored = not pattern.negated
         return ignored
@@ -303,33 +405,58 @@ class _Walk:
             self.problems.append(FileProblem(path, NOT_A_REGULAR_FILE))
 
     def _directory(self, directory: Path, relative: str | None, gitignore: GitIgnore) -> Iterator[Path]:
-        """``relative`` is ``directory`` relative to the project root ("" for the root), None outside it."""
+        """Files under ``directory``, depth first in name order. ``relative`` is ``directory``
+        relative to the project root ("" for the root), None outside it.
+
+        A stack of listings, not recursion: a tree deeper than Python's recursion limit is
+        walked like any other."""
+        listings = [self._listing(directory, relative, gitignore)]
+        while listings:
+            item = next(listings[-1], None)
+            if item is None:
+                listings.pop()
+                continue
+            entry, entry_relative = item
+            kind = self._kind(entry, entry_relative, gitignore)
+            if kind == "directory":
+                listings.append(self._listing(Path(entry.path), entry_relative, gitignore))
+            elif kind == "link":
+                yield from self._linked_file(Path(entry.path))
+            elif kind == "file":
+                yield from self._plain_file(entry)
+
+    def _listing(
+        self, directory: Path, relative: str | None, gitignore: GitIgnore
+    ) -> Iterator[tuple[os.DirEntry[str], str | None]]:
+        """The entries of one directory in name order, each with its path relative to the root.
+        Read at once and closed: a deep stack of listings holds no open directories."""
         gitignore.enter(directory)
         try:
             with os.scandir(directory) as scan:
                 entries = sorted(scan, key=lambda entry: entry.name)
         except OSError as error:
             self.problems.append(FileProblem(directory, CANNOT_READ_DIRECTORY.format(reason=_reason(error))))
-            return
-        for entry in entries:
-            entry_relative = None if relative is None else f"{relative}/{entry.name}" if relative else entry.name
-            yield from self._entry(entry, entry_relative, gitignore)
+            return iter(())
+        return ((entry, _child(relative, entry.name)) for entry in entries)
 
-    def _entry(self, entry: os.DirEntry[str], relative: str | None, gitignore: GitIgnore) -> Iterator[Path]:
+    def _kind(self, entry: os.DirEntry[str], relative: str | None, gitignore: GitIgnore) -> str | None:
+        """What the walk does with an entry: "directory" (descend), "file" or "link" (lint
+        it; a link may lead to a directory, which is not followed) or None (skip it)."""
         try:
             is_directory = entry.is_dir(follow_symlinks=False)
             is_link = entry.is_symlink()
         except OSError as error:
             self.problems.append(FileProblem(Path(entry.path), CANNOT_ACCESS.format(reason=_reason(error))))
-            return
+            return None
         if _matches(entry.name, entry.path if relative is None else relative, self.exclude):
-            return
+            return None
         if gitignore.ignores(entry.path, is_directory):
-            return
+            return None
         if is_directory:
-            yield from self._directory(Path(entry.path), relative, gitignore)
-        elif _matches(entry.name, entry.path if relative is None else relative, self.include):
-            yield from self._linked_file(Path(entry.path)) if is_link else self._plain_file(entry)
+            return "directory"
+        if not _matches(entry.name, entry.path if relative is None else relative, self.include):
+            return None
+        return "link" if is_link else "file"
 
     def _plain_file(self, entry: os.DirEntry[str]) -> Iterator[Path]:
         if entry.is_file(follow_symlinks=False):
@@ -348,6 +475,10 @@ class _Walk:
             yield path
         elif not stat.S_ISDIR(status.st_mode):
             self.problems.append(FileProblem(path, NOT_A_REGULAR_FILE))
+
+
+def _child(relative: str | None, name: str) -> str | None:
+    return None if relative is None else f"{relative}/{name}" if relative else name
 
 
 def _reason(error: OSError) -> str:

@@ -3,11 +3,13 @@ libcst's recursive Python code.
 
 libcst's native parser has no depth limit of its own for most expressions: parentheses
 nested 1,500 deep, or a 10,000-long chain of unary ``-``, ``not``, attributes or calls,
-overflow its stack and kill the process (SIGSEGV), which no ``except`` can catch. CPython
-rejects those files too ("too many nested parentheses", or a recursion error at about
-3,000 levels), so :func:`may_be_too_deep` looks at the raw bytes for the two things such
-files need, a deep bracket nesting or a long run of code with no comma, semicolon or ``=``
-in it, and the engine asks CPython's own parser about the few files it flags.
+overflow its stack and kill the process (SIGSEGV), which no ``except`` can catch; below that,
+its time (and for nested lambdas its memory) grows with the square of the depth. So
+:func:`measure` bounds, at C speed, how deep a file can nest (brackets, including the code of
+f-string replacement fields, and runs of code between separators on each bracket level) and
+how large libcst's tree of it would be; the engine asks CPython's own parser, which has
+limits, about the few files it flags, and refuses files beyond the memory budget. Every entry
+point (pool workers, one process, standard input, the editor) goes through this screen.
 
 Valid code can still be deep enough for libcst's recursive codegen and visitors to exceed
 Python's default recursion limit (a 600-term ``x + x + ...``), so the engine runs libcst on
@@ -26,20 +28,91 @@ import threading
 import tokenize
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from dataclasses import dataclass
 from typing import TypeVar
 
 T = TypeVar("T")
 
 MAX_BRACKET_DEPTH = 200  # CPython's own limit: "too many nested parentheses"
-# CPython gives up at about 3,000 levels of nesting and a unary chain spends one byte a
-# level, so any chain CPython rejects makes a longer run than this; real code rarely does.
-MAX_UNBROKEN_RUN = 2_000
+# libcst's parse takes time (and for some shapes memory) quadratic in how deep expressions
+# nest: 1,000 levels take about a second, 3,000 (where CPython gives up) ten. A file that
+# may nest deeper than this is checked by CPython's parser first (unlintable.python_verdict).
+MAX_DEPTH_BOUND = 1_000
+# libcst's tree takes 0.4 KB (code) to 1 KB (data literals) a byte of code: this is about
+# 2 GB and half a minute of parsing, and fourteen times the code of the largest file of
+# transformers (modeling_utils.py).
+MAX_CODE_BYTES = 2 * 1024 * 1024
+
+# What `python` starts with. Before Python 3.12 the parser's nesting limit derives from it,
+# less the frames already in use where the parser is called.
+PYTHON_RECURSION_LIMIT = 1_000
 
 # Virtual memory: only the pages a deep file really uses are ever touched.
 STACK_BYTES = 256 * 1024 * 1024
 # libcst's codegen and transformers take two or three Python frames per tree level, and a
 # frame costs well under 1 KiB of C stack, so this limit stays far inside STACK_BYTES.
 RECURSION_LIMIT = 100_000
+
+_ALL_BYTES = bytes(range(256))
+_ONE_KIND_OF_BRACKET = _ALL_BYTES.maketrans(b"[{]}", b"(())")
+_NOT_A_BRACKET = bytes(set(_ALL_BYTES) - set(b"()[]{}"))
+_NOT_A_STATEMENT = frozenset({tokenize.NL, tokenize.COMMENT, tokenize.INDENT, tokenize.DEDENT})
+
+# ----------------------------------------------------------------------------- code without strings
+
+# Where code stops being code: a comment or a string (its prefix is looked up behind its
+# quote: a search for these few bytes runs at C speed, one with the prefix would not).
+_CODE_EVENT = re.compile(rb"""#|"{3}|'{3}|"|'""")
+# Inside an f-string's replacement field: the same, plus brackets and a format spec's `:`.
+_FIELD_EVENT = re.compile(rb"""#|"{3}|'{3}|"|'|[(\[{)\]}:]""")
+_PREFIX_LETTERS = frozenset(b"rRbBuUfFtT")
+_IDENTIFIER_BYTES = frozenset(b"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_") | frozenset(range(128, 256))
+_FORMAT_SPEC_EVENT = re.compile(rb"""(?P<open>\{)|(?P<close>\})|(?P<quote>["'\r\n])""")
+_LINE_END = re.compile(rb"[\r\n]")
+_PLAIN_STRING_REST = {
+    b'"""': re.compile(rb'[^"\\]*(?:(?:\\.|"(?!""))[^"\\]*)*(?:"""|\Z)', re.DOTALL),
+    b"'''": re.compile(rb"[^'\\]*(?:(?:\\.|'(?!''))[^'\\]*)*(?:'''|\Z)", re.DOTALL),
+    b'"': re.compile(rb'[^"\\\r\n]*(?:\\(?:\r\n|.)[^"\\\r\n]*)*"?', re.DOTALL),
+    b"'": re.compile(rb"[^'\\\r\n]*(?:\\(?:\r\n|.)[^'\\\r\n]*)*'?", re.DOTALL),
+}
+
+
+def _fstring_events(quote: bytes, raw: bool) -> re.Pattern[bytes]:
+    """What matters in an f-string's literal text: escapes (a backslash before a brace
+    escapes nothing: ``f"\\{x}"`` has a field), doubled braces, a field's brace, the closing
+    quote, and for a one-line string the line end that leaves it unterminated."""
+    named_escape = rb"" if raw else rb"\\N\{[^}\r\n]*\}|"
+    line_end = rb"" if len(quote) == 3 else rb"|(?P<eol>\r\n|\r|\n)"
+    return re.compile(
+        rb"(?P<escape>" + named_escape + rb"\\(?:\r\n|[^{}]))|(?P<doubled>\{\{|\}\})|(?P<open>\{)|(?P<close>\})"
+        + rb"|(?P<end>" + re.escape(quote) + rb")" + line_end,
+        re.DOTALL,
+    )
+
+
+_FSTRING_EVENTS = {(quote, raw): _fstring_events(quote, raw) for quote in _PLAIN_STRING_REST for raw in (False, True)}
+
+
+class _FString:
+    """Inside an f-string's literal text."""
+
+    def __init__(self, quote: bytes, raw: bool) -> None:
+        self.quote, self.events = quote, _FSTRING_EVENTS[quote, raw]
+
+
+class _Field:
+    """Inside a replacement field: code, with its own bracket depth."""
+
+    def __init__(self) -> None:
+        self.depth = 0
+
+
+class _FormatSpec:
+    """Inside a field's format spec: text, which may hold fields of its own."""
+
+
+_Frame = _FString | _Field | _FormatSpec
+
 
 _STRING_OR_COMMENT = re.compile(
     rb"""
@@ -51,18 +124,140 @@ _STRING_OR_COMMENT = re.compile(
     """,
     re.VERBOSE | re.DOTALL,
 )
-_ALL_BYTES = bytes(range(256))
-_ONE_KIND_OF_BRACKET = _ALL_BYTES.maketrans(b"[{]}", b"(())")
-_NOT_A_BRACKET = bytes(set(_ALL_BYTES) - set(b"()[]{}"))
-_SEPARATORS_AS_COMMAS = _ALL_BYTES.maketrans(b";=", b",,")
-_LAYOUT = b" \t\f\r\n\\"
-_NOT_A_STATEMENT = frozenset({tokenize.NL, tokenize.COMMENT, tokenize.INDENT, tokenize.DEDENT})
+
+
+class _Disagreement(Exception):
+    """An f-string does not end where a plain string with its quotes would (PEP 701)."""
 
 
 def _code_only(source: bytes) -> bytes:
     """``source`` with every string literal reduced to one byte and every comment removed,
-    so that brackets and commas inside them count for nothing."""
-    return _STRING_OR_COMMENT.sub(lambda match: b"" if match[0].startswith(b"#") else b"s", source)
+    so that brackets and commas inside them count for nothing, except the code inside
+    f-strings (and t-strings): each replacement field stays, in brackets, since it nests
+    like a bracket.
+
+    One regex pass finds strings as if every string were plain, which is right unless a
+    field holds the f-string's own quote (PEP 701: ``f"{d["k"]}"``); there the exact scan
+    (:func:`_scanned`) reads the whole file.
+    """
+
+    def reduced(match: re.Match[bytes]) -> bytes:
+        text, start = match[0], match.start()
+        if text[0] == ord("#"):
+            return b""
+        if start == 0 or source[start - 1] not in _PREFIX_LETTERS:
+            return b"s"  # most strings: no prefix
+        prefix = _prefix(source, start)
+        if (b"f" not in prefix and b"t" not in prefix) or b"{" not in text:
+            return b"s"
+        code, ended_here = _scanned(prefix + text)
+        if not ended_here:
+            raise _Disagreement
+        return code[len(prefix) :]
+
+    try:
+        return _STRING_OR_COMMENT.sub(reduced, source)
+    except _Disagreement:
+        return _scanned(source)[0]
+
+
+def _scanned(source: bytes) -> tuple[bytes, bool]:
+    """What :func:`_code_only` returns, read event by event, and whether every string and
+    field ends by the end of ``source``. f-strings nested in f-strings are followed on an
+    explicit stack, not by recursion."""
+    out: list[bytes] = []
+    stack: list[_Frame] = []  # innermost last; empty at the top level of the code
+    pos, end = 0, len(source)
+    while pos < end:
+        frame = stack[-1] if stack else None
+        if frame is None or isinstance(frame, _Field):
+            match = (_CODE_EVENT if frame is None else _FIELD_EVENT).search(source, pos)
+            if match is None:
+                out.append(source[pos:])
+                break
+            out.append(source[pos : match.start()])
+            pos = _after_code_event(match, frame, source, stack, out)
+        elif isinstance(frame, _FString):
+            pos = _in_fstring(frame, source, pos, stack, out)
+        else:
+            pos = _in_format_spec(source, pos, stack, out)
+    return b"".join(out), not stack
+
+
+def _prefix(source: bytes, quote_at: int) -> bytes:
+    """The string prefix before the quote at ``quote_at``: up to two letters, with no
+    identifier running into them (``elif"x"`` is ``elif`` and a plain string)."""
+    start = quote_at
+    while start > max(quote_at - 2, 0) and source[start - 1] in _PREFIX_LETTERS:
+        start -= 1
+    if start > 0 and source[start - 1] in _IDENTIFIER_BYTES:
+        return b""
+    return source[start:quote_at].lower()
+
+
+def _after_code_event(match: re.Match[bytes], field: _Field | None, source: bytes, stack: list[_Frame], out: list[bytes]) -> int:
+    token, pos = match[0], match.end()
+    first = token[0]
+    if first == ord("#"):
+        line_end = _LINE_END.search(source, pos)
+        return len(source) if line_end is None else line_end.start()
+    if first in b"\"'":
+        prefix = _prefix(source, match.start())
+        out.append(b"s")
+        if b"f" in prefix or b"t" in prefix:
+            stack.append(_FString(token, b"r" in prefix))
+            return pos
+        return _PLAIN_STRING_REST[token].match(source, pos).end()  # type: ignore[union-attr]
+    assert field is not None  # brackets and colons are events only inside a field
+    if first in b"([{":
+        field.depth += 1
+    elif token == b"}" and field.depth == 0:
+        stack.pop()
+        out.append(b")")
+        return pos
+    elif first in b")]}":
+        field.depth = max(field.depth - 1, 0)
+    elif field.depth == 0:  # the `:` that starts a format spec
+        stack.append(_FormatSpec())
+        return pos
+    out.append(token)
+    return pos
+
+
+def _in_fstring(fstring: _FString, source: bytes, pos: int, stack: list[_Frame], out: list[bytes]) -> int:
+    match = fstring.events.search(source, pos)
+    if match is None:  # unterminated: the rest of the file is its text
+        return len(source)
+    if match.lastgroup == "open":
+        stack.append(_Field())
+        out.append(b"(")
+    elif match.lastgroup == "end":
+        stack.pop()
+    elif match.lastgroup == "eol":  # unterminated: Python stops reading it here too
+        stack.pop()
+        return match.start()
+    return match.end()
+
+
+def _in_format_spec(source: bytes, pos: int, stack: list[_Frame], out: list[bytes]) -> int:
+    match = _FORMAT_SPEC_EVENT.search(source, pos)
+    if match is None:
+        return len(source)
+    if match.lastgroup == "open":
+        stack.append(_Field())
+        out.append(b"(")
+        return match.end()
+    quote = next(frame.quote for frame in reversed(stack) if isinstance(frame, _FString))
+    closes = match.lastgroup == "close"
+    if not (closes or source.startswith(quote, match.start()) or (match[0] in b"\r\n" and len(quote) == 1)):
+        return match.end()  # a quote in a spec is a fill character
+    stack.pop()  # the spec
+    stack.pop()  # its field
+    out.append(b")")
+    return match.end() if closes else match.start()  # the f-string's own frame reads its end
+
+
+# ----------------------------------------------------------------------------- measures
 
 
 def bracket_depth(code: bytes, limit: int = MAX_BRACKET_DEPTH) -> int:
@@ -78,18 +273,95 @@ def bracket_depth(code: bytes, limit: int = MAX_BRACKET_DEPTH) -> int:
     return depth
 
 
-def longest_unbroken_run(code: bytes) -> int:
-    """The most bytes of ``code`` between two commas, semicolons or ``=``, layout ignored:
-    a chain of operators nested N deep needs N of them, on one line or on many."""
-    return max(map(len, code.translate(_SEPARATORS_AS_COMMAS, _LAYOUT).split(b",")))
+_CONTINUATION = re.compile(rb"\\(?:\r\n|\r|\n)")
+_INNERMOST_GROUP = re.compile(rb"\(([^()]*)\)")
+# A lambda's parameters, whose commas separate nothing: `lambda a, b: lambda a, b: ...`
+# nests a level a lambda. Innermost first, so that a lambda in a default is done first.
+# (No `\\b` before `lambda`: it would stop the fast search for the word; a name ending in
+# "lambda" taken for one only makes a run longer.)
+_LAMBDA_HEADER = re.compile(rb"lambda\b((?:(?!lambda\b)[^:()])*):")
+_SEPARATOR = b","
+# Separators and layout: in brackets a line break is layout, at the top level it ends a statement.
+_IN_BRACKETS = (_ALL_BYTES.maketrans(b";=", b",,"), b" \t\f\r\n")
+_AT_TOP_LEVEL = (_ALL_BYTES.maketrans(b";=\r\n", b",,,,"), b" \t\f")
+
+
+def _run_length(text: bytes, separators_and_layout: tuple[bytes, bytes]) -> int:
+    table, layout = separators_and_layout
+    return max(map(len, text.translate(table, layout).split(_SEPARATOR)))
+
+
+def _without_lambda_headers(code: bytes) -> bytes:
+    """Each lambda's keyword as one byte and its parameters without their separators
+    (parameters that hold brackets wait until the brackets are collapsed)."""
+    if b"lambda" not in code:
+        return code
+    for _ in range(MAX_BRACKET_DEPTH):
+        code, found = _LAMBDA_HEADER.subn(lambda header: b"L" + header[1].translate(None, b",="), code)
+        if not found:
+            break
+    return code
+
+
+def longest_runs(code: bytes) -> list[int]:
+    """The longest run of each height of bracketed group (innermost groups first, the top
+    level last): the most bytes between two commas, semicolons, ``=`` or statements, each
+    group inside counted as one byte, a lambda's keyword and parameters as one (their
+    commas separate nothing), layout ignored.
+
+    An expression nests at most a level a byte of such a run: a chain of operators, of calls
+    (``f(1,)(1,)...``, whose commas are a level down) or of lambdas nested N deep needs a
+    run of N. The groups on a path into the code have different heights, so no expression
+    nests deeper than the sum of the runs (and a level a group)."""
+    flat = _CONTINUATION.sub(b" ", code).translate(_ONE_KIND_OF_BRACKET)
+    has_lambdas = b"lambda" in flat
+    runs = []
+    for _ in range(MAX_BRACKET_DEPTH + 2):
+        if has_lambdas:
+            flat = _without_lambda_headers(flat)
+        innermost = _INNERMOST_GROUP.findall(flat)
+        if not innermost:
+            break
+        runs.append(_run_length(_SEPARATOR.join(innermost), _IN_BRACKETS))
+        flat = _INNERMOST_GROUP.sub(b"o", flat)
+    top_level = _without_lambda_headers(flat.translate(None, b"()"))  # an unmatched bracket joins its neighbours
+    runs.append(_run_length(top_level, _AT_TOP_LEVEL))
+    return runs
+
+
+@dataclass(frozen=True)
+class Shape:
+    """What the cheap screen measures of a file, at C speed (a few passes over its bytes)."""
+
+    code_bytes: int  # strings and comments left out: what libcst's tree grows with
+    bracket_depth: int
+    depth_bound: int  # no expression nests deeper (see longest_runs)
+
+    @property
+    def may_be_too_deep(self) -> bool:
+        """Whether libcst could crash on the file, or take time or memory quadratic in a depth
+        beyond what it handles well: CPython's parser is asked about such a file first."""
+        return self.bracket_depth > MAX_BRACKET_DEPTH or self.depth_bound > MAX_DEPTH_BOUND
+
+    @property
+    def too_large(self) -> bool:
+        """Whether libcst's tree of the file would outgrow the memory budget."""
+        return self.code_bytes > MAX_CODE_BYTES
+
+
+def measure(source: bytes) -> Shape:
+    code = _code_only(source)
+    depth = bracket_depth(code)
+    if depth > MAX_BRACKET_DEPTH:
+        return Shape(len(code), depth, 0)
+    runs = longest_runs(code)
+    return Shape(len(code), depth, sum(runs) + len(runs))
 
 
 def may_be_too_deep(source: bytes) -> bool:
-    """Whether ``source`` might nest deeper than libcst's native parser can survive. Cheap
-    (a few passes over the bytes at C speed) and conservative: real code is almost never
-    flagged, and a flagged file is only checked more closely."""
-    code = _code_only(source)
-    return bracket_depth(code) > MAX_BRACKET_DEPTH or longest_unbroken_run(code) > MAX_UNBROKEN_RUN
+    """Whether ``source`` might nest deeper than libcst can take. Cheap and conservative:
+    real code is rarely flagged, and a flagged file is only checked more closely."""
+    return measure(source).may_be_too_deep
 
 
 def longest_statement_line(text: str) -> int:
@@ -135,6 +407,32 @@ def deep_recursion() -> Iterator[None]:
             _limit_users -= 1
             if _limit_users == 0:
                 sys.setrecursionlimit(_limit_before)
+
+
+def _frames_in_use() -> int:
+    frame, count = sys._getframe(1), 1
+    while frame is not None:
+        frame, count = frame.f_back, count + 1
+    return count
+
+
+@contextmanager
+def as_at_top_level() -> Iterator[None]:
+    """Python's default recursion limit plus the frames in use here, so that CPython's parser
+    (called within) nests as deep as it does compiling a script: its verdict must not
+    depend on how deep in torchcheck's own calls it is asked. Where another thread has the
+    limit raised (:func:`deep_recursion`) it is left as it is; other threads wait until the
+    block is over before raising it."""
+    with _limit_lock:
+        if _limit_users > 0:
+            yield
+            return
+        before = sys.getrecursionlimit()
+        sys.setrecursionlimit(PYTHON_RECURSION_LIMIT + _frames_in_use() + 2)  # +2: the frames of `with` and the call
+        try:
+            yield
+        finally:
+            sys.setrecursionlimit(before)
 
 
 class _DeepStackWorker:

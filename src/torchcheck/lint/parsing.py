@@ -49,6 +49,14 @@ def _parser_checks_only() -> Iterator[None]:
 
 
 def parse_module(source: bytes | str) -> cst.Module:
-    """The module libcst parses from ``source``; raises what :func:`libcst.parse_module` raises."""
+    """The module libcst parses from ``source``; raises what :func:`libcst.parse_module` raises.
+
+    One difference: libcst takes the file's indentation unit from its first indented line,
+    form feed included, and its codegen would then start every line of every block with a
+    form feed. Python's indentation starts after a form feed, and so does this module's.
+    """
     with _parser_checks_only():
-        return cst.parse_module(source)
+        module = cst.parse_module(source)
+    if "\f" in module.default_indent:
+        module = module.with_changes(default_indent=module.default_indent.rpartition("\f")[2])
+    return module
