@@ -41,7 +41,8 @@ _SIZE_UNITS = {"": 1, "B": 1, "KB": 1024, "MB": 1024**2, "GB": 1024**3}
 
 NO_SECTION = "{path}: no [tool.torchcheck] table (a --config file must have one)"
 NOT_UTF8 = "{path}: cannot read: not valid UTF-8 ({error}); TOML files must be UTF-8"
-TOO_DEEP = "{path}: invalid TOML: arrays or tables nested too deeply to read"
+NESTED_TOO_DEEPLY = "arrays or tables nested too deeply to read"
+TOO_DEEP = "{path}: invalid TOML: " + NESTED_TOO_DEEPLY
 SECTION_NOT_A_TABLE = "{path}: [tool.torchcheck] must be a table of settings, got {value!r}"
 NOT_A_BOOLEAN = "{source}: [tool.torchcheck] {key} must be true or false, got {value!r}"
 BAD_OVERRIDE = (
@@ -171,6 +172,8 @@ def parse_override(text: str) -> dict[str, Any]:
         settings = tomllib.loads(text)
     except tomllib.TOMLDecodeError as error:
         raise ConfigError(BAD_OVERRIDE.format(origin=origin, error=error)) from error
+    except RecursionError:
+        raise ConfigError(BAD_OVERRIDE.format(origin=origin, error=NESTED_TOO_DEEPLY)) from None
     _fields(settings, origin)
     return settings
 

@@ -183,6 +183,13 @@ def test_an_inline_override_is_parsed_as_toml_and_checked_like_a_file_setting() 
         parse_override("ignore = [TCK105")
 
 
+def test_an_inline_override_nested_too_deeply_is_a_config_error() -> None:
+    from torchcheck.config import parse_override
+
+    with pytest.raises(ConfigError, match="nested too deeply"):
+        parse_override("ignore = " + "[" * 100_000 + "]" * 100_000)
+
+
 def test_config_arguments_split_into_one_file_and_overrides(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     from torchcheck.config import split_config_arguments
 
