@@ -30,7 +30,7 @@ import traceback
 import warnings
 from collections.abc import Generator, Iterable
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 import pytest
 from _pytest.runner import runtestprotocol  # as pytest-forked does
@@ -43,6 +43,9 @@ from torchcheck.plugin import REPLAY_SECTION_TITLE
 __all__ = ["LaunchedRank", "RankRun", "run_distributed_item"]
 
 FAILED_ON_RANKS = "failed on rank{s} {ranks} of {world_size}"
+FAILED_FIRST_ON = ", first on rank {rank}"
+RANK_ENDED_FIRST = "rank {rank} of {world_size} {ended} before reporting"
+THEN_FAILED = "; after that rank {rank} failed: {message}"
 RANK_HEADER = "--- rank {rank} of {world_size}: {outcome}"
 RANK_NOT_RUN = "rank {rank} of {world_size} ran no test (its pytest did not collect {nodeid})"
 LAUNCH_FAILED = "torchcheck could not start the ranks of this distributed test:\n{error}"
@@ -152,7 +155,11 @@ def _cuda_initialised_here() -> bool:
 def _start_ranks(item: pytest.Item, plan: DistributedPlan, settings: Settings) -> runner.RanksResult:
     if forks_ranks(plan):
         return runner.run_forked(
-            lambda _rank: run_item_in_rank(item), plan.world_size, backend=plan.backend, timeout=plan.timeout
+            lambda _rank: run_item_in_rank(item),
+            plan.world_size,
+            backend=plan.backend,
+            timeout=plan.timeout,
+            grace=runner.GRACE_SECONDS,
         )
     config = item.config
     return runner.run_commands(
@@ -161,6 +168,7 @@ def _start_ranks(item: pytest.Item, plan: DistributedPlan, settings: Settings) -
         cwd=config.rootpath,
         env={k: v for k, v in os.environ.items() if k not in _XDIST_VARIABLES},
         timeout=plan.timeout,
+        grace=runner.GRACE_SECONDS,
     )
 
 
@@ -175,12 +183,26 @@ def run_item_in_rank(item: pytest.Item) -> RankRun:
     debugger = config.pluginmanager.get_plugin("pdbinvoke")
     if debugger is not None:  # a rank has no terminal to debug in
         config.pluginmanager.unregister(debugger)
+    config.pluginmanager.register(_FailureSignal())
     with warnings.catch_warnings(record=True) as caught:
         # Tear down only the test itself: module and session fixtures the parent set up
         # are the parent's, and this process ends right after.
         reports = runtestprotocol(item, log=False, nextitem=item.parent)  # type: ignore[arg-type]
     serialized = [_serialized(config, report) for report in reports]
     return RankRun(serialized, [WarningRecord.from_message(warning) for warning in caught])
+
+
+class _FailureSignal:
+    """In a forked rank: tells the supervisor as soon as a phase fails (the reports
+    travel back only once the rank has finished), so the other ranks' grace period
+    starts then, not after this rank's teardown or at the timeout."""
+
+    @pytest.hookimpl(wrapper=True)
+    def pytest_runtest_makereport(self) -> Generator[None, pytest.TestReport, pytest.TestReport]:
+        report = yield
+        if report.failed:
+            runner.report_rank_failure()
+        return report
 
 
 def rank_command(item: pytest.Item, settings: Settings) -> list[str]:
@@ -194,9 +216,9 @@ def rank_command(item: pytest.Item, settings: Settings) -> list[str]:
     command += [*without_xdist, "-p", "no:randomly", "--rootdir", str(config.rootpath)]
     if config.inipath is not None:
         command += ["-c", str(config.inipath)]
-    command.append(f"--torch-seed={settings.seed}")
+    command.append(f"--torchcheck-seed={settings.seed}")  # also turns the plugin on there
     if settings.devices is not None:
-        command.append(f"--torch-device={','.join(settings.devices)}")
+        command.append(f"--torchcheck-device={','.join(settings.devices)}")
     return command
 
 
@@ -234,21 +256,39 @@ def merged_reports(
     by_rank = {outcome.rank: _rank_reports(item.config, outcome) for outcome in result.outcomes}
     reported = {rank: reports for rank, reports in by_rank.items() if reports}
     stop_text = _unfinished_ranks(item, world_size, result, by_rank) if len(reported) < world_size else None
+    blame = _Blame(result.failure_order, _ended_first(result, world_size))
     merged = []
-    setup = _merge(item, world_size, "setup", _phase(reported, "setup"))
+    setup = _merge(item, world_size, "setup", _phase(reported, "setup"), blame=blame)
     if setup is not None:
         merged.append(setup)
     if setup is None or setup.passed:
-        call = _merge(item, world_size, "call", _phase(reported, "call"), stop_text)
+        call = _merge(item, world_size, "call", _phase(reported, "call"), stop_text, blame)
         merged.append(call if call is not None else _failed_report(item, stop_text or "", "call", started))
     elif stop_text is not None:
         _append_text(setup, stop_text)
-    teardown = _merge(item, world_size, "teardown", _phase(reported, "teardown"), teardown_error)
+    teardown_blame = blame._replace(cause=None)  # the cause heads the setup or call report
+    teardown = _merge(item, world_size, "teardown", _phase(reported, "teardown"), teardown_error, teardown_blame)
     if teardown is not None:
         merged.append(teardown)
     elif teardown_error is not None:
         merged.append(_failed_report(item, teardown_error, "teardown", started))
     return merged
+
+
+class _Blame(NamedTuple):
+    """Which rank a failure's headline names: the ranks in the order they failed, and
+    the headline's start when the first of them ended without reporting (a crash or an
+    exit: the other ranks' errors, in collectives it never joined, follow from it)."""
+
+    order: tuple[int, ...] = ()
+    cause: str | None = None
+
+
+def _ended_first(result: runner.RanksResult, world_size: int) -> str | None:
+    first = runner.first_failure(result)
+    if first is None or first.reported or not first.ended:
+        return None
+    return RANK_ENDED_FIRST.format(rank=first.rank, world_size=world_size, ended=first.ended)
 
 
 def _unfinished_ranks(
@@ -281,6 +321,7 @@ def _merge(
     when: str,
     reports: dict[int, pytest.TestReport],
     extra_failure: str | None = None,
+    blame: _Blame = _Blame(),
 ) -> pytest.TestReport | None:
     if not reports:
         return None
@@ -289,7 +330,7 @@ def _merge(
     base.sections = _merged_sections(reports)
     base.duration = max(report.duration for report in reports.values())
     if any(report.failed for report in reports.values()) or extra_failure is not None:
-        base.longrepr = _failure_text(reports, world_size, extra_failure)
+        base.longrepr = _failure_text(reports, world_size, extra_failure, blame)
         base.outcome = "failed"
     elif any(reports[rank].skipped for rank in ranks):
         skipped = next(reports[rank] for rank in ranks if reports[rank].skipped)
@@ -297,12 +338,18 @@ def _merge(
     return base
 
 
-def _failure_text(reports: dict[int, pytest.TestReport], world_size: int, extra: str | None) -> str:
-    """A first line for pytest's short summary, then every rank's part."""
-    failed = [rank for rank in sorted(reports) if reports[rank].failed]
-    if failed:
-        ranks = ", ".join(map(str, failed))
+def _failure_text(reports: dict[int, pytest.TestReport], world_size: int, extra: str | None, blame: _Blame) -> str:
+    """A first line for pytest's short summary, naming the rank that failed first,
+    then every rank's part."""
+    failed = [rank for rank in _in_failure_order(sorted(reports), blame.order) if reports[rank].failed]
+    if blame.cause is not None:
+        then = THEN_FAILED.format(rank=failed[0], message=_crash_message(reports[failed[0]])) if failed else ""
+        blocks = [blame.cause + then]
+    elif failed:
+        ranks = ", ".join(map(str, sorted(failed)))
         first = FAILED_ON_RANKS.format(s="s" if len(failed) > 1 else "", ranks=ranks, world_size=world_size)
+        if len(failed) > 1 and failed[0] != min(failed):
+            first += FAILED_FIRST_ON.format(rank=failed[0])
         blocks = [f"{first}: {_crash_message(reports[failed[0]])}"]
     else:
         blocks = [extra] if extra else []  # why some ranks did not finish comes first
@@ -317,6 +364,10 @@ def _failure_text(reports: dict[int, pytest.TestReport], world_size: int, extra:
     if extra:
         blocks.append(extra)
     return "\n\n".join(blocks)
+
+
+def _in_failure_order(ranks: list[int], order: tuple[int, ...]) -> list[int]:
+    return [rank for rank in order if rank in ranks] + [rank for rank in ranks if rank not in order]
 
 
 def _crash_message(report: pytest.TestReport) -> str:
@@ -433,6 +484,8 @@ class LaunchedRank:
 
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
         if self.supervised:
+            if report.failed:
+                runner.report_rank_failure()
             self.reports.append(_serialized(self.config, report))
 
     def pytest_warning_recorded(self, warning_message: warnings.WarningMessage) -> None:

@@ -4,24 +4,36 @@ The pytest plugin's ``distributed`` marker and the distributed checks start thei
 here. :func:`run_forked` makes each rank a forked copy of the calling process, so nothing
 is imported or collected again (a fresh interpreter pays seconds to import torch), and
 the copy joins a process group through a ``FileStore`` in a private temporary directory:
-no port is chosen, so parallel runs (pytest-xdist) cannot collide. CUDA does not survive
-a fork once the parent has initialised it, so GPU ranks are fresh interpreters started by
-:func:`run_commands` and supervised the same way; they find their rank, the store and
-their result file in the environment (:func:`rank_environment`).
+no port is chosen, so parallel runs (pytest-xdist) cannot collide, and the store is
+handed over as a path, never as a ``file://`` URL (torch does not unquote one, so a
+temporary directory with a space or a non-ASCII letter would never rendezvous). CUDA
+does not survive a fork once the parent has initialised it, so GPU ranks are fresh
+interpreters started by :func:`run_commands` and supervised the same way; they find
+their rank, the store and their result file in the environment (:func:`rank_environment`).
 
 Supervision. A rank that finishes writes its result and then keeps its process group
 open until every rank has finished, so a rank that skipped a collective leaves the others
-*waiting* in it (visibly) instead of failing on a closed connection. When the timeout
-passes, or :data:`GRACE_SECONDS` after one rank failed while others are still running,
-every running rank dumps its Python stack (``faulthandler`` on ``SIGUSR1``) and is killed
-with its whole process group. No orphan survives: each rank has its own session and dies
-with its parent (``PR_SET_PDEATHSIG`` on Linux), the supervisor kills what is left when it
-returns or is interrupted, and an ``atexit`` hook kills anything still registered.
+*waiting* in it (visibly) instead of failing on a closed connection. A rank that fails
+says so at once (:func:`report_rank_failure`), before it finishes. When the timeout
+passes, or :data:`GRACE_SECONDS` after the first rank failed (reported a failure, or
+exited before reporting) while others are still running, every running rank dumps its
+Python stack (``faulthandler`` on ``SIGUSR1``) and is killed with its whole process
+group. The ranks' failures are kept in the order they were seen: the first is the
+cause, later ones are usually its consequences.
+
+No orphan survives. Each rank has its own session and dies with its parent
+(``PR_SET_PDEATHSIG`` on Linux); the supervisor kills each rank's process group when it
+returns, is interrupted, or gets ``SIGTERM``, and an ``atexit`` hook kills anything still
+registered. Every rank and everything it starts carries a marker variable in its
+environment, so a process that left the rank's session (``start_new_session=True``, a
+daemon) is found in ``/proc`` and killed too. When the supervisor itself is killed
+(``kill -9``), a small watcher process it started does the same.
 """
 
 from __future__ import annotations
 
 import atexit
+import contextlib
 import faulthandler
 import os
 import pickle
@@ -33,8 +45,9 @@ import tempfile
 import threading
 import time
 import traceback
+import uuid
 import warnings
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import timedelta
 from pathlib import Path
@@ -46,6 +59,8 @@ __all__ = [
     "RankOutcome",
     "RanksResult",
     "describe_stop",
+    "first_failure",
+    "in_failure_order",
     "hold_until_released",
     "init_process_group_from_environment",
     "is_forked_rank",
@@ -53,6 +68,7 @@ __all__ = [
     "python_stacks",
     "rank_environment",
     "register_stack_dump",
+    "report_rank_failure",
     "run_commands",
     "run_forked",
     "trimmed_stack",
@@ -70,12 +86,18 @@ _POLL_SECONDS = 0.01
 _STACK_DUMP_WAIT_SECONDS = 2.0
 _RELEASE_WAIT_SECONDS = 5.0
 
+_WATCHER_POLL_SECONDS = 0.05
+
 # Environment of a rank. RANK, WORLD_SIZE, LOCAL_RANK, LOCAL_WORLD_SIZE are torchrun's;
 # the TORCHCHECK_ ones tell a rank that a torchcheck supervisor started it.
-INIT_METHOD_ENV = "TORCHCHECK_INIT_METHOD"
+STORE_FILE_ENV = "TORCHCHECK_STORE_FILE"
 RESULT_FILE_ENV = "TORCHCHECK_RANK_RESULT"
+FAILURE_FILE_ENV = "TORCHCHECK_RANK_FAILED"
 STACK_FILE_ENV = "TORCHCHECK_RANK_STACK"
 RELEASE_FD_ENV = "TORCHCHECK_RANK_RELEASE_FD"
+#: Set in every rank and inherited by everything it starts: one value per run of ranks,
+#: so the processes of a run can be found however they detached from the rank.
+RANKS_TAG_ENV = "TORCHCHECK_RANKS_TAG"
 
 _PR_SET_PDEATHSIG = 1
 _DUMP_SIGNAL = getattr(signal, "SIGUSR1", None)
@@ -108,8 +130,11 @@ _HARNESS_FRAME = re.compile(r"[/\\](_pytest|pluggy)[/\\]")
 _DISTRIBUTED_PACKAGES = re.compile(r"[/\\]torch[/\\](distributed|nn[/\\]parallel)[/\\]")
 
 _live_ranks: dict[int, Callable[[], None]] = {}  # pid -> kill it (and its group), reap it
+_live_tags: set[str] = set()  # the tags of the runs under way
 _atexit_registered = False
 _forked_rank = False  # set in a rank that run_forked started: a CPU rank, CUDA is off limits
+_failure_file: Path | None = None  # in a forked rank: where report_rank_failure writes
+_sigterm_before: Any = None  # SIGTERM's handler before the supervisor replaced it
 
 # Python warns on every fork of a process with threads (CUDA, OpenMP and pytest start
 # some). Ranks run Python and gloo and never touch CUDA, as DataLoader workers forked
@@ -183,27 +208,45 @@ class RankOutcome:
 
 @dataclass(frozen=True)
 class RanksResult:
-    """Every rank's outcome, and why the supervisor stopped the ranks still running
-    (``None`` when every rank reported)."""
+    """Every rank's outcome, why the supervisor stopped the ranks still running
+    (``None`` when every rank reported), and the ranks that failed by themselves in the
+    order they were seen failing (reported a failure, or exited before reporting)."""
 
     outcomes: tuple[RankOutcome, ...]
     stop_reason: str | None = None
+    failure_order: tuple[int, ...] = ()
 
     @property
     def failed(self) -> bool:
         return self.stop_reason is not None or any(outcome.failed for outcome in self.outcomes)
 
 
+def first_failure(result: RanksResult) -> RankOutcome | None:
+    """The rank that failed first: the cause, when the others failed after it (a rank
+    that dies makes the collectives of the others fail)."""
+    by_rank = {outcome.rank: outcome for outcome in result.outcomes}
+    return next((by_rank[rank] for rank in result.failure_order if rank in by_rank), None)
+
+
 def describe_stop(result: RanksResult) -> str:
     """Why the ranks were stopped and one line per rank, then for each rank that did not
     finish normally its stack (stopped or crashed), traceback or output: the text a
     hang or a crash is reported with."""
-    brief = ", ".join(outcome.brief() for outcome in result.outcomes)
-    lines = [f"{result.stop_reason or _NOT_ALL_FINISHED}: {brief}", ""]
-    lines += [f"  {outcome.summary()}" for outcome in result.outcomes]
-    for outcome in result.outcomes:
+    outcomes = in_failure_order(result)
+    brief = ", ".join(outcome.brief() for outcome in outcomes)
+    first = first_failure(result)
+    cause = f"; first to fail: rank {first.rank}" if first is not None and len(result.outcomes) > 1 else ""
+    lines = [f"{result.stop_reason or _NOT_ALL_FINISHED}{cause}: {brief}", ""]
+    lines += [f"  {outcome.summary()}" for outcome in outcomes]
+    for outcome in outcomes:
         lines += _details(outcome)
     return "\n".join(lines)
+
+
+def in_failure_order(result: RanksResult) -> list[RankOutcome]:
+    """The ranks' outcomes, those that failed first (the cause) first, then by rank."""
+    order = {rank: position for position, rank in enumerate(result.failure_order)}
+    return sorted(result.outcomes, key=lambda outcome: (order.get(outcome.rank, len(order)), outcome.rank))
 
 
 def _details(outcome: RankOutcome) -> list[str]:
@@ -324,8 +367,7 @@ def run_forked(
     if not hasattr(os, "fork"):
         raise RuntimeError(_NO_FORK)
     _import_before_forking()
-    with tempfile.TemporaryDirectory(prefix="torchcheck-ranks-") as workdir, _ReleasePipe() as release:
-        files = _RankFiles(Path(workdir))
+    with _ranks_workspace() as (files, release):
         ranks: list[_Rank] = []
         try:
             for rank in range(world_size):
@@ -334,6 +376,22 @@ def run_forked(
             return _supervise(ranks, files, timeout, grace, release)
         finally:
             _finish_all(ranks)
+
+
+@contextlib.contextmanager
+def _ranks_workspace() -> Iterator[tuple[_RankFiles, _ReleasePipe]]:
+    """A private directory for the ranks' files, the pipe that releases them, and for
+    the whole run: ``SIGTERM`` kills the ranks, and on the way out every process that
+    carries this run's tag is killed (those that left a rank's session included)."""
+    with tempfile.TemporaryDirectory(prefix="torchcheck-ranks-") as workdir, _ReleasePipe() as release:
+        files = _RankFiles(Path(workdir), tag=uuid.uuid4().hex)
+        _register_tag(files.tag)
+        try:
+            with _sigterm_kills_ranks():
+                yield files, release
+        finally:
+            _kill_tagged(files.tag)
+            _unregister_tag(files.tag)
 
 
 def _import_before_forking() -> None:
@@ -350,12 +408,17 @@ def _import_before_forking() -> None:
 
 @dataclass(frozen=True)
 class _RankFiles:
-    """Where ranks write their results and stacks, and the process group's store."""
+    """Where ranks write their results, failures and stacks, the process group's store,
+    and the tag every process of this run carries in its environment."""
 
     workdir: Path
+    tag: str
 
     def result(self, rank: int) -> Path:
         return self.workdir / f"rank{rank}.result"
+
+    def failure(self, rank: int) -> Path:
+        return self.workdir / f"rank{rank}.failed"
 
     def stack(self, rank: int) -> Path:
         return self.workdir / f"rank{rank}.stack"
@@ -364,8 +427,8 @@ class _RankFiles:
         return self.workdir / f"rank{rank}.output"
 
     @property
-    def init_method(self) -> str:
-        return (self.workdir / "store").as_uri()
+    def store(self) -> Path:
+        return self.workdir / "store"
 
 
 class _ReleasePipe:
@@ -406,6 +469,7 @@ class _Rank:
         self._reap = reap
         self._exited = False
         _register_live(self)
+        _watching().watch_group(pid)
 
     def is_running(self) -> bool:
         if not self._exited:
@@ -419,6 +483,8 @@ class _Rank:
         _kill_group(self.pid)
         self.ended = _describe_returncode(self._reap())
         _live_ranks.pop(self.pid, None)
+        if _watcher is not None:
+            _watcher.unwatch_group(self.pid)
 
 
 def _has_exited(pid: int) -> bool:
@@ -462,30 +528,27 @@ def _rank_main(
 ) -> NoReturn:
     """The body of a forked rank; never returns (``os._exit`` skips the parent's
     atexit handlers and buffered output, which belong to the parent)."""
-    global _forked_rank
+    global _forked_rank, _failure_file
     _forked_rank = True
     status = 1
     try:
         _leave_parent_session(parent)
-        _live_ranks.clear()  # the siblings are the parent's to kill, not this rank's
+        _forget_parents_supervision()
+        _failure_file = files.failure(rank)
         register_stack_dump(files.stack(rank))
         os.environ.update(_torchrun_variables(rank, world_size))
+        os.environ[RANKS_TAG_ENV] = files.tag
         import torch
-        import torch.distributed as dist
 
         # GNU OpenMP's thread pool does not survive a fork: a rank forked from a process
         # that ran a parallel region hangs in its own first one. One intra-op thread per
         # rank, as DataLoader workers do, never enters OpenMP.
         torch.set_num_threads(1)
-        dist.init_process_group(
-            backend,
-            init_method=files.init_method,
-            rank=rank,
-            world_size=world_size,
-            timeout=timedelta(seconds=timeout + PROCESS_GROUP_MARGIN_SECONDS),
-        )
+        _init_process_group(backend, files.store, rank, world_size, timeout)
         write_rank_result(files.result(rank), _call(fn, rank))
         hold_until_released(release_fd)
+        import torch.distributed as dist
+
         dist.destroy_process_group()
         status = 0
     except BaseException:  # noqa: BLE001 - whatever happens, the rank must end here
@@ -498,7 +561,33 @@ def _call(fn: Callable[[int], Any], rank: int) -> tuple[str, Any]:
     try:
         return ("returned", fn(rank))
     except BaseException as error:  # noqa: BLE001 - reported to the parent, not raised here
+        report_rank_failure()
         return ("raised", RankError.from_exception(error))
+
+
+def _init_process_group(backend: str, store_path: Path | str, rank: int, world_size: int, timeout: float) -> None:
+    """Join the default process group through a ``FileStore`` at ``store_path``, given
+    as a store rather than an ``init_method`` URL: torch reads a ``file://`` URL's path
+    without unquoting it, so a directory with a space, ``%`` or ``é`` would never meet."""
+    import torch.distributed as dist
+
+    group_timeout = timedelta(seconds=timeout + PROCESS_GROUP_MARGIN_SECONDS)
+    store = dist.FileStore(str(store_path), world_size)
+    store.set_timeout(group_timeout)  # what init_process_group does for a store it makes
+    dist.init_process_group(backend, store=store, rank=rank, world_size=world_size, timeout=group_timeout)
+
+
+def _forget_parents_supervision() -> None:
+    """In a fresh fork: the siblings are the parent's to kill, and its watcher is the
+    parent's (this rank must not hold the watcher's pipe open)."""
+    global _watcher
+    _live_ranks.clear()
+    _live_tags.clear()
+    if _sigterm_before is not None:  # a rank ends on SIGTERM as its parent did before
+        signal.signal(signal.SIGTERM, _sigterm_before)
+    if _watcher is not None:
+        _watcher.forget()
+        _watcher = None
 
 
 def _torchrun_variables(rank: int, world_size: int) -> dict[str, str]:
@@ -550,8 +639,7 @@ def run_commands(
     and stack files in the environment (:func:`rank_environment`); it must write its
     result with :func:`write_rank_result` and then call :func:`hold_until_released`
     (the plugin does both for a pytest run)."""
-    with tempfile.TemporaryDirectory(prefix="torchcheck-ranks-") as workdir, _ReleasePipe() as release:
-        files = _RankFiles(Path(workdir))
+    with _ranks_workspace() as (files, release):
         ranks: list[_Rank] = []
         try:
             for rank in range(world_size):
@@ -567,8 +655,10 @@ def rank_environment(rank: int, world_size: int, files: _RankFiles, release_fd: 
     """The environment of a rank :func:`run_commands` starts."""
     return {
         **_torchrun_variables(rank, world_size),
-        INIT_METHOD_ENV: files.init_method,
+        STORE_FILE_ENV: str(files.store),
+        RANKS_TAG_ENV: files.tag,
         RESULT_FILE_ENV: str(files.result(rank)),
+        FAILURE_FILE_ENV: str(files.failure(rank)),
         STACK_FILE_ENV: str(files.stack(rank)),
         RELEASE_FD_ENV: str(release_fd),
     }
@@ -608,11 +698,16 @@ def init_process_group_from_environment(backend: str, timeout: float) -> None:
     :func:`run_commands` (whose store is a file named in the environment)."""
     import torch.distributed as dist
 
+    rank, world_size = int(os.environ["RANK"]), int(os.environ["WORLD_SIZE"])
+    store_path = os.environ.get(STORE_FILE_ENV)
+    if store_path is not None:
+        _init_process_group(backend, store_path, rank, world_size, timeout)
+        return
     dist.init_process_group(
         backend,
-        init_method=os.environ.get(INIT_METHOD_ENV, "env://"),
-        rank=int(os.environ["RANK"]),
-        world_size=int(os.environ["WORLD_SIZE"]),
+        init_method="env://",
+        rank=rank,
+        world_size=world_size,
         timeout=timedelta(seconds=timeout + PROCESS_GROUP_MARGIN_SECONDS),
     )
 
@@ -627,6 +722,19 @@ def register_stack_dump(path: str | os.PathLike[str]) -> None:
     if _DUMP_SIGNAL is not None:
         faulthandler.register(_DUMP_SIGNAL, file=stack_file, all_threads=True)
     faulthandler.enable(file=stack_file, all_threads=True)
+
+
+def report_rank_failure() -> None:
+    """Tell this rank's supervisor at once that the rank failed (a test phase failed, or
+    the function raised), so that the grace period of the others starts now, not when
+    this rank has finished. Outside a supervised rank it does nothing."""
+    path = _failure_file if _failure_file is not None else os.environ.get(FAILURE_FILE_ENV)
+    if path is None:
+        return
+    try:
+        Path(path).touch()
+    except OSError:  # the supervisor still sees the failure in the rank's result
+        pass
 
 
 def write_rank_result(path: str | os.PathLike[str], result: tuple[str, Any]) -> None:
@@ -662,7 +770,7 @@ def _supervise(
     ranks: list[_Rank], files: _RankFiles, timeout: float, grace: float, release: _ReleasePipe
 ) -> RanksResult:
     results: dict[int, tuple[str, Any]] = {}
-    stop_reason = _wait_for_ranks(ranks, files, results, timeout, grace)
+    stop_reason, failure_order = _wait_for_ranks(ranks, files, results, timeout, grace)
     stopped = [r for r in ranks if r.rank not in results and r.is_running()]
     stacks = _dump_stacks(stopped, files)
     for rank in stopped:
@@ -671,29 +779,49 @@ def _supervise(
     _wait_for_exit(ranks, _RELEASE_WAIT_SECONDS)
     _collect_results(ranks, files, results)
     _finish_all(ranks)
-    return RanksResult(tuple(_outcome(r, results, stacks, files) for r in ranks), stop_reason)
+    outcomes = tuple(_outcome(r, results, stacks, files) for r in ranks)
+    return RanksResult(outcomes, stop_reason, tuple(failure_order))
 
 
 def _wait_for_ranks(
     ranks: list[_Rank], files: _RankFiles, results: dict[int, tuple[str, Any]], timeout: float, grace: float
-) -> str | None:
-    """Wait until every rank reported or ended; return why the wait was cut short
-    (the timeout, or the grace period after a failure), ``None`` if it was not."""
+) -> tuple[str | None, list[int]]:
+    """Wait until every rank reported or ended. Return why the wait was cut short (the
+    timeout, or the grace period after the first failure; ``None`` if it was not) and
+    the ranks that failed, in the order they were seen failing."""
     deadline = time.monotonic() + timeout
-    first_failure: tuple[float, int] | None = None
+    failure_order: list[int] = []
+    first_failure_at: float | None = None
     while True:
         _collect_results(ranks, files, results)
+        failure_order += _new_failures(ranks, files, results, failure_order)
         if not any(r.rank not in results and r.is_running() for r in ranks):
-            return None
+            return None, failure_order
         now = time.monotonic()
-        if first_failure is None:
-            failed = _first_failed_rank(ranks, results)
-            first_failure = (now, failed) if failed is not None else None
-        if first_failure is not None and now >= first_failure[0] + grace:
-            return _STOPPED_AFTER_FAILURE.format(grace=grace, rank=first_failure[1])
+        if failure_order and first_failure_at is None:
+            first_failure_at = now
+        if first_failure_at is not None and now >= first_failure_at + grace:
+            return _STOPPED_AFTER_FAILURE.format(grace=grace, rank=failure_order[0]), failure_order
         if now >= deadline:
-            return _TIMED_OUT.format(timeout=timeout)
+            return _TIMED_OUT.format(timeout=timeout), failure_order
         time.sleep(_POLL_SECONDS)
+
+
+def _new_failures(
+    ranks: list[_Rank], files: _RankFiles, results: dict[int, tuple[str, Any]], known: list[int]
+) -> list[int]:
+    """Ranks seen failing since the last poll. Reports are read before exits are: a rank
+    that died is seen no later than a failure it caused in another rank (which takes
+    that rank milliseconds to report), so within one poll deaths come first."""
+    reported = [r.rank for r in ranks if r.rank not in known and _reported_failure(r.rank, files, results)]
+    died = [r.rank for r in ranks if r.rank not in known and r.rank not in results and not r.is_running()]
+    return died + [rank for rank in reported if rank not in died]
+
+
+def _reported_failure(rank: int, files: _RankFiles, results: dict[int, tuple[str, Any]]) -> bool:
+    if rank in results and results[rank][0] == "raised":
+        return True
+    return files.failure(rank).exists()
 
 
 def _collect_results(ranks: list[_Rank], files: _RankFiles, results: dict[int, tuple[str, Any]]) -> None:
@@ -708,16 +836,6 @@ def _load_result(path: Path) -> tuple[str, Any]:
         return pickle.loads(path.read_bytes())
     except Exception as error:  # noqa: BLE001 - e.g. a class the parent cannot import
         return ("raised", RankError.from_exception(error))
-
-
-def _first_failed_rank(ranks: list[_Rank], results: dict[int, tuple[str, Any]]) -> int | None:
-    for rank in ranks:
-        if rank.rank in results:
-            if results[rank.rank][0] == "raised":
-                return rank.rank
-        elif not rank.is_running():
-            return rank.rank
-    return None
 
 
 def _dump_stacks(ranks: list[_Rank], files: _RankFiles) -> dict[int, str]:
@@ -770,16 +888,222 @@ def _finish_all(ranks: list[_Rank]) -> None:
 
 
 def _register_live(rank: _Rank) -> None:
+    _kill_survivors_at_exit()
+    _live_ranks[rank.pid] = rank.finish
+
+
+def _register_tag(tag: str) -> None:
+    _kill_survivors_at_exit()
+    _live_tags.add(tag)
+    _watching().watch_tag(tag)
+
+
+def _unregister_tag(tag: str) -> None:
+    _live_tags.discard(tag)
+    if _watcher is not None:
+        _watcher.unwatch_tag(tag)
+
+
+def _kill_survivors_at_exit() -> None:
     global _atexit_registered
     if not _atexit_registered:
         atexit.register(_kill_survivors)
         _atexit_registered = True
-    _live_ranks[rank.pid] = rank.finish
 
 
 def _kill_survivors() -> None:
     for finish in list(_live_ranks.values()):
         finish()
+    for tag in list(_live_tags):
+        _kill_tagged(tag)
+
+
+@contextlib.contextmanager
+def _sigterm_kills_ranks() -> Iterator[None]:
+    """While ranks run, ``SIGTERM`` first kills them and all they started, then does what
+    it did before (by default, end this process). Without this the ranks would die with
+    the process (``PR_SET_PDEATHSIG``) but their own children would not."""
+    if threading.current_thread() is not threading.main_thread():
+        yield  # only the main thread may handle signals; the watcher still applies
+        return
+    global _sigterm_before
+    previous = signal.getsignal(signal.SIGTERM)
+    if previous in (signal.SIG_IGN, None):
+        yield
+        return
+    _sigterm_before = previous
+
+    def kill_ranks_then_terminate(signum: int, frame: Any) -> None:
+        _kill_survivors()
+        signal.signal(signum, previous)
+        if callable(previous):
+            previous(signum, frame)
+        else:
+            os.kill(os.getpid(), signum)
+
+    signal.signal(signal.SIGTERM, kill_ranks_then_terminate)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+
+
+def _kill_tagged(tag: str) -> None:
+    """Kill every process whose environment carries this run's tag: what a rank started
+    that left its session, which killing the rank's process group cannot reach."""
+    for pid in _processes_tagged(tag):
+        _kill_process_and_its_group(pid)
+
+
+def _processes_tagged(tag: str) -> list[int]:
+    marker = f"{RANKS_TAG_ENV}={tag}".encode()
+    found = []
+    try:
+        entries = os.listdir("/proc")
+    except OSError:  # no /proc: the process groups are all that can be killed
+        return found
+    for entry in entries:
+        if not entry.isdigit() or int(entry) == os.getpid():
+            continue
+        try:
+            with open(f"/proc/{entry}/environ", "rb") as environ:
+                if marker in environ.read().split(b"\0"):
+                    found.append(int(entry))
+        except OSError:  # gone, or another user's
+            continue
+    return found
+
+
+def _kill_process_and_its_group(pid: int) -> None:
+    """Kill ``pid``, and the process group it leads (its own forks that did not exec)."""
+    try:
+        leads_group = os.getpgid(pid) == pid
+        os.kill(pid, signal.SIGKILL)
+        if leads_group:
+            os.killpg(pid, signal.SIGKILL)
+    except (ProcessLookupError, PermissionError):
+        pass
+
+
+# A separate small process, so that it outlives a supervisor killed with SIGKILL: it
+# reads what to clean up on stdin ("+g PGID", "-g PGID", "+t TAG", "-t TAG") and, once
+# its parent is gone (or its stdin closed), kills the process groups and the tagged
+# processes still registered. Plain Python with no imports beyond the standard ones, so
+# it starts in milliseconds under ``python -S``.
+_WATCHER_SOURCE = r"""
+import os, select, signal, sys
+
+parent, poll = int(sys.argv[1]), float(sys.argv[2])
+groups, tags, pending = set(), set(), b""
+
+def kill_registered():
+    for group in groups:
+        try:
+            os.killpg(group, signal.SIGKILL)
+        except OSError:
+            pass
+    markers = {("%s=%s" % (sys.argv[3], tag)).encode() for tag in tags}
+    if not markers:
+        return
+    for entry in os.listdir("/proc"):
+        if entry == str(os.getpid()):
+            continue
+        try:
+            with open("/proc/%s/environ" % entry, "rb") as environ:
+                if markers & set(environ.read().split(b"\0")):
+                    os.kill(int(entry), signal.SIGKILL)
+        except (OSError, ValueError):
+            pass
+
+signal.signal(signal.SIGINT, signal.SIG_IGN)
+while os.getppid() == parent:
+    if not select.select([0], [], [], poll)[0]:
+        continue
+    data = os.read(0, 65536)
+    if not data:
+        break
+    *lines, pending = (pending + data).split(b"\n")
+    for line in lines:
+        sign, kind, value = line[:1], line[1:2], line[3:].decode()
+        chosen = groups if kind == b"g" else tags
+        item = int(value) if kind == b"g" else value
+        if sign == b"+":
+            chosen.add(item)
+        else:
+            chosen.discard(item)
+kill_registered()
+"""
+
+_watcher: _Watcher | None = None
+_forgotten_watchers: list[_Watcher] = []  # a fork's copies of its parent's watcher
+
+
+class _Watcher:
+    """This process's watcher (see ``_WATCHER_SOURCE``): started once, on first use."""
+
+    def __init__(self) -> None:
+        self.owner = os.getpid()
+        read_fd, self._write_fd = os.pipe()
+        arguments = [str(self.owner), str(_WATCHER_POLL_SECONDS), RANKS_TAG_ENV]
+        try:
+            self.process: subprocess.Popen[bytes] | None = subprocess.Popen(
+                [sys.executable, "-S", "-c", _WATCHER_SOURCE, *arguments],
+                stdin=read_fd,
+                stdout=subprocess.DEVNULL,  # holding the caller's output open would delay
+                stderr=subprocess.DEVNULL,  # whoever waits for its end (subprocess.run)
+                env=_watcher_environment(),
+                start_new_session=True,  # Ctrl-C in a terminal must not reach it
+            )
+        except OSError:  # no watcher: the supervisor's own cleanup still applies
+            self.process = None
+        finally:
+            os.close(read_fd)
+
+    def watch_group(self, pgid: int) -> None:
+        self._send(f"+g {pgid}")
+
+    def unwatch_group(self, pgid: int) -> None:
+        self._send(f"-g {pgid}")
+
+    def watch_tag(self, tag: str) -> None:
+        self._send(f"+t {tag}")
+
+    def unwatch_tag(self, tag: str) -> None:
+        self._send(f"-t {tag}")
+
+    def forget(self) -> None:
+        """In a fork of the owner: let go of the owner's pipe, leave the watcher alone
+        (this object is kept, so that no "subprocess still running" warning is raised
+        here about the owner's watcher)."""
+        with contextlib.suppress(OSError):
+            os.close(self._write_fd)
+        _forgotten_watchers.append(self)
+        self._write_fd = -1
+
+    def _send(self, line: str) -> None:
+        if self.process is None or self._write_fd < 0:
+            return
+        try:
+            os.write(self._write_fd, f"{line}\n".encode())
+        except OSError:  # the watcher is gone: the supervisor's own cleanup still applies
+            self._write_fd = -1
+
+
+def _watcher_environment() -> dict[str, str]:
+    """Only what starting Python may need: the watcher carries none of the variables by
+    which the caller's processes are told apart (a run's tag, a test's marker)."""
+    names = ("PATH", "LD_LIBRARY_PATH", "PYTHONHOME", "SYSTEMROOT")
+    return {name: os.environ[name] for name in names if name in os.environ}
+
+
+def _watching() -> _Watcher:
+    """The watcher of this process, started on first use (and again in a fork)."""
+    global _watcher
+    if _watcher is None or _watcher.owner != os.getpid():
+        if _watcher is not None:
+            _watcher.forget()
+        _watcher = _Watcher()
+    return _watcher
 
 
 def _kill_group(pid: int) -> None:

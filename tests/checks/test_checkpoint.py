@@ -134,6 +134,45 @@ def test_checkpoint_roundtrip_passes_a_tiny_t5() -> None:
     assert_checkpoint_roundtrip(tiny_t5, inputs)
 
 
+def test_checkpoint_roundtrip_leaves_the_callers_files_in_tmp_path_alone(tmp_path: Path) -> None:
+    (tmp_path / "torchcheck_roundtrip.pt").write_text("precious")
+    assert_checkpoint_roundtrip(Scaled, torch.randn(2, 4), tmp_path=tmp_path)
+    assert [path.name for path in tmp_path.iterdir()] == ["torchcheck_roundtrip.pt"]
+    assert (tmp_path / "torchcheck_roundtrip.pt").read_text() == "precious"
+
+
+def test_checkpoint_roundtrip_without_tmp_path_writes_nothing_in_the_working_directory(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    assert_checkpoint_roundtrip(Scaled, torch.randn(2, 4))
+    assert list(tmp_path.iterdir()) == []
+
+
+@pytest.mark.parametrize("kind", ["a file", "missing"])
+def test_checkpoint_roundtrip_names_a_tmp_path_it_cannot_write_in(tmp_path: Path, kind: str) -> None:
+    where = tmp_path / "checkpoints"
+    if kind == "a file":
+        where.write_text("not a directory")
+    with pytest.raises(ValueError) as error:
+        assert_checkpoint_roundtrip(Scaled, torch.randn(2, 4), tmp_path=where)
+    message = str(error.value)
+    assert message.startswith(f"assert_checkpoint_roundtrip: cannot write its checkpoint in tmp_path={str(where)!r}")
+    assert "Pass a writable directory as tmp_path" in message
+
+
+@pytest.mark.skipif(os.name != "posix" or os.geteuid() == 0, reason="root writes in a read-only directory")
+def test_checkpoint_roundtrip_names_a_read_only_tmp_path(tmp_path: Path) -> None:
+    read_only = tmp_path / "read-only"
+    read_only.mkdir()
+    read_only.chmod(0o555)
+    try:
+        with pytest.raises(ValueError, match="cannot write its checkpoint in tmp_path=.*read-only.*PermissionError"):
+            assert_checkpoint_roundtrip(Scaled, torch.randn(2, 4), tmp_path=read_only)
+    finally:
+        read_only.chmod(0o755)
+
+
 # ------------------------------------------------------------------- resume
 
 
@@ -436,3 +475,8 @@ def test_resume_equivalent_points_outside_the_checkpoint_when_everything_was_res
     assert "The checkpoint restored the model, optimizer and every RNG exactly, so training depends on extra state " \
         "outside them: attributes of " in message
     assert "warmup_step's closure" in message
+
+
+def test_resume_equivalent_leaves_nothing_in_tmp_path(tmp_path: Path) -> None:
+    assert_resume_equivalent(Regressor, make_optimizer, train_step, batches(), tmp_path=tmp_path)
+    assert list(tmp_path.iterdir()) == []

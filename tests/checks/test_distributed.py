@@ -339,3 +339,25 @@ def test_bad_checkpoint_arguments_are_clear_errors() -> None:
 def test_the_checkpoint_check_reshards_within_the_ranks_of_a_distributed_test(rank: int) -> None:
     assert_sharded_checkpoint_roundtrip(mlp, adamw, save_world_size=2, load_world_size=1)
     assert_sharded_checkpoint_roundtrip(mlp, adamw, save_world_size=1, load_world_size=2)
+
+
+class DiesOnRankOne(nn.Module):
+    """Rank 1's process exits in the middle of the first forward, as after a segfault or an OOM kill."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.linear = nn.Linear(6, 3)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        if dist.is_initialized() and dist.get_rank() == 1:
+            import os
+
+            os._exit(3)
+        return self.linear(x)
+
+
+def test_a_rank_that_dies_is_named_as_the_cause_not_the_rank_left_waiting() -> None:
+    with pytest.raises(CheckFailed) as failure:
+        assert_data_parallel_equivalent(DiesOnRankOne, sgd, train_step, global_batches())
+    headline = str(failure.value).split("\n\n")[0]
+    assert "first to fail: rank 1: rank 1 exited with code 3, rank 0 raised RuntimeError" in headline

@@ -64,3 +64,47 @@ def test_no_graph_leak_counts_saved_tensors_of_a_growing_cache() -> None:
     with pytest.raises(CheckFailed) as failure:
         assert_no_graph_leak(Trainer("cache").step, steps=3)
     assert "bytes held by saved-for-backward tensors: 384, 576, 768" in str(failure.value)
+
+
+def _keep(tensor: torch.Tensor) -> torch.Tensor:
+    return tensor
+
+
+class ForgetsItsHook:
+    """A step that pushes a saved-tensors hook on its first call and never pops it."""
+
+    def __init__(self) -> None:
+        self.model = nn.Linear(4, 4)
+        self.pushed = False
+
+    def step(self) -> None:
+        if not self.pushed:
+            torch.autograd.graph.saved_tensors_hooks(_keep, _keep).__enter__()
+            self.pushed = True
+        self.model(torch.randn(2, 4)).sum().backward()
+
+
+def _saved_tensors_hooks_top() -> tuple | None:
+    return torch._C._autograd._top_saved_tensors_default_hooks(False)
+
+
+def test_no_graph_leak_names_a_saved_tensors_hook_the_step_leaves_pushed_and_removes_every_hook() -> None:
+    try:
+        with pytest.raises(CheckFailed) as failure:
+            assert_no_graph_leak(ForgetsItsHook().step, steps=2)
+        left_installed = _saved_tensors_hooks_top()
+    finally:
+        while _saved_tensors_hooks_top() is not None:  # whatever a broken check left
+            torch._C._autograd._pop_saved_tensors_default_hooks()
+    assert left_installed is None
+    message = str(failure.value)
+    assert "ForgetsItsHook.step() pushes saved-tensors hooks and leaves them installed" in message
+    assert "(_keep/_keep after 3 calls)" in message
+
+
+def test_no_graph_leak_keeps_a_saved_tensors_hook_the_caller_pushed_around_it() -> None:
+    trainer = Trainer("item")
+    with torch.autograd.graph.saved_tensors_hooks(_keep, _keep):
+        assert_no_graph_leak(trainer.step, steps=2)
+        assert _saved_tensors_hooks_top() == (_keep, _keep)
+    assert _saved_tensors_hooks_top() is None

@@ -108,3 +108,38 @@ def test_print_options_come_back_including_automatic_scientific_notation() -> No
     assert changed != before
     assert before.sci_mode is None  # torch's default: chosen per tensor
     assert capture_print_options() == before
+
+
+def _saved_tensors_hooks_top() -> tuple | None:
+    return torch._C._autograd._top_saved_tensors_default_hooks(False)
+
+
+def _identity(tensor: torch.Tensor) -> torch.Tensor:
+    return tensor
+
+
+def _other_identity(tensor: torch.Tensor) -> torch.Tensor:
+    return tensor
+
+
+def test_preserved_state_pops_a_saved_tensors_hook_the_block_left_pushed() -> None:
+    with torch.autograd.graph.saved_tensors_hooks(_identity, _identity):
+        try:
+            with preserved_state():
+                torch.autograd.graph.saved_tensors_hooks(_other_identity, _other_identity).__enter__()
+            top = _saved_tensors_hooks_top()
+        finally:
+            while _saved_tensors_hooks_top() != (_identity, _identity):
+                torch._C._autograd._pop_saved_tensors_default_hooks()
+    assert top == (_identity, _identity)
+    assert _saved_tensors_hooks_top() is None
+
+
+def test_preserved_state_pushes_back_a_saved_tensors_hook_the_block_popped() -> None:
+    with torch.autograd.graph.saved_tensors_hooks(_identity, _identity):
+        with preserved_state():
+            torch._C._autograd._pop_saved_tensors_default_hooks()
+        top = _saved_tensors_hooks_top()
+        if top is None:  # put it back for the context manager's own exit
+            torch._C._autograd._push_saved_tensors_default_hooks(_identity, _identity)
+    assert top == (_identity, _identity)

@@ -185,7 +185,7 @@ def _plan(
         device,
         nodeid="t.py::test_x",
         requested=requested,
-        requested_source="--torch-device" if requested else None,
+        requested_source="--torchcheck-device" if requested else None,
         found=found,
         launched=launched,
     )
@@ -208,7 +208,7 @@ def test_too_few_gpus_skip_unless_cuda_was_asked_for() -> None:
     assert _plan("cuda", FoundDevices(cuda_count=1)).skip_reason == (
         "needs 2 CUDA devices (one per rank), found cpu, cuda"
     )
-    with pytest.raises(DeviceUnavailableError, match="--torch-device=cuda asked for cuda"):
+    with pytest.raises(DeviceUnavailableError, match="--torchcheck-device=cuda asked for cuda"):
         _plan("cuda", FoundDevices(cuda_count=1), requested=("cuda",))
 
 
@@ -412,10 +412,10 @@ def test_a_cuda_run_needing_more_gpus_than_exist_is_skipped_with_a_reason(pytest
 @pytest.mark.usefixtures("one_gpu_machine")
 def test_asking_for_cuda_with_too_few_gpus_for_a_distributed_test_is_a_usage_error(pytester: pytest.Pytester) -> None:
     pytester.makepyfile(GPU_AWARE)
-    result = pytester.runpytest("--torch-device", "cuda")
+    result = pytester.runpytest("--torchcheck-device", "cuda")
     assert result.ret == pytest.ExitCode.USAGE_ERROR
     result.stderr.fnmatch_lines(
-        ["*--torch-device=cuda asked for cuda, and *test_everywhere[[]cuda[]] is marked distributed(world_size=2): "
+        ["*--torchcheck-device=cuda asked for cuda, and *test_everywhere[[]cuda[]] is marked distributed(world_size=2): "
          "it needs 2 CUDA devices (one per rank), but this machine has 1.*"]
     )
 
@@ -425,7 +425,7 @@ def test_the_nccl_backend_on_a_cpu_run_is_skipped_with_a_reason(pytester: pytest
         "import pytest\n\n@pytest.mark.distributed(world_size=2, backend='nccl')\n"
         "def test_nccl(torch_device):\n    pass\n"
     )
-    result = pytester.runpytest("-rs", "--torch-device", "cpu")
+    result = pytester.runpytest("-rs", "--torchcheck-device", "cpu")
     result.assert_outcomes(skipped=1)
     result.stdout.fnmatch_lines(["*backend 'nccl' needs CUDA tensors; this run of the test is on cpu"])
 
@@ -439,7 +439,7 @@ def test_under_a_launch_the_test_runs_in_place_in_this_process(
     """A one-rank launch, as torchrun would set it up, joined through a file store."""
     for name, value in {"RANK": "0", "WORLD_SIZE": "1", "LOCAL_RANK": "0", "LOCAL_WORLD_SIZE": "1"}.items():
         monkeypatch.setenv(name, value)
-    monkeypatch.setenv("TORCHCHECK_INIT_METHOD", (tmp_path / "store").as_uri())
+    monkeypatch.setenv(runner.STORE_FILE_ENV, str(tmp_path / "store"))
     monkeypatch.setenv("OUTER_PID", str(os.getpid()))
     pytester.makepyfile(
         """
@@ -530,7 +530,7 @@ def test_fresh_rank_processes_accept_the_xdist_options_of_the_configuration(
     """A rank started as a fresh pytest reads the same addopts; with xdist switched off
     by -p no:xdist, an option such as --maxschedchunk (or -n auto) stopped every rank."""
     monkeypatch.setattr(distributed_plugin, "forks_ranks", lambda plan: False)
-    pytester.makeini("[pytest]\naddopts = --maxschedchunk 1\n")
+    pytester.makeini("[pytest]\ntorchcheck = true\naddopts = --maxschedchunk 1\n")
     pytester.makepyfile(FAILS_ON_RANK_1)
     result = pytester.runpytest()
     result.assert_outcomes(failed=1)
@@ -604,6 +604,19 @@ def _children_of(parent: int) -> list[int]:
     return children
 
 
+def _forked_children_of(parent: int) -> list[int]:
+    """The children that are forks of ``parent`` (its ranks, not the watcher it starts)."""
+    command = Path(f"/proc/{parent}/cmdline").read_bytes()
+    forks = []
+    for child in _children_of(parent):
+        try:
+            if Path(f"/proc/{child}/cmdline").read_bytes() == command:
+                forks.append(child)
+        except OSError:
+            continue
+    return forks
+
+
 def _alive(pids: list[int]) -> list[int]:
     """Those of ``pids`` still running (not gone, not zombies)."""
     alive = []
@@ -623,8 +636,8 @@ def test_no_rank_outlives_its_supervisor_interrupted_or_killed_during_a_hang(
 ) -> None:
     supervisor = _supervisor(tmp_path)
     try:
-        assert _wait_until(lambda: len(_children_of(supervisor)) == 2, 60), "the ranks never started"
-        ranks = _children_of(supervisor)
+        assert _wait_until(lambda: len(_forked_children_of(supervisor)) == 2, 60), "the ranks never started"
+        ranks = _forked_children_of(supervisor)
         os.kill(supervisor, stop)
         assert _wait_until(lambda: os.waitpid(supervisor, os.WNOHANG)[0] == supervisor, 30)
     finally:

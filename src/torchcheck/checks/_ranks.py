@@ -98,7 +98,11 @@ def _verdict_of_spawned_ranks(check: str, work: Callable[[int], Verdict], world_
     result = runner.run_forked(
         work, world_size, backend="gloo", timeout=SPAWNED_TIMEOUT_SECONDS, grace=SPAWNED_GRACE_SECONDS
     )
-    errors = [(outcome.rank, outcome.error) for outcome in result.outcomes if outcome.error is not None]
+    first = runner.first_failure(result)
+    if first is not None and first.error is None:
+        # The first rank to fail died without a Python error: the others' errors are consequences.
+        return _RANKS_FAILED.format(check=check, details=runner.describe_stop(result))
+    errors = _errors_in_failure_order(result)
     for _, error in errors:
         if error.is_assertion:
             return error.message
@@ -112,6 +116,12 @@ def _verdict_of_spawned_ranks(check: str, work: Callable[[int], Verdict], world_
     if result.failed:
         return _RANKS_FAILED.format(check=check, details=runner.describe_stop(result))
     return result.outcomes[0].returned
+
+
+def _errors_in_failure_order(result: runner.RanksResult) -> list[tuple[int, Any]]:
+    """Each rank's error, the rank that failed first first (it is the cause: the others fail
+    in the collectives it never joined)."""
+    return [(outcome.rank, outcome.error) for outcome in runner.in_failure_order(result) if outcome.error is not None]
 
 
 def check_world_size(check: str, name: str, value: object) -> int:

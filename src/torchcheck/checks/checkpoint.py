@@ -5,6 +5,7 @@ from __future__ import annotations
 import contextlib
 import os
 import random
+import shutil
 import tempfile
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
@@ -34,6 +35,7 @@ from torchcheck.checks.errors import CheckFailed
 from torchcheck.checks.seeding import seed_everything
 from torchcheck.checks.state import capture_rng_state, cuda_usable, preserved_state
 
+__tracebackhide__ = True  # pytest shows a failure from the caller's line, without this module's frames
 __all__ = [
     "assert_checkpoint_roundtrip",
     "assert_resume_equivalent",
@@ -45,6 +47,12 @@ __all__ = [
 
 SaveFn = Callable[..., None]
 LoadFn = Callable[..., None]
+
+_UNWRITABLE_DIRECTORY = (
+    "{check}: cannot write its checkpoint in {where}, which is not a directory this process "
+    "can create files in ({error}). Pass a writable directory as tmp_path (pytest's tmp_path "
+    "fixture, say), or leave tmp_path out for a private temporary directory."
+)
 
 _ROUNDTRIP_LOAD_FAILED = """\
 assert_checkpoint_roundtrip: the state_dict of {model} does not load into a fresh model \
@@ -202,12 +210,21 @@ def load_checkpoint(
 
 
 @contextlib.contextmanager
-def _directory(tmp_path: str | os.PathLike[str] | None) -> Iterator[Path]:
-    if tmp_path is not None:
-        yield Path(tmp_path)
-        return
-    with tempfile.TemporaryDirectory(prefix="torchcheck-") as directory:
-        yield Path(directory)
+def _directory(check: str, tmp_path: str | os.PathLike[str] | None) -> Iterator[Path]:
+    """A new private directory for the check's files, always removed afterwards: inside
+    ``tmp_path`` when given (so no file of the caller's is overwritten or left behind),
+    else in the system's temporary directory. One that cannot be made is a ValueError
+    naming the path, not torch's "open file failed" about a file the caller never named."""
+    try:
+        directory = Path(tempfile.mkdtemp(prefix="torchcheck-", dir=tmp_path))
+    except OSError as error:
+        where = f"tmp_path={os.fspath(tmp_path)!r}" if tmp_path is not None else repr(tempfile.gettempdir())
+        problem = f"{type(error).__name__}: {error}"
+        raise ValueError(_UNWRITABLE_DIRECTORY.format(check=check, where=where, error=problem)) from None
+    try:
+        yield directory
+    finally:
+        shutil.rmtree(directory, ignore_errors=True)
 
 
 def _plain_tensor_attributes(model: nn.Module) -> dict[str, torch.Tensor]:
@@ -282,8 +299,10 @@ def assert_checkpoint_roundtrip(
     parameters, buffers, plain tensor attributes and eval-mode outputs, with tied
     weights still tied. Finds tensors kept as plain attributes instead of buffers,
     non-persistent buffers the outputs depend on and ``state_dict`` hooks that drop keys.
+    The checkpoint goes to a new directory (inside ``tmp_path`` when given) that is
+    removed afterwards; a ``tmp_path`` it cannot write in is a ValueError naming it.
     """
-    with preserved_state(), torch.no_grad(), _directory(tmp_path) as directory:
+    with preserved_state(), torch.no_grad(), _directory("assert_checkpoint_roundtrip", tmp_path) as directory:
         saved = _build(make_model, 0).eval()
         name = type(saved).__name__
         path = directory / "torchcheck_roundtrip.pt"
@@ -438,7 +457,9 @@ def assert_resume_equivalent(
     :func:`save_checkpoint`/:func:`load_checkpoint`. The message names the first
     diverging step and parameter or buffer, and what the checkpoint did not restore:
     the model, optimizer state (the field and parameter), param groups (lr, ...), the
-    scheduler, the GradScaler, which RNG, or extra state outside all of them.
+    scheduler, the GradScaler, which RNG, or extra state outside all of them. The
+    checkpoint goes to a new directory (inside ``tmp_path`` when given) that is removed
+    afterwards.
     """
     if len(batches) < 2:
         raise ValueError("assert_resume_equivalent needs at least 2 batches")
@@ -446,7 +467,7 @@ def assert_resume_equivalent(
     load_fn = load_fn or load_checkpoint
     recipe = _Recipe(make_model, make_optimizer, step_fn, batches, scaler)
     resume_step = len(batches) // 2
-    with preserved_state(), _directory(tmp_path) as directory:
+    with preserved_state(), _directory("assert_resume_equivalent", tmp_path) as directory:
         torch.use_deterministic_algorithms(True)
         seed_everything(0)
         straight_objects = recipe.fresh()

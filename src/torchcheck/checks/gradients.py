@@ -18,6 +18,7 @@ from torchcheck.checks._inputs import ModelInputs, instantiate, is_model_factory
 from torchcheck.checks.errors import CheckFailed
 from torchcheck.checks.state import capture_rng_state, preserved_module, preserved_state, restore_rng_state
 
+__tracebackhide__ = True  # pytest shows a failure from the caller's line, without this module's frames
 __all__ = ["assert_batch_independent", "assert_gradcheck", "assert_gradients_flow"]
 
 _GRADCHECK_FAILED = """\
@@ -38,6 +39,11 @@ assert_gradients_flow: {count} of {total} parameters with requires_grad got no u
 gradient from one forward/backward of {model} ({loss}):
 {details}"""
 
+#: Why values stop being finite; shared by every check that meets NaN or Inf.
+_NONFINITE_CAUSE = "overflow, log/sqrt/division at 0"
+_NONFINITE_OUTPUT = f"non-finite output (NaN/Inf) -- {_NONFINITE_CAUSE}"
+_NONFINITE_GRADIENT = f"non-finite gradient (NaN/Inf) -- {_NONFINITE_CAUSE}"
+
 _NO_FLOW_HINTS: dict[str, str] = {
     "none": "no gradient (None) -- not used in forward, or cut off by .detach(), "
     "torch.no_grad() or a non-differentiable op (argmax, .item(), integer casts)",
@@ -45,7 +51,7 @@ _NO_FLOW_HINTS: dict[str, str] = {
     "explained by a zero-initialised multiplier (zero-init BatchNorm weight, LoRA B, zero "
     "head) -- multiplied by zero, masked out, dead activations, or behind a constant; "
     "name it in allow_zero= if this is intended",
-    "nonfinite": "non-finite gradient (NaN/Inf) -- overflow, log/sqrt/division at 0",
+    "nonfinite": _NONFINITE_GRADIENT,
 }
 
 # A parameter whose gradient is zero only because a zero-initialised multiplier sits
@@ -53,6 +59,14 @@ _NO_FLOW_HINTS: dict[str, str] = {
 # parameter by this much against the sign of its gradient.
 _PROBE_STEP = 1e-3
 _PROBE_STEPS = 3
+
+_NOT_FINITE = """\
+assert_batch_independent: in eval mode, {model} computes NaN/Inf (batch of {batch} along \
+dim {dim}), so whether it mixes samples cannot be judged:
+  {hint}:
+{details}
+Fix the NaN/Inf first; assert_gradients_flow names the parameters whose gradients \
+they reach."""
 
 _NOT_INDEPENDENT = """\
 assert_batch_independent: in eval mode, outputs of {model} mix samples along dim {dim} \
@@ -413,17 +427,49 @@ def assert_batch_independent(model: nn.Module | Callable[[], nn.Module], inputs:
     with preserved_state(), preserved_module(unwrap_compiled(model)), torch.enable_grad():
         model.eval()
         if any(isinstance(a, torch.Tensor) and a.is_floating_point() for a in values):
-            offenders = _mixing_by_gradient(model, call, dim, batch)
+            findings = _mixing_by_gradient(model, call, dim, batch)
         else:
-            offenders = _mixing_by_perturbation(model, call, dim, batch)
-    if offenders:
-        shown = offenders[:8]
-        more = [f"  ... and {len(offenders) - len(shown)} more output samples"] if len(offenders) > 8 else []
-        raise CheckFailed(
-            _NOT_INDEPENDENT.format(
-                model=type(unwrap_compiled(model)).__name__, dim=dim, batch=batch, details="\n".join([*shown, *more])
-            )
-        )
+            findings = _mixing_by_perturbation(model, call, dim, batch)
+    name = type(unwrap_compiled(model)).__name__
+    if findings.nonfinite:
+        hint = _NONFINITE_OUTPUT if findings.nonfinite_outputs else _NONFINITE_GRADIENT
+        details = _first_lines(findings.nonfinite, "more")
+        raise CheckFailed(_NOT_FINITE.format(model=name, batch=batch, dim=dim, hint=hint, details=details))
+    if findings.mixing:
+        details = _first_lines(findings.mixing, "more output samples")
+        raise CheckFailed(_NOT_INDEPENDENT.format(model=name, dim=dim, batch=batch, details=details))
+
+
+@dataclass
+class _BatchFindings:
+    """What the batch-independence check found: samples that mix, and values that are
+    not finite (which make any verdict on mixing meaningless: NaN - NaN is not 0)."""
+
+    mixing: list[str] = field(default_factory=list)
+    nonfinite: list[str] = field(default_factory=list)
+    nonfinite_outputs: bool = False
+
+
+def _first_lines(lines: list[str], what: str, shown: int = 8) -> str:
+    more = [f"  ... and {len(lines) - shown} {what}"] if len(lines) > shown else []
+    return "\n".join([*lines[:shown], *more])
+
+
+def _nonfinite_count(tensor: torch.Tensor) -> str | None:
+    """``"3 NaN, 1 Inf of 12"`` when ``tensor`` holds non-finite values, else ``None``."""
+    if bool(torch.isfinite(tensor).all()):
+        return None
+    nan, inf = int(torch.isnan(tensor).sum()), int(torch.isinf(tensor).sum())
+    return f"{nan} NaN, {inf} Inf of {tensor.numel()}"
+
+
+def _nonfinite_outputs(outputs: list[torch.Tensor], when: str = "") -> list[str]:
+    lines = []
+    for position, output in enumerate(outputs):
+        count = _nonfinite_count(output.detach())
+        if count is not None:
+            lines.append(f"    output {position}{when}: {count} elements")
+    return lines
 
 
 def _batch_call(model: nn.Module, inputs: Any) -> ModelInputs:
@@ -453,16 +499,19 @@ def _samples(values: Sequence[int]) -> str:
     return ", ".join(str(v) for v in values)
 
 
-def _mixing_by_gradient(model: nn.Module, call: ModelInputs, dim: int, batch: int) -> list[str]:
+def _mixing_by_gradient(model: nn.Module, call: ModelInputs, dim: int, batch: int) -> _BatchFindings:
     leaves = [
         a.detach().clone().requires_grad_(True) if isinstance(a, torch.Tensor) and a.is_floating_point() else a
         for a in call.values()
     ]
     diff_positions = [k for k, a in enumerate(leaves) if isinstance(a, torch.Tensor) and a.requires_grad]
     outputs = _batched_outputs(call.replaced(leaves).call(model), dim, batch)
+    findings = _BatchFindings(nonfinite=_nonfinite_outputs(outputs))
+    if findings.nonfinite:
+        findings.nonfinite_outputs = True
+        return findings
     generator = torch.Generator().manual_seed(0)
     weights = [torch.randn(o.shape, generator=generator).to(o.device, o.dtype) for o in outputs]
-    lines = []
     for i in range(batch):
         loss = sum((o.select(dim, i) * w.select(dim, i)).sum() for o, w in zip(outputs, weights))
         if not isinstance(loss, torch.Tensor) or not loss.requires_grad:
@@ -474,23 +523,27 @@ def _mixing_by_gradient(model: nn.Module, call: ModelInputs, dim: int, batch: in
         for k, grad in zip(diff_positions, grads):
             if grad is None:
                 continue
+            count = _nonfinite_count(grad)
+            if count is not None:
+                findings.nonfinite.append(f"    d out[{i}] / d input[{k}]: {count} elements")
+                continue
             for j in range(batch):
                 sample = grad.select(dim, j).detach().abs().to(torch.float64)
-                peak = float(torch.nan_to_num(sample, nan=float("inf")).max()) if sample.numel() else 0.0
+                peak = float(sample.max()) if sample.numel() else 0.0
                 if j == i:
                     own = max(own, peak)
                 elif peak != 0.0:
                     others.append(j)
                     if worst is None or peak > worst[0]:
-                        flat = int(torch.nan_to_num(sample, nan=float("inf")).flatten().argmax())
+                        flat = int(sample.flatten().argmax())
                         worst = (peak, k, j, format_index(flat, sample.shape))
         if worst is not None:
-            lines.append(
+            findings.mixing.append(
                 f"  output sample {i} depends on input samples {_samples(sorted(set(others)))} "
                 f"(greatest |d out[{i}] / d input[{worst[1]}]| = {worst[0]:.6g} at sample {worst[2]}, "
                 f"index {worst[3]}; own sample: {own:.6g})"
             )
-    return lines
+    return findings
 
 
 def _perturb(arg: Any, dim: int, j: int) -> Any:
@@ -506,13 +559,20 @@ def _perturb(arg: Any, dim: int, j: int) -> Any:
     return changed
 
 
-def _mixing_by_perturbation(model: nn.Module, call: ModelInputs, dim: int, batch: int) -> list[str]:
+def _mixing_by_perturbation(model: nn.Module, call: ModelInputs, dim: int, batch: int) -> _BatchFindings:
+    findings = _BatchFindings(nonfinite_outputs=True)
     with torch.no_grad():
         base = [o.detach() for o in _batched_outputs(call.call(model), dim, batch)]
+        findings.nonfinite = _nonfinite_outputs(base)
+        if findings.nonfinite:
+            return findings
         sources: dict[int, list[tuple[int, float]]] = {}
         for j in range(batch):
             perturbed = call.replaced([_perturb(a, dim, j) for a in call.values()])
             changed = [o.detach() for o in _batched_outputs(perturbed.call(model), dim, batch)]
+            findings.nonfinite += _nonfinite_outputs(changed, f" with input sample {j} changed")
+            if findings.nonfinite:
+                return findings
             for i in range(batch):
                 if i == j:
                     continue
@@ -522,8 +582,9 @@ def _mixing_by_perturbation(model: nn.Module, call: ModelInputs, dim: int, batch
                 )
                 if peak != 0.0:
                     sources.setdefault(i, []).append((j, peak))
-    return [
+    findings.mixing = [
         f"  output sample {i} changes when input samples {_samples([j for j, _ in found])} change "
         f"(greatest abs difference {max(p for _, p in found):.6g})"
         for i, found in sorted(sources.items())
     ]
+    return findings

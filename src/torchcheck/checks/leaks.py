@@ -14,8 +14,9 @@ import torch
 
 from torchcheck.checks._compare import callable_name
 from torchcheck.checks.errors import CheckFailed
-from torchcheck.checks.state import preserved_state
+from torchcheck.checks.state import SavedTensorsHooks, capture_saved_tensors_hooks, preserved_state
 
+__tracebackhide__ = True  # pytest shows a failure from the caller's line, without this module's frames
 __all__ = ["assert_no_graph_leak"]
 
 _LEAK = """\
@@ -25,6 +26,18 @@ assert_no_graph_leak: {name} leaves more autograd state alive after every step \
 New tensors with history since the previous step: {new}
 A loss or output is kept with its graph (history.append(loss), total += loss, a cache \
 of outputs). Keep loss.item() or loss.detach() instead."""
+
+_HOOKS_LEFT = """\
+assert_no_graph_leak: {name} pushes saved-tensors hooks and leaves them installed \
+({hooks} after {calls} calls): every later backward in this process would go through \
+them. Push them with `with torch.autograd.graph.saved_tensors_hooks(pack, unpack):` \
+around the code that needs them. The check removed them again; it could not count \
+saved tensors while they sat above its own hooks."""
+
+_HOOKS_POPPED = """\
+assert_no_graph_leak: {name} pops saved-tensors hooks it did not push (the check's own \
+among them), so the check could not count saved tensors; it put the hooks back. Pop \
+only what the step pushed: `with torch.autograd.graph.saved_tensors_hooks(pack, unpack):`."""
 
 _METRIC_LABELS: dict[str, str] = {
     "tensors": "live tensors with grad_fn",
@@ -59,7 +72,8 @@ def assert_no_graph_leak(fn: Callable[[], Any], steps: int = 5) -> None:
     measuring after each call (and a garbage collection) the live tensors that carry
     autograd history, the graph nodes reachable from them, the bytes of tensors saved
     for backward and, on CUDA, allocated bytes. Fails when any of them grows at every
-    step. RNG and global torch state are restored afterwards.
+    step, and when the step leaves a saved-tensors hook pushed (or pops one it did not
+    push). RNG, global torch state and the saved-tensors hooks are restored afterwards.
     """
     if steps < 2:
         raise ValueError(f"steps must be at least 2, got {steps}")
@@ -73,25 +87,57 @@ def assert_no_graph_leak(fn: Callable[[], Any], steps: int = 5) -> None:
     def unpack(holder: _Saved) -> torch.Tensor:
         return holder.tensor
 
-    measurements = []
-    previous: _Measurement | None = None
-    new_description = "none"
-    with preserved_state(), torch.autograd.graph.saved_tensors_hooks(pack, unpack):
-        fn()
-        for _ in range(steps + 1):
-            if previous is not None:
-                fn()
-            current = _measure(saved)
-            if previous is not None:
-                measurements.append(current)
-                new_description = _describe_new(current.tensor_ids - previous.tensor_ids)
-            previous = current
+    with preserved_state():  # also puts back the saved-tensors hooks exactly as they were
+        before = capture_saved_tensors_hooks()
+        # Entered and never exited: exiting pops whatever is on top, which is the step's
+        # own hook when it left one pushed. preserved_state() restores the whole stack.
+        torch.autograd.graph.saved_tensors_hooks(pack, unpack).__enter__()
+        measurements, new_description = _measure_steps(fn, steps, saved)
+        after = capture_saved_tensors_hooks()
+    _check_hooks_left(fn, before, after, (pack, unpack), calls=steps + 1)
     growing = [key for key in _METRIC_LABELS if _grows_every_step([getattr(m, key) for m in measurements])]
     if growing:
         details = "\n".join(
             f"  {_METRIC_LABELS[key]}: {', '.join(str(getattr(m, key)) for m in measurements)}" for key in growing
         )
-        raise CheckFailed(_LEAK.format(name=f"{callable_name(fn)}()", steps=steps, details=details, new=new_description))
+        name = f"{callable_name(fn)}()"
+        raise CheckFailed(_LEAK.format(name=name, steps=steps, details=details, new=new_description))
+
+
+def _measure_steps(
+    fn: Callable[[], Any], steps: int, saved: weakref.WeakSet[_Saved]
+) -> tuple[list[_Measurement], str]:
+    """One warm-up call, then ``steps`` measured calls; the measurements and what the
+    last call added."""
+    measurements = []
+    new_description = "none"
+    fn()
+    previous = _measure(saved)
+    for _ in range(steps):
+        fn()
+        current = _measure(saved)
+        measurements.append(current)
+        new_description = _describe_new(current.tensor_ids - previous.tensor_ids)
+        previous = current
+    return measurements, new_description
+
+
+def _check_hooks_left(
+    fn: Callable[[], Any],
+    before: SavedTensorsHooks | None,
+    after: SavedTensorsHooks | None,
+    own: tuple[Any, Any],
+    calls: int,
+) -> None:
+    """Fail when the steps changed the saved-tensors hooks below or above the check's."""
+    if before is None or after is None:
+        return
+    expected = (*before.stack, own)
+    name = f"{callable_name(fn)}()"
+    if after.stack[: len(expected)] != expected:
+        raise CheckFailed(_HOOKS_POPPED.format(name=name))
+    if len(after.stack) > len(expected):
+        raise CheckFailed(_HOOKS_LEFT.format(name=name, hooks=after.describe(len(expected)), calls=calls))
 
 
 def _grows_every_step(values: list[int]) -> bool:

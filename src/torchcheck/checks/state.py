@@ -12,6 +12,9 @@ independent parts:
   the checks; the state guard leaves it alone, since it changes no result.
 * :class:`RngState` -- the generators of python ``random``, numpy (if installed), torch
   CPU, every CUDA device and MPS. Restoring it replays randomness exactly.
+* :class:`SavedTensorsHooks` -- the stack of saved-tensors hooks
+  (``torch.autograd.graph.saved_tensors_hooks``): a step that pushes one and never pops
+  it would route every later backward of the process through it.
 
 :func:`preserved_state` and :func:`preserved_module` combine them for the checks.
 """
@@ -31,14 +34,17 @@ import torch.utils.deterministic
 
 from torchcheck._distributed_runner import is_forked_rank
 
+__tracebackhide__ = True  # pytest shows a failure from the caller's line, without this module's frames
 __all__ = [
     "ModuleSnapshot",
     "PrintOptions",
     "RngState",
+    "SavedTensorsHooks",
     "TorchGlobalState",
     "capture_global_state",
     "capture_print_options",
     "capture_rng_state",
+    "capture_saved_tensors_hooks",
     "cuda_usable",
     "describe_state_changes",
     "preserved_module",
@@ -46,6 +52,7 @@ __all__ = [
     "restore_global_state",
     "restore_print_options",
     "restore_rng_state",
+    "restore_saved_tensors_hooks",
 ]
 
 _T = TypeVar("_T")
@@ -427,16 +434,73 @@ def restore_rng_state(state: RngState) -> None:
         torch.mps.set_rng_state(state.mps)
 
 
+# ------------------------------------------------------------ saved-tensors hooks
+
+HookPair = tuple[Callable[[torch.Tensor], Any], Callable[[Any], torch.Tensor]]
+
+
+@dataclass(frozen=True)
+class SavedTensorsHooks:
+    """This thread's stack of saved-tensors hooks, bottom first, as (pack, unpack) pairs."""
+
+    stack: tuple[HookPair, ...]
+
+    def describe(self, start: int = 0) -> str:
+        """``pack/unpack`` names of the pairs from ``start`` up, e.g. ``pack_to_cpu/unpack``."""
+        return ", ".join(f"{_hook_name(pack)}/{_hook_name(unpack)}" for pack, unpack in self.stack[start:])
+
+
+def _hook_name(hook: Any) -> str:
+    return getattr(hook, "__qualname__", None) or type(hook).__name__
+
+
+def capture_saved_tensors_hooks() -> SavedTensorsHooks | None:
+    """The current stack of saved-tensors hooks, or ``None`` where torch forbids
+    pushing hooks (inside a trace that disabled them), since it could not be put back.
+
+    torch shows only the top pair, so every pair is popped to be read and then pushed
+    back in its order: the same objects, so nothing changes for the code that pushed them.
+    """
+    autograd = torch._C._autograd
+    if autograd._saved_tensors_hooks_get_disabled_error_message() is not None:
+        return None
+    popped = []
+    while (top := autograd._top_saved_tensors_default_hooks(True)) is not None:
+        popped.append(top)
+        autograd._pop_saved_tensors_default_hooks()
+    stack = tuple(reversed(popped))
+    _push_all(stack)
+    return SavedTensorsHooks(stack)
+
+
+def restore_saved_tensors_hooks(hooks: SavedTensorsHooks | None) -> None:
+    """Make the stack exactly ``hooks`` again: pairs pushed since are popped (a step's
+    forgotten hook as well as a check's own), pairs popped since are pushed back."""
+    current = capture_saved_tensors_hooks()
+    if hooks is None or current is None or current == hooks:
+        return
+    for _ in current.stack:
+        torch._C._autograd._pop_saved_tensors_default_hooks()
+    _push_all(hooks.stack)
+
+
+def _push_all(stack: tuple[HookPair, ...]) -> None:
+    for pack, unpack in stack:
+        torch._C._autograd._push_saved_tensors_default_hooks(pack, unpack)
+
+
 @contextlib.contextmanager
 def preserved_state() -> Iterator[None]:
-    """Run a block and then put back RNG state, global torch settings and print options,
-    even on error."""
+    """Run a block and then put back RNG state, global torch settings, print options
+    and the saved-tensors hooks, even on error."""
     rng = capture_rng_state()
     global_state = capture_global_state()
     print_options = capture_print_options()
+    hooks = capture_saved_tensors_hooks()
     try:
         yield
     finally:
+        restore_saved_tensors_hooks(hooks)
         restore_print_options(print_options)
         restore_global_state(global_state)
         restore_rng_state(rng)
