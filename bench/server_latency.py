@@ -8,7 +8,8 @@ Takes the model file of the package closest to 1,000 lines and prints the median
   lint       linting its text in process (what the server does once per pause in typing),
              wall-clock and CPU time (the CPU time is what it takes on an idle core),
   pause      a one-character edit sent to the server over stdio until its diagnostics
-             arrive (includes the debounce delay), and the server's CPU time per edit,
+             arrive (includes the debounce delay), and the CPU time per edit of the server
+             and its lint workers,
   burst      twenty keystrokes 30 ms apart: from the last one until the diagnostics arrive,
              and how many times the server linted during the burst,
   cross-file a project whose model.py is that file plus a network whose forward ends in a
@@ -17,7 +18,10 @@ Takes the model file of the package closest to 1,000 lines and prints the median
              diagnostics are republished without (or with) TCK605; the server's CPU time
              per edit,
   index      of that, in process, what the project index adds to the lint of model.py:
-             recording its summary and resolving train.py's findings again.
+             recording its summary and resolving train.py's findings again,
+  busy       while a buffer of --busy-megabytes of training code is being linted, the
+             round trip of a code-action request on the model file (the server lints in
+             worker processes, so it answers meanwhile).
 """
 
 from __future__ import annotations
@@ -96,6 +100,11 @@ def process_cpu_seconds(pid: int) -> float:
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
+def children(pid: int) -> list[int]:
+    """The process's children (the server's lint workers), from Linux's /proc."""
+    return [int(child) for child in Path(f"/proc/{pid}/task/{pid}/children").read_text().split()]
+
+
 class Session:
     """A real LSP client talking to `torchcheck server` over stdio."""
 
@@ -117,7 +126,21 @@ class Session:
         self.client.initialized(types.InitializedParams())
 
     def cpu_seconds(self) -> float:
-        return process_cpu_seconds(self.client._server.pid)  # pygls keeps the server process it started here
+        """CPU time of the server and of its lint workers (a worker replaced meanwhile is not counted)."""
+        server = self.client._server.pid  # pygls keeps the server process it started here
+        return sum(process_cpu_seconds(pid) for pid in (server, *children(server)))
+
+    async def answer_seconds(self, uri: str) -> float:
+        """The round trip of a code-action request about ``uri``."""
+        start = time.perf_counter()
+        everywhere = types.Range(start=types.Position(line=0, character=0), end=types.Position(line=0, character=0))
+        context = types.CodeActionContext(diagnostics=[])
+        params = types.CodeActionParams(text_document=types.TextDocumentIdentifier(uri=uri), range=everywhere, context=context)
+        await asyncio.wait_for(self.client.text_document_code_action_async(params), timeout=600)
+        return time.perf_counter() - start
+
+    def close(self, uri: str) -> None:
+        self.client.text_document_did_close(types.DidCloseTextDocumentParams(text_document=types.TextDocumentIdentifier(uri=uri)))
 
     async def open(self, path: Path, text: str) -> str:
         uri = path.as_uri()
@@ -209,6 +232,28 @@ async def across_files(text: str, edits: int) -> tuple[list[float], list[float]]
     return wall, cpu
 
 
+async def while_busy(path: Path, text: str, megabytes: float, requests: int) -> list[float]:
+    """Round trips of requests about ``path`` while a buffer of ``megabytes`` of code is linted."""
+    block = (Path(__file__).resolve().parents[1] / "fixtures" / "lint" / "TCK101_loss_kept_with_graph.py").read_text(encoding="utf-8")
+    copies = max(1, int(megabytes * 1_000_000 / len(block)))
+    large = "".join(block.replace("def ", f"def copy{number}_") for number in range(copies))
+    with tempfile.TemporaryDirectory() as folder:
+        session = Session()
+        await session.start()
+        uri = await session.open(path, text)
+        large_path = Path(folder) / "large.py"
+        item = types.TextDocumentItem(uri=large_path.as_uri(), language_id="python", version=1, text=large)
+        session.client.text_document_did_open(types.DidOpenTextDocumentParams(text_document=item))
+        seconds = []
+        for _ in range(requests):
+            await asyncio.sleep(0.1)
+            seconds.append(await session.answer_seconds(uri))
+        assert large_path.as_uri() not in session.published, "the large buffer should still be linting"
+        session.close(large_path.as_uri())
+        await session.stop()
+    return seconds
+
+
 def index_in_process(text: str, edits: int) -> list[float]:
     """Seconds the project index takes per edit of model.py (its lint not counted)."""
     with tempfile.TemporaryDirectory() as folder:
@@ -245,6 +290,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--package", default="timm==1.0.31")
     parser.add_argument("--edits", type=int, default=30)
+    parser.add_argument("--busy-megabytes", type=float, default=1.0)
     options = parser.parse_args()
     path = model_file(options.package)
     text = path.read_text(encoding="utf-8")
@@ -260,6 +306,8 @@ def main() -> None:
     print(f"cross-file  {summary(cross_wall)}")
     print(f"  cpu       {summary(cross_cpu)}")
     print(f"index       {summary(index_in_process(text, options.edits))}")
+    busy = asyncio.run(while_busy(path, text, options.busy_megabytes, 10))
+    print(f"busy        {summary(busy)}   (a {options.busy_megabytes:g} MB buffer linting meanwhile)")
 
 
 if __name__ == "__main__":

@@ -3,10 +3,12 @@ license, and the pre-commit hooks."""
 
 from __future__ import annotations
 
+import json
 import re
 import shutil
 import subprocess
 import sys
+import tarfile
 import textwrap
 from email.parser import Parser
 from pathlib import Path
@@ -83,6 +85,20 @@ def test_every_project_url_points_at_the_repository() -> None:
     assert all(url.startswith("https://github.com/torchcheck/torchcheck") for url in PROJECT["urls"].values())
 
 
+MARKDOWN_LINK = re.compile(r"\[[^\]]*\]\(([^)\s]+)[^)]*\)")
+HTML_LINK = re.compile(r"""(?:href|src)=["']([^"']+)["']""")
+
+
+def test_readme_links_are_absolute_so_they_work_on_the_package_index_page() -> None:
+    # The package index shows README.md without the repository around it, so a link to
+    # `docs/checks.md` (or to `#a-heading`) leads nowhere there.
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    targets = MARKDOWN_LINK.findall(readme) + HTML_LINK.findall(readme)
+    assert targets, "no links found: the pattern no longer matches the README"
+    relative = [target for target in targets if not target.startswith(("https://", "http://", "mailto:"))]
+    assert relative == []
+
+
 def _built_metadata(tmp_path: Path) -> Path:
     """The wheel's .dist-info as setuptools prepares it, built from a copy of the sources so the
     checkout (whose src/ is on sys.path) never gets a second distribution's metadata."""
@@ -109,16 +125,50 @@ def test_built_metadata_declares_mit_and_ships_the_license_file(tmp_path: Path) 
     assert shipped.startswith("MIT License") and "the torchcheck authors" in shipped
 
 
-def _hook_entries() -> dict[str, str]:
-    """Hook id -> entry, read from .pre-commit-hooks.yaml (flat, one key per line)."""
-    entries, hook = {}, None
+# What a checkout holds that is not the project's: never copied into a build.
+NOT_SOURCES = shutil.ignore_patterns(".git", ".venv", ".cache", "__pycache__", "*.egg-info", ".torchcheck_cache", "build", "dist")
+SDIST_TOP_LEVEL = {"PKG-INFO", "setup.cfg", "pyproject.toml", "README.md", "LICENSE", "CHANGELOG.md", "MANIFEST.in"}
+
+
+def _sdist_members(tmp_path: Path) -> list[str]:
+    """The files of the sdist that setuptools builds from a copy of the checkout, relative to
+    its top folder."""
+    source = tmp_path / "checkout"
+    shutil.copytree(ROOT, source, ignore=NOT_SOURCES, symlinks=True)
+    build = f"from setuptools import build_meta; print(build_meta.build_sdist({str(tmp_path / 'dist')!r}))"
+    completed = subprocess.run([sys.executable, "-c", build], cwd=source, capture_output=True, text=True, check=True)
+    with tarfile.open(tmp_path / "dist" / completed.stdout.strip().splitlines()[-1]) as sdist:
+        return [member.name.split("/", 1)[1] for member in sdist.getmembers() if member.isfile()]
+
+
+def test_the_sdist_ships_the_package_and_the_changelog_and_no_tests(tmp_path: Path) -> None:
+    members = _sdist_members(tmp_path)
+    package = {path.relative_to(ROOT).as_posix() for path in (ROOT / "src" / "torchcheck").rglob("*") if path.is_file() and "__pycache__" not in path.parts}
+    shipped_package = {name for name in members if name.startswith("src/torchcheck/")}
+    assert shipped_package == package
+    others = {name for name in members if not name.startswith(("src/torchcheck/", "src/torchcheck_lint.egg-info/"))}
+    assert others <= SDIST_TOP_LEVEL and "CHANGELOG.md" in others, others - SDIST_TOP_LEVEL  # tests/ needs the whole checkout
+
+
+def _hook_fields(field: str) -> dict[str, str]:
+    """Hook id -> the value of ``field``, read from .pre-commit-hooks.yaml (flat, one key per line)."""
+    values, hook = {}, None
     for line in (ROOT / ".pre-commit-hooks.yaml").read_text(encoding="utf-8").splitlines():
         key, _, value = line.strip().removeprefix("- ").partition(": ")
         if key == "id":
             hook = value
-        elif key == "entry" and hook is not None:
-            entries[hook] = value
-    return entries
+        elif key == field and hook is not None:
+            values[hook] = value
+    return values
+
+
+def _hook_entries() -> dict[str, str]:
+    return _hook_fields("entry")
+
+
+# The tags pre-commit's `identify` gives each kind of file that torchcheck lints by default
+# (identify's extension table: `.ipynb` is {"jupyter", "json", "text"}).
+IDENTIFY_TAGS = {"*.py": {"python", "text"}, "*.pyi": {"pyi", "text"}, "*.ipynb": {"jupyter", "json", "text"}}
 
 
 VENDORED = textwrap.dedent(
@@ -148,6 +198,27 @@ def project_with_excluded_file(tmp_path: Path) -> Path:
 
 def test_pre_commit_offers_the_lint_and_the_fix_hook() -> None:
     assert set(_hook_entries()) == {"torchcheck-lint", "torchcheck-fix"}
+
+
+@pytest.mark.parametrize(("hook", "types_or"), sorted(_hook_fields("types_or").items()))
+def test_pre_commit_hooks_pass_every_kind_of_file_torchcheck_lints_notebooks_included(hook: str, types_or: str) -> None:
+    from torchcheck.config import DEFAULT_INCLUDE
+
+    tags = {tag.strip() for tag in types_or.strip("[]").split(",")}
+    assert set(IDENTIFY_TAGS) == set(DEFAULT_INCLUDE)
+    skipped = [pattern for pattern in DEFAULT_INCLUDE if not tags & IDENTIFY_TAGS[pattern]]
+    assert skipped == [], f"{hook} skips {skipped}"
+    assert "text" not in tags and "json" not in tags  # no other JSON or text file is handed to torchcheck
+
+
+def test_pre_commit_hook_lints_a_staged_notebook(tmp_path: Path) -> None:
+    cell = {"cell_type": "code", "metadata": {}, "outputs": [], "execution_count": None, "source": VENDORED}
+    notebook = {"nbformat": 4, "nbformat_minor": 5, "metadata": {}, "cells": [cell]}
+    (tmp_path / "analysis.ipynb").write_text(json.dumps(notebook), encoding="utf-8")
+    command = _hook_entries()["torchcheck-lint"].split()[1:]
+    result = subprocess.run([sys.executable, "-m", "torchcheck", *command, "--no-cache", "analysis.ipynb"], cwd=tmp_path, capture_output=True, text=True)
+    assert result.returncode == 1, result.stderr
+    assert "analysis.ipynb:cell 1:3:" in result.stdout and "TCK105" in result.stdout
 
 
 @pytest.mark.parametrize(("hook", "entry"), sorted(_hook_entries().items()))

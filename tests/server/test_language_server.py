@@ -10,7 +10,7 @@ pytest.importorskip("pygls")
 
 from lsprotocol import types  # noqa: E402
 
-from tests.server.editor import Editor, apply, drive, write  # noqa: E402
+from tests.server.editor import Editor, EditorSession, apply, drive, write  # noqa: E402
 from torchcheck.lint.diagnostic import DOCS_URL  # noqa: E402
 
 # An emoji (two UTF-16 code units, one code point) sits before the finding on its line.
@@ -24,7 +24,7 @@ TWO_FINDINGS = (
 START = types.Range(start=types.Position(line=0, character=0), end=types.Position(line=0, character=0))
 
 
-def test_an_opened_document_gets_a_diagnostic_with_utf16_range_code_and_rule_link(tmp_path: Path):
+def test_an_opened_document_gets_a_diagnostic_with_utf16_range_code_and_rule_link(tmp_path: Path, session: EditorSession):
     async def scenario(editor: Editor) -> None:
         uri = write(tmp_path / "train.py", FORWARD_CALLED)
         editor.open(uri, FORWARD_CALLED)
@@ -37,7 +37,7 @@ def test_an_opened_document_gets_a_diagnostic_with_utf16_range_code_and_rule_lin
         assert (diagnostic.range.start.line, diagnostic.range.start.character) == (4, 20)
         assert (diagnostic.range.end.line, diagnostic.range.end.character) == (4, 36)
 
-    drive(scenario)
+    session.run(scenario)
 
 
 def test_a_client_that_counts_in_utf8_gets_columns_in_bytes(tmp_path: Path):
@@ -51,7 +51,7 @@ def test_a_client_that_counts_in_utf8_gets_columns_in_bytes(tmp_path: Path):
     drive(scenario, types.ClientCapabilities(general=general))
 
 
-def test_editing_the_document_updates_its_diagnostics(tmp_path: Path):
+def test_editing_the_document_updates_its_diagnostics(tmp_path: Path, session: EditorSession):
     async def scenario(editor: Editor) -> None:
         uri = write(tmp_path / "train.py", FORWARD_CALLED)
         editor.open(uri, FORWARD_CALLED)
@@ -61,10 +61,10 @@ def test_editing_the_document_updates_its_diagnostics(tmp_path: Path):
         editor.replace_text(uri, TWO_FINDINGS, version=3)
         assert sorted(d.code for d in await editor.published(uri)) == ["TCK101", "TCK105"]
 
-    drive(scenario)
+    session.run(scenario)
 
 
-def test_the_quick_fix_edit_fixes_the_finding_after_an_emoji(tmp_path: Path):
+def test_the_quick_fix_edit_fixes_the_finding_after_an_emoji(tmp_path: Path, session: EditorSession):
     async def scenario(editor: Editor) -> None:
         uri = write(tmp_path / "train.py", FORWARD_CALLED)
         editor.open(uri, FORWARD_CALLED)
@@ -74,10 +74,10 @@ def test_the_quick_fix_edit_fixes_the_finding_after_an_emoji(tmp_path: Path):
         assert fix.title == "Call the module"
         assert apply(FORWARD_CALLED, fix, uri) == FORWARD_FIXED
 
-    drive(scenario)
+    session.run(scenario)
 
 
-def test_an_unsafe_fix_is_offered_marked_as_unsafe_and_not_preferred(tmp_path: Path):
+def test_an_unsafe_fix_is_offered_marked_as_unsafe_and_not_preferred(tmp_path: Path, session: EditorSession):
     async def scenario(editor: Editor) -> None:
         uri = write(tmp_path / "train.py", TWO_FINDINGS)
         editor.open(uri, TWO_FINDINGS)
@@ -88,10 +88,10 @@ def test_an_unsafe_fix_is_offered_marked_as_unsafe_and_not_preferred(tmp_path: P
         assert not unsafe.is_preferred
         assert "    losses.append(loss.item())\n" in apply(TWO_FINDINGS, unsafe, uri)
 
-    drive(scenario)
+    session.run(scenario)
 
 
-def test_the_noqa_action_silences_the_finding_on_its_line(tmp_path: Path):
+def test_the_noqa_action_silences_the_finding_on_its_line(tmp_path: Path, session: EditorSession):
     async def scenario(editor: Editor) -> None:
         uri = write(tmp_path / "train.py", FORWARD_CALLED)
         editor.open(uri, FORWARD_CALLED)
@@ -103,10 +103,10 @@ def test_the_noqa_action_silences_the_finding_on_its_line(tmp_path: Path):
         editor.replace_text(uri, suppressed, version=2)
         assert await editor.published(uri) == []
 
-    drive(scenario)
+    session.run(scenario)
 
 
-def test_fix_all_applies_every_safe_fix_and_leaves_the_unsafe_one(tmp_path: Path):
+def test_fix_all_applies_every_safe_fix_and_leaves_the_unsafe_one(tmp_path: Path, session: EditorSession):
     async def scenario(editor: Editor) -> None:
         uri = write(tmp_path / "train.py", TWO_FINDINGS)
         editor.open(uri, TWO_FINDINGS)
@@ -118,10 +118,10 @@ def test_fix_all_applies_every_safe_fix_and_leaves_the_unsafe_one(tmp_path: Path
         editor.replace_text(uri, fixed, version=2)
         assert [d.code for d in await editor.published(uri)] == ["TCK101"]
 
-    drive(scenario)
+    session.run(scenario)
 
 
-def test_a_syntax_error_is_a_tck000_diagnostic_and_the_server_keeps_serving(tmp_path: Path):
+def test_a_syntax_error_is_a_tck000_diagnostic_and_the_server_keeps_serving(tmp_path: Path, session: EditorSession):
     broken = "import torch\n\nfor batch in :\n    pass\n"
 
     async def scenario(editor: Editor) -> None:
@@ -135,10 +135,10 @@ def test_a_syntax_error_is_a_tck000_diagnostic_and_the_server_keeps_serving(tmp_
         editor.replace_text(uri, FORWARD_CALLED, version=2)
         assert [d.code for d in await editor.published(uri)] == ["TCK105"]
 
-    drive(scenario)
+    session.run(scenario)
 
 
-def test_a_file_under_an_excluded_path_gets_no_diagnostics_with_force_exclude(tmp_path: Path):
+def test_a_file_under_an_excluded_path_gets_no_diagnostics_with_force_exclude(tmp_path: Path, session: EditorSession):
     async def scenario(editor: Editor) -> None:
         write(tmp_path / "pyproject.toml", '[tool.torchcheck]\nextend-exclude = ["generated"]\nforce-exclude = true\n')
         excluded = write(tmp_path / "generated" / "train.py", FORWARD_CALLED)
@@ -148,10 +148,10 @@ def test_a_file_under_an_excluded_path_gets_no_diagnostics_with_force_exclude(tm
         assert [d.code for d in await editor.published(linted)] == ["TCK105"]
         assert await editor.published(excluded) == []
 
-    drive(scenario)
+    session.run(scenario)
 
 
-def test_the_project_config_above_the_document_selects_and_ignores_rules(tmp_path: Path):
+def test_the_project_config_above_the_document_selects_and_ignores_rules(tmp_path: Path, session: EditorSession):
     async def scenario(editor: Editor) -> None:
         write(tmp_path / "pyproject.toml", '[tool.torchcheck]\nper-file-ignores = { "scripts/*" = ["TCK105"] }\nignore = ["TCK101"]\n')
         script = write(tmp_path / "scripts" / "train.py", TWO_FINDINGS)
@@ -161,10 +161,10 @@ def test_the_project_config_above_the_document_selects_and_ignores_rules(tmp_pat
         assert [d.code for d in await editor.published(module)] == ["TCK105"]
         assert await editor.published(script) == []
 
-    drive(scenario)
+    session.run(scenario)
 
 
-def test_a_document_that_is_not_python_is_not_linted(tmp_path: Path):
+def test_a_document_that_is_not_python_is_not_linted(tmp_path: Path, session: EditorSession):
     async def scenario(editor: Editor) -> None:
         notes = write(tmp_path / "notes.md", FORWARD_CALLED)
         editor.open(notes, FORWARD_CALLED, language_id="markdown")
@@ -173,16 +173,16 @@ def test_a_document_that_is_not_python_is_not_linted(tmp_path: Path):
         await editor.published(code)  # the server answers in order: notes.md would have come first
         assert notes not in editor.diagnostics
 
-    drive(scenario)
+    session.run(scenario)
 
 
-def test_closing_a_document_clears_its_diagnostics(tmp_path: Path):
+def test_closing_a_document_clears_its_diagnostics(tmp_path: Path, session: EditorSession):
     async def scenario(editor: Editor) -> None:
         uri = write(tmp_path / "train.py", FORWARD_CALLED)
         editor.open(uri, FORWARD_CALLED)
         assert await editor.published(uri) != []
-        editor.diagnostics.pop(uri)
-        editor.client.text_document_did_close(types.DidCloseTextDocumentParams(text_document=types.TextDocumentIdentifier(uri=uri)))
+        editor.forget(uri)
+        editor.close(uri)
         assert await editor.published(uri) == []
 
-    drive(scenario)
+    session.run(scenario)

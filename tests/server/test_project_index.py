@@ -10,7 +10,7 @@ pytest.importorskip("pygls")
 
 from lsprotocol import types  # noqa: E402
 
-from tests.server.editor import Editor, apply, drive, write  # noqa: E402
+from tests.server.editor import Editor, EditorSession, apply, drive, write  # noqa: E402
 
 MODEL = """from torch import nn
 import torch.nn.functional as F
@@ -68,7 +68,7 @@ def project(tmp_path: Path) -> Path:
     return tmp_path
 
 
-def test_a_softmax_ended_forward_edited_in_its_buffer_updates_the_loss_finding_in_the_importer(project: Path):
+def test_a_softmax_ended_forward_edited_in_its_buffer_updates_the_loss_finding_in_the_importer(project: Path, session: EditorSession):
     async def scenario(editor: Editor) -> None:
         model = write(project / "model.py", MODEL)
         train = write(project / "train.py", TRAIN)
@@ -77,6 +77,9 @@ def test_a_softmax_ended_forward_edited_in_its_buffer_updates_the_loss_finding_i
         [finding] = await editor.published(train)
         assert finding.code == "TCK605" and finding.range.start.line == 5
         assert "model.py:11" in finding.message
+        [related] = finding.related_information or []
+        assert related.location.uri == model and related.location.range.start.line == 10
+        assert related.message == "`F.softmax(self.fc(x), dim=1)` in `Net`"
         editor.forget(train)
         editor.replace_text(model, LOGITS_MODEL, version=2)  # unsaved: model.py on disk still ends in a softmax
         assert await editor.published(train) == []
@@ -84,10 +87,10 @@ def test_a_softmax_ended_forward_edited_in_its_buffer_updates_the_loss_finding_i
         editor.replace_text(model, MODEL, version=3)
         assert codes(await editor.published(train)) == ["TCK605"]
 
-    drive(scenario)
+    session.run(scenario)
 
 
-def test_an_importer_opened_alone_reads_the_saved_file_and_follows_its_changes_on_disk(project: Path):
+def test_an_importer_opened_alone_reads_the_saved_file_and_follows_its_changes_on_disk(project: Path, session: EditorSession):
     async def scenario(editor: Editor) -> None:
         write(project / "model.py", MODEL)
         train = write(project / "train.py", TRAIN)
@@ -98,10 +101,10 @@ def test_an_importer_opened_alone_reads_the_saved_file_and_follows_its_changes_o
         editor.file_changed_on_disk(model)
         assert await editor.published(train) == []
 
-    drive(scenario)
+    session.run(scenario)
 
 
-def test_closing_an_edited_file_brings_back_the_finding_its_saved_version_causes(project: Path):
+def test_closing_an_edited_file_brings_back_the_finding_its_saved_version_causes(project: Path, session: EditorSession):
     async def scenario(editor: Editor) -> None:
         model = write(project / "model.py", MODEL)
         train = write(project / "train.py", TRAIN)
@@ -112,10 +115,10 @@ def test_closing_an_edited_file_brings_back_the_finding_its_saved_version_causes
         editor.close(model)
         assert codes(await editor.published(train)) == ["TCK605"]
 
-    drive(scenario)
+    session.run(scenario)
 
 
-def test_a_helper_imported_from_another_file_that_leaves_eval_mode_on_is_flagged_at_the_call(project: Path):
+def test_a_helper_imported_from_another_file_that_leaves_eval_mode_on_is_flagged_at_the_call(project: Path, session: EditorSession):
     async def scenario(editor: Editor) -> None:
         engine = write(project / "engine.py", ENGINE)
         fit = write(project / "fit.py", FIT)
@@ -128,10 +131,10 @@ def test_a_helper_imported_from_another_file_that_leaves_eval_mode_on_is_flagged
         editor.replace_text(engine, RESTORING_ENGINE, version=2)
         assert await editor.published(fit) == []
 
-    drive(scenario)
+    session.run(scenario)
 
 
-def test_a_notebook_gets_each_finding_on_its_cell_counted_within_the_cell(project: Path):
+def test_a_notebook_gets_each_finding_on_its_cell_counted_within_the_cell(project: Path, session: EditorSession):
     write(project / "model.py", MODEL)
     cells = [
         ("markdown", "# Training\n"),
@@ -159,7 +162,27 @@ def test_a_notebook_gets_each_finding_on_its_cell_counted_within_the_cell(projec
         editor.replace_cell_text(notebook, loss, suppressed, version=3)
         assert await editor.published(loss) == []
 
-    drive(scenario)
+    session.run(scenario)
+
+
+def test_a_place_in_another_cell_of_the_notebook_is_named_by_its_cell_and_linked_to_that_cell(project: Path, session: EditorSession):
+    cells = [
+        ("markdown", "# Training\n"),
+        ("code", "import torch\nfrom torch import nn\nimport torch.nn.functional as F\n"),
+        ("code", MODEL.split("\n\n\n", 1)[1]),
+        ("code", "x, y = torch.ones(2, 4), torch.zeros(2).long()\nloss = nn.CrossEntropyLoss()(Net()(x), y)\n"),
+    ]
+
+    async def scenario(editor: Editor) -> None:
+        notebook = (project / "defined_here.ipynb").as_uri()
+        _, _, net, loss = editor.open_notebook(notebook, cells)
+        [finding] = await editor.published(loss)
+        assert finding.code == "TCK605"
+        assert finding.message.endswith("/defined_here.ipynb:cell 3:7)")  # not the row of the joined cells
+        [related] = finding.related_information or []
+        assert related.location.uri == net and related.location.range.start.line == 6
+
+    session.run(scenario)
 
 
 def test_the_server_asks_a_client_that_can_watch_files_to_report_python_file_changes(project: Path):

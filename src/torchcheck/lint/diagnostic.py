@@ -31,6 +31,23 @@ class Fix:
 
 
 @dataclass(frozen=True)
+class RelatedPlace:
+    """Another place that a finding's message names (where a fact about another file, or
+    another part of the same file, was found), so that an editor can link to it."""
+
+    filename: str  # as findings name files
+    row: int  # 1-based; in a notebook, counted within ``cell``
+    cell: int | None = None
+    message: str = ""  # what is there: "`F.softmax(...)` in `Net`"
+
+    @property
+    def text(self) -> str:
+        """How messages name the place: ``model.py:11``, ``analysis.ipynb:cell 3:7``."""
+        cell = "" if self.cell is None else f"cell {self.cell}:"
+        return f"{self.filename}:{cell}{self.row}"
+
+
+@dataclass(frozen=True)
 class Diagnostic:
     filename: str
     code: str
@@ -43,6 +60,7 @@ class Diagnostic:
     # In a notebook, the cell (numbered from 1, every kind counted) whose rows and columns
     # ``location`` counts; None in a Python file.
     cell: int | None = None
+    related: RelatedPlace | None = None  # the other place the message names, if any
 
     @property
     def sort_key(self) -> tuple[str, int, int, int, str]:
@@ -67,6 +85,7 @@ class Diagnostic:
             end_location=Location(**data["end_location"]),
             source_line=data.get("source_line", ""),
             cell=data.get("cell"),
+            related=RelatedPlace(**data["related"]) if data.get("related") else None,
             fix=None
             if fix is None
             else Fix(

@@ -31,7 +31,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path, PurePosixPath
 from typing import Any
 
-from torchcheck.lint.diagnostic import Diagnostic
+from torchcheck.lint.diagnostic import Diagnostic, RelatedPlace
 
 # In a deferred finding's message, replaced by the place the condition found (file:line).
 PLACE = "{place}"
@@ -288,6 +288,15 @@ class ExportSummary:
     imports: Mapping[str, Symbol] = field(default_factory=dict)
     modules: tuple[Symbol, ...] = ()
     facts: Mapping[str, Fact] = field(default_factory=dict)
+    # In a notebook, where each code cell starts among the joined cells that the lines
+    # above count: (first joined row, cell number), in order.
+    cells: tuple[tuple[int, int], ...] = ()
+
+    def position(self, line: int) -> tuple[int | None, int]:
+        """A line of the summary as findings name it: (cell, row within the cell) in a
+        notebook, (None, line) in a Python file."""
+        start, cell = next(((start, cell) for start, cell in reversed(self.cells) if start <= line), (1, None))
+        return cell, line - start + 1
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -295,6 +304,7 @@ class ExportSummary:
             "imports": {name: symbol.to_list() for name, symbol in sorted(self.imports.items())},
             "modules": [symbol.to_list() for symbol in self.modules],
             "facts": {name: fact.to_list() for name, fact in sorted(self.facts.items())},
+            "cells": [list(pair) for pair in self.cells],
         }
 
     @classmethod
@@ -304,6 +314,7 @@ class ExportSummary:
             {str(name): Symbol.from_list(item) for name, item in data["imports"].items()},
             tuple(Symbol.from_list(item) for item in data["modules"]),
             {str(name): Fact.from_list(item) for name, item in data["facts"].items()},
+            tuple((int(start), int(cell)) for start, cell in data.get("cells", ())),
         )
 
 
@@ -391,6 +402,7 @@ class Answer:
 
     value: str
     place: str
+    related: RelatedPlace | None = None  # the place, for editors to link to
 
 
 class ProjectIndex:
@@ -417,7 +429,8 @@ class ProjectIndex:
             answers.append(answer)
         diagnostic = finding.diagnostic
         if answers and PLACE in diagnostic.message:
-            diagnostic = replace(diagnostic, message=diagnostic.message.replace(PLACE, answers[0].place))
+            message = diagnostic.message.replace(PLACE, answers[0].place)
+            diagnostic = replace(diagnostic, message=message, related=answers[0].related)
         return diagnostic
 
     def answer(self, importer: str, condition: Condition) -> Answer | None:
@@ -437,7 +450,7 @@ class ProjectIndex:
         if kind in (EFFECT, LEAVES_EVAL, DOES):
             return self._summary_fact(target, kind, detail, condition.call)
         fact = target.definition.facts.get(condition.fact)
-        return Answer(fact.value, self._place(target.file, fact)) if fact is not None else None
+        return Answer(fact.value, *self._place(target.file, fact)) if fact is not None else None
 
     # ------------------------------------------------------------------- symbols to files
     def target(self, importer: str, symbol: Symbol, depth: int = 0) -> _Target | None:
@@ -486,10 +499,13 @@ class ProjectIndex:
         return None
 
     # ------------------------------------------------------------------- facts
-    def _place(self, file: str, fact: Fact) -> str:
+    def _place(self, file: str, fact: Fact) -> tuple[str, RelatedPlace]:
+        """``fact``'s place as the message names it, and as a related place."""
         indexed = self._files.get(file)
         name = indexed.name if indexed is not None else file
-        return f"{fact.where} at {name}:{fact.line}"
+        cell, row = indexed.exports.position(fact.line) if indexed is not None else (None, fact.line)
+        related = RelatedPlace(name, row, cell, fact.where)
+        return f"{fact.where} at {related.text}", related
 
     def _module_fact(self, file: str, flag: str) -> Answer | None:
         indexed = self._files.get(file)
@@ -497,7 +513,7 @@ class ProjectIndex:
             self.missing.add(file)
             return None
         fact = indexed.exports.facts.get(flag)
-        return Answer(fact.value, self._place(file, fact)) if fact is not None else None
+        return Answer(fact.value, *self._place(file, fact)) if fact is not None else None
 
     def _project_fact(self, importer: str, detail: str) -> Answer:
         """``yes`` (with the first place) if a file of the index under the importer's package
@@ -509,7 +525,7 @@ class ProjectIndex:
         for file in sorted(self._files):
             fact = self._files[file].exports.facts.get(name) if file.startswith(prefix) else None
             if fact is not None and item in fact.value.split(","):
-                return Answer(YES, self._place(file, fact))
+                return Answer(YES, *self._place(file, fact))
         return Answer(NO, "")
 
     def _package_root(self, file: str) -> str:
@@ -537,7 +553,7 @@ class ProjectIndex:
             if current != file and fact is None:
                 complete = False
             elif fact is not None and fact.value == YES:
-                return Answer(YES, self._place(current, fact))
+                return Answer(YES, *self._place(current, fact))
             for module in self._imported_files(current, indexed.exports.modules):
                 if module not in seen:
                     seen.add(module)
@@ -574,12 +590,12 @@ class ProjectIndex:
         except (KeyError, TypeError, ValueError):
             return None  # a summary of another shape (a stale cache entry): no answer
 
-    def _site(self, file: str, site: Mapping[str, Any] | None) -> str:
+    def _site(self, file: str, site: Mapping[str, Any] | None) -> tuple[str, RelatedPlace | None]:
         if not site:
-            return ""
+            return "", None
         where = f"`{site['code']}` in `{site['function']}()`"
         line = site.get("line")
-        return self._place(file, Fact("", line, where)) if line is not None else where
+        return self._place(file, Fact("", line, where)) if line is not None else (where, None)
 
     def _does(self, file: str, summary: Mapping[str, Any], actions: str) -> Answer:
         """The strongest certainty with which the function does one of ``actions`` (comma-separated)."""
@@ -603,15 +619,15 @@ class ProjectIndex:
                 continue
             modes = list(mode["modes"])
             certainty = MUST if modes == [_EVAL] else MAY if _EVAL in modes else NONE
-            return Answer(certainty, self._site(file, mode.get("eval_site")))
+            return Answer(certainty, *self._site(file, mode.get("eval_site")))
         return Answer(NONE, "")
 
 
-def _strongest(effects: list[Mapping[str, Any]], place: Callable[[Mapping[str, Any]], str]) -> Answer:
+def _strongest(effects: list[Mapping[str, Any]], place: Callable[[Mapping[str, Any]], tuple[str, RelatedPlace | None]]) -> Answer:
     for certainty in (MUST, MAY):
         for effect in effects:
             if effect["certainty"] == certainty:
-                return Answer(certainty, place(effect))
+                return Answer(certainty, *place(effect))
     return Answer(NONE, "")
 
 

@@ -4,10 +4,18 @@ A buffer is linted when it is opened and, while it is edited, once typing pauses
 ``DEBOUNCE_SECONDS``; saving lints it only if a lint is pending. The command line's cache
 answers a file opened unchanged.
 
+Lints run in worker processes (:mod:`torchcheck.server.workers`) that the event loop only
+awaits: the server answers the editor while a large buffer is linted, and a lint that
+crashes its process becomes a TCK000 finding instead of a dead server. A document has at
+most one lint under way; an edit abandons it, so only findings of the latest text are
+published.
+
 Findings that span files come from the project index (:mod:`torchcheck.server.project_state`),
 built from the open documents' unsaved text and the files on disk: a lint of one document
 re-resolves the cross-file findings of the open documents that read it, and publishes
 theirs too when they change. So do closing, saving and ``workspace/didChangeWatchedFiles``.
+A finding whose message names a place in another file carries it as related information,
+so that the editor links to it.
 
 Notebooks synchronised as notebook documents (``notebookDocument/*``) are linted as
 ``torchcheck lint`` lints an ``.ipynb`` file, and each finding is published on its cell.
@@ -16,8 +24,11 @@ Notebooks synchronised as notebook documents (``notebookDocument/*``) are linted
 from __future__ import annotations
 
 import asyncio
+import logging
+import os
+import time
 import traceback
-from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 
 from lsprotocol import types
@@ -26,11 +37,12 @@ from pygls.uris import to_fs_path as uri_to_path
 from pygls.workspace import TextDocument
 
 import torchcheck
-from torchcheck.lint.diagnostic import SYNTAX_ERROR_CODE, Diagnostic
+from torchcheck.lint.diagnostic import SYNTAX_ERROR_CODE, Diagnostic, RelatedPlace
 from torchcheck.lint.noqa import add_noqa
 from torchcheck.server import linting, protocol
 from torchcheck.server.linting import LintedDocument
 from torchcheck.server.project_state import ProjectIndexes, Published
+from torchcheck.server.workers import JobFailed, PoolUnavailable, WorkerDied, WorkerPool
 
 # Long enough that a burst of keystrokes costs one lint, short enough to feel immediate
 # (a 1,000-line timm model takes about 0.23 s of CPU to lint; see bench/server_latency.py).
@@ -45,17 +57,29 @@ NOTEBOOK_SYNC = types.NotebookDocumentSyncOptions(
 WATCHED_FILES = [types.FileSystemWatcher(glob_pattern="**/*.py")]
 WATCH_REGISTRATION = "torchcheck-watched-files"
 
+logger = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True)
+class Snapshot:
+    """What a lint of a document (or notebook) reads: its text as the editor holds it now."""
+
+    source: str
+    path: Path
+    version: int | None
+
 
 class TorchcheckServer(LanguageServer):
     """The language server, with the latest result of every open document and notebook,
     and the cross-file findings that stand in each."""
 
-    def __init__(self) -> None:
+    def __init__(self, pool: WorkerPool | None = None) -> None:
         super().__init__("torchcheck", torchcheck.__version__, notebook_document_sync=NOTEBOOK_SYNC)
         self.results: dict[str, LintedDocument] = {}
         self.cross_file: dict[str, tuple[Diagnostic, ...]] = {}
         self.projects = ProjectIndexes()
-        self._scheduled: dict[str, asyncio.TimerHandle] = {}
+        self.pool = pool or WorkerPool()
+        self._lints: dict[str, asyncio.Task[LintedDocument | None]] = {}
 
     @property
     def encoding(self) -> str:
@@ -63,49 +87,105 @@ class TorchcheckServer(LanguageServer):
 
     # ------------------------------------------------------------------ linting
 
-    def lint(self, uri: str, *, use_cache: bool = False) -> LintedDocument | None:
-        """Lint the document's current text and publish its findings; None once it is closed."""
-        self._cancel_scheduled(uri)
+    def snapshot(self, uri: str) -> Snapshot | None:
+        """The text to lint for ``uri`` (a notebook: its cells as its ``.ipynb`` file holds
+        them); None once it is closed, or when it is not Python."""
+        notebook = self.workspace.get_notebook_document(notebook_uri=uri)
+        if notebook is not None:
+            cells = [self._cell(cell) for cell in notebook.cells]
+            return Snapshot(linting.notebook_source(cells), uri_path(uri), notebook.version)
         if uri not in self.workspace.text_documents:
             return None
         document = self.workspace.get_text_document(uri)
         if not is_python(document):
             return None
-        return self._lint_text(uri, document.source, document_path(document), document.version, use_cache=use_cache)
-
-    def lint_notebook(self, uri: str) -> LintedDocument | None:
-        """Lint the notebook's code cells as one module and publish each finding on its cell."""
-        self._cancel_scheduled(uri)
-        notebook = self.workspace.get_notebook_document(notebook_uri=uri)
-        if notebook is None:
-            return None
-        cells = [self._cell(cell) for cell in notebook.cells]
-        return self._lint_text(uri, linting.notebook_source(cells), uri_path(uri), notebook.version)
+        return Snapshot(document.source, document_path(document), document.version)
 
     def _cell(self, cell: types.NotebookCell) -> linting.Cell:
         document = self.workspace.get_text_document(cell.document)
         is_code = cell.kind == types.NotebookCellKind.Code and document.language_id in (None, "python")
         return linting.Cell(document.source, is_code)
 
-    def _lint_text(self, uri: str, source: str, path: Path, version: int | None, *, use_cache: bool = False) -> LintedDocument | None:
+    def lint_soon(self, uri: str, *, delay: float = 0.0, use_cache: bool = False) -> asyncio.Task[LintedDocument | None]:
+        """Lint ``uri`` after ``delay`` seconds and publish its findings, abandoning the
+        lint under way for an older text of it."""
+        self.cancel_lint(uri)
+        task = asyncio.ensure_future(self._lint(uri, delay, use_cache))
+        self._lints[uri] = task
+        task.add_done_callback(lambda done: self._lints.pop(uri) if self._lints.get(uri) is done else None)
+        return task
+
+    def cancel_lint(self, uri: str) -> None:
+        task = self._lints.pop(uri, None)
+        if task is not None:
+            task.cancel()
+
+    async def _lint(self, uri: str, delay: float, use_cache: bool) -> LintedDocument | None:
+        if delay:
+            await asyncio.sleep(delay)
+        snapshot = self.snapshot(uri)
+        if snapshot is None:
+            return None
+        started = time.perf_counter()
         try:
-            result = linting.lint_document(source, path, version, use_cache=use_cache)
+            result = await self.pool.run("lint", snapshot.source, snapshot.path, snapshot.version, use_cache=use_cache)
+        except WorkerDied as died:
+            logger.error("the lint of %s (version %s) %s", uri, snapshot.version, died)
+            result = linting.unanalysable(snapshot.source, snapshot.path, snapshot.version, str(died))
+        except (JobFailed, PoolUnavailable) as error:
+            self._internal_error(uri, str(error))
+            return None
+        logger.debug("linted %s (version %s) in %.2f s", uri, snapshot.version, time.perf_counter() - started)
+        return self._accept(uri, snapshot.path, result)
+
+    def _accept(self, uri: str, path: Path, result: LintedDocument) -> LintedDocument | None:
+        """Keep a lint's result, update the project index and publish what changed."""
+        try:
             updates = self.projects.update(path, uri, result)
-        except Exception:  # noqa: BLE001 - a bug in a rule must not take the editor's server down
-            self.window_log_message(types.LogMessageParams(types.MessageType.Error, INTERNAL_ERROR.format(uri=uri, details=traceback.format_exc())))
+        except Exception:  # noqa: BLE001 - a bug in the index must not take the editor's server down
+            self._internal_error(uri, traceback.format_exc())
             return None
         self.results[uri] = result
         self._publish_updates(updates)
         return result
 
-    def lint_later(self, uri: str, lint: Callable[[str], object] | None = None) -> None:
-        self._cancel_scheduled(uri)
-        self._scheduled[uri] = asyncio.get_running_loop().call_later(DEBOUNCE_SECONDS, lint or self.lint, uri)
+    def _internal_error(self, uri: str, details: str) -> None:
+        message = INTERNAL_ERROR.format(uri=uri, details=details)
+        logger.error("%s", message)
+        self.window_log_message(types.LogMessageParams(types.MessageType.Error, message))
+
+    async def current_result(self, uri: str, *, use_cache: bool = False) -> LintedDocument | None:
+        """The findings for the text the editor holds now: the last result if it is of
+        that text, else those of the lint under way (or started now)."""
+        while True:
+            snapshot = self.snapshot(uri)
+            if snapshot is None:
+                return None
+            result = self.results.get(uri)
+            if result is not None and result.source == snapshot.source:
+                return result
+            task = self._lints.get(uri) or self.lint_soon(uri, use_cache=use_cache)
+            await asyncio.wait({task})  # an edit may abandon it: then wait for the next one
+            if not task.cancelled():
+                return task.result()
+
+    def lint_if_pending(self, uri: str) -> None:
+        """Lint a saved document whose findings are not of its current text, unless that lint is under way."""
+        snapshot = self.snapshot(uri)
+        result = self.results.get(uri)
+        if snapshot is not None and uri not in self._lints and (result is None or result.source != snapshot.source):
+            self.lint_soon(uri, use_cache=True)
+
+    async def stop(self) -> None:
+        """Abandon every lint and stop the workers: the client asked the server to shut down."""
+        for uri in list(self._lints):
+            self.cancel_lint(uri)
+        await self.pool.aclose()
 
     def close(self, uri: str, cleared: list[str]) -> None:
         """Forget a document (or notebook), clear the diagnostics of ``cleared`` and
         republish the documents whose cross-file findings read it."""
-        self._cancel_scheduled(uri)
+        self.cancel_lint(uri)
         self.results.pop(uri, None)
         self.cross_file.pop(uri, None)
         for cleared_uri in cleared:
@@ -131,20 +211,13 @@ class TorchcheckServer(LanguageServer):
         registration = types.Registration(id=WATCH_REGISTRATION, method=types.WORKSPACE_DID_CHANGE_WATCHED_FILES, register_options=options)
         self.client_register_capability(types.RegistrationParams(registrations=[registration]))
 
+    # ------------------------------------------------------------------ publishing
+
     def findings(self, uri: str) -> tuple[Diagnostic, ...]:
         """The document's own findings and the cross-file findings that stand in it."""
         result = self.results.get(uri)
         own = result.diagnostics if result is not None else ()
         return tuple(sorted((*own, *self.cross_file.get(uri, ())), key=lambda d: d.sort_key))
-
-    def current_result(self, uri: str, *, use_cache: bool = False) -> LintedDocument | None:
-        """The findings for the document's text as it is now: linted now if its text changed
-        since the last lint (a lint is pending), or else the last result."""
-        document = self.workspace.get_text_document(uri)
-        result = self.results.get(uri)
-        if result is None or result.source != document.source:
-            result = self.lint(uri, use_cache=use_cache)
-        return result
 
     def _publish_updates(self, updates: list[Published]) -> None:
         for uri, standing in updates:
@@ -158,7 +231,7 @@ class TorchcheckServer(LanguageServer):
             self._publish_cells(notebook, self.findings(uri))
             return
         lines = protocol.split_lines(result.source)
-        diagnostics = [protocol.to_lsp_diagnostic(d, lines, self.encoding) for d in self.findings(uri)]
+        diagnostics = [self._lsp_diagnostic(d, lines) for d in self.findings(uri)]
         self.text_document_publish_diagnostics(types.PublishDiagnosticsParams(uri=uri, diagnostics=diagnostics, version=result.version))
 
     def _publish_cells(self, notebook: types.NotebookDocument, findings: tuple[Diagnostic, ...]) -> None:
@@ -169,23 +242,38 @@ class TorchcheckServer(LanguageServer):
         for number, cell in enumerate(notebook.cells, start=1):
             document = self.workspace.get_text_document(cell.document)
             lines = protocol.split_lines(document.source)
-            diagnostics = [protocol.to_lsp_diagnostic(d, lines, self.encoding) for d in by_cell.get(number, ())]
+            diagnostics = [self._lsp_diagnostic(d, lines) for d in by_cell.get(number, ())]
             params = types.PublishDiagnosticsParams(uri=cell.document, diagnostics=diagnostics, version=document.version)
             self.text_document_publish_diagnostics(params)
 
-    def _cancel_scheduled(self, uri: str) -> None:
-        scheduled = self._scheduled.pop(uri, None)
-        if scheduled is not None:
-            scheduled.cancel()
+    def _lsp_diagnostic(self, diagnostic: Diagnostic, lines: list[str]) -> types.Diagnostic:
+        related = diagnostic.related
+        location = self._related_location(related) if related is not None else None
+        return protocol.to_lsp_diagnostic(diagnostic, lines, self.encoding, related=location)
+
+    def _related_location(self, place: RelatedPlace) -> tuple[str, int]:
+        """The URI and 0-based line of a place a message names: in a notebook open in the
+        editor, the line of its cell's document; in a notebook that is not, its file."""
+        path = Path(os.path.abspath(place.filename))  # findings name files relative to the working directory
+        if place.cell is not None:
+            cell_uri = self._cell_uri(path, place.cell)
+            return (cell_uri, place.row - 1) if cell_uri is not None else (path.as_uri(), 0)
+        return path.as_uri(), place.row - 1
+
+    def _cell_uri(self, path: Path, number: int) -> str | None:
+        for uri, notebook in self.workspace.notebook_documents.items():
+            if uri_path(uri) == path and 0 < number <= len(notebook.cells):
+                return notebook.cells[number - 1].document
+        return None
 
     # ------------------------------------------------------------------ code actions
 
-    def code_actions(self, params: types.CodeActionParams) -> list[types.CodeAction]:
+    async def code_actions(self, params: types.CodeActionParams) -> list[types.CodeAction]:
         uri = params.text_document.uri
         notebook = self.workspace.get_notebook_document(cell_uri=uri)
         if notebook is not None:
-            return self._cell_actions(notebook, params)
-        result = self.current_result(uri)
+            return await self._cell_actions(notebook, params)
+        result = await self.current_result(uri)
         if result is None:
             return []
         actions: list[types.CodeAction] = []
@@ -195,19 +283,19 @@ class TorchcheckServer(LanguageServer):
                 if _overlaps(protocol.to_range(diagnostic.location, diagnostic.end_location, lines, self.encoding), params.range):
                     actions.extend(self._quick_fixes(uri, diagnostic, result, lines))
         if _wants(params.context.only, protocol.FIX_ALL_KIND):
-            actions.extend(self._fix_all(uri, result))
+            actions.extend(await self._fix_all(uri, result))
         return actions
 
-    def _cell_actions(self, notebook: types.NotebookDocument, params: types.CodeActionParams) -> list[types.CodeAction]:
+    async def _cell_actions(self, notebook: types.NotebookDocument, params: types.CodeActionParams) -> list[types.CodeAction]:
         """The ``# noqa`` action for the findings of one notebook cell. A rule's fix is not
         offered: its edits are made on the joined cells and may reach into other cells."""
         uri = params.text_document.uri
-        result = self.results.get(notebook.uri)
-        if result is None or result.version != notebook.version:
-            result = self.lint_notebook(notebook.uri)
+        result = await self.current_result(notebook.uri)
         if result is None or not _wants(params.context.only, types.CodeActionKind.QuickFix):
             return []
-        number = next(number for number, cell in enumerate(notebook.cells, start=1) if cell.document == uri)
+        number = next((number for number, cell in enumerate(notebook.cells, start=1) if cell.document == uri), None)
+        if number is None or uri not in self.workspace.text_documents:
+            return []  # the cell was removed while the notebook was linted
         document = self.workspace.get_text_document(uri)
         cell = LintedDocument(document.source, document.version, ())
         lines = protocol.split_lines(document.source)
@@ -215,7 +303,7 @@ class TorchcheckServer(LanguageServer):
         for diagnostic in self.findings(notebook.uri):
             if diagnostic.cell != number or diagnostic.code == SYNTAX_ERROR_CODE:
                 continue
-            lsp_diagnostic = protocol.to_lsp_diagnostic(diagnostic, lines, self.encoding)
+            lsp_diagnostic = self._lsp_diagnostic(diagnostic, lines)
             if not _overlaps(lsp_diagnostic.range, params.range):
                 continue
             noqa_edit = self._noqa_edit(diagnostic, cell)
@@ -227,7 +315,7 @@ class TorchcheckServer(LanguageServer):
     def _quick_fixes(self, uri: str, diagnostic: Diagnostic, result: LintedDocument, lines: list[str]) -> list[types.CodeAction]:
         if diagnostic.code == SYNTAX_ERROR_CODE:
             return []
-        lsp_diagnostic = protocol.to_lsp_diagnostic(diagnostic, lines, self.encoding)
+        lsp_diagnostic = self._lsp_diagnostic(diagnostic, lines)
         actions = []
         fix = diagnostic.fix
         if fix is not None:
@@ -246,11 +334,15 @@ class TorchcheckServer(LanguageServer):
             return None
         return protocol.replacement_edit(result.source, suppressed.decode("utf-8", errors="surrogatepass"), self.encoding)
 
-    def _fix_all(self, uri: str, result: LintedDocument) -> list[types.CodeAction]:
+    async def _fix_all(self, uri: str, result: LintedDocument) -> list[types.CodeAction]:
         if not any(d.fix is not None and d.fix.applicability == "safe" for d in result.diagnostics):
             return []
         document = self.workspace.get_text_document(uri)
-        fixed = linting.fix_all(result.source, document_path(document))
+        try:
+            fixed = await self.pool.run("fix_all", result.source, document_path(document))
+        except (WorkerDied, JobFailed, PoolUnavailable) as error:
+            logger.error("fixing %s failed: %s", uri, error)
+            return []
         if fixed is None:
             return []
         edit = protocol.replacement_edit(result.source, fixed, self.encoding)
@@ -295,25 +387,30 @@ def _action(title: str, kind: str, uri: str, edits: list[types.TextEdit], diagno
     )
 
 
-def create_server() -> TorchcheckServer:
-    server = TorchcheckServer()
+def create_server(pool: WorkerPool | None = None) -> TorchcheckServer:
+    server = TorchcheckServer(pool)
 
     @server.feature(types.INITIALIZED)
     def initialized(ls: TorchcheckServer, params: types.InitializedParams) -> None:
+        ls.pool.start()  # the workers load the rules while the editor opens its files
         ls.watch_files()
+
+    @server.feature(types.SHUTDOWN)
+    async def shutdown(ls: TorchcheckServer, params: None) -> None:
+        await ls.stop()
 
     @server.feature(types.TEXT_DOCUMENT_DID_OPEN)
     def did_open(ls: TorchcheckServer, params: types.DidOpenTextDocumentParams) -> None:
-        ls.lint(params.text_document.uri, use_cache=True)
+        ls.lint_soon(params.text_document.uri, use_cache=True)
 
     @server.feature(types.TEXT_DOCUMENT_DID_CHANGE)
     def did_change(ls: TorchcheckServer, params: types.DidChangeTextDocumentParams) -> None:
-        ls.lint_later(params.text_document.uri)
+        ls.lint_soon(params.text_document.uri, delay=DEBOUNCE_SECONDS)
 
     @server.feature(types.TEXT_DOCUMENT_DID_SAVE)
     def did_save(ls: TorchcheckServer, params: types.DidSaveTextDocumentParams) -> None:
         uri = params.text_document.uri
-        ls.current_result(uri, use_cache=True)
+        ls.lint_if_pending(uri)
         ls.files_changed([types.FileEvent(uri=uri, type=types.FileChangeType.Changed)])
 
     @server.feature(types.TEXT_DOCUMENT_DID_CLOSE)
@@ -326,18 +423,18 @@ def create_server() -> TorchcheckServer:
 
     @server.feature(types.NOTEBOOK_DOCUMENT_DID_OPEN)
     def did_open_notebook(ls: TorchcheckServer, params: types.DidOpenNotebookDocumentParams) -> None:
-        ls.lint_notebook(params.notebook_document.uri)
+        ls.lint_soon(params.notebook_document.uri)
 
     @server.feature(types.NOTEBOOK_DOCUMENT_DID_CHANGE)
     def did_change_notebook(ls: TorchcheckServer, params: types.DidChangeNotebookDocumentParams) -> None:
-        ls.lint_later(params.notebook_document.uri, ls.lint_notebook)
+        ls.lint_soon(params.notebook_document.uri, delay=DEBOUNCE_SECONDS)
 
     @server.feature(types.NOTEBOOK_DOCUMENT_DID_CLOSE)
     def did_close_notebook(ls: TorchcheckServer, params: types.DidCloseNotebookDocumentParams) -> None:
         ls.close(params.notebook_document.uri, [cell.uri for cell in params.cell_text_documents])
 
     @server.feature(types.TEXT_DOCUMENT_CODE_ACTION, types.CodeActionOptions(code_action_kinds=CODE_ACTION_KINDS))
-    def code_action(ls: TorchcheckServer, params: types.CodeActionParams) -> list[types.CodeAction]:
-        return ls.code_actions(params)
+    async def code_action(ls: TorchcheckServer, params: types.CodeActionParams) -> list[types.CodeAction]:
+        return await ls.code_actions(params)
 
     return server

@@ -34,6 +34,10 @@ from torchcheck.lint.settings import LintSettings
 
 CONFIG_PROBLEM = "torchcheck settings could not be read, so this file was not linted: {error}"
 TOO_LARGE = "file is {size:,} bytes, larger than max-file-size ({limit:,} bytes); not linted"
+CRASHED = (
+    "torchcheck could not analyse this file: the process linting it {reason}. Its findings "
+    "are missing until it is edited; please report the problem with the file that causes it"
+)
 
 
 @dataclass(frozen=True)
@@ -130,6 +134,11 @@ def lint_document(source: str, path: Path, version: int | None = None, *, use_ca
         return LintedDocument(source, version, (api.file_problem(name, problem),))
     found = _findings(content, name, settings, use_cache)
     return LintedDocument(source, version, found.diagnostics, found.deferred, found.exports, settings)
+
+
+def unanalysable(source: str, path: Path, version: int | None, reason: str) -> LintedDocument:
+    """The buffer whose lint crashed the process that ran it: one TCK000 finding that says so."""
+    return LintedDocument(source, version, (api.file_problem(api.display_name(path), CRASHED.format(reason=reason)),))
 
 
 def _findings(content: bytes, name: str, settings: DocumentSettings, use_cache: bool) -> CachedFile:

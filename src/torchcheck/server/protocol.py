@@ -50,8 +50,14 @@ def to_range(start: Location, end: Location, lines: Sequence[str], encoding: str
     return types.Range(start=to_position(start, lines, encoding), end=to_position(end, lines, encoding))
 
 
-def to_lsp_diagnostic(diagnostic: Diagnostic, lines: Sequence[str], encoding: str = types.PositionEncodingKind.Utf16) -> types.Diagnostic:
-    """A finding with its code, a link to its rule's page and ``source: torchcheck``."""
+def to_lsp_diagnostic(
+    diagnostic: Diagnostic,
+    lines: Sequence[str],
+    encoding: str = types.PositionEncodingKind.Utf16,
+    related: tuple[str, int] | None = None,
+) -> types.Diagnostic:
+    """A finding with its code, a link to its rule's page and ``source: torchcheck``;
+    ``related`` is the URI and 0-based line of the other place its message names."""
     href = diagnostic.url
     unparsable = diagnostic.code == SYNTAX_ERROR_CODE
     return types.Diagnostic(
@@ -61,7 +67,18 @@ def to_lsp_diagnostic(diagnostic: Diagnostic, lines: Sequence[str], encoding: st
         code=diagnostic.code,
         code_description=types.CodeDescription(href=href) if href is not None else None,
         source=SOURCE,
+        related_information=_related_information(diagnostic, related),
     )
+
+
+def _related_information(diagnostic: Diagnostic, related: tuple[str, int] | None) -> list[types.DiagnosticRelatedInformation] | None:
+    place = diagnostic.related
+    if place is None or related is None:
+        return None
+    uri, line = related
+    start = types.Position(line=max(line, 0), character=0)
+    message = place.message or place.text  # what is there; the editor shows where
+    return [types.DiagnosticRelatedInformation(location=types.Location(uri=uri, range=types.Range(start=start, end=start)), message=message)]
 
 
 def text_edits(edits: Sequence[Edit], lines: Sequence[str], encoding: str = types.PositionEncodingKind.Utf16) -> list[types.TextEdit]:
