@@ -53,9 +53,14 @@ def test_fix_that_would_not_parse_is_never_applied() -> None:
     assert [d.code for d in result.diagnostics] == ["TCK990"]
 
 
-def test_files_without_a_rules_required_text_are_not_parsed() -> None:
-    # A syntax error is only reported if the file is parsed at all.
-    assert lint_source(b"def broken(:\n", "a.py", [CountsCalls]).diagnostics == ()
+def test_files_without_a_rules_required_text_are_not_parsed(monkeypatch) -> None:
+    # libcst never sees them; a syntax error is still reported, with Python's own verdict.
+    from torchcheck.lint import engine
+
+    parsed: list[bytes] = []
+    monkeypatch.setattr(engine, "parse_module", lambda source: parsed.append(source) or parse_module(source))
+    assert [d.code for d in lint_source(b"def broken(:\n", "a.py", [CountsCalls]).diagnostics] == ["TCK000"]
+    assert lint_source(b"x = 1\n", "a.py", [CountsCalls]).diagnostics == () and parsed == []
     assert [d.code for d in lint_source(b"count_me(\n", "a.py", [CountsCalls]).diagnostics] == ["TCK000"]
 
 

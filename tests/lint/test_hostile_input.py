@@ -253,3 +253,15 @@ def test_no_mutation_of_the_corpus_makes_fix_source_raise() -> None:
     rules = list(registry.all_rules())
     for source in _mutations(40, seed=7):
         fix_source(source, "fuzzed.py", rules, unsafe=True)
+
+
+def test_a_file_libcst_refuses_is_reported_at_a_place_inside_the_file() -> None:
+    # libcst refuses this valid file (found by bench/fuzz_lint.py) at a place past a line's end.
+    source = (
+        "def train(loader):\n            marker()\ndef step(x, y):\n    return loss.item()\n\\\n"
+        "def clear():\n    optimizer.zero_grad()\n\n    for x, y in loader:\n            continue\n"
+    )
+    (diagnostic,) = lint_source(source.encode(), "hostile.py", [FlagsMarker]).diagnostics
+    lines = source.split("\n")
+    row, column = diagnostic.location.row, diagnostic.location.column
+    assert diagnostic.code == "TCK000" and 1 <= row <= len(lines) and 1 <= column <= len(lines[row - 1]) + 1

@@ -10,11 +10,26 @@ import textwrap
 from pathlib import Path
 from typing import Any
 
+import libcst as cst
 import pytest
 
 from torchcheck.cli import main
 from tests.lint.test_formats import assert_valid_sarif, sarif_validator  # noqa: F401 - a fixture
 from torchcheck.lint import notebooks, registry
+from torchcheck.lint.diagnostic import Diagnostic, RelatedPlace
+from torchcheck.lint.rule import FixSafety, Invalid, Rule, Valid
+from torchcheck.lint.project import (
+    INSTANCE_OUTPUT,
+    MOVED_BY_APPLY,
+    NO,
+    PROJECT,
+    YES,
+    Condition,
+    ExportSummary,
+    IndexedFile,
+    ProjectIndex,
+    Symbol,
+)
 
 nbformat = pytest.importorskip("nbformat")
 
@@ -273,3 +288,122 @@ def test_the_configured_and_the_walks_default_include_agree() -> None:
     from torchcheck.lint import files
 
     assert config.DEFAULT_INCLUDE == files.DEFAULT_INCLUDE
+
+
+# ----------------------------------------------------------------------------- places that messages name
+
+NOTEBOOK_IMPORTS = "import torch\nfrom torch import nn\nimport torch.nn.functional as F\n"
+SOFTMAX_NET_CELL = textwrap.dedent("""\
+    class Net(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.fc = nn.Linear(4, 3)
+
+        def forward(self, x):
+            return F.softmax(self.fc(x), dim=1)
+    """)
+LOSS_CELL = "x, y = torch.ones(2, 4), torch.zeros(2).long()\nloss = nn.CrossEntropyLoss()(Net()(x), y)\n"
+APPLY_OVERRIDE_CELL = textwrap.dedent("""\
+    class Model(nn.Module):
+        def _apply(self, fn):
+            self = super()._apply(fn)
+            self.stride = fn(self.stride)
+            return self
+    """)
+
+
+def test_a_place_in_the_same_notebook_is_named_by_its_cell_in_the_message_and_as_related_place() -> None:
+    result = notebooks.lint_notebook(notebook_of(NOTEBOOK_IMPORTS, SOFTMAX_NET_CELL, LOSS_CELL), "t2.ipynb", RULES)
+    [finding] = [d for d in result.diagnostics if d.code == "TCK605"]
+    assert (finding.cell, finding.location.row) == (3, 2)
+    assert finding.message.endswith("in `Net` at t2.ipynb:cell 2:7)")
+    assert finding.related == RelatedPlace("t2.ipynb", 7, 2, "`F.softmax(self.fc(x), dim=1)` in `Net`")
+
+
+def test_the_summary_of_a_notebook_names_its_lines_by_cell_for_other_files_findings() -> None:
+    exports = notebooks.lint_notebook(notebook_of(NOTEBOOK_IMPORTS, SOFTMAX_NET_CELL, LOSS_CELL), "a.ipynb", RULES).exports
+    assert exports is not None
+    index = ProjectIndex({"/p/a.ipynb": IndexedFile("a.ipynb", exports)}, lambda importer, module, level: None)
+    answer = index.answer("/p/a.ipynb", Condition(Symbol(None, "Net"), INSTANCE_OUTPUT, "softmax"))
+    assert answer is not None and answer.place == "`F.softmax(self.fc(x), dim=1)` in `Net` at a.ipynb:cell 2:7"
+    assert answer.related == RelatedPlace("a.ipynb", 7, 2, "`F.softmax(self.fc(x), dim=1)` in `Net`")
+
+
+def test_a_project_fact_found_in_another_notebook_names_its_cell() -> None:
+    source = notebook_of("import torch\nfrom torch import nn\n", APPLY_OVERRIDE_CELL)
+    exports = notebooks.lint_notebook(source, "detect.ipynb", registry.rules_by_code(["TCK606"])).exports
+    assert exports is not None
+    files = {"/p/detect.ipynb": IndexedFile("detect.ipynb", exports), "/p/head.py": IndexedFile("head.py", ExportSummary())}
+    index = ProjectIndex(files, lambda importer, module, level: None)
+    answer = index.answer("/p/head.py", Condition(Symbol(None, ""), f"{PROJECT}:{MOVED_BY_APPLY}:stride", NO))
+    assert answer is not None and answer.value == YES
+    assert answer.place == "an `_apply` override at detect.ipynb:cell 2:2"
+    assert answer.related is not None and (answer.related.cell, answer.related.row) == (2, 2)
+
+
+def test_the_cell_map_and_the_related_place_survive_the_cache() -> None:
+    result = notebooks.lint_notebook(notebook_of(NOTEBOOK_IMPORTS, SOFTMAX_NET_CELL, LOSS_CELL), "t2.ipynb", RULES)
+    assert result.exports is not None and result.exports.cells == ((1, 1), (4, 2), (11, 3))
+    assert ExportSummary.from_dict(json.loads(json.dumps(result.exports.to_dict()))) == result.exports
+    for diagnostic in result.diagnostics:
+        assert Diagnostic.from_dict(json.loads(json.dumps(diagnostic.to_dict()))) == diagnostic
+
+
+# ----------------------------------------------------------------------------- fixes next to a cell boundary
+
+def test_fixed_lines_on_both_sides_of_a_cell_boundary_each_stay_in_their_cell() -> None:
+    notebook = notebooks.parse(notebook_of("import torch\nx = torch.load(f)\n", "y = torch.load(g)\n"))
+    assert isinstance(notebook, notebooks.Notebook)
+    fixed = "import torch\nx = torch.load(f, weights_only=True)\ny = torch.load(g, weights_only=True)\n"
+    assert notebooks.split_fixed(notebook, fixed) == {
+        0: "import torch\nx = torch.load(f, weights_only=True)\n",
+        1: "y = torch.load(g, weights_only=True)\n",
+    }
+
+
+def test_a_line_added_next_to_a_cell_boundary_stays_with_the_line_it_was_added_to() -> None:
+    notebook = notebooks.parse(notebook_of("a = compute(1)\n", "b = compute(2)\n"))
+    assert isinstance(notebook, notebooks.Notebook)
+    fixed = "a = compute(1, strict=True)\nb = compute(\n    2,\n    strict=True,\n)\n"
+    assert notebooks.split_fixed(notebook, fixed) == {0: "a = compute(1, strict=True)\n", 1: "b = compute(\n    2,\n    strict=True,\n)\n"}
+
+
+def test_fix_applies_fixes_on_adjacent_lines_of_two_cells(project: Path) -> None:
+    from torchcheck.lint.api import LintOptions, lint
+
+    path = project / "adjacent.ipynb"
+    path.write_bytes(notebook_of("import torch\nx = torch.load(f)\n", "y = torch.load(g)\n"))
+    linted = lint(LintOptions(paths=(path,), use_cache=False))
+    assert [(d.cell, d.fix is not None) for d in linted.diagnostics] == [(1, True), (2, True)]
+    fixed = lint(LintOptions(paths=(path,), use_cache=False, fix=True, unsafe_fixes=True))
+    assert fixed.fixes_applied == 2 and fixed.diagnostics == ()
+    cells = json.loads(path.read_text())["cells"]
+    assert "".join(cells[0]["source"]) == "import torch\nx = torch.load(f, weights_only=True)\n"
+    assert "".join(cells[1]["source"]) == "y = torch.load(g, weights_only=True)\n"
+
+
+class JoinsMarker(Rule):
+    """Replaces every `marker(...)` call by `checked()`, on one line."""
+
+    code = "TCK994"
+    name = "joins-marker"
+    message = "marker called"
+    fix_safety = FixSafety.SAFE
+    VALID = (Valid("checked()"),)
+    INVALID = (Invalid("marker(1)  # TCK994", expected_replacement="checked()\n"),)
+
+    def visit_Call(self, node: cst.Call) -> None:
+        if isinstance(node.func, cst.Name) and node.func.value == "marker":
+            self.report(node, replacement=cst.Call(func=cst.Name("checked")))
+
+
+def test_a_fix_whose_change_would_span_two_cells_is_neither_offered_nor_made() -> None:
+    # One call split over two cells: its fix joins the lines, which no cell can hold alone.
+    source = notebook_of("import os\nx = marker(\n", "    1)\ny = marker(2)\n")
+    lint = notebooks.lint_notebook(source, "split.ipynb", [JoinsMarker])
+    assert [(d.cell, d.location.row, d.fix is not None) for d in lint.diagnostics] == [(1, 2, False), (2, 2, True)]
+    fixed = notebooks.lint_notebook(source, "split.ipynb", [JoinsMarker], fix=True)
+    assert fixed.fixed_source is not None and fixed.fixes_applied == 1
+    cells = json.loads(fixed.fixed_source)["cells"]
+    assert ["".join(cell["source"]) for cell in cells] == ["import os\nx = marker(\n", "    1)\ny = checked()\n"]
+    assert [(d.cell, d.location.row, d.fix is not None) for d in fixed.diagnostics] == [(1, 2, False)]

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from torchcheck.lint.writing import WriteError, keep_line_endings, uses_crlf, write_atomically
+from torchcheck.lint.writing import FileChangedError, WriteError, keep_line_endings, uses_crlf, write_atomically
 
 ORIGINAL = b"import torch\nx = torch.ones(3).cuda()\n"
 FIXED = b"import torch\nx = torch.ones(3, device='cuda')\n"
@@ -123,3 +123,89 @@ def test_keep_line_endings_is_idempotent_and_does_not_double_carriage_returns() 
 def test_uses_crlf_needs_every_line_break_to_be_crlf() -> None:
     assert uses_crlf(b"a\r\nb\r\n") and uses_crlf(b"a\r\nb")
     assert not uses_crlf(b"a\r\nb\n") and not uses_crlf(b"") and not uses_crlf(b"a\rb")
+
+
+# ----------------------------------------------------------------------------- a file changed since it was read
+
+
+def test_a_file_changed_since_it_was_read_is_not_replaced(tmp_path: Path) -> None:
+    path = original_file(tmp_path)
+    path.write_bytes(ORIGINAL + b"user_edit = 1\n")
+    with pytest.raises(FileChangedError) as caught:
+        write_atomically(path, FIXED, expected=ORIGINAL)
+    assert str(caught.value) == f"{path}: not written: the file changed since it was read, so it was left as it is"
+    assert isinstance(caught.value, WriteError) and caught.value.path == path
+    assert path.read_bytes() == ORIGINAL + b"user_edit = 1\n" and leftovers(tmp_path) == []
+
+
+def test_an_edit_saved_while_the_fix_is_being_written_is_kept(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    path = original_file(tmp_path)
+    real_fsync = os.fsync
+
+    def user_saves_meanwhile(descriptor: int) -> None:
+        real_fsync(descriptor)
+        path.write_bytes(ORIGINAL + b"user_edit = 1\n")
+
+    monkeypatch.setattr(os, "fsync", user_saves_meanwhile)
+    with pytest.raises(FileChangedError):
+        write_atomically(path, FIXED, expected=ORIGINAL)
+    assert path.read_bytes() == ORIGINAL + b"user_edit = 1\n" and leftovers(tmp_path) == []
+
+
+def test_a_file_deleted_since_it_was_read_is_not_created_again(tmp_path: Path) -> None:
+    path = original_file(tmp_path)
+    path.unlink()
+    with pytest.raises(FileChangedError):
+        write_atomically(path, FIXED, expected=ORIGINAL)
+    assert not path.exists() and leftovers(tmp_path) == []
+
+
+def test_an_unchanged_file_is_replaced(tmp_path: Path) -> None:
+    path = original_file(tmp_path)
+    write_atomically(path, FIXED, expected=ORIGINAL)
+    assert path.read_bytes() == FIXED and leftovers(tmp_path) == []
+
+
+# ----------------------------------------------------------------------------- interrupted writes
+
+
+def _interrupting_once(monkeypatch: pytest.MonkeyPatch, name: str, error: BaseException, *, after: bool) -> None:
+    """Make ``os.<name>`` raise ``error`` on its first call for a temporary file, before or after doing its work."""
+    real = getattr(os, name)
+    calls = []
+
+    def interrupted(*args: object, **kwargs: object) -> object:
+        if calls or not any(str(arg).endswith(".torchcheck-tmp") for arg in args):
+            return real(*args, **kwargs)
+        calls.append(args)
+        if not after:
+            raise error
+        real(*args, **kwargs)
+        raise error
+
+    monkeypatch.setattr(os, name, interrupted)
+
+
+@pytest.mark.parametrize("error", [KeyboardInterrupt(), SystemExit(1)], ids=["ctrl-c", "exit"])
+def test_an_interrupt_just_after_the_temporary_file_is_created_leaves_nothing_behind(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, error: BaseException
+) -> None:
+    path = original_file(tmp_path)
+    _interrupting_once(monkeypatch, "open", error, after=True)
+    with pytest.raises(type(error)):
+        write_atomically(path, FIXED)
+    assert path.read_bytes() == ORIGINAL and leftovers(tmp_path) == []
+
+
+def test_an_interrupt_during_the_rename_leaves_one_whole_file_and_nothing_else(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    path = original_file(tmp_path)
+    _interrupting_once(monkeypatch, "replace", KeyboardInterrupt(), after=False)
+    with pytest.raises(KeyboardInterrupt):
+        write_atomically(path, FIXED)
+    assert path.read_bytes() == ORIGINAL and leftovers(tmp_path) == []
+    _interrupting_once(monkeypatch, "replace", KeyboardInterrupt(), after=True)
+    with pytest.raises(KeyboardInterrupt):
+        write_atomically(path, FIXED)
+    assert path.read_bytes() == FIXED and leftovers(tmp_path) == []

@@ -14,10 +14,13 @@ summarised too, from the cache when it has them.
 
 from __future__ import annotations
 
+import contextlib
 import fnmatch
+import functools
 import gc
 import os
-from collections.abc import Iterator, Sequence
+import signal
+from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass, field, replace
@@ -29,7 +32,7 @@ from torchcheck.config import Config, ConfigError
 from torchcheck.lint import notebooks, registry
 from torchcheck.lint.cache import FindingsCache, entry_key, settings_key
 from torchcheck.lint.project import DeferredFinding, ExportSummary, IndexedFile, ModuleLocator, ProjectIndex
-from torchcheck.lint.catalogue import RuleInfo
+from torchcheck.lint.catalogue import RuleInfo, rule_infos
 from torchcheck.lint.diagnostic import SYNTAX_ERROR_CODE, SYNTAX_ERROR_NAME, Diagnostic, Location
 from torchcheck.lint import files as files_module
 from torchcheck.lint.settings import LintSettings
@@ -39,6 +42,9 @@ if TYPE_CHECKING:
 
 # Below this many files to parse, starting worker processes costs more than it saves.
 _PARALLEL_THRESHOLD = 8
+# The most --jobs accepts: more is a typo or a fork storm, never a faster run.
+MAX_JOBS = 1024
+JOBS_OUT_OF_RANGE = "--jobs must be a whole number from 1 to {maximum}, got {jobs}"
 # Rounds of reading the summaries of files outside the run that cross-file questions need
 # (one more round per import hop: a transitive autocast flag, a re-export through __init__.py).
 _MAX_SUMMARY_ROUNDS = 16  # each round reads only files no earlier round read
@@ -67,6 +73,7 @@ class LintOptions:
     add_noqa: bool = False
     stdin_filename: Path | None = None  # lint `stdin_source` as if it were this file
     stdin_source: bytes | None = None
+    config_overrides: tuple[str, ...] = ()  # inline `--config "KEY = VALUE"` settings, over any file
 
 
 @dataclass(frozen=True)
@@ -117,22 +124,33 @@ def _validated(selectors: Sequence[str], origin: str) -> tuple[str, ...]:
 
 
 def select_rules(options: LintOptions, config: Config) -> tuple[RuleInfo, ...]:
-    """Config settings overridden by the command line; unknown codes raise ConfigError."""
+    """The configured selection, then the command line's on top, as ruff layers them: a
+    command-line ``--select`` starts afresh (the configured select, extend-select and ignore
+    no longer count); without one, ``--extend-select`` and ``--ignore`` add to and remove
+    from the configured rules, the more specific selector winning. Unknown codes raise
+    ConfigError."""
+    for origin, selectors in config_module.override_selectors(options.config_overrides):
+        _validated(selectors, origin)
     _validated(config.select or (), config.origin)
     _validated([*config.extend_select, *config.ignore], config.origin)
     for _, codes in config.per_file_ignores:
         _validated(codes, f"{config.origin} (per-file-ignores)")
-    select = _validated(options.select, "--select") if options.select is not None else config.select
-    extend = (*config.extend_select, *_validated(options.extend_select, "--extend-select"))
-    ignore = (*config.ignore, *_validated(options.ignore, "--ignore"))
-    return registry.select_rules(select, extend, ignore)
+    extend = _validated(options.extend_select, "--extend-select")
+    ignore = _validated(options.ignore, "--ignore")
+    if options.select is not None:
+        return registry.select_rules(_validated(options.select, "--select"), extend, ignore)
+    configured = registry.select_rules(config.select, config.extend_select, config.ignore)
+    added = registry.select_rules((), extend, ignore)  # named by a --extend-select that wins
+    kept = registry.select_rules((registry.ALL_SELECTOR,), extend, ignore)  # not removed by --ignore
+    return tuple(rule for rule in rule_infos() if rule in added or (rule in configured and rule in kept))
 
 
 def display_name(path: Path) -> str:
-    """How findings name a file: relative to the working directory when below it."""
+    """How findings name a file: relative to the working directory, with ``..`` for a file
+    outside it (as ruff names it); absolute only where no relative path leads there."""
     try:
-        return path.relative_to(Path.cwd()).as_posix()
-    except ValueError:
+        return Path(os.path.relpath(path, Path.cwd())).as_posix()
+    except ValueError:  # another drive (Windows)
         return path.as_posix()
 
 
@@ -188,10 +206,30 @@ def _config_for(path: Path, options: LintOptions) -> Config:
         config = config_module.load_file(options.config_file)
     else:
         config = config_module.discover(path)
-    return _with_command_line(config, options)
+    return _with_command_line(config_module.with_overrides(config, options.config_overrides), options)
 
 
 # ----------------------------------------------------------------------------- execution
+
+
+def _require_valid_jobs(jobs: int | None) -> None:
+    if jobs is not None and not 1 <= jobs <= MAX_JOBS:
+        raise UsageError(JOBS_OUT_OF_RANGE.format(maximum=MAX_JOBS, jobs=jobs))
+
+
+def _usable_cpus() -> int:
+    """The CPUs this process may run on (a container or ``taskset`` may allow fewer than exist)."""
+    try:
+        return len(os.sched_getaffinity(0)) or 1
+    except (AttributeError, OSError):
+        return os.cpu_count() or 1
+
+
+def worker_count(jobs: int | None, files: int) -> int:
+    """Worker processes for ``files`` files to lint: ``jobs`` (default: one per CPU), but never
+    more than the CPUs nor than the files: a worker beyond either only costs a fork."""
+    cpus = _usable_cpus()
+    return max(1, min(jobs or cpus, cpus, files))
 
 
 def _execute(tasks: list[_Task], jobs: int) -> list[FileResult]:
@@ -209,12 +247,68 @@ def _chunks(tasks: list[_Task], jobs: int) -> Iterator[list[int]]:
         yield largest_first[start : start + size]
 
 
+# A worker's address space: the engine's screens keep real files far below (a parse of the
+# largest file they let through takes about 2 GB); this stops a shape they miss from taking
+# the machine's memory. The worker then fails (MemoryError, or an abort in the native parser)
+# and its file is reported, like any worker that dies.
+WORKER_ADDRESS_SPACE = 8 * 1024**3
+
+
+def _limit_worker_memory() -> None:
+    try:
+        import resource
+    except ImportError:  # not POSIX
+        return
+    try:
+        soft, hard = resource.getrlimit(resource.RLIMIT_AS)
+        limit = min([WORKER_ADDRESS_SPACE, *(bound for bound in (soft, hard) if bound != resource.RLIM_INFINITY)])
+        resource.setrlimit(resource.RLIMIT_AS, (limit, hard))
+    except (ValueError, OSError):  # a platform that does not enforce it (macOS)
+        pass
+
+
 def _prepare_worker() -> None:
     """A worker builds and drops millions of tree nodes, none of them in reference cycles;
     the collector's default thresholds would traverse them thousands of times for nothing
-    (measured: 5-7% of a parse). Objects imported before the first file are never garbage."""
+    (measured: 5-7% of a parse). Objects imported before the first file are never garbage.
+    Its memory is bounded (:data:`WORKER_ADDRESS_SPACE`)."""
+    _limit_worker_memory()
     gc.freeze()
     gc.set_threshold(50_000, 50, 100)
+
+
+def _start_worker(initializer: Callable[[], None]) -> None:
+    # Ctrl-C is the parent's to handle: it kills the workers (see _worker_pool).
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    initializer()
+
+
+@contextlib.contextmanager
+def _worker_pool(workers: int, initializer: Callable[[], None]) -> Iterator[ProcessPoolExecutor]:
+    """Worker processes that Ctrl-C (or any error) stops at once: they are killed, not
+    waited for, since a worker finishes its files before it looks at the queue again."""
+    executor = ProcessPoolExecutor(max_workers=workers, initializer=functools.partial(_start_worker, initializer))
+    try:
+        yield executor
+    except BaseException:
+        _kill_workers(executor)
+        raise
+    executor.shutdown()
+
+
+def _kill_workers(executor: ProcessPoolExecutor) -> None:
+    terminate = getattr(executor, "terminate_workers", None)  # Python 3.14
+    if terminate is not None:
+        terminate()
+        return
+    processes = list((getattr(executor, "_processes", None) or {}).values())
+    executor.shutdown(wait=False, cancel_futures=True)
+    for process in processes:
+        process.terminate()
+    for process in processes:
+        process.join(timeout=1)
+        if process.is_alive():
+            process.kill()
 
 
 def _execute_in_pool(tasks: list[_Task], jobs: int) -> list[FileResult]:
@@ -223,7 +317,7 @@ def _execute_in_pool(tasks: list[_Task], jobs: int) -> list[FileResult]:
     that kills its process is reported, never the whole run."""
     results: dict[int, FileResult] = {}
     lost: list[int] = []
-    with ProcessPoolExecutor(max_workers=jobs, initializer=_prepare_worker) as executor:
+    with _worker_pool(jobs, _prepare_worker) as executor:
         futures = [(indices, executor.submit(_run_chunk, [tasks[i] for i in indices])) for indices in _chunks(tasks, jobs)]
         for indices, future in futures:
             try:
@@ -239,7 +333,7 @@ def _run_isolated(task: _Task) -> FileResult:
     from torchcheck.lint.engine import FileResult
 
     try:
-        with ProcessPoolExecutor(max_workers=1) as executor:
+        with _worker_pool(1, _limit_worker_memory) as executor:
             return executor.submit(_run_task, task).result()
     except BrokenProcessPool:
         message = "the parser crashed on this file (its process died); the file is probably too deeply nested"
@@ -429,12 +523,13 @@ def _pending_files(run: _Run) -> list[_Pending]:
 def lint(options: LintOptions) -> LintResult:
     """Lint (and with ``fix``/``diff`` fix, or with ``add_noqa`` suppress) every Python file
     under ``options.paths``, or the standard input given as ``stdin_source``."""
+    _require_valid_jobs(options.jobs)
     run = _Run(options)
     pending = _pending_files(run)
-    results = _execute([item.task for item in pending], options.jobs or os.cpu_count() or 1)
+    results = _execute([item.task for item in pending], worker_count(options.jobs, len(pending)))
     for item, result in zip(pending, results):
         if item.cache is not None:
-            item.cache.put(item.key, result.diagnostics, result.deferred, result.exports)
+            item.cache.put(item.key, result.diagnostics, result.deferred, result.exports, path=item.path)
         run.project.add(item.path, item.task.filename, item.root, result.exports, result.deferred)
     cross_file = _resolve_project(run)
     outcome = _Outcome()
@@ -522,7 +617,7 @@ def read_summary(
 
     exports = export_summary(content, name, settings)
     if cache is not None and store:
-        cache.put(summary_key, (), (), exports)
+        cache.put(summary_key, (), (), exports, path=path)
     return IndexedFile(name, exports) if exports is not None else None
 
 
@@ -570,14 +665,19 @@ def _write_fixed(item: _Pending, fixed: bytes, result: FileResult, outcome: _Out
     try:
         if not item.writable:
             raise PermissionError("it is a link to a file outside the linted tree")
-        writing.write_atomically(item.path, fixed)
+        writing.write_atomically(item.path, fixed, expected=item.task.source)
     except OSError as error:
-        outcome.write_errors.append(f"{item.task.filename}: not fixed: {error}")
-        unchanged = _run_task(replace(item.task, fix=False))  # the file on disk is unchanged
+        outcome.write_errors.append(f"{item.task.filename}: not fixed: {_why_not_written(error)}")
+        unchanged = _run_task(replace(item.task, fix=False))  # the findings of the file as read
         return (*unchanged.diagnostics, *project.resolve(item.path.as_posix(), unchanged.deferred))
     outcome.fixed_files.append(item.task.filename)
     outcome.fixes_applied += result.fixes_applied
     return result.diagnostics
+
+
+def _why_not_written(error: OSError) -> str:
+    """The reason alone: the message already names the file as the user named it."""
+    return getattr(error, "reason", None) or str(error)
 
 
 def _add_noqa(item: _Pending, result: FileResult, outcome: _Outcome) -> tuple[Diagnostic, ...]:
@@ -595,9 +695,9 @@ def _add_noqa(item: _Pending, result: FileResult, outcome: _Outcome) -> tuple[Di
     try:
         if not item.writable:
             raise PermissionError("it is a link to a file outside the linted tree")
-        writing.write_atomically(item.path, source)
+        writing.write_atomically(item.path, source, expected=item.task.source)
     except OSError as error:
-        outcome.write_errors.append(f"{item.task.filename}: noqa not added: {error}")
+        outcome.write_errors.append(f"{item.task.filename}: noqa not added: {_why_not_written(error)}")
         return result.diagnostics
     outcome.noqa_added += added
     return tuple(d for d in result.diagnostics if d.code == SYNTAX_ERROR_CODE)

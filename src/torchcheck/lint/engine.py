@@ -10,30 +10,42 @@ the nesting that would crash its native parser (:mod:`torchcheck.lint.nesting`).
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import hashlib
+import traceback
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import NamedTuple
 
 import libcst as cst
 from libcst.metadata import CodeRange
 
-from torchcheck.lint import nesting
+from torchcheck.lint import nesting, noqa
 from torchcheck.lint.context import LintContext, LintSettings
 from torchcheck.lint.diagnostic import Diagnostic, Edit, Fix, Location
 from torchcheck.lint.expected_failures import ExpectedFailureBlocks
 from torchcheck.lint.exports import ProjectFacts, offers_more_than_imports
 from torchcheck.lint.parsing import parse_module
-from torchcheck.lint.positions import Positions
+from torchcheck.lint.positions import Positions, rewritten_bytes
 from torchcheck.lint.project import DeferredFinding, ExportSummary, imports_summary, settle_locally
 from torchcheck.lint.rule import FixSafety, Report, Rule
 from torchcheck.lint.suppression import Suppressions, skips_file
 from torchcheck.lint.testing_code import blocks_of_test_code
-from torchcheck.lint.unlintable import decode_or_problem, problem, python_verdict, source_lines, unparsable
+from torchcheck.lint.unlintable import decode_or_problem, problem, python_refusal, python_verdict, source_lines, unparsable
 from torchcheck.lint.walker import BatchedWalker
 
-MAX_FIX_PASSES = 10
+# Fixes nested in one another take one pass per level (ruff's budget too); a file that
+# still has fixes after this many passes keeps them as findings.
+MAX_FIX_PASSES = 100
 TOO_DEEP_TO_ANALYSE = "file is too deeply nested to analyse ({reason})"
 INTERNAL_ERROR = "internal error while linting ({kind}: {error}); please report it"
+INTERNAL_ERROR_IN_RULE = (
+    "internal error in rule {code} ({name}) ({kind}: {error}); please report it. "
+    "The findings of the other rules stand"
+)
+TOO_LARGE_TO_ANALYSE = (
+    "file is too expensive to analyse: {size:,} bytes of code outside strings and comments, more than "
+    "the {limit:,} that torchcheck's parser (libcst) reads within about 2 GB of memory"
+)
 
 _Finding = tuple[Diagnostic, "Report | None"]  # the report is None for TCK000
 _Analysis = tuple[list[_Finding], "cst.Module | None", "_Located | None", "ExportSummary | None"]
@@ -63,11 +75,14 @@ class _Walked(NamedTuple):
     reports: list[Report]
     exports: ExportSummary
     expected_failures: list[cst.CSTNode]  # findings inside these are what a test expects
+    failures: dict[object, Exception] = {}  # visitor (a rule, or the shared context) -> its first error
 
 
-def _walk(module: cst.Module, rules: Sequence[type[Rule]], settings: LintSettings | None, text: str) -> _Walked:
+def _walk(module: cst.Module, rules: Sequence[type[Rule]], settings: LintSettings | None, text: str, *, guarded: bool = False) -> _Walked:
     """One walk with the context, the project facts and every rule: the findings, the
-    file's export summary and the blocks where a test expects an error or a warning."""
+    file's export summary and the blocks where a test expects an error or a warning.
+    ``guarded``: an exception in a visitor is recorded in ``failures`` instead of ending the
+    walk; a failed rule is silent from then on and its findings are dropped."""
     context = LintContext(settings)
     context.project = ProjectFacts(context, text)
     expected = ExpectedFailureBlocks(context)
@@ -77,11 +92,49 @@ def _walk(module: cst.Module, rules: Sequence[type[Rule]], settings: LintSetting
         context.top_level_statement = statement
 
     visitors = [context, context.project, expected, *instances]
+    failures: dict[object, Exception] = {}
+    if guarded:
+        _guard(visitors, instances, failures)
     BatchedWalker(visitors).walk_module(module, entering)
-    reports = [report for instance in instances for report in instance.reports]
-    walked = _Walked(reports, context.project.export_summary(), expected.blocks)
+    reports = [report for instance in instances if instance not in failures for report in instance.reports]
+    walked = _Walked(reports, context.project.export_summary(), expected.blocks, failures)
     _drop_state(visitors)
     return walked
+
+
+def _guard(visitors: list[object], rules: list[Rule], failures: dict[object, Exception]) -> None:
+    """Wrap every handler of ``visitors`` so that an exception is recorded against the
+    visitor it came from: the innermost rule in its traceback (a rule's callback may run
+    inside the context's handler), else the visitor whose handler raised. Costs a call a
+    handler, so only the walk that follows a failed one is guarded."""
+    rule_ids = {id(rule): rule for rule in rules}
+
+    def culprit(error: Exception, visitor: object) -> object:
+        found = visitor
+        for frame, _ in traceback.walk_tb(error.__traceback__):
+            owner = frame.f_locals.get("self")
+            if id(owner) in rule_ids and owner is rule_ids[id(owner)]:
+                found = owner
+        return found
+
+    def guarded(visitor: object, handler: Callable[[cst.CSTNode], object]) -> Callable[[cst.CSTNode], object]:
+        def run(node: cst.CSTNode) -> object:
+            if visitor in failures:
+                return None  # a failed rule stays silent; the shared visitors carry on
+            try:
+                return handler(node)
+            except (RecursionError, MemoryError):
+                raise
+            except Exception as error:  # noqa: BLE001 - recorded, reported as TCK000 with the other findings
+                failures.setdefault(culprit(error, visitor), error)
+                return None
+
+        return run
+
+    for visitor in visitors:
+        for name in dir(type(visitor)):
+            if name.startswith(("visit_", "leave_")):
+                setattr(visitor, name, guarded(visitor, getattr(visitor, name)))
 
 
 def _drop_state(visitors: list[object]) -> None:
@@ -190,39 +243,84 @@ def _collected(
     module: cst.Module, rules: Sequence[type[Rule]], settings: LintSettings | None, filename: str, text: str
 ) -> _Walked | Diagnostic:
     try:
-        return _walk(module, rules, settings, text)
+        try:
+            return _walk(module, rules, settings, text)
+        except RecursionError:
+            raise
+        except Exception:  # noqa: BLE001 - a rule bug must not stop the run or hide the other findings
+            return _walk(module, rules, settings, text, guarded=True)  # this time each failure is the visitor's own
     except RecursionError as error:
         return problem(filename, TOO_DEEP_TO_ANALYSE.format(reason=error))
-    except Exception as error:  # noqa: BLE001 - a rule bug must not stop the run or hide the other files
+    except Exception as error:  # noqa: BLE001 - outside any visitor: the file cannot be linted
         return problem(filename, INTERNAL_ERROR.format(kind=type(error).__name__, error=error))
 
 
-def _parse_and_report(source: bytes, text: str, filename: str, rules: Sequence[type[Rule]], settings: LintSettings | None) -> _Analysis:
-    """Everything libcst does for one file; runs on a deep stack. Raises libcst's errors."""
+def _internal_errors(filename: str, failures: dict[object, Exception]) -> list[_Finding]:
+    found = []
+    for visitor, error in failures.items():
+        kind = type(error).__name__
+        if isinstance(visitor, Rule):
+            message = INTERNAL_ERROR_IN_RULE.format(code=visitor.code, name=visitor.name, kind=kind, error=error)
+        else:
+            message = INTERNAL_ERROR.format(kind=kind, error=error)
+        found.append((problem(filename, message), None))
+    return found
+
+
+def _unused_noqa_rule(rules: Sequence[type[Rule]]) -> type[Rule] | None:
+    return next((rule for rule in rules if rule.code == noqa.UNUSED_NOQA_CODE), None)
+
+
+def _with_unused_noqa(
+    found: list[_Finding], filename: str, suppressions: Suppressions, located: _Located, rules: Sequence[type[Rule]], enabled: frozenset[str]
+) -> list[_Finding]:
+    """``found`` plus the unused-noqa findings, which need every other finding placed first."""
+    rule = _unused_noqa_rule(rules)
+    if rule is None:
+        return found
+    unused = noqa.unused_noqa(filename, suppressions, located.lines, enabled, rule.name, rule.fix_title or "")
+    return sorted([*found, *((diagnostic, None) for diagnostic in unused)], key=lambda pair: pair[0].sort_key)
+
+
+def _parse_and_report(
+    source: bytes, text: str, filename: str, rules: Sequence[type[Rule]], settings: LintSettings | None, enabled: frozenset[str] = frozenset()
+) -> _Analysis:
+    """Everything libcst does for one file; runs on a deep stack. Raises libcst's errors.
+    ``enabled``: the codes of every rule on for the file, ``rules`` those that may fire in it."""
     with nesting.deep_recursion():
         module = parse_module(source)
         collected = _collected(module, rules, settings, filename, text)
         if isinstance(collected, Diagnostic):
             return _unlintable(collected)
-        reports, exports, expected_failures = collected
-        if not reports:
-            return [], module, None, exports
+        reports, exports, expected_failures, failures = collected
+        failed = _internal_errors(filename, failures)
+        if not reports and _unused_noqa_rule(rules) is None:
+            return failed, module, None, exports
         located = _Located(module, text)
         reports = _applying_here(module, filename, _outside(expected_failures, reports, located), located)
-        return _diagnostics(filename, reports, located, Suppressions.parse(text)), module, located, exports
+        suppressions = Suppressions.parse(text)
+        found = _diagnostics(filename, reports, located, suppressions)
+        return [*failed, *_with_unused_noqa(found, filename, suppressions, located, rules, enabled)], module, located, exports
 
 
 def _python_refuses(source: bytes, text: str, filename: str) -> Diagnostic | None:
-    """Python's verdict on the rare file nested deeply enough to crash libcst's parser."""
-    if not nesting.may_be_too_deep(source):
+    """TCK000 for the rare file too large for libcst's tree to fit the memory budget; else
+    Python's verdict on a file that may nest deeply enough to crash libcst's parser or make
+    it quadratic, or that holds a NUL byte (which libcst reads and Python refuses)."""
+    shape = nesting.measure(source)
+    if shape.too_large:
+        return problem(filename, TOO_LARGE_TO_ANALYSE.format(size=shape.code_bytes, limit=nesting.MAX_CODE_BYTES))
+    if not shape.may_be_too_deep and "\0" not in text:
         return None
     return nesting.on_deep_stack(python_verdict, text, filename)
 
 
-def _with_libcst(source: bytes, text: str, filename: str, rules: Sequence[type[Rule]], settings: LintSettings | None) -> _Analysis:
+def _with_libcst(
+    source: bytes, text: str, filename: str, rules: Sequence[type[Rule]], settings: LintSettings | None, enabled: frozenset[str] = frozenset()
+) -> _Analysis:
     """The analysis on a deep stack; a file libcst cannot take is one TCK000 finding."""
     try:
-        return nesting.on_deep_stack(_parse_and_report, source, text, filename, rules, settings)
+        return nesting.on_deep_stack(_parse_and_report, source, text, filename, rules, settings, enabled)
     except cst.ParserSyntaxError as error:
         return _unlintable(unparsable(text, filename, error, max(error.raw_line, 1), error.raw_column + 1))
     except cst.CSTValidationError as error:  # e.g. a bare `except:` that is not the last handler
@@ -241,12 +339,25 @@ def _analyse(
         return _unlintable(text)
     active = _rules_for(text, rules, settings or LintSettings())
     summarise = summarise or (not active and offers_more_than_imports(text))
-    if (not active and not summarise) or skips_file(text):
-        return [], None, None, _imports_only(source, text)  # cheap text checks first: most files are never parsed
+    if skips_file(text):
+        return [], None, None, _imports_only(source, text)
+    if not active and not summarise:
+        return _unparsed(source, text, filename)  # cheap text checks first: most files are never parsed
     refusal = _python_refuses(source, text, filename)
     if refusal is not None:
         return _unlintable(refusal)
-    return _with_libcst(source, text, filename, active, settings)
+    return _with_libcst(source, text, filename, active, settings, frozenset(rule.code for rule in rules))
+
+
+def _unparsed(source: bytes, text: str, filename: str) -> _Analysis:
+    """A file no enabled rule parses: Python's parser reads its imports, and a file it
+    refuses is TCK000 as if a rule had parsed it (asked again only when that read failed)."""
+    exports = _imports_only(source, text)
+    if exports is None:
+        refusal = nesting.on_deep_stack(python_refusal, text, filename)
+        if refusal is not None:
+            return _unlintable(refusal)
+    return [], None, None, exports
 
 
 def _imports_only(source: bytes, text: str) -> ExportSummary | None:
@@ -313,11 +424,11 @@ class _ReplaceNodes(cst.CSTTransformer):
         return self._replacements.get(original_node, updated_node)
 
 
-def _rewritten(module: cst.Module, chosen: list[Report]) -> bytes | None:
+def _rewritten(module: cst.Module, chosen: list[Report], source: bytes) -> bytes | None:
     """The file with the chosen replacements made; None if it would not parse. Runs on a deep stack."""
     with nesting.deep_recursion():
         rewritten = module.visit(_ReplaceNodes({r.replace_target: r.replacement for r in chosen}))  # type: ignore[misc]
-        candidate = rewritten.bytes
+        candidate = rewritten_bytes(source, module, rewritten)
         try:
             parse_module(candidate)
         except (cst.ParserSyntaxError, cst.CSTValidationError):
@@ -325,27 +436,54 @@ def _rewritten(module: cst.Module, chosen: list[Report]) -> bytes | None:
         return candidate
 
 
-def fix_source(
-    source: bytes, filename: str, rules: Sequence[type[Rule]], *, unsafe: bool = False, settings: LintSettings | None = None
-) -> FileResult:
-    """Apply fixes until none is left (at most ``MAX_FIX_PASSES``) and lint the result.
+def _digest(source: bytes) -> bytes:
+    return hashlib.blake2b(source, digest_size=16).digest()
 
-    Every intermediate result is re-parsed; a fix that would produce unparsable code is
-    dropped along with everything after it, so the file on disk is never broken.
+
+def fix_source(
+    source: bytes,
+    filename: str,
+    rules: Sequence[type[Rule]],
+    *,
+    unsafe: bool = False,
+    settings: LintSettings | None = None,
+    fix_allowed: Callable[[bytes, Fix], bool] | None = None,
+) -> FileResult:
+    """Apply fixes until none is left and lint the result: a second run changes nothing.
+
+    Fixes nested in one another are made one level per pass, up to ``MAX_FIX_PASSES``
+    passes; fixes that would bring back a text already seen stop the passes (two fixes
+    undoing each other). What is left is reported with the final findings. Every
+    intermediate result is re-parsed; a fix that would produce unparsable code is dropped
+    along with everything after it, so the file on disk is never broken. ``fix_allowed``
+    (asked with the text being fixed) keeps the fixes its caller could not write back.
     """
     current, applied = source, 0
+    seen = {_digest(source)}
     for _ in range(MAX_FIX_PASSES):
         pairs, module, located, _ = _analyse(current, filename, rules, settings)
-        fixable = [report for _, report in pairs if report is not None and _applicable(report, unsafe)]
+        fixable = [
+            report
+            for diagnostic, report in pairs
+            if report is not None
+            and _applicable(report, unsafe)
+            and (fix_allowed is None or (diagnostic.fix is not None and fix_allowed(current, diagnostic.fix)))
+        ]
         if module is None or located is None or not fixable:
             break
         chosen = _non_overlapping(fixable, located)
         try:
-            candidate = nesting.on_deep_stack(_rewritten, module, chosen)
+            candidate = nesting.on_deep_stack(_rewritten, module, chosen, current)
         except (RecursionError, MemoryError):
             break
-        if candidate is None or candidate == current:
+        if candidate is None or _digest(candidate) in seen:
             break
+        seen.add(_digest(candidate))
         current, applied = candidate, applied + len(chosen)
     final = lint_source(current, filename, rules, settings)
+    noqa_fixes = [d.fix for d in final.diagnostics if d.code == noqa.UNUSED_NOQA_CODE and d.fix is not None]
+    if noqa_fixes:  # text edits, made once the other fixes are in (they never touch a noqa comment)
+        current = noqa.apply_edits(current, [edit for fix in noqa_fixes for edit in fix.edits])
+        applied += len(noqa_fixes)
+        final = lint_source(current, filename, rules, settings)
     return FileResult(final.diagnostics, current if current != source else None, applied, final.deferred, final.exports)

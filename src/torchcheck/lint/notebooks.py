@@ -8,7 +8,9 @@ same indentation, and every line of a cell magic (``%%bash``) becomes blank.
 Cells are numbered from 1 in the order Jupyter shows them, markdown cells included (ruff's
 numbering), and rows and columns are counted within the cell.
 
-A fix is written back by changing only the ``source`` of the cells it touched. The rest of
+A fix is written back by changing only the ``source`` of the cells it touched; a fix that
+would change lines of two cells at once, or an IPython line, is neither offered nor made
+(so ``lint`` and ``--fix`` agree on what is fixable). The rest of
 the file is kept byte for byte: the notebook is re-serialised only when serialising the file
 as read reproduces it exactly (JupyterLab's and nbformat's layout, or plain two- or
 four-space JSON), and the result must read back as a notebook; otherwise nothing is written.
@@ -44,7 +46,9 @@ NOT_UNICODE = "not a Jupyter notebook: cell {number} holds text that is not vali
 _CELL_TYPES = frozenset({"code", "markdown", "raw"})
 _LINE = re.compile(r"[^\r\n]*(?:\r\n|\r|\n)|[^\r\n]+\Z")
 _CELL_MAGIC = re.compile(r"\s*%%")
-_LINE_MAGIC = re.compile(r"\s*(?:[%!]|[\w.,\[\]\s]+=\s*[%!](?!=))")
+# An assignment's target starts with a non-space: the leading `\s*` and the target's `\s`
+# could otherwise share a run of spaces in every way (quadratic on a blank line).
+_LINE_MAGIC = re.compile(r"\s*(?:[%!]|[\w.,\[\]][\w.,\[\]\s]*=\s*[%!](?!=))")
 _HELP = re.compile(r"\s*(?:\?{1,2}[\w.*]+|[\w.*\[\]()]+\?{1,2})\s*$")
 _INDENT = re.compile(r"[ \t]*")
 # Layouts the notebook is re-serialised in; JupyterLab and nbformat write the first.
@@ -264,15 +268,32 @@ class CellIndex:
         first = self.first_rows[min(max(anchor_row, 1), len(self.first_rows)) - 1]
         return Location(max(location.row - first + 1, 1), location.column)
 
+    @property
+    def starts(self) -> tuple[tuple[int, int], ...]:
+        """(first joined row, cell number) of each code cell: ``ExportSummary.cells``."""
+        return tuple(dict.fromkeys(zip(self.first_rows, self.cells)))
+
     def diagnostic(self, diagnostic: Diagnostic) -> Diagnostic:
         anchor = diagnostic.location.row
-        return replace(
-            diagnostic,
-            cell=self.cell_of(anchor),
-            location=self.location(diagnostic.location, anchor),
-            end_location=self.location(diagnostic.end_location, anchor),
-            fix=None if diagnostic.fix is None else self._fix(diagnostic.fix, anchor),
+        return self._related(
+            replace(
+                diagnostic,
+                cell=self.cell_of(anchor),
+                location=self.location(diagnostic.location, anchor),
+                end_location=self.location(diagnostic.end_location, anchor),
+                fix=None if diagnostic.fix is None else self._fix(diagnostic.fix, anchor),
+            )
         )
+
+    def _related(self, diagnostic: Diagnostic) -> Diagnostic:
+        """A place in this notebook that the message names (decided while the cells were
+        linted as one module) named by its cell, as the finding's own location is."""
+        related = diagnostic.related
+        if related is None or related.cell is not None or related.filename != diagnostic.filename:
+            return diagnostic
+        in_cell = replace(related, cell=self.cell_of(related.row), row=self.location(Location(related.row, 1), related.row).row)
+        message = diagnostic.message.replace(f" at {related.text}", f" at {in_cell.text}")
+        return replace(diagnostic, message=message, related=in_cell)
 
     def _fix(self, fix: Fix, anchor: int) -> Fix:
         edits = tuple(
@@ -285,6 +306,8 @@ class CellIndex:
 def _mapped(result: FileResult, index: CellIndex, **changes: Any) -> FileResult:
     """``result`` with every position counted within its cell."""
     changes["diagnostics"] = tuple(index.diagnostic(d) for d in result.diagnostics)
+    if getattr(result, "exports", None) is not None:  # lines of the summary name their cell in messages
+        changes["exports"] = replace(result.exports, cells=index.starts)
     deferred = getattr(result, "deferred", ())  # findings that wait for the project index, where the engine has them
     if deferred:
         changes["deferred"] = tuple(replace(finding, diagnostic=index.diagnostic(finding.diagnostic)) for finding in deferred)
@@ -350,26 +373,87 @@ def _numbered(lines: Sequence[str], placeholders: set[str]) -> list[tuple[str, i
     return numbered
 
 
-def split_fixed(notebook: Notebook, fixed: str) -> dict[int, str] | None:
-    """The new source of each code cell a fix of the joined cells changed, by position in
-    the notebook; None when a change cannot be given to exactly one cell or touches a
-    neutralised IPython line."""
+@dataclass(frozen=True)
+class _Row:
+    """One row of the joined cells, perhaps fixed: the cell it belongs to (an index into
+    ``Notebook.cells``) and, for a row a fix left as linted, the row as saved."""
+
+    cell: int
+    saved: str | None
+    neutralised: bool = False
+
+
+def _rows_of(notebook: Notebook, lines: Sequence[str]) -> list[_Row] | None:
+    """The cell of each of ``lines`` (the joined cells, perhaps fixed); None when a change
+    touches a neutralised IPython line."""
     linted, raw, owner, neutralised = _owners(notebook.cells)
-    pieces: list[list[str]] = [[] for _ in notebook.cells]
-    new_lines = _LINE.findall(fixed)
     placeholders = {linted[row] for row in neutralised}
-    matcher = difflib.SequenceMatcher(
-        None, _numbered(linted, placeholders), _numbered(new_lines, placeholders), autojunk=False
-    )
+    matcher = difflib.SequenceMatcher(None, _numbered(linted, placeholders), _numbered(lines, placeholders), autojunk=False)
+    rows: list[_Row] = []
     for tag, start, end, new_start, new_end in matcher.get_opcodes():
         if tag == "equal":
-            for row in range(start, end):
-                pieces[owner[row]].append(raw[row])
+            rows.extend(_Row(owner[row], raw[row], row in neutralised) for row in range(start, end))
             continue
-        touched = {owner[row] for row in range(start, end)} or {owner[max(start - 1, 0)]}
-        if len(touched) != 1 or neutralised.intersection(range(start, end)):
+        if neutralised.intersection(range(start, end)):
             return None
-        pieces[touched.pop()].extend(new_lines[new_start:new_end])
+        cells = _cells_of_new_lines(owner[start:end], linted[start:end], lines[new_start:new_end], owner[max(start - 1, 0)])
+        if cells is None:
+            return None
+        rows.extend(_Row(cell, None) for cell in cells)
+    return rows
+
+
+# Above this many lines, a change next to a cell boundary is split line for line or not at all.
+_MAX_LINES_TO_ALIGN = 200
+
+
+def _cells_of_new_lines(owners: Sequence[int], old: Sequence[str], new: Sequence[str], before: int) -> list[int] | None:
+    """The cell of each line of ``new``, which replaced the rows ``old`` of the cells ``owners``.
+
+    Within one cell, all go to it; lines that only were added go to the cell of the row
+    ``before`` them. Changes in two cells that the diff ran together (fixed lines on both
+    sides of a cell boundary) are split line for line when they keep the number of lines,
+    else where each cell's old text best matches the new lines.
+    """
+    if not old or len(set(owners)) == 1:
+        return [owners[0] if owners else before] * len(new)
+    if len(old) == len(new):
+        return list(owners)
+    if len(old) + len(new) > _MAX_LINES_TO_ALIGN:
+        return None
+    segments: list[tuple[int, str]] = []
+    for cell, line in zip(owners, old):
+        if segments and segments[-1][0] == cell:
+            segments[-1] = (cell, segments[-1][1] + line)
+        else:
+            segments.append((cell, line))
+    cells: list[int] = []
+    for index, (cell, text) in enumerate(segments[:-1]):
+        rest = "".join(later for _, later in segments[index + 1 :])
+        begin = len(cells)
+        cut = max(
+            range(begin, len(new) + 1),
+            key=lambda at: _likeness(text, new[begin:at]) + _likeness(rest, new[at:]),
+        )
+        cells.extend([cell] * (cut - begin))
+    cells.extend([segments[-1][0]] * (len(new) - len(cells)))
+    return cells
+
+
+def _likeness(text: str, lines: Sequence[str]) -> float:
+    return difflib.SequenceMatcher(None, text, "".join(lines), autojunk=False).ratio()
+
+
+def split_fixed(notebook: Notebook, fixed: str) -> dict[int, str] | None:
+    """The new source of each code cell a fix of the joined cells changed, by position in
+    the notebook; None when a change touches a neutralised IPython line."""
+    new_lines = _LINE.findall(fixed)
+    rows = _rows_of(notebook, new_lines)
+    if rows is None:
+        return None
+    pieces: list[list[str]] = [[] for _ in notebook.cells]
+    for row, line in zip(rows, new_lines):
+        pieces[row.cell].append(line if row.saved is None else row.saved)
     changed = {}
     for cell, lines in zip(notebook.cells, pieces):
         text = "".join(lines)
@@ -378,6 +462,54 @@ def split_fixed(notebook: Notebook, fixed: str) -> dict[int, str] | None:
         if text != cell.text:
             changed[cell.position] = text
     return changed
+
+
+class _FitsCells:
+    """Whether a fix of the joined cells can be written back: each of its edits changes the
+    lines of one cell only, and no IPython line. Asked of the joined cells as linted and,
+    during ``--fix``, of each intermediate result."""
+
+    def __init__(self, notebook: Notebook) -> None:
+        self._notebook = notebook
+        self._source: bytes | None = None
+        self._lines: list[str] = []
+        self._rows: list[_Row] | None = None
+
+    def __call__(self, source: bytes, fix: Fix) -> bool:
+        if source != self._source:
+            self._source, self._lines = source, _LINE.findall(source.decode())
+            self._rows = _rows_of(self._notebook, self._lines)
+        rows = self._rows
+        return rows is not None and all(self._edit_fits(rows, edit) for edit in fix.edits)
+
+    def _edit_fits(self, rows: list[_Row], edit: Edit) -> bool:
+        first, last = edit.location.row, edit.end_location.row
+        old = self._lines[first - 1 : last]
+        end_line = self._lines[last - 1] if 0 < last <= len(self._lines) else ""
+        prefix = old[0][: edit.location.column - 1] if old else ""
+        new = _LINE.findall(prefix + edit.content + end_line[edit.end_location.column - 1 :])
+        same_start = 0
+        while same_start < min(len(old), len(new)) and old[same_start] == new[same_start]:
+            same_start += 1
+        same_end = 0
+        while same_end < min(len(old), len(new)) - same_start and old[-1 - same_end] == new[-1 - same_end]:
+            same_end += 1
+        changed = rows[first - 1 + same_start : first - 1 + len(old) - same_end]
+        return len({row.cell for row in changed}) <= 1 and not any(row.neutralised for row in changed)
+
+
+def _only_fixes_that_fit(result: FileResult, fits: _FitsCells, source: bytes) -> FileResult:
+    """``result`` (of the joined cells ``source``) without the fixes ``--fix`` would not make."""
+
+    def kept(diagnostic: Diagnostic) -> Diagnostic:
+        fix = diagnostic.fix
+        return diagnostic if fix is None or fits(source, fix) else replace(diagnostic, fix=None)
+
+    changes: dict[str, Any] = {"diagnostics": tuple(map(kept, result.diagnostics))}
+    deferred = getattr(result, "deferred", ())
+    if deferred:
+        changes["deferred"] = tuple(replace(finding, diagnostic=kept(finding.diagnostic)) for finding in deferred)
+    return replace(result, **changes)
 
 
 # ----------------------------------------------------------------------------- linting
@@ -404,9 +536,12 @@ def lint_notebook(
         return FileResult(())
     joined = notebook.python_source.encode()
     index = notebook.index()
+    fits = _FitsCells(notebook)
     if not fix:
-        return _offered_fixes(_mapped(lint_source(joined, filename, rules, settings), index), notebook, source)
-    result = fix_source(joined, filename, rules, unsafe=unsafe, settings=settings)
+        linted = _only_fixes_that_fit(lint_source(joined, filename, rules, settings), fits, joined)
+        return _offered_fixes(_mapped(linted, index), notebook, source)
+    result = fix_source(joined, filename, rules, unsafe=unsafe, settings=settings, fix_allowed=fits)
+    result = _only_fixes_that_fit(result, fits, result.fixed_source or joined)
     if result.fixed_source is None:
         return _mapped(result, index)
     written = _written_fix(notebook, source, result.fixed_source)

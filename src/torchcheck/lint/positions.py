@@ -13,6 +13,7 @@ the file's own numbering (``PositionProvider`` is one line off after such a line
 
 from __future__ import annotations
 
+import difflib
 import itertools
 import re
 from collections.abc import Iterator
@@ -59,6 +60,7 @@ class _TokenSpans(CodegenState):
 # A line libcst's codegen leaves out: only a backslash continuation (and indentation).
 _LONE_CONTINUATION = re.compile(r"[ \t\f]*\\")
 LINE_BREAK = re.compile(r"\r\n|\r|\n")
+_LINE_AND_BREAK = re.compile(r"[^\r\n]*(?:\r\n|\r|\n)|[^\r\n]+\Z")
 
 
 def _one_newline_per_line_break(code: str) -> str:
@@ -67,25 +69,59 @@ def _one_newline_per_line_break(code: str) -> str:
     return code.replace("\r\n", " \n").replace("\r", "\n") if "\r" in code else code
 
 
-def _original_line_numbers(generated: str, original: str) -> list[int] | None:
-    """For each line of ``generated``, its 1-based number in ``original``; None when the
-    two agree line for line. Lines are matched in order, skipping the original's lone
-    continuation lines that the codegen dropped."""
+_INDENTATION = " \t\f"
+
+
+@dataclass(frozen=True)
+class _LineMap:
+    """Where each line of libcst's code for a module is in the file it was parsed from.
+
+    ``rows[i]``: the 1-based row in the file of generated line ``i``. ``shifts[i]``: for a
+    line whose indentation differs from the file's (a form feed libcst dropped, or copied
+    from a block's first line into the others), the generated indentation's length and the
+    columns to add after it.
+    """
+
+    rows: list[int]
+    shifts: dict[int, tuple[int, int]]
+
+    def position(self, line: int, column: int) -> CodePosition:
+        shift = self.shifts.get(line - 1)
+        if shift is not None and column >= shift[0]:
+            column += shift[1]
+        return CodePosition(self.rows[line - 1], column)
+
+
+def _indentation_shift(generated: str, original: str) -> tuple[int, int] | None:
+    body = generated.lstrip(_INDENTATION)
+    if generated == original or body != original.lstrip(_INDENTATION):
+        return None
+    return len(generated) - len(body), len(original) - len(generated)
+
+
+def _line_map(generated: str, original: str) -> _LineMap | None:
+    """For each line of ``generated``, its place in ``original``; None when the two agree.
+    Lines are matched in order, skipping the original's lone continuation lines that the
+    codegen dropped."""
     if generated == original:
         return None
     original_lines = LINE_BREAK.split(original)
-    numbers: list[int] = []
+    rows: list[int] = []
+    shifts: dict[int, tuple[int, int]] = {}
     row = 0
-    for line in LINE_BREAK.split(generated):
+    for index, line in enumerate(LINE_BREAK.split(generated)):
         while (
             row < len(original_lines)
             and original_lines[row] != line
             and _LONE_CONTINUATION.fullmatch(original_lines[row])
         ):
             row += 1
-        numbers.append(row + 1)
+        rows.append(row + 1)
+        shift = _indentation_shift(line, original_lines[row]) if row < len(original_lines) else None
+        if shift is not None:
+            shifts[index] = shift
         row += 1
-    return numbers
+    return _LineMap(rows, shifts)
 
 
 def _only_line_start_occurrence(text: str, part: str) -> int | None:
@@ -127,16 +163,14 @@ class Positions:
     def __init__(self, module: cst.Module, source: str | None = None) -> None:
         self._module = module
         self._source = source
-        self._whole: tuple[dict[cst.CSTNode, tuple[int, int]], list[int], str, list[int] | None] | None = None
+        self._whole: tuple[dict[cst.CSTNode, tuple[int, int]], list[int], str, _LineMap | None] | None = None
         self._statements: dict[cst.CSTNode, _StatementSpans | None] = {}
         self._source_lines: str | None = None  # the source with one `\n` per line break
 
     def __getitem__(self, node: cst.CSTNode) -> CodeRange:
-        spans, offsets, code, line_numbers = self._whole or self._regenerate_module()
+        spans, offsets, code, line_map = self._whole or self._regenerate_module()
         start, end = spans[node]
-        return CodeRange(
-            _position(code, offsets[start], line_numbers), _position(code, offsets[end], line_numbers)
-        )
+        return CodeRange(_position(code, offsets[start], line_map), _position(code, offsets[end], line_map))
 
     def locate(self, node: cst.CSTNode, statement: cst.CSTNode | None) -> CodeRange:
         """Where ``node`` is, given the top-level statement that holds it (a hint: a wrong or
@@ -166,18 +200,80 @@ class Positions:
             self._source_lines = _one_newline_per_line_break(self._source)
         return _StatementSpans(state, start)
 
-    def _regenerate_module(self) -> tuple[dict[cst.CSTNode, tuple[int, int]], list[int], str, list[int] | None]:
+    def _regenerate_module(self) -> tuple[dict[cst.CSTNode, tuple[int, int]], list[int], str, _LineMap | None]:
         state = _codegen(self._module, self._module)
         offsets = list(itertools.accumulate(map(len, state.tokens), initial=0))
         code = "".join(state.tokens)
-        line_numbers = None if self._source is None else _original_line_numbers(code, self._source)
-        self._whole = (state.spans, offsets, _one_newline_per_line_break(code), line_numbers)
+        line_map = None if self._source is None else _line_map(code, self._source)
+        self._whole = (state.spans, offsets, _one_newline_per_line_break(code), line_map)
         return self._whole
 
 
-def _position(code: str, offset: int, line_numbers: list[int] | None) -> CodePosition:
+def _position(code: str, offset: int, line_map: _LineMap | None) -> CodePosition:
     line_start = code.rfind("\n", 0, offset) + 1
     line = code.count("\n", 0, offset) + 1
-    if line_numbers is not None:
-        line = line_numbers[line - 1]
+    if line_map is not None:
+        return line_map.position(line, offset - line_start)
     return CodePosition(line, offset - line_start)
+
+
+def rewritten_bytes(source: bytes, parsed: cst.Module, rewritten: cst.Module) -> bytes:
+    """The file ``source`` (from which libcst parsed ``parsed``) as ``rewritten`` says, each
+    line the rewrite did not change kept as the file has it.
+
+    libcst's code is not always the file's text: it drops a lone backslash line and a form
+    feed that starts a line of a block. Writing its code for the whole tree would change
+    such lines, which no fix touched.
+    """
+    encoding = parsed.encoding
+    before, after = parsed.code, rewritten.code
+    if before.encode(encoding) == source:
+        return after.encode(encoding)
+    try:
+        text = source.decode(encoding)
+    except (UnicodeDecodeError, LookupError):
+        return after.encode(encoding)
+    return with_untouched_lines_kept(text, before, after).encode(encoding)
+
+
+def with_untouched_lines_kept(source: str, before: str, after: str) -> str:
+    """``after`` with every line it shares with ``before`` taken from ``source`` instead:
+    ``before`` is libcst's code for the tree parsed from ``source``, ``after`` for the tree
+    rewritten. Where ``before`` cannot be matched to ``source`` line by line, ``after``."""
+    line_map = _line_map(before, source)
+    if line_map is None:
+        return after
+    source_lines = _LINE_AND_BREAK.findall(source)
+    before_lines = _LINE_AND_BREAK.findall(before)
+    after_lines = _LINE_AND_BREAK.findall(after)
+    owned = _rows_owned(line_map.rows[: len(before_lines)], len(source_lines))
+    if owned is None or not all(
+        _same_but_indentation(line, source_lines[rows[-1]]) for line, rows in zip(before_lines, owned) if rows
+    ):
+        return after
+    kept: list[str] = []
+    matcher = difflib.SequenceMatcher(None, before_lines, after_lines)
+    for tag, start, end, new_start, new_end in matcher.get_opcodes():
+        if tag == "equal":
+            kept.extend(source_lines[row] for rows in owned[start:end] for row in rows)
+        else:
+            kept.extend(after_lines[new_start:new_end])
+    return "".join(kept)
+
+
+def _rows_owned(rows: list[int], source_rows: int) -> list[range] | None:
+    """For each generated line, the 0-based rows of the file it stands for: its own, the
+    dropped lines just before it, and after the last line, the rest of the file."""
+    owned: list[range] = []
+    previous = 0
+    for index, row in enumerate(rows):
+        if row <= previous or row > source_rows:
+            return None
+        last = source_rows if index == len(rows) - 1 else row
+        owned.append(range(previous, last))
+        previous = row
+    return owned
+
+
+def _same_but_indentation(generated: str, original: str) -> bool:
+    return generated.lstrip(_INDENTATION) == original.lstrip(_INDENTATION)

@@ -26,6 +26,11 @@ REFUSED_ENCODING = (
 SYNTAX_ERROR = "syntax error: {message}"
 TOO_DEEP_FOR_PYTHON = "syntax error: nested too deeply for Python to compile ({reason})"
 PARSER_LIMITATION = "valid Python that torchcheck's parser (libcst) cannot read: {reason}"
+TOO_DEEP_TO_ANALYSE = (
+    "valid Python, but too expensive to analyse: expressions nest {depth:,} levels deep, and "
+    "torchcheck's parser (libcst) needs time and memory that grow with the square of the depth "
+    "(it takes up to {limit:,}); split the expression"
+)
 LONG_BOOLEAN_CHAIN = (
     "valid Python, but a chain of {count:,} `and`/`or` operands is more than torchcheck's parser "
     "(libcst) can take ({limit:,}); split the expression"
@@ -120,14 +125,13 @@ def _longest_boolean_chain(tree: ast.AST) -> ast.BoolOp | None:
     return max(chains, key=lambda node: len(node.values), default=None)
 
 
-def python_verdict(text: str, filename: str) -> Diagnostic | None:
-    """A TCK000 finding if CPython rejects ``text`` or if it is valid but beyond what libcst
-    can take; None if the file is fine. Call it with Python's usual recursion limit (its
-    nesting limit derives from it) and on a deep stack."""
+def _python_tree(text: str, filename: str) -> ast.AST | Diagnostic:
+    """CPython's tree of ``text``, or the TCK000 finding for its refusal. Parsed as deep as
+    when CPython compiles a script, wherever in torchcheck's own calls it is asked."""
     try:
-        with warnings.catch_warnings():  # a linter does not print Python's SyntaxWarnings
+        with warnings.catch_warnings(), nesting.as_at_top_level():  # a linter does not print Python's SyntaxWarnings
             warnings.simplefilter("ignore")
-            tree = compile(text, filename, "exec", flags=ast.PyCF_ONLY_AST, dont_inherit=True)
+            return compile(text, filename, "exec", flags=ast.PyCF_ONLY_AST, dont_inherit=True)
     except SyntaxError as error:
         return _python_syntax_error(text, filename, error)
     except ValueError as error:  # older Pythons raise ValueError for a NUL byte
@@ -136,12 +140,46 @@ def python_verdict(text: str, filename: str) -> Diagnostic | None:
         row = nesting.longest_statement_line(text)
         reason = str(error) or type(error).__name__
         return problem(filename, TOO_DEEP_FOR_PYTHON.format(reason=reason), row, 1, _line(source_lines(text), row))
+
+
+def python_refusal(text: str, filename: str) -> Diagnostic | None:
+    """A TCK000 finding if CPython refuses ``text``, else None: the verdict for a file that
+    libcst never parses. Call it like :func:`python_verdict`."""
+    tree = _python_tree(text, filename)
+    return tree if isinstance(tree, Diagnostic) else None
+
+
+def _deepest(tree: ast.AST) -> tuple[int, ast.AST]:
+    """How deep libcst's tree of ``tree`` nests, and its deepest node. libcst nests a
+    boolean chain a level an operand where CPython keeps it flat."""
+    deepest, deepest_node = 0, tree
+    stack = [(tree, 1)]
+    while stack:
+        node, depth = stack.pop()
+        if depth > deepest:
+            deepest, deepest_node = depth, node
+        step = len(node.values) - 1 if isinstance(node, ast.BoolOp) else 1
+        stack.extend((child, depth + step) for child in ast.iter_child_nodes(node))
+    return deepest, deepest_node
+
+
+def python_verdict(text: str, filename: str) -> Diagnostic | None:
+    """A TCK000 finding if CPython rejects ``text`` or if it is valid but beyond what libcst
+    can take; None if the file is fine. Call it on a deep stack."""
+    tree = _python_tree(text, filename)
+    if isinstance(tree, Diagnostic):
+        return tree
     chain = _longest_boolean_chain(tree)
-    if chain is None or len(chain.values) <= MAX_BOOLEAN_CHAIN:
+    if chain is not None and len(chain.values) > MAX_BOOLEAN_CHAIN:
+        line = _line(source_lines(text), chain.lineno)
+        message = LONG_BOOLEAN_CHAIN.format(count=len(chain.values), limit=MAX_BOOLEAN_CHAIN)
+        return problem(filename, message, chain.lineno, _ast_column(line, chain.col_offset), line)
+    depth, node = _deepest(tree)
+    if depth <= nesting.MAX_DEPTH_BOUND:
         return None
-    line = _line(source_lines(text), chain.lineno)
-    message = LONG_BOOLEAN_CHAIN.format(count=len(chain.values), limit=MAX_BOOLEAN_CHAIN)
-    return problem(filename, message, chain.lineno, _ast_column(line, chain.col_offset), line)
+    row = getattr(node, "lineno", None) or nesting.longest_statement_line(text)
+    message = TOO_DEEP_TO_ANALYSE.format(depth=depth, limit=nesting.MAX_DEPTH_BOUND)
+    return problem(filename, message, row, 1, _line(source_lines(text), row))
 
 
 def unparsable(text: str, filename: str, libcst_error: Exception, row: int = 1, column: int = 1) -> Diagnostic:
@@ -151,4 +189,7 @@ def unparsable(text: str, filename: str, libcst_error: Exception, row: int = 1, 
     if verdict is not None:
         return verdict
     reason = getattr(libcst_error, "message", None) or str(libcst_error)
-    return problem(filename, PARSER_LIMITATION.format(reason=reason), row, column, _line(source_lines(text), row))
+    lines = source_lines(text)
+    row = min(max(row, 1), len(lines))  # libcst's count can lie past a line's end or the file's
+    column = min(max(column, 1), len(_line(lines, row)) + 1)
+    return problem(filename, PARSER_LIMITATION.format(reason=reason), row, column, _line(lines, row))
