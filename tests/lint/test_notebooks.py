@@ -407,3 +407,50 @@ def test_a_fix_whose_change_would_span_two_cells_is_neither_offered_nor_made() -
     cells = json.loads(fixed.fixed_source)["cells"]
     assert ["".join(cell["source"]) for cell in cells] == ["import os\nx = marker(\n", "    1)\ny = checked()\n"]
     assert [(d.cell, d.location.row, d.fix is not None) for d in fixed.diagnostics] == [(1, 2, False)]
+
+
+def _replay(old: list[str], new: list[str], opcodes: list[tuple[str, int, int, int, int]]) -> list[str]:
+    rebuilt: list[str] = []
+    for tag, start, end, new_start, new_end in opcodes:
+        if tag == "equal":
+            assert old[start:end] == new[new_start:new_end]
+        rebuilt += old[start:end] if tag == "equal" else new[new_start:new_end]
+    return rebuilt
+
+
+@pytest.mark.parametrize("pairs_to_diff", [0, 10, 1_000_000])
+def test_line_opcodes_turn_the_old_lines_into_the_new_ones(monkeypatch: pytest.MonkeyPatch, pairs_to_diff: int) -> None:
+    import random
+
+    from torchcheck.lint import notebooks
+
+    monkeypatch.setattr(notebooks, "_MAX_PAIRS_TO_DIFF", pairs_to_diff)
+    generator = random.Random(pairs_to_diff)
+    for _ in range(300):
+        old = [generator.choice("abcdefg") if generator.random() < 0.7 else str(generator.random()) for _ in range(generator.randint(0, 40))]
+        new = list(old)
+        for _ in range(generator.randint(0, 4)):
+            at = generator.randint(0, len(new))
+            choice = generator.random()
+            if choice < 0.3:
+                new.insert(at, generator.choice("abx"))
+            elif new:
+                new[min(at, len(new) - 1)] = f"changed {generator.random()}"
+        assert _replay(old, new, notebooks.line_opcodes(old, new)) == new
+
+
+def test_aligning_a_fixed_cell_of_many_equal_lines_is_not_quadratic() -> None:
+    import time
+
+    from torchcheck.lint.notebooks import line_opcodes
+
+    old = ["y = 1\n"] * 40_000
+    old[10_000] = "x = torch.load(f)\n"
+    old[30_000] = "z = torch.load(g)\n"
+    new = list(old)
+    new[10_000] = "x = torch.load(f, weights_only=True)\n"
+    new[30_000] = "z = torch.load(g, weights_only=True)\n"
+    started = time.perf_counter()
+    opcodes = line_opcodes(old, new)
+    assert time.perf_counter() - started < 2.0  # difflib alone takes minutes on these lines
+    assert [tag for tag, *_ in opcodes if tag != "equal"] == ["replace", "replace"]

@@ -21,10 +21,12 @@ depend on nbformat.
 
 from __future__ import annotations
 
+import bisect
 import difflib
 import json
 import re
-from collections.abc import Iterable, Sequence
+from collections import Counter
+from collections.abc import Hashable, Iterable, Sequence
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
@@ -388,9 +390,8 @@ def _rows_of(notebook: Notebook, lines: Sequence[str]) -> list[_Row] | None:
     touches a neutralised IPython line."""
     linted, raw, owner, neutralised = _owners(notebook.cells)
     placeholders = {linted[row] for row in neutralised}
-    matcher = difflib.SequenceMatcher(None, _numbered(linted, placeholders), _numbered(lines, placeholders), autojunk=False)
     rows: list[_Row] = []
-    for tag, start, end, new_start, new_end in matcher.get_opcodes():
+    for tag, start, end, new_start, new_end in line_opcodes(_numbered(linted, placeholders), _numbered(lines, placeholders)):
         if tag == "equal":
             rows.extend(_Row(owner[row], raw[row], row in neutralised) for row in range(start, end))
             continue
@@ -401,6 +402,112 @@ def _rows_of(notebook: Notebook, lines: Sequence[str]) -> list[_Row] | None:
             return None
         rows.extend(_Row(cell, None) for cell in cells)
     return rows
+
+
+Opcode = tuple[str, int, int, int, int]
+
+# Above this many pairs of lines, difflib (quadratic in equal lines) aligns only what lies
+# between lines that occur once on each side.
+_MAX_PAIRS_TO_DIFF = 1_000_000
+
+
+def line_opcodes(old: Sequence[Hashable], new: Sequence[Hashable]) -> list[Opcode]:
+    """difflib's opcodes from ``old`` to ``new``, in time about linear in their length: the
+    common first and last lines are set aside, and a long middle is cut at the lines that
+    occur exactly once in each (patience diff) before difflib aligns each piece."""
+    return _middle_opcodes(old, new, 0, len(old), 0, len(new))
+
+
+def _middle_opcodes(old: Sequence[Hashable], new: Sequence[Hashable], start: int, end: int, new_start: int, new_end: int) -> list[Opcode]:
+    shared = min(end - start, new_end - new_start)
+    head = 0
+    while head < shared and old[start + head] == new[new_start + head]:
+        head += 1
+    tail = 0
+    while tail < shared - head and old[end - 1 - tail] == new[new_end - 1 - tail]:
+        tail += 1
+    opcodes: list[Opcode] = [("equal", start, start + head, new_start, new_start + head)] if head else []
+    opcodes += _inner_opcodes(old, new, start + head, end - tail, new_start + head, new_end - tail)
+    if tail:
+        opcodes.append(("equal", end - tail, end, new_end - tail, new_end))
+    return opcodes
+
+
+def _inner_opcodes(old: Sequence[Hashable], new: Sequence[Hashable], start: int, end: int, new_start: int, new_end: int) -> list[Opcode]:
+    """The opcodes of a stretch whose first and last lines differ."""
+    if start == end and new_start == new_end:
+        return []
+    if start == end:
+        return [("insert", start, end, new_start, new_end)]
+    if new_start == new_end:
+        return [("delete", start, end, new_start, new_end)]
+    small = (end - start) * (new_end - new_start) <= _MAX_PAIRS_TO_DIFF
+    anchors = [] if small else _unique_anchors(old, new, start, end, new_start, new_end)
+    if not small and not anchors and _same_repeated_lines(old[start:end], new[new_start:new_end]):
+        # Each repeated line occurs as often on both sides (fixes edited lines in place): its
+        # k-th copy on one side is its k-th copy on the other.
+        anchors = _unique_anchors(_numbered_copies(old, start, end), _numbered_copies(new, new_start, new_end), 0, end - start, 0, new_end - new_start)
+        anchors = [(row + start, new_row + new_start) for row, new_row in anchors]
+    if not anchors:
+        matcher = difflib.SequenceMatcher(None, old[start:end], new[new_start:new_end], autojunk=False)
+        return [(tag, a + start, b + start, c + new_start, d + new_start) for tag, a, b, c, d in matcher.get_opcodes()]
+    opcodes: list[Opcode] = []
+    row, new_row = start, new_start
+    for anchor, new_anchor in anchors:
+        opcodes += _middle_opcodes(old, new, row, anchor, new_row, new_anchor)
+        opcodes.append(("equal", anchor, anchor + 1, new_anchor, new_anchor + 1))
+        row, new_row = anchor + 1, new_anchor + 1
+    return opcodes + _middle_opcodes(old, new, row, end, new_row, new_end)
+
+
+def _same_repeated_lines(old: Sequence[Hashable], new: Sequence[Hashable]) -> bool:
+    old_counts, new_counts = Counter(old), Counter(new)
+    repeated = {line for line, count in old_counts.items() if count > 1}
+    repeated |= {line for line, count in new_counts.items() if count > 1}
+    return all(old_counts[line] == new_counts[line] for line in repeated)
+
+
+def _numbered_copies(lines: Sequence[Hashable], start: int, end: int) -> list[tuple[Hashable, int]]:
+    seen: Counter[Hashable] = Counter()
+    numbered = []
+    for line in lines[start:end]:
+        numbered.append((line, seen[line]))
+        seen[line] += 1
+    return numbered
+
+
+def _unique_anchors(old: Sequence[Hashable], new: Sequence[Hashable], start: int, end: int, new_start: int, new_end: int) -> list[tuple[int, int]]:
+    """The longest run, in order on both sides, of lines that occur exactly once in each."""
+    def once(lines: Sequence[Hashable], begin: int, stop: int) -> dict[Hashable, int]:
+        counts = Counter(lines[begin:stop])
+        return {lines[row]: row for row in range(begin, stop) if counts[lines[row]] == 1}
+
+    in_new = once(new, new_start, new_end)
+    pairs = [(row, in_new[line]) for line, row in once(old, start, end).items() if line in in_new]
+    pairs.sort()
+    return _longest_increasing(pairs)
+
+
+def _longest_increasing(pairs: list[tuple[int, int]]) -> list[tuple[int, int]]:
+    """The longest subsequence of ``pairs`` (sorted by their first item) whose second items increase."""
+    tails: list[int] = []
+    ends: list[int] = []
+    previous: list[int] = []
+    for index, (_, second) in enumerate(pairs):
+        at = bisect.bisect_left(tails, second)
+        if at == len(tails):
+            tails.append(second)
+            ends.append(index)
+        else:
+            tails[at] = second
+            ends[at] = index
+        previous.append(ends[at - 1] if at else -1)
+    chain = []
+    index = ends[-1] if ends else -1
+    while index >= 0:
+        chain.append(pairs[index])
+        index = previous[index]
+    return chain[::-1]
 
 
 # Above this many lines, a change next to a cell boundary is split line for line or not at all.
