@@ -232,10 +232,10 @@ def describe_stop(result: RanksResult) -> str:
     """Why the ranks were stopped and one line per rank, then for each rank that did not
     finish normally its stack (stopped or crashed), traceback or output: the text a
     hang or a crash is reported with."""
-    outcomes = in_failure_order(result)
+    several_failed = len(result.failure_order) > 1
+    outcomes = in_failure_order(result) if several_failed else list(result.outcomes)
     brief = ", ".join(outcome.brief() for outcome in outcomes)
-    first = first_failure(result)
-    cause = f"; first to fail: rank {first.rank}" if first is not None and len(result.outcomes) > 1 else ""
+    cause = f"; first to fail: rank {result.failure_order[0]}" if several_failed else ""
     lines = [f"{result.stop_reason or _NOT_ALL_FINISHED}{cause}: {brief}", ""]
     lines += [f"  {outcome.summary()}" for outcome in outcomes]
     for outcome in outcomes:
