@@ -11,6 +11,7 @@ same shapes at the sizes of the reliability issue.
 from __future__ import annotations
 
 import json
+import signal
 import subprocess
 import sys
 import time
@@ -249,3 +250,23 @@ def test_a_pool_worker_has_a_bounded_address_space() -> None:
     from torchcheck.lint import api
 
     assert 0 < int(run.stdout) <= api.WORKER_ADDRESS_SPACE
+
+
+_BURN = "import time\ndef burn(seconds):\n    end = time.process_time() + seconds\n    while time.process_time() < end:\n        pass\n"
+
+
+@pytest.mark.skipif(sys.platform != "linux", reason="RLIMIT_CPU is enforced on Linux")
+def test_a_pool_worker_that_spends_too_long_on_one_file_is_ended() -> None:
+    script = _BURN + "from torchcheck.lint import api\napi.FILE_CPU_SECONDS = 1\napi._limit_cpu_for_next_file()\nburn(30)\n"
+    run = subprocess.run([sys.executable, "-c", script], capture_output=True, timeout=60)
+    assert run.returncode == -signal.SIGXCPU
+
+
+@pytest.mark.skipif(sys.platform != "linux", reason="RLIMIT_CPU is enforced on Linux")
+def test_the_cpu_budget_is_per_file_not_per_worker() -> None:
+    script = _BURN + (
+        "from torchcheck.lint import api\napi.FILE_CPU_SECONDS = 1\n"
+        "for _ in range(4):\n    api._limit_cpu_for_next_file()\n    burn(0.6)\nprint('survived')\n"
+    )
+    run = subprocess.run([sys.executable, "-c", script], capture_output=True, timeout=60, text=True)
+    assert run.stdout.strip() == "survived"

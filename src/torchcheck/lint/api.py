@@ -112,7 +112,17 @@ def _run_task(task: _Task) -> FileResult:
 
 
 def _run_chunk(tasks: list[_Task]) -> list[FileResult]:
-    return [_run_task(task) for task in tasks]
+    """Lint files in a worker process, each within :data:`FILE_CPU_SECONDS`."""
+    results = []
+    for task in tasks:
+        _limit_cpu_for_next_file()
+        results.append(_run_task(task))
+    return results
+
+
+def _run_alone(task: _Task) -> FileResult:
+    _limit_cpu_for_next_file()
+    return _run_task(task)
 
 
 def _validated(selectors: Sequence[str], origin: str) -> tuple[str, ...]:
@@ -267,6 +277,28 @@ def _limit_worker_memory() -> None:
         pass
 
 
+# CPU time a worker may spend on one file; past it the kernel ends the worker, and the file is
+# reported as too expensive to analyse. Real files take seconds; the screens of the engine
+# catch the shapes known to be slow, and this bounds the ones they miss.
+FILE_CPU_SECONDS = 300
+
+
+def _limit_cpu_for_next_file() -> None:
+    try:
+        import resource
+    except ImportError:  # not POSIX
+        return
+    usage = resource.getrusage(resource.RUSAGE_SELF)
+    soft, hard = resource.getrlimit(resource.RLIMIT_CPU)
+    limit = int(usage.ru_utime + usage.ru_stime) + FILE_CPU_SECONDS + 1
+    if hard != resource.RLIM_INFINITY:
+        limit = min(limit, hard)
+    try:
+        resource.setrlimit(resource.RLIMIT_CPU, (limit, hard))
+    except (ValueError, OSError):
+        pass
+
+
 def _prepare_worker() -> None:
     """A worker builds and drops millions of tree nodes, none of them in reference cycles;
     the collector's default thresholds would traverse them thousands of times for nothing
@@ -334,9 +366,12 @@ def _run_isolated(task: _Task) -> FileResult:
 
     try:
         with _worker_pool(1, _limit_worker_memory) as executor:
-            return executor.submit(_run_task, task).result()
+            return executor.submit(_run_alone, task).result()
     except BrokenProcessPool:
-        message = "the parser crashed on this file (its process died); the file is probably too deeply nested"
+        message = (
+            "too expensive to analyse: the process linting this file died (the parser crashed, "
+            f"ran out of memory, or spent more than {FILE_CPU_SECONDS} s of CPU on it)"
+        )
         return FileResult((file_problem(task.filename, message),))
 
 
