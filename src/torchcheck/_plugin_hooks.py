@@ -54,6 +54,7 @@ if TYPE_CHECKING:
 
     from torchcheck._distributed_plugin import LaunchedRank
     from torchcheck._distributed_support import DistributedPlan, LaunchedWorld
+    from torchcheck._golden_plugin import GoldenCurveRunner, GoldenSettings, GoldenSummary
 
 # --- user-facing strings, defined once --------------------------------------------
 
@@ -69,6 +70,8 @@ MARKER_DOCS: tuple[str, ...] = (
     "GPU per rank on cuda); fixtures rank and world_size. A failure on any rank fails the "
     "test; a hang past timeout seconds fails it with every rank's stack. Under torchrun "
     "the test runs in place on each rank.",
+    "golden: the test compares a training curve with its golden file (added to every test "
+    "that uses the golden_curve fixture, so `-m golden` selects them).",
 )
 DEVICES_MARKER_SOURCE = "@pytest.mark.devices on {nodeid}"
 DISTRIBUTED_MARKER_SOURCE = "@pytest.mark.distributed on {nodeid}"
@@ -86,7 +89,9 @@ _HEADER_SHOWN_KEY: pytest.StashKey[bool] = pytest.StashKey()
 _LAUNCHED_RANK_KEY: pytest.StashKey[LaunchedRank] = pytest.StashKey()
 _DISTRIBUTED_PLAN_KEY: pytest.StashKey[DistributedPlan] = pytest.StashKey()
 _DISTRIBUTED_ERROR_KEY: pytest.StashKey[str] = pytest.StashKey()
-_TORCHCHECK_FIXTURES = frozenset({"torch_device", "seeded", "rank", "world_size"})
+_TORCHCHECK_FIXTURES = frozenset({"torch_device", "seeded", "rank", "world_size", "golden_curve"})
+_GOLDEN_SETTINGS_KEY: pytest.StashKey[GoldenSettings] = pytest.StashKey()
+_GOLDEN_SUMMARY_KEY: pytest.StashKey[GoldenSummary] = pytest.StashKey()
 
 
 class SetupProblem(pytest.fail.Exception):  # type: ignore[misc,name-defined]
@@ -117,6 +122,7 @@ def pytest_configure(config: pytest.Config) -> None:
             raise pytest.UsageError(str(error)) from None
     if _launched() is not None:
         _launched_rank(config)  # sets up reporting to a supervisor before any test runs
+    _configure_golden(config)
 
 
 def _resolve_settings(config: pytest.Config) -> Settings:
@@ -342,6 +348,8 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     settings = _settings(config)
     _plan_distributed_tests(config, items)
     for item in items:
+        if "golden_curve" in getattr(item, "fixturenames", ()):
+            item.add_marker(pytest.mark.golden)
         if "torch_device" in _callspec_params(item):
             continue
         for kind in DEVICE_KINDS:
@@ -558,6 +566,61 @@ def _warn_at_test(item: pytest.Item, warning: Warning) -> None:
     path, lineno, _ = item.reportinfo()
     line = (lineno or 0) + 1
     warnings.warn_explicit(warning, type(warning), filename=str(path), lineno=line)
+
+
+# --- golden curves ------------------------------------------------------------------
+
+
+def _configure_golden(config: pytest.Config) -> None:
+    """Resolve the golden settings now, so a bad value stops the run (exit code 4)."""
+    from torchcheck._golden_plugin import GoldenSummary, resolve_golden_settings
+
+    try:
+        config.stash[_GOLDEN_SETTINGS_KEY] = resolve_golden_settings(
+            config.getoption("torchcheck_update_golden", None),
+            config.getoption("torchcheck_golden_missing", None),
+            os.environ,
+            _ini_text(config, "torchcheck_golden_missing"),
+            _ini_text(config, "torchcheck_golden_dir"),
+            config.getini("torchcheck_golden_required"),
+        )
+    except SettingError as error:
+        raise pytest.UsageError(str(error)) from None
+    summary = GoldenSummary()
+    config.stash[_GOLDEN_SUMMARY_KEY] = summary
+    config.pluginmanager.register(summary, "torchcheck-golden-summary")
+
+
+@pytest.fixture
+def golden_curve(request: pytest.FixtureRequest) -> GoldenCurveRunner:
+    """``golden_curve(make_model, make_optimizer, step_fn, batches, *, name="curve",
+    steps=None, dtype=None, tolerance=None, metrics=None, seed_checkpoint=True,
+    scaler=None)``: train on the test's ``torch_device`` (cpu without one) with the test's
+    seed and compare with the golden curve of this machine's key
+    (``torchcheck.run_training`` + ``torchcheck.assert_golden_curve``); returns the curve.
+    ``--torchcheck-update-golden`` records instead of comparing."""
+    _fail_without_torch("the golden_curve fixture")
+    from torchcheck._golden_plugin import GoldenCurveRunner
+
+    settings = _settings(request.config)
+
+    def device_requested(device_type: str) -> bool:
+        explicit = settings.devices_source in (DEVICES_NAMES.cli, DEVICES_NAMES.env)
+        return explicit and settings.devices is not None and device_type in settings.devices
+
+    return GoldenCurveRunner(request, request.config.stash[_GOLDEN_SETTINGS_KEY], settings.seed, device_requested)
+
+
+def pytest_terminal_summary(terminalreporter: Any, config: pytest.Config) -> None:
+    """Count the goldens compared, written and skipped, so a job that compared nothing shows."""
+    summary = config.stash.get(_GOLDEN_SUMMARY_KEY, None)
+    lines = summary.lines() if summary is not None else []
+    if not lines:
+        return
+    terminalreporter.write_sep("-", "torchcheck golden curves")
+    for line in lines:
+        terminalreporter.write_line(line)
+    summary.write_github_summary(os.environ)
 
 
 # --- reports ------------------------------------------------------------------------

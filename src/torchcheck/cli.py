@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, TextIO
 
 import torchcheck
-from torchcheck import server  # its options only: pygls is imported when it starts
+from torchcheck import golden_review, server  # server: its options only, pygls is imported when it starts
 
 if TYPE_CHECKING:
     from torchcheck.lint.api import LintOptions, LintResult
@@ -151,6 +151,7 @@ def build_parser() -> argparse.ArgumentParser:
     rule = commands.add_parser("rule", help="print one rule's documentation")
     rule.add_argument("rule", help="a rule code (TCK101) or name (loss-kept-with-graph)")
     server.add_arguments(commands.add_parser("server", help="run the language server for editors on stdin/stdout (needs the server extra)"))
+    golden_review.add_arguments(commands.add_parser("golden", help="review or list golden training curves (reads JSON only)"))
     return parser
 
 
@@ -413,6 +414,8 @@ def _dispatch(options: argparse.Namespace) -> int:
         return _run_rules(options.output_format)
     if options.command == "server":
         return server.serve(options)
+    if options.command == "golden":
+        return golden_review.run(options, sys.stdout, sys.stderr)
     return _run_rule(options.rule)
 
 

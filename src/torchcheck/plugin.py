@@ -71,6 +71,25 @@ STRICT_STATE_HELP = (
     f"instead of a warning. Also: env {STRICT_STATE_NAMES.env}=1, "
     f"ini {STRICT_STATE_NAMES.ini} = true."
 )
+UPDATE_GOLDEN_HELP = (
+    "Write the golden curves of this machine's key instead of comparing them (golden_curve "
+    "fixture); =missing writes only those that do not exist yet. Also: env "
+    "TORCHCHECK_UPDATE_GOLDEN=all|missing."
+)
+GOLDEN_MISSING_HELP = (
+    "What a test does when no golden curve exists for this machine's key: skip (default), "
+    "fail (the default when the run asks for the test's device explicitly), or compare with "
+    "the nearest key's approximately. Also: env TORCHCHECK_GOLDEN_MISSING, ini "
+    "torchcheck_golden_missing."
+)
+GOLDEN_DIR_HELP = (
+    "Directory, relative to the rootdir, that holds the golden curves (default: golden/ "
+    "beside each test file)."
+)
+GOLDEN_REQUIRED_HELP = (
+    "Golden keys (patterns such as cuda-sm90-*) whose missing golden fails the test whatever "
+    "torchcheck_golden_missing says."
+)
 REPLAY_SECTION_TITLE = "torchcheck replay"
 PINNING_TOO_LATE = (
     "torchcheck: CUDA was initialised before xdist worker {worker} could be pinned to "
@@ -103,7 +122,33 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         default=None,
         help=STRICT_STATE_HELP,
     )
+    group.addoption(
+        "--torchcheck-update-golden",
+        "--torchcheck-update-golden=all",  # an exact option string, so that a path after the flag stays a path
+        dest="torchcheck_update_golden",
+        action="store_const",
+        const="all",
+        default=None,
+        help=UPDATE_GOLDEN_HELP,
+    )
+    group.addoption(
+        "--torchcheck-update-golden=missing",
+        dest="torchcheck_update_golden",
+        action="store_const",
+        const="missing",
+        default=None,
+        help="Write only the golden curves that do not exist yet (see --torchcheck-update-golden).",
+    )
+    group.addoption(
+        "--torchcheck-golden-missing",
+        dest="torchcheck_golden_missing",
+        metavar="skip|fail|nearest",
+        help=GOLDEN_MISSING_HELP,
+    )
     parser.addini(ENABLE_INI, ENABLE_INI_HELP, type="bool", default=False)
+    parser.addini("torchcheck_golden_missing", GOLDEN_MISSING_HELP, default="")
+    parser.addini("torchcheck_golden_dir", GOLDEN_DIR_HELP, default="")
+    parser.addini("torchcheck_golden_required", GOLDEN_REQUIRED_HELP, type="linelist", default=[])
     parser.addini(DEVICES_NAMES.ini, DEVICE_HELP, default="")
     parser.addini(SEED_NAMES.ini, SEED_HELP, default="")
     parser.addini(STRICT_STATE_NAMES.ini, STRICT_STATE_HELP, type="bool", default=None)
@@ -118,6 +163,8 @@ def _enabled(config: pytest.Config, options: object) -> bool:
             getattr(options, "torchcheck_device", None),
             getattr(options, "torchcheck_seed", None),
             getattr(options, "torchcheck_strict_state", None),
+            getattr(options, "torchcheck_update_golden", None),
+            getattr(options, "torchcheck_golden_missing", None),
         ],
         bool(config.getini(ENABLE_INI)),
     )
