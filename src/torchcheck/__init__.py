@@ -40,6 +40,16 @@ _LAZY_EXPORTS: dict[str, str] = {
     "assert_no_graph_leak": "torchcheck.checks.leaks",
     "assert_data_parallel_equivalent": "torchcheck.checks.distributed",
     "assert_sharded_checkpoint_roundtrip": "torchcheck.checks.sharded_checkpoint",
+    "NotApplicable": "torchcheck.checks.errors",
+    "assert_compile_parity": "torchcheck.checks.compile_parity",
+    "assert_compiles_cleanly": "torchcheck.checks.compile_parity",
+    "run_training": "torchcheck.checks.golden",
+    "TrainingCurve": "torchcheck.checks.golden",
+    "golden_key": "torchcheck.checks.golden",
+    "GoldenKey": "torchcheck.checks.golden",
+    "Exact": "torchcheck.checks.golden",
+    "Approx": "torchcheck.checks.golden",
+    "assert_golden_curve": "torchcheck.checks.golden",
 }
 
 __all__ = ["__version__", *_LAZY_EXPORTS]
