@@ -82,7 +82,7 @@ SETTINGS: dict[str, Setting] = {
         lambda: (torch.backends.cudnn.conv.fp32_precision, _tf32_cudnn()),
     ),
     "default device": Setting(lambda: torch.set_default_device("meta"), lambda: torch.empty(1).device),
-    "number of threads": Setting(lambda: torch.set_num_threads(1), torch.get_num_threads),
+    "number of threads": Setting(lambda: torch.set_num_threads(torch.get_num_threads() % 2 + 1), torch.get_num_threads),
     "anomaly mode": Setting(
         lambda: torch.autograd.set_detect_anomaly(True, check_nan=False),
         lambda: (torch.is_anomaly_enabled(), torch.is_anomaly_check_nan_enabled()),

@@ -50,7 +50,7 @@ def test_restore_global_state_puts_every_flag_back() -> None:
     torch.use_deterministic_algorithms(True, warn_only=True)
     torch.backends.cudnn.benchmark = not before.cudnn_benchmark
     torch.set_default_device("meta")
-    torch.set_num_threads(1)
+    torch.set_num_threads(torch.get_num_threads() % 2 + 1)  # a change whatever the plugins set
     changed = capture_global_state()
     restore_global_state(before)
     assert len(describe_state_changes(before, changed)) == 6
