@@ -104,6 +104,7 @@ def test_the_golden_file_is_json_with_one_line_per_step(golden_dir: Path) -> Non
 
 
 def test_run_training_puts_global_state_back() -> None:
+    threads = torch.get_num_threads()
     torch.set_num_threads(2)
     before, rng = capture_global_state(), torch.get_rng_state()
     try:
@@ -112,7 +113,7 @@ def test_run_training_puts_global_state_back() -> None:
         assert torch.equal(torch.get_rng_state(), rng)
         assert trained.recorded["threads"] == 1 and trained.key.precision == "tf32"
     finally:
-        torch.set_num_threads(before.num_threads)
+        torch.set_num_threads(threads)
 
 
 # ------------------------------------------------------------------ planted bugs

@@ -90,6 +90,10 @@ def child_count(pid: int) -> int:
 
 
 @pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="counts worker processes through /proc")
+def _default_ctrl_c() -> None:
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 def test_ctrl_c_while_linting_stops_the_workers_at_once_and_exits_130(tmp_path: Path) -> None:
     # Enough work to keep two workers busy for far longer than the time allowed to stop.
     body = "import torch\n" + "".join(f"def f{i}(x):\n    y = torch.ones(3).cuda()\n    return x.sum() + y\n" for i in range(400))
@@ -97,6 +101,9 @@ def test_ctrl_c_while_linting_stops_the_workers_at_once_and_exits_130(tmp_path: 
     process = subprocess.Popen(
         [sys.executable, "-m", "torchcheck", "lint", "--no-cache", "-q", "--jobs", "2", "."],
         cwd=tmp_path, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, start_new_session=True,
+        # A process started with Ctrl-C ignored (as by a test runner's worker) keeps ignoring
+        # it, as a program should: give torchcheck a terminal's default.
+        preexec_fn=_default_ctrl_c,
     )
     try:
         deadline = time.monotonic() + 30
