@@ -332,14 +332,14 @@ def test_amp_step_rejects_an_empty_list_of_batches() -> None:
 # ---------------------------------------------------------------------- CUDA
 
 
-@pytest.mark.skipif(not torch.cuda.is_available(), reason="needs CUDA")
+@pytest.mark.cuda
 def test_amp_step_passes_the_float16_step_on_cuda() -> None:
     model, optimizer, batch = setup("cuda")
     with module_unchanged(model):
         assert_amp_step(good_step, model, optimizer, batch, device="cuda")
 
 
-@pytest.mark.skipif(not torch.cuda.is_available(), reason="needs CUDA")
+@pytest.mark.cuda
 def test_amp_step_names_clipping_before_unscale_on_cuda() -> None:
     model, optimizer, batch = setup("cuda")
     with pytest.raises(CheckFailed, match="clip_grad_norm_ clipped gradients before scaler.unscale_"):

@@ -2,7 +2,8 @@
 AMP with a gradient overflow that really happens, tiny transformers models on ``cuda``
 through ``torch_device``, and the ``distributed`` marker on nccl.
 
-Every test here needs CUDA and is skipped (with its reason) on a machine without it.
+Every test here carries the `cuda` marker (`.ci/gpu` selects by it) and is skipped with its
+reason on a machine without CUDA.
 """
 
 from __future__ import annotations
@@ -22,7 +23,7 @@ import torchcheck as tc
 
 from .test_distributed import global_batches, mlp, sgd, train_step
 
-needs_cuda = pytest.mark.skipif(not torch.cuda.is_available(), reason="needs CUDA")
+pytestmark = pytest.mark.cuda
 
 FORKED_RANK_PROBE = """
 import json
@@ -69,14 +70,12 @@ def test_then_cpu_ranks(rank):
 """
 
 
-@needs_cuda
 def test_a_distributed_check_called_in_a_process_that_initialised_cuda_says_how_to_run_it() -> None:
     torch.zeros(1, device="cuda")  # the ranks would be forks of a process with a live CUDA context
     with pytest.raises(RuntimeError, match=r"@pytest.mark.distributed\(world_size=2\): its ranks then start"):
         tc.assert_data_parallel_equivalent(mlp, sgd, train_step, global_batches())
 
 
-@needs_cuda
 def test_after_a_cuda_backward_a_distributed_test_runs_its_cpu_ranks_as_fresh_processes(
     pytester: pytest.Pytester,
 ) -> None:
@@ -85,7 +84,6 @@ def test_after_a_cuda_backward_a_distributed_test_runs_its_cpu_ranks_as_fresh_pr
     result.assert_outcomes(passed=2)
 
 
-@needs_cuda
 def test_neither_preserved_state_nor_a_forked_cpu_rank_initialises_cuda() -> None:
     result = subprocess.run([sys.executable, "-c", FORKED_RANK_PROBE], capture_output=True, text=True)
     assert result.returncode == 0, result.stderr
@@ -139,7 +137,6 @@ def direct_step(model: nn.Module, optimizer: torch.optim.Optimizer, scaler: torc
     return loss
 
 
-@needs_cuda
 def test_the_loud_model_really_overflows_in_float16_at_the_initial_loss_scale() -> None:
     model, batch = loud_regressor(), loud_batch()
     scaler = torch.amp.GradScaler("cuda", init_scale=1024.0)
@@ -147,14 +144,12 @@ def test_the_loud_model_really_overflows_in_float16_at_the_initial_loss_scale() 
     assert not all(torch.isfinite(p.grad).all() for p in model.parameters())
 
 
-@needs_cuda
 def test_amp_step_passes_a_gradscaler_step_whose_float16_gradients_really_overflow() -> None:
     model = loud_regressor()
     optimizer = torch.optim.SGD(model.parameters(), lr=1e-6)
     tc.assert_amp_step(scaler_step, model, optimizer, [loud_batch()] * 3, device="cuda")
 
 
-@needs_cuda
 def test_amp_step_names_an_optimizer_stepped_around_the_scaler_on_a_real_overflow() -> None:
     model = loud_regressor()
     optimizer = torch.optim.SGD(model.parameters(), lr=1e-6)

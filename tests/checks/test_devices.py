@@ -54,7 +54,7 @@ def test_device_tolerance_loosens_float32_only_for_accelerators() -> None:
     assert device_tolerance(torch.device("mps"), torch.float16) == (1e-2, 1e-3)
 
 
-@pytest.mark.skipif(not torch.cuda.is_available(), reason="needs CUDA")
+@pytest.mark.cuda
 def test_devices_agree_names_the_output_that_differs_on_cuda() -> None:
     def device_dependent(x: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
         return x, x * (1.0 if x.device.type == "cpu" else 1.1)
@@ -65,7 +65,7 @@ def test_devices_agree_names_the_output_that_differs_on_cuda() -> None:
     assert "TF32 matmul=" in str(failure.value)
 
 
-@pytest.mark.skipif(not torch.cuda.is_available(), reason="needs CUDA")
+@pytest.mark.cuda
 def test_devices_agree_catches_a_hard_coded_device_on_cuda() -> None:
     with pytest.raises(CheckFailed, match="fails on cuda:0 but runs on cpu"):
         assert_devices_agree(lambda: Positional(hard_coded=True), torch.ones(2, 4))

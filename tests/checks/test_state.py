@@ -95,7 +95,7 @@ def test_module_snapshot_restores_values_grads_and_modes() -> None:
     assert model.training and model[1].training
 
 
-@pytest.mark.skipif(not torch.cuda.is_available(), reason="needs a CUDA device to leave uninitialised")
+@pytest.mark.cuda  # a CUDA device to leave uninitialised
 def test_capturing_and_restoring_state_never_initialises_cuda() -> None:
     subprocess.run([sys.executable, "-c", CAPTURE_AND_RESTORE_WITH_CUDA_AUTOCAST], check=True)
 
