@@ -186,3 +186,152 @@ def test_tensors_with_different_batch_sizes_are_a_clear_error() -> None:
 def test_fewer_than_two_accumulation_steps_is_a_clear_error() -> None:
     with pytest.raises(ValueError, match="accumulation_steps must be an integer of at least 2, got 1"):
         assert_accumulation_equivalent(mlp, sgd, accumulating_loop, regression_batch(), accumulation_steps=1)
+
+
+# ------------------------------------------- randomness wherever it is spelled (issue 24)
+
+from . import _equivalence_models as models  # noqa: E402
+
+
+@pytest.mark.parametrize(
+    "make_model",
+    [models.FunctionalDropout, models.ResidualWithDropPath, models.LstmWithDropout, models.AttentionDropout],
+    ids=["functional-dropout", "drop-path-bernoulli", "lstm-dropout", "sdpa-dropout-p"],
+)
+def test_randomness_spelled_without_nn_dropout_is_switched_off(make_model: Any) -> None:
+    with process_state_unchanged():
+        assert_accumulation_equivalent(make_model, sgd, accumulating_loop, regression_batch(), accumulation_steps=2)
+
+
+def hf_loop(model: nn.Module, optimizer: torch.optim.Optimizer, micro_batches: list[Any], steps: int) -> None:
+    model.train()
+    optimizer.zero_grad()
+    for micro_batch in micro_batches:
+        (model(**micro_batch).loss / steps).backward()
+    optimizer.step()
+
+
+def hf_undivided(model: nn.Module, optimizer: torch.optim.Optimizer, micro_batches: list[Any], steps: int) -> None:
+    model.train()
+    optimizer.zero_grad()
+    for micro_batch in micro_batches:
+        model(**micro_batch).loss.backward()  # bug: not divided by steps
+    optimizer.step()
+
+
+@pytest.mark.parametrize("name", ["tiny_t5_with_dropout", "tiny_llama_with_attention_dropout"])
+def test_transformers_models_with_attention_and_hidden_dropout_accumulate_exactly(name: str) -> None:
+    from ._tiny_hf import token_batch
+
+    batch = token_batch(batch_size=4)
+    if name.startswith("tiny_t5"):
+        batch["decoder_input_ids"] = batch["input_ids"].clone()
+    assert_accumulation_equivalent(getattr(models, name), sgd, hf_loop, batch, accumulation_steps=2)
+
+
+def test_a_loop_bug_in_a_transformers_model_with_dropout_names_what_was_switched_off() -> None:
+    from ._tiny_hf import token_batch
+
+    batch = {**token_batch(batch_size=4)}
+    batch["decoder_input_ids"] = batch["input_ids"].clone()
+    with pytest.raises(CheckFailed) as failure:
+        assert_accumulation_equivalent(models.tiny_t5_with_dropout, sgd, hf_undivided, batch, accumulation_steps=2)
+    message = str(failure.value)
+    assert "Cause: the loss is not divided by accumulation_steps" in message
+    assert "Switched off during the comparison (replaced by their expected value, so dropout is the identity): " \
+        in message
+    assert "× aten.bernoulli_" in message
+
+
+def test_a_loop_bug_in_a_model_with_drop_path_is_caught_and_the_draws_are_named() -> None:
+    message = failure_message(undivided_loss, models.ResidualWithDropPath)
+    assert "Cause: the loss is not divided by accumulation_steps" in message
+    assert "Switched off during the comparison (replaced by their expected value, so dropout is the identity): " \
+        "2 × aten.bernoulli_." in message
+
+
+class RandomTokenMasking(nn.Module):
+    """Masks random features (one mask per forward) with randint, an integer draw with
+    no expected value."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.fc = nn.Linear(4, 1)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        keep = torch.randint(0, 2, x.shape[-1:]) if self.training else torch.ones_like(x)
+        return self.fc(x * keep)
+
+
+def test_integer_draws_left_on_are_named_as_the_cause() -> None:
+    message = failure_message(accumulating_loop, RandomTokenMasking, steps=2)
+    assert "Cause: random integers drawn during training (1 × aten.randint)" in message
+    assert "Left on (integer draws have no expected value to use): 1 × aten.randint" in message
+
+
+# ------------------------------------------- forwards with side effects, coupled terms
+
+
+@pytest.mark.parametrize("make_model", [models.hook_spectral_norm, models.parametrized_spectral_norm],
+                         ids=["hook-spectral-norm", "parametrized-spectral-norm"])
+def test_spectral_norm_power_iteration_is_one_update_per_step_in_both_runs(make_model: Any) -> None:
+    model = make_model()
+    with process_state_unchanged():
+        assert_accumulation_equivalent(model, sgd, accumulating_loop, regression_batch(), accumulation_steps=4)
+
+
+def test_a_buffer_every_forward_updates_from_its_data_is_named() -> None:
+    message = failure_message(accumulating_loop, models.DataEma, steps=2)
+    assert "at buffer 'average'" in message
+    assert "Cause: 'average' of the model is updated by every forward from the samples it sees: one step over " \
+        "the batch updates it from all 8, the accumulated step from each micro-batch of 4" in message
+    assert "check that the loss is divided" not in message.lower()
+
+
+def moe_loop(model: nn.Module, optimizer: torch.optim.Optimizer, micro_batches: list[Batch], steps: int) -> None:
+    model.train()
+    optimizer.zero_grad()
+    for x, y in micro_batches:
+        (models.moe_loss(model, x, y) / steps).backward()
+    optimizer.step()
+
+
+def test_a_routers_load_balancing_loss_is_named_as_a_batch_coupled_term() -> None:
+    message = failure_message(moe_loop, models.MixtureOfExperts, steps=2)
+    assert "Cause: a term computed in the forward couples the samples of a batch" in message
+    assert "aux_loss of 'router': " in message and "on the whole batch;" in message
+    assert "batch_coupled=('router',)" in message
+    assert "loss is divided" not in message
+
+
+@pytest.mark.parametrize(
+    "batch_coupled",
+    [("aux_loss",), ("router",), lambda model: model.router.register_forward_hook(zero_aux_loss)],
+    ids=["term-name", "module-path", "function"],
+)
+def test_a_declared_batch_coupled_term_is_left_out_of_both_runs(batch_coupled: Any) -> None:
+    with process_state_unchanged():
+        assert_accumulation_equivalent(
+            models.MixtureOfExperts, sgd, moe_loop, regression_batch(), accumulation_steps=2,
+            batch_coupled=batch_coupled,
+        )
+
+
+def zero_aux_loss(router: nn.Module, _inputs: Any, _output: Any) -> None:
+    router.aux_loss = router.aux_loss * 0
+
+
+def test_a_loop_bug_is_still_caught_with_a_declared_batch_coupled_term() -> None:
+    def undivided_moe(model: nn.Module, optimizer: torch.optim.Optimizer, micro_batches: list[Batch], _: int) -> None:
+        optimizer.zero_grad()
+        for x, y in micro_batches:
+            models.moe_loss(model, x, y).backward()  # bug: not divided
+        optimizer.step()
+
+    with pytest.raises(CheckFailed) as failure:
+        assert_accumulation_equivalent(
+            models.MixtureOfExperts, sgd, undivided_moe, regression_batch(), accumulation_steps=2,
+            batch_coupled=("aux_loss",),
+        )
+    assert "Cause: the loss is not divided by accumulation_steps" in str(failure.value)
+    assert "Declared batch-coupled and multiplied by zero: aux_loss of 'router'." in str(failure.value)

@@ -361,3 +361,54 @@ def test_a_rank_that_dies_is_named_as_the_cause_not_the_rank_left_waiting() -> N
         assert_data_parallel_equivalent(DiesOnRankOne, sgd, train_step, global_batches())
     headline = str(failure.value).split("\n\n")[0]
     assert "first to fail: rank 1: rank 1 exited with code 3, rank 0 raised RuntimeError" in headline
+
+
+# -------------------------------- randomness wherever it is spelled, coupled terms (issue 24)
+
+from . import _equivalence_models as models  # noqa: E402
+
+
+def regression_batches(steps: int = 2) -> list[tuple[torch.Tensor, torch.Tensor]]:
+    generator = torch.Generator().manual_seed(0)
+    return [
+        (torch.randn(GLOBAL_BATCH, 4, generator=generator), torch.randn(GLOBAL_BATCH, 1, generator=generator))
+        for _ in range(steps)
+    ]
+
+
+def regression_step(model: nn.Module, optimizer: torch.optim.Optimizer, batch: Batch) -> None:
+    model.train()
+    optimizer.zero_grad()
+    F.mse_loss(model(batch[0]), batch[1]).backward()
+    optimizer.step()
+
+
+def moe_step(model: nn.Module, optimizer: torch.optim.Optimizer, batch: Batch) -> None:
+    model.train()
+    optimizer.zero_grad()
+    models.moe_loss(model, *batch).backward()
+    optimizer.step()
+
+
+@pytest.mark.parametrize(
+    ("make_model", "strategy"),
+    [(models.ResidualWithDropPath, "ddp"), (models.LstmWithDropout, "ddp"), (models.FunctionalDropout, "fsdp")],
+    ids=["drop-path-ddp", "lstm-dropout-ddp", "functional-dropout-fsdp"],
+)
+def test_randomness_spelled_without_nn_dropout_is_switched_off_on_every_rank(make_model: Any, strategy: str) -> None:
+    assert_data_parallel_equivalent(make_model, sgd, regression_step, regression_batches(), strategy=strategy)
+
+
+def test_a_routers_load_balancing_loss_is_named_as_batch_coupled_across_ranks() -> None:
+    with pytest.raises(CheckFailed) as failure:
+        assert_data_parallel_equivalent(models.MixtureOfExperts, sgd, moe_step, regression_batches())
+    message = str(failure.value)
+    assert "Cause: a term computed in the forward couples the samples of a batch: at step 1" in message
+    assert "aux_loss of 'router': " in message and "on the ranks' shards" in message
+    assert "batch_coupled=('router',)" in message
+
+
+def test_a_declared_batch_coupled_term_is_left_out_of_every_run() -> None:
+    assert_data_parallel_equivalent(
+        models.MixtureOfExperts, sgd, moe_step, regression_batches(), batch_coupled=("aux_loss",)
+    )

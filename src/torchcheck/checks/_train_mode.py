@@ -5,7 +5,9 @@ low precision vs. float32) name these layers when they explain a difference: Bat
 normalises with the statistics of the batch it sees. The mode at call time is what
 counts, since the user's code may call ``model.train()``. Dropout draws masks that
 cannot agree between one batch and its parts by construction, so checks that split
-batches switch it off instead (:func:`dropout_switched_off`).
+batches switch randomness off at the operation level, whatever its spelling
+(:mod:`torchcheck.checks._stochastic`); :func:`dropout_switched_off` reaches only
+``nn.Dropout`` modules.
 """
 
 from __future__ import annotations

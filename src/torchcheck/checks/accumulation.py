@@ -12,13 +12,18 @@ import torch
 from torch import nn
 
 from torchcheck.checks._compare import callable_name, first_mismatch, indent
-from torchcheck.checks._inputs import instantiate
-from torchcheck.checks._train_mode import (
-    TrainModeLayers,
-    dropout_switched_off,
-    module_list,
-    recording_train_mode_layers,
+from torchcheck.checks._forward_effects import (
+    BatchCoupled,
+    ForwardEffects,
+    apply_batch_coupled,
+    coupled_terms,
+    describe_coupled,
+    describe_updated_buffers,
+    observed_forwards,
 )
+from torchcheck.checks._inputs import instantiate
+from torchcheck.checks._stochastic import RandomOps, random_ops_at_expected_value
+from torchcheck.checks._train_mode import TrainModeLayers, module_list, recording_train_mode_layers
 from torchcheck.checks.errors import CheckFailed
 from torchcheck.checks.seeding import seed_everything
 from torchcheck.checks.state import preserved_state
@@ -73,7 +78,7 @@ _DIFFERS = _PREFIX + """one optimizer step over {steps} accumulated micro-batche
 {micro_size} differs from one step over the whole batch of {batch_size}, at {kind} \
 '{name}':
 {details}
-{cause}"""
+{cause}{notes}"""
 
 _CAUSE_NOT_DIVIDED = """\
 Cause: the loss is not divided by accumulation_steps. The accumulated update is \
@@ -91,6 +96,40 @@ Cause: batch-statistics layers in train mode: {modules} normalise each micro-bat
 {micro_size} with its own mean and variance, not the batch of {batch_size}'s, so \
 accumulation cannot be exact. Check with these layers in eval mode (model.eval() for \
 them, or GroupNorm/LayerNorm), or pass a tolerance (rtol=, atol=) you accept."""
+
+_CAUSE_COUPLED = """\
+Cause: a term computed in the forward couples the samples of a batch: its value on the \
+whole batch is neither the mean nor the sum of its values on the micro-batches.
+{terms}
+A router's load-balancing loss, or a loss averaged over the tokens of padded sequences, \
+depends on the whole batch, so accumulating micro-batches cannot equal one step over it. \
+{advice}"""
+
+_ADVICE_DECLARE = """\
+If the term is meant to be so, declare it: batch_coupled={pattern!r} multiplies it by \
+zero in both runs (a term's name or its module's path, fnmatch patterns). A term folded \
+into the model's own loss is switched off by a function instead: \
+batch_coupled=lambda model: setattr(model, "router_aux_loss_coef", 0.0)."""
+
+_ADVICE_MODEL_LOSS = """\
+For a token-averaged loss, sum the per-token losses and divide by the token count of the \
+whole batch (the same divisor in every micro-batch). A batch-coupled term the model adds \
+to its own loss (a router's auxiliary loss) is switched off for the check by a function: \
+batch_coupled=lambda model: setattr(model, "router_aux_loss_coef", 0.0)."""
+
+_CAUSE_UPDATED_BUFFER = """\
+Cause: {buffers} is updated by every forward from the samples it sees: one step over the \
+batch updates it from all {batch_size}, the accumulated step from each micro-batch of \
+{micro_size}, so it cannot agree by construction. (The check holds buffers that a \
+forward updates at their value from the start of the step on every call, in both runs, \
+so updates that do not depend on the data, such as spectral norm's power iteration, \
+agree.) Put that module in eval mode in train_fn for this check, or pass a tolerance \
+(rtol=, atol=) you accept."""
+
+_CAUSE_RANDOM_LEFT_ON = """\
+Cause: random integers drawn during training ({ops}): the draws for the batch and for \
+its micro-batches differ in shape, so the samples get different numbers. Draw them \
+outside train_fn, or from a generator seeded per sample."""
 
 _CAUSE_UNKNOWN = """\
 The update is {ratio:.3g} times the whole-batch update (cosine {cosine:.4f}). Check \
@@ -111,6 +150,8 @@ class _Run:
     buffers: dict[str, torch.Tensor]
     steps: int
     layers: TrainModeLayers
+    random_ops: RandomOps
+    effects: ForwardEffects
 
 
 @dataclass(frozen=True)
@@ -118,6 +159,7 @@ class _Setup:
     make_model: nn.Module | Callable[[], nn.Module]
     make_optimizer: Callable[[nn.Module], Any]
     train_fn: TrainFn
+    batch_coupled: BatchCoupled = None
 
     @property
     def name(self) -> str:
@@ -133,6 +175,7 @@ def assert_accumulation_equivalent(
     accumulation_steps: int,
     rtol: float | None = None,
     atol: float | None = None,
+    batch_coupled: BatchCoupled = None,
 ) -> None:
     """``train_fn(model, optimizer, micro_batches, accumulation_steps)`` is the user's
     loop making one optimizer step over ``micro_batches``. One step over
@@ -144,17 +187,29 @@ def assert_accumulation_equivalent(
     Both runs build the model and optimizer with the same seed and start with every RNG
     seeded alike. On failure the message names the cause when it can tell: the loss not
     divided by ``accumulation_steps``, ``zero_grad`` on every micro-batch, a step on
-    every micro-batch, or batch-statistics layers (BatchNorm) in train mode. Dropout
-    layers are switched off (``p = 0``) in both runs: masks drawn for a batch and for
-    its micro-batches cannot agree, whatever the loop does. ``make_optimizer`` may
-    return ``(optimizer, scheduler)``; the scheduler is not stepped. RNG and global
-    torch state are restored afterwards.
+    every micro-batch, batch-statistics layers (BatchNorm) in train mode, a term of the
+    forward that couples the samples (a router's load-balancing loss), a buffer every
+    forward updates from its data.
+
+    Randomness is switched off in both runs, wherever it is spelled (``nn.Dropout``,
+    ``F.dropout``, attention ``dropout_p``, ``nn.LSTM(dropout=)``, drop-path from
+    ``bernoulli_``): every random draw of a float runs at its expected value, so
+    dropout is the identity; masks drawn for a batch and for its micro-batches could
+    never agree. Buffers a forward updates (spectral norm's ``u``) are held at their
+    value from the start of the step on every call, in both runs.
+
+    ``batch_coupled`` declares terms that depend on the whole batch by design: fnmatch
+    patterns of a scalar's name (``"aux_loss"``, an output key or attribute set in
+    forward) or of its module's path, multiplied by zero in both runs; or a function
+    called on each freshly built model that switches them off (for a term the model
+    adds to its own loss). ``make_optimizer`` may return ``(optimizer, scheduler)``;
+    the scheduler is not stepped. RNG and global torch state are restored afterwards.
     """
     if isinstance(accumulation_steps, bool) or not isinstance(accumulation_steps, int) or accumulation_steps < 2:
         raise ValueError(_BAD_STEPS.format(value=accumulation_steps))
     micro_batches = split_batch(batch, accumulation_steps)
     batch_size = _batch_size(batch)
-    setup = _Setup(make_model, make_optimizer, train_fn)
+    setup = _Setup(make_model, make_optimizer, train_fn, batch_coupled)
     with preserved_state():
         whole = _run(setup, [batch], 1, "whole-batch step (accumulation_steps=1)")
         _require_one_step(setup, whole, "whole-batch step (accumulation_steps=1)")
@@ -164,7 +219,7 @@ def assert_accumulation_equivalent(
         if mismatch is None:
             return
         kind, found = mismatch
-        cause = _cause(setup, whole, accumulated, micro_batches[-1], accumulation_steps, batch_size)
+        cause = _cause(setup, whole, accumulated, micro_batches[-1], accumulation_steps, batch_size, kind, found.path)
     raise CheckFailed(
         _DIFFERS.format(
             steps=accumulation_steps,
@@ -174,6 +229,7 @@ def assert_accumulation_equivalent(
             name=found.path,
             details=indent(found.render()),
             cause=cause,
+            notes=_notes(whole),
         )
     )
 
@@ -244,6 +300,7 @@ def _rebuilt_mapping(original: Mapping[Any, Any], items: dict[Any, Any]) -> Mapp
 def _run(setup: _Setup, micro_batches: list[Any], steps: int, run: str) -> _Run:
     seed_everything(_SEED)
     model = instantiate(setup.make_model)
+    apply_batch_coupled(model, setup.batch_coupled)
     made = setup.make_optimizer(model)
     optimizer = made[0] if isinstance(made, tuple) else made
     initial = _parameters(model)
@@ -253,7 +310,8 @@ def _run(setup: _Setup, micro_batches: list[Any], steps: int, run: str) -> _Run:
         with (
             _counting_steps(optimizer, step_calls),
             recording_train_mode_layers(model) as layers,
-            dropout_switched_off(model),
+            observed_forwards(model, pin_buffers=True, batch_coupled=setup.batch_coupled) as effects,
+            random_ops_at_expected_value() as random_ops,
         ):
             setup.train_fn(model, optimizer, micro_batches, steps)
     except Exception as error:  # the user's loop failing is the finding
@@ -261,7 +319,7 @@ def _run(setup: _Setup, micro_batches: list[Any], steps: int, run: str) -> _Run:
             _TRAIN_FN_RAISED.format(name=setup.name, run=run, error_type=type(error).__name__, error=error)
         ) from error
     buffers = {name: b.detach().to("cpu", copy=True) for name, b in model.named_buffers()}
-    return _Run(initial, _parameters(model), buffers, len(step_calls), layers)
+    return _Run(initial, _parameters(model), buffers, len(step_calls), layers, random_ops, effects)
 
 
 def _parameters(model: nn.Module) -> dict[str, torch.Tensor]:
@@ -309,7 +367,14 @@ def _first_difference(
 
 
 def _cause(
-    setup: _Setup, whole: _Run, accumulated: _Run, last_micro_batch: Any, steps: int, batch_size: int
+    setup: _Setup,
+    whole: _Run,
+    accumulated: _Run,
+    last_micro_batch: Any,
+    steps: int,
+    batch_size: int,
+    kind: str = "parameter",
+    name: str = "",
 ) -> str:
     update = _update(accumulated)
     whole_update = _update(whole)
@@ -325,7 +390,46 @@ def _cause(
             modules=module_list(accumulated.layers.batch_statistics), micro_size=batch_size // steps,
             batch_size=batch_size,
         )
-    return _CAUSE_UNKNOWN.format(ratio=ratio, cosine=cosine)
+    model_cause = _model_cause(whole, accumulated, steps, batch_size, kind, name)
+    return model_cause or _CAUSE_UNKNOWN.format(ratio=ratio, cosine=cosine)
+
+
+def _model_cause(whole: _Run, accumulated: _Run, steps: int, batch_size: int, kind: str, name: str) -> str | None:
+    """A property of the model that the loop cannot help: a batch-coupled term, a
+    buffer updated from the data by every forward, random integers."""
+    coupled = coupled_terms(whole.effects, accumulated.effects)
+    if coupled:
+        return _CAUSE_COUPLED.format(terms=describe_coupled(coupled, "micro-batches"), advice=_advice(coupled[0]))
+    if kind == "buffer" and name in whole.effects.updated_buffers:
+        return _CAUSE_UPDATED_BUFFER.format(
+            buffers=describe_updated_buffers(whole.effects, [name]), batch_size=batch_size,
+            micro_size=batch_size // steps,
+        )
+    if whole.random_ops.left_on:
+        return _CAUSE_RANDOM_LEFT_ON.format(ops=whole.random_ops.describe_left_on())
+    return None
+
+
+def _advice(term: Any) -> str:
+    if not term.module:
+        return _ADVICE_MODEL_LOSS
+    return _ADVICE_DECLARE.format(pattern=(term.module,))
+
+
+def _notes(whole: _Run) -> str:
+    """What the check switched off, so that a reader knows what was compared."""
+    lines = []
+    note = whole.random_ops.note()
+    if note:
+        lines.append(note)
+    if whole.effects.updated_buffers:
+        lines.append(
+            "Held at their value from the start of the step on every forward: "
+            + describe_updated_buffers(whole.effects) + "."
+        )
+    if whole.effects.zeroed:
+        lines.append("Declared batch-coupled and multiplied by zero: " + ", ".join(sorted(whole.effects.zeroed)) + ".")
+    return "".join("\n" + line for line in lines)
 
 
 def _update(run: _Run) -> torch.Tensor:

@@ -13,6 +13,14 @@ import torch.distributed as dist
 from torch import nn
 
 from torchcheck.checks._compare import callable_name, first_mismatch, indent, map_tensors
+from torchcheck.checks._forward_effects import (
+    BatchCoupled,
+    ForwardEffects,
+    apply_batch_coupled,
+    coupled_terms,
+    describe_coupled,
+    observed_forwards,
+)
 from torchcheck.checks._inputs import instantiate
 from torchcheck.checks._ranks import (
     Participation,
@@ -26,12 +34,8 @@ from torchcheck.checks._ranks import (
     rank_device,
     shard_model,
 )
-from torchcheck.checks._train_mode import (
-    TrainModeLayers,
-    dropout_switched_off,
-    module_list,
-    recording_train_mode_layers,
-)
+from torchcheck.checks._stochastic import RandomOps, random_ops_at_expected_value
+from torchcheck.checks._train_mode import TrainModeLayers, module_list, recording_train_mode_layers
 from torchcheck.checks.accumulation import _batched_tensors, _slice
 from torchcheck.checks.errors import CheckFailed
 from torchcheck.checks.seeding import seed_everything
@@ -115,7 +119,21 @@ _DIFFERS = _PREFIX + """training with {strategy} on {world_size} ranks, each tak
 shard of every global batch, differs from single-process training on the global batches \
 after step {step} of {steps}, at {kind} '{name}':
 {details}
-{cause}"""
+{cause}{notes}"""
+_CAUSE_COUPLED = """\
+Cause: a term computed in the forward couples the samples of a batch: at step {step} its \
+value on the global batch is neither the mean nor the sum of its values on the ranks' shards.
+{terms}
+A router's load-balancing loss, or a loss averaged over the tokens of padded sequences, \
+depends on the whole batch, so averaging the ranks' gradients cannot equal the gradient \
+of the global batch. If the term is meant to be so, declare it: batch_coupled={pattern!r} \
+multiplies it by zero in every run (a term's name or its module's path, fnmatch \
+patterns); a term folded into the model's own loss is switched off by a function \
+instead: batch_coupled=lambda model: setattr(model, "router_aux_loss_coef", 0.0)."""
+_CAUSE_RANDOM_LEFT_ON = """\
+Cause: random integers drawn during training ({ops}): the draws of each rank and of the \
+single process differ in shape, so the samples get different numbers. Draw them outside \
+step_fn, or from a generator seeded per sample."""
 _CAUSE_RANKS_DISAGREE = """\
 Cause: after step {step} the ranks hold different parameters ('{name}' first): their \
 gradients were not averaged. The forward bypasses the DDP wrapper (model.module(...) or a \
@@ -159,6 +177,7 @@ class _Setup:
     strategy: str
     rtol: float | None
     atol: float | None
+    batch_coupled: BatchCoupled = None
 
     @property
     def name(self) -> str:
@@ -199,6 +218,10 @@ class _Run:
     failure: _Failure | None = None
     layers: TrainModeLayers = field(default_factory=TrainModeLayers)
     ranks_disagree: tuple[int, str] | None = None  # (step, first parameter)
+    random_ops: RandomOps = field(default_factory=RandomOps)
+    effects: ForwardEffects = field(default_factory=ForwardEffects)
+    #: Every rank's forward effects (the distributed run, gathered after training).
+    rank_effects: list[ForwardEffects] = field(default_factory=list)
 
 
 def assert_data_parallel_equivalent(
@@ -211,6 +234,7 @@ def assert_data_parallel_equivalent(
     strategy: str = "ddp",
     rtol: float | None = None,
     atol: float | None = None,
+    batch_coupled: BatchCoupled = None,
 ) -> None:
     """Training with ``strategy`` (``"ddp"``: ``DistributedDataParallel``; ``"fsdp"``:
     FSDP2 ``fully_shard``) on ``world_size`` ranks must give the same parameters and
@@ -233,14 +257,22 @@ def assert_data_parallel_equivalent(
     torchrun) it runs on the caller's ranks, on their GPUs when the group uses nccl. On
     failure the message names the first diverging parameter and step and the likely
     cause: BatchNorm without SyncBatchNorm, a loss summed instead of averaged, unused
-    parameters, data not sharded, or a forward that bypasses the DDP wrapper. Dropout
-    layers are switched off (``p = 0``) in every run: masks drawn per rank cannot agree
-    with masks drawn for the global batch.
+    parameters, data not sharded, a forward that bypasses the DDP wrapper, or a term of
+    the forward that couples the samples (a router's load-balancing loss).
+
+    Randomness is switched off in every run, wherever it is spelled (``nn.Dropout``,
+    ``F.dropout``, attention ``dropout_p``, ``nn.LSTM(dropout=)``, drop-path from
+    ``bernoulli_``): every random draw of a float runs at its expected value, so dropout
+    is the identity; masks drawn per rank could never agree with masks drawn for the
+    global batch. ``batch_coupled`` declares terms that depend on the whole batch by
+    design, as for :func:`assert_accumulation_equivalent`: fnmatch patterns of a
+    scalar's name or its module's path (multiplied by zero in every run), or a function
+    called on each freshly built model that switches them off.
     """
     world_size = check_world_size(_CHECK, "world_size", world_size)
     strategy = check_strategy(_CHECK, strategy)
     _check_batches(batches, world_size)
-    setup = _Setup(make_model, make_optimizer, step_fn, batches, world_size, strategy, rtol, atol)
+    setup = _Setup(make_model, make_optimizer, step_fn, batches, world_size, strategy, rtol, atol, batch_coupled)
     on_ranks(_CHECK, lambda _rank: _verdict(setup), world_size)
 
 
@@ -323,6 +355,7 @@ def _compare(setup: _Setup, part: Participation) -> str | None:
         return _REFERENCE_RAISED.format(name=setup.name, step=reference.failure.step, error=reference.failure.error)
     own_batches = _in_precision(own_batches, dtype)
     distributed = _train(setup, own_batches, device, dtype, part=part, reference=reference)
+    distributed.rank_effects = all_gather_objects(_plain(distributed.effects), part.group)
     if distributed.failure is not None:
         return _failure_message(setup, distributed.failure, reference) + note
     message = _difference_message(setup, reference, distributed)
@@ -406,12 +439,17 @@ def _train(
     model after every step."""
     seed_everything(_SEED)
     module = instantiate(setup.make_model).to(device=device, dtype=dtype)
+    apply_batch_coupled(module, setup.batch_coupled)
     _check_no_sync_batch_norm_on_cpu(module, device)
     model = shard_model(module, setup.strategy, part.group, device) if part is not None else module
     optimizer, scheduler = _optimizer_and_scheduler(setup.make_optimizer(model))
     run = _Run(initial=_parameters(module))
     seed_everything(_SEED)
-    with recording_train_mode_layers(module) as run.layers, dropout_switched_off(module):
+    with (
+        recording_train_mode_layers(module) as run.layers,
+        observed_forwards(module, batch_coupled=setup.batch_coupled) as run.effects,
+        random_ops_at_expected_value() as run.random_ops,
+    ):
         for step, batch in enumerate(batches, start=1):
             error = _step(setup, model, optimizer, scheduler, batch)
             if part is not None and reference is not None and error is None and setup.strategy == "ddp":
@@ -550,6 +588,7 @@ def _difference_message(setup: _Setup, reference: _Run, distributed: _Run) -> st
         name=mismatch.path,
         details=indent(mismatch.render()),
         cause=_cause(setup, reference, distributed, step),
+        notes=_notes(reference),
     )
 
 
@@ -581,7 +620,35 @@ def _cause(setup: _Setup, reference: _Run, distributed: _Run, step: int) -> str:
     if distributed.layers.batch_statistics:
         unsynced = sorted(distributed.layers.batch_statistics)
         return _CAUSE_BATCH_NORM.format(modules=module_list(unsynced), shard=_shard_words(setup))
+    steps = len(reference.steps)
+    coupled = coupled_terms(
+        _at_step(reference.effects, step, steps), [_at_step(e, step, steps) for e in distributed.rank_effects]
+    )
+    if coupled:
+        pattern = (coupled[0].module or coupled[0].name,)
+        return _CAUSE_COUPLED.format(step=step, terms=describe_coupled(coupled, "ranks' shards"), pattern=pattern)
+    if reference.random_ops.left_on:
+        return _CAUSE_RANDOM_LEFT_ON.format(ops=reference.random_ops.describe_left_on())
     return _CAUSE_UNKNOWN.format(ratio=ratio, cosine=cosine)
+
+
+def _plain(effects: ForwardEffects) -> ForwardEffects:
+    """A copy that pickles (no default factories), to gather from every rank."""
+    return ForwardEffects(dict(effects.updated_buffers), dict(effects.terms), set(effects.zeroed))
+
+
+def _at_step(effects: ForwardEffects, step: int, steps: int) -> ForwardEffects:
+    """The terms of one step: each key's value at ``step``, for keys computed once per
+    step (a step_fn that runs several forwards is not compared term by term)."""
+    terms = {key: values[step - 1 : step] for key, values in effects.terms.items() if len(values) == steps}
+    return ForwardEffects(effects.updated_buffers, terms, effects.zeroed)
+
+
+def _notes(reference: _Run) -> str:
+    lines = [reference.random_ops.note()]
+    if reference.effects.zeroed:
+        lines.append("Declared batch-coupled and multiplied by zero: " + ", ".join(sorted(reference.effects.zeroed)) + ".")
+    return "".join("\n" + line for line in lines if line)
 
 
 def _shard_words(setup: _Setup) -> str:

@@ -1,0 +1,253 @@
+"""Random operations replaced by their expected value, wherever they are spelled.
+
+Checks that compare one batch with its parts (accumulated micro-batches, data-parallel
+shards) cannot let randomness run: masks drawn for a batch of 8 and for two batches of 4
+never agree, whatever the training loop does. Switching off ``nn.Dropout`` modules is
+not enough, because dropout is spelled in many ways: ``F.dropout(x, training=...)``,
+``scaled_dot_product_attention(dropout_p=...)``, ``nn.LSTM(dropout=...)``, drop-path
+built from ``bernoulli_``, fused kernels. All of them meet at a few ATen operations, so
+:func:`random_ops_at_expected_value` intercepts those (a ``TorchDispatchMode``, below
+autograd, so the backward sees the same choice):
+
+- every draw from a continuous distribution, and every Bernoulli mask, is replaced by
+  its expected value: ``bernoulli_(p)`` fills ``p``, ``rand`` 0.5, ``randn`` 0. Inverted
+  dropout ``x * mask / (1 - p)`` then computes ``x * 1``: the identity, which is what
+  dropout means in expectation. Drop-path, alpha dropout and noise injection become the
+  same deterministic function in both runs.
+- fused kernels that draw inside (``native_dropout``, the flash/efficient/cuDNN
+  attention kernels with ``dropout_p``, cuDNN RNNs with ``dropout``, ``rrelu``) run with
+  their randomness off: dropout rate 0, rrelu's mean slope.
+- draws of integers (``randint``, ``randperm``, ``multinomial``: indices, permutations)
+  have no expected value that is itself a valid outcome, so they are left as they are
+  and recorded: a failure message names them as what the runs cannot agree on.
+
+Replaying one seeded stream in both runs instead would not do: the draws of a batch and
+of its parts differ in shape and order, so the numbers one sample receives differ too.
+Compiled regions (``torch.compile``) draw inside their own kernels and are not reached.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import math
+from collections import Counter
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from typing import Any
+
+import torch
+from torch.utils._python_dispatch import TorchDispatchMode
+
+__tracebackhide__ = True  # pytest shows a failure from the caller's line, without this module's frames
+__all__ = ["RandomOps", "random_ops_at_expected_value"]
+
+
+@dataclass
+class RandomOps:
+    """What happened to random operations while the mode was on: ATen operation name
+    (``aten.bernoulli_``) -> number of calls."""
+
+    neutralised: Counter[str] = field(default_factory=Counter)
+    left_on: Counter[str] = field(default_factory=Counter)
+
+    def describe_neutralised(self) -> str:
+        """``3 × aten.bernoulli_, 1 × aten.native_dropout``, or ``""``."""
+        return _counts(self.neutralised)
+
+    def describe_left_on(self) -> str:
+        return _counts(self.left_on)
+
+    def note(self) -> str:
+        """The lines a failure message carries about randomness (may be empty)."""
+        lines = []
+        if self.neutralised:
+            lines.append(
+                f"Switched off during the comparison (replaced by their expected value, so dropout is the "
+                f"identity): {self.describe_neutralised()}."
+            )
+        if self.left_on:
+            lines.append(
+                f"Left on (integer draws have no expected value to use): {self.describe_left_on()}; draws "
+                f"for a batch and for its parts cannot agree."
+            )
+        return "\n".join(lines)
+
+
+def _counts(counter: Counter[str]) -> str:
+    return ", ".join(f"{count} × {name}" for name, count in sorted(counter.items(), key=lambda kv: (-kv[1], kv[0])))
+
+
+@contextlib.contextmanager
+def random_ops_at_expected_value() -> Iterator[RandomOps]:
+    """Within the block, random operations run at their expected value (see the module
+    docstring); the returned record says which ran, and which were left on."""
+    record = RandomOps()
+    with _ExpectedValueMode(record):
+        yield record
+
+
+# ------------------------------------------------------------------ the mode
+
+
+Arguments = dict[str, Any]
+#: Expected value of one draw from the arguments of its operation: a number, or a
+#: tensor broadcast to the result.
+Expectation = Callable[[Arguments], "float | torch.Tensor"]
+
+
+def _argument(name: str, default: float | None = None) -> Expectation:
+    def expected(arguments: Arguments) -> float | torch.Tensor:
+        value = arguments.get(name, default)
+        return default if value is None else value
+
+    return expected
+
+
+def _bernoulli(arguments: Arguments) -> float | torch.Tensor:
+    """``bernoulli(probs)`` draws with probability ``self``; the other forms take ``p``."""
+    p = arguments.get("p")
+    return arguments["self"] if p is None else p
+
+
+#: Draws from continuous distributions (and Bernoulli masks, used as the float masks of
+#: dropout): the operation's name -> its expected value.
+_EXPECTED_VALUES: dict[str, Expectation] = {
+    "bernoulli": _bernoulli,
+    "bernoulli_": _bernoulli,
+    "rand": lambda _: 0.5,
+    "rand_like": lambda _: 0.5,
+    "uniform_": lambda a: (a.get("from", 0.0) + a.get("to", 1.0)) / 2,
+    "randn": lambda _: 0.0,
+    "randn_like": lambda _: 0.0,
+    "normal": _argument("mean", 0.0),
+    "normal_": _argument("mean", 0.0),
+    "exponential_": lambda a: 1.0 / a.get("lambd", 1.0),
+    "log_normal_": lambda a: math.exp(a.get("mean", 1.0) + a.get("std", 2.0) ** 2 / 2),
+    "cauchy_": _argument("median", 0.0),  # no mean; the median is its centre
+}
+
+#: Float arguments that set the dropout rate of a fused kernel (scaled-dot-product
+#: attention on GPUs, cuDNN/MIOpen RNNs), forward and backward alike.
+_DROPOUT_RATE_ARGUMENTS = ("dropout_p", "dropout")
+
+_RRELU = ("rrelu_with_noise", "rrelu_with_noise_", "rrelu_with_noise_functional", "rrelu_with_noise_backward")
+
+
+class _ExpectedValueMode(TorchDispatchMode):
+    def __init__(self, record: RandomOps) -> None:
+        super().__init__()
+        self.record = record
+        self.handlers: dict[Any, Callable[..., Any] | None] = {}
+
+    def __torch_dispatch__(self, func: Any, types: Any, args: tuple[Any, ...] = (), kwargs: Any = None) -> Any:
+        kwargs = kwargs or {}
+        if func not in self.handlers:
+            self.handlers[func] = _handler(func)
+        handler = self.handlers[func]
+        if handler is None:
+            return func(*args, **kwargs)
+        return handler(self.record, func, args, kwargs)
+
+
+def _handler(func: Any) -> Callable[..., Any] | None:
+    name = func.overloadpacket.__name__
+    if name in _EXPECTED_VALUES:
+        return _at_expected_value
+    if name == "native_dropout":
+        return _native_dropout
+    if name == "native_dropout_backward":
+        return _native_dropout_backward
+    if name in _RRELU:
+        return _rrelu_at_mean_slope
+    arguments = [argument.name for argument in func._schema.arguments]
+    if any(rate in arguments for rate in _DROPOUT_RATE_ARGUMENTS):
+        return _without_dropout
+    if _draws_random_numbers(func.overloadpacket):
+        return _left_on
+    return None
+
+
+def _draws_random_numbers(packet: Any) -> bool:
+    """Whether some form of the operation takes a ``generator`` (``randint`` has one
+    overload with it and one without)."""
+    return any(
+        any(argument.name == "generator" for argument in getattr(packet, overload)._schema.arguments)
+        for overload in packet.overloads()
+    )
+
+
+def _label(func: Any) -> str:
+    return f"aten.{func.overloadpacket.__name__}"
+
+
+def _bind(func: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Arguments:
+    """The operation's arguments by name, defaults included."""
+    bound: Arguments = {}
+    for position, argument in enumerate(func._schema.arguments):
+        if position < len(args) and not argument.kwarg_only:
+            bound[argument.name] = args[position]
+        elif argument.name in kwargs:
+            bound[argument.name] = kwargs[argument.name]
+        elif argument.has_default_value():
+            bound[argument.name] = argument.default_value
+    return bound
+
+
+def _with_argument(func: Any, args: tuple[Any, ...], kwargs: dict[str, Any], name: str, value: Any) -> Any:
+    """Call ``func`` with one argument replaced."""
+    for position, argument in enumerate(func._schema.arguments):
+        if argument.name == name:
+            if position < len(args) and not argument.kwarg_only:
+                args = (*args[:position], value, *args[position + 1 :])
+            else:
+                kwargs = {**kwargs, name: value}
+    return func(*args, **kwargs)
+
+
+def _at_expected_value(record: RandomOps, func: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
+    arguments = _bind(func, args, kwargs)
+    expected = _EXPECTED_VALUES[func.overloadpacket.__name__](arguments)
+    if func.overloadpacket.__name__.endswith("_"):
+        result = arguments["self"]  # an in-place draw: nothing to draw, only to fill
+    else:
+        result = func(*args, **kwargs)  # the right shape, dtype and device (or out=); values replaced below
+    record.neutralised[_label(func)] += 1
+    if isinstance(expected, torch.Tensor):
+        return result.copy_(expected.expand_as(result))
+    return result.fill_(expected)
+
+
+def _native_dropout(record: RandomOps, func: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
+    arguments = _bind(func, args, kwargs)
+    if arguments.get("train") is False or not arguments.get("p"):
+        return func(*args, **kwargs)
+    record.neutralised[_label(func)] += 1
+    return _with_argument(func, args, kwargs, "train", False)  # (input, all-true mask)
+
+
+def _native_dropout_backward(_record: RandomOps, func: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
+    """Autograd computed the scale 1/(1-p) from the rate it saw; the forward ran as the
+    identity, so its gradient passes through unscaled."""
+    return _with_argument(func, args, kwargs, "scale", 1.0)
+
+
+def _rrelu_at_mean_slope(record: RandomOps, func: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
+    """rrelu outside training uses the mean of its random slopes."""
+    if _bind(func, args, kwargs).get("training") and not func.overloadpacket.__name__.endswith("backward"):
+        record.neutralised[_label(func)] += 1
+    return _with_argument(func, args, kwargs, "training", False)
+
+
+def _without_dropout(record: RandomOps, func: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
+    arguments = _bind(func, args, kwargs)
+    for rate in _DROPOUT_RATE_ARGUMENTS:
+        if isinstance(arguments.get(rate), float) and arguments[rate] > 0:
+            if "backward" not in func.overloadpacket.__name__:
+                record.neutralised[_label(func)] += 1
+            return _with_argument(func, args, kwargs, rate, 0.0)
+    return func(*args, **kwargs)
+
+
+def _left_on(record: RandomOps, func: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
+    record.left_on[_label(func)] += 1
+    return func(*args, **kwargs)
