@@ -50,6 +50,8 @@ _LAZY_EXPORTS: dict[str, str] = {
     "Exact": "torchcheck.checks.golden",
     "Approx": "torchcheck.checks.golden",
     "assert_golden_curve": "torchcheck.checks.golden",
+    "check_model": "torchcheck.checks.battery",
+    "ModelReport": "torchcheck.checks.battery",
 }
 
 __all__ = ["__version__", *_LAZY_EXPORTS]

@@ -123,6 +123,9 @@ def pytest_configure(config: pytest.Config) -> None:
     if _launched() is not None:
         _launched_rank(config)  # sets up reporting to a supervisor before any test runs
     _configure_golden(config)
+    from torchcheck._model_items import configure as configure_model_items
+
+    configure_model_items(config)
 
 
 def _resolve_settings(config: pytest.Config) -> Settings:

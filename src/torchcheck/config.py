@@ -35,6 +35,8 @@ DEFAULT_MAX_FILE_SIZE = 10 * 1024 * 1024
 
 _LIST_KEYS = ("select", "ignore", "extend-select", "exclude", "extend-exclude", "include", "extend-include")
 _KNOWN_KEYS = frozenset({*_LIST_KEYS, "per-file-ignores", "target-version", "force-exclude", "max-file-size"})
+# The pytest plugin's sub-tables of [tool.torchcheck]: the linter accepts and ignores them.
+_RUNTIME_TABLES = frozenset({"models", "golden"})
 _VERSION = re.compile(r"^(\d+)\.(\d+)$")
 _SIZE = re.compile(r"^\s*(\d+)\s*([KMG]i?B|B)?\s*$", re.IGNORECASE)
 _SIZE_UNITS = {"": 1, "B": 1, "KB": 1024, "MB": 1024**2, "GB": 1024**3}
@@ -141,7 +143,7 @@ def parse_target_version(value: Any, origin: str) -> tuple[int, int]:
 def _fields(settings: dict[str, Any], origin: str) -> dict[str, Any]:
     """The :class:`Config` fields that ``settings`` (a ``[tool.torchcheck]`` table, or inline
     overrides) sets, type-checked and normalised; ``origin`` names them in errors."""
-    unknown = sorted(set(settings) - _KNOWN_KEYS)
+    unknown = sorted(set(settings) - _KNOWN_KEYS - _RUNTIME_TABLES)
     if unknown:
         known = ", ".join(sorted(_KNOWN_KEYS))
         raise ConfigError(f"{origin}: unknown key {unknown[0]!r} in [tool.torchcheck] (known keys: {known})")

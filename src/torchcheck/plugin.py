@@ -90,6 +90,16 @@ GOLDEN_REQUIRED_HELP = (
     "Golden keys (patterns such as cuda-sm90-*) whose missing golden fails the test whatever "
     "torchcheck_golden_missing says."
 )
+MODELS_HELP = (
+    "Generate the zero-code model tests of [tool.torchcheck.models] in pyproject.toml even "
+    "when pytest is given paths (default: when it runs without path arguments, or is given "
+    "pyproject.toml); --no-torchcheck-models turns them off. Also: env TORCHCHECK_MODELS, "
+    "ini torchcheck_models = true|false."
+)
+MODELS_EXPLAIN_HELP = (
+    "Print, per model of [tool.torchcheck.models], the items generated and why each other "
+    "check was not. Also: env TORCHCHECK_MODELS_EXPLAIN=1, ini torchcheck_models_explain."
+)
 REPLAY_SECTION_TITLE = "torchcheck replay"
 PINNING_TOO_LATE = (
     "torchcheck: CUDA was initialised before xdist worker {worker} could be pinned to "
@@ -145,7 +155,23 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         metavar="skip|fail|nearest",
         help=GOLDEN_MISSING_HELP,
     )
+    group.addoption(
+        "--torchcheck-models", dest="torchcheck_models", action="store_const", const=True, default=None, help=MODELS_HELP
+    )
+    group.addoption(
+        "--no-torchcheck-models",
+        dest="torchcheck_models",
+        action="store_const",
+        const=False,
+        default=None,
+        help="Generate no zero-code model tests (see --torchcheck-models).",
+    )
+    group.addoption(
+        "--torchcheck-models-explain", dest="torchcheck_models_explain", action="store_true", help=MODELS_EXPLAIN_HELP
+    )
     parser.addini(ENABLE_INI, ENABLE_INI_HELP, type="bool", default=False)
+    parser.addini("torchcheck_models", MODELS_HELP, type="bool", default=None)
+    parser.addini("torchcheck_models_explain", MODELS_EXPLAIN_HELP, type="bool", default=None)
     parser.addini("torchcheck_golden_missing", GOLDEN_MISSING_HELP, default="")
     parser.addini("torchcheck_golden_dir", GOLDEN_DIR_HELP, default="")
     parser.addini("torchcheck_golden_required", GOLDEN_REQUIRED_HELP, type="linelist", default=[])
@@ -165,6 +191,8 @@ def _enabled(config: pytest.Config, options: object) -> bool:
             getattr(options, "torchcheck_strict_state", None),
             getattr(options, "torchcheck_update_golden", None),
             getattr(options, "torchcheck_golden_missing", None),
+            getattr(options, "torchcheck_models", None) or None,  # --no-torchcheck-models turns nothing on
+            getattr(options, "torchcheck_models_explain", None) or None,
         ],
         bool(config.getini(ENABLE_INI)),
     )
