@@ -264,3 +264,34 @@ def test_the_audit_passes_a_run_that_did_its_work_and_fails_one_that_ran_nothing
     assert audit_main([str(pytester.path / "multi-gpu.xml")]) == 1
     output = capsys.readouterr().out
     assert "multi-gpu.xml was not written" in output and "no test ran" in output
+
+
+TWO_RANK_TEST = """
+import pytest
+
+
+@pytest.mark.distributed(world_size=2)
+def test_two_ranks(torch_device):
+    pass
+
+
+def test_one_device(torch_device):
+    pass
+"""
+
+
+def test_a_two_rank_cuda_test_is_marked_multi_gpu_and_only_a_selected_one_needs_two_gpus(
+    pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    for name in OUTER_ENVIRONMENT:
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setenv("PYTHONPATH", str(CI))
+    pytester.makepyfile(test_ranks=TWO_RANK_TEST)
+    one_gpu = ("--collect-only", "-q", "--torchcheck-device", "cpu,cuda", "-p", "gpu_ci_plugin", "--gpu-ci-pretend-gpus=1")
+    main_phase = pytester.runpytest_subprocess(*one_gpu, "-m", "cuda and not multi_gpu")
+    assert main_phase.ret == pytest.ExitCode.OK, main_phase.stdout.str()
+    collected = [line for line in main_phase.stdout.lines if line.startswith("test_ranks.py::")]
+    assert collected == ["test_ranks.py::test_one_device[cuda]"]
+    everything = pytester.runpytest_subprocess(*one_gpu)
+    assert everything.ret == pytest.ExitCode.USAGE_ERROR
+    assert "test_two_ranks" in everything.stderr.str()

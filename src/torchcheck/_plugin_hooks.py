@@ -70,6 +70,8 @@ MARKER_DOCS: tuple[str, ...] = (
     "GPU per rank on cuda); fixtures rank and world_size. A failure on any rank fails the "
     "test; a hang past timeout seconds fails it with every rank's stack. Under torchrun "
     "the test runs in place on each rank.",
+    "multi_gpu: a cuda run of a test marked distributed with world_size of 2 or more (added "
+    "by the plugin), so a one-GPU job can leave it out with -m 'cuda and not multi_gpu'.",
     "golden: the test compares a training curve with its golden file (added to every test "
     "that uses the golden_curve fixture, so `-m golden` selects them).",
 )
@@ -89,6 +91,7 @@ _HEADER_SHOWN_KEY: pytest.StashKey[bool] = pytest.StashKey()
 _LAUNCHED_RANK_KEY: pytest.StashKey[LaunchedRank] = pytest.StashKey()
 _DISTRIBUTED_PLAN_KEY: pytest.StashKey[DistributedPlan] = pytest.StashKey()
 _DISTRIBUTED_ERROR_KEY: pytest.StashKey[str] = pytest.StashKey()
+_DEVICE_UNAVAILABLE_KEY: pytest.StashKey[str] = pytest.StashKey()
 _TORCHCHECK_FIXTURES = frozenset({"torch_device", "seeded", "rank", "world_size", "golden_curve"})
 _GOLDEN_SETTINGS_KEY: pytest.StashKey[GoldenSettings] = pytest.StashKey()
 _GOLDEN_SUMMARY_KEY: pytest.StashKey[GoldenSummary] = pytest.StashKey()
@@ -106,6 +109,7 @@ class SetupProblem(pytest.fail.Exception):  # type: ignore[misc,name-defined]
 def pytest_configure(config: pytest.Config) -> None:
     for doc in MARKER_DOCS:
         config.addinivalue_line("markers", doc)
+    config.pluginmanager.register(_AfterDeselection(), "torchcheck-after-deselection")
     settings = _resolve_settings(config)
     config.stash[_SETTINGS_KEY] = settings
     if settings.devices is not None and settings.devices != ("cpu",):
@@ -368,6 +372,19 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
                 break
 
 
+class _AfterDeselection:
+    """Hooks that run after -m and -k have deselected tests."""
+
+    @pytest.hookimpl(trylast=True)
+    def pytest_collection_modifyitems(self, items: list[pytest.Item]) -> None:
+        """A selected distributed test whose explicitly requested devices are too few stops
+        the run (exit code 4); one that -m or -k left out does not."""
+        for item in items:
+            error = item.stash.get(_DEVICE_UNAVAILABLE_KEY, None)
+            if error is not None:
+                raise pytest.UsageError(error)
+
+
 def _plan_distributed_tests(config: pytest.Config, items: list[pytest.Item]) -> None:
     """Decide how each ``distributed`` test runs (or skip it with a reason). A bad marker
     fails that test at setup; too few GPUs for an explicitly requested cuda is exit 4."""
@@ -397,6 +414,8 @@ def _plan_distributed_tests(config: pytest.Config, items: list[pytest.Item]) -> 
         device_param = _callspec_params(item).get("torch_device")
         cuda_marked = item.get_closest_marker("cuda") is not None
         device = distributed_device(request, device_param, cuda_marked)
+        if device == "cuda" and request.world_size >= 2:
+            item.add_marker(pytest.mark.multi_gpu)
         found = _found_devices(config) if device == "cuda" else FoundDevices()
         try:
             plan = plan_distributed(
@@ -409,7 +428,9 @@ def _plan_distributed_tests(config: pytest.Config, items: list[pytest.Item]) -> 
                 launched=launched,
             )
         except DeviceUnavailableError as error:
-            raise pytest.UsageError(str(error)) from None
+            # Exit 4 only if the test is still selected after -m and -k (see below).
+            item.stash[_DEVICE_UNAVAILABLE_KEY] = str(error)
+            continue
         item.stash[_DISTRIBUTED_PLAN_KEY] = plan
         if plan.skip_reason is not None:
             item.add_marker(pytest.mark.skip(reason=plan.skip_reason))
