@@ -50,6 +50,7 @@ _LAZY_EXPORTS: dict[str, str] = {
     "Exact": "torchcheck.checks.golden",
     "Approx": "torchcheck.checks.golden",
     "assert_golden_curve": "torchcheck.checks.golden",
+    "assert_inference_contract": "torchcheck.checks.inference",
     "check_model": "torchcheck.checks.battery",
     "ModelReport": "torchcheck.checks.battery",
 }

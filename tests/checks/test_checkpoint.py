@@ -480,3 +480,122 @@ def test_resume_equivalent_points_outside_the_checkpoint_when_everything_was_res
 def test_resume_equivalent_leaves_nothing_in_tmp_path(tmp_path: Path) -> None:
     assert_resume_equivalent(Regressor, make_optimizer, train_step, batches(), tmp_path=tmp_path)
     assert list(tmp_path.iterdir()) == []
+
+
+# ------------------------------------------ state that exists only after a forward
+
+
+class HookSpectralNorm(nn.Module):
+    """The old hook-based spectral norm: 'weight' is a plain attribute that a forward
+    pre-hook recomputes from weight_orig, weight_u and weight_v."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.fc = nn.utils.spectral_norm(nn.Linear(4, 4))
+        self.head = nn.Linear(4, 1)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        return self.head(torch.tanh(self.fc(x)))
+
+
+class MaxNormEmbedding(nn.Module):
+    """nn.Embedding(max_norm=) renormalises the rows it looks up in place, in eval mode too."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.embed = nn.Embedding(10, 4, max_norm=0.5)
+        self.head = nn.Linear(4, 2)
+
+    def forward(self, tokens: torch.Tensor) -> torch.Tensor:
+        return self.head(self.embed(tokens))
+
+
+def test_checkpoint_roundtrip_compares_a_hook_recomputed_attribute_after_the_forward() -> None:
+    assert_checkpoint_roundtrip(HookSpectralNorm, torch.randn(2, 4))
+    assert_checkpoint_roundtrip(HookSpectralNorm)
+
+
+def test_checkpoint_roundtrip_compares_parameters_as_saved_not_as_a_forward_rescaled_them() -> None:
+    assert_checkpoint_roundtrip(MaxNormEmbedding, torch.tensor([[1, 2, 3]]))
+
+
+def test_resume_equivalent_passes_a_hook_based_spectral_norm() -> None:
+    def step(model: nn.Module, optimizer: torch.optim.Optimizer, batch: tuple[torch.Tensor, torch.Tensor]) -> None:
+        optimizer.zero_grad()
+        F.mse_loss(model(batch[0]), batch[1]).backward()
+        optimizer.step()
+
+    assert_resume_equivalent(HookSpectralNorm, momentum_sgd, step, batches())
+
+
+class LayersInAList(nn.Module):
+    def __init__(self) -> None:
+        super().__init__()
+        self.layers = [nn.Linear(4, 4), nn.Linear(4, 4)]  # bug: not an nn.ModuleList
+        self.head = nn.Linear(4, 2)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        for layer in self.layers:
+            x = torch.relu(layer(x))
+        return self.head(x)
+
+
+def test_checkpoint_roundtrip_says_that_parameters_in_a_python_list_are_not_registered() -> None:
+    with pytest.raises(CheckFailed) as failure:
+        assert_checkpoint_roundtrip(LayersInAList, torch.randn(2, 4))
+    message = str(failure.value)
+    assert "eval-mode outputs of LayersInAList differ at output" in message
+    assert (
+        "The outputs depend on parameters the state_dict does not hold: 4 parameters (40 elements) are not "
+        "registered with LayersInAList: 'layers' (4 in a list)." in message
+    )
+    assert "use nn.ModuleList" in message
+    assert "state outside the model" not in message
+
+
+# ----------------------------------------- lost state seen without a divergence
+
+
+def bfloat16_step(
+    model: nn.Module, optimizer: torch.optim.Optimizer, scaler: torch.amp.GradScaler, batch: tuple[torch.Tensor, torch.Tensor]
+) -> None:
+    x, y = batch
+    optimizer.zero_grad()
+    with torch.autocast("cpu", dtype=torch.bfloat16):
+        loss = F.mse_loss(model(x).float(), y)
+    scaler.scale(loss).backward()
+    scaler.step(optimizer)
+    scaler.update()
+
+
+def test_resume_equivalent_names_a_grad_scaler_not_saved_although_bfloat16_training_never_diverges() -> None:
+    message = resume_failure(
+        Regressor, momentum_sgd, bfloat16_step, batches(), load_fn=load_without_scaler,
+        scaler=lambda: torch.amp.GradScaler("cpu"),
+    )
+    assert message.startswith(
+        "assert_resume_equivalent: the checkpoint saved after step 3 does not restore everything training "
+        "depends on. The 3 resumed steps happened to match uninterrupted training"
+    )
+    assert "- GradScaler: _growth_tracker is 0 after loading, 3 when saved" in message
+
+
+def test_save_fn_and_load_fn_may_name_the_scaler_as_they_like() -> None:
+    assert_resume_equivalent(
+        Regressor, momentum_sgd, bfloat16_step, batches(), scaler=lambda: torch.amp.GradScaler("cpu"),
+        save_fn=lambda p, m, o, s: save_checkpoint(p, m, o, scaler=s),
+        load_fn=lambda p, m, o, s: load_checkpoint(p, m, o, scaler=s),
+    )
+
+
+def test_a_save_fn_that_cannot_take_the_scheduler_is_told_what_is_expected() -> None:
+    message = resume_failure(
+        Regressor, make_optimizer, train_step, batches(),
+        save_fn=lambda path, model, optimizer: save_checkpoint(path, model, optimizer),
+    )
+    assert message.startswith(
+        "assert_resume_equivalent: save_fn cannot take the scheduler: it is called as "
+        "save_fn(path, model, optimizer, scheduler, scaler)"
+    )
+    assert "but its signature is save_fn(path, model, optimizer)." in message
+    assert "def save_fn(path, model, optimizer, scheduler=None, scaler=None)" in message

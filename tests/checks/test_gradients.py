@@ -186,12 +186,13 @@ def test_batch_independent_names_samples_mixed_by_view() -> None:
     assert "x.transpose(0, 1)" in message
 
 
-def test_batch_independent_perturbs_integer_token_inputs() -> None:
+def test_batch_independent_differentiates_through_the_embedding_of_integer_token_inputs() -> None:
     tokens = torch.tensor([[1, 2, 3], [4, 5, 6], [7, 8, 9]])
     assert_batch_independent(TokenModel(), tokens)
     with pytest.raises(CheckFailed) as failure:
         assert_batch_independent(TokenModel(mixes_batch=True), tokens)
-    assert "output sample 0 changes when input samples 1, 2 change" in str(failure.value)
+    assert "output sample 0 depends on input samples 1, 2 (greatest |d out[0] / d embedding output of 'embed'|" \
+        in str(failure.value)
 
 
 # ------------------------------------------- gradcheck of module parameters

@@ -62,7 +62,9 @@ def test_meta_shapes_finds_a_tensor_created_on_a_hard_coded_device() -> None:
     message = str(failure.value)
     assert "failed in module '<root>' (Transformer)" in message
     assert "Tensor on device cpu is not on the expected device meta" in message
-    assert "hard-coded device" in message
+    assert "Cause: a tensor on cpu meets the model's meta tensors in `aten.add.Tensor`." in message
+    assert "It was created by aten.arange in module '<root>' (Transformer), at " in message
+    assert "_models.py:95 in forward: `x = x + torch.arange(tokens.shape[1], device=\"cpu\"" in message
 
 
 def test_assert_meta_shapes_compares_with_the_expected_shape() -> None:
@@ -256,3 +258,189 @@ def test_meta_load_accepts_a_model_instance() -> None:
     model = TiedLM()
     assert_meta_load(model, {"embed.weight": model.embed.weight.detach()}, torch.tensor([[4, 5]]))
     assert not model.embed.weight.is_meta
+
+
+# ------------------------------------------------ mode, meta kernels, devices
+
+
+class CacheInEval(nn.Module):
+    """Returns its recurrent state only in eval mode, like a state-space model's cache."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.mix = nn.Linear(4, 4)
+
+    def forward(self, x: torch.Tensor) -> dict[str, torch.Tensor]:
+        hidden = self.mix(x)
+        return {"logits": hidden} if self.training else {"logits": hidden, "cache": hidden[:, -1]}
+
+
+def test_meta_and_real_forwards_run_in_the_same_mode() -> None:
+    assert_meta_shapes(CacheInEval, (2, 3, 4), expected={"logits": (2, 3, 4), "cache": (2, 4)}, device="cpu")
+
+
+class GroupedExperts(nn.Module):
+    """Experts applied with torch._grouped_mm, as transformers' MoE layers do: its meta
+    kernel wants bfloat16, its CPU kernel takes float32 too."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.weight = nn.Parameter(torch.randn(2, 4, 4))
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        offsets = torch.tensor([x.shape[0] // 2, x.shape[0]], dtype=torch.int32, device=x.device)
+        return torch._grouped_mm(x, self.weight, offs=offsets)
+
+
+class Router(nn.Module):
+    def __init__(self) -> None:
+        super().__init__()
+        self.experts = GroupedExperts()
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        return self.experts(x)
+
+
+def test_a_meta_kernel_that_refuses_a_dtype_is_named_as_a_meta_limitation_not_a_hard_coded_device() -> None:
+    with pytest.raises(CheckFailed) as failure:
+        assert_meta_shapes(Router, (8, 4))
+    message = str(failure.value)
+    assert message.startswith(
+        "assert_meta_shapes: `aten._grouped_mm` in module 'experts' (GroupedExperts) cannot run on the meta "
+        "device: its meta kernel refuses inputs that its real kernel accepts (on CPU it runs on zero-filled "
+        "inputs of the same shapes and dtypes: [8, 4] float32, [2, 4, 4] float32, [2] int32)."
+    )
+    assert "not a hard-coded device and not a bug in Router" in message
+    with pytest.warns(RuntimeWarning, match="cannot run on the meta device"):
+        assert_meta_shapes(Router, (8, 4), expected=(8, 4), device="cpu")
+
+
+def test_a_shape_bug_in_an_operation_is_still_a_failure_and_not_a_meta_limitation() -> None:
+    with pytest.raises(CheckFailed) as failure:
+        assert_meta_shapes(Router, (8, 3), device="cpu")
+    assert "cannot run on the meta device" not in str(failure.value)
+    assert "failed in module 'experts' (GroupedExperts)" in str(failure.value)
+
+
+class FixedDeviceMask(nn.Module):
+    def __init__(self) -> None:
+        super().__init__()
+        self.fc = nn.Linear(4, 4)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        mask = torch.ones(x.shape[0], 4, device="cpu")
+        return self.fc(x) * mask
+
+
+def test_devices_agree_on_meta_names_the_line_that_created_a_tensor_on_a_fixed_device() -> None:
+    from torchcheck import assert_devices_agree
+
+    with pytest.raises(CheckFailed) as failure:
+        assert_devices_agree(FixedDeviceMask, torch.randn(2, 4), devices=["cpu", "meta"])
+    message = str(failure.value)
+    assert "Cause: a tensor on cpu meets the model's meta tensors in `aten.mul.Tensor`." in message
+    assert 'test_meta.py' in message and 'mask = torch.ones(x.shape[0], 4, device="cpu")' in message
+
+
+def test_devices_agree_on_meta_names_a_meta_kernel_limitation() -> None:
+    from torchcheck import assert_devices_agree
+
+    with pytest.raises(CheckFailed, match="the meta kernel of `aten._grouped_mm` refuses inputs"):
+        assert_devices_agree(Router, torch.randn(8, 4), devices=["cpu", "meta"])
+
+
+# ----------------------------------------------- meta load: values, compiled
+
+
+class Block(nn.Module):
+    def __init__(self) -> None:
+        super().__init__()
+        self.fc = nn.Linear(4, 4)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        return self.fc(x)
+
+
+class CompiledBlock(nn.Module):
+    def __init__(self) -> None:
+        super().__init__()
+        self.block = torch.compile(Block(), backend="eager")
+        self.head = nn.Linear(4, 2)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        return self.head(self.block(x))
+
+
+def test_meta_load_accepts_a_checkpoint_of_a_model_with_a_compiled_submodule() -> None:
+    checkpoint = CompiledBlock().state_dict()
+    assert "block._orig_mod.fc.weight" in checkpoint
+    assert_meta_load(CompiledBlock, checkpoint, torch.randn(2, 4))
+
+
+class ScaledEmbedding(nn.Embedding):
+    """An embedding that holds a non-persistent buffer, like Gemma's."""
+
+    def __init__(self) -> None:
+        super().__init__(10, 4)
+        self.scale = nn.Buffer(torch.tensor(2.0), persistent=False)
+
+    def forward(self, tokens: torch.Tensor) -> torch.Tensor:
+        return super().forward(tokens) * self.scale
+
+
+class EmbeddingLM(nn.Module):
+    def __init__(self) -> None:
+        super().__init__()
+        self.embed = ScaledEmbedding()
+        self.head = nn.Linear(4, 3)
+
+    def _init_weights(self, module: nn.Module) -> None:
+        """Like transformers: initialises everything a module holds."""
+        if isinstance(module, ScaledEmbedding):
+            nn.init.normal_(module.weight)
+            nn.init.constant_(module.scale, 2.0)
+
+    def forward(self, tokens: torch.Tensor) -> torch.Tensor:
+        return self.head(self.embed(tokens))
+
+
+def init_every_tensor_of_the_module(model: nn.Module) -> None:
+    """The recipe as the docs once had it: re-initialises the loaded embedding too."""
+    for module in model.modules():
+        for name in module._non_persistent_buffers_set:
+            buffer = module._buffers.get(name)
+            if buffer is not None and buffer.is_meta:
+                module._buffers[name] = torch.empty_like(buffer, device="cpu")
+                model._init_weights(module)
+
+
+def init_non_persistent_buffers(model: nn.Module) -> None:
+    """The recipe in docs/checks.md."""
+    for module in model.modules():
+        names = [name for name, buffer in module._buffers.items()
+                 if name in module._non_persistent_buffers_set and buffer is not None and buffer.is_meta]
+        if not names:
+            continue
+        for name in names:
+            module._buffers[name] = torch.empty_like(module._buffers[name], device="cpu")
+        loaded = dict(module._parameters)
+        module._parameters.update({n: nn.Parameter(p.to("meta")) for n, p in loaded.items() if p is not None})
+        model._init_weights(module)
+        module._parameters.update(loaded)
+
+
+def test_meta_load_names_parameters_that_after_load_reinitialised() -> None:
+    with pytest.raises(CheckFailed) as failure:
+        assert_meta_load(EmbeddingLM, EmbeddingLM().state_dict(), torch.tensor([[1, 2]]),
+                         after_load=init_every_tensor_of_the_module)
+    message = str(failure.value)
+    assert message.startswith(
+        "assert_meta_load: after loading, 1 tensors of EmbeddingLM no longer hold the checkpoint's values:\n"
+        "  embed.weight\nafter_load changed them"
+    )
+    assert "outputs" not in message.splitlines()[0]
+
+
+def test_the_documented_buffer_recipe_keeps_the_loaded_parameters_of_the_same_module() -> None:
+    assert_meta_load(EmbeddingLM, EmbeddingLM().state_dict(), torch.tensor([[1, 2]]),
+                     after_load=init_non_persistent_buffers)

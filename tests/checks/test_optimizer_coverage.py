@@ -102,3 +102,36 @@ def test_long_lists_of_names_are_shortened() -> None:
     model = nn.Sequential(*(nn.Linear(2, 2) for _ in range(6)))
     message = failure_message(model, torch.optim.SGD([nn.Parameter(torch.ones(1))], lr=0.1))
     assert "'3.bias', and 4 more" in message
+
+
+class LayersInAList(nn.Module):
+    def __init__(self) -> None:
+        super().__init__()
+        self.blocks = [nn.Linear(4, 4), nn.Linear(4, 4)]  # bug: not an nn.ModuleList
+        self.stages = [self.blocks]  # nested lists are searched too
+        self.head = nn.Linear(4, 2)
+        self.views = [self.head]  # a list of registered modules is fine
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        for block in self.blocks:
+            x = block(x)
+        return self.head(x)
+
+
+def test_optimizer_covers_names_parameters_kept_in_a_python_list() -> None:
+    model = LayersInAList()
+    with pytest.raises(CheckFailed) as failure:
+        assert_optimizer_covers(model, torch.optim.SGD(model.parameters(), lr=0.1))
+    message = str(failure.value)
+    assert (
+        "4 parameters (40 elements) are not registered with LayersInAList: 'blocks' (4 in a list), "
+        "'stages' (4 in a list). A Python list hides them from model.parameters()" in message
+    )
+    assert "The optimizer holds none of them, so they never change." in message
+    assert "'head" not in message
+
+
+def test_optimizer_covers_accepts_unregistered_parameters_the_optimizer_was_given() -> None:
+    model = LayersInAList()
+    hidden = [p for block in model.blocks for p in block.parameters()]
+    assert_optimizer_covers(model, torch.optim.SGD([*model.parameters(), *hidden], lr=0.1))

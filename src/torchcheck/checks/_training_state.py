@@ -19,6 +19,7 @@ import torch
 from torch import nn
 
 from torchcheck.checks._compare import first_mismatch, indent
+from torchcheck.checks._registration import hook_recomputed_attributes
 from torchcheck.checks.state import RngState, capture_rng_state
 
 __tracebackhide__ = True  # pytest shows a failure from the caller's line, without this module's frames
@@ -104,21 +105,24 @@ class TrainingState:
 
 
 def forgotten_pieces(
-    saved: TrainingState, loaded: TrainingState, generators_in_use: Collection[str]
+    saved: TrainingState, loaded: TrainingState, generators_in_use: Collection[str], *, extra_state: bool = True
 ) -> list[str]:
     """One line (or block) per piece that differs between what was saved and what the
     fresh objects hold after loading, in the order model, optimizer, scheduler,
     GradScaler, RNG, extra state. Of the RNGs, only ``generators_in_use`` (named as
     :func:`differing_generators` names them) are compared: a generator the training
-    never draws from cannot change the resumed run, so naming it would be a false lead."""
+    never draws from cannot change the resumed run, so naming it would be a false lead.
+    Extra state (plain module attributes) is left out without ``extra_state``: a cache
+    rebuilt by the next forward differs too, and only a divergence shows it mattered."""
     checks: list[Callable[[TrainingState, TrainingState], list[str]]] = [
         _model_differences,
         _optimizer_differences,
         _scheduler_differences,
         _scaler_differences,
         functools.partial(_rng_differences, generators_in_use=generators_in_use),
-        _extra_state_differences,
     ]
+    if extra_state:
+        checks.append(_extra_state_differences)
     return [line for check in checks for line in check(saved, loaded)]
 
 
@@ -135,11 +139,15 @@ def _simple_attributes(model: nn.Module) -> dict[str, Any]:
 
 
 def _tensor_attributes(model: nn.Module) -> dict[str, torch.Tensor]:
+    """Plain tensor attributes, except those a forward pre-hook recomputes (derived
+    from parameters and buffers, and stale in fresh objects until their first forward)."""
+    derived = hook_recomputed_attributes(model)
     found = {}
     for prefix, module in model.named_modules():
         for attr, value in vars(module).items():
-            if isinstance(value, torch.Tensor) and not isinstance(value, nn.Parameter):
-                found[f"{prefix}.{attr}" if prefix else attr] = value.detach().to("cpu", copy=True)
+            name = f"{prefix}.{attr}" if prefix else attr
+            if isinstance(value, torch.Tensor) and not isinstance(value, nn.Parameter) and name not in derived:
+                found[name] = value.detach().to("cpu", copy=True)
     return found
 
 

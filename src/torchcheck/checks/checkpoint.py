@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import inspect
 import os
 import random
 import shutil
@@ -25,6 +26,7 @@ from torchcheck.checks._compare import (
     warn_uncompared,
 )
 from torchcheck.checks._inputs import call_model, instantiate
+from torchcheck.checks._registration import hook_recomputed_attributes, unregistered_parameters
 from torchcheck.checks._training_state import (
     TrainingObjects,
     TrainingState,
@@ -88,6 +90,9 @@ _HINT_UNSAVED = (
     "and are not in the state_dict: {suspects}. Keep such values in a buffer or in "
     "get_extra_state/set_extra_state."
 )
+_HINT_UNREGISTERED = (
+    "The outputs depend on parameters the state_dict does not hold: {description}"
+)
 _HINT_OUTSIDE_STATE = (
     "Parameters, buffers and tensor attributes all match, so the outputs depend on state "
     "outside the model: randomness used in eval mode, or global state."
@@ -108,6 +113,12 @@ _RESUME_OUTSIDE = """\
 The checkpoint restored the {restored} and every RNG exactly, so training depends on \
 extra state outside them: attributes of {step}'s closure or of objects it uses, a data \
 iterator's position, an EMA copy of the model, or other global state."""
+
+_RESUME_LOST = """\
+assert_resume_equivalent: the checkpoint saved after step {resume_step} does not restore \
+everything training depends on. The {remaining} resumed steps happened to match \
+uninterrupted training, but what load_fn restored differs from what save_fn was given:
+{pieces}"""
 
 _RESUME_FAILED = """\
 assert_resume_equivalent: {phase} raised:
@@ -275,15 +286,73 @@ def _build(make_model: nn.Module | Callable[[], nn.Module], seed: int) -> nn.Mod
     return model
 
 
-def _call(fn: Callable[..., Any], *args: Any, scheduler: Any = None, scaler: Any = None) -> Any:
-    """Call a user save/load function, passing scheduler/scaler only when present so
-    ``save_fn(path, model, optimizer)`` signatures keep working."""
-    extra = {}
-    if scheduler is not None:
-        extra["scheduler"] = scheduler
-    if scaler is not None:
-        extra["scaler"] = scaler
-    return fn(*args, **extra)
+def _call(phase: str, fn: Callable[..., Any], *args: Any, scheduler: Any = None, scaler: Any = None) -> Any:
+    """Call a user save/load function with ``(path, model, optimizer)`` and, when
+    present, the scheduler and GradScaler: by keyword where it names them, else by
+    position after ``optimizer`` (a parameter whose name says ``sched`` or ``scal``
+    takes that one; others take them in the documented order, scheduler first). A
+    signature that cannot take them is a CheckFailed saying what is expected."""
+    extras = {key: value for key, value in (("scheduler", scheduler), ("scaler", scaler)) if value is not None}
+    try:
+        signature = inspect.signature(fn)
+    except (TypeError, ValueError):  # a builtin or C function: call it as documented
+        return fn(*args, **extras)
+    placed = _place_extras(signature, len(args), extras)
+    if placed is None:
+        raise CheckFailed(_signature_problem(phase, signature, extras))
+    positional, keywords = placed
+    return fn(*args, *positional, **keywords)
+
+
+def _place_extras(
+    signature: inspect.Signature, given: int, extras: dict[str, Any]
+) -> tuple[list[Any], dict[str, Any]] | None:
+    """``(positional, keyword)`` extra arguments that ``signature`` accepts after
+    ``given`` positional ones, or ``None`` when they do not fit."""
+    parameters = signature.parameters
+    takes_kwargs = any(p.kind is p.VAR_KEYWORD for p in parameters.values())
+    slots = [p for p in parameters.values() if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)][given:]
+    named = {p.name for p in slots if p.kind is p.POSITIONAL_OR_KEYWORD}
+    named |= {p.name for p in parameters.values() if p.kind is p.KEYWORD_ONLY}
+    keywords = {key: value for key, value in extras.items() if key in named or (takes_kwargs and key not in parameters)}
+    left = [key for key in extras if key not in keywords]
+    positional: list[Any] = []
+    for slot in (slot for slot in slots if slot.name not in keywords):
+        if not left:
+            break
+        wanted = next((key for key in _STEMS if _STEMS[key] in slot.name.lower()), None)
+        if wanted is not None and wanted not in left:
+            positional.append(None)  # named for one not in play: its documented default
+            continue
+        key = wanted if wanted is not None else left[0]
+        positional.append(extras[key])
+        left.remove(key)
+    if left and any(p.kind is p.VAR_POSITIONAL for p in parameters.values()):
+        positional += [extras[key] for key in left]
+        left = []
+    if left:
+        return None
+    try:
+        signature.bind(*([None] * given), *positional, **keywords)
+    except TypeError:
+        return None
+    return positional, keywords
+
+
+#: How a parameter name shows which extra it wants.
+_STEMS = {"scheduler": "sched", "scaler": "scal"}
+
+_SIGNATURE_PROBLEM = """\
+assert_resume_equivalent: {phase} cannot take the {what}: it is called as \
+{phase}(path, model, optimizer, scheduler, scaler) -- the scheduler when make_optimizer \
+returns (optimizer, scheduler), the GradScaler when scaler= is given -- but its \
+signature is {phase}{signature}. Take them after optimizer, by position or named \
+scheduler and scaler: def {phase}(path, model, optimizer, scheduler=None, scaler=None)."""
+
+
+def _signature_problem(phase: str, signature: inspect.Signature, extras: dict[str, Any]) -> str:
+    what = " and the ".join("GradScaler" if key == "scaler" else key for key in extras)
+    return _SIGNATURE_PROBLEM.format(phase=phase, what=what, signature=signature)
 
 
 # --------------------------------------------------------- checkpoint roundtrip
@@ -307,6 +376,9 @@ def assert_checkpoint_roundtrip(
         name = type(saved).__name__
         path = directory / "torchcheck_roundtrip.pt"
         torch.save(saved.state_dict(), path)
+        # What was saved, before a forward can change it (an nn.Embedding with max_norm
+        # renormalises its weight in place, even in eval mode).
+        at_save = _named_state(saved, clone=True)
         expected = detach_to_cpu(call_model(saved, inputs)) if inputs else None
         fresh = _build(make_model, 1).eval()
         try:
@@ -315,40 +387,65 @@ def assert_checkpoint_roundtrip(
             raise CheckFailed(
                 _ROUNDTRIP_LOAD_FAILED.format(model=name, error_type=type(error).__name__, error=error)
             ) from error
-        _compare_module_tensors(saved, fresh, name)
+        _compare_state(at_save, _named_state(fresh), _non_persistent_buffers(saved), name)
+        actual = detach_to_cpu(call_model(fresh, inputs)) if inputs else None
+        # Plain tensor attributes after the same forwards on both sides: one a hook
+        # recomputes before every forward is stale until then.
+        derived = set() if inputs else hook_recomputed_attributes(saved)
+        _compare_plain_attributes(saved, fresh, name, derived)
         if expected is not None:
-            _compare_outputs(detach_to_cpu(call_model(fresh, inputs)), expected, saved, fresh, name)
+            _compare_outputs(actual, expected, saved, fresh, name)
         for group in _tied_groups(saved):
             if len({id(_lookup(fresh, n)) for n in group}) > 1:
                 raise CheckFailed(_ROUNDTRIP_TIES.format(model=name, names=", ".join(group)))
 
 
-def _compare_module_tensors(saved: nn.Module, fresh: nn.Module, name: str) -> None:
-    fresh_state = dict(fresh.named_parameters(remove_duplicate=False))
-    fresh_state.update(fresh.named_buffers(remove_duplicate=False))
-    non_persistent = _non_persistent_buffers(saved)
-    groups = [
-        ("parameter", dict(saved.named_parameters(remove_duplicate=False)), fresh_state, ""),
-        ("buffer", dict(saved.named_buffers(remove_duplicate=False)), fresh_state, ""),
-        ("plain tensor attribute", _plain_tensor_attributes(saved), _plain_tensor_attributes(fresh),
-         _HINT_PLAIN_ATTRIBUTE),
-    ]
-    for kind, expected_tensors, actual_tensors, hint in groups:
-        for key, expected in expected_tensors.items():
-            actual = actual_tensors.get(key)
-            if actual is None:
-                continue
-            found = first_mismatch(actual, expected, path=key, rtol=0, atol=0)
-            if found is None:
-                continue
-            is_np = kind == "buffer" and key in non_persistent
+def _named_state(model: nn.Module, clone: bool = False) -> dict[str, tuple[str, torch.Tensor]]:
+    """``name -> ("parameter" | "buffer", tensor)``, cloned when ``clone``."""
+    state = {n: ("parameter", p) for n, p in model.named_parameters(remove_duplicate=False)}
+    state.update((n, ("buffer", b)) for n, b in model.named_buffers(remove_duplicate=False))
+    if clone:
+        state = {n: (kind, t.detach().clone()) for n, (kind, t) in state.items()}
+    return state
+
+
+def _compare_state(
+    expected: dict[str, tuple[str, torch.Tensor]],
+    actual: dict[str, tuple[str, torch.Tensor]],
+    non_persistent: dict[str, torch.Tensor],
+    name: str,
+) -> None:
+    for key, (kind, value) in expected.items():
+        loaded = actual.get(key)
+        if loaded is None:
+            continue
+        found = first_mismatch(loaded[1], value, path=key, rtol=0, atol=0)
+        if found is None:
+            continue
+        is_np = kind == "buffer" and key in non_persistent
+        raise CheckFailed(
+            _ROUNDTRIP_TENSOR.format(
+                kind="non-persistent buffer" if is_np else kind,
+                name=key,
+                model=name,
+                details=indent(found.render()),
+                hint=_HINT_NON_PERSISTENT if is_np else "A state_dict hook or override drops or alters it.",
+            )
+        )
+
+
+def _compare_plain_attributes(saved: nn.Module, fresh: nn.Module, name: str, derived: set[str]) -> None:
+    actual_tensors = _plain_tensor_attributes(fresh)
+    for key, expected in _plain_tensor_attributes(saved).items():
+        actual = actual_tensors.get(key)
+        if actual is None or key in derived:
+            continue
+        found = first_mismatch(actual, expected, path=key, rtol=0, atol=0)
+        if found is not None:
             raise CheckFailed(
                 _ROUNDTRIP_TENSOR.format(
-                    kind="non-persistent buffer" if is_np else kind,
-                    name=key,
-                    model=name,
-                    details=indent(found.render()),
-                    hint=_HINT_NON_PERSISTENT if is_np else hint or "A state_dict hook or override drops or alters it.",
+                    kind="plain tensor attribute", name=key, model=name, details=indent(found.render()),
+                    hint=_HINT_PLAIN_ATTRIBUTE,
                 )
             )
 
@@ -366,8 +463,11 @@ def _compare_outputs(actual: Any, expected: Any, saved: nn.Module, fresh: nn.Mod
 
 
 def _unsaved_hint(saved: nn.Module, fresh: nn.Module) -> str:
-    """Parameters, buffers and tensor attributes already matched; name the plain Python
-    attributes that differ, if any."""
+    """Parameters, buffers and tensor attributes already matched; name parameters that
+    are not registered, or else the plain Python attributes that differ, if any."""
+    unregistered = unregistered_parameters(saved, trainable_only=False)
+    if unregistered is not None:
+        return _HINT_UNREGISTERED.format(description=unregistered.describe())
     suspects = [
         f"'{attribute}' ({fresh_value!r} after loading, {saved_value!r} when saved)"
         for attribute, saved_value, fresh_value in _differing_simple_attributes(saved, fresh)
@@ -479,11 +579,11 @@ def assert_resume_equivalent(
         recipe.train(first, 0, resume_step)
         saved = TrainingState.capture(first)
         path = directory / "torchcheck_resume.pt"
-        _guarded("save_fn", lambda: _call(save_fn, path, first.model, first.optimizer,
+        _guarded("save_fn", lambda: _call("save_fn", save_fn, path, first.model, first.optimizer,
                                            scheduler=first.scheduler, scaler=first.scaler))
         seed_everything(12345)  # a new process: other init, other RNG streams
         second = recipe.fresh()
-        _guarded("load_fn", lambda: _call(load_fn, path, second.model, second.optimizer,
+        _guarded("load_fn", lambda: _call("load_fn", load_fn, path, second.model, second.optimizer,
                                            scheduler=second.scheduler, scaler=second.scaler))
         loaded = TrainingState.capture(second)
         resumed = recipe.train(second, resume_step, len(batches))
@@ -504,11 +604,21 @@ def assert_resume_equivalent(
                     diagnosis=_diagnosis(saved, loaded, recipe, generators_in_use),
                 )
             )
+    lost = forgotten_pieces(saved, loaded, generators_in_use, extra_state=False)
+    if lost:
+        raise CheckFailed(
+            _RESUME_LOST.format(
+                resume_step=resume_step, remaining=len(batches) - resume_step,
+                pieces="\n".join(indent(piece) for piece in lost),
+            )
+        )
 
 
 def _guarded(phase: str, action: Callable[[], Any]) -> None:
     try:
         action()
+    except CheckFailed:
+        raise
     except Exception as error:  # a failing user save/load is the finding
         raise CheckFailed(_RESUME_FAILED.format(phase=phase, error_type=type(error).__name__, error=error)) from error
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import copy
 import math
 from collections.abc import Callable, Sequence
@@ -20,7 +21,7 @@ from torchcheck.checks._compare import (
 )
 from torchcheck.checks._inputs import ModelInputs, instantiate, is_model_factory, unwrap_compiled
 from torchcheck.checks.errors import CheckFailed
-from torchcheck.checks.meta import data_dependent_operation
+from torchcheck.checks.meta import MetaForwardWatch, data_dependent_operation
 from torchcheck.checks.seeding import seed_everything
 from torchcheck.checks.state import cuda_usable, preserved_state
 
@@ -33,6 +34,10 @@ assert_devices_agree: {what} fails on {device} but runs on cpu:
 A tensor is probably created on a hard-coded device, or the code takes a CPU-only path \
 (.numpy(), .item() on a list, a Python-side index). Create tensors with device=x.device \
 or register them as buffers."""
+
+_FAILS_ON_META = """\
+assert_devices_agree: {what} fails on meta but runs on cpu:
+  {error_type}: {error}{cause}"""
 
 _DATA_DEPENDENT_ON_META = """\
 assert_devices_agree: {what} runs a data-dependent operation, {operation}, which \
@@ -154,17 +159,24 @@ def _call_on(target: Callable[..., Any], device: torch.device, inputs: tuple[Any
 def _run_on(
     what: str, runner: Callable[[torch.device], Callable[..., Any]], device: torch.device, inputs: tuple[Any, ...]
 ) -> Any:
+    watch = MetaForwardWatch() if device.type == "meta" else None
     try:
-        return detach_to_cpu(_call_on(runner(device), device, inputs))
+        with watch if watch is not None else contextlib.nullcontext():
+            return detach_to_cpu(_call_on(runner(device), device, inputs))
     except Exception as error:  # any failure on the device is the finding
-        raise _device_failure(what, device, error) from error
+        raise _device_failure(what, device, error, watch) from error
 
 
-def _device_failure(what: str, device: torch.device, error: Exception) -> CheckFailed:
+def _device_failure(
+    what: str, device: torch.device, error: Exception, watch: MetaForwardWatch | None = None
+) -> CheckFailed:
     operation = data_dependent_operation(error) if device.type == "meta" else None
     fields = {"what": what, "error_type": type(error).__name__, "error": str(error).strip()}
     if operation is not None:
         return CheckFailed(_DATA_DEPENDENT_ON_META.format(operation=operation, **fields))
+    cause = watch.explain(error) if watch is not None else None
+    if cause is not None:  # a hard-coded device with where it was made, or a meta kernel's limitation
+        return CheckFailed(_FAILS_ON_META.format(cause=cause, **fields))
     return CheckFailed(_RAISES_ON_DEVICE.format(device=device, **fields))
 
 

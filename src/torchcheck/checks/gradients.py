@@ -3,9 +3,10 @@ samples in a batch not leaking into each other."""
 
 from __future__ import annotations
 
+import contextlib
 import copy
 import fnmatch
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -13,8 +14,17 @@ import torch
 from torch import nn
 from torch.autograd.gradcheck import GradcheckError
 
-from torchcheck.checks._compare import callable_name, compare_tensors, format_index, indent, iter_tensors
+from torchcheck.checks._compare import (
+    callable_name,
+    compare_tensors,
+    default_tolerance,
+    format_index,
+    indent,
+    iter_tensors,
+)
+from torchcheck.checks._gradcheck_cost import affordable_gradcheck_options, run_gradcheck
 from torchcheck.checks._inputs import ModelInputs, instantiate, is_model_factory, unwrap_compiled
+from torchcheck.checks._registration import fail_on_unregistered_parameters
 from torchcheck.checks.errors import CheckFailed
 from torchcheck.checks.state import capture_rng_state, preserved_module, preserved_state, restore_rng_state
 
@@ -74,7 +84,14 @@ assert_batch_independent: in eval mode, outputs of {model} mix samples along dim
 {details}
 A view/reshape that moves the batch dimension (x.view(T, B, C) where \
 x.transpose(0, 1) was meant), or a batch-level op (mean/sum/softmax/norm over the batch \
-dim) mixes samples; each sample's output must depend on its own input only."""
+dim) mixes samples; each sample's output must depend on its own input only.
+Allowed: {tolerance} (rtol=, atol=)."""
+
+_MODEL_RAISED = """\
+assert_batch_independent: {model} raised in {call}:
+  {error_type}: {error}
+The inputs of that call:
+{inputs}"""
 
 
 # ------------------------------------------------------------------ gradcheck
@@ -152,8 +169,9 @@ def assert_gradcheck(
     with preserved_state():
         problem = _GradcheckProblem.build(fn, inputs, train)
         leaves = tuple(problem.leaves)
+        opts = affordable_gradcheck_options(name, problem, leaves, opts, gradgrad)
         try:
-            torch.autograd.gradcheck(problem, leaves, raise_exception=True, **opts)
+            run_gradcheck(problem, leaves, opts)
         except GradcheckError as error:
             fields = _jacobian_mismatch(problem, opts)
             if fields is None:
@@ -297,6 +315,7 @@ def assert_gradients_flow(
     if not isinstance(model, nn.Module) and is_model_factory(model):
         model = instantiate(model)
     plain = unwrap_compiled(model)
+    fail_on_unregistered_parameters("assert_gradients_flow", plain)
     with preserved_state(), preserved_module(plain), torch.enable_grad():
         rng = capture_rng_state()
         call = ModelInputs.from_inputs(inputs, model)
@@ -407,37 +426,52 @@ def _group_problems(problems: Sequence[_GradProblem]) -> str:
 # ---------------------------------------------------------- batch independence
 
 
-def assert_batch_independent(model: nn.Module | Callable[[], nn.Module], inputs: Any, dim: int = 0) -> None:
+def assert_batch_independent(
+    model: nn.Module | Callable[[], nn.Module],
+    inputs: Any,
+    dim: int = 0,
+    *,
+    rtol: float | None = None,
+    atol: float | None = None,
+) -> None:
     """In eval mode, output sample ``i`` must not depend on input sample ``j != i``.
 
     ``model`` is an instance (restored afterwards) or a factory.
 
     ``inputs`` is a tensor, a tuple/list of tensors, or a dict of them (passed as
     keyword arguments, e.g. ``input_ids`` and ``attention_mask``) that share the batch
-    dimension ``dim``. With floating inputs the check differentiates each output sample
-    with respect to the inputs (the gradient at other samples must be exactly zero);
-    with integer inputs only (token ids, masks) it perturbs one sample at a time
-    instead. Model mode, parameters and RNG are restored.
+    dimension ``dim``. The check differentiates each output sample with respect to the
+    floating inputs and to the outputs of the model's embedding layers (the floating
+    form of token ids); integer inputs themselves (token ids, masks, lengths) are never
+    changed. The gradient at another sample must stay within ``atol + rtol`` times the
+    greatest gradient at the sample's own input (default: assert_close's tolerances for
+    the output's dtype), so rounding in batched kernels (a mixture of experts grouping
+    tokens) is not mixing. Only when neither exists does it change one sample at a time,
+    giving it the integer inputs of another sample, so every value stays valid. An
+    exception from the model is reported with the call that raised and its inputs.
+    Model mode, parameters and RNG are restored.
     """
     if not isinstance(model, nn.Module) and is_model_factory(model):
         model = instantiate(model)
     call = _batch_call(model, inputs)
-    values = call.values()
-    batch = _batch_size(values, dim)
+    batch = _batch_size(call.values(), dim)
+    probe = _BatchProbe(model, call, dim, batch, rtol, atol)
     with preserved_state(), preserved_module(unwrap_compiled(model)), torch.enable_grad():
         model.eval()
-        if any(isinstance(a, torch.Tensor) and a.is_floating_point() for a in values):
-            findings = _mixing_by_gradient(model, call, dim, batch)
-        else:
-            findings = _mixing_by_perturbation(model, call, dim, batch)
-    name = type(unwrap_compiled(model)).__name__
+        findings = probe.by_gradient()
+        if findings is None:
+            findings = probe.by_substitution()
     if findings.nonfinite:
         hint = _NONFINITE_OUTPUT if findings.nonfinite_outputs else _NONFINITE_GRADIENT
         details = _first_lines(findings.nonfinite, "more")
-        raise CheckFailed(_NOT_FINITE.format(model=name, batch=batch, dim=dim, hint=hint, details=details))
+        raise CheckFailed(_NOT_FINITE.format(model=probe.name, batch=batch, dim=dim, hint=hint, details=details))
     if findings.mixing:
         details = _first_lines(findings.mixing, "more output samples")
-        raise CheckFailed(_NOT_INDEPENDENT.format(model=name, dim=dim, batch=batch, details=details))
+        raise CheckFailed(
+            _NOT_INDEPENDENT.format(
+                model=probe.name, dim=dim, batch=batch, details=details, tolerance=findings.tolerance
+            )
+        )
 
 
 @dataclass
@@ -448,6 +482,244 @@ class _BatchFindings:
     mixing: list[str] = field(default_factory=list)
     nonfinite: list[str] = field(default_factory=list)
     nonfinite_outputs: bool = False
+    tolerance: str = ""
+
+
+@dataclass
+class _Embedded:
+    """Outputs of the model's embedding layers, made leaves to differentiate."""
+
+    leaves: list[torch.Tensor] = field(default_factory=list)
+    labels: list[str] = field(default_factory=list)
+
+
+class _BatchProbe:
+    """Runs the user's model for the batch-independence check and judges its outputs."""
+
+    def __init__(
+        self, model: nn.Module, call: ModelInputs, dim: int, batch: int, rtol: float | None, atol: float | None
+    ) -> None:
+        self.model = model
+        self.call = call
+        self.dim = dim
+        self.batch = batch
+        self.rtol = rtol
+        self.atol = atol
+        self.name = type(unwrap_compiled(model)).__name__
+
+    # ----------------------------------------------------------- gradients
+
+    def by_gradient(self) -> _BatchFindings | None:
+        """Mixing judged by gradients, or ``None`` when nothing floating is per sample."""
+        values = [
+            a.detach().clone().requires_grad_(True) if _is_floating(a) else a for a in self.call.values()
+        ]
+        leaves = [a for a in values if _is_floating(a)]
+        labels = [label for (label, a) in self.call.labelled() if _is_floating(a)]
+        with self._embedding_leaves() as embedded:
+            output = self._forward(self.call.replaced(values), "the forward on the inputs as given")
+        leaves += embedded.leaves
+        labels += embedded.labels
+        if not leaves:
+            return None
+        outputs = _batched_outputs(output, self.dim, self.batch)
+        findings = _BatchFindings(nonfinite=_nonfinite_outputs(outputs))
+        if findings.nonfinite:
+            findings.nonfinite_outputs = True
+            return findings
+        rtol, atol = self._tolerance(outputs)
+        findings.tolerance = f"|d out[i] / d input at another sample| <= {atol:g} + {rtol:g} x the greatest at sample i"
+        generator = torch.Generator().manual_seed(0)
+        weights = [torch.randn(o.shape, generator=generator).to(o.device, o.dtype) for o in outputs]
+        for i in range(self.batch):
+            loss = sum((o.select(self.dim, i) * w.select(self.dim, i)).sum() for o, w in zip(outputs, weights))
+            if isinstance(loss, torch.Tensor) and loss.requires_grad:
+                grads = self._gradients(loss, leaves, i)
+                self._judge_gradients(findings, i, grads, labels, rtol, atol)
+        return findings
+
+    @contextlib.contextmanager
+    def _embedding_leaves(self) -> Iterator[_Embedded]:
+        """While the model runs: every embedding layer whose indices have the shape of
+        an integer input returns its output as a fresh leaf, recorded for gradients."""
+        embedded = _Embedded()
+        shapes = {tuple(a.shape) for a in self.call.values() if _is_batched_integer(a, self.dim, self.batch)}
+        plain = unwrap_compiled(self.model)
+        paths = {id(module): path for path, module in plain.named_modules()}
+
+        def hook(module: nn.Module, args: tuple[Any, ...], output: Any) -> Any:
+            indices = args[0] if args else None
+            if not isinstance(output, torch.Tensor) or not isinstance(indices, torch.Tensor):
+                return None
+            if tuple(indices.shape) not in shapes or not output.is_floating_point():
+                return None
+            leaf = output.detach().requires_grad_(True)
+            embedded.leaves.append(leaf)
+            embedded.labels.append(f"embedding output of '{paths.get(id(module), type(module).__name__)}'")
+            return leaf
+
+        handles = [
+            module.register_forward_hook(hook) for module in plain.modules() if isinstance(module, nn.Embedding)
+        ] if shapes else []
+        try:
+            yield embedded
+        finally:
+            for handle in handles:
+                handle.remove()
+
+    def _gradients(self, loss: torch.Tensor, leaves: list[torch.Tensor], i: int) -> tuple[torch.Tensor | None, ...]:
+        try:
+            return torch.autograd.grad(loss, leaves, retain_graph=True, allow_unused=True)
+        except Exception as error:  # the user's backward failing is reported with its call
+            raise self._raised(error, f"the backward from output sample {i}", self.call) from error
+
+    def _judge_gradients(
+        self,
+        findings: _BatchFindings,
+        i: int,
+        grads: Sequence[torch.Tensor | None],
+        labels: list[str],
+        rtol: float,
+        atol: float,
+    ) -> None:
+        peaks: list[tuple[float, str, int, str]] = []  # (peak, leaf label, sample, index)
+        own = 0.0
+        for label, grad in zip(labels, grads):
+            if grad is None:
+                continue
+            count = _nonfinite_count(grad)
+            if count is not None:
+                findings.nonfinite.append(f"    d out[{i}] / d {label}: {count} elements")
+                continue
+            for j in range(self.batch):
+                sample = grad.select(self.dim, j).detach().abs().to(torch.float64)
+                peak = float(sample.max()) if sample.numel() else 0.0
+                if j == i:
+                    own = max(own, peak)
+                elif peak != 0.0:
+                    peaks.append((peak, label, j, format_index(int(sample.flatten().argmax()), sample.shape)))
+        allowed = atol + rtol * own
+        mixing = [p for p in peaks if p[0] > allowed]
+        if mixing:
+            worst = max(mixing)
+            others = sorted({p[2] for p in mixing})
+            findings.mixing.append(
+                f"  output sample {i} depends on input samples {_samples(others)} "
+                f"(greatest |d out[{i}] / d {worst[1]}| = {worst[0]:.6g} at sample {worst[2]}, "
+                f"index {worst[3]}; own sample: {own:.6g})"
+            )
+
+    # --------------------------------------------------------- substitution
+
+    def by_substitution(self) -> _BatchFindings:
+        """Integer inputs only, and no embedding layer: give sample ``j`` the inputs of
+        sample ``j + 1`` (every value stays one the model accepts) and see whether
+        other samples' outputs move."""
+        findings = _BatchFindings(nonfinite_outputs=True)
+        with torch.no_grad():
+            base = [o.detach() for o in _batched_outputs(self._forward(self.call, "the forward"), self.dim, self.batch)]
+            findings.nonfinite = _nonfinite_outputs(base)
+            if findings.nonfinite:
+                return findings
+            rtol, atol = self._tolerance(base)
+            findings.tolerance = f"|change| <= {atol:g} + {rtol:g} x |output| elementwise"
+            sources: dict[int, list[tuple[int, float]]] = {}
+            for j in range(self.batch):
+                donor = (j + 1) % self.batch
+                changed_call = self.call.replaced([_with_sample(a, self.dim, j, donor) for a in self.call.values()])
+                if _same_inputs(changed_call, self.call):
+                    continue
+                when = f"the forward with input sample {j} replaced by sample {donor}"
+                changed = [o.detach() for o in _batched_outputs(self._forward(changed_call, when), self.dim, self.batch)]
+                findings.nonfinite += _nonfinite_outputs(changed, f" with input sample {j} changed")
+                if findings.nonfinite:
+                    return findings
+                for i, peak in self._moved_samples(base, changed, j, rtol, atol):
+                    sources.setdefault(i, []).append((j, peak))
+        findings.mixing = [
+            f"  output sample {i} changes when input samples {_samples([j for j, _ in found])} change "
+            f"(greatest abs difference {max(p for _, p in found):.6g})"
+            for i, found in sorted(sources.items())
+        ]
+        return findings
+
+    def _moved_samples(
+        self, base: list[torch.Tensor], changed: list[torch.Tensor], j: int, rtol: float, atol: float
+    ) -> Iterator[tuple[int, float]]:
+        for i in range(self.batch):
+            if i == j:
+                continue
+            peak, beyond = 0.0, False
+            for c, b in zip(changed, base):
+                after, before = c.select(self.dim, i).to(torch.float64), b.select(self.dim, i).to(torch.float64)
+                difference = (after - before).abs()
+                peak = max(peak, float(difference.max()) if difference.numel() else 0.0)
+                beyond = beyond or bool((difference > atol + rtol * before.abs()).any())
+            if beyond:
+                yield i, peak
+
+    # ------------------------------------------------------------- helpers
+
+    def _tolerance(self, outputs: list[torch.Tensor]) -> tuple[float, float]:
+        rtol, atol = default_tolerance(outputs[0].dtype)
+        return (rtol if self.rtol is None else self.rtol), (atol if self.atol is None else self.atol)
+
+    def _forward(self, call: ModelInputs, description: str) -> Any:
+        try:
+            return call.call(self.model)
+        except CheckFailed:
+            raise
+        except Exception as error:  # the user's model failing is reported with its call
+            raise self._raised(error, description, call) from error
+
+    def _raised(self, error: Exception, description: str, call: ModelInputs) -> CheckFailed:
+        inputs = "\n".join(f"  {label}: {_describe_input(value)}" for label, value in call.labelled())
+        return CheckFailed(
+            _MODEL_RAISED.format(
+                model=self.name, call=description, error_type=type(error).__name__,
+                error=_first_line(error), inputs=inputs,
+            )
+        )
+
+
+def _is_floating(value: Any) -> bool:
+    return isinstance(value, torch.Tensor) and value.is_floating_point()
+
+
+def _is_batched_integer(value: Any, dim: int, batch: int) -> bool:
+    return (
+        isinstance(value, torch.Tensor)
+        and not value.is_floating_point()
+        and value.dim() > dim
+        and value.shape[dim] == batch
+    )
+
+
+def _with_sample(value: Any, dim: int, j: int, donor: int) -> Any:
+    """``value`` with sample ``j`` replaced by sample ``donor`` (tensors with a batch dim)."""
+    if not isinstance(value, torch.Tensor) or value.dim() <= dim:
+        return value
+    changed = value.clone()
+    changed.select(dim, j).copy_(value.select(dim, donor))
+    return changed
+
+
+def _same_inputs(a: ModelInputs, b: ModelInputs) -> bool:
+    return all(
+        not isinstance(x, torch.Tensor) or torch.equal(x, y) for x, y in zip(a.values(), b.values())
+    )
+
+
+_SHOWN_VALUES = 32
+
+
+def _describe_input(value: Any) -> str:
+    if not isinstance(value, torch.Tensor):
+        return repr(value)[:80]
+    text = f"{str(value.dtype).replace('torch.', '')} of shape {tuple(value.shape)}"
+    if not value.is_floating_point() and value.numel() <= _SHOWN_VALUES:
+        text += f" = {value.tolist()}"
+    return text
 
 
 def _first_lines(lines: list[str], what: str, shown: int = 8) -> str:
@@ -479,7 +751,7 @@ def _batch_call(model: nn.Module, inputs: Any) -> ModelInputs:
 
 
 def _batch_size(values: list[Any], dim: int) -> int:
-    sizes = {a.shape[dim] for a in values if isinstance(a, torch.Tensor)}
+    sizes = {a.shape[dim] for a in values if isinstance(a, torch.Tensor) and a.dim() > dim}
     if len(sizes) != 1:
         raise ValueError(f"inputs must share one batch size along dim {dim}, got {sorted(sizes)}")
     (batch,) = sizes
@@ -497,94 +769,3 @@ def _batched_outputs(output: Any, dim: int, batch: int) -> list[torch.Tensor]:
 
 def _samples(values: Sequence[int]) -> str:
     return ", ".join(str(v) for v in values)
-
-
-def _mixing_by_gradient(model: nn.Module, call: ModelInputs, dim: int, batch: int) -> _BatchFindings:
-    leaves = [
-        a.detach().clone().requires_grad_(True) if isinstance(a, torch.Tensor) and a.is_floating_point() else a
-        for a in call.values()
-    ]
-    diff_positions = [k for k, a in enumerate(leaves) if isinstance(a, torch.Tensor) and a.requires_grad]
-    outputs = _batched_outputs(call.replaced(leaves).call(model), dim, batch)
-    findings = _BatchFindings(nonfinite=_nonfinite_outputs(outputs))
-    if findings.nonfinite:
-        findings.nonfinite_outputs = True
-        return findings
-    generator = torch.Generator().manual_seed(0)
-    weights = [torch.randn(o.shape, generator=generator).to(o.device, o.dtype) for o in outputs]
-    for i in range(batch):
-        loss = sum((o.select(dim, i) * w.select(dim, i)).sum() for o, w in zip(outputs, weights))
-        if not isinstance(loss, torch.Tensor) or not loss.requires_grad:
-            continue
-        grads = torch.autograd.grad(loss, [leaves[k] for k in diff_positions], retain_graph=True, allow_unused=True)
-        worst: tuple[float, int, int, str] | None = None
-        others: list[int] = []
-        own = 0.0
-        for k, grad in zip(diff_positions, grads):
-            if grad is None:
-                continue
-            count = _nonfinite_count(grad)
-            if count is not None:
-                findings.nonfinite.append(f"    d out[{i}] / d input[{k}]: {count} elements")
-                continue
-            for j in range(batch):
-                sample = grad.select(dim, j).detach().abs().to(torch.float64)
-                peak = float(sample.max()) if sample.numel() else 0.0
-                if j == i:
-                    own = max(own, peak)
-                elif peak != 0.0:
-                    others.append(j)
-                    if worst is None or peak > worst[0]:
-                        flat = int(sample.flatten().argmax())
-                        worst = (peak, k, j, format_index(flat, sample.shape))
-        if worst is not None:
-            findings.mixing.append(
-                f"  output sample {i} depends on input samples {_samples(sorted(set(others)))} "
-                f"(greatest |d out[{i}] / d input[{worst[1]}]| = {worst[0]:.6g} at sample {worst[2]}, "
-                f"index {worst[3]}; own sample: {own:.6g})"
-            )
-    return findings
-
-
-def _perturb(arg: Any, dim: int, j: int) -> Any:
-    if not isinstance(arg, torch.Tensor):
-        return arg
-    changed = arg.clone()
-    sample = changed.select(dim, j)
-    top = int(arg.max()) if arg.numel() else 0
-    if arg.dtype == torch.bool:
-        sample.logical_not_()
-    elif top > 0:
-        sample.copy_((sample + 1) % (top + 1))
-    return changed
-
-
-def _mixing_by_perturbation(model: nn.Module, call: ModelInputs, dim: int, batch: int) -> _BatchFindings:
-    findings = _BatchFindings(nonfinite_outputs=True)
-    with torch.no_grad():
-        base = [o.detach() for o in _batched_outputs(call.call(model), dim, batch)]
-        findings.nonfinite = _nonfinite_outputs(base)
-        if findings.nonfinite:
-            return findings
-        sources: dict[int, list[tuple[int, float]]] = {}
-        for j in range(batch):
-            perturbed = call.replaced([_perturb(a, dim, j) for a in call.values()])
-            changed = [o.detach() for o in _batched_outputs(perturbed.call(model), dim, batch)]
-            findings.nonfinite += _nonfinite_outputs(changed, f" with input sample {j} changed")
-            if findings.nonfinite:
-                return findings
-            for i in range(batch):
-                if i == j:
-                    continue
-                peak = max(
-                    float((c.select(dim, i).to(torch.float64) - b.select(dim, i).to(torch.float64)).abs().max())
-                    for c, b in zip(changed, base)
-                )
-                if peak != 0.0:
-                    sources.setdefault(i, []).append((j, peak))
-    findings.mixing = [
-        f"  output sample {i} changes when input samples {_samples([j for j, _ in found])} change "
-        f"(greatest abs difference {max(p for _, p in found):.6g})"
-        for i, found in sorted(sources.items())
-    ]
-    return findings

@@ -49,12 +49,19 @@ _METRIC_LABELS: dict[str, str] = {
 
 class _Saved:
     """Stands in for a tensor saved for backward; lives exactly as long as the graph
-    slot that holds it, so counting live instances measures retained saved tensors."""
+    slot that holds it, so counting live instances measures retained saved tensors.
+
+    It holds the tensor's data without its history (``detach()`` shares storage):
+    holding the tensor itself would tie an output saved by its own node (sigmoid,
+    tanh, exp) to that node in a reference cycle no garbage collection breaks, and a
+    recurrent state computed with history and never backpropagated would then stay
+    alive, and be reported, because of the check alone. Autograd re-attaches the
+    history when it unpacks the tensor."""
 
     __slots__ = ("tensor", "nbytes", "__weakref__")
 
     def __init__(self, tensor: torch.Tensor) -> None:
-        self.tensor = tensor
+        self.tensor = tensor.detach()
         self.nbytes = tensor.numel() * tensor.element_size()
 
 

@@ -17,6 +17,7 @@ import os
 import tempfile
 import traceback
 import warnings
+import weakref
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -24,6 +25,8 @@ from typing import Any
 
 import torch
 from torch import nn
+from torch.utils._python_dispatch import TorchDispatchMode
+from torch.utils._pytree import tree_flatten, tree_map
 
 from torchcheck.checks._compare import (
     compare_structures,
@@ -41,7 +44,10 @@ from torchcheck.checks.state import preserved_state
 __tracebackhide__ = True  # pytest shows a failure from the caller's line, without this module's frames
 __all__ = [
     "DataDependentOnMeta",
+    "MetaKernelUnsupported",
+    "MetaForwardWatch",
     "ModulePathTracker",
+    "NotRunnableOnMeta",
     "assert_meta_load",
     "assert_meta_shapes",
     "data_dependent_operation",
@@ -69,10 +75,28 @@ transformers model: no attention_mask; output shapes do not depend on it). Or gi
 assert_meta_shapes a real device (device="cpu" with a small config): it then checks \
 expected= against the shapes of a real forward instead, with a warning."""
 
-_META_SKIPPED = """assert_meta_shapes: the forward of {model} cannot run on the meta device (a \
-data-dependent operation, see below); expected= was checked against the shapes of the \
-forward on {device} instead.
+_META_SKIPPED = """assert_meta_shapes: the forward of {model} cannot run on the meta device (see \
+below); expected= was checked against the shapes of the forward on {device} instead.
 {reason}"""
+
+_META_KERNEL = """\
+{check}: {operation} in module '{path}' ({module_type}) cannot run on the meta device: its \
+meta kernel refuses inputs that its real kernel accepts ({proof}). This is a limitation of \
+the meta device, not a hard-coded device and not a bug in {model}.
+{error}
+module inputs: {inputs}
+call path: {call_path}{origin}
+Check the shapes on a real device instead: assert_meta_shapes(..., device="cpu") with a \
+small config checks expected= against the shapes of a real forward (with a warning)."""
+
+_META_KERNEL_CAUSE = """
+Cause: the meta kernel of {operation} refuses inputs that its real kernel accepts ({proof}). \
+This is a limitation of the meta device, not a hard-coded device: leave "meta" out of devices=."""
+
+_FOREIGN_DEVICE = """
+Cause: a tensor on {device} meets the model's meta tensors in {operation}. It {origin}.
+A tensor created on a hard-coded device does not follow the model and its inputs: \
+create it with device=x.device (or register it as a buffer)."""
 
 _CONSTRUCTION_FAILED = """\
 {check}: building the model under torch.device("{device}") failed:
@@ -113,6 +137,24 @@ assert_meta_load: the checkpoint {path!r} {problem} (resolved to {resolved}). Sa
 state dict there first, e.g. torch.save(model.state_dict(), path), or pass the state dict \
 itself."""
 
+_META_LOAD_CHANGED = """\
+assert_meta_load: after loading, {count} tensors of {model} no longer hold the \
+checkpoint's values:
+{names}
+{cause}"""
+
+_CHANGED_BY_AFTER_LOAD = """\
+after_load changed them after load_state_dict(assign=True) had put the checkpoint's \
+values in place. An initialisation called for a whole module (transformers' \
+model._init_weights(module), reset_parameters()) re-initialises that module's loaded \
+parameters too, not only the non-persistent buffer it was called for: initialise only \
+the tensors still on meta (see init_non_persistent_buffers in docs/checks.md)."""
+
+_CHANGED_BY_LOAD = """\
+load_state_dict(assign=True) or tie_weights() left them different from the checkpoint: \
+a custom _load_from_state_dict, a load_state_dict hook, or a tie that copies one \
+parameter over another changes what was loaded."""
+
 _META_LOAD_OUTPUT = """\
 assert_meta_load: outputs of {model} loaded through meta differ from an ordinary load \
 at {path}:
@@ -131,18 +173,30 @@ _DATA_DEPENDENT_MARKERS: tuple[tuple[str, str], ...] = (
 )
 _NO_META_KERNEL = "attempted to run this operator with meta tensors"
 
+_COMPILED_PART = "_orig_mod"
+_MAX_NAMES = 8
+
 _DEVICE_ERROR_MARKERS = ("expected device", "same device", "not compiled with cuda", "nvidia driver", "on device")
 _TORCH_DIR = os.path.dirname(torch.__file__)
 _TORCHCHECK_DIR = os.path.dirname(os.path.dirname(__file__))
 
 
-class DataDependentOnMeta(CheckFailed):
-    """The forward of ``model`` (a class name) needs tensor values, which the meta
-    device does not have."""
+class NotRunnableOnMeta(CheckFailed):
+    """The forward of ``model`` (a class name) cannot run on the meta device although
+    nothing is wrong with it; a real device can check its shapes instead."""
 
     def __init__(self, message: str, model: str) -> None:
         super().__init__(message)
         self.model = model
+
+
+class DataDependentOnMeta(NotRunnableOnMeta):
+    """The forward of ``model`` needs tensor values, which the meta device does not have."""
+
+
+class MetaKernelUnsupported(NotRunnableOnMeta):
+    """An operation's meta kernel refuses inputs its real kernel accepts (``_grouped_mm``
+    in a mixture-of-experts layer wants bfloat16 on meta, any float on CPU)."""
 
 
 # --------------------------------------------------------------- path tracking
@@ -183,9 +237,13 @@ class ModulePathTracker:
         if self.stack:
             self.stack.pop()
 
-    def failure(self, check: str, device: str, error: BaseException) -> CheckFailed:
-        """A :class:`CheckFailed` naming where ``error`` happened and, for an operation
-        that needs values on the meta device, which one."""
+    def failure(
+        self, check: str, device: str, error: BaseException, watch: MetaForwardWatch | None = None
+    ) -> CheckFailed:
+        """A :class:`CheckFailed` naming where ``error`` happened and why: for a forward
+        on the meta device watched by ``watch``, an operation that needs values, a meta
+        kernel that refuses what its real kernel accepts, or a tensor from another device
+        (named with where it was created)."""
         if self.stack:
             path, module, inputs = self.stack[-1]
         else:
@@ -203,8 +261,18 @@ class ModulePathTracker:
         operation = data_dependent_operation(error) if device == "meta" else None
         if operation is not None:
             return DataDependentOnMeta(_DATA_DEPENDENT.format(operation=operation, **fields), fields["model"])
-        hint = _HARD_CODED_DEVICE_HINT if _is_device_error(error) else ""
-        return CheckFailed(_FORWARD_FAILED.format(device=device, hint=hint, **fields))
+        if watch is None:
+            hint = _HARD_CODED_DEVICE_HINT if _is_device_error(error) else ""
+            return CheckFailed(_FORWARD_FAILED.format(device=device, hint=hint, **fields))
+        hard_coded = watch.hard_coded_device(error, self.model)
+        if hard_coded is not None:
+            return CheckFailed(_FORWARD_FAILED.format(device=device, hint=hard_coded, **fields))
+        limitation = watch.meta_kernel_limitation(error)
+        if limitation is not None:
+            operation, proof = limitation
+            message = _META_KERNEL.format(operation=operation, proof=proof, **fields)
+            return MetaKernelUnsupported(message, fields["model"])
+        return CheckFailed(_FORWARD_FAILED.format(device=device, hint="", **fields))
 
 
 def _describe_inputs(args: tuple[Any, ...], kwargs: Mapping[str, Any]) -> str:
@@ -247,6 +315,186 @@ def _origin(error: BaseException) -> str:
             code = f": `{frame.line}`" if frame.line else ""
             return f"\nraised from: {frame.filename}:{frame.lineno} in {frame.name}{code}"
     return ""
+
+
+# ------------------------------------------------------------ watching meta
+
+
+#: Inputs of a failed operation are re-run on CPU only up to this size, to tell a meta
+#: kernel's limitation from a real error (a shape bug fails on CPU too).
+_MAX_CPU_PROOF_BYTES = 64 * 2**20
+#: Tensors from another device remembered per forward (each costs a stack walk).
+_MAX_ORIGINS = 1000
+
+
+@dataclass
+class _TensorOrigin:
+    operation: str
+    where: str  # " in module 'blocks.0' (Block)", or empty where modules are not tracked
+    location: str
+
+
+@dataclass
+class _FailedOperation:
+    """The torch operation that raised during a forward on meta, with its arguments."""
+
+    error: BaseException
+    func: Any
+    args: tuple[Any, ...]
+    kwargs: dict[str, Any]
+
+    @property
+    def name(self) -> str:
+        return f"`{_op_name(self.func)}`"
+
+    def foreign_tensor(self) -> torch.Tensor | None:
+        """An input on another device than meta, when meta tensors are inputs too (a
+        0-dim CPU tensor mixes with any device, so it is never the cause)."""
+        tensors = [t for t in tree_flatten((self.args, self.kwargs))[0] if isinstance(t, torch.Tensor)]
+        if not any(t.is_meta for t in tensors):
+            return None
+        foreign = [t for t in tensors if not t.is_meta]
+        return next((t for t in foreign if t.dim() > 0), foreign[0] if foreign else None)
+
+    def runs_on_cpu(self) -> str | None:
+        """How the operation ran on CPU with zero-filled inputs of the same shapes and
+        dtypes, or ``None`` when it fails there too (or is too large to try)."""
+        tensors = [t for t in tree_flatten((self.args, self.kwargs))[0] if isinstance(t, torch.Tensor)]
+        if sum(t.numel() * t.element_size() for t in tensors) > _MAX_CPU_PROOF_BYTES:
+            return None
+        try:
+            with torch.device("cpu"):
+                self.func(*tree_map(_on_cpu, self.args), **tree_map(_on_cpu, self.kwargs))
+        except Exception:  # the operation is wrong for these inputs on any device
+            return None
+        described = ", ".join(f"{list(t.shape)} {str(t.dtype).removeprefix('torch.')}" for t in tensors)
+        return f"on CPU it runs on zero-filled inputs of the same shapes and dtypes: {described}"
+
+
+def _on_cpu(value: Any) -> Any:
+    if isinstance(value, torch.Tensor):
+        return torch.zeros(value.shape, dtype=value.dtype, device="cpu")
+    if isinstance(value, torch.device) and value.type == "meta":
+        return torch.device("cpu")
+    return value
+
+
+def _op_name(func: Any) -> str:
+    name = str(func)
+    return name.removesuffix(".default")
+
+
+class MetaForwardWatch(TorchDispatchMode):
+    """Watches a forward on the meta device: remembers where every tensor on another
+    device was made (module path and source line) and the operation that raised, so a
+    failure can be told apart -- a tensor from a hard-coded device, a meta kernel that
+    refuses what its real kernel accepts, or a real error."""
+
+    def __init__(self, tracker: ModulePathTracker | None = None) -> None:
+        super().__init__()
+        self.tracker = tracker
+        self._origins: dict[int, tuple[weakref.ref[torch.Tensor], _TensorOrigin]] = {}
+        self._failures: list[_FailedOperation] = []
+
+    def __torch_dispatch__(self, func: Any, types: Any, args: tuple[Any, ...] = (), kwargs: Any = None) -> Any:
+        kwargs = kwargs or {}
+        try:
+            output = func(*args, **kwargs)
+        except Exception as error:
+            self._failures.append(_FailedOperation(error, func, args, dict(kwargs)))
+            raise
+        if len(self._origins) < _MAX_ORIGINS:
+            for tensor in tree_flatten(output)[0]:
+                if isinstance(tensor, torch.Tensor) and not tensor.is_meta:
+                    self._remember(tensor, func, (args, kwargs))
+        return output
+
+    def _remember(self, tensor: torch.Tensor, func: Any, inputs: Any) -> None:
+        """Where ``tensor`` comes from: the origin of a tensor it was computed from (a
+        view or slice of a tensor made on a fixed device), else this operation."""
+        for source in tree_flatten(inputs)[0]:
+            entry = self._origins.get(id(source)) if isinstance(source, torch.Tensor) else None
+            if entry is not None and entry[0]() is source:
+                self._origins[id(tensor)] = (weakref.ref(tensor), entry[1])
+                return
+        where = ""
+        if self.tracker is not None:
+            path, module = self.tracker.stack[-1][:2] if self.tracker.stack else ("", self.tracker.model)
+            where = f" in module '{path or '<root>'}' ({type(module).__name__})"
+        origin = _TensorOrigin(_op_name(func), where, _caller_line())
+        self._origins[id(tensor)] = (weakref.ref(tensor), origin)
+
+    def hard_coded_device(self, error: BaseException, model: Any = None) -> str | None:
+        """The cause of ``error`` when a tensor on another device met meta tensors:
+        which operation, and where that tensor was created; else ``None``."""
+        failed = self.failed_operation(error)
+        foreign = failed.foreign_tensor() if failed is not None else None
+        if failed is None or foreign is None:
+            return None
+        return _FOREIGN_DEVICE.format(device=foreign.device, operation=failed.name, origin=self.origin_of(foreign, model))
+
+    def meta_kernel_limitation(self, error: BaseException) -> tuple[str, str] | None:
+        """``(operation, proof)`` when ``error`` came from a meta kernel refusing inputs
+        that the operation's CPU kernel accepts; else ``None``."""
+        failed = self.failed_operation(error)
+        proof = failed.runs_on_cpu() if failed is not None else None
+        return None if failed is None or proof is None else (failed.name, proof)
+
+    def explain(self, error: BaseException, model: Any = None) -> str | None:
+        """Why a forward on meta raised ``error``, for a message: a tensor from a
+        hard-coded device (and where it was made), or a meta kernel's limitation."""
+        hard_coded = self.hard_coded_device(error, model)
+        if hard_coded is not None:
+            return hard_coded
+        limitation = self.meta_kernel_limitation(error)
+        if limitation is None:
+            return None
+        operation, proof = limitation
+        return _META_KERNEL_CAUSE.format(operation=operation, proof=proof)
+
+    def failed_operation(self, error: BaseException) -> _FailedOperation | None:
+        """The operation whose exception is ``error`` (or one it was raised from)."""
+        chain = []
+        current: BaseException | None = error
+        while current is not None and len(chain) < 10:
+            chain.append(current)
+            current = current.__cause__ or current.__context__
+        for failed in reversed(self._failures):
+            if any(failed.error is link for link in chain):
+                return failed
+        return None
+
+    def origin_of(self, tensor: torch.Tensor, model: Any = None) -> str:
+        """Where ``tensor`` was made: in this forward, or held by the model."""
+        entry = self._origins.get(id(tensor))
+        if entry is not None and entry[0]() is tensor:
+            origin = entry[1]
+            return f"was created by {origin.operation}{origin.where}, {origin.location}"
+        held = _held_by(model, tensor) if isinstance(model, nn.Module) else None
+        if held is not None:
+            return f"is {held} of the model, created on {tensor.device} when the model was built"
+        return "was not created in this forward (an input, or a global tensor)"
+
+
+def _caller_line() -> str:
+    """``at file.py:12: `code``` for the innermost frame outside torch and torchcheck."""
+    for frame in reversed(traceback.extract_stack()):
+        if not frame.filename.startswith((_TORCH_DIR, _TORCHCHECK_DIR)):
+            code = f": `{frame.line}`" if frame.line else ""
+            return f"at {frame.filename}:{frame.lineno} in {frame.name}{code}"
+    return "at an unknown line"
+
+
+def _held_by(model: nn.Module, tensor: torch.Tensor) -> str | None:
+    for prefix, module in model.named_modules():
+        for attr, value in vars(module).items():
+            if value is tensor:
+                return f"the tensor attribute '{prefix + '.' if prefix else ''}{attr}'"
+        for kind, store in (("parameter", module._parameters), ("buffer", module._buffers)):
+            for name, value in store.items():
+                if value is tensor:
+                    return f"{kind} '{prefix + '.' if prefix else ''}{name}'"
+    return None
 
 
 # ---------------------------------------------------------------- meta models
@@ -309,10 +557,12 @@ def _shapes(value: Any) -> Any:
 
 def _tracked_forward(model: nn.Module, call: ModelInputs, check: str, device: str) -> Any:
     with ModulePathTracker(model) as tracker:
+        watch = MetaForwardWatch(tracker) if device == "meta" else None
         try:
-            return call.call(model)
+            with watch if watch is not None else contextlib.nullcontext():
+                return call.call(model)
         except Exception as error:  # attributed to the module that raised
-            raise tracker.failure(check, device, error) from error
+            raise tracker.failure(check, device, error, watch) from error
 
 
 def meta_shapes(make_model: ModelSource, *inputs: Any) -> Any:
@@ -331,7 +581,7 @@ def meta_shapes(make_model: ModelSource, *inputs: Any) -> Any:
 def _meta_shapes(make_model: ModelSource, inputs: tuple[Any, ...], check: str) -> tuple[Any, str]:
     """The output shapes and the model's class name."""
     with preserved_state(), torch.no_grad():
-        model = _build_on_meta(make_model, check)
+        model = _build_on_meta(make_model, check).eval()  # the mode of the real forward, too
         with torch.device("meta"):
             output = _tracked_forward(model, _meta_call(model, inputs), check, "meta")
         return _shapes(output), type(model).__name__
@@ -349,7 +599,7 @@ def assert_meta_shapes(
     on random inputs of the same shapes and require the same output shapes."""
     try:
         shapes, name = _meta_shapes(make_model, inputs, "assert_meta_shapes")
-    except DataDependentOnMeta as failure:
+    except NotRunnableOnMeta as failure:
         if device is None:
             raise
         shapes, name = None, failure.model
@@ -452,13 +702,15 @@ def assert_meta_load(
     with preserved_state(), torch.no_grad(), _checkpoint_file(checkpoint) as path:
         seed_everything(0)
         reference = _build_real(make_model)
-        reference.load_state_dict(torch.load(path, weights_only=True), strict=False)  # keys judged below
+        checkpoint_state = _without_compiled_prefixes(torch.load(path, weights_only=True))
+        reference.load_state_dict(checkpoint_state, strict=False)  # keys judged below
         reference.eval()
         name = type(reference).__name__
         model = _build_on_meta(make_model, "assert_meta_load")
-        state_dict = torch.load(path, mmap=True, weights_only=True)
+        state_dict = _without_compiled_prefixes(torch.load(path, mmap=True, weights_only=True))
         result = model.load_state_dict(state_dict, assign=True, strict=False)
         _retie(model)
+        before_after_load = _tensor_versions(model)
         if after_load is not None:
             after_load(model)
         missing = _untied_missing_keys(result.missing_keys, set(state_dict), _tie_groups(reference))
@@ -466,10 +718,63 @@ def assert_meta_load(
         left = _on_meta(model)
         if left:
             raise CheckFailed(_META_LOAD_LEFT_ON_META.format(model=name, names="\n".join(f"  {n}" for n in left)))
+        _check_loaded_values(name, model, checkpoint_state, before_after_load, after_load)
         _check_ties(name, reference, model)
         model.eval()
         if inputs:
             _compare_loaded_outputs(name, reference, model, inputs)
+
+
+def _without_compiled_prefixes(state_dict: Mapping[str, Any]) -> dict[str, Any]:
+    """Keys as the model without ``torch.compile`` wrappers names them: a compiled
+    submodule saves ``block._orig_mod.weight``, the module inside it is ``block.weight``."""
+    return {_plain_key(key): value for key, value in state_dict.items()}
+
+
+def _plain_key(key: str) -> str:
+    return ".".join(part for part in key.split(".") if part != _COMPILED_PART)
+
+
+def _tensor_versions(model: nn.Module) -> dict[str, tuple[int, int]]:
+    """``name -> (identity, version counter)`` of every parameter and buffer: which of
+    them a later step replaced or changed in place."""
+    tensors = [*model.named_parameters(remove_duplicate=False), *model.named_buffers(remove_duplicate=False)]
+    return {name: (id(tensor), tensor._version) for name, tensor in tensors}
+
+
+def _check_loaded_values(
+    name: str,
+    model: nn.Module,
+    state_dict: Mapping[str, torch.Tensor],
+    before_after_load: dict[str, tuple[int, int]],
+    after_load: Callable[[nn.Module], None] | None,
+) -> None:
+    """Every parameter and buffer still holds the checkpoint's value after loading.
+    ``state_dict`` is an ordinary load of the checkpoint: with assign=True the model
+    shares storage with the mmap-ed one, so a change in place would show there too."""
+    live = model.state_dict(keep_vars=True)
+    changed = [
+        key
+        for key, saved in state_dict.items()
+        if isinstance(live.get(key), torch.Tensor) and _differs(live[key], saved)
+    ]
+    if not changed:
+        return
+    after = _tensor_versions(model)
+    by_after_load = [key for key in changed if before_after_load.get(key) != after.get(key)]
+    shown = changed[:_MAX_NAMES] + ([f"and {len(changed) - _MAX_NAMES} more"] if len(changed) > _MAX_NAMES else [])
+    cause = _CHANGED_BY_AFTER_LOAD if after_load is not None and by_after_load else _CHANGED_BY_LOAD
+    raise CheckFailed(
+        _META_LOAD_CHANGED.format(
+            model=name, count=len(changed), names="\n".join(f"  {key}" for key in shown), cause=cause
+        )
+    )
+
+
+def _differs(live: torch.Tensor, saved: torch.Tensor) -> bool:
+    if live.is_meta or live.shape != saved.shape:
+        return False  # reported as left on meta, or by load_state_dict itself
+    return not torch.equal(live.detach().cpu(), saved.to(live.dtype))
 
 
 def _retie(model: nn.Module) -> None:

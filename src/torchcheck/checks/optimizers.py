@@ -9,6 +9,7 @@ import torch
 from torch import nn
 
 from torchcheck.checks._compare import indent
+from torchcheck.checks._registration import UnregisteredParameters, unregistered_parameters
 from torchcheck.checks.errors import CheckFailed
 
 __tracebackhide__ = True  # pytest shows a failure from the caller's line, without this module's frames
@@ -46,6 +47,10 @@ optimizer after copying or moving the model."""
 
 _COPIES = ", shaped like this model's {names}"
 
+_UNREGISTERED = """\
+{description}
+The optimizer holds {missing} of them, so {these} never {change}."""
+
 
 @dataclass
 class _Coverage:
@@ -69,11 +74,13 @@ def assert_optimizer_covers(model: nn.Module, optimizer: torch.optim.Optimizer) 
     params = {id(param): param for param in model.parameters()}
     coverage = _coverage(optimizer)
     trainable = [key for key, param in params.items() if param.requires_grad]
+    unregistered = unregistered_parameters(model)
     problems = [
+        _unregistered_problem(unregistered, coverage),
         _missing_problem(names, params, trainable, coverage),
         _duplicated_problem(names, coverage),
         _frozen_problem(names, params, coverage),
-        _foreign_problem(model, names, params, coverage),
+        _foreign_problem(model, names, params, _without(coverage, unregistered)),
     ]
     found = [problem for problem in problems if problem]
     if found:
@@ -91,6 +98,33 @@ def _coverage(optimizer: torch.optim.Optimizer) -> _Coverage:
             coverage.occurrences.setdefault(key, []).append(f"param_groups[{group_index}]['params'][{position}]")
             coverage.tensors[key] = param
     return coverage
+
+
+def _unregistered_problem(unregistered: UnregisteredParameters | None, coverage: _Coverage) -> str:
+    """Trainable parameters hidden in Python containers that the optimizer lacks: an
+    optimizer built from model.parameters() never sees them."""
+    if unregistered is None:
+        return ""
+    missing = [t for t in unregistered.tensors if id(t) not in coverage.occurrences]
+    if not missing:
+        return ""
+    count = len(unregistered.tensors)
+    held = "none" if len(missing) == count else f"only {count - len(missing)}"
+    these = "they" if len(missing) == count else f"the other {len(missing)}"
+    return _UNREGISTERED.format(description=unregistered.describe(), missing=held, these=these, change="change")
+
+
+def _without(coverage: _Coverage, unregistered: UnregisteredParameters | None) -> _Coverage:
+    """``coverage`` without the unregistered parameters: held by the optimizer, they are
+    the model's own, not tensors of a copy."""
+    if unregistered is None:
+        return coverage
+    hidden = {id(t) for t in unregistered.tensors}
+    return _Coverage(
+        {k: v for k, v in coverage.occurrences.items() if k not in hidden},
+        {k: v for k, v in coverage.tensors.items() if k not in hidden},
+        [k for k in coverage.order if k not in hidden],
+    )
 
 
 def _missing_problem(
