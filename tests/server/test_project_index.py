@@ -118,6 +118,21 @@ def test_closing_an_edited_file_brings_back_the_finding_its_saved_version_causes
     session.run(scenario)
 
 
+def test_a_file_linted_before_the_open_file_it_imports_waits_for_that_buffer(project: Path, session: EditorSession):
+    # The two lints run in parallel worker processes; the model's, much longer, ends last.
+    # Published before it, train.py would show what the saved model.py (a softmax) causes.
+    slow_model = LOGITS_MODEL + "".join(f"\n\ndef helper_{i}(x):\n    return x * {i} + x.sum()\n" for i in range(3000))
+
+    async def scenario(editor: Editor) -> None:
+        model = write(project / "model.py", MODEL)
+        train = write(project / "train.py", TRAIN)
+        editor.open(model, slow_model)
+        editor.open(train, TRAIN)
+        assert await editor.published(train) == []
+
+    session.run(scenario)
+
+
 def test_a_helper_imported_from_another_file_that_leaves_eval_mode_on_is_flagged_at_the_call(project: Path, session: EditorSession):
     async def scenario(editor: Editor) -> None:
         engine = write(project / "engine.py", ENGINE)

@@ -41,7 +41,7 @@ from torchcheck.lint.diagnostic import SYNTAX_ERROR_CODE, Diagnostic, RelatedPla
 from torchcheck.lint.noqa import add_noqa
 from torchcheck.server import linting, protocol
 from torchcheck.server.linting import LintedDocument
-from torchcheck.server.project_state import ProjectIndexes, Published
+from torchcheck.server.project_state import ProjectIndexes, Published, file_key
 from torchcheck.server.workers import JobFailed, PoolUnavailable, WorkerDied, WorkerPool
 
 # Long enough that a burst of keystrokes costs one lint, short enough to feel immediate
@@ -80,6 +80,9 @@ class TorchcheckServer(LanguageServer):
         self.projects = ProjectIndexes()
         self.pool = pool or WorkerPool()
         self._lints: dict[str, asyncio.Task[LintedDocument | None]] = {}
+        # Documents whose findings read an open document still being linted: published once
+        # that lint is in (until then they would show what the saved file, not the buffer, causes).
+        self._waiting: set[str] = set()
 
     @property
     def encoding(self) -> str:
@@ -112,8 +115,13 @@ class TorchcheckServer(LanguageServer):
         self.cancel_lint(uri)
         task = asyncio.ensure_future(self._lint(uri, delay, use_cache))
         self._lints[uri] = task
-        task.add_done_callback(lambda done: self._lints.pop(uri) if self._lints.get(uri) is done else None)
+        task.add_done_callback(lambda done: self._lint_ended(uri, done))
         return task
+
+    def _lint_ended(self, uri: str, task: asyncio.Task[LintedDocument | None]) -> None:
+        if self._lints.get(uri) is task:
+            del self._lints[uri]
+            self._publish_updates([])  # a lint that failed or was abandoned holds back no document
 
     def cancel_lint(self, uri: str) -> None:
         task = self._lints.pop(uri, None)
@@ -146,7 +154,7 @@ class TorchcheckServer(LanguageServer):
             self._internal_error(uri, traceback.format_exc())
             return None
         self.results[uri] = result
-        self._publish_updates(updates)
+        self._publish_updates(updates, settled=uri)
         return result
 
     def _internal_error(self, uri: str, details: str) -> None:
@@ -219,11 +227,24 @@ class TorchcheckServer(LanguageServer):
         own = result.diagnostics if result is not None else ()
         return tuple(sorted((*own, *self.cross_file.get(uri, ())), key=lambda d: d.sort_key))
 
-    def _publish_updates(self, updates: list[Published]) -> None:
+    def _publish_updates(self, updates: list[Published], settled: str | None = None) -> None:
+        """Publish the documents whose findings changed, except those that read an open
+        document whose lint is under way (``settled``'s has just come in); publish those
+        waiting for a lint that is no longer under way."""
         for uri, standing in updates:
             self.cross_file[uri] = standing
             if uri in self.results:
+                self._waiting.add(uri)
+        for uri in sorted(self._waiting):
+            if uri not in self.results:
+                self._waiting.discard(uri)
+            elif not self._reads_a_document_being_linted(uri, settled):
+                self._waiting.discard(uri)
                 self._publish(uri, self.results[uri])
+
+    def _reads_a_document_being_linted(self, uri: str, settled: str | None) -> bool:
+        reads = self.projects.reads(uri_path(uri))
+        return any(file_key(uri_path(other)) in reads for other in self._lints if other not in (uri, settled))
 
     def _publish(self, uri: str, result: LintedDocument) -> None:
         notebook = self.workspace.get_notebook_document(notebook_uri=uri)

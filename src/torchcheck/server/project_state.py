@@ -231,6 +231,13 @@ class ProjectIndexes:
             updates.extend(self._resolved(project, keys))
         return updates
 
+    def reads(self, path: Path) -> frozenset[str]:
+        """The files whose summaries the open document's findings read."""
+        key = file_key(path)
+        project = self._project_of.get(key)
+        document = project.documents.get(key) if project is not None else None
+        return document.reads if document is not None else frozenset()
+
     def standing(self, path: Path) -> tuple[Diagnostic, ...]:
         key = file_key(path)
         project = self._project_of.get(key)
