@@ -53,6 +53,8 @@ _LAZY_EXPORTS: dict[str, str] = {
     "assert_inference_contract": "torchcheck.checks.inference",
     "check_model": "torchcheck.checks.battery",
     "ModelReport": "torchcheck.checks.battery",
+    "localize_divergence": "torchcheck.checks.localize",
+    "DivergenceReport": "torchcheck.checks.localize",
 }
 
 __all__ = ["__version__", *_LAZY_EXPORTS]
