@@ -30,6 +30,7 @@ from torchcheck import INSTALL_HINT
 from torchcheck._plugin_support import (
     DEVICE_KINDS,
     DEVICES_NAMES,
+    LOCALIZE_NAMES,
     SEED_NAMES,
     STRICT_STATE_NAMES,
     DeviceUnavailableError,
@@ -40,6 +41,7 @@ from torchcheck._plugin_support import (
     check_requested_available,
     derive_seed,
     device_marker_skip_reason,
+    first_setting,
     format_header,
     format_state_leak,
     parse_devices,
@@ -127,6 +129,7 @@ def pytest_configure(config: pytest.Config) -> None:
     if _launched() is not None:
         _launched_rank(config)  # sets up reporting to a supervisor before any test runs
     _configure_golden(config)
+    _configure_localize(config)
     from torchcheck._model_items import configure as configure_model_items
 
     configure_model_items(config)
@@ -148,6 +151,27 @@ def _resolve_settings(config: pytest.Config) -> Settings:
         return resolve_settings(cli, os.environ, ini)
     except SettingError as error:
         raise pytest.UsageError(str(error)) from None
+
+
+def _configure_localize(config: pytest.Config) -> None:
+    """Resolve ``--torchcheck-localize`` (CLI > env > ini) and make it the checks' default
+    for this session; a bad value stops the run (exit code 4)."""
+    from torchcheck._localize_setting import parse_level, set_run_level
+
+    picked = first_setting(
+        [
+            (config.getoption("torchcheck_localize", None), LOCALIZE_NAMES.cli),
+            (os.environ.get(LOCALIZE_NAMES.env), LOCALIZE_NAMES.env),
+            (_ini_text(config, LOCALIZE_NAMES.ini), f"ini option {LOCALIZE_NAMES.ini}"),
+        ]
+    )
+    if picked is None:
+        return
+    try:
+        previous = set_run_level(parse_level(*picked))
+    except SettingError as error:
+        raise pytest.UsageError(str(error)) from None
+    config.add_cleanup(lambda: set_run_level(previous))
 
 
 def _ini_text(config: pytest.Config, name: str) -> str | None:

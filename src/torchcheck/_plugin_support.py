@@ -136,6 +136,8 @@ SEED_NAMES = SettingNames("--torchcheck-seed", "TORCHCHECK_SEED", "torchcheck_se
 STRICT_STATE_NAMES = SettingNames(
     "--torchcheck-strict-state", "TORCHCHECK_STRICT_STATE", "torchcheck_strict_state"
 )
+LOCALIZE_NAMES = SettingNames("--torchcheck-localize", "TORCHCHECK_LOCALIZE", "torchcheck_localize")
+LOCALIZE_LEVELS = ("off", "module", "op")
 ENABLE_CLI = "--torchcheck"
 ENABLE_INI = "torchcheck"
 

@@ -31,6 +31,8 @@ from torchcheck._plugin_support import (
     DEVICES_NAMES,
     ENABLE_CLI,
     ENABLE_INI,
+    LOCALIZE_LEVELS,
+    LOCALIZE_NAMES,
     SEED_NAMES,
     STRICT_STATE_NAMES,
     SettingError,
@@ -99,6 +101,11 @@ MODELS_HELP = (
 MODELS_EXPLAIN_HELP = (
     "Print, per model of [tool.torchcheck.models], the items generated and why each other "
     "check was not. Also: env TORCHCHECK_MODELS_EXPLAIN=1, ini torchcheck_models_explain."
+)
+LOCALIZE_HELP = (
+    "How far a failed equivalence check (assert_reproducible, ...) localises the difference "
+    "in its \"Where it starts\" section: off, module, or op (default: the first differing "
+    f"operation and its source line). Also: env {LOCALIZE_NAMES.env}, ini {LOCALIZE_NAMES.ini}."
 )
 REPLAY_SECTION_TITLE = "torchcheck replay"
 PINNING_TOO_LATE = (
@@ -169,7 +176,11 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     group.addoption(
         "--torchcheck-models-explain", dest="torchcheck_models_explain", action="store_true", help=MODELS_EXPLAIN_HELP
     )
+    group.addoption(
+        LOCALIZE_NAMES.cli, dest="torchcheck_localize", choices=LOCALIZE_LEVELS, default=None, help=LOCALIZE_HELP
+    )
     parser.addini(ENABLE_INI, ENABLE_INI_HELP, type="bool", default=False)
+    parser.addini(LOCALIZE_NAMES.ini, LOCALIZE_HELP, default="")
     parser.addini("torchcheck_models", MODELS_HELP, type="bool", default=None)
     parser.addini("torchcheck_models_explain", MODELS_EXPLAIN_HELP, type="bool", default=None)
     parser.addini("torchcheck_golden_missing", GOLDEN_MISSING_HELP, default="")
@@ -191,6 +202,7 @@ def _enabled(config: pytest.Config, options: object) -> bool:
             getattr(options, "torchcheck_strict_state", None),
             getattr(options, "torchcheck_update_golden", None),
             getattr(options, "torchcheck_golden_missing", None),
+            getattr(options, "torchcheck_localize", None),
             getattr(options, "torchcheck_models", None) or None,  # --no-torchcheck-models turns nothing on
             getattr(options, "torchcheck_models_explain", None) or None,
         ],

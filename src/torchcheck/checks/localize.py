@@ -99,6 +99,32 @@ def localize_divergence(
     return _localize(first, second, rtol, atol, level)
 
 
+_NOT_FOUND = (
+    "Where it starts: not found: two more runs, recorded module by module, agreed "
+    "(the difference does not occur on every run)."
+)
+_FAILED = "Where it starts: not found: localising raised {error}"
+
+
+def where_it_starts(
+    run_a: Callable[[], Any],
+    run_b: Callable[[], Any],
+    *,
+    level: str,
+    rtol: float = 0.0,
+    atol: float = 0.0,
+) -> str:
+    """The "Where it starts" section an equivalence check appends to its failure:
+    empty for ``level="off"``; never raises, so localising cannot hide the finding."""
+    if level == "off":
+        return ""
+    try:
+        report = localize_divergence(run_a, run_b, level=level, rtol=rtol, atol=atol)
+    except Exception as error:  # localising must not hide the check's own finding
+        return _FAILED.format(error=f"{type(error).__name__}: {error}")
+    return str(report) if report.diverged else _NOT_FOUND
+
+
 # ------------------------------------------------------------------- recording
 
 

@@ -21,6 +21,7 @@ import torch
 from torch.utils._python_dispatch import TorchDispatchMode
 from torch.utils._pytree import tree_flatten
 
+from torchcheck._localize_setting import localize_level
 from torchcheck.checks._compare import (
     callable_name,
     compare_structures,
@@ -29,6 +30,7 @@ from torchcheck.checks._compare import (
     warn_uncompared,
 )
 from torchcheck.checks.errors import CheckFailed
+from torchcheck.checks.localize import where_it_starts
 from torchcheck.checks.seeding import seeded
 
 __tracebackhide__ = True  # pytest shows a failure from the caller's line, without this module's frames
@@ -38,7 +40,7 @@ _NOT_REPRODUCIBLE = """\
 assert_reproducible: {name} is not reproducible: run {run} of {runs} differs from run 1 \
 at {path} (same seed {seed}, deterministic algorithms on).
 {details}
-{cause}"""
+{cause}{where}"""
 
 _CAUSE_RANDOM = """\
 Cause: random number generation. Two more runs with every generator replayed \
@@ -77,16 +79,22 @@ def assert_reproducible(
     runs: int = 2,
     atol: float = 0.0,
     rtol: float = 0.0,
+    localize: str | None = None,
 ) -> None:
     """Call ``fn()`` ``runs`` times, each under :func:`seeded` with the same ``seed`` and
     deterministic algorithms, and require results equal to the first run's within
     ``atol``/``rtol`` (bit-exact by default). Results may be any nested structure
     (tensors, numbers, ``ModelOutput``, HF caches...). The failure names the first
     differing output path, the difference, and whether random number generation, a
-    nondeterministic kernel or state from outside torch caused it.
+    nondeterministic kernel or state from outside torch caused it, and (unless
+    ``localize="off"``) a "Where it starts" section: the module call and, with ``"op"``,
+    the operation and source line where two more runs part ways (see
+    :func:`localize_divergence`). ``localize`` defaults to ``--torchcheck-localize``, env
+    ``TORCHCHECK_LOCALIZE``, then ``"op"``.
     """
     if runs < 2:
         raise ValueError(f"runs must be at least 2, got {runs}")
+    level = localize_level(localize)
     name = f"{callable_name(fn)}()"
     first = _run(fn, name, 1, runs, seed)
     for run in range(2, runs + 1):
@@ -102,6 +110,7 @@ def assert_reproducible(
                     seed=seed,
                     details=indent(mismatch.render()),
                     cause=_diagnose(fn, name, seed, rtol, atol),
+                    where=_where_it_starts(fn, seed, level, rtol, atol),
                 )
             )
         if run == runs:
@@ -121,6 +130,15 @@ def _run(fn: Callable[[], Any], name: str, run: int, runs: int, seed: int) -> An
 
 
 # ------------------------------------------------------------------- diagnosis
+
+
+def _where_it_starts(fn: Callable[[], Any], seed: int, level: str, rtol: float, atol: float) -> str:
+    def seeded_run() -> Any:
+        with seeded(seed, deterministic=True):
+            return fn()
+
+    section = where_it_starts(seeded_run, seeded_run, level=level, rtol=rtol, atol=atol)
+    return f"\n{section}" if section else ""
 
 
 def _diagnose(fn: Callable[[], Any], name: str, seed: int, rtol: float, atol: float) -> str:
