@@ -1,14 +1,19 @@
 """Run torchcheck's public checks on real, correct models and count the false failures.
 
 Every model here is correct, so every failure is a false failure of the check (or a
-property of the model the check reports by design, which the notes column says). The
-models: tiny-config transformers models built from configs (no download), hand-built
-CNNs, and, when timm imports, small timm architectures (``pretrained=False``). Each runs
-on every available device; the distributed checks start CPU ranks and run once.
+property of the model the check reports by design). The models (``_models_zoo.py``):
+32 built from tiny transformers configs (no download) and by hand, covering grouped-query,
+sliding-window and ALiBi attention, mixtures of experts, state-space and recurrent LMs,
+text and audio encoder-decoders, vision and multimodal models, a shared-layer encoder, tied
+weights, parametrizations, the hook-based spectral norm, a packed RNN, activation
+checkpointing, a compiled submodule and stochastic depth. Each runs on every available
+device; the distributed checks start CPU ranks and run once.
 
-    python bench/real_model_checks.py [--models llama,resnet18] [--checks ...] [--devices cpu]
+    python bench/real_model_checks.py [--models llama-gqa,packed-lstm] [--checks ...] [--devices cpu]
+    python bench/real_model_checks.py --timings [--repeat 2]
 
-Prints a Markdown table model x check (pass / FAIL(cause) / n/a) per device, and totals.
+Prints a Markdown table model x check (pass / FAIL(cause) / n/a) per device, and totals;
+``--timings`` prints each check's time on a ~25k-parameter Llama on CPU instead (target: 5 s).
 """
 
 from __future__ import annotations
@@ -19,25 +24,19 @@ import sys
 import time
 import traceback
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
 from typing import Any
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
 import torch  # noqa: E402
-import torch.nn.functional as F  # noqa: E402
 from torch import nn  # noqa: E402
 
 import torchcheck as tc  # noqa: E402
+from _models_zoo import Subject, subjects, timing_subject  # noqa: E402
 
 PASS = "pass"
 NOT_APPLICABLE = "n/a"
 CAUSE_WIDTH = 90
-VOCAB = 64
-SEQ = 8
-BATCH = 4
-IMAGE = 32
-CLASSES = 10
 
 CHECKS: tuple[str, ...] = (
     "assert_reproducible",
@@ -54,6 +53,7 @@ CHECKS: tuple[str, ...] = (
     "assert_meta_load",
     "assert_devices_agree",
     "assert_no_graph_leak",
+    "assert_inference_contract",
     "assert_data_parallel_equivalent",
     "assert_sharded_checkpoint_roundtrip",
 )
@@ -62,146 +62,6 @@ CHECKS: tuple[str, ...] = (
 GRADCHECK_NOT_FOR_MODELS = "checks custom autograd functions by finite differences, not whole models"
 ONE_DEVICE = "needs a second device (runs in the cuda column)"
 CPU_RANKS = "starts CPU ranks itself (runs in the cpu column)"
-
-
-@dataclass(frozen=True)
-class Subject:
-    """A correct model and how a user would feed and train it."""
-
-    name: str
-    make: Callable[[], nn.Module]
-    inputs: Callable[[], Any]  # what the model is called with: a BatchEncoding or a tensor
-    train_batch: Callable[[], Any]  # inputs with their targets, for a training step
-    loss: Callable[[nn.Module, Any], torch.Tensor]
-    after_load: Callable[[nn.Module], None] | None = None
-
-
-# ------------------------------------------------------------------ subjects
-
-
-def _transformers_subjects() -> list[Subject]:
-    try:
-        import transformers
-    except ImportError:
-        return []
-
-    def tokens(name: str, mask: bool = True) -> Any:
-        generator = torch.Generator().manual_seed(0)
-        data = {"input_ids": torch.randint(1, VOCAB, (BATCH, SEQ), generator=generator)}
-        if mask:
-            data["attention_mask"] = torch.ones(BATCH, SEQ, dtype=torch.long)
-            data["attention_mask"][1, -2:] = 0
-        if name == "t5":
-            data["decoder_input_ids"] = torch.randint(1, VOCAB, (BATCH, SEQ), generator=generator)
-        return transformers.BatchEncoding(data)
-
-    def labelled(name: str) -> Any:
-        batch = tokens(name)
-        labels = torch.arange(BATCH) % 3 if name == "bert" else batch["input_ids"]
-        return transformers.BatchEncoding({**batch, "labels": labels})
-
-    def init_non_persistent_buffers(model: nn.Module) -> None:
-        for module in model.modules():
-            for buffer_name in module._non_persistent_buffers_set:
-                buffer = module._buffers.get(buffer_name)
-                if buffer is not None and buffer.is_meta:
-                    module._buffers[buffer_name] = torch.empty_like(buffer, device="cpu")
-                    model._init_weights(module)
-
-    builders: dict[str, Callable[[], nn.Module]] = {
-        "llama": lambda: transformers.LlamaForCausalLM(transformers.LlamaConfig(
-            vocab_size=VOCAB, hidden_size=32, intermediate_size=64, num_hidden_layers=1, num_attention_heads=4,
-            num_key_value_heads=2, max_position_embeddings=64, tie_word_embeddings=True)),
-        "gpt2": lambda: transformers.GPT2LMHeadModel(transformers.GPT2Config(
-            vocab_size=VOCAB, n_embd=32, n_layer=1, n_head=2, n_positions=64, bos_token_id=0, eos_token_id=0)),
-        "bert": lambda: transformers.BertForSequenceClassification(transformers.BertConfig(
-            vocab_size=VOCAB, hidden_size=32, num_hidden_layers=1, num_attention_heads=2, intermediate_size=64,
-            max_position_embeddings=64, num_labels=3)),
-        "t5": lambda: transformers.T5ForConditionalGeneration(transformers.T5Config(
-            vocab_size=VOCAB, d_model=16, d_kv=8, d_ff=32, num_layers=1, num_heads=2, decoder_start_token_id=0)),
-    }
-    return [
-        Subject(
-            name=f"hf-{name}",
-            make=make,
-            inputs=lambda name=name: tokens(name),
-            train_batch=lambda name=name: labelled(name),
-            loss=lambda model, batch: model(**batch).loss,
-            after_load=init_non_persistent_buffers,
-        )
-        for name, make in builders.items()
-    ]
-
-
-class SmallCnn(nn.Module):
-    """Conv-BN-ReLU blocks, dropout and a linear head: the common image classifier."""
-
-    def __init__(self, norm: str = "batch") -> None:
-        super().__init__()
-
-        def norm_layer(channels: int) -> nn.Module:
-            return nn.BatchNorm2d(channels) if norm == "batch" else nn.GroupNorm(4, channels)
-
-        self.features = nn.Sequential(
-            nn.Conv2d(3, 16, 3, padding=1, bias=False), norm_layer(16), nn.ReLU(inplace=True),
-            nn.Conv2d(16, 32, 3, stride=2, padding=1, bias=False), norm_layer(32), nn.ReLU(inplace=True),
-            nn.AdaptiveAvgPool2d(1), nn.Flatten(),
-        )
-        self.head = nn.Sequential(nn.Dropout(0.1), nn.Linear(32, CLASSES))
-        for module in self.modules():
-            if isinstance(module, nn.Conv2d):
-                nn.init.kaiming_normal_(module.weight, mode="fan_out", nonlinearity="relu")
-
-    def forward(self, x: torch.Tensor) -> torch.Tensor:
-        return self.head(self.features(x))
-
-
-def _images() -> torch.Tensor:
-    return torch.randn(BATCH, 3, IMAGE, IMAGE, generator=torch.Generator().manual_seed(0))
-
-
-def _labelled_images() -> tuple[torch.Tensor, torch.Tensor]:
-    return _images(), torch.arange(BATCH) % CLASSES
-
-
-def _image_loss(model: nn.Module, batch: tuple[torch.Tensor, torch.Tensor]) -> torch.Tensor:
-    x, y = batch
-    return F.cross_entropy(model(x), y)
-
-
-def _image_subject(name: str, make: Callable[[], nn.Module]) -> Subject:
-    return Subject(name=name, make=make, inputs=_images, train_batch=_labelled_images, loss=_image_loss)
-
-
-TIMM_MODELS: dict[str, dict[str, Any]] = {
-    "resnet18": {},
-    "efficientnet_b0": {},
-    "mobilenetv3_small_100": {},
-    "convnext_atto": {},
-    "vit_tiny_patch16_224": {"img_size": IMAGE, "patch_size": 8},
-}
-
-
-def _timm_subjects() -> list[Subject]:
-    try:
-        import timm
-    except Exception:  # noqa: BLE001 - timm missing, or incompatible with this torchvision
-        return []
-    return [
-        _image_subject(
-            f"timm-{name}",
-            lambda name=name, extra=extra: timm.create_model(name, pretrained=False, num_classes=CLASSES, **extra),
-        )
-        for name, extra in TIMM_MODELS.items()
-    ]
-
-
-def subjects() -> list[Subject]:
-    cnns = [
-        _image_subject("cnn-batchnorm", lambda: SmallCnn("batch")),
-        _image_subject("cnn-groupnorm", lambda: SmallCnn("group")),
-    ]
-    return _transformers_subjects() + cnns + _timm_subjects()
 
 
 # -------------------------------------------------------------------- recipes
@@ -262,15 +122,11 @@ def _accumulating(subject: Subject) -> Callable[[nn.Module, torch.optim.Optimize
     return train
 
 
-def _saved_once_per_tensor(model: nn.Module) -> dict[str, torch.Tensor]:
-    """The state dict with tied tensors stored once, as save_pretrained/safetensors do."""
-    seen: set[int] = set()
-    kept = {}
-    for key, tensor in model.state_dict(keep_vars=True).items():
-        if id(tensor) not in seen:
-            seen.add(id(tensor))
-            kept[key] = tensor.detach()
-    return kept
+def _without_attention_mask(inputs: Any) -> Any:
+    """docs/checks.md: leave the mask out on meta (masking reads its values; shapes do not depend on it)."""
+    if isinstance(inputs, Mapping) and "attention_mask" in inputs:
+        return {key: value for key, value in inputs.items() if key != "attention_mask"}
+    return inputs
 
 
 def _leak_probe(subject: Subject, device: torch.device) -> Callable[[], None]:
@@ -308,11 +164,11 @@ def run_check(check: str, subject: Subject, device: torch.device) -> str | None:
         model = make()
         tc.assert_optimizer_covers(model, adamw(model))
     elif check == "meta_shapes":
-        tc.meta_shapes(subject.make, subject.inputs())
+        tc.meta_shapes(subject.make, _without_attention_mask(subject.inputs()))
     elif check == "assert_meta_shapes":
         tc.assert_meta_shapes(subject.make, subject.inputs(), device=device)
     elif check == "assert_meta_load":
-        checkpoint = _saved_once_per_tensor(subject.make())
+        checkpoint = subject.checkpoint(subject.make())
         tc.assert_meta_load(subject.make, checkpoint, subject.inputs(), after_load=subject.after_load)
     elif check == "assert_devices_agree":
         if cpu_only:
@@ -320,6 +176,8 @@ def run_check(check: str, subject: Subject, device: torch.device) -> str | None:
         tc.assert_devices_agree(subject.make, subject.inputs(), devices=["cpu", device])
     elif check == "assert_no_graph_leak":
         tc.assert_no_graph_leak(_leak_probe(subject, device), steps=3)
+    elif check == "assert_inference_contract":
+        tc.assert_inference_contract(make(), inputs)
     elif check == "assert_data_parallel_equivalent":
         if not cpu_only:
             return None
@@ -339,6 +197,40 @@ NOTES = {
     "assert_data_parallel_equivalent": CPU_RANKS,
     "assert_sharded_checkpoint_roundtrip": CPU_RANKS,
 }
+
+
+def run_gradcheck(subject: Subject) -> str:
+    """The timing table's gradcheck: the whole model and its parameters, with the cost estimate deciding."""
+    tc.assert_gradcheck(subject.make(), subject.inputs())
+    return PASS
+
+
+def timings(repeat: int) -> int:
+    """Each check's wall time on a ~25k-parameter Llama on CPU, in this one process."""
+    subject = timing_subject()
+    parameters = sum(p.numel() for p in subject.make().parameters())
+    cpu = torch.device("cpu")
+    print(f"## Timings: {subject.name} ({parameters} parameters), cpu, torch {torch.__version__}, "
+          f"{torch.get_num_threads()} threads\n")
+    print("| check | verdict | seconds (each run) | over 5 s |")
+    print("|---|---|---|---|")
+    slow = 0
+    for check in CHECKS:
+        seconds, verdicts = [], []
+        for _ in range(repeat):
+            started = time.perf_counter()
+            try:
+                verdict = run_gradcheck(subject) if check == "assert_gradcheck" else run_check(check, subject, cpu)
+                verdicts.append(NOT_APPLICABLE if verdict is None else verdict)
+            except Exception as error:  # noqa: BLE001 - the timing of a failing check still counts
+                verdicts.append(f"{type(error).__name__}({_first_line(error)})")
+            seconds.append(time.perf_counter() - started)
+        over = max(seconds) > 5.0
+        slow += over
+        times = ", ".join(f"{value:.2f}" for value in seconds)
+        print(f"| {check} | {verdicts[-1]} | {times} | {'**yes**' if over else 'no'} |", flush=True)
+    print(f"\n{slow} of {len(CHECKS)} checks over 5 s.")
+    return 0
 
 
 def _first_line(error: BaseException) -> str:
@@ -369,7 +261,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--checks", help="comma-separated subset of checks")
     parser.add_argument("--devices", help="comma-separated subset of device types (default: every available)")
     parser.add_argument("--details", help="write every failure message to this Markdown file")
+    parser.add_argument("--timings", action="store_true",
+                        help="time each check on a ~25k-parameter transformers model on CPU instead")
+    parser.add_argument("--repeat", type=int, default=1, help="runs per check with --timings")
     options = parser.parse_args(argv)
+    if options.timings:
+        return timings(options.repeat)
     chosen = subjects()
     if options.models:
         wanted = set(options.models.split(","))
