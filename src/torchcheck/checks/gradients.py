@@ -93,6 +93,18 @@ assert_batch_independent: {model} raised in {call}:
 The inputs of that call:
 {inputs}"""
 
+_BACKWARD_AND_FORWARD = """\
+{substitution}
+The check changed samples one at a time because the backward through the model raised \
+first:
+{backward}"""
+
+_CHECK_BROKE = """\
+assert_batch_independent: the check could not judge the outputs of {model}: its own \
+comparison of samples raised {error_type}: {error}
+This is a limitation of torchcheck, not a finding about the model; please report it \
+with the model's output and embedding shapes."""
+
 
 # ------------------------------------------------------------------ gradcheck
 
@@ -446,8 +458,9 @@ def assert_batch_independent(
     changed. The gradient at another sample must stay within ``atol + rtol`` times the
     greatest gradient at the sample's own input (default: assert_close's tolerances for
     the output's dtype), so rounding in batched kernels (a mixture of experts grouping
-    tokens) is not mixing. Only when neither exists does it change one sample at a time,
-    giving it the integer inputs of another sample, so every value stays valid. An
+    tokens) is not mixing. Only when neither exists, or when the backward through the
+    model raises (a cache written in place), does it change one sample at a time,
+    giving it the inputs of another sample, so every value stays valid. An
     exception from the model is reported with the call that raised and its inputs.
     Model mode, parameters and RNG are restored.
     """
@@ -458,9 +471,7 @@ def assert_batch_independent(
     probe = _BatchProbe(model, call, dim, batch, rtol, atol)
     with preserved_state(), preserved_module(unwrap_compiled(model)), torch.enable_grad():
         model.eval()
-        findings = probe.by_gradient()
-        if findings is None:
-            findings = probe.by_substitution()
+        findings = _probe_findings(probe)
     if findings.nonfinite:
         hint = _NONFINITE_OUTPUT if findings.nonfinite_outputs else _NONFINITE_GRADIENT
         details = _first_lines(findings.nonfinite, "more")
@@ -472,6 +483,46 @@ def assert_batch_independent(
                 model=probe.name, dim=dim, batch=batch, details=details, tolerance=findings.tolerance
             )
         )
+
+
+def _probe_findings(probe: _BatchProbe) -> _BatchFindings:
+    """Judge by gradients; by substitution when nothing floating is per sample or the
+    backward through the model raises. An error of the check's own machinery (not of
+    the model, which ``_forward`` and ``_gradients`` report) names what it could not do."""
+    try:
+        try:
+            findings = probe.by_gradient()
+        except _BackwardFailed as failed:
+            return _by_substitution_after(probe, failed.report)
+        return probe.by_substitution() if findings is None else findings
+    except (CheckFailed, _NotJudgeable):
+        raise
+    except Exception as error:
+        raise CheckFailed(
+            _CHECK_BROKE.format(model=probe.name, error_type=type(error).__name__, error=_first_line(error))
+        ) from error
+
+
+def _by_substitution_after(probe: _BatchProbe, backward_report: CheckFailed) -> _BatchFindings:
+    """Fall back to substitution after the backward raised; if the model raises there
+    too, report both, since the backward is what made the check change samples."""
+    try:
+        return probe.by_substitution()
+    except CheckFailed as error:
+        raise CheckFailed(_BACKWARD_AND_FORWARD.format(substitution=error, backward=backward_report)) from error
+
+
+class _BackwardFailed(Exception):
+    """The backward through the user's model raised (a forward that writes a cache in
+    place, say): the caller falls back to judging by substitution."""
+
+    def __init__(self, report: CheckFailed) -> None:
+        super().__init__(str(report))
+        self.report = report
+
+
+class _NotJudgeable(ValueError):
+    """The inputs or outputs give the check nothing to judge (a usage error)."""
 
 
 @dataclass
@@ -551,7 +602,7 @@ class _BatchProbe:
             indices = args[0] if args else None
             if not isinstance(output, torch.Tensor) or not isinstance(indices, torch.Tensor):
                 return None
-            if tuple(indices.shape) not in shapes or not output.is_floating_point():
+            if tuple(indices.shape) not in shapes or not self._per_sample_embedding(indices, output):
                 return None
             leaf = output.detach().requires_grad_(True)
             embedded.leaves.append(leaf)
@@ -567,11 +618,22 @@ class _BatchProbe:
             for handle in handles:
                 handle.remove()
 
+    def _per_sample_embedding(self, indices: torch.Tensor, output: torch.Tensor) -> bool:
+        """Whether an embedding output holds one row per index, batch dimension included.
+        A learned positional embedding may look up ``arange(seq)`` and return
+        ``[1, seq, d]`` shared by every sample: that is not a per-sample input."""
+        return (
+            output.is_floating_point()
+            and output.shape[: indices.dim()] == indices.shape
+            and output.dim() > self.dim
+            and output.shape[self.dim] == self.batch
+        )
+
     def _gradients(self, loss: torch.Tensor, leaves: list[torch.Tensor], i: int) -> tuple[torch.Tensor | None, ...]:
         try:
             return torch.autograd.grad(loss, leaves, retain_graph=True, allow_unused=True)
-        except Exception as error:  # the user's backward failing is reported with its call
-            raise self._raised(error, f"the backward from output sample {i}", self.call) from error
+        except Exception as error:  # the user's backward failing: judged by substitution instead
+            raise _BackwardFailed(self._raised(error, f"the backward from output sample {i}", self.call)) from error
 
     def _judge_gradients(
         self,
@@ -763,7 +825,7 @@ def _batch_size(values: list[Any], dim: int) -> int:
 def _batched_outputs(output: Any, dim: int, batch: int) -> list[torch.Tensor]:
     outs = [o for o in _float_outputs(output) if o.dim() > dim and o.shape[dim] == batch]
     if not outs:
-        raise ValueError(f"no floating output of the model has size {batch} along dim {dim}")
+        raise _NotJudgeable(f"no floating output of the model has size {batch} along dim {dim}")
     return outs
 
 
