@@ -158,3 +158,4 @@ def test_hooks_are_removed_afterwards() -> None:
 
     assert not nn.modules.module._global_forward_hooks
     assert not nn.modules.module._global_forward_pre_hooks
+    assert not nn.modules.module._has_any_global_hook()  # else torch.compile warns from now on

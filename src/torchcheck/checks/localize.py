@@ -187,6 +187,9 @@ class _ModuleRecorder:
         finally:
             pre.remove()
             post.remove()
+            # torch forgets to drop the with_kwargs flag of a removed global hook; left there,
+            # it makes every later torch.compile(module) warn about global hooks.
+            getattr(nn.modules.module, "_global_forward_hooks_with_kwargs", {}).pop(post.id, None)
 
 
 def _root_label(module: nn.Module, names: dict[int, str]) -> str:
