@@ -335,3 +335,59 @@ def test_a_loop_bug_is_still_caught_with_a_declared_batch_coupled_term() -> None
         )
     assert "Cause: the loss is not divided by accumulation_steps" in str(failure.value)
     assert "Declared batch-coupled and multiplied by zero: aux_loss of 'router'." in str(failure.value)
+
+
+# ------------------------------------- gradients that are rounding noise (key bias, Adam)
+
+
+class TinyAttention(nn.Module):
+    """One attention head with its own key bias: softmax over the keys ignores a constant
+    added to every key logit of a query, so the key bias's true gradient is zero and its
+    float32 gradient rounding noise."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.query = nn.Linear(4, 8)
+        self.key = nn.Linear(4, 8)
+        self.value = nn.Linear(4, 1)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        tokens = x[:, None, :] * torch.linspace(0.5, 1.5, 6)[:, None]
+        logits = self.query(tokens) @ self.key(tokens).transpose(1, 2)
+        return (logits.softmax(-1) @ self.value(tokens)).mean(1)
+
+
+def adamw(model: nn.Module) -> torch.optim.Optimizer:
+    return torch.optim.AdamW(model.parameters(), lr=0.1)
+
+
+def test_a_key_bias_whose_gradient_is_rounding_noise_does_not_fail_under_adamw() -> None:
+    with process_state_unchanged():
+        assert_accumulation_equivalent(
+            TinyAttention, adamw, accumulating_loop, regression_batch(), accumulation_steps=4
+        )
+
+
+def test_a_loop_bug_under_adamw_is_still_caught_beside_a_noise_level_key_bias() -> None:
+    with pytest.raises(CheckFailed) as failure:
+        assert_accumulation_equivalent(
+            TinyAttention, adamw, zero_grad_every_micro_batch, regression_batch(), accumulation_steps=4
+        )
+    message = str(failure.value)
+    assert "Cause: gradients are zeroed on every micro-batch." in message
+    assert "'key.bias'" not in message.splitlines()[0]
+    assert "Compared on their gradients instead of the step: 8 element(s) whose gradient is rounding noise" in message
+
+
+def test_a_step_that_differs_with_agreeing_gradients_does_not_blame_the_loss_division() -> None:
+    def lr_scaled_by_steps(
+        model: nn.Module, optimizer: torch.optim.Optimizer, micro_batches: list[Batch], steps: int
+    ) -> None:
+        for group in optimizer.param_groups:
+            group["lr"] *= steps  # bug: the step, not the gradients, depends on the micro-batch count
+        accumulating_loop(model, optimizer, micro_batches, steps)
+
+    message = failure_message(lr_scaled_by_steps)
+    assert "Cause: the optimizer step, not the accumulation. The accumulated gradients equal the whole-batch " \
+        "gradients" in message
+    assert "divided" not in message

@@ -11,7 +11,7 @@ from typing import Any
 import torch
 from torch import nn
 
-from torchcheck.checks._compare import callable_name, first_mismatch, indent
+from torchcheck.checks._compare import callable_name, default_tolerance, first_mismatch, indent
 from torchcheck.checks._forward_effects import (
     BatchCoupled,
     ForwardEffects,
@@ -43,6 +43,11 @@ _SAME_DIRECTION = 0.99
 #: How far the size of the update may be from ``accumulation_steps`` times the
 #: whole-batch update for "loss not divided" to explain it.
 _RATIO_SLACK = 0.05
+
+#: Below this fraction of the model's largest gradient (at least the dtype's rtol), an
+#: element's gradient is rounding noise: a key bias before a softmax has a true gradient
+#: of zero and a float32 one of about 1e-9.
+_NOISE_FRACTION = 1e-6
 
 _PREFIX = "assert_accumulation_equivalent: "
 
@@ -79,6 +84,21 @@ _DIFFERS = _PREFIX + """one optimizer step over {steps} accumulated micro-batche
 '{name}':
 {details}
 {cause}{notes}"""
+
+_NOTE_NOISE_GRADIENTS = """\
+Compared on their gradients instead of the step: {count} element(s) whose gradient is \
+rounding noise in both runs (at most {floor:.3g}, the model's largest being \
+{largest:.3g}); a normalising optimizer (Adam, RMSprop) turns such noise into updates \
+that need not agree."""
+
+_CAUSE_STEP_AMPLIFIES = """\
+Cause: the optimizer step, not the accumulation. The accumulated gradients equal the \
+whole-batch gradients (greatest difference {difference:.3g}, the largest gradient being \
+{largest:.3g}), so the micro-batches add up correctly; the step then differs. Either \
+train_fn steps differently for several micro-batches (a learning rate or clipping \
+threshold scaled by accumulation_steps), or a normalising optimizer (Adam, RMSprop) \
+enlarges rounding differences of small gradients: then pass a tolerance you accept \
+(rtol=, atol=)."""
 
 _CAUSE_NOT_DIVIDED = """\
 Cause: the loss is not divided by accumulation_steps. The accumulated update is \
@@ -148,6 +168,8 @@ class _Run:
     initial: dict[str, torch.Tensor]
     final: dict[str, torch.Tensor]
     buffers: dict[str, torch.Tensor]
+    #: Each parameter's gradient when the optimizer stepped (absent where it had none).
+    gradients: dict[str, torch.Tensor]
     steps: int
     layers: TrainModeLayers
     random_ops: RandomOps
@@ -182,7 +204,10 @@ def assert_accumulation_equivalent(
     ``accumulation_steps`` micro-batches (``batch`` split along dim 0: a tensor, each
     element of a tuple/list, each value of a dict) must give the same parameters and
     buffers as one step over the whole batch (``train_fn(model, optimizer, [batch], 1)``),
-    within ``rtol``/``atol`` (default: assert_close's for each tensor's dtype).
+    within ``rtol``/``atol`` (default: assert_close's for each tensor's dtype). Elements
+    whose gradient is rounding noise in both runs (a key bias before a softmax: below the
+    dtype's rtol, at least 1e-6, of the model's largest gradient) are left out: Adam and
+    other normalising optimizers turn that noise into updates that need not agree.
 
     Both runs build the model and optimizer with the same seed and start with every RNG
     seeded alike. On failure the message names the cause when it can tell: the loss not
@@ -215,11 +240,13 @@ def assert_accumulation_equivalent(
         _require_one_step(setup, whole, "whole-batch step (accumulation_steps=1)")
         accumulated = _run(setup, micro_batches, accumulation_steps, f"step over {accumulation_steps} micro-batches")
         _require_one_step(setup, accumulated, f"step over {accumulation_steps} micro-batches")
-        mismatch = _first_difference(accumulated, whole, rtol, atol)
+        noise = _noise_level_elements(whole, accumulated)
+        mismatch = _first_difference(accumulated, whole, rtol, atol, noise)
         if mismatch is None:
             return
         kind, found = mismatch
         cause = _cause(setup, whole, accumulated, micro_batches[-1], accumulation_steps, batch_size, kind, found.path)
+        notes = _noise_note(whole, noise) + _notes(whole)
     raise CheckFailed(
         _DIFFERS.format(
             steps=accumulation_steps,
@@ -229,7 +256,7 @@ def assert_accumulation_equivalent(
             name=found.path,
             details=indent(found.render()),
             cause=cause,
-            notes=_notes(whole),
+            notes=notes,
         )
     )
 
@@ -305,10 +332,11 @@ def _run(setup: _Setup, micro_batches: list[Any], steps: int, run: str) -> _Run:
     optimizer = made[0] if isinstance(made, tuple) else made
     initial = _parameters(model)
     step_calls: list[int] = []
+    gradients: dict[str, torch.Tensor] = {}
     seed_everything(_SEED)
     try:
         with (
-            _counting_steps(optimizer, step_calls),
+            _counting_steps(optimizer, step_calls, _gradient_recorder(model, gradients)),
             recording_train_mode_layers(model) as layers,
             observed_forwards(model, pin_buffers=True, batch_coupled=setup.batch_coupled) as effects,
             random_ops_at_expected_value() as random_ops,
@@ -319,16 +347,36 @@ def _run(setup: _Setup, micro_batches: list[Any], steps: int, run: str) -> _Run:
             _TRAIN_FN_RAISED.format(name=setup.name, run=run, error_type=type(error).__name__, error=error)
         ) from error
     buffers = {name: b.detach().to("cpu", copy=True) for name, b in model.named_buffers()}
-    return _Run(initial, _parameters(model), buffers, len(step_calls), layers, random_ops, effects)
+    return _Run(initial, _parameters(model), buffers, gradients, len(step_calls), layers, random_ops, effects)
 
 
 def _parameters(model: nn.Module) -> dict[str, torch.Tensor]:
     return {name: p.detach().to("cpu", copy=True) for name, p in model.named_parameters()}
 
 
+def _gradient_recorder(model: nn.Module, gradients: dict[str, torch.Tensor]) -> Callable[[], None]:
+    """Records each parameter's gradient as the first optimizer step sees it."""
+    named = list(model.named_parameters())
+
+    def record() -> None:
+        if gradients:
+            return
+        for name, parameter in named:
+            if parameter.grad is not None:
+                gradients[name] = parameter.grad.detach().to("cpu", copy=True)
+
+    return record
+
+
 @contextlib.contextmanager
-def _counting_steps(optimizer: torch.optim.Optimizer, calls: list[int]) -> Iterator[None]:
-    handle = optimizer.register_step_pre_hook(lambda *_: calls.append(1))
+def _counting_steps(
+    optimizer: torch.optim.Optimizer, calls: list[int], before_step: Callable[[], None]
+) -> Iterator[None]:
+    def pre_hook(*_: Any) -> None:
+        calls.append(1)
+        before_step()
+
+    handle = optimizer.register_step_pre_hook(pre_hook)
     try:
         yield
     finally:
@@ -352,11 +400,46 @@ def _require_one_step(setup: _Setup, run: _Run, description: str) -> None:
 # ---------------------------------------------------------------- diagnosis
 
 
+def _largest_gradient(run: _Run) -> float:
+    return max((float(g.abs().max()) for g in run.gradients.values() if g.numel()), default=0.0)
+
+
+def _noise_floor(whole: _Run, name: str) -> float:
+    rtol, _ = default_tolerance(whole.final[name].dtype)
+    return max(_NOISE_FRACTION, rtol) * _largest_gradient(whole)
+
+
+def _noise_level_elements(whole: _Run, accumulated: _Run) -> dict[str, torch.Tensor]:
+    """Per parameter, the elements whose gradient is rounding noise in both runs: their
+    true gradient is zero (a key bias before a softmax), so a normalising optimizer's
+    update of them is noise too, and they are left out of the comparison of the step."""
+    noise = {}
+    for name, gradient in whole.gradients.items():
+        other = accumulated.gradients.get(name)
+        if other is None or other.shape != gradient.shape:
+            continue
+        floor = _noise_floor(whole, name)
+        below = (gradient.abs() <= floor) & (other.abs() <= floor)
+        if bool(below.any()):
+            noise[name] = below
+    return noise
+
+
+def _noise_note(whole: _Run, noise: dict[str, torch.Tensor]) -> str:
+    count = sum(int(mask.sum()) for mask in noise.values())
+    if not count:
+        return ""
+    name = next(iter(noise))
+    return "\n" + _NOTE_NOISE_GRADIENTS.format(
+        count=count, floor=_noise_floor(whole, name), largest=_largest_gradient(whole)
+    )
+
+
 def _first_difference(
-    accumulated: _Run, whole: _Run, rtol: float | None, atol: float | None
+    accumulated: _Run, whole: _Run, rtol: float | None, atol: float | None, noise: dict[str, torch.Tensor]
 ) -> tuple[str, Any] | None:
     for kind, actual, expected in (
-        ("parameter", accumulated.final, whole.final),
+        ("parameter", _without_noise(accumulated.final, whole.final, noise), whole.final),
         ("buffer", accumulated.buffers, whole.buffers),
     ):
         for name, value in expected.items():
@@ -364,6 +447,34 @@ def _first_difference(
             if found is not None:
                 return kind, found
     return None
+
+
+def _without_noise(
+    actual: dict[str, torch.Tensor], expected: dict[str, torch.Tensor], noise: dict[str, torch.Tensor]
+) -> dict[str, torch.Tensor]:
+    """``actual`` with the noise-level elements set to ``expected``'s values."""
+    return {
+        name: torch.where(noise[name], expected[name], value) if name in noise else value
+        for name, value in actual.items()
+    }
+
+
+def _gradients_agree(whole: _Run, accumulated: _Run) -> tuple[float, float] | None:
+    """The greatest gradient difference and the largest gradient, when every gradient
+    agrees within the dtype's rtol of the model's largest; ``None`` otherwise."""
+    largest = _largest_gradient(whole)
+    if largest == 0 or whole.gradients.keys() != accumulated.gradients.keys():
+        return None
+    difference = 0.0
+    for name, gradient in whole.gradients.items():
+        other = accumulated.gradients[name]
+        if other.shape != gradient.shape:
+            return None
+        if gradient.numel():
+            difference = max(difference, float((other.double() - gradient.double()).abs().max()))
+        if difference > _noise_floor(whole, name):
+            return None
+    return difference, largest
 
 
 def _cause(
@@ -376,6 +487,10 @@ def _cause(
     kind: str = "parameter",
     name: str = "",
 ) -> str:
+    if kind == "parameter":
+        agreeing = _gradients_agree(whole, accumulated)
+        if agreeing is not None:
+            return _CAUSE_STEP_AMPLIFIES.format(difference=agreeing[0], largest=agreeing[1])
     update = _update(accumulated)
     whole_update = _update(whole)
     ratio, cosine = _ratio_and_cosine(update, whole_update)
