@@ -12,6 +12,7 @@ from torch import nn
 from torchcheck import CheckFailed, assert_meta_load, assert_meta_shapes, meta_shapes
 
 from ._helpers import process_state_unchanged
+from ._loading import init_non_persistent_buffers
 from ._models import LLAMA_7B, TINY, Transformer
 
 TOKENS = torch.zeros(2, 8, dtype=torch.long)
@@ -412,21 +413,6 @@ def init_every_tensor_of_the_module(model: nn.Module) -> None:
             if buffer is not None and buffer.is_meta:
                 module._buffers[name] = torch.empty_like(buffer, device="cpu")
                 model._init_weights(module)
-
-
-def init_non_persistent_buffers(model: nn.Module) -> None:
-    """The recipe in docs/checks.md."""
-    for module in model.modules():
-        names = [name for name, buffer in module._buffers.items()
-                 if name in module._non_persistent_buffers_set and buffer is not None and buffer.is_meta]
-        if not names:
-            continue
-        for name in names:
-            module._buffers[name] = torch.empty_like(module._buffers[name], device="cpu")
-        loaded = dict(module._parameters)
-        module._parameters.update({n: nn.Parameter(p.to("meta")) for n, p in loaded.items() if p is not None})
-        model._init_weights(module)
-        module._parameters.update(loaded)
 
 
 def test_meta_load_names_parameters_that_after_load_reinitialised() -> None:

@@ -16,6 +16,7 @@ from torch import nn
 import torchcheck as tc
 
 from ._helpers import module_unchanged, process_state_unchanged
+from ._loading import init_non_persistent_buffers, saved_like_save_pretrained
 from ._models import TINY, Transformer
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
@@ -76,29 +77,6 @@ def tokenized(name: str, mask: bool = True) -> Any:
     if name == "t5":
         data["decoder_input_ids"] = torch.randint(1, VOCAB, (2, SEQ), generator=generator)
     return transformers.BatchEncoding(data)
-
-
-def saved_like_save_pretrained(model: nn.Module) -> dict[str, torch.Tensor]:
-    """The state dict with every tied parameter stored once, under its first name."""
-    seen: set[int] = set()
-    kept = {}
-    for key, tensor in model.state_dict(keep_vars=True).items():
-        if id(tensor) not in seen:
-            seen.add(id(tensor))
-            kept[key] = tensor.detach()
-    return kept
-
-
-def init_non_persistent_buffers(model: nn.Module) -> None:
-    """What ``from_pretrained`` does after a meta load: non-persistent buffers (rotary
-    frequencies, position ids) are not in the checkpoint; give them storage on CPU and
-    let the model initialise them."""
-    for module in model.modules():
-        for name in module._non_persistent_buffers_set:
-            buffer = module._buffers.get(name)
-            if buffer is not None and buffer.is_meta:
-                module._buffers[name] = torch.empty_like(buffer, device="cpu")
-                model._init_weights(module)
 
 
 # ------------------------------------------------------- correct models pass
