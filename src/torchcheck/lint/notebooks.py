@@ -26,7 +26,7 @@ import difflib
 import json
 import re
 from collections import Counter
-from collections.abc import Hashable, Iterable, Sequence
+from collections.abc import Collection, Hashable, Iterable, Sequence
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
@@ -362,14 +362,14 @@ def _owners(cells: Sequence[CodeCell]) -> tuple[list[str], list[str], list[int],
     return linted, raw, owner, neutralised
 
 
-def _numbered(lines: Sequence[str], placeholders: set[str]) -> list[tuple[str, int]]:
-    """Each line, and for the lines that stand for IPython syntax, which copy it is. Every
-    magic reads ``pass``: hundreds of equal lines make difflib quadratic, numbered they are
-    unique. A fix never adds or removes them (one that does is refused)."""
-    seen: dict[str, int] = {}
+def _numbered(lines: Sequence[Hashable], repeated: Collection[Hashable]) -> list[tuple[Hashable, int]]:
+    """Each line, and for the lines in ``repeated``, which copy it is. Every magic reads
+    ``pass``: hundreds of equal lines make difflib quadratic, numbered they are unique. A fix
+    never adds or removes them (one that does is refused)."""
+    seen: dict[Hashable, int] = {}
     numbered = []
     for line in lines:
-        if line in placeholders:
+        if line in repeated:
             seen[line] = seen.get(line, 0) + 1
         numbered.append((line, seen.get(line, 0)))
     return numbered
@@ -446,7 +446,9 @@ def _inner_opcodes(old: Sequence[Hashable], new: Sequence[Hashable], start: int,
     if not small and not anchors and _same_repeated_lines(old[start:end], new[new_start:new_end]):
         # Each repeated line occurs as often on both sides (fixes edited lines in place): its
         # k-th copy on one side is its k-th copy on the other.
-        anchors = _unique_anchors(_numbered_copies(old, start, end), _numbered_copies(new, new_start, new_end), 0, end - start, 0, new_end - new_start)
+        old_part, new_part = old[start:end], new[new_start:new_end]
+        every_line = set(old_part)
+        anchors = _unique_anchors(_numbered(old_part, every_line), _numbered(new_part, every_line), 0, end - start, 0, new_end - new_start)
         anchors = [(row + start, new_row + new_start) for row, new_row in anchors]
     if not anchors:
         matcher = difflib.SequenceMatcher(None, old[start:end], new[new_start:new_end], autojunk=False)
@@ -465,15 +467,6 @@ def _same_repeated_lines(old: Sequence[Hashable], new: Sequence[Hashable]) -> bo
     repeated = {line for line, count in old_counts.items() if count > 1}
     repeated |= {line for line, count in new_counts.items() if count > 1}
     return all(old_counts[line] == new_counts[line] for line in repeated)
-
-
-def _numbered_copies(lines: Sequence[Hashable], start: int, end: int) -> list[tuple[Hashable, int]]:
-    seen: Counter[Hashable] = Counter()
-    numbered = []
-    for line in lines[start:end]:
-        numbered.append((line, seen[line]))
-        seen[line] += 1
-    return numbered
 
 
 def _unique_anchors(old: Sequence[Hashable], new: Sequence[Hashable], start: int, end: int, new_start: int, new_end: int) -> list[tuple[int, int]]:
