@@ -3,9 +3,8 @@ trains that module in eval mode on purpose (the linear-probe protocol)."""
 
 from __future__ import annotations
 
-from torchcheck.lint.summaries import BACKWARD_IN_EVAL, Certainty
-
 from tests.lint.test_summaries import summaries
+from torchcheck.lint.summaries import BACKWARD_IN_EVAL, Certainty
 
 MUST, MAY = Certainty.MUST, Certainty.MAY
 

@@ -8,7 +8,14 @@ from pathlib import Path
 
 import pytest
 
-from torchcheck.config import DEFAULT_MAX_FILE_SIZE, Config, ConfigError, discover, load_file, parse_size
+from torchcheck.config import (
+    DEFAULT_MAX_FILE_SIZE,
+    Config,
+    ConfigError,
+    discover,
+    load_file,
+    parse_size,
+)
 
 
 def skip_unless_chmod_stops_reads(directory: Path) -> None:

@@ -6,7 +6,8 @@ import textwrap
 
 import libcst as cst
 
-from torchcheck.lint.context import Kind, LintContext
+from torchcheck.lint.context import LintContext
+from torchcheck.lint.kinds import Kind
 from torchcheck.lint.walker import BatchedWalker
 
 

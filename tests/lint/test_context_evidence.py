@@ -6,7 +6,8 @@ import textwrap
 
 import libcst as cst
 
-from torchcheck.lint.context import UNKNOWN, Evidence, Inferred, Kind, LintContext
+from torchcheck.lint.context import LintContext
+from torchcheck.lint.kinds import UNKNOWN, Evidence, Inferred, Kind
 from torchcheck.lint.walker import BatchedWalker
 
 

@@ -6,7 +6,11 @@ from __future__ import annotations
 import libcst as cst
 import pytest
 
-from torchcheck.lint.distributed import is_rank_check, names_a_rank, strips_module_prefix
+from torchcheck.lint.distributed import (
+    is_rank_check,
+    names_a_rank,
+    strips_module_prefix,
+)
 
 
 @pytest.mark.parametrize(

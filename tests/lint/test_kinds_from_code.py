@@ -8,7 +8,8 @@ import textwrap
 import libcst as cst
 
 from tests.lint.test_context_evidence import probe
-from torchcheck.lint.context import UNKNOWN, Evidence, Kind, LintContext, is_model_factory
+from torchcheck.lint.context import LintContext, is_model_factory
+from torchcheck.lint.kinds import UNKNOWN, Evidence, Kind
 from torchcheck.lint.walker import BatchedWalker
 
 STRONG, CONVENTION = Evidence.STRONG, Evidence.CONVENTION

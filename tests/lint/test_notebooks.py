@@ -13,11 +13,10 @@ from typing import Any
 import libcst as cst
 import pytest
 
-from torchcheck.cli import main
 from tests.lint.test_formats import assert_valid_sarif, sarif_validator  # noqa: F401 - a fixture
+from torchcheck.cli import main
 from torchcheck.lint import notebooks, registry
 from torchcheck.lint.diagnostic import Diagnostic, RelatedPlace
-from torchcheck.lint.rule import FixSafety, Invalid, Rule, Valid
 from torchcheck.lint.project import (
     INSTANCE_OUTPUT,
     MOVED_BY_APPLY,
@@ -30,6 +29,7 @@ from torchcheck.lint.project import (
     ProjectIndex,
     Symbol,
 )
+from torchcheck.lint.rule import FixSafety, Invalid, Rule, Valid
 
 nbformat = pytest.importorskip("nbformat")
 

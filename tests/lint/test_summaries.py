@@ -7,8 +7,15 @@ import textwrap
 
 import libcst as cst
 
-from torchcheck.lint.context import Kind, LintContext
-from torchcheck.lint.summaries import ANONYMOUS, Certainty, FunctionSummary, ModuleSummaries, ResolvedCall
+from torchcheck.lint.context import LintContext
+from torchcheck.lint.kinds import Kind
+from torchcheck.lint.summaries import (
+    ANONYMOUS,
+    Certainty,
+    FunctionSummary,
+    ModuleSummaries,
+    ResolvedCall,
+)
 from torchcheck.lint.walker import BatchedWalker
 
 MUST, MAY = Certainty.MUST, Certainty.MAY

@@ -8,7 +8,13 @@ from pathlib import Path
 
 import pytest
 
-from torchcheck.lint.writing import FileChangedError, WriteError, keep_line_endings, uses_crlf, write_atomically
+from torchcheck.lint.writing import (
+    FileChangedError,
+    WriteError,
+    keep_line_endings,
+    uses_crlf,
+    write_atomically,
+)
 
 ORIGINAL = b"import torch\nx = torch.ones(3).cuda()\n"
 FIXED = b"import torch\nx = torch.ones(3, device='cuda')\n"

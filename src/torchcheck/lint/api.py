@@ -29,12 +29,23 @@ from typing import TYPE_CHECKING
 
 from torchcheck import config as config_module
 from torchcheck.config import Config, ConfigError
+from torchcheck.lint import files as files_module
 from torchcheck.lint import notebooks, registry
 from torchcheck.lint.cache import FindingsCache, entry_key, settings_key
-from torchcheck.lint.project import DeferredFinding, ExportSummary, IndexedFile, ModuleLocator, ProjectIndex
 from torchcheck.lint.catalogue import RuleInfo, rule_infos
-from torchcheck.lint.diagnostic import SYNTAX_ERROR_CODE, SYNTAX_ERROR_NAME, Diagnostic, Location
-from torchcheck.lint import files as files_module
+from torchcheck.lint.diagnostic import (
+    SYNTAX_ERROR_CODE,
+    SYNTAX_ERROR_NAME,
+    Diagnostic,
+    Location,
+)
+from torchcheck.lint.project import (
+    DeferredFinding,
+    ExportSummary,
+    IndexedFile,
+    ModuleLocator,
+    ProjectIndex,
+)
 from torchcheck.lint.settings import LintSettings
 
 if TYPE_CHECKING:

@@ -26,128 +26,44 @@ A name imported from two different places (``try: from torch import vmap`` /
 
 from __future__ import annotations
 
-import enum
 import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, NamedTuple
+from typing import TYPE_CHECKING, NamedTuple, Protocol
 
 import libcst as cst
 
 from torchcheck.lint import torch_api
 from torchcheck.lint.flow import ControlFlow
+from torchcheck.lint.kinds import (
+    TENSOR_KINDS,
+    UNKNOWN,
+    Evidence,
+    GradMode,
+    Inferred,
+    Kind,
+    conventional,
+    inferred,
+    strong,
+)
+from torchcheck.lint.nodes import (
+    argument_for,
+    called_name,
+    dotted_name,
+    is_autocast_name,
+    literal_bool,
+    method_call,
+    source_text,
+)
 from torchcheck.lint.positions import Positions
 from torchcheck.lint.settings import LintSettings
 
 if TYPE_CHECKING:
-    from torchcheck.lint.exports import ProjectFacts
+    from torchcheck.lint.project import Symbol
     from torchcheck.lint.summaries import FunctionSummary, ModuleSummaries, ResolvedCall
 
 
-class Kind(enum.Enum):
-    """What a value is, as far as the linter can tell."""
-
-    TENSOR = "tensor"
-    GRAPH_TENSOR = "graph-attached tensor"  # a loss, a model output: carries autograd history
-    MODULE = "module"
-    LOSS_FUNCTION = "loss function"
-    OPTIMIZER = "optimizer"
-    SCHEDULER = "scheduler"
-    SCALER = "GradScaler"
-    DATALOADER = "dataloader"
-    SAMPLER = "sampler"
-    DEVICE = "device"
-    DTYPE = "dtype"
-    NUMBER = "number"
-    OTHER = "other"  # known, and none of the above (a string, a list, ...)
-
-
 Loop = cst.For | cst.While
-
-
-class GradMode(enum.Enum):
-    """What a grad-mode manager or decorator does to ``torch.is_grad_enabled()``."""
-
-    ON = "on"  # enable_grad(), set_grad_enabled(True), inference_mode(False)
-    OFF = "off"  # no_grad(), inference_mode(), set_grad_enabled(False)
-    UNKNOWN = "unknown"  # set_grad_enabled(flag) / inference_mode(flag), flag known only at run time
-
-
-class Evidence(enum.IntEnum):
-    """How the linter knows a value's kind, weakest first (so ``min`` picks the weakest)."""
-
-    CONVENTION = 1  # only the name suggests it: `model`, `optimizer`, `self.net`
-    ANNOTATION = 2  # a type annotation says so; callers may still pass something else
-    STRONG = 3  # seen in the code: a construction, an assignment, an isinstance check
-
-
-class Inferred(NamedTuple):
-    """A value's kind and the evidence for it; both are None when the kind is unknown."""
-
-    kind: Kind | None
-    evidence: Evidence | None
-
-
-UNKNOWN = Inferred(None, None)
-
-
-def inferred(kind: Kind | None, evidence: Evidence | None) -> Inferred:
-    """``Inferred(kind, evidence)``, or UNKNOWN when there is no kind to back."""
-    return UNKNOWN if kind is None or evidence is None else Inferred(kind, evidence)
-
-
-def strong(kind: Kind | None) -> Inferred:
-    return inferred(kind, Evidence.STRONG)
-
-
-TENSOR_KINDS = frozenset({Kind.TENSOR, Kind.GRAPH_TENSOR})
-
-# Conventional names, used only when nothing stronger is known about a name.
-_CONVENTIONAL_NAMES: dict[str, Kind] = {
-    "model": Kind.MODULE,
-    "net": Kind.MODULE,
-    "optimizer": Kind.OPTIMIZER,
-    "opt": Kind.OPTIMIZER,
-    "optim": Kind.OPTIMIZER,
-    "scheduler": Kind.SCHEDULER,
-    "sched": Kind.SCHEDULER,
-    "lr_scheduler": Kind.SCHEDULER,
-    "scaler": Kind.SCALER,
-    "grad_scaler": Kind.SCALER,
-    "loader": Kind.DATALOADER,
-    "dataloader": Kind.DATALOADER,
-    "device": Kind.DEVICE,
-    "criterion": Kind.LOSS_FUNCTION,
-    "loss_fn": Kind.LOSS_FUNCTION,
-}
-_CONVENTIONAL_SUFFIXES: tuple[tuple[str, Kind], ...] = (
-    ("_model", Kind.MODULE),
-    ("_optimizer", Kind.OPTIMIZER),
-    ("_scheduler", Kind.SCHEDULER),
-    ("_loader", Kind.DATALOADER),
-    ("_dataloader", Kind.DATALOADER),
-    ("_device", Kind.DEVICE),
-)
-
-
-# A name that starts with a verb names a function that makes the value (`build_model`,
-# `get_loader`), not the value: calling it does not call a module.
-_FACTORY_PREFIXES = (
-    "build_", "create_", "get_", "make_", "load_", "init_", "setup_", "prepare_", "construct_", "instantiate_"
-)
-
-
-def conventional_kind(name: str) -> Kind | None:
-    """The kind a name suggests by convention (``optimizer`` -> OPTIMIZER), or None."""
-    if name.startswith(_FACTORY_PREFIXES):
-        return None
-    kind = _CONVENTIONAL_NAMES.get(name)
-    if kind is not None:
-        return kind
-    for suffix, suffix_kind in _CONVENTIONAL_SUFFIXES:
-        if name.endswith(suffix):
-            return suffix_kind
-    return None
 
 
 # Packages whose calls never return PyTorch objects: whatever its name suggests, a value
@@ -209,11 +125,6 @@ class Binding:
 _MODULE_CLASS = Binding(kind=Kind.OTHER, evidence=Evidence.STRONG)
 
 
-def conventional(name: str) -> Inferred:
-    """What ``name`` suggests by convention, with CONVENTION evidence, or UNKNOWN."""
-    return inferred(conventional_kind(name), Evidence.CONVENTION)
-
-
 @dataclass
 class Scope:
     node: cst.CSTNode
@@ -239,16 +150,6 @@ _VERSION_GUARD = re.compile(
 )
 
 
-def source_text(node: cst.CSTNode) -> str:
-    """The code of one node."""
-    return cst.Module(body=[]).code_for_node(node)
-
-
-def is_autocast_name(qualified: str | None) -> bool:
-    """``torch.autocast``, ``torch.amp.autocast``, ``torch.cuda.amp.autocast`` ..."""
-    return qualified is not None and qualified.startswith("torch.") and qualified.rsplit(".", 1)[-1] == "autocast"
-
-
 def autocast_enabled(qualified_name: Callable[[cst.BaseExpression], str | None], item: cst.WithItem) -> bool | None:
     """None when ``item`` is not an autocast manager; False when it is literally disabled."""
     expression = item.item
@@ -268,12 +169,6 @@ def autocast_enabled(qualified_name: Callable[[cst.BaseExpression], str | None],
     if flag is None and len(positional) > position:
         flag = positional[position].value
     return not (isinstance(flag, cst.Name) and flag.value == "False")
-
-
-def _literal_bool(expression: cst.BaseExpression) -> bool | None:
-    if isinstance(expression, cst.Name) and expression.value in ("True", "False"):
-        return expression.value == "True"
-    return None
 
 
 def grad_mode_of(
@@ -296,31 +191,13 @@ def grad_mode_of(
         if flag is None:
             # inference_mode() means mode=True; set_grad_enabled() without a mode is a TypeError
             return GradMode.OFF if qualified in torch_api.INFERENCE_MODE else None
-        enabled = _literal_bool(flag.value) if not flag.star else None
+        enabled = literal_bool(flag.value) if not flag.star else None
         if enabled is None:
             return GradMode.UNKNOWN
         # inference_mode(True) and set_grad_enabled(False) disable gradients
         return GradMode.OFF if enabled == (qualified in torch_api.INFERENCE_MODE) else GradMode.ON
     if qualified in torch_api.NO_GRAD_CONTEXTS:
         return GradMode.OFF
-    return None
-
-
-def argument_for(call: cst.Call, position: int, keyword: str) -> cst.Arg | None:
-    """The argument passed for parameter ``keyword`` (at ``position``); a star argument
-    that could supply it is returned as is (callers treat it as unknown)."""
-    for argument in call.args:
-        if argument.keyword is not None and argument.keyword.value == keyword:
-            return argument
-    positional = [argument for argument in call.args if argument.keyword is None]
-    for index, argument in enumerate(positional):
-        if argument.star:
-            return argument
-        if index == position:
-            return argument
-    for argument in call.args:
-        if argument.star == "**":
-            return argument
     return None
 
 
@@ -331,48 +208,6 @@ def _is_static(function: cst.FunctionDef) -> bool:
 def _decorator_target(decorator: cst.Decorator) -> cst.BaseExpression:
     expression = decorator.decorator
     return expression.func if isinstance(expression, cst.Call) else expression
-
-
-def dotted_name(expression: cst.BaseExpression) -> str | None:
-    """``a.b.c`` for a Name/Attribute chain, else None (no import resolution)."""
-    # `type(...) is`, not isinstance, in the hottest helpers: libcst's node classes are ABCs,
-    # so every isinstance that fails goes through ABCMeta; these classes have no subclasses.
-    expression_type = type(expression)
-    if expression_type is cst.Name:
-        return expression.value  # type: ignore[attr-defined]
-    if expression_type is cst.Attribute:
-        base = dotted_name(expression.value)  # type: ignore[attr-defined]
-        return f"{base}.{expression.attr.value}" if base else None  # type: ignore[attr-defined]
-    return None
-
-
-def is_none(expression: cst.BaseExpression | None) -> bool:
-    """The literal ``None``."""
-    return isinstance(expression, cst.Name) and expression.value == "None"
-
-
-def method_call(expression: cst.BaseExpression) -> tuple[cst.BaseExpression, str] | None:
-    """For ``receiver.method(...)`` return ``(receiver, "method")``, else None."""
-    if type(expression) is cst.Call and type(expression.func) is cst.Attribute:
-        return expression.func.value, expression.func.attr.value
-    return None
-
-
-def keyword_argument(call: cst.Call, name: str) -> cst.Arg | None:
-    for argument in call.args:
-        if argument.keyword is not None and argument.keyword.value == name:
-            return argument
-    return None
-
-
-def called_name(call: cst.Call) -> str | None:
-    """The name a call calls, unresolved: ``step`` for ``optimizer.step()``, ``train`` for ``train(m)``."""
-    func_type = type(call.func)
-    if func_type is cst.Attribute:
-        return call.func.attr.value  # type: ignore[attr-defined]
-    if func_type is cst.Name:
-        return call.func.value  # type: ignore[attr-defined]
-    return None
 
 
 def is_pretrained_model_class(name: str) -> bool:
@@ -508,9 +343,10 @@ def _copies_locals_to_self(call: cst.Call) -> bool:
     return isinstance(argument, cst.Call) and dotted_name(argument.func) == "locals" and not argument.args
 
 
-def has_star_kwargs(call: cst.Call) -> bool:
-    """``**kwargs`` could supply any keyword: rules about missing keywords stay silent."""
-    return any(argument.star == "**" for argument in call.args)
+class ProjectNames(Protocol):
+    """What the context offers rules about names across the project's files."""
+
+    def symbol_of(self, expression: cst.BaseExpression) -> Symbol | None: ...
 
 
 class LintContext:
@@ -545,7 +381,7 @@ class LintContext:
         self.top_level_statement: cst.CSTNode | None = None
         # Names across files and the file's export summary, when the engine lints a file
         # for the project index (see lint/exports.py); None for a bare walk.
-        self.project: ProjectFacts | None = None
+        self.project: ProjectNames | None = None  # set by the engine: lint/exports.py's ProjectFacts
 
     # ----------------------------------------------------------------- where are we
     @property
@@ -620,7 +456,9 @@ class LintContext:
         """The ``def`` of this file that ``call`` runs - a top-level function, a nested
         function in scope, or ``self.method(...)`` of the current class - with the call's
         arguments mapped onto its parameters; None for any other call."""
-        from torchcheck.lint.summaries import Unresolved  # summaries import Kind from here
+        from torchcheck.lint.summaries import (
+            Unresolved,  # summaries import Kind from here
+        )
 
         if not self._module_summaries().may_run_a_def(call) or self.qualified_name(call.func) is not None:
             return None  # runs no def of this file, or an imported one

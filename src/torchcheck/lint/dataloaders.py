@@ -19,7 +19,8 @@ from dataclasses import dataclass
 
 import libcst as cst
 
-from torchcheck.lint.context import LintContext, dotted_name
+from torchcheck.lint.context import LintContext
+from torchcheck.lint.nodes import dotted_name
 from torchcheck.lint.rule import Rule
 from torchcheck.lint.torch_api import DATALOADERS
 from torchcheck.lint.walker import children

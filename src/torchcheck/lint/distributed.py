@@ -15,8 +15,9 @@ import re
 
 import libcst as cst
 
-from torchcheck.lint.context import LintContext, dotted_name
+from torchcheck.lint.context import LintContext
 from torchcheck.lint.flow import BODY, ELSE, Branch, Event, Path
+from torchcheck.lint.nodes import dotted_name
 from torchcheck.lint.walker import children
 
 DDP_CLASSES = frozenset(

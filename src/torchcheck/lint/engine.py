@@ -26,11 +26,23 @@ from torchcheck.lint.expected_failures import ExpectedFailureBlocks
 from torchcheck.lint.exports import ProjectFacts, offers_more_than_imports
 from torchcheck.lint.parsing import parse_module
 from torchcheck.lint.positions import Positions, rewritten_bytes
-from torchcheck.lint.project import DeferredFinding, ExportSummary, imports_summary, settle_locally
+from torchcheck.lint.project import (
+    DeferredFinding,
+    ExportSummary,
+    imports_summary,
+    settle_locally,
+)
 from torchcheck.lint.rule import FixSafety, Report, Rule
 from torchcheck.lint.suppression import Suppressions, skips_file
 from torchcheck.lint.testing_code import blocks_of_test_code
-from torchcheck.lint.unlintable import decode_or_problem, problem, python_refusal, python_verdict, source_lines, unparsable
+from torchcheck.lint.unlintable import (
+    decode_or_problem,
+    problem,
+    python_refusal,
+    python_verdict,
+    source_lines,
+    unparsable,
+)
 from torchcheck.lint.walker import BatchedWalker
 
 # Fixes nested in one another take one pass per level (ruff's budget too); a file that

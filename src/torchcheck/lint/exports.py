@@ -33,7 +33,7 @@ from typing import TYPE_CHECKING
 
 import libcst as cst
 
-from torchcheck.lint.context import dotted_name, is_autocast_name, source_text
+from torchcheck.lint.nodes import dotted_name, is_autocast_name, source_text
 from torchcheck.lint.project import (
     AUTOCAST,
     BENCHMARK,

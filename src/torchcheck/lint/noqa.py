@@ -28,7 +28,13 @@ from collections.abc import Collection, Iterable, Sequence
 from dataclasses import dataclass
 
 from torchcheck.lint.catalogue import rule_infos
-from torchcheck.lint.diagnostic import SYNTAX_ERROR_CODE, Diagnostic, Edit, Fix, Location
+from torchcheck.lint.diagnostic import (
+    SYNTAX_ERROR_CODE,
+    Diagnostic,
+    Edit,
+    Fix,
+    Location,
+)
 from torchcheck.lint.suppression import ALL_CODES, NoqaComment, Suppressions
 
 UNUSED_NOQA_CODE = "TCK001"

@@ -31,7 +31,14 @@ from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
 from torchcheck.lint import noqa
-from torchcheck.lint.diagnostic import SYNTAX_ERROR_CODE, SYNTAX_ERROR_NAME, Diagnostic, Edit, Fix, Location
+from torchcheck.lint.diagnostic import (
+    SYNTAX_ERROR_CODE,
+    SYNTAX_ERROR_NAME,
+    Diagnostic,
+    Edit,
+    Fix,
+    Location,
+)
 
 if TYPE_CHECKING:
     from torchcheck.lint.engine import FileResult

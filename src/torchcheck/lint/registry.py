@@ -14,7 +14,8 @@ import pkgutil
 from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING, Protocol, TypeVar
 
-from torchcheck.lint.catalogue import RuleInfo, rule_infos
+from torchcheck.lint.rule_info import RuleInfo
+from torchcheck.lint.rule_table import RULES
 
 if TYPE_CHECKING:
     from torchcheck.lint.rule import Rule
@@ -81,7 +82,7 @@ def rule_by_selector(selector: str) -> type[Rule] | None:
 
 def info_by_selector(selector: str) -> RuleInfo | None:
     """The metadata of the rule whose code or name is exactly ``selector``."""
-    return _exactly(selector, rule_infos())
+    return _exactly(selector, RULES)
 
 
 def _specificity(selector: str, rule: Selectable) -> int | None:
@@ -100,7 +101,7 @@ def matches(selector: str, rule: Selectable) -> bool:
 
 
 def validate_selectors(selectors: Iterable[str], rules: Sequence[Selectable] | None = None) -> None:
-    known = rule_infos() if rules is None else rules
+    known = RULES if rules is None else rules
     for selector in selectors:
         if selector != ALL_SELECTOR and not any(_specificity(selector, rule) is not None for rule in known):
             raise UnknownSelectorError(selector)
@@ -119,7 +120,7 @@ def select_rules(
     """The enabled rules among ``rules`` (default: the catalogue's metadata): ``select``
     (default: the rules on by default) plus ``extend_select``, minus ``ignore``; where a
     rule is both selected and ignored, the more specific selector wins."""
-    candidates: Sequence = rule_infos() if rules is None else rules
+    candidates: Sequence = RULES if rules is None else rules
     select, extend_select, ignore = (list(select) if select is not None else None), list(extend_select), list(ignore)
     validate_selectors([*(select or ()), *extend_select, *ignore], candidates)
     enabled = []

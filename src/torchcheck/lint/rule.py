@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, ClassVar
 
 import libcst as cst
 
-from torchcheck.lint.context import Evidence
+from torchcheck.lint.kinds import Evidence
 
 if TYPE_CHECKING:
     from collections.abc import Sequence

@@ -30,7 +30,14 @@ from typing import Any, Protocol
 import libcst as cst
 
 from torchcheck.lint import torch_api
-from torchcheck.lint.context import Kind, argument_for, called_name, dotted_name, is_none, source_text
+from torchcheck.lint.kinds import Kind
+from torchcheck.lint.nodes import (
+    argument_for,
+    called_name,
+    dotted_name,
+    is_none,
+    source_text,
+)
 from torchcheck.lint.walker import children
 
 # Methods whose calls a summary records.

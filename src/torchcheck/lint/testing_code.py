@@ -31,7 +31,7 @@ from pathlib import PurePath
 
 import libcst as cst
 
-from torchcheck.lint.context import dotted_name
+from torchcheck.lint.nodes import dotted_name
 
 _TEST_FUNCTION_PREFIX = "test"
 _TEST_CLASS_PREFIX = "Test"

@@ -15,7 +15,12 @@ import tokenize
 import warnings
 
 from torchcheck.lint import nesting
-from torchcheck.lint.diagnostic import SYNTAX_ERROR_CODE, SYNTAX_ERROR_NAME, Diagnostic, Location
+from torchcheck.lint.diagnostic import (
+    SYNTAX_ERROR_CODE,
+    SYNTAX_ERROR_NAME,
+    Diagnostic,
+    Location,
+)
 from torchcheck.lint.positions import LINE_BREAK
 
 UNDECODABLE = "cannot decode file: {reason}"

@@ -10,7 +10,9 @@ from dataclasses import dataclass
 
 import libcst as cst
 
-from torchcheck.lint.context import TENSOR_KINDS, Kind, LintContext, dotted_name, method_call, source_text
+from torchcheck.lint.context import LintContext
+from torchcheck.lint.kinds import TENSOR_KINDS, Kind
+from torchcheck.lint.nodes import dotted_name, method_call, source_text
 from torchcheck.lint.summaries import ANONYMOUS, Certainty, Site, spelled
 
 

@@ -4,8 +4,9 @@ from dataclasses import dataclass, field
 
 import libcst as cst
 
-from torchcheck.lint.context import Loop, method_call
+from torchcheck.lint.context import Loop
 from torchcheck.lint.flow import Path, exclusive
+from torchcheck.lint.nodes import method_call
 from torchcheck.lint.rule import Invalid, Rule, Valid
 from torchcheck.rules.amp._common import is_scaler_call, is_tensor_backward
 

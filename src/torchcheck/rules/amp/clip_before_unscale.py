@@ -4,8 +4,9 @@ from dataclasses import dataclass, field
 
 import libcst as cst
 
-from torchcheck.lint.context import LintContext, method_call
+from torchcheck.lint.context import LintContext
 from torchcheck.lint.flow import Event
+from torchcheck.lint.nodes import method_call
 from torchcheck.lint.rule import Invalid, Rule, Valid
 from torchcheck.rules.amp._common import is_scaler_call
 

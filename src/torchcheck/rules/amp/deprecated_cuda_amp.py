@@ -2,9 +2,15 @@ from __future__ import annotations
 
 import libcst as cst
 
-from torchcheck.lint.context import source_text
 from torchcheck.lint.edits import keyword
-from torchcheck.lint.rule import FixSafety, ImportedName, ImportTrackingRule, Invalid, Valid
+from torchcheck.lint.nodes import source_text
+from torchcheck.lint.rule import (
+    FixSafety,
+    ImportedName,
+    ImportTrackingRule,
+    Invalid,
+    Valid,
+)
 
 # deprecated qualified name -> (its torch.amp replacement, the device it implied)
 _DEPRECATED: dict[str, tuple[str, str]] = {

@@ -2,7 +2,8 @@ from __future__ import annotations
 
 import libcst as cst
 
-from torchcheck.lint.context import TENSOR_KINDS, method_call
+from torchcheck.lint.kinds import TENSOR_KINDS
+from torchcheck.lint.nodes import method_call
 from torchcheck.lint.rule import Invalid, Rule, Valid
 
 _LOW_PRECISION_DTYPES = frozenset({"torch.float16", "torch.half", "torch.bfloat16"})

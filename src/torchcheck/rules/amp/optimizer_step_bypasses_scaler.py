@@ -4,8 +4,10 @@ from dataclasses import dataclass, field
 
 import libcst as cst
 
-from torchcheck.lint.context import Kind, LintContext, method_call, source_text
+from torchcheck.lint.context import LintContext
 from torchcheck.lint.flow import Path, exclusive
+from torchcheck.lint.kinds import Kind
+from torchcheck.lint.nodes import method_call, source_text
 from torchcheck.lint.rule import Invalid, Rule, Valid
 from torchcheck.rules.amp._common import is_scaler_call
 

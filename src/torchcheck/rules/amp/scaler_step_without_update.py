@@ -4,7 +4,9 @@ from dataclasses import dataclass, field
 
 import libcst as cst
 
-from torchcheck.lint.context import Kind, Loop, method_call, source_text
+from torchcheck.lint.context import Loop
+from torchcheck.lint.kinds import Kind
+from torchcheck.lint.nodes import method_call, source_text
 from torchcheck.lint.rule import Invalid, Rule, Valid
 from torchcheck.lint.summaries import ANONYMOUS, FunctionSummary, spelled
 from torchcheck.rules.amp._common import is_scaler_call

@@ -3,8 +3,9 @@ from __future__ import annotations
 import libcst as cst
 
 from torchcheck.lint import torch_api
-from torchcheck.lint.context import LintContext, dotted_name, method_call
+from torchcheck.lint.context import LintContext
 from torchcheck.lint.dataloaders import call_arguments, is_constant
+from torchcheck.lint.nodes import dotted_name, method_call
 from torchcheck.lint.project import AUTOCAST, IMPORTS, MODULE, NO, Condition, Symbol
 from torchcheck.lint.rule import Invalid, Rule, Valid
 from torchcheck.rules.amp._common import is_scaler_call

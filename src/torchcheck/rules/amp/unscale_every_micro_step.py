@@ -5,8 +5,9 @@ from dataclasses import dataclass
 
 import libcst as cst
 
-from torchcheck.lint.context import LintContext, source_text
+from torchcheck.lint.context import LintContext
 from torchcheck.lint.flow import Branch, Event
+from torchcheck.lint.nodes import source_text
 from torchcheck.lint.rule import Invalid, Rule, Valid
 from torchcheck.rules.amp._common import ScalerCall, scaler_calls
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import libcst as cst
 
-from torchcheck.lint.context import keyword_argument
+from torchcheck.lint.nodes import keyword_argument
 
 TORCH_SAVE = frozenset({"torch.save", "torch.serialization.save"})
 TORCH_LOAD = frozenset({"torch.load", "torch.serialization.load"})

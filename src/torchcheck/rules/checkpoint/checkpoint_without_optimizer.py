@@ -4,7 +4,9 @@ from dataclasses import dataclass
 
 import libcst as cst
 
-from torchcheck.lint.context import Kind, LintContext, method_call
+from torchcheck.lint.context import LintContext
+from torchcheck.lint.kinds import Kind
+from torchcheck.lint.nodes import method_call
 from torchcheck.lint.rule import Invalid, Rule, Valid
 from torchcheck.rules.checkpoint._common import TORCH_SAVE, saved_object
 

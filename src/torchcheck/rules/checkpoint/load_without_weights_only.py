@@ -2,8 +2,9 @@ from __future__ import annotations
 
 import libcst as cst
 
-from torchcheck.lint.context import LintContext, has_star_kwargs, keyword_argument
+from torchcheck.lint.context import LintContext
 from torchcheck.lint.edits import keyword, with_keyword_appended
+from torchcheck.lint.nodes import has_star_kwargs, keyword_argument
 from torchcheck.lint.rule import FixSafety, Invalid, Rule, Valid
 from torchcheck.rules.checkpoint._common import TORCH_LOAD
 

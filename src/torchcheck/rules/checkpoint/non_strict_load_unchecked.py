@@ -6,7 +6,9 @@ from dataclasses import dataclass, field
 
 import libcst as cst
 
-from torchcheck.lint.context import Kind, LintContext, argument_for, is_none, keyword_argument, source_text
+from torchcheck.lint.context import LintContext
+from torchcheck.lint.kinds import Kind
+from torchcheck.lint.nodes import argument_for, is_none, keyword_argument, source_text
 from torchcheck.lint.rule import Invalid, Rule, Valid
 
 # Names that show the code compares state-dict keys by hand.

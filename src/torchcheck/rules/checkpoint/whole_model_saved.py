@@ -2,7 +2,7 @@ from __future__ import annotations
 
 import libcst as cst
 
-from torchcheck.lint.context import Kind
+from torchcheck.lint.kinds import Kind
 from torchcheck.lint.rule import Invalid, Rule, Valid
 from torchcheck.rules.checkpoint._common import TORCH_SAVE, saved_object
 

@@ -2,7 +2,6 @@ from __future__ import annotations
 
 import libcst as cst
 
-from torchcheck.lint.rule import Invalid, Valid
 from torchcheck.lint.dataloaders import (
     Assignments,
     CallArguments,
@@ -13,6 +12,7 @@ from torchcheck.lint.dataloaders import (
     is_dataloader_call,
     never_none,
 )
+from torchcheck.lint.rule import Invalid, Valid
 
 
 class DataLoaderArgumentConflict(ScopedRule):

@@ -3,7 +3,6 @@ from __future__ import annotations
 import libcst as cst
 
 from torchcheck.lint.context import LintContext
-from torchcheck.lint.rule import Invalid, Rule, Valid
 from torchcheck.lint.dataloaders import (
     call_arguments,
     dataloader_arguments,
@@ -11,6 +10,7 @@ from torchcheck.lint.dataloaders import (
     is_constant,
     is_dataloader_call,
 )
+from torchcheck.lint.rule import Invalid, Rule, Valid
 
 # Calls that seed PyTorch's global generator: torch's own, and the seed helpers of the
 # libraries most training scripts use (each calls `torch.manual_seed`).

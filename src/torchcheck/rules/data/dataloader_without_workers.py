@@ -2,12 +2,12 @@ from __future__ import annotations
 
 import libcst as cst
 
-from torchcheck.lint.rule import Invalid, Rule, Valid
 from torchcheck.lint.dataloaders import (
     dataloader_arguments,
     integer_value,
     is_dataloader_call,
 )
+from torchcheck.lint.rule import Invalid, Rule, Valid
 
 
 class DataLoaderWithoutWorkers(Rule):

@@ -4,9 +4,15 @@ from dataclasses import dataclass, field
 
 import libcst as cst
 
-from torchcheck.lint.context import LintContext, dotted_name, source_text
+from torchcheck.lint.context import LintContext
+from torchcheck.lint.dataloaders import (
+    dataloader_arguments,
+    integer_value,
+    is_constant,
+    is_dataloader_call,
+)
+from torchcheck.lint.nodes import dotted_name, source_text
 from torchcheck.lint.rule import Invalid, Rule, Valid
-from torchcheck.lint.dataloaders import dataloader_arguments, integer_value, is_constant, is_dataloader_call
 
 # Random-number generator objects that carry their own state. DataLoader reseeds Python's,
 # NumPy's and PyTorch's *global* generators in each worker, never an object like these.

@@ -15,7 +15,7 @@ from typing import ClassVar
 
 import libcst as cst
 
-from torchcheck.lint.context import dotted_name
+from torchcheck.lint.nodes import dotted_name
 from torchcheck.lint.rule import ImportedName, ImportTrackingRule, Rule
 
 if sys.version_info >= (3, 11):

@@ -2,7 +2,8 @@ from __future__ import annotations
 
 import libcst as cst
 
-from torchcheck.lint.context import LintContext, dotted_name
+from torchcheck.lint.context import LintContext
+from torchcheck.lint.nodes import dotted_name
 from torchcheck.lint.rule import FixSafety, Invalid, Rule, Valid
 
 _INIT = "torch.nn.init"

@@ -2,8 +2,8 @@ from __future__ import annotations
 
 import libcst as cst
 
-from torchcheck.lint.context import has_star_kwargs, keyword_argument
 from torchcheck.lint.edits import keyword, with_arguments_replaced
+from torchcheck.lint.nodes import has_star_kwargs, keyword_argument
 from torchcheck.lint.rule import FixSafety, Invalid, Rule, Valid
 
 _LEGACY = ("size_average", "reduce")

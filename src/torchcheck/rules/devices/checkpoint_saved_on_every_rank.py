@@ -4,9 +4,15 @@ from dataclasses import dataclass
 
 import libcst as cst
 
-from torchcheck.lint.context import LintContext, argument_for, dotted_name
-from torchcheck.lint.distributed import PROCESS_GROUP_SETUP, guarded_by_rank, names_a_rank, runs_on_one_rank
+from torchcheck.lint.context import LintContext
+from torchcheck.lint.distributed import (
+    PROCESS_GROUP_SETUP,
+    guarded_by_rank,
+    names_a_rank,
+    runs_on_one_rank,
+)
 from torchcheck.lint.flow import BODY, Branch, Function
+from torchcheck.lint.nodes import argument_for, dotted_name
 from torchcheck.lint.rule import Invalid, Rule, Valid
 from torchcheck.lint.summaries import bind_arguments
 from torchcheck.lint.walker import children

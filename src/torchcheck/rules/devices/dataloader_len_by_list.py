@@ -2,7 +2,8 @@ from __future__ import annotations
 
 import libcst as cst
 
-from torchcheck.lint.context import Evidence, Kind, LintContext
+from torchcheck.lint.context import LintContext
+from torchcheck.lint.kinds import Evidence, Kind
 from torchcheck.lint.rule import FixSafety, Invalid, Rule, Valid
 
 _MATERIALISERS = frozenset({"list", "tuple"})

@@ -2,8 +2,9 @@ from __future__ import annotations
 
 import libcst as cst
 
-from torchcheck.lint.context import LintContext, source_text
+from torchcheck.lint.context import LintContext
 from torchcheck.lint.distributed import DDP_CLASSES, is_ddp_name
+from torchcheck.lint.nodes import source_text
 from torchcheck.lint.rule import Invalid, Rule, Valid
 from torchcheck.lint.walker import children
 

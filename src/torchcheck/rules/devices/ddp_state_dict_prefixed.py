@@ -4,8 +4,10 @@ from dataclasses import dataclass
 
 import libcst as cst
 
-from torchcheck.lint.context import Kind, LintContext, source_text
+from torchcheck.lint.context import LintContext
 from torchcheck.lint.distributed import is_ddp_name, is_ddp_wrap, strips_module_prefix
+from torchcheck.lint.kinds import Kind
+from torchcheck.lint.nodes import source_text
 from torchcheck.lint.rule import Invalid, Rule, Valid
 
 _MESSAGE = (

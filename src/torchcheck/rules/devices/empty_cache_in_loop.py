@@ -4,8 +4,8 @@ from typing import TYPE_CHECKING
 
 import libcst as cst
 
-from torchcheck.lint.context import Kind, conventional_kind
 from torchcheck.lint.flow import BoundName, Event, encloses
+from torchcheck.lint.kinds import Kind, conventional_kind
 from torchcheck.lint.rule import Invalid, Valid
 from torchcheck.lint.walker import children
 from torchcheck.rules.devices._common import PerStepCallRule, is_periodic_condition

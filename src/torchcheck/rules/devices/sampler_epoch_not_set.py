@@ -5,10 +5,7 @@ from dataclasses import dataclass
 
 import libcst as cst
 
-from torchcheck.lint.context import LintContext, Loop, dotted_name
-from torchcheck.lint.project import MAY, NO, PLACE, Condition, Symbol
-from torchcheck.lint.rule import Invalid, Valid
-from torchcheck.lint.walker import children
+from torchcheck.lint.context import LintContext, Loop
 from torchcheck.lint.dataloaders import (
     DISTRIBUTED_SAMPLER_POSITIONAL,
     DISTRIBUTED_SAMPLERS,
@@ -19,6 +16,10 @@ from torchcheck.lint.dataloaders import (
     is_dataloader_call,
     scope_assignments,
 )
+from torchcheck.lint.nodes import dotted_name
+from torchcheck.lint.project import MAY, NO, PLACE, Condition, Symbol
+from torchcheck.lint.rule import Invalid, Valid
+from torchcheck.lint.walker import children
 
 # What a sampler or a loader is bound to: ("name", "train_sampler") or ("self", "train_loader").
 _Key = tuple[str, str]

@@ -3,8 +3,9 @@ from __future__ import annotations
 import libcst as cst
 
 from torchcheck.lint import torch_api
-from torchcheck.lint.context import Kind, has_star_kwargs, keyword_argument, method_call
 from torchcheck.lint.edits import keyword, with_keyword_appended
+from torchcheck.lint.kinds import Kind
+from torchcheck.lint.nodes import has_star_kwargs, keyword_argument, method_call
 from torchcheck.lint.rule import FixSafety, Invalid, Rule, Valid
 
 # Factories that accept device= (from_numpy shares the array's memory; the sampling

@@ -4,7 +4,9 @@ from dataclasses import dataclass
 
 import libcst as cst
 
-from torchcheck.lint.context import TENSOR_KINDS, LintContext, source_text
+from torchcheck.lint.context import LintContext
+from torchcheck.lint.kinds import TENSOR_KINDS
+from torchcheck.lint.nodes import source_text
 from torchcheck.lint.rule import FixSafety, Invalid, Rule, Valid, fix_safety_on
 
 # Tensor methods that return a converted copy (or the tensor itself) and never change it in place.

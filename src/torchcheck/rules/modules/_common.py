@@ -14,7 +14,9 @@ from dataclasses import dataclass, field
 import libcst as cst
 
 from torchcheck.lint import torch_api
-from torchcheck.lint.context import Kind, LintContext, dotted_name
+from torchcheck.lint.context import LintContext
+from torchcheck.lint.kinds import Kind
+from torchcheck.lint.nodes import dotted_name
 from torchcheck.lint.rule import Rule
 
 PARAMETER_CLASSES = frozenset({"torch.nn.Parameter", "torch.nn.parameter.Parameter"})

@@ -5,8 +5,15 @@ from dataclasses import dataclass, replace
 import libcst as cst
 
 from torchcheck.lint import torch_api
-from torchcheck.lint.context import LintContext, keyword_argument
-from torchcheck.lint.exports import ACTIVATION_FUNCTIONS, ACTIVATION_METHODS, SIGMOID, SOFTMAX, layer_activation
+from torchcheck.lint.context import LintContext
+from torchcheck.lint.exports import (
+    ACTIVATION_FUNCTIONS,
+    ACTIVATION_METHODS,
+    SIGMOID,
+    SOFTMAX,
+    layer_activation,
+)
+from torchcheck.lint.nodes import keyword_argument
 from torchcheck.lint.project import INSTANCE_OUTPUT, OUTPUT, PLACE, Condition, Symbol
 from torchcheck.lint.rule import Invalid, Rule, Valid
 

@@ -5,7 +5,8 @@ from dataclasses import dataclass, field
 import libcst as cst
 
 from torchcheck.lint import torch_api
-from torchcheck.lint.context import LintContext, dotted_name
+from torchcheck.lint.context import LintContext
+from torchcheck.lint.nodes import dotted_name
 from torchcheck.lint.rule import Invalid, Valid
 from torchcheck.rules.modules._common import ModuleClassRule
 

@@ -2,9 +2,10 @@ from __future__ import annotations
 
 import libcst as cst
 
-from torchcheck.lint.context import LintContext, argument_for, has_star_kwargs, keyword_argument
+from torchcheck.lint.context import LintContext
 from torchcheck.lint.edits import keyword, with_keyword_appended
 from torchcheck.lint.flow import Branch
+from torchcheck.lint.nodes import argument_for, has_star_kwargs, keyword_argument
 from torchcheck.lint.rule import FixSafety, Invalid, Valid
 from torchcheck.rules.modules._common import ModuleClassRule
 

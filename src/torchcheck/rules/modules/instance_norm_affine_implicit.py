@@ -3,7 +3,7 @@ from __future__ import annotations
 import libcst as cst
 
 from torchcheck.lint import torch_api
-from torchcheck.lint.context import argument_for
+from torchcheck.lint.nodes import argument_for
 from torchcheck.lint.rule import Invalid, Rule, Valid
 
 # InstanceNorm2d(num_features, eps, momentum, affine=False, track_running_stats=False, ...)

@@ -2,9 +2,15 @@ from __future__ import annotations
 
 import libcst as cst
 
-from torchcheck.lint.context import Kind, LintContext
+from torchcheck.lint.context import LintContext
+from torchcheck.lint.kinds import Kind
 from torchcheck.lint.rule import Invalid, Valid
-from torchcheck.rules.modules._common import PARAMETER_CLASSES, ModuleClassRule, is_overload, self_attribute
+from torchcheck.rules.modules._common import (
+    PARAMETER_CLASSES,
+    ModuleClassRule,
+    is_overload,
+    self_attribute,
+)
 
 _MODULE_BASE = frozenset({"torch.nn.Module", "torch.nn.modules.module.Module"})
 

@@ -4,7 +4,9 @@ from dataclasses import dataclass
 
 import libcst as cst
 
-from torchcheck.lint.context import Evidence, Kind, LintContext, source_text
+from torchcheck.lint.context import LintContext
+from torchcheck.lint.kinds import Evidence, Kind
+from torchcheck.lint.nodes import source_text
 from torchcheck.lint.rule import FixSafety, Invalid, Rule, Valid, fix_safety_on
 
 _ATTRIBUTE = "requires_grad"

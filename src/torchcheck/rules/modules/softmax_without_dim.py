@@ -5,7 +5,8 @@ from collections import Counter
 import libcst as cst
 
 from torchcheck.lint import torch_api
-from torchcheck.lint.context import LintContext, argument_for, keyword_argument, method_call
+from torchcheck.lint.context import LintContext
+from torchcheck.lint.nodes import argument_for, keyword_argument, method_call
 from torchcheck.lint.rule import Invalid, Rule, Valid
 from torchcheck.lint.walker import children
 

@@ -5,9 +5,18 @@ from dataclasses import dataclass, field
 import libcst as cst
 
 from torchcheck.lint import torch_api
-from torchcheck.lint.context import TENSOR_KINDS, LintContext, dotted_name, is_none
+from torchcheck.lint.context import LintContext
 from torchcheck.lint.exports import moved_attributes, setting_path
-from torchcheck.lint.project import MOVED_BY_APPLY, NO, NUMBER_SETTINGS, PROJECT, Condition, Symbol
+from torchcheck.lint.kinds import TENSOR_KINDS
+from torchcheck.lint.nodes import dotted_name, is_none
+from torchcheck.lint.project import (
+    MOVED_BY_APPLY,
+    NO,
+    NUMBER_SETTINGS,
+    PROJECT,
+    Condition,
+    Symbol,
+)
 from torchcheck.lint.rule import Invalid, Valid
 from torchcheck.rules.modules._common import ModuleClassRule, self_attribute
 

@@ -2,7 +2,8 @@ from __future__ import annotations
 
 import libcst as cst
 
-from torchcheck.lint.context import LintContext, method_call
+from torchcheck.lint.context import LintContext
+from torchcheck.lint.nodes import method_call
 from torchcheck.lint.rule import Invalid, Rule, Valid
 from torchcheck.rules.numerics._common import (
     method_receiver,

@@ -4,8 +4,9 @@ from dataclasses import dataclass
 
 import libcst as cst
 
-from torchcheck.lint.context import LintContext, source_text
+from torchcheck.lint.context import LintContext
 from torchcheck.lint.flow import Event
+from torchcheck.lint.nodes import source_text
 from torchcheck.lint.rule import Invalid, Rule, Valid
 
 _BENCHMARK = "torch.backends.cudnn.benchmark"

@@ -2,7 +2,7 @@ from __future__ import annotations
 
 import libcst as cst
 
-from torchcheck.lint.context import TENSOR_KINDS
+from torchcheck.lint.kinds import TENSOR_KINDS
 from torchcheck.lint.rule import FixSafety, Invalid, Rule, Valid, fix_safety_on
 
 _TORCH_TENSOR = "torch.tensor"

@@ -5,8 +5,10 @@ from dataclasses import dataclass
 import libcst as cst
 
 from torchcheck.lint import torch_api
-from torchcheck.lint.context import Kind, LintContext, dotted_name
+from torchcheck.lint.context import LintContext
 from torchcheck.lint.flow import BoundName
+from torchcheck.lint.kinds import Kind
+from torchcheck.lint.nodes import dotted_name
 from torchcheck.lint.rule import FixSafety, Invalid, Rule, Valid
 
 _SWAPPING_METHODS = frozenset({"transpose", "swapaxes", "swapdims"})

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import libcst as cst
 
-from torchcheck.lint.context import dotted_name
+from torchcheck.lint.nodes import dotted_name
 
 
 def receiver_text(call: cst.Call) -> str | None:

@@ -2,18 +2,16 @@ from __future__ import annotations
 
 import libcst as cst
 
-from torchcheck.lint.context import (
-    TENSOR_KINDS,
-    GradMode,
-    LintContext,
+from torchcheck.lint.context import LintContext, grad_mode_of
+from torchcheck.lint.flow import BoundName
+from torchcheck.lint.kinds import TENSOR_KINDS, GradMode
+from torchcheck.lint.nodes import (
     called_name,
     dotted_name,
-    grad_mode_of,
     has_star_kwargs,
     keyword_argument,
     method_call,
 )
-from torchcheck.lint.flow import BoundName
 from torchcheck.lint.rule import Invalid, Rule, Valid
 
 # torch.autograd.backward(tensors, ...) / torch.autograd.grad(outputs, inputs, ...)

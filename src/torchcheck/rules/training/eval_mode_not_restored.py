@@ -4,12 +4,20 @@ from dataclasses import dataclass, field
 
 import libcst as cst
 
-from torchcheck.lint.context import Kind, Loop, dotted_name
+from torchcheck.lint.context import Loop
 from torchcheck.lint.exports import call_shape, imported_callee
 from torchcheck.lint.flow import Event
+from torchcheck.lint.kinds import Kind
+from torchcheck.lint.nodes import dotted_name
 from torchcheck.lint.project import MAY, MUST, NONE, PLACE, CallShape, Condition, Symbol
 from torchcheck.lint.rule import Invalid, Rule, Valid
-from torchcheck.lint.summaries import BACKWARD_IN_EVAL, TRAIN, Certainty, FunctionSummary, Site
+from torchcheck.lint.summaries import (
+    BACKWARD_IN_EVAL,
+    TRAIN,
+    Certainty,
+    FunctionSummary,
+    Site,
+)
 from torchcheck.rules.training._common import receiver_text
 
 _THROUGH_HELPER = "Training loop never calls `train()` after {site}; later iterations train in evaluation mode"

@@ -7,10 +7,19 @@ from dataclasses import dataclass, field
 import libcst as cst
 
 from torchcheck.lint import torch_api
-from torchcheck.lint.context import Kind, LintContext, Loop, dotted_name, source_text
+from torchcheck.lint.context import LintContext, Loop
 from torchcheck.lint.flow import Event
+from torchcheck.lint.kinds import Kind
+from torchcheck.lint.nodes import dotted_name, source_text
 from torchcheck.lint.rule import Invalid, Rule, Valid
-from torchcheck.lint.summaries import ANONYMOUS, EVAL, TRAIN, FunctionSummary, ResolvedCall, spelled
+from torchcheck.lint.summaries import (
+    ANONYMOUS,
+    EVAL,
+    TRAIN,
+    FunctionSummary,
+    ResolvedCall,
+    spelled,
+)
 from torchcheck.lint.walker import children
 
 _MESSAGE = "`{call}` runs `{module}` in training mode in an evaluation {scope}: {why}; dropout and batch-norm statistics stay live"

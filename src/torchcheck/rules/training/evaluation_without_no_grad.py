@@ -5,8 +5,10 @@ from dataclasses import dataclass, field
 import libcst as cst
 
 from torchcheck.lint import torch_api
-from torchcheck.lint.context import Kind, LintContext, Loop, dotted_name
+from torchcheck.lint.context import LintContext, Loop
 from torchcheck.lint.flow import Event
+from torchcheck.lint.kinds import Kind
+from torchcheck.lint.nodes import dotted_name
 from torchcheck.lint.rule import Invalid, Rule, Valid
 from torchcheck.lint.summaries import ANONYMOUS, EVAL, TRAIN, FunctionSummary
 

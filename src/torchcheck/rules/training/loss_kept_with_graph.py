@@ -4,8 +4,9 @@ from dataclasses import dataclass, field
 
 import libcst as cst
 
-from torchcheck.lint.context import Kind, LintContext, Loop
+from torchcheck.lint.context import LintContext, Loop
 from torchcheck.lint.flow import Function
+from torchcheck.lint.kinds import Kind
 from torchcheck.lint.rule import FixSafety, Invalid, Rule, Valid
 
 _CONTAINER_METHODS = frozenset({"append", "extend", "insert"})

@@ -5,8 +5,10 @@ from dataclasses import dataclass
 import libcst as cst
 
 from torchcheck.lint import torch_api
-from torchcheck.lint.context import Kind, LintContext, dotted_name, source_text
+from torchcheck.lint.context import LintContext
 from torchcheck.lint.flow import Event
+from torchcheck.lint.kinds import Kind
+from torchcheck.lint.nodes import dotted_name, source_text
 from torchcheck.lint.rule import Invalid, Rule, Valid
 from torchcheck.lint.walker import children
 

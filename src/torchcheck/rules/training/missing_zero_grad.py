@@ -4,8 +4,10 @@ from dataclasses import dataclass, field
 
 import libcst as cst
 
-from torchcheck.lint.context import Kind, Loop, dotted_name
+from torchcheck.lint.context import Loop
 from torchcheck.lint.exports import imported_callee
+from torchcheck.lint.kinds import Kind
+from torchcheck.lint.nodes import dotted_name
 from torchcheck.lint.project import NONE, Condition, Symbol
 from torchcheck.lint.rule import Invalid, Rule, Valid
 

@@ -5,9 +5,11 @@ from dataclasses import dataclass
 import libcst as cst
 
 from torchcheck.lint import torch_api
-from torchcheck.lint.context import Kind, LintContext, has_star_kwargs, keyword_argument, method_call
+from torchcheck.lint.context import LintContext
 from torchcheck.lint.edits import keyword, with_keyword_appended
 from torchcheck.lint.flow import BoundName
+from torchcheck.lint.kinds import Kind
+from torchcheck.lint.nodes import has_star_kwargs, keyword_argument, method_call
 from torchcheck.lint.rule import FixSafety, Invalid, Rule, Valid
 from torchcheck.rules.devices.transfer_after_construction import is_device_expression
 

@@ -6,7 +6,9 @@ from dataclasses import dataclass
 
 import libcst as cst
 
-from torchcheck.lint.context import Kind, LintContext, dotted_name, method_call
+from torchcheck.lint.context import LintContext
+from torchcheck.lint.kinds import Kind
+from torchcheck.lint.nodes import dotted_name, method_call
 from torchcheck.lint.rule import FixSafety, Invalid, Report, Rule, Valid, fix_safety_on
 
 # Attribute names that are a slip for `requires_grad`: assigning them creates a new,

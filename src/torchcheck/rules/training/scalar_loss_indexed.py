@@ -3,7 +3,8 @@ from __future__ import annotations
 import libcst as cst
 
 from torchcheck.lint import torch_api
-from torchcheck.lint.context import Evidence, Kind, keyword_argument
+from torchcheck.lint.kinds import Evidence, Kind
+from torchcheck.lint.nodes import keyword_argument
 from torchcheck.lint.rule import FixSafety, Invalid, Rule, Valid, fix_safety_on
 
 # Methods that keep a tensor's shape: `loss.cpu().data[0]` indexes the same 0-dim value.

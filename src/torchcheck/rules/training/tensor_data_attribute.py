@@ -2,7 +2,8 @@ from __future__ import annotations
 
 import libcst as cst
 
-from torchcheck.lint.context import LintContext, dotted_name, method_call
+from torchcheck.lint.context import LintContext
+from torchcheck.lint.nodes import dotted_name, method_call
 from torchcheck.lint.rule import Invalid, Rule, Valid
 
 _PARAMETER_METHODS = frozenset({"parameters", "named_parameters", "buffers", "named_buffers"})

@@ -4,12 +4,20 @@ from dataclasses import dataclass
 
 import libcst as cst
 
-from torchcheck.lint.context import Kind, LintContext, dotted_name
+from torchcheck.lint.context import LintContext
 from torchcheck.lint.exports import call_shape, imported_callee
 from torchcheck.lint.flow import Event, encloses
+from torchcheck.lint.kinds import Kind
+from torchcheck.lint.nodes import dotted_name
 from torchcheck.lint.project import MUST, NONE, PLACE, Condition
 from torchcheck.lint.rule import Invalid, Rule, Valid
-from torchcheck.lint.summaries import ANONYMOUS, Certainty, FunctionSummary, Site, spelled
+from torchcheck.lint.summaries import (
+    ANONYMOUS,
+    Certainty,
+    FunctionSummary,
+    Site,
+    spelled,
+)
 from torchcheck.rules.training._common import receiver_text
 
 _BACKWARD = "backward"

@@ -6,8 +6,10 @@ from dataclasses import dataclass, field
 
 import libcst as cst
 
-from torchcheck.lint.context import Kind, Loop, dotted_name, source_text
+from torchcheck.lint.context import Loop
 from torchcheck.lint.flow import BODY, LOOP, Branch, Event
+from torchcheck.lint.kinds import Kind
+from torchcheck.lint.nodes import dotted_name, source_text
 from torchcheck.lint.rule import Invalid, Rule, Valid
 from torchcheck.lint.summaries import ANONYMOUS, Certainty, FunctionSummary, Site
 from torchcheck.rules.training._common import receiver_text

@@ -2,7 +2,7 @@ from __future__ import annotations
 
 import libcst as cst
 
-from torchcheck.lint.context import dotted_name
+from torchcheck.lint.nodes import dotted_name
 from torchcheck.lint.rule import ImportedName, ImportTrackingRule, Invalid, Valid
 
 _V2 = "torchvision.transforms.v2"

@@ -2,7 +2,7 @@ from __future__ import annotations
 
 import libcst as cst
 
-from torchcheck.lint.context import dotted_name
+from torchcheck.lint.nodes import dotted_name
 from torchcheck.lint.rule import FixSafety, Invalid, Rule, Valid
 
 MESSAGE = "Use `from {package} import {module}` instead of `import {package}.{module} as {module}`"

@@ -4,7 +4,7 @@ from dataclasses import dataclass
 
 import libcst as cst
 
-from torchcheck.lint.context import has_star_kwargs, keyword_argument
+from torchcheck.lint.nodes import has_star_kwargs, keyword_argument
 from torchcheck.lint.rule import FixSafety, Invalid, Rule, Valid
 from torchcheck.rules.vision._weights import (
     BY_BACKBONE_NAME,

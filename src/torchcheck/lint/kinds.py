@@ -1,0 +1,123 @@
+"""What a value is, as far as the linter can tell, and how it knows: kinds with evidence.
+
+A kind is inferred from what the code shows (a construction, an assignment, an
+``isinstance`` check: STRONG), from a type annotation (ANNOTATION) or, weakest, from a
+conventional name (``model``, ``optimizer``: CONVENTION). Only strong evidence makes a fix safe.
+"""
+
+from __future__ import annotations
+
+import enum
+from typing import NamedTuple
+
+
+class Kind(enum.Enum):
+    """What a value is, as far as the linter can tell."""
+
+    TENSOR = "tensor"
+    GRAPH_TENSOR = "graph-attached tensor"  # a loss, a model output: carries autograd history
+    MODULE = "module"
+    LOSS_FUNCTION = "loss function"
+    OPTIMIZER = "optimizer"
+    SCHEDULER = "scheduler"
+    SCALER = "GradScaler"
+    DATALOADER = "dataloader"
+    SAMPLER = "sampler"
+    DEVICE = "device"
+    DTYPE = "dtype"
+    NUMBER = "number"
+    OTHER = "other"  # known, and none of the above (a string, a list, ...)
+
+
+class GradMode(enum.Enum):
+    """What a grad-mode manager or decorator does to ``torch.is_grad_enabled()``."""
+
+    ON = "on"  # enable_grad(), set_grad_enabled(True), inference_mode(False)
+    OFF = "off"  # no_grad(), inference_mode(), set_grad_enabled(False)
+    UNKNOWN = "unknown"  # set_grad_enabled(flag) / inference_mode(flag), flag known only at run time
+
+
+class Evidence(enum.IntEnum):
+    """How the linter knows a value's kind, weakest first (so ``min`` picks the weakest)."""
+
+    CONVENTION = 1  # only the name suggests it: `model`, `optimizer`, `self.net`
+    ANNOTATION = 2  # a type annotation says so; callers may still pass something else
+    STRONG = 3  # seen in the code: a construction, an assignment, an isinstance check
+
+
+class Inferred(NamedTuple):
+    """A value's kind and the evidence for it; both are None when the kind is unknown."""
+
+    kind: Kind | None
+    evidence: Evidence | None
+
+
+UNKNOWN = Inferred(None, None)
+
+
+def inferred(kind: Kind | None, evidence: Evidence | None) -> Inferred:
+    """``Inferred(kind, evidence)``, or UNKNOWN when there is no kind to back."""
+    return UNKNOWN if kind is None or evidence is None else Inferred(kind, evidence)
+
+
+def strong(kind: Kind | None) -> Inferred:
+    return inferred(kind, Evidence.STRONG)
+
+
+TENSOR_KINDS = frozenset({Kind.TENSOR, Kind.GRAPH_TENSOR})
+
+
+# Conventional names, used only when nothing stronger is known about a name.
+_CONVENTIONAL_NAMES: dict[str, Kind] = {
+    "model": Kind.MODULE,
+    "net": Kind.MODULE,
+    "optimizer": Kind.OPTIMIZER,
+    "opt": Kind.OPTIMIZER,
+    "optim": Kind.OPTIMIZER,
+    "scheduler": Kind.SCHEDULER,
+    "sched": Kind.SCHEDULER,
+    "lr_scheduler": Kind.SCHEDULER,
+    "scaler": Kind.SCALER,
+    "grad_scaler": Kind.SCALER,
+    "loader": Kind.DATALOADER,
+    "dataloader": Kind.DATALOADER,
+    "device": Kind.DEVICE,
+    "criterion": Kind.LOSS_FUNCTION,
+    "loss_fn": Kind.LOSS_FUNCTION,
+}
+
+
+_CONVENTIONAL_SUFFIXES: tuple[tuple[str, Kind], ...] = (
+    ("_model", Kind.MODULE),
+    ("_optimizer", Kind.OPTIMIZER),
+    ("_scheduler", Kind.SCHEDULER),
+    ("_loader", Kind.DATALOADER),
+    ("_dataloader", Kind.DATALOADER),
+    ("_device", Kind.DEVICE),
+)
+
+
+# A name that starts with a verb names a function that makes the value (`build_model`,
+# `get_loader`), not the value: calling it does not call a module.
+_FACTORY_PREFIXES = (
+    "build_", "create_", "get_", "make_", "load_", "init_", "setup_", "prepare_", "construct_", "instantiate_"
+)
+
+
+def conventional_kind(name: str) -> Kind | None:
+    """The kind a name suggests by convention (``optimizer`` -> OPTIMIZER), or None."""
+    if name.startswith(_FACTORY_PREFIXES):
+        return None
+    kind = _CONVENTIONAL_NAMES.get(name)
+    if kind is not None:
+        return kind
+    for suffix, suffix_kind in _CONVENTIONAL_SUFFIXES:
+        if name.endswith(suffix):
+            return suffix_kind
+    return None
+
+
+def conventional(name: str) -> Inferred:
+    """What ``name`` suggests by convention, with CONVENTION evidence, or UNKNOWN."""
+    return inferred(conventional_kind(name), Evidence.CONVENTION)
+

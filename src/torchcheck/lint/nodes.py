@@ -1,0 +1,92 @@
+"""Questions about one syntax node that need nothing but the node: no names, no scopes.
+
+``dotted_name(a.b.c)`` is ``"a.b.c"`` as written (import aliases are the semantic model's
+business), ``argument_for(call, 0, "input")`` maps an argument the way Python would, and
+``literal_bool`` reads ``True``/``False``.
+"""
+
+from __future__ import annotations
+
+import libcst as cst
+
+
+def source_text(node: cst.CSTNode) -> str:
+    """The code of one node."""
+    return cst.Module(body=[]).code_for_node(node)
+
+
+def is_autocast_name(qualified: str | None) -> bool:
+    """``torch.autocast``, ``torch.amp.autocast``, ``torch.cuda.amp.autocast`` ..."""
+    return qualified is not None and qualified.startswith("torch.") and qualified.rsplit(".", 1)[-1] == "autocast"
+
+
+def literal_bool(expression: cst.BaseExpression) -> bool | None:
+    if isinstance(expression, cst.Name) and expression.value in ("True", "False"):
+        return expression.value == "True"
+    return None
+
+
+def argument_for(call: cst.Call, position: int, keyword: str) -> cst.Arg | None:
+    """The argument passed for parameter ``keyword`` (at ``position``); a star argument
+    that could supply it is returned as is (callers treat it as unknown)."""
+    for argument in call.args:
+        if argument.keyword is not None and argument.keyword.value == keyword:
+            return argument
+    positional = [argument for argument in call.args if argument.keyword is None]
+    for index, argument in enumerate(positional):
+        if argument.star:
+            return argument
+        if index == position:
+            return argument
+    for argument in call.args:
+        if argument.star == "**":
+            return argument
+    return None
+
+
+def dotted_name(expression: cst.BaseExpression) -> str | None:
+    """``a.b.c`` for a Name/Attribute chain, else None (no import resolution)."""
+    # `type(...) is`, not isinstance, in the hottest helpers: libcst's node classes are ABCs,
+    # so every isinstance that fails goes through ABCMeta; these classes have no subclasses.
+    expression_type = type(expression)
+    if expression_type is cst.Name:
+        return expression.value  # type: ignore[attr-defined]
+    if expression_type is cst.Attribute:
+        base = dotted_name(expression.value)  # type: ignore[attr-defined]
+        return f"{base}.{expression.attr.value}" if base else None  # type: ignore[attr-defined]
+    return None
+
+
+def is_none(expression: cst.BaseExpression | None) -> bool:
+    """The literal ``None``."""
+    return isinstance(expression, cst.Name) and expression.value == "None"
+
+
+def method_call(expression: cst.BaseExpression) -> tuple[cst.BaseExpression, str] | None:
+    """For ``receiver.method(...)`` return ``(receiver, "method")``, else None."""
+    if type(expression) is cst.Call and type(expression.func) is cst.Attribute:
+        return expression.func.value, expression.func.attr.value
+    return None
+
+
+def keyword_argument(call: cst.Call, name: str) -> cst.Arg | None:
+    for argument in call.args:
+        if argument.keyword is not None and argument.keyword.value == name:
+            return argument
+    return None
+
+
+def called_name(call: cst.Call) -> str | None:
+    """The name a call calls, unresolved: ``step`` for ``optimizer.step()``, ``train`` for ``train(m)``."""
+    func_type = type(call.func)
+    if func_type is cst.Attribute:
+        return call.func.attr.value  # type: ignore[attr-defined]
+    if func_type is cst.Name:
+        return call.func.value  # type: ignore[attr-defined]
+    return None
+
+
+def has_star_kwargs(call: cst.Call) -> bool:
+    """``**kwargs`` could supply any keyword: rules about missing keywords stay silent."""
+    return any(argument.star == "**" for argument in call.args)
+
