@@ -33,7 +33,7 @@ from typing import TYPE_CHECKING, NamedTuple, Protocol
 
 import libcst as cst
 
-from torchcheck.lint import torch_api
+from torchcheck.lint import idioms, torch_api
 from torchcheck.lint.flow import ControlFlow
 from torchcheck.lint.kinds import (
     TENSOR_KINDS,
@@ -111,10 +111,13 @@ class Binding:
     # a whole item drawn from a dataloader (`for batch in loader`, `batch = next(iter(loader))`):
     # maybe a batch object (Hugging Face's BatchEncoding, PyG's Data) whose `.to()` works in place
     batch: bool = False
+    # the qualified class or factory that made the value (`accelerate.Accelerator`), when the
+    # code shows it: framework objects are recognised by this, never by their names
+    made_by: str | None = None
 
     @classmethod
-    def of(cls, value: Inferred, *, batch: bool = False) -> Binding:
-        return cls(kind=value.kind, evidence=value.evidence, batch=batch)
+    def of(cls, value: Inferred, *, batch: bool = False, made_by: str | None = None) -> Binding:
+        return cls(kind=value.kind, evidence=value.evidence, batch=batch, made_by=made_by)
 
     @property
     def inferred(self) -> Inferred:
@@ -347,6 +350,9 @@ class ProjectNames(Protocol):
     """What the context offers rules about names across the project's files."""
 
     def symbol_of(self, expression: cst.BaseExpression) -> Symbol | None: ...
+
+
+_BACKWARD_METHOD_NAMES = frozenset({"backward", *idioms.SELF_BACKWARD_METHODS})
 
 
 class LintContext:
@@ -653,6 +659,9 @@ class LintContext:
         receiver_method = method_call(call)
         if receiver_method is not None:
             receiver, method = receiver_method
+            passed = self._passed_through_framework(receiver, method, call)
+            if passed is not None:
+                return self.kind_and_evidence(passed)
             if method in _PRETRAINED_CONSTRUCTORS and self._is_module_class_name(receiver):
                 return strong(Kind.MODULE)  # a model class of this file with a Hugging Face-style constructor
             owner = self.kind_and_evidence(receiver)
@@ -661,6 +670,16 @@ class LintContext:
         if callee.kind in (Kind.MODULE, Kind.LOSS_FUNCTION):
             return inferred(self._graph_or_plain(), callee.evidence)
         return UNKNOWN
+
+    def _passed_through_framework(self, receiver: cst.BaseExpression, method: str, call: cst.Call) -> cst.BaseExpression | None:
+        """The one argument that ``accelerator.prepare(model)`` or
+        ``accelerator.unwrap_model(model)`` returns (wrapped or unwrapped, the same kind)."""
+        framework = self.framework_of(receiver)
+        if framework is None or len(call.args) != 1 or call.args[0].star or call.args[0].keyword:
+            return None
+        if method in framework.wrapping_methods or method in framework.unwrapping_methods:
+            return call.args[0].value
+        return None
 
     def _is_module_class_name(self, expression: cst.BaseExpression) -> bool:
         return isinstance(expression, cst.Name) and expression.value in self.module_classes
@@ -782,11 +801,12 @@ class LintContext:
         return _BUILTIN_CLASSES.get(qualified)
 
     # ----------------------------------------------------------------- binding
-    def bind(self, name: str, value: Inferred, *, batch: bool = False) -> None:
+    def bind(self, name: str, value: Inferred, *, batch: bool = False, made_by: str | None = None) -> None:
         """Bind ``name`` in the current scope; an unknown value falls back to the name's convention.
-        ``batch``: the value is a whole item drawn from a dataloader (see :meth:`is_loader_batch`)."""
+        ``batch``: the value is a whole item drawn from a dataloader (see :meth:`is_loader_batch`);
+        ``made_by``: the qualified class or factory that made it."""
         known = value if value.kind is not None else conventional(name)
-        self._scopes[-1].bindings[name] = Binding.of(known, batch=batch)
+        self._scopes[-1].bindings[name] = Binding.of(known, batch=batch, made_by=made_by)
 
     def _bind_known(self, name: str) -> None:
         """Bind ``name`` to something the code shows but whose kind is unknown (a name imported
@@ -800,9 +820,11 @@ class LintContext:
             qualified = _AMBIGUOUS
         bindings[name] = Binding(qualified_name=qualified)
 
-    def _bind_target(self, target: cst.BaseExpression, value: Inferred, *, batch: bool = False) -> None:
+    def _bind_target(
+        self, target: cst.BaseExpression, value: Inferred, *, batch: bool = False, made_by: str | None = None
+    ) -> None:
         if type(target) is cst.Name:
-            self.bind(target.value, value, batch=batch)
+            self.bind(target.value, value, batch=batch, made_by=made_by)
         elif type(target) in (cst.Tuple, cst.List):
             element = value if value.kind is Kind.TENSOR else UNKNOWN  # unpacking a tensor yields tensors
             for item in target.elements:
@@ -813,17 +835,89 @@ class LintContext:
             scope = self._class_scope()
             if scope is not None:
                 attribute = target.attr.value
-                scope.self_attributes[attribute] = Binding.of(value if value.kind is not None else conventional(attribute))
+                known = value if value.kind is not None else conventional(attribute)
+                scope.self_attributes[attribute] = Binding.of(known, made_by=made_by)
 
     def _bind_assignment(self, targets: list[cst.BaseExpression], value: cst.BaseExpression | None) -> None:
         for target in targets:
             if type(target) in (cst.Tuple, cst.List) and type(value) in (cst.Tuple, cst.List) and len(target.elements) == len(value.elements):
                 for target_element, value_element in zip(target.elements, value.elements):
                     self._bind_target(target_element.value, self.kind_and_evidence(value_element.value))
+            elif type(target) in (cst.Tuple, cst.List) and self._bind_unpacked_idiom(target, value):
+                continue
             elif value is not None:
-                self._bind_target(target, self.kind_and_evidence(value), batch=self._draws_batch(value))
+                maker = self.call_name(value) if type(value) is cst.Call else None
+                self._bind_target(target, self.kind_and_evidence(value), batch=self._draws_batch(value), made_by=maker)
             else:
                 self._bind_target(target, UNKNOWN)
+
+    def _bind_unpacked_idiom(self, target: cst.Tuple | cst.List, value: cst.BaseExpression | None) -> bool:
+        """``model, opt = accelerator.prepare(model, opt)`` binds each name to what the same
+        position passed (wrapped, same kind); ``engine, opt, _, _ = deepspeed.initialize(...)``
+        binds the engine. False when ``value`` is no such idiom."""
+        if type(value) is not cst.Call:
+            return False
+        first_item_maker = idioms.MAKERS_OF_FIRST_ITEM.get(self.call_name(value) or "")
+        if first_item_maker is not None and target.elements:
+            self._bind_target(target.elements[0].value, strong(Kind.MODULE), made_by=first_item_maker)
+            for element in target.elements[1:]:
+                self._bind_target(element.value, UNKNOWN)
+            return True
+        wrapped = self._wrapped_arguments(value)
+        if wrapped is None or len(wrapped) != len(target.elements):
+            return False
+        for element, argument in zip(target.elements, wrapped):
+            self._bind_target(element.value, self.kind_and_evidence(argument), made_by=self.maker_of(argument))
+        return True
+
+    def _wrapped_arguments(self, call: cst.Call) -> list[cst.BaseExpression] | None:
+        """The arguments of a framework call that returns them wrapped, in order."""
+        receiver_method = method_call(call)
+        if receiver_method is None or any(argument.star or argument.keyword for argument in call.args):
+            return None
+        framework = self.framework_of(receiver_method[0])
+        if framework is None or receiver_method[1] not in framework.wrapping_methods:
+            return None
+        return [argument.value for argument in call.args]
+
+    def maker_of(self, expression: cst.BaseExpression) -> str | None:
+        """The qualified class or factory that made the value of a name or ``self.<attr>``."""
+        if type(expression) is cst.Name:
+            binding = self._lookup(expression.value)  # type: ignore[attr-defined]
+            return binding.made_by if binding is not None else None
+        if type(expression) is cst.Attribute and type(expression.value) is cst.Name and expression.value.value == "self":  # type: ignore[attr-defined]
+            scope = self._class_scope()
+            binding = scope.self_attributes.get(expression.attr.value) if scope is not None else None  # type: ignore[attr-defined]
+            return binding.made_by if binding is not None else None
+        return None
+
+    def framework_of(self, expression: cst.BaseExpression) -> idioms.Framework | None:
+        """The framework object ``expression`` holds (an ``Accelerator``, a ``Fabric``, a
+        DeepSpeed engine), known from the call that made it."""
+        return idioms.framework_made_by(self.maker_of(expression))
+
+    def backward_subject(self, call: cst.Call) -> cst.BaseExpression | None:
+        """The loss that ``call`` backpropagates, however it is spelled: ``loss.backward()``,
+        ``torch.autograd.backward(loss)``, ``accelerator.backward(loss)``,
+        ``self.manual_backward(loss)`` in a Lightning module; None for any other call."""
+        receiver_method = method_call(call)
+        if receiver_method is None:
+            if self.call_name(call) in idioms.BACKWARD_FUNCTIONS and call.args:
+                return call.args[0].value
+            return None
+        receiver, method = receiver_method
+        framework = self.framework_of(receiver)
+        if framework is not None:
+            return call.args[0].value if method in framework.backward_methods and call.args else None
+        if method in idioms.SELF_BACKWARD_METHODS and self._is_lightning_self(receiver):
+            return call.args[0].value if call.args else None
+        return receiver if method == "backward" else None
+
+    def _is_lightning_self(self, receiver: cst.BaseExpression) -> bool:
+        current = self.current_class
+        if current is None or not (type(receiver) is cst.Name and receiver.value == "self"):  # type: ignore[attr-defined]
+            return False
+        return any(self.qualified_name(base.value) in idioms.LIGHTNING_MODULES for base in current.bases)
 
     def _annotated(self, annotation: cst.Annotation | None) -> Inferred:
         if annotation is None:
@@ -1051,7 +1145,9 @@ class LintContext:
 
     def is_training_loop(self, loop: cst.For | cst.While) -> bool:
         """A loop whose body calls ``.backward()`` (complete when the loop is left)."""
-        return any(name == "backward" for name, _ in self.calls_in_loop(loop))
+        return any(
+            name in _BACKWARD_METHOD_NAMES and self.backward_subject(call) is not None for name, call in self.calls_in_loop(loop)
+        )
 
     def visit_For(self, node: cst.For) -> None:
         items = self._items_of(node.iter)
@@ -1083,9 +1179,19 @@ class LintContext:
         if step < 0:  # what was entered, not what the items mean now: the body may rebind `torch`
             del frame.autocast[len(frame.autocast) - self._autocast_regions.pop(node, 0) :]
             return
-        entered = [enabled for item in node.items if (enabled := autocast_enabled(self.qualified_name, item)) is not None]
+        entered = [enabled for item in node.items if (enabled := self._autocast_entered(item)) is not None]
         frame.autocast.extend(entered)
         self._autocast_regions[node] = len(entered)
+
+    def _autocast_entered(self, item: cst.WithItem) -> bool | None:
+        """Whether ``item`` opens an enabled autocast region (torch's or a framework's);
+        None when it is no autocast manager."""
+        receiver_method = method_call(item.item)
+        if receiver_method is not None:
+            framework = self.framework_of(receiver_method[0])
+            if framework is not None and receiver_method[1] in framework.autocast_methods:
+                return True
+        return autocast_enabled(self.qualified_name, item)
 
     def visit_With(self, node: cst.With) -> None:
         self._enter_with(node, +1)

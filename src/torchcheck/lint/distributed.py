@@ -15,6 +15,7 @@ import re
 
 import libcst as cst
 
+from torchcheck.lint import idioms
 from torchcheck.lint.context import LintContext
 from torchcheck.lint.flow import BODY, ELSE, Branch, Event, Path
 from torchcheck.lint.nodes import dotted_name
@@ -27,7 +28,10 @@ DDP_CLASSES = frozenset(
         "torch.nn.parallel.distributed.DistributedDataParallel",
     }
 )
-PROCESS_GROUP_SETUP = frozenset({"torch.distributed.init_process_group", *DDP_CLASSES})
+# Calls that start a process group or wrap a model for one (frameworks included: lint/idioms.py).
+PROCESS_GROUP_SETUP = frozenset({"torch.distributed.init_process_group", *DDP_CLASSES, *idioms.PROCESS_GROUP_STARTERS})
+# Text that one of them leaves in a file: a rule about process groups reads no file without it.
+PROCESS_GROUP_TEXT = ("init_process_group", "DistributedDataParallel", *idioms.PROCESS_GROUP_TEXT)
 # Identifiers that name a rank or a "this process is the main one" flag (`should_save` and
 # `is_world_process_zero()` are transformers' Trainer spellings).
 _RANK_WORDS = re.compile(
@@ -44,6 +48,17 @@ _ONE_RANK_DECORATORS = re.compile(r"rank_zero|master_only|main_process_only|on_m
 _PREFIX_STRIPPERS = frozenset({"consume_prefix_in_state_dict_if_present", "removeprefix", "remove_prefix"})
 _MODULE_PREFIX = re.compile(r"""^[rbuRBU]?['"]module\.?['"]$""")
 _PREFIX_LENGTH = "7"  # len("module.")
+
+
+def sets_up_process_group(context: LintContext, call: cst.Call) -> bool:
+    """``dist.init_process_group(...)``, ``DDP(model)``, ``Accelerator()``, ``deepspeed.initialize(...)``,
+    or a framework object's wrapping call (``accelerator.prepare(model)``, ``fabric.setup(model)``)."""
+    if context.qualified_name(call.func) in PROCESS_GROUP_SETUP:
+        return True
+    if not isinstance(call.func, cst.Attribute):
+        return False
+    framework = context.framework_of(call.func.value)
+    return framework is not None and framework.distributed and call.func.attr.value in framework.wrapping_methods
 
 
 def _identifiers(expression: cst.CSTNode, *, strings: bool = False) -> list[str]:

@@ -29,7 +29,7 @@ from typing import Any, Protocol
 
 import libcst as cst
 
-from torchcheck.lint import torch_api
+from torchcheck.lint import idioms, torch_api
 from torchcheck.lint.kinds import Kind
 from torchcheck.lint.nodes import (
     argument_for,
@@ -42,6 +42,8 @@ from torchcheck.lint.walker import children
 
 # Methods whose calls a summary records.
 ACTIONS = frozenset({"eval", "train", "zero_grad", "step", "backward", "set_epoch", "unscale_", "update"})
+# Methods that do what an action does under another name: Lightning's `self.manual_backward(loss)`.
+_SYNONYMS = {name: "backward" for name in idioms.SELF_BACKWARD_METHODS}
 # The target of an effect on a value the function made itself (a local loss's `backward()`,
 # `scaler.scale(loss).backward()`): the callee did it, but on nothing the caller can name.
 ANONYMOUS = "<value>"
@@ -917,7 +919,7 @@ class _FunctionPass:
             return self._apply(resolved, certain, state)
         func = call.func
         if isinstance(func, cst.Attribute):
-            method = func.attr.value
+            method = _SYNONYMS.get(func.attr.value, func.attr.value)
             if method in ACTIONS:
                 action = EVAL if method == TRAIN and _sets_eval_mode(call) else method
                 return self._record((action, self._target(func.value)), call, certain, state)

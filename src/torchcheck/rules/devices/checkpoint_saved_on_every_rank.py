@@ -6,10 +6,11 @@ import libcst as cst
 
 from torchcheck.lint.context import LintContext
 from torchcheck.lint.distributed import (
-    PROCESS_GROUP_SETUP,
+    PROCESS_GROUP_TEXT,
     guarded_by_rank,
     names_a_rank,
     runs_on_one_rank,
+    sets_up_process_group,
 )
 from torchcheck.lint.flow import BODY, Branch, Function
 from torchcheck.lint.nodes import argument_for, dotted_name
@@ -112,7 +113,7 @@ class CheckpointSavedOnEveryRank(Rule):
         "save on one rank (`if dist.get_rank() == 0:`)"
     )
     # the script must set up a process group or a DDP wrapper itself
-    required_text = ("init_process_group", "DistributedDataParallel")
+    required_text = PROCESS_GROUP_TEXT
 
     VALID = (
         Valid(
@@ -324,7 +325,7 @@ class Trainer:
     def visit_Call(self, node: cst.Call) -> None:
         qualified = self.context.qualified_name(node.func)
         function = self.context.flow.function
-        if qualified in PROCESS_GROUP_SETUP:
+        if sets_up_process_group(self.context, node):
             self._distributed = True
             if function is not None:
                 self._functions[function] = True

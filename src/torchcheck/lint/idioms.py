@@ -1,0 +1,127 @@
+"""Framework idioms as data: which calls of training frameworks are a backward, a step, an
+unwrap, a distributed set-up or a one-rank save, and which context managers autocast.
+
+Rules never name a framework. They ask the semantic model ("what does this call do?",
+"is this loss backpropagated?"), and the model reads this table. A framework object is
+recognised by the call that made it (``accelerator = Accelerator()``), never by its name:
+``accelerator.backward(loss)`` is a backward only when ``accelerator`` is known to be an
+``accelerate.Accelerator``.
+
+Qualified names are the names the code imports: ``from accelerate import Accelerator``
+makes ``Accelerator()`` an ``accelerate.Accelerator``. A class reachable under several
+import paths is listed under each.
+"""
+
+from __future__ import annotations
+
+import enum
+from dataclasses import dataclass
+
+
+class Effect(str, enum.Enum):
+    """What a call does to the training state. The values are the names stored in the
+    project index, so a summary written by one run is read by the next."""
+
+    EVAL = "eval"
+    TRAIN = "train"
+    ZERO_GRAD = "zero_grad"
+    STEP = "step"
+    BACKWARD = "backward"
+    SET_EPOCH = "set_epoch"
+    UNSCALE = "unscale_"
+    UPDATE = "update"
+    # a backward() on a module that is surely in eval mode when it runs (see summaries)
+    BACKWARD_IN_EVAL = "backward_in_eval"
+
+
+@dataclass(frozen=True)
+class Framework:
+    """One framework object: the classes (or factories) that make it."""
+
+    makers: frozenset[str]
+    # methods whose first argument is the loss they backpropagate
+    backward_methods: frozenset[str] = frozenset()
+    # methods that return their arguments wrapped, in order (same kinds): `prepare`, `setup`
+    wrapping_methods: frozenset[str] = frozenset()
+    # methods that return the model under a wrapper: `unwrap_model`
+    unwrapping_methods: frozenset[str] = frozenset()
+    # methods that save only on the main process
+    one_rank_save_methods: frozenset[str] = frozenset()
+    # context-manager methods that open an autocast region
+    autocast_methods: frozenset[str] = frozenset()
+    # context-manager methods inside which the framework skips `zero_grad()`/`step()` until
+    # the last micro-batch of an accumulation window
+    accumulation_methods: frozenset[str] = frozenset()
+    # whether making it starts (or joins) a process group when launched on several processes
+    distributed: bool = True
+
+
+ACCELERATE = Framework(
+    makers=frozenset({"accelerate.Accelerator", "accelerate.accelerator.Accelerator"}),
+    backward_methods=frozenset({"backward"}),
+    wrapping_methods=frozenset({"prepare", "prepare_model", "prepare_optimizer", "prepare_data_loader", "prepare_scheduler"}),
+    unwrapping_methods=frozenset({"unwrap_model"}),
+    one_rank_save_methods=frozenset({"save", "save_model", "save_state"}),
+    autocast_methods=frozenset({"autocast"}),
+    accumulation_methods=frozenset({"accumulate", "no_sync"}),
+)
+FABRIC = Framework(
+    makers=frozenset({"lightning.Fabric", "lightning.fabric.Fabric", "lightning_fabric.Fabric", "lightning.fabric.fabric.Fabric"}),
+    backward_methods=frozenset({"backward"}),
+    wrapping_methods=frozenset({"setup", "setup_module", "setup_dataloaders"}),
+    one_rank_save_methods=frozenset({"save"}),
+    autocast_methods=frozenset({"autocast"}),
+    accumulation_methods=frozenset({"no_backward_sync"}),
+)
+DEEPSPEED_ENGINE = Framework(
+    makers=frozenset({"deepspeed.DeepSpeedEngine", "deepspeed.runtime.engine.DeepSpeedEngine"}),
+    backward_methods=frozenset({"backward"}),
+)
+FRAMEWORKS = (ACCELERATE, FABRIC, DEEPSPEED_ENGINE)
+
+# Factories returning a tuple whose first item is a framework object:
+# `engine, optimizer, _, _ = deepspeed.initialize(...)`.
+MAKERS_OF_FIRST_ITEM = {"deepspeed.initialize": "deepspeed.DeepSpeedEngine"}
+
+# Base classes whose `self` backpropagates with `self.manual_backward(loss)` (Lightning's
+# manual optimisation), spelled as the code imports them.
+LIGHTNING_MODULES = frozenset(
+    {
+        "lightning.LightningModule",
+        "lightning.pytorch.LightningModule",
+        "lightning.pytorch.core.LightningModule",
+        "pytorch_lightning.LightningModule",
+        "pytorch_lightning.core.LightningModule",
+        "pytorch_lightning.core.lightning.LightningModule",
+    }
+)
+SELF_BACKWARD_METHODS = frozenset({"manual_backward"})
+
+# Free functions whose first argument is the loss they backpropagate.
+BACKWARD_FUNCTIONS = frozenset({"torch.autograd.backward"})
+
+# Context managers whose `as` target is the loss scaled for a mixed-precision backward:
+# apex's `with amp.scale_loss(loss, optimizer) as scaled_loss: scaled_loss.backward()`.
+SCALED_LOSS_MANAGERS = frozenset({"apex.amp.scale_loss"})
+
+# Calls that start a process group, or wrap a model for one, outside of torch itself.
+PROCESS_GROUP_STARTERS = frozenset(
+    {
+        "deepspeed.initialize",
+        "deepspeed.init_distributed",
+        "torch.distributed.fsdp.FullyShardedDataParallel",
+        "torch.distributed.fsdp.fully_shard",
+        "torch.distributed._composable.fsdp.fully_shard",
+        *(maker for framework in FRAMEWORKS if framework.distributed for maker in framework.makers),
+    }
+)
+
+# Text each of them leaves in a file: a file with none of it starts no process group this way.
+PROCESS_GROUP_TEXT = ("Accelerator", "Fabric", "deepspeed", "fully_shard", "FullyShardedDataParallel")
+
+
+def framework_made_by(maker: str | None) -> Framework | None:
+    """The framework whose object ``maker`` (a qualified class or factory name) makes."""
+    if maker is None:
+        return None
+    return next((framework for framework in FRAMEWORKS if maker in framework.makers), None)
