@@ -56,10 +56,10 @@ from torchcheck.lint.nodes import (
     source_text,
 )
 from torchcheck.lint.positions import Positions
+from torchcheck.lint.project import TORCH_MODULE, YES, Condition, Symbol
 from torchcheck.lint.settings import LintSettings
 
 if TYPE_CHECKING:
-    from torchcheck.lint.project import Symbol
     from torchcheck.lint.summaries import FunctionSummary, ModuleSummaries, ResolvedCall
 
 
@@ -451,6 +451,20 @@ class LintContext:
 
     def is_module_class(self, node: cst.ClassDef) -> bool:
         return node.name.value in self.module_classes
+
+    def module_class_condition(self, node: cst.ClassDef) -> Condition | None:
+        """For a top-level class this file does not show to be an ``nn.Module``, but whose
+        bases come from other files (or from classes further down): the condition that it is
+        one. The project index follows the bases across files; a base it cannot find (a
+        library) never makes the class a module."""
+        if self.is_module_class(node) or self.project is None or self._module is None:
+            return None
+        if not any(statement is node for statement in self._module.body):
+            return None
+        bases = [self.project.symbol_of(base.value) for base in node.bases if base.keyword is None and not base.star]
+        if not any(base is not None for base in bases):
+            return None
+        return Condition(Symbol(None, node.name.value), TORCH_MODULE, YES)
 
     # ----------------------------------------------------------------- functions of this file
     def summary_of(self, function: cst.FunctionDef) -> FunctionSummary:

@@ -44,6 +44,7 @@ from torchcheck.lint.project import (
     NO,
     NUMBER_SETTINGS,
     OUTPUT,
+    TORCH_MODULE,
     YES,
     CallShape,
     Definition,
@@ -52,6 +53,7 @@ from torchcheck.lint.project import (
     Symbol,
     is_mixed_precision_framework,
     text_facts,
+    torch_module_via,
 )
 
 if TYPE_CHECKING:
@@ -506,7 +508,16 @@ class ProjectFacts:
             if self._mentions_activation:
                 facts.update(reader.outputs(forward))
             facts[FORWARD_AUTOCAST] = reader.autocast(forward, self._mentions_autocast)
+        facts[TORCH_MODULE] = Fact(self._torch_module(node), self._lines.line_at(start), f"`{node.name.value}`")
         return Definition("class", self._lines.line_at(start), facts)
+
+    def _torch_module(self, node: cst.ClassDef) -> str:
+        """YES when the file shows the class derives from ``nn.Module``; otherwise "via:" its
+        bases that other files (or classes further down) define, or NO when it has none."""
+        if self._context.is_module_class(node):
+            return YES
+        bases = [self.symbol_of(base.value) for base in node.bases if base.keyword is None and not base.star]
+        return torch_module_via([base for base in bases if base is not None]) or NO
 
 
 def opens_autocast(context: LintContext, item: cst.WithItem) -> bool:

@@ -90,3 +90,18 @@ def has_star_kwargs(call: cst.Call) -> bool:
     """``**kwargs`` could supply any keyword: rules about missing keywords stay silent."""
     return any(argument.star == "**" for argument in call.args)
 
+
+
+def runs_a_parent_initialiser(call: cst.Call) -> bool:
+    """``super().__init__(...)``, ``super(Cls, self).__init__(...)`` or ``Base.__init__(self, ...)``.
+
+    Not ``super(Cls).__init__()``: a one-argument ``super`` is unbound, so that call
+    initialises the ``super`` object itself and never reaches the parent's ``__init__``.
+    """
+    func = call.func
+    if type(func) is not cst.Attribute or func.attr.value != "__init__":
+        return False
+    receiver = func.value
+    if type(receiver) is cst.Call and type(receiver.func) is cst.Name and receiver.func.value == "super":
+        return len(receiver.args) != 1 or bool(receiver.args[0].star)
+    return True

@@ -23,6 +23,7 @@ its cross-file findings without parsing anything.
 from __future__ import annotations
 
 import ast
+import json
 import os
 import re
 import sys
@@ -58,6 +59,11 @@ AUTOCAST = "autocast"
 BENCHMARK = "benchmark"
 DETERMINISTIC = "deterministic"
 DISTRIBUTED = "distributed"
+# A class fact: whether the class derives from torch's `nn.Module` - "yes", "no", or
+# "via:" and the JSON list of its base classes (as symbols) defined in other files, any of
+# which makes it a module: the project's class hierarchy is followed across files.
+TORCH_MODULE = "torch_module"
+_VIA = "via:"
 # A list fact (ExportSummary.facts, items joined by commas): the attribute names that an
 # `_apply` override of the module moves by name (`m.stride = fn(m.stride)`), whichever
 # class of the project stores them.
@@ -216,9 +222,16 @@ class DeferredFinding:
         return cls(Diagnostic.from_dict(data["diagnostic"]), tuple(Condition.from_dict(c) for c in data["conditions"]))
 
 
+def torch_module_via(bases: list[Symbol]) -> str | None:
+    """The :data:`TORCH_MODULE` value of a class whose module-ness depends on ``bases``."""
+    return _VIA + json.dumps([base.to_list() for base in bases]) if bases else None
+
+
 def is_local_condition(condition: Condition) -> bool:
     """About the file itself and nothing it imports (``imports:<flag>`` and ``project:...``
     need the project)."""
+    if condition.fact == TORCH_MODULE:
+        return False  # a local class may derive from a class of another file
     return condition.symbol.is_local and not condition.fact.startswith((f"{IMPORTS}:", f"{PROJECT}:"))
 
 
@@ -449,6 +462,8 @@ class ProjectIndex:
             return None
         if kind in (EFFECT, LEAVES_EVAL, DOES):
             return self._summary_fact(target, kind, detail, condition.call)
+        if condition.fact == TORCH_MODULE:
+            return self._torch_module(target, 0)
         fact = target.definition.facts.get(condition.fact)
         return Answer(fact.value, *self._place(target.file, fact)) if fact is not None else None
 
@@ -499,6 +514,25 @@ class ProjectIndex:
         return None
 
     # ------------------------------------------------------------------- facts
+    def _torch_module(self, target: _Target, depth: int) -> Answer | None:
+        """Whether the class ``target`` derives from ``nn.Module``, following its bases into
+        the files that define them; None when a base cannot be found (never holds)."""
+        if target.definition is None or target.definition.kind != "class" or depth > _MAX_DEPTH:
+            return None
+        fact = target.definition.facts.get(TORCH_MODULE)
+        if fact is None or not fact.value.startswith(_VIA):
+            return Answer(fact.value, "") if fact is not None else None
+        try:
+            bases = [Symbol.from_list(item) for item in json.loads(fact.value[len(_VIA) :])]
+        except (ValueError, TypeError):
+            return None
+        for base in bases:
+            found = self.target(target.file, base)
+            answer = self._torch_module(found, depth + 1) if found is not None else None
+            if answer is not None and answer.value == YES:
+                return answer
+        return Answer(NO, "")
+
     def _place(self, file: str, fact: Fact) -> tuple[str, RelatedPlace]:
         """``fact``'s place as the message names it, and as a related place."""
         indexed = self._files.get(file)

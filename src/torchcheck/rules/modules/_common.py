@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from typing import Any, ClassVar
 
 import libcst as cst
 
@@ -17,6 +18,7 @@ from torchcheck.lint import torch_api
 from torchcheck.lint.context import LintContext
 from torchcheck.lint.kinds import Kind
 from torchcheck.lint.nodes import dotted_name
+from torchcheck.lint.project import Condition
 from torchcheck.lint.rule import Rule
 
 PARAMETER_CLASSES = frozenset({"torch.nn.Parameter", "torch.nn.parameter.Parameter"})
@@ -69,6 +71,9 @@ class ClassFrame:
 
     node: cst.ClassDef
     is_torch_module: bool
+    # set when the class is a torch module only if a base defined in another file is one:
+    # the rule's findings inside it then stand only if the project index says so
+    condition: Condition | None = None
     functions: list[cst.FunctionDef] = field(default_factory=list)
     self_name: str | None = None  # of the outermost open function, the method
 
@@ -99,6 +104,10 @@ class ModuleClassRule(Rule):
     Subclasses that implement ``visit_ClassDef``/``leave_ClassDef``/``visit_FunctionDef``/
     ``leave_FunctionDef`` must call ``super()`` first (visit) or last (leave).
     """
+
+    # Whether a class counts as a module when its bases come from other files (its findings
+    # then wait for the project index): only for rules that report while inside the class.
+    follows_project_bases: ClassVar[bool] = False
 
     def __init__(self, context: LintContext) -> None:
         super().__init__(context)
@@ -147,9 +156,19 @@ class ModuleClassRule(Rule):
     # ----------------------------------------------------------------- walk
     def visit_ClassDef(self, node: cst.ClassDef) -> None:
         is_module = self.is_torch_module_class(node)
+        condition = None
         if is_module:
             self._torch_module_classes.add(node.name.value)
-        self._class_frames.append(ClassFrame(node, is_module))
+        elif self.follows_project_bases:
+            condition = self.context.module_class_condition(node)
+        self._class_frames.append(ClassFrame(node, is_module or condition is not None, condition=condition))
+
+    def report(self, node: cst.CSTNode, message: str | None = None, **options: Any) -> None:
+        """A finding inside a class whose module-ness another file decides stands only if it is one."""
+        frame = self.class_frame
+        if frame is not None and frame.condition is not None:
+            options["conditions"] = (*options.get("conditions", ()), frame.condition)
+        super().report(node, message, **options)
 
     def leave_ClassDef(self, node: cst.ClassDef) -> None:
         self._class_frames.pop()
@@ -235,6 +254,7 @@ class PlainContainerRule(ModuleClassRule):
     (``self.add_module(name, layer)``) is correct code.
     """
 
+    follows_project_bases = True
     list_class: str
     dict_class: str
     list_class_concatenates: bool  # whether `list_class(...) + [...]` works (ModuleList yes, ParameterList no)

@@ -116,6 +116,7 @@ class FunctionalDropoutIgnoresMode(ModuleClassRule):
 
     code = "TCK604"
     name = "functional-dropout-ignores-mode"
+    follows_project_bases = True
     message = "Functional dropout without `training=` stays on after `model.eval()`; pass `training=self.training`"
     fix_title = "Pass `training=self.training`"
     fix_safety = FixSafety.SAFE

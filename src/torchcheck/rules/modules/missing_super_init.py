@@ -4,6 +4,7 @@ import libcst as cst
 
 from torchcheck.lint.context import LintContext
 from torchcheck.lint.kinds import Kind
+from torchcheck.lint.nodes import runs_a_parent_initialiser
 from torchcheck.lint.rule import Invalid, Valid
 from torchcheck.rules.modules._common import (
     PARAMETER_CLASSES,
@@ -37,7 +38,8 @@ class MissingSuperInit(ModuleClassRule):
     """
     ## What it does
     Checks for `nn.Module` subclasses whose `__init__` never calls `super().__init__()`
-    (or the base class's `__init__`).
+    (or the base class's `__init__`). The old one-argument spelling `super(Cls).__init__()`
+    counts as never calling it: an unbound `super` object initialises itself, not the module.
 
     ## Why is this bad?
     `nn.Module.__init__` creates the dictionaries that hold parameters, buffers, submodules
@@ -80,6 +82,7 @@ class MissingSuperInit(ModuleClassRule):
 
     code = "TCK603"
     name = "missing-super-init"
+    follows_project_bases = True
     message = "`nn.Module` subclass's `__init__` never calls `super().__init__()`; the module is not initialised"
     required_text = ("__init__",)
 
@@ -173,6 +176,15 @@ class Deeper(Scaled):
         pass
 """
         ),
+        Invalid(
+            """
+import torch.nn as nn
+class Encoder(nn.Module):
+    def __init__(self, dim):  # TCK603
+        super(Encoder).__init__()
+        self.proj = nn.Linear(dim, dim)
+"""
+        ),
     )
 
     def __init__(self, context: LintContext) -> None:
@@ -194,7 +206,7 @@ class Deeper(Scaled):
         super().leave_FunctionDef(node)
 
     def visit_Call(self, node: cst.Call) -> None:
-        if self._constructors and isinstance(node.func, cst.Attribute) and node.func.attr.value == "__init__":
+        if self._constructors and runs_a_parent_initialiser(node):
             self._constructors[-1][1][0] = True
 
     def visit_Assign(self, node: cst.Assign) -> None:

@@ -78,6 +78,7 @@ class TrainOverrideSignature(ModuleClassRule):
 
     code = "TCK610"
     name = "train-override-signature"
+    follows_project_bases = True
     message = "`train()` override without a `mode` parameter; `.eval()` calls `train(False)` and raises or does the wrong thing"
     required_text = ("def train",)
 

@@ -16,6 +16,8 @@ from torchcheck.rules.devices.transfer_after_construction import is_device_expre
 # Factories that accept device=, dtype= and requires_grad= (torch.from_numpy takes none).
 _FACTORIES = (torch_api.TENSOR_FACTORIES | torch_api.TENSOR_LIKE_FACTORIES) - {"torch.from_numpy"}
 _PARAMETERS = frozenset({"torch.nn.Parameter", "torch.nn.parameter.Parameter"})
+# The legacy wrapper: `Variable(t, requires_grad=True)` is a leaf that requires grad.
+_VARIABLES = frozenset({"torch.autograd.Variable", "torch.autograd.variable.Variable"})
 _CAST_METHODS = {"double": "float64", "half": "float16", "bfloat16": "bfloat16"}
 _TRANSFER_METHODS = frozenset({"to", "cuda", *_CAST_METHODS})
 _FLOAT32 = frozenset({"torch.float32", "torch.float"})
@@ -63,7 +65,7 @@ class RequiresGradLostByTransfer(Rule):
     Checks for a tensor created with `requires_grad=True` (or made a parameter) and then
     moved or cast in the same expression: `torch.randn(3, requires_grad=True).to(device)`,
     `.cuda()`, `.double()`, `.half()`, `torch.zeros(3).requires_grad_().cuda()`,
-    `nn.Parameter(w).cuda()` - or in a later statement that re-binds the name to the copy:
+    `nn.Parameter(w).cuda()`, the legacy `Variable(w, requires_grad=True).cuda()` - or in a later statement that re-binds the name to the copy:
     `x = torch.randn(3, requires_grad=True)` (or `x.requires_grad = True`) followed by
     `x = x.cuda()`, `x = x.to(device)`, `x = x.double()`, `x = x.type(...)`, or `x = x.float()`
     on a tensor made in another dtype. The re-binding is reported and the finding names the
@@ -232,6 +234,7 @@ import torch as T
 scale = T.ones(1, requires_grad=True).double()  # TCK108
 x = T.rand(4, requires_grad=True).to("cuda:1", T.float16, non_blocking=True)  # TCK108
 y = T.empty(4).requires_grad_().cuda(0)  # TCK108
+v = T.autograd.Variable(T.randn(4), requires_grad=True).cuda()  # TCK108
 print(scale.grad, x.grad, y.grad)
 """,
             expected_replacement="""
@@ -239,6 +242,7 @@ import torch as T
 scale = T.ones(1, requires_grad=True, dtype=T.float64)  # TCK108
 x = T.rand(4, requires_grad=True, device="cuda:1", dtype=T.float16)  # TCK108
 y = T.empty(4, device="cuda:0").requires_grad_()  # TCK108
+v = T.autograd.Variable(T.randn(4), requires_grad=True).cuda()  # TCK108
 print(scale.grad, x.grad, y.grad)
 """,
         ),
@@ -310,11 +314,15 @@ class Scale(nn.Module):
 
     def _is_parameter(self, binding: BoundName, name: str) -> bool:
         value = _bound_value(binding, name)
-        return (
-            isinstance(value, cst.Call)
-            and self.context.call_name(value) in _PARAMETERS
-            and not _is_false(keyword_argument(value, "requires_grad"))
-        )
+        return isinstance(value, cst.Call) and self._wraps_a_leaf(value)
+
+    def _wraps_a_leaf(self, call: cst.Call) -> bool:
+        """``nn.Parameter(w)`` (unless ``requires_grad=False``) or the legacy
+        ``Variable(w, requires_grad=True)``: a new leaf that requires grad."""
+        called = self.context.call_name(call)
+        if called in _PARAMETERS:
+            return not _is_false(keyword_argument(call, "requires_grad"))
+        return called in _VARIABLES and _is_true(keyword_argument(call, "requires_grad"))
 
     def _copies(self, call: cst.Call, method: str, factory: cst.Call | None) -> bool:
         """Whether ``call`` (a link of ``x.cuda().double()``) returns a copy of the leaf. Where
@@ -385,7 +393,7 @@ class Scale(nn.Module):
             return
         factory, wrapper = self._leaf_factory(source)
         if factory is None:
-            if self.context.call_name(source) in _PARAMETERS and not _is_false(keyword_argument(source, "requires_grad")):
+            if self._wraps_a_leaf(source):
                 if self._moves(node, method, None) != []:
                     self.report(node)
             return

@@ -1,0 +1,85 @@
+"""A class is an ``nn.Module`` when its bases reach one, whichever file of the project
+defines them: the module rules see ``class Head(Block)`` with ``Block`` imported from
+another file, and stay silent when the base is a library's class that is no torch module."""
+
+from __future__ import annotations
+
+import textwrap
+from pathlib import Path
+
+from torchcheck.lint.api import LintOptions, lint
+
+LAYERS = """
+import torch.nn as nn
+
+class Block(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.fc = nn.Linear(4, 4)
+"""
+HEADS = """
+import torch.nn as nn
+import torch.nn.functional as F
+from {module} import Block
+
+class Head(Block):
+    def __init__(self):
+        self.out = nn.Linear(4, 2)
+
+class Tower(Block):
+    def __init__(self):
+        super().__init__()
+        self.blocks = [nn.Linear(4, 4) for _ in range(3)]
+
+    def forward(self, x):
+        return F.dropout(x, 0.1)
+
+class Deeper(Head):
+    def __init__(self):
+        pass
+"""
+EXPECTED = [("heads.py", 7, "TCK603"), ("heads.py", 13, "TCK601"), ("heads.py", 16, "TCK604"), ("heads.py", 19, "TCK603")]
+
+
+def _findings(root: Path, *paths: str) -> list[tuple[str, int, str]]:
+    options = LintOptions(paths=tuple(root / path for path in paths) or (root,), select=("TCK6",), use_cache=False)
+    result = lint(options)
+    return sorted((Path(d.filename).name, d.location.row, d.code) for d in result.diagnostics)
+
+
+def _project(root: Path, files: dict[str, str]) -> Path:
+    for name, text in files.items():
+        path = root / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(textwrap.dedent(text), encoding="utf-8")
+    return root
+
+
+def test_a_base_class_from_another_file_makes_a_module(tmp_path: Path) -> None:
+    root = _project(tmp_path, {"layers.py": LAYERS, "heads.py": HEADS.format(module="layers")})
+    assert _findings(root) == EXPECTED
+
+
+def test_the_other_file_is_read_when_only_one_file_is_linted(tmp_path: Path) -> None:
+    root = _project(tmp_path, {"layers.py": LAYERS, "heads.py": HEADS.format(module="layers")})
+    assert _findings(root, "heads.py") == EXPECTED
+
+
+def test_the_hierarchy_is_followed_through_several_files_and_packages(tmp_path: Path) -> None:
+    files = {
+        "pkg/__init__.py": "from .base import Base\n",
+        "pkg/base.py": "import torch\n\nclass Base(torch.nn.Module):\n    pass\n",
+        "layers.py": "from pkg import Base\n\nclass Block(Base):\n    pass\n",
+        "heads.py": HEADS.format(module="layers"),
+    }
+    assert _findings(_project(tmp_path, files)) == EXPECTED
+
+
+def test_a_library_base_that_is_no_torch_module_keeps_the_rules_silent(tmp_path: Path) -> None:
+    files = {"heads.py": HEADS.format(module="flax.linen")}
+    assert _findings(_project(tmp_path, files)) == []
+
+
+def test_a_project_base_that_is_no_module_keeps_the_rules_silent(tmp_path: Path) -> None:
+    files = {"layers.py": "class Block:\n    def __init__(self):\n        self.size = 4\n", "heads.py": HEADS.format(module="layers")}
+    assert _findings(_project(tmp_path, files)) == []
