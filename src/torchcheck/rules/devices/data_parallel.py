@@ -1,12 +1,61 @@
 from __future__ import annotations
 
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
 import libcst as cst
 
-from torchcheck.lint.rule import Invalid, Rule, Valid
+from torchcheck.lint.nodes import called_name, dotted_name, method_call
+from torchcheck.lint.rule import Invalid, Report, Rule, Valid
+
+if TYPE_CHECKING:
+    from torchcheck.lint.context import LintContext
 
 _DATA_PARALLEL = frozenset(
     {"torch.nn.DataParallel", "torch.nn.parallel.DataParallel", "torch.nn.parallel.data_parallel.DataParallel"}
 )
+_GRADIENT_FUNCTIONS = frozenset({"torch.autograd.backward", "torch.autograd.grad"})
+
+# Where a wrapped model's name means the same value: a `self.` attribute anywhere in its
+# class, any other name within its function (or the module's top level).
+_Scope = cst.ClassDef | cst.FunctionDef | None
+_Binding = tuple[_Scope, str]
+
+
+@dataclass(frozen=True)
+class _Wrap:
+    """A ``DataParallel(...)`` call: its finding, held until the file shows what the wrapped
+    model serves, the name it is bound to, and whether the call itself shows inference."""
+
+    report: Report
+    binding: _Binding | None
+    for_inference: bool
+
+
+def _wrapped_call(value: cst.BaseExpression) -> cst.BaseExpression:
+    """The call a chain of method calls starts from: ``nn.DataParallel(m)`` in
+    ``nn.DataParallel(m).cuda().eval()``."""
+    while (receiver_method := method_call(value)) is not None and isinstance(receiver_method[0], cst.Call):
+        value = receiver_method[0]
+    return value
+
+
+def _assigned_values(line: cst.CSTNode | None) -> list[tuple[cst.BaseExpression, cst.BaseExpression]]:
+    """``(target, value)`` of each single-target assignment on a simple statement line; both
+    branches of ``x = a if c else b`` count as values."""
+    if not isinstance(line, cst.SimpleStatementLine):
+        return []
+    pairs: list[tuple[cst.BaseExpression, cst.BaseExpression]] = []
+    for small in line.body:
+        if isinstance(small, cst.Assign) and len(small.targets) == 1:
+            target, value = small.targets[0].target, small.value
+        elif isinstance(small, cst.AnnAssign) and small.value is not None:
+            target, value = small.target, small.value
+        else:
+            continue
+        branches = (value.body, value.orelse) if isinstance(value, cst.IfExp) else (value,)
+        pairs.extend((target, branch) for branch in branches)
+    return pairs
 
 
 class DataParallel(Rule):
@@ -20,6 +69,17 @@ class DataParallel(Rule):
     gradients are gathered on the first GPU, which then runs out of memory before the
     others. `DistributedDataParallel` with one process per GPU is faster even on a single
     machine, and the PyTorch documentation recommends it instead.
+
+    A `DataParallel` that only serves inference or sampling is not reported: the file
+    never trains (no `backward()`, no `torch.optim` optimizer) and the wrapped model is put
+    in `eval()` mode, called under `no_grad()`/`inference_mode()`, or unwrapped again with
+    `.module` (the idiom for loading a checkpoint saved from a wrapped model). Without a
+    backward pass there are no gradients to gather and reduce, and the advice does not
+    apply: over the plain model run in each process, `DistributedDataParallel` adds only
+    gradient synchronisation. Inference under `DataParallel` still copies the parameters
+    to every GPU on each forward pass, which one process per GPU running the plain model
+    on its share of the data avoids; that is a trade against launching several processes,
+    not a mistake.
 
     This is advice about how to train, so it is not given inside tests: a test that wraps
     a model in `DataParallel` checks how code handles such a model (the `module.` prefix
@@ -90,6 +150,43 @@ model = DataParallel(model)
         ),
         Valid(
             """
+import torch
+from core.raft import RAFT
+
+def demo(args):
+    model = torch.nn.DataParallel(RAFT(args))
+    model.load_state_dict(torch.load(args.model))
+    model = model.module
+    model.to("cuda")
+    model.eval()
+"""
+        ),
+        Valid(
+            """
+import torch
+from torch import nn
+
+@torch.no_grad()
+def sample(model, steps, shape):
+    model = nn.DataParallel(model).cuda()
+    model.eval()
+    x = torch.randn(shape, device="cuda")
+    for t in reversed(range(steps)):
+        x = model(x, t)
+    return x
+
+def predict(net, images):
+    net = nn.DataParallel(net, device_ids=[0, 1])
+    with torch.inference_mode():
+        return net(images)
+
+class Predictor:
+    def __init__(self, model):
+        self.model = nn.DataParallel(model).cuda().eval()
+"""
+        ),
+        Valid(
+            """
 import unittest
 import pytest
 import torch
@@ -136,6 +233,39 @@ class Trainer:
         Invalid(
             """
 import torch
+from torch import nn
+
+def build(cfg):
+    model = nn.DataParallel(Net(cfg)).cuda()  # TCK204
+    return model
+
+@torch.no_grad()
+def evaluate(model, loader):
+    model.eval()
+    return [model(x) for x, _ in loader]
+"""
+        ),
+        Invalid(
+            """
+import torch
+from torch import nn
+
+model = nn.DataParallel(model).cuda()  # TCK204
+optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+for epoch in range(epochs):
+    model.train()
+    for x, y in loader:
+        optimizer.zero_grad()
+        criterion(model(x), y).backward()
+        optimizer.step()
+    model.eval()
+    with torch.no_grad():
+        accuracy = evaluate(model, val_loader)
+"""
+        ),
+        Invalid(
+            """
+import torch
 net = torch.nn.DataParallel(  # TCK204
     net,
     device_ids=[0, 1],
@@ -144,6 +274,71 @@ net = torch.nn.DataParallel(  # TCK204
         ),
     )
 
+    def __init__(self, context: LintContext) -> None:
+        super().__init__(context)
+        self._wraps: list[_Wrap] = []
+        self._inference_uses: set[_Binding] = set()  # bindings put in eval(), unwrapped, or called with gradients off
+        self._inference_calls: set[cst.Call] = set()  # `DataParallel(m).eval()`: the wrap itself
+        self._trains = False
+
     def visit_Call(self, node: cst.Call) -> None:
-        if self.context.call_name(node) in _DATA_PARALLEL:
-            self.report(node)
+        name = self.context.call_name(node)
+        if name in _DATA_PARALLEL:
+            self._wrapped(node)
+        elif called_name(node) == "backward" or name in _GRADIENT_FUNCTIONS or _is_optimizer(name):
+            self._trains = True
+        elif called_name(node) == "eval" and isinstance(node.func, cst.Attribute) and not node.args:
+            self._evaluated(node.func.value)
+        elif self.context.in_no_grad and (binding := self._binding_of(node.func)) is not None:
+            self._inference_uses.add(binding)
+
+    def visit_Assign(self, node: cst.Assign) -> None:
+        """``model = model.module``: the wrapper is thrown away (the idiom for loading a
+        checkpoint saved from a wrapped model)."""
+        value = node.value
+        if isinstance(value, cst.Attribute) and value.attr.value == "module":
+            binding = self._binding_of(value.value)
+            if binding is not None:
+                self._inference_uses.add(binding)
+
+    def leave_Module(self, node: cst.Module) -> None:
+        for wrap in self._wraps:
+            if self._trains or not self._serves_inference(wrap):
+                self.reports.append(wrap.report)
+
+    def _wrapped(self, call: cst.Call) -> None:
+        """Report now, so that the finding carries its statement; keep it until the end of
+        the file shows whether the wrapped model only serves inference."""
+        self.report(call)
+        assignments = _assigned_values(self.context.current_statement)
+        target = next((target for target, value in assignments if _wrapped_call(value) is call), None)
+        binding = self._binding_of(target) if target is not None else None
+        self._wraps.append(_Wrap(self.reports.pop(), binding, self.context.in_no_grad))
+
+    def _evaluated(self, receiver: cst.BaseExpression) -> None:
+        wrapped = _wrapped_call(receiver)
+        if isinstance(wrapped, cst.Call):
+            self._inference_calls.add(wrapped)
+        elif (binding := self._binding_of(receiver)) is not None:
+            self._inference_uses.add(binding)
+
+    def _binding_of(self, expression: cst.BaseExpression) -> _Binding | None:
+        name = dotted_name(expression)
+        if name is None:
+            return None
+        scope: _Scope = self.context.current_class if name.startswith("self.") else self.context.flow.function
+        return scope, name
+
+    def _serves_inference(self, wrap: _Wrap) -> bool:
+        return (
+            wrap.for_inference
+            or wrap.report.node in self._inference_calls
+            or (wrap.binding is not None and wrap.binding in self._inference_uses)
+        )
+
+
+def _is_optimizer(name: str | None) -> bool:
+    """``torch.optim.Adam``: building an optimizer means the file trains."""
+    if name is None or not name.startswith("torch.optim.") or ".lr_scheduler." in name:
+        return False
+    return name.rsplit(".", 1)[-1][:1].isupper()

@@ -8,10 +8,14 @@ from torchcheck.lint.kinds import Kind
 from torchcheck.lint.nodes import has_star_kwargs, keyword_argument, method_call
 from torchcheck.lint.rule import FixSafety, Invalid, Rule, Valid
 
-# Factories that accept device= (from_numpy shares the array's memory; the sampling
-# functions take their device from their input tensor).
-_DEVICE_FACTORIES = torch_api.TENSOR_FACTORIES - {
-    "torch.from_numpy", "torch.multinomial", "torch.bernoulli", "torch.normal", "torch.polar", "torch.complex"
+# Constructors that copy data out of host memory (Python numbers, lists, NumPy arrays): they
+# build the tensor on the CPU and copy it to the device even when given device=, exactly as
+# a `.to(device)` after them does, so moving the device into the call saves nothing.
+_HOST_DATA_CONSTRUCTORS = frozenset({"torch.tensor", "torch.as_tensor", "torch.from_numpy"})
+# Factories that allocate and fill the tensor on the device itself when given device= (the
+# sampling functions take their device from their input tensor).
+_DEVICE_FACTORIES = torch_api.TENSOR_FACTORIES - _HOST_DATA_CONSTRUCTORS - {
+    "torch.multinomial", "torch.bernoulli", "torch.normal", "torch.polar", "torch.complex"
 }
 _DEVICE_PREFIXES = ("cuda", "cpu", "mps", "xpu", "meta", "hpu", "npu", "xla")
 # Factories that draw random numbers: CPU and CUDA generators give different numbers for one
@@ -33,14 +37,21 @@ def is_device_expression(expression: cst.BaseExpression, kind: Kind | None) -> b
 class TransferAfterConstruction(Rule):
     """
     ## What it does
-    Checks for tensors created by a factory (`torch.zeros`, `torch.rand`, `torch.tensor`,
-    ...) and then immediately moved with `.cuda()` or `.to(device)`.
+    Checks for tensors created by a factory that computes their values (`torch.zeros`,
+    `torch.rand`, `torch.arange`, ...) and then immediately moved with `.cuda()` or
+    `.to(device)`.
 
     ## Why is this bad?
     The tensor is first allocated and filled on the CPU, then copied to the device: twice
     the allocations, a host-to-device copy, and for random factories a different random
-    stream than constructing on the device. Every factory accepts `device=`; construct the
-    tensor where it will live.
+    stream than constructing on the device. Given `device=`, these factories allocate and
+    fill the tensor on the device itself; construct the tensor where it will live.
+
+    Tensors made from data (`torch.tensor(data)`, `torch.as_tensor(array)`,
+    `torch.from_numpy(array)`) are not reported: the data is in host memory, so PyTorch
+    builds the tensor on the CPU and copies it to the device even when `device=` is passed
+    (`torch.tensor(data, device="cuda")` does exactly what `torch.tensor(data).cuda()`
+    does), and moving the device into the call saves nothing.
 
     ## Example
     ```python
@@ -62,7 +73,7 @@ class TransferAfterConstruction(Rule):
 
     ## Fix safety
     The fix moves the device into the factory's `device=` argument. For factories that fill
-    in given or computed values (`zeros`, `ones`, `arange`, `tensor`, ...) it is safe: the
+    in given or computed values (`zeros`, `ones`, `full`, `arange`, ...) it is safe: the
     result has the same values, dtype and device. For random factories (`rand`, `randn`,
     `randint`, `randperm`) it is unsafe: the CPU and CUDA generators draw different numbers
     from the same seed, so a seeded run computes something else after the fix. It is not
@@ -73,6 +84,7 @@ class TransferAfterConstruction(Rule):
     ## References
     - [Tensor creation ops](https://pytorch.org/docs/stable/torch.html#creation-ops)
     - [CUDA semantics: best practices](https://pytorch.org/docs/stable/notes/cuda.html#best-practices)
+    - [`torch.tensor` builds on the CPU, then moves to the device (pytorch/pytorch, `torch/csrc/utils/tensor_new.h`)](https://github.com/pytorch/pytorch/blob/main/torch/csrc/utils/tensor_new.h)
     """
 
     code = "TCK201"
@@ -136,6 +148,17 @@ def init_vectors(shape, seed, device):
         ),
         Valid(
             """
+import numpy as np
+import torch
+from torch import tensor
+labels = tensor([1, 2, 3]).to("cuda:0")
+anchors = torch.tensor(cfg.ANCHORS, dtype=torch.float32).to(device)
+boxes = torch.as_tensor(np.stack(targets)).cuda()
+scale = torch.tensor(0.5).to(device)
+"""
+        ),
+        Valid(
+            """
 import torch
 def randn_tensor(shape, generator, device, dtype):
     return torch.randn(shape, generator=generator, device="cpu", dtype=dtype).to(device)
@@ -167,12 +190,12 @@ def f(n, device):
         ),
         Invalid(
             """
-from torch import tensor
-labels = tensor([1, 2, 3]).to("cuda:0")  # TCK201
+from torch import full
+padding = full((4, 4), -1.0).to("cuda:0")  # TCK201
 """,
             expected_replacement="""
-from torch import tensor
-labels = tensor([1, 2, 3], device="cuda:0")  # TCK201
+from torch import full
+padding = full((4, 4), -1.0, device="cuda:0")  # TCK201
 """,
         ),
         Invalid(

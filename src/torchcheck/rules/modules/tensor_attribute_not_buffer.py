@@ -7,8 +7,8 @@ import libcst as cst
 from torchcheck.lint import torch_api
 from torchcheck.lint.context import LintContext
 from torchcheck.lint.exports import moved_attributes, setting_path
-from torchcheck.lint.kinds import TENSOR_KINDS
-from torchcheck.lint.nodes import dotted_name, is_none
+from torchcheck.lint.kinds import TENSOR_KINDS, Kind
+from torchcheck.lint.nodes import dotted_name, is_none, keyword_argument
 from torchcheck.lint.project import (
     MOVED_BY_APPLY,
     NO,
@@ -28,14 +28,29 @@ _LEAVING_TENSORS = torch_api.NUMBER_METHODS | {"tolist", "numpy", "item"}
 # Methods that, defined on the module, take over device moves or state.
 _HANDLING_METHODS = frozenset({"_apply", "to", "cuda", "_save_to_state_dict", "state_dict"})
 _THIS_FILE = Symbol(None, "")
+# A tensor that `__init__` already puts on a device is where the model runs, until the model
+# is moved, cast or replicated: then it stays behind.
+_PLACED_MESSAGE = (
+    "Tensor put on a device in `__init__` but stored as a plain module attribute: later `.to()`/`.half()` "
+    "calls and `DataParallel` replicas leave it behind; use `register_buffer`"
+)
+
+
+@dataclass(frozen=True)
+class _Candidate:
+    """A tensor attribute ``__init__`` builds: reported unless something handles it."""
+
+    assignment: cst.CSTNode
+    attribute: str
+    setting: str | None  # the setting a `torch.tensor(cfg.MODEL.WEIGHT)` holds, if one
+    placed: bool  # built on, or moved to, a device (`torch.ones(n, device=device)`, `.to(device)`)
 
 
 @dataclass
 class _ClassState:
     name: str
     bases: frozenset[str]  # the base classes as spelled (`Detect`, `nn.Module`)
-    # (assignment, attribute, the setting a `torch.tensor(cfg.MODEL.WEIGHT)` holds, if one)
-    candidates: list[tuple[cst.CSTNode, str, str | None]] = field(default_factory=list)
+    candidates: list[_Candidate] = field(default_factory=list)
     handled: set[str] = field(default_factory=set)  # registered, rebound or moved by hand
     handles_everything: bool = False
 
@@ -72,6 +87,10 @@ def _number_defaults(function: cst.FunctionDef) -> set[str]:
     }
 
 
+def _names_cpu(expression: cst.BaseExpression) -> bool:
+    return isinstance(expression, cst.SimpleString) and expression.evaluated_value == "cpu"
+
+
 def _base_names(node: cst.ClassDef) -> frozenset[str]:
     return frozenset(name for base in node.bases if (name := dotted_name(base.value)) is not None)
 
@@ -105,6 +124,14 @@ class TensorAttributeNotBuffer(ModuleClassRule):
     default of the project sets to a number: `torch.tensor(cfg.MODEL.POS_WEIGHT)` after
     `cfg.MODEL.POS_WEIGHT = 1.5`) is not reported: PyTorch combines a CPU scalar tensor with
     tensors on any device.
+
+    A tensor that `__init__` already puts on a device (`torch.ones(n, device=device)`,
+    `torch.tensor(anchors).to(device)`) is where the model runs as long as the model stays
+    there, so the first forward works; it is reported with a message that names what still
+    goes wrong: a later `model.to(other_device)`, `.cpu()`, `.half()` or `.to(dtype)`
+    leaves it behind, and `DataParallel` gives every replica the same tensor on the first
+    GPU (a replica copies the module's plain attributes and moves only its parameters and
+    buffers), so the replicas on the other GPUs fail with a device mismatch.
 
     ## Example
     ```python
@@ -320,6 +347,18 @@ class Embedding(nn.Module):
             """
 import torch
 from torch import nn
+class PositionalEncoding(nn.Module):
+    def __init__(self, d_model, max_len, device):
+        super().__init__()
+        self.encoding = torch.zeros(max_len, d_model, device=device)  # TCK606
+        self.anchors = torch.tensor([[10, 13], [16, 30]]).float().to(device)  # TCK606
+        self.causal = torch.tril(torch.ones(max_len, max_len, device=device)).bool()  # TCK606
+"""
+        ),
+        Invalid(
+            """
+import torch
+from torch import nn
 
 def add_head_config(cfg):
     cfg.MODEL.HEAD.PIXEL_MEAN = [103.53, 116.28, 123.675]
@@ -360,9 +399,11 @@ class Head(nn.Module):
         for state in self._finished:
             if self._inherits_handling(state, by_name):
                 continue
-            for assignment, attribute, setting in state.candidates:
+            for candidate in state.candidates:
+                attribute = candidate.attribute
                 if attribute not in state.handled and attribute not in self._moved_by_apply:
-                    self.report(assignment, conditions=_conditions(attribute, setting))
+                    message = _PLACED_MESSAGE if candidate.placed else None
+                    self.report(candidate.assignment, message, conditions=_conditions(attribute, candidate.setting))
 
     def _inherits_handling(self, state: _ClassState, by_name: dict[str, _ClassState]) -> bool:
         seen: set[str] = set()
@@ -443,6 +484,36 @@ class Head(nn.Module):
             return None
         return setting_path(value.args[0].value)
 
+    def _placed(self, value: cst.BaseExpression) -> bool:
+        """The tensor ``value`` builds is put on a device: a factory given ``device=``
+        (other than ``"cpu"``), or ``.cuda()`` / ``.to(...)`` with something other than a
+        dtype, anywhere along its chain of method calls, indexing and arithmetic."""
+        if isinstance(value, cst.BinaryOperation):
+            return self._placed(value.left) or self._placed(value.right)
+        if isinstance(value, cst.Subscript):
+            return self._placed(value.value)
+        if isinstance(value, cst.IfExp):
+            branches = [branch for branch in (value.body, value.orelse) if not is_none(branch)]
+            return all(self._placed(branch) for branch in branches)
+        if not isinstance(value, cst.Call):
+            return False
+        if isinstance(value.func, cst.Attribute) and self.context.call_name(value) is None:
+            method = value.func.attr.value
+            return method == "cuda" or (method == "to" and self._to_device(value)) or self._placed(value.func.value)
+        if self.context.call_name(value) in torch_api.TENSOR_OPS:  # `torch.tril(torch.ones(n, n, device=d))`
+            return any(self._placed(argument.value) for argument in value.args if argument.keyword is None)
+        device = keyword_argument(value, "device")
+        return device is not None and not is_none(device.value) and not _names_cpu(device.value)
+
+    def _to_device(self, call: cst.Call) -> bool:
+        """``.to(device)``, ``.to(other_tensor)``, ``.to(device, dtype)``: not ``.to(torch.float16)``."""
+        first = call.args[0] if call.args else None
+        if first is None or first.star:
+            return False
+        if first.keyword is not None:
+            return first.keyword.value in ("device", "other") and not _names_cpu(first.value)
+        return self.context.kind_of(first.value) is not Kind.DTYPE and not _names_cpu(first.value)
+
     def _helper_returns_tensor(self, call: cst.Call) -> bool:
         """A function of this file whose summary returns a tensor. One known to be a tensor
         only through ``.transpose()``/``.T`` is left out: NumPy arrays have those too."""
@@ -480,7 +551,7 @@ class Head(nn.Module):
         frame = self.class_frame
         in_init = frame is not None and len(frame.functions) == 1 and frame.functions[0].name.value == "__init__"
         if in_init and self._tensor_built(value):
-            state.candidates.append((statement, attribute, self._tensor_of_setting(value)))
+            state.candidates.append(_Candidate(statement, attribute, self._tensor_of_setting(value), self._placed(value)))
         else:
             state.handled.add(attribute)  # rebound to a Parameter, or runtime state set by other methods
 
