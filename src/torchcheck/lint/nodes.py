@@ -7,7 +7,11 @@ business), ``argument_for(call, 0, "input")`` maps an argument the way Python wo
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterator
+
 import libcst as cst
+
+from torchcheck.lint.walker import children
 
 
 def source_text(node: cst.CSTNode) -> str:
@@ -105,3 +109,38 @@ def runs_a_parent_initialiser(call: cst.Call) -> bool:
     if type(receiver) is cst.Call and type(receiver.func) is cst.Name and receiver.func.value == "super":
         return len(receiver.args) != 1 or bool(receiver.args[0].star)
     return True
+
+
+def subtree(
+    root: cst.CSTNode, prune: Callable[[cst.CSTNode], bool] | None = None, *, attribute_names: bool = True
+) -> Iterator[cst.CSTNode]:
+    """``root`` and every node under it, parents before children; nothing is yielded from
+    under a node for which ``prune`` holds (the node itself is). Without ``attribute_names``
+    the name of an attribute (``item`` in ``loss.item``) is left out: it is no variable."""
+    stack = [root]
+    while stack:
+        node = stack.pop()
+        yield node
+        if prune is not None and prune(node):
+            continue
+        if not attribute_names and type(node) is cst.Attribute:
+            stack.append(node.value)  # type: ignore[attr-defined]
+        else:
+            stack.extend(reversed(children(node)))
+
+
+def names_read(expression: cst.CSTNode) -> list[cst.Name]:
+    """The plain variable names an expression reads, in order: ``flag`` and ``rank`` in
+    ``flag and args.rank == 0`` but not ``rank`` (an attribute name); a lambda's body is not
+    read when the expression is evaluated."""
+    found: list[cst.Name] = []
+    stack = [expression]
+    while stack:
+        node = stack.pop()
+        if type(node) is cst.Name:
+            found.append(node)  # type: ignore[arg-type]
+        elif type(node) is cst.Attribute:
+            stack.append(node.value)  # type: ignore[attr-defined]
+        elif type(node) is not cst.Lambda:
+            stack.extend(reversed(children(node)))
+    return found

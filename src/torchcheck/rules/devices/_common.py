@@ -16,8 +16,8 @@ import libcst as cst
 
 from torchcheck.lint.context import Loop
 from torchcheck.lint.flow import BODY, LOOP, Path
+from torchcheck.lint.nodes import subtree
 from torchcheck.lint.rule import Rule
-from torchcheck.lint.walker import children
 
 # Identifier words that mark a condition as "only now and then" (logging, progress output).
 _PERIODIC_WORDS = frozenset(
@@ -28,16 +28,11 @@ _WORD_SPLIT = re.compile(r"[_.]|(?<=[a-z])(?=[A-Z])")
 
 def is_periodic_condition(test: cst.BaseExpression) -> bool:
     """``step % N == 0``, ``should_log``, ``args.log_interval and ...``: true now and then."""
-    stack: list[cst.CSTNode] = [test]
-    while stack:
-        node = stack.pop()
+    for node in subtree(test, prune=lambda node: isinstance(node, cst.Lambda)):
         if isinstance(node, cst.BinaryOperation) and isinstance(node.operator, cst.Modulo):
             return True
         if isinstance(node, cst.Name) and _has_periodic_word(node.value):
             return True
-        if isinstance(node, cst.Lambda):
-            continue
-        stack.extend(children(node))
     return False
 
 

@@ -13,10 +13,9 @@ from torchcheck.lint.distributed import (
     sets_up_process_group,
 )
 from torchcheck.lint.flow import BODY, Branch, Function
-from torchcheck.lint.nodes import argument_for, dotted_name
+from torchcheck.lint.nodes import argument_for, dotted_name, subtree
 from torchcheck.lint.rule import Invalid, Rule, Valid
 from torchcheck.lint.summaries import bind_arguments
-from torchcheck.lint.walker import children
 
 _SAVE = "torch.save"
 _LITERALS = {"True": True, "False": False, "None": False}
@@ -430,14 +429,8 @@ def _names_handed(call: cst.Call) -> list[str]:
 def _defined_functions(module: cst.Module) -> frozenset[str]:
     """The names of every function defined in the module, at any depth (statements only are
     walked: functions are not defined inside expressions)."""
-    names = set()
-    stack: list[cst.CSTNode] = [module]
-    while stack:
-        node = stack.pop()
-        if isinstance(node, cst.FunctionDef):
-            names.add(node.name.value)
-        stack.extend(child for child in children(node) if isinstance(child, _STATEMENT_PARTS))
-    return frozenset(names)
+    statements = subtree(module, prune=lambda node: node is not module and not isinstance(node, _STATEMENT_PARTS))
+    return frozenset(node.name.value for node in statements if isinstance(node, cst.FunctionDef))
 
 
 def _is_static(function: Function) -> bool:

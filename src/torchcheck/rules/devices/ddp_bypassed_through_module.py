@@ -4,9 +4,8 @@ import libcst as cst
 
 from torchcheck.lint.context import LintContext
 from torchcheck.lint.distributed import DDP_CLASSES, is_ddp_name
-from torchcheck.lint.nodes import source_text
+from torchcheck.lint.nodes import source_text, subtree
 from torchcheck.lint.rule import Invalid, Rule, Valid
-from torchcheck.lint.walker import children
 
 _MESSAGE = (
     "`{call}` runs the model around `DistributedDataParallel`, and its result reaches `backward()` at line {line}: "
@@ -285,17 +284,10 @@ def _unwraps_checked_wrapper(context: LintContext, expression: cst.IfExp) -> boo
 def _subtree(root: cst.CSTNode) -> list[cst.CSTNode]:
     """The nodes of ``root`` a gradient can flow through: not into functions, nor behind
     ``.detach()`` or ``.item()``."""
-    nodes, stack = [], [root]
-    while stack:
-        node = stack.pop()
-        nodes.append(node)
-        if _cuts_the_graph(node):
-            continue
-        if isinstance(node, cst.Attribute):
-            stack.append(node.value)  # `loss.item`: the attribute name is not a variable
-        elif not isinstance(node, (cst.Lambda, cst.FunctionDef)):
-            stack.extend(children(node))
-    return nodes
+    def stops_the_gradient(node: cst.CSTNode) -> bool:
+        return _cuts_the_graph(node) or isinstance(node, (cst.Lambda, cst.FunctionDef))
+
+    return list(subtree(root, prune=stops_the_gradient, attribute_names=False))
 
 
 def _cuts_the_graph(node: cst.CSTNode) -> bool:

@@ -6,8 +6,8 @@ import libcst as cst
 
 from torchcheck.lint.flow import BoundName, Event, encloses
 from torchcheck.lint.kinds import Kind, conventional_kind
+from torchcheck.lint.nodes import names_read
 from torchcheck.lint.rule import Invalid, Valid
-from torchcheck.lint.walker import children
 from torchcheck.rules.devices._common import PerStepCallRule, is_periodic_condition
 
 if TYPE_CHECKING:
@@ -16,22 +16,6 @@ if TYPE_CHECKING:
 _EMPTY_CACHE = frozenset({"torch.cuda.empty_cache", "torch.cuda.memory.empty_cache", "torch.mps.empty_cache", "torch.xpu.empty_cache"})
 # How many assignments to follow back from a condition's name (`log_now = is_step`, `is_step = step % 10 == 0`).
 _FLAG_DEPTH = 3
-
-
-def _names_read(expression: cst.BaseExpression) -> list[cst.Name]:
-    """The plain names an expression reads (``flag`` in ``flag and rank == 0``; not ``every``
-    in ``args.every``)."""
-    found: list[cst.Name] = []
-    stack: list[cst.CSTNode] = [expression]
-    while stack:
-        node = stack.pop()
-        if isinstance(node, cst.Name):
-            found.append(node)
-        elif isinstance(node, cst.Attribute):
-            stack.append(node.value)
-        elif not isinstance(node, cst.Lambda):
-            stack.extend(children(node))
-    return found
 
 
 def _deleted_names(target: cst.BaseExpression) -> list[str]:
@@ -255,7 +239,7 @@ for x, y in loader:
     def is_periodic(self, test: cst.BaseExpression) -> bool:
         """``if export_now:`` where ``export_now = step % every == 0`` is as periodic as the
         inline condition: follow each name to the assignment that surely reaches it."""
-        return is_periodic_condition(test) or any(self._bound_to_periodic(name.value, None, _FLAG_DEPTH) for name in _names_read(test))
+        return is_periodic_condition(test) or any(self._bound_to_periodic(name.value, None, _FLAG_DEPTH) for name in names_read(test))
 
     def _bound_to_periodic(self, name: str, reader: BoundName | None, depth: int) -> bool:
         binding = self.context.flow.reaching_binding(name, reader)
@@ -263,7 +247,7 @@ for x, y in loader:
             return False
         if is_periodic_condition(binding.value):
             return True
-        return depth > 1 and any(self._bound_to_periodic(inner.value, binding, depth - 1) for inner in _names_read(binding.value))
+        return depth > 1 and any(self._bound_to_periodic(inner.value, binding, depth - 1) for inner in names_read(binding.value))
 
     def visit_Del(self, node: cst.Del) -> None:
         if self.context.loops and any(self._is_module(name) for name in _deleted_names(node.target)):

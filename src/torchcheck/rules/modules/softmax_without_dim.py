@@ -6,9 +6,8 @@ import libcst as cst
 
 from torchcheck.lint import torch_api
 from torchcheck.lint.context import LintContext
-from torchcheck.lint.nodes import argument_for, keyword_argument, method_call
+from torchcheck.lint.nodes import argument_for, keyword_argument, method_call, subtree
 from torchcheck.lint.rule import Invalid, Rule, Valid
-from torchcheck.lint.walker import children
 
 # softmax(input, dim=None, _stacklevel=3, dtype=None): a missing dim is guessed (deprecated).
 _FUNCTIONAL = frozenset(f"torch.nn.functional.{name}" for name in ("softmax", "log_softmax", "softmin"))
@@ -242,9 +241,7 @@ layer = Softmin()  # TCK608
 
 def _attribute_reads(module: cst.Module | None) -> Counter[tuple[str, str]]:
     reads: Counter[tuple[str, str]] = Counter()
-    pending: list[cst.CSTNode] = [module] if module is not None else []
-    while pending:
-        node = pending.pop()
+    for node in subtree(module) if module is not None else ():
         if isinstance(node, cst.Attribute):
             reads[_owner_and_name(node)] += 1
         elif isinstance(node, cst.SimpleString):
@@ -253,7 +250,6 @@ def _attribute_reads(module: cst.Module | None) -> Counter[tuple[str, str]]:
             for target in _targets(node):
                 if isinstance(target, cst.Attribute):
                     reads[_owner_and_name(target)] -= 1  # the store is walked below as an Attribute
-        pending.extend(children(node))
     return reads
 
 

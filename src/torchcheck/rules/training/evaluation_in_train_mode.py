@@ -10,7 +10,7 @@ from torchcheck.lint import torch_api
 from torchcheck.lint.context import LintContext, Loop
 from torchcheck.lint.flow import Event
 from torchcheck.lint.kinds import Kind
-from torchcheck.lint.nodes import dotted_name, source_text
+from torchcheck.lint.nodes import dotted_name, source_text, subtree
 from torchcheck.lint.rule import Invalid, Rule, Valid
 from torchcheck.lint.summaries import (
     ANONYMOUS,
@@ -20,7 +20,6 @@ from torchcheck.lint.summaries import (
     ResolvedCall,
     spelled,
 )
-from torchcheck.lint.walker import children
 
 _MESSAGE = "`{call}` runs `{module}` in training mode in an evaluation {scope}: {why}; dropout and batch-norm statistics stay live"
 _BUILT_HERE = "it is built here and never switched to `eval()`"
@@ -169,15 +168,8 @@ def _covers(switched: str, called: str) -> bool:
 
 def _dotted_names_in(expression: cst.CSTNode) -> set[str]:
     """The dotted names in ``expression`` (``model`` and ``model.module`` in ``model.module``)."""
-    found: set[str] = set()
-    stack: list[cst.CSTNode] = [expression]
-    while stack:
-        node = stack.pop()
-        name = dotted_name(node) if isinstance(node, (cst.Name, cst.Attribute)) else None
-        if name is not None:
-            found.add(name)
-        stack.extend(children(node))
-    return found
+    spelled = (dotted_name(node) for node in subtree(expression) if isinstance(node, (cst.Name, cst.Attribute)))
+    return {name for name in spelled if name is not None}
 
 
 def _one_line(node: cst.CSTNode) -> str:

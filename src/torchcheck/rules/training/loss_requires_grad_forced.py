@@ -8,9 +8,8 @@ from torchcheck.lint import torch_api
 from torchcheck.lint.context import LintContext
 from torchcheck.lint.flow import Event
 from torchcheck.lint.kinds import Kind
-from torchcheck.lint.nodes import dotted_name, source_text
+from torchcheck.lint.nodes import dotted_name, source_text, subtree
 from torchcheck.lint.rule import Invalid, Rule, Valid
-from torchcheck.lint.walker import children
 
 _BACKPROPAGATED_AT = (
     "`{forced}` silences the missing-graph error instead of fixing it: `{name}` without a graph becomes "
@@ -263,18 +262,24 @@ class Trainer:
         under ``no_grad`` - in the expression or, two names deep, in what its names were bound
         to. ``requires_grad_()`` on a value with a graph is a no-op, so only then is it hiding
         anything. A value forced right there (``out.detach().requires_grad_()``) has a graph."""
-        stack: list[cst.CSTNode] = [expression]
-        while stack:
-            node = stack.pop()
+        with_graph: set[cst.CSTNode] = set()
+
+        def has_graph(node: cst.CSTNode) -> bool:
+            """A forced leaf, or what may be a model's output."""
             if _forces_requires_grad(node) or self._may_add_parameters(node):
-                continue  # a forced leaf, or what may be a model's output: both have a graph
+                with_graph.add(node)
+                return True
+            return False
+
+        for node in subtree(expression, prune=has_graph):
+            if node in with_graph:
+                continue
             if isinstance(node, cst.Attribute) and node.attr.value == "data":
                 return True
             if isinstance(node, cst.Call) and self._cuts(node):
                 return True
             if isinstance(node, cst.Name) and depth < _MAX_CUT_DEPTH and self._bound_without_graph(node.value, depth):
                 return True
-            stack.extend(children(node))
         return False
 
     def _may_add_parameters(self, node: cst.CSTNode) -> bool:
@@ -410,14 +415,7 @@ def _is_scale_call(expression: cst.BaseExpression) -> bool:
 
 
 def _names_in(expression: cst.CSTNode) -> set[str]:
-    found: set[str] = set()
-    stack: list[cst.CSTNode] = [expression]
-    while stack:
-        node = stack.pop()
-        if isinstance(node, cst.Name):
-            found.add(node.value)
-        stack.extend(children(node))
-    return found
+    return {node.value for node in subtree(expression) if isinstance(node, cst.Name)}
 
 
 def _one_line(node: cst.CSTNode) -> str:

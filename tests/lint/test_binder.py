@@ -1,0 +1,91 @@
+"""The binder answers after the walk: parents, enclosing statements and loops, scopes by
+Python's rules, the bindings that may reach a use, and every reference to a binding."""
+
+from __future__ import annotations
+
+import textwrap
+
+import libcst as cst
+
+from torchcheck.lint.binder import Binder
+
+CODE = '''
+import torch
+from torch import nn
+
+scale = 2
+
+class Net(nn.Module):
+    scale = 3
+
+    def forward(self, x):
+        return x * scale
+
+def train(model, loader, epochs):
+    loss = None
+    for epoch in range(epochs):
+        for x in loader:
+            if loss is not None:
+                print(loss)
+            loss = model(x).sum()
+    squares = [x * x for x in range(3)]
+    return loss, squares
+'''
+
+
+def _names(module: cst.Module, value: str) -> list[cst.Name]:
+    found: list[cst.Name] = []
+
+    class Collect(cst.CSTVisitor):
+        def visit_Name(self, node: cst.Name) -> None:
+            if node.value == value:
+                found.append(node)
+
+    module.visit(Collect())
+    return found
+
+
+def _setup() -> tuple[cst.Module, Binder]:
+    module = cst.parse_module(textwrap.dedent(CODE))
+    return module, Binder(module)
+
+
+def test_a_method_reads_the_module_level_name_not_the_class_attribute() -> None:
+    module, binder = _setup()
+    scale_in_forward = _names(module, "scale")[-1]
+    (binding,) = binder.bindings_of("scale", binder.scope_of(scale_in_forward))
+    assert binder.scope_of(binding.node) is binder.module_scope
+    assert scale_in_forward in binding.references
+
+
+def test_a_use_in_a_loop_is_reached_by_a_binding_later_in_the_loop() -> None:
+    module, binder = _setup()
+    printed = next(name for name in _names(module, "loss") if isinstance(binder.parent(name), cst.Arg))
+    reaching = binder.bindings_before(printed)
+    assert [binder.statement_of(b.node).value.__class__.__name__ for b in reaching] == ["Name", "Call"]
+
+
+def test_enclosing_questions() -> None:
+    module, binder = _setup()
+    printed = next(name for name in _names(module, "loss") if isinstance(binder.parent(name), cst.Arg))
+    assert isinstance(binder.statement_of(printed), cst.Expr)
+    loops = binder.loops_around(printed)
+    assert [type(loop).__name__ for loop in loops] == ["For", "For"]
+    assert binder.enclosing(printed, cst.FunctionDef).name.value == "train"
+
+
+def test_a_comprehension_variable_lives_in_its_own_scope() -> None:
+    module, binder = _setup()
+    loop_x = _names(module, "x")[2]  # `for x in loader`
+    comprehension_x = _names(module, "x")[-1]  # `for x in range(3)`
+    loop_binding = binder.binding_made_by(loop_x)
+    assert loop_binding is not None and comprehension_x not in loop_binding.references
+    assert binder.scope_of(comprehension_x) is not loop_binding.scope
+
+
+def test_imports_are_bindings_and_attribute_names_are_no_references() -> None:
+    module, binder = _setup()
+    (nn_binding,) = binder.bindings_of("nn", binder.module_scope)
+    assert len(nn_binding.references) == 1  # `nn.Module`; `Module` is an attribute name
+    (torch_binding,) = binder.bindings_of("torch", binder.module_scope)
+    assert torch_binding.references == []
