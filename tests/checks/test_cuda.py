@@ -28,7 +28,7 @@ pytestmark = pytest.mark.cuda
 FORKED_RANK_PROBE = """
 import json
 import torch
-from torchcheck._distributed_runner import run_forked
+from torchcheck.checks._rank_runner import run_forked
 from torchcheck.checks.devices import available_devices
 from torchcheck.checks.state import preserved_state
 

@@ -12,7 +12,7 @@ import torch
 from torch import nn
 
 from torchcheck import CheckFailed, assert_reproducible
-from torchcheck._localize_setting import localize_level
+from torchcheck.checks._localize_setting import localize_level
 
 _drift = itertools.count(1)
 _shared_generator = torch.Generator().manual_seed(0)  # keeps its state from one run to the next

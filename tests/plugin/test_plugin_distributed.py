@@ -25,10 +25,10 @@ import torch
 import torch.distributed  # noqa: F401
 import torch.nn.parallel  # noqa: F401
 
-import torchcheck._distributed_plugin as distributed_plugin
+import torchcheck.plugin.distributed as distributed_plugin
 import torchcheck.checks.devices as devices_module
-from torchcheck import _distributed_runner as runner
-from torchcheck._distributed_support import (
+from torchcheck.checks import _rank_runner as runner
+from torchcheck.plugin.distributed_plan import (
     DistributedPlan,
     DistributedRequest,
     LaunchedWorld,
@@ -38,7 +38,7 @@ from torchcheck._distributed_support import (
     plan_distributed,
     rank_device,
 )
-from torchcheck._plugin_support import DeviceUnavailableError, FoundDevices, SettingError
+from torchcheck.plugin.support import DeviceUnavailableError, FoundDevices, SettingError
 
 pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="ranks are checked through /proc")
 
@@ -648,7 +648,7 @@ def test_no_rank_outlives_its_supervisor_interrupted_or_killed_during_a_hang(
 
 PARALLEL_WORK_AFTER_FORK = """
 import torch
-from torchcheck._distributed_runner import run_forked
+from torchcheck.checks._rank_runner import run_forked
 
 def parallel_work(rank):
     torch.randn(4_000_000).exp_().sum()  # large enough for an OpenMP parallel region

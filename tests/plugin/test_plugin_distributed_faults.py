@@ -26,8 +26,8 @@ import torch
 import torch.distributed as dist
 import torch.nn.parallel  # noqa: F401
 
-import torchcheck._distributed_plugin as distributed_plugin
-from torchcheck import _distributed_runner as runner
+import torchcheck.plugin.distributed as distributed_plugin
+from torchcheck.checks import _rank_runner as runner
 
 pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="processes are found through /proc")
 

@@ -46,7 +46,14 @@ def test_loading_the_plugin_after_pytest_adds_only_torchcheck_modules_and_builds
         [sys.executable, "-c", LOAD_FOOTPRINT], capture_output=True, text=True, check=True
     )
     added, dataclasses_built = result.stdout.splitlines()
-    assert added.split() == ["torchcheck", "torchcheck._plugin_support", "torchcheck.plugin"]
+    assert added.split() == [
+        "torchcheck",
+        "torchcheck.checks",
+        "torchcheck.checks._localize_setting",  # owns the localize levels the option offers
+        "torchcheck.plugin",
+        "torchcheck.plugin.options",
+        "torchcheck.plugin.support",
+    ]
     assert dataclasses_built == "none"
 
 

@@ -65,7 +65,7 @@ def test_a_suite_that_does_not_turn_the_plugin_on_never_imports_its_hooks(
         def test_nothing_of_the_plugin_is_loaded(request):
             assert request.config.pluginmanager.hasplugin("torchcheck")
             assert not request.config.pluginmanager.hasplugin("torchcheck-hooks")
-            assert "torchcheck._plugin_hooks" not in sys.modules
+            assert "torchcheck.plugin.hooks" not in sys.modules
         """
     )
     pytester.runpytest_subprocess("-p", "no:cacheprovider").assert_outcomes(passed=1)

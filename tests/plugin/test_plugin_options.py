@@ -6,7 +6,7 @@ import re
 
 import pytest
 
-from torchcheck._plugin_support import derive_seed
+from torchcheck.plugin.support import derive_seed
 
 SEED_PROBE = """
 def test_probe(seeded):

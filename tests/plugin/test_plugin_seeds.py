@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 import torch
 
-from torchcheck._plugin_support import derive_seed
+from torchcheck.plugin.support import derive_seed
 from torchcheck.checks.devices import available_devices
 
 RECORDING_SUITE = """

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import pytest
 
-from torchcheck._plugin_support import (
+from torchcheck.plugin.support import (
     DeviceUnavailableError,
     FoundDevices,
     RawSettings,

@@ -60,7 +60,7 @@ def test_workers_keep_the_callers_mask_in_a_run_that_did_not_turn_the_plugin_on(
 
 
 def _a_device_kind_this_machine_lacks() -> str:
-    from torchcheck._plugin_support import DEVICE_KINDS
+    from torchcheck.plugin.support import DEVICE_KINDS
     from torchcheck.checks.devices import available_devices
 
     found = {device.type for device in available_devices()}

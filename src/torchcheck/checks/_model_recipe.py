@@ -21,8 +21,8 @@ from typing import Any
 import torch
 from torch import nn
 
-from torchcheck._model_config import FLOAT_DTYPES, ModelSpec, TensorSpec, hf_computes_loss
 from torchcheck.checks._compare import map_tensors
+from torchcheck.checks._model_config import FLOAT_DTYPES, ModelSpec, TensorSpec, hf_computes_loss
 from torchcheck.checks.errors import NotApplicable
 from torchcheck.checks.seeding import seeded
 

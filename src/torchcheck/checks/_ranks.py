@@ -23,7 +23,7 @@ from torch.distributed.device_mesh import DeviceMesh
 from torch.distributed.fsdp import fully_shard
 from torch.nn.parallel import DistributedDataParallel
 
-from torchcheck import _distributed_runner as runner
+from torchcheck.checks import _rank_runner as runner
 from torchcheck.checks.errors import CheckFailed
 
 __tracebackhide__ = True  # pytest shows a failure from the caller's line, without this module's frames

@@ -4,7 +4,7 @@
 :class:`ModelReport`; the pytest plugin's zero-code items (``[tool.torchcheck.models]``)
 run one check each through :func:`run_check`. Both select checks with the same language
 (``"default"``, names, ``"-name"``) and decide what applies the same way
-(``torchcheck._model_config``). The checks run on copies of the model; afterwards
+(``torchcheck.checks._model_config``). The checks run on copies of the model; afterwards
 ``check_model`` compares parameters, buffers, gradients, ``requires_grad`` flags, module
 modes, the optimizer, the random generators and torch's global settings with a snapshot
 taken first, and an internal error names anything that leaked.
@@ -24,14 +24,14 @@ from typing import Any
 import torch
 from torch import nn
 
-from torchcheck._model_config import (
+from torchcheck.checks._compare import iter_tensors
+from torchcheck.checks._inputs import is_model_factory
+from torchcheck.checks._model_config import (
     RUNS_ON,
     Ingredients,
     select_checks,
     why_not_applicable,
 )
-from torchcheck.checks._compare import iter_tensors
-from torchcheck.checks._inputs import is_model_factory
 from torchcheck.checks._model_recipe import (
     ModelRecipe,
     batch_inputs,

@@ -21,7 +21,6 @@ import torch
 from torch.utils._python_dispatch import TorchDispatchMode
 from torch.utils._pytree import tree_flatten
 
-from torchcheck._localize_setting import localize_level
 from torchcheck.checks._compare import (
     callable_name,
     compare_structures,
@@ -29,6 +28,7 @@ from torchcheck.checks._compare import (
     indent,
     warn_uncompared,
 )
+from torchcheck.checks._localize_setting import localize_level
 from torchcheck.checks.errors import CheckFailed
 from torchcheck.checks.localize import where_it_starts
 from torchcheck.checks.seeding import seeded

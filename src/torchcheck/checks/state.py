@@ -32,7 +32,7 @@ from typing import Any, TypeVar
 import torch
 import torch.utils.deterministic
 
-from torchcheck._distributed_runner import is_forked_rank
+from torchcheck.checks._rank_runner import is_forked_rank
 
 __tracebackhide__ = True  # pytest shows a failure from the caller's line, without this module's frames
 __all__ = [

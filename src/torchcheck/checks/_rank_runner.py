@@ -11,6 +11,10 @@ does not survive a fork once the parent has initialised it, so GPU ranks are fre
 interpreters started by :func:`run_commands` and supervised the same way; they find
 their rank, the store and their result file in the environment (:func:`rank_environment`).
 
+The checks own this module; the plugin's ``distributed`` marker
+(``torchcheck.plugin.distributed``) uses it too. It imports neither pytest nor, at load,
+torch.
+
 Supervision. A rank that finishes writes its result and then keeps its process group
 open until every rank has finished, so a rank that skipped a collective leaves the others
 *waiting* in it (visibly) instead of failing on a closed connection. A rank that fails
@@ -125,7 +129,7 @@ _OUTPUT_LINES = 40
 
 _FRAME = re.compile(r'^\s*File "(?P<path>[^"]+)", line (?P<line>\d+) in (?P<function>\S+)')
 _TORCH_PACKAGE = re.compile(r"[/\\]torch[/\\]")
-_RUNNER_FRAME = re.compile(r"[/\\]torchcheck[/\\]_distributed_(runner|plugin)\.py$")
+_RUNNER_FRAME = re.compile(r"[/\\]torchcheck[/\\](checks[/\\]_rank_runner|plugin[/\\]distributed)\.py$")
 _HARNESS_FRAME = re.compile(r"[/\\](_pytest|pluggy)[/\\]")
 _DISTRIBUTED_PACKAGES = re.compile(r"[/\\]torch[/\\](distributed|nn[/\\]parallel)[/\\]")
 

@@ -35,10 +35,9 @@ from typing import Any, NamedTuple
 import pytest
 from _pytest.runner import runtestprotocol  # as pytest-forked does
 
-from torchcheck import _distributed_runner as runner
-from torchcheck._distributed_support import DistributedPlan
-from torchcheck._plugin_support import Settings
-from torchcheck.plugin import REPLAY_SECTION_TITLE
+from torchcheck.checks import _rank_runner as runner
+from torchcheck.plugin.distributed_plan import DistributedPlan
+from torchcheck.plugin.support import REPLAY_SECTION_TITLE, Settings
 
 __all__ = ["LaunchedRank", "RankRun", "run_distributed_item"]
 

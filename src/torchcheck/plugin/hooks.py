@@ -3,16 +3,17 @@
 ``torchcheck.plugin`` (the entry point) registers this module in ``pytest_configure`` when
 the run asks for it (``torchcheck = true`` in the ini file, ``--torchcheck`` or another
 torchcheck option on the command line), so a suite that never asked sees none of it. Read
-top to bottom in pytest's lifecycle order: configure -> header -> collection -> running
-distributed tests -> fixtures -> reports.
+top to bottom in pytest's lifecycle order: configure -> report header -> collection ->
+setup and call (distributed tests, fixtures, the state guard) -> reporting -> unconfigure.
 
 Loading this module imports neither torch nor libcst. torch is imported only when a test
 uses ``torch_device`` or ``seeded``, when a device is explicitly requested, or when the
 session has already imported it itself (the header and the state guard read it from
-``sys.modules``). The decisions themselves live in ``torchcheck._plugin_support`` as pure
-functions over counts, testable without a GPU. Distributed tests have their decisions in
-``torchcheck._distributed_support`` and their run-time machinery (starting ranks, merging
-their reports, joining a torchrun launch) in ``torchcheck._distributed_plugin``, both
+``sys.modules``). The decisions themselves live in ``torchcheck.plugin.support`` as pure
+functions over counts, testable without a GPU; what the session resolved once (settings,
+devices found) in ``torchcheck.plugin.session``. Distributed tests have their decisions in
+``torchcheck.plugin.distributed_plan`` and their run-time machinery (starting ranks, merging
+their reports, joining a torchrun launch) in ``torchcheck.plugin.distributed``, both
 imported only by a session that has such a test or runs as one rank of a launch.
 """
 
@@ -27,10 +28,12 @@ from typing import TYPE_CHECKING, Any
 import pytest
 
 from torchcheck import INSTALL_HINT
-from torchcheck._plugin_support import (
+from torchcheck.plugin.session import SETTINGS_KEY, found_devices, run_settings
+from torchcheck.plugin.support import (
     DEVICE_KINDS,
     DEVICES_NAMES,
     LOCALIZE_NAMES,
+    REPLAY_SECTION_TITLE,
     SEED_NAMES,
     STRICT_STATE_NAMES,
     DeviceUnavailableError,
@@ -38,6 +41,7 @@ from torchcheck._plugin_support import (
     RawSettings,
     SettingError,
     Settings,
+    TorchStateLeakWarning,
     check_requested_available,
     derive_seed,
     device_marker_skip_reason,
@@ -49,14 +53,13 @@ from torchcheck._plugin_support import (
     replay_section,
     resolve_settings,
 )
-from torchcheck.plugin import REPLAY_SECTION_TITLE, TorchStateLeakWarning
 
 if TYPE_CHECKING:
     import torch
 
-    from torchcheck._distributed_plugin import LaunchedRank
-    from torchcheck._distributed_support import DistributedPlan, LaunchedWorld
-    from torchcheck._golden_plugin import GoldenCurveRunner, GoldenSettings, GoldenSummary
+    from torchcheck.plugin.distributed import LaunchedRank
+    from torchcheck.plugin.distributed_plan import DistributedPlan, LaunchedWorld
+    from torchcheck.plugin.golden import GoldenCurveRunner, GoldenSettings, GoldenSummary
 
 # --- user-facing strings, defined once --------------------------------------------
 
@@ -86,9 +89,7 @@ TORCH_MISSING = (
 FIXTURES_WHAT = "using the torch_device or seeded fixture"
 DISTRIBUTED_WHAT = "a test marked distributed"
 
-# Annotated rather than subscripted (StashKey[Settings]()): no generic alias is built at import.
-_SETTINGS_KEY: pytest.StashKey[Settings] = pytest.StashKey()
-_FOUND_KEY: pytest.StashKey[FoundDevices] = pytest.StashKey()
+# Annotated rather than subscripted (StashKey[bool]()): no generic alias is built at import.
 _HEADER_SHOWN_KEY: pytest.StashKey[bool] = pytest.StashKey()
 _LAUNCHED_RANK_KEY: pytest.StashKey[LaunchedRank] = pytest.StashKey()
 _DISTRIBUTED_PLAN_KEY: pytest.StashKey[DistributedPlan] = pytest.StashKey()
@@ -113,7 +114,7 @@ def pytest_configure(config: pytest.Config) -> None:
         config.addinivalue_line("markers", doc)
     config.pluginmanager.register(_AfterDeselection(), "torchcheck-after-deselection")
     settings = _resolve_settings(config)
-    config.stash[_SETTINGS_KEY] = settings
+    config.stash[SETTINGS_KEY] = settings
     if settings.devices is not None and settings.devices != ("cpu",):
         # Explicitly requested devices must exist: fail now (exit code 4) rather than
         # let a GPU job go green by skipping everything. (A cpu is always there.)
@@ -122,7 +123,7 @@ def pytest_configure(config: pytest.Config) -> None:
             raise pytest.UsageError(missing)
         try:
             check_requested_available(
-                settings.devices, settings.devices_source or "", _found_devices(config)
+                settings.devices, settings.devices_source or "", found_devices(config)
             )
         except DeviceUnavailableError as error:
             raise pytest.UsageError(str(error)) from None
@@ -130,7 +131,7 @@ def pytest_configure(config: pytest.Config) -> None:
         _launched_rank(config)  # sets up reporting to a supervisor before any test runs
     _configure_golden(config)
     _configure_localize(config)
-    from torchcheck._model_items import configure as configure_model_items
+    from torchcheck.plugin.model_items import configure as configure_model_items
 
     configure_model_items(config)
 
@@ -156,7 +157,7 @@ def _resolve_settings(config: pytest.Config) -> Settings:
 def _configure_localize(config: pytest.Config) -> None:
     """Resolve ``--torchcheck-localize`` (CLI > env > ini) and make it the checks' default
     for this session; a bad value stops the run (exit code 4)."""
-    from torchcheck._localize_setting import parse_level, set_run_level
+    from torchcheck.checks._localize_setting import parse_level, set_run_level
 
     picked = first_setting(
         [
@@ -169,7 +170,7 @@ def _configure_localize(config: pytest.Config) -> None:
         return
     try:
         previous = set_run_level(parse_level(*picked))
-    except SettingError as error:
+    except ValueError as error:
         raise pytest.UsageError(str(error)) from None
     config.add_cleanup(lambda: set_run_level(previous))
 
@@ -185,38 +186,31 @@ def _ini_bool_text(config: pytest.Config, name: str) -> str | None:
     return str(value).lower() if isinstance(value, bool) else None
 
 
-def _settings(config: pytest.Config) -> Settings:
-    return config.stash.get(_SETTINGS_KEY, Settings())
+def _configure_golden(config: pytest.Config) -> None:
+    """Resolve the golden settings now, so a bad value stops the run (exit code 4)."""
+    from torchcheck.plugin.golden import GoldenSummary, resolve_golden_settings
 
-
-def _found_devices(config: pytest.Config) -> FoundDevices:
-    """What this machine has; probed once per session. Imports torch."""
-    found = config.stash.get(_FOUND_KEY, None)
-    if found is None:
-        found = _probe_devices()
-        config.stash[_FOUND_KEY] = found
-    return found
-
-
-def _probe_devices() -> FoundDevices:
     try:
-        from torchcheck.checks.devices import available_devices
-    except ModuleNotFoundError as error:
-        if error.name != "torch":
-            raise
-        return FoundDevices()  # without torch, no test here can use a GPU
-    devices = available_devices()
-    return FoundDevices(
-        cuda_count=sum(1 for d in devices if d.type == "cuda"),
-        mps_available=any(d.type == "mps" for d in devices),
-    )
+        config.stash[_GOLDEN_SETTINGS_KEY] = resolve_golden_settings(
+            config.getoption("torchcheck_update_golden", None),
+            config.getoption("torchcheck_golden_missing", None),
+            os.environ,
+            _ini_text(config, "torchcheck_golden_missing"),
+            _ini_text(config, "torchcheck_golden_dir"),
+            config.getini("torchcheck_golden_required"),
+        )
+    except SettingError as error:
+        raise pytest.UsageError(str(error)) from None
+    summary = GoldenSummary()
+    config.stash[_GOLDEN_SUMMARY_KEY] = summary
+    config.pluginmanager.register(summary, "torchcheck-golden-summary")
 
 
 def _launched() -> LaunchedWorld | None:
     """The launch this process is one rank of: torchrun's environment (or torchcheck's,
     for the ranks of a cuda run), or a process group the session already initialised."""
     if "RANK" in os.environ and "WORLD_SIZE" in os.environ:
-        from torchcheck._distributed_support import launched_world
+        from torchcheck.plugin.distributed_plan import launched_world
 
         try:
             return launched_world(os.environ)
@@ -225,7 +219,7 @@ def _launched() -> LaunchedWorld | None:
     distributed = sys.modules.get("torch.distributed")
     if distributed is None or not distributed.is_available() or not distributed.is_initialized():
         return None
-    from torchcheck._distributed_support import LaunchedWorld
+    from torchcheck.plugin.distributed_plan import LaunchedWorld
 
     rank, world_size = distributed.get_rank(), distributed.get_world_size()
     return LaunchedWorld(rank, world_size, rank, world_size)
@@ -234,7 +228,7 @@ def _launched() -> LaunchedWorld | None:
 def _launched_rank(config: pytest.Config) -> LaunchedRank:
     launched = config.stash.get(_LAUNCHED_RANK_KEY, None)
     if launched is None:
-        from torchcheck._distributed_plugin import LaunchedRank
+        from torchcheck.plugin.distributed import LaunchedRank
 
         launched = LaunchedRank(config)
         config.pluginmanager.register(launched, "torchcheck-launched-rank")
@@ -275,10 +269,10 @@ def _header_line(config: pytest.Config) -> str:
         return missing
     import torch
 
-    settings = _settings(config)
+    settings = run_settings(config)
     return format_header(
         torch_version=str(torch.__version__),
-        found=_found_devices(config),
+        found=found_devices(config),
         seed=settings.seed,
         seed_source=settings.seed_source,
         deterministic=torch.are_deterministic_algorithms_enabled(),
@@ -328,12 +322,12 @@ def _from_a_mark(metafunc: pytest.Metafunc, args: tuple[Any, ...], kwargs: dict[
 
 def _parametrize_torch_device(metafunc: pytest.Metafunc) -> None:
     config = metafunc.config
-    settings = _settings(config)
+    settings = run_settings(config)
     plan = plan_test_devices(
         _wanted_devices(metafunc.definition),
         settings.devices,
         settings.devices_source,
-        _found_devices(config),
+        found_devices(config),
     )
     params = [pytest.param(d, id=d, marks=getattr(pytest.mark, d)) for d in plan.run]
     params += [
@@ -376,7 +370,7 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     Items generated by ``torch_device`` are already planned. Devices are probed (which
     imports torch) only if some other test carries a device marker.
     """
-    settings = _settings(config)
+    settings = run_settings(config)
     _plan_distributed_tests(config, items)
     for item in items:
         if "golden_curve" in getattr(item, "fixturenames", ()):
@@ -389,7 +383,7 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
             if kind == "cpu" and (settings.devices is None or "cpu" in settings.devices):
                 continue  # cpu always exists: no need to import torch to know that
             reason = device_marker_skip_reason(
-                kind, settings.devices, settings.devices_source, _found_devices(config)
+                kind, settings.devices, settings.devices_source, found_devices(config)
             )
             if reason is not None:
                 item.add_marker(pytest.mark.skip(reason=reason))
@@ -420,13 +414,13 @@ def _plan_distributed_tests(config: pytest.Config, items: list[pytest.Item]) -> 
         for item, _ in marked:
             item.add_marker(pytest.mark.skip(reason=missing))
         return
-    from torchcheck._distributed_support import (
+    from torchcheck.plugin.distributed_plan import (
         distributed_device,
         parse_distributed_marker,
         plan_distributed,
     )
 
-    settings = _settings(config)
+    settings = run_settings(config)
     launched = _launched()
     for item, marker in marked:
         source = DISTRIBUTED_MARKER_SOURCE.format(nodeid=item.nodeid)
@@ -440,7 +434,7 @@ def _plan_distributed_tests(config: pytest.Config, items: list[pytest.Item]) -> 
         device = distributed_device(request, device_param, cuda_marked)
         if device == "cuda" and request.world_size >= 2:
             item.add_marker(pytest.mark.multi_gpu)
-        found = _found_devices(config) if device == "cuda" else FoundDevices()
+        found = found_devices(config) if device == "cuda" else FoundDevices()
         try:
             plan = plan_distributed(
                 request,
@@ -479,7 +473,7 @@ def _uses_torchcheck(item: pytest.Item) -> bool:
     return not _TORCHCHECK_FIXTURES.isdisjoint(getattr(item, "fixturenames", ()))
 
 
-# --- running distributed tests ------------------------------------------------------
+# --- setup and call: distributed tests, fixtures, the state guard ------------------
 
 
 @pytest.hookimpl(tryfirst=True)
@@ -492,9 +486,9 @@ def pytest_runtest_protocol(item: pytest.Item, nextitem: pytest.Item | None) -> 
     plan = item.stash.get(_DISTRIBUTED_PLAN_KEY, None)
     if plan is None or plan.in_place or plan.skip_reason is not None:
         return None
-    from torchcheck._distributed_plugin import run_distributed_item
+    from torchcheck.plugin.distributed import run_distributed_item
 
-    run_distributed_item(item, nextitem, plan, _settings(item.config))
+    run_distributed_item(item, nextitem, plan, run_settings(item.config))
     return True
 
 
@@ -510,9 +504,6 @@ def pytest_runtest_setup(item: pytest.Item) -> None:
         _launched_rank(item.config).join(item, plan)
 
 
-# --- fixtures -----------------------------------------------------------------------
-
-
 @pytest.fixture
 def torch_device(request: pytest.FixtureRequest) -> torch.device:
     """The device this run of the test uses; the test is parametrized over devices.
@@ -526,7 +517,7 @@ def torch_device(request: pytest.FixtureRequest) -> torch.device:
 
     device = getattr(request, "param", "cpu")
     if request.node.get_closest_marker("distributed") is not None:
-        from torchcheck._distributed_support import rank_device
+        from torchcheck.plugin.distributed_plan import rank_device
 
         device = rank_device(device, os.environ)  # each rank its own GPU
     return torch.device(device)
@@ -539,7 +530,7 @@ def seeded(request: pytest.FixtureRequest) -> Iterator[int]:
     _fail_without_torch("the seeded fixture")
     from torchcheck.checks.seeding import seeded as seeded_block
 
-    seed = derive_seed(_settings(request.config).seed, request.node.nodeid)
+    seed = derive_seed(run_settings(request.config).seed, request.node.nodeid)
     with seeded_block(seed, deterministic=True):
         yield seed
 
@@ -561,7 +552,7 @@ def world_size() -> int:
 def _torch_distributed(fixture: str) -> Any:
     """``torch.distributed``, once it is sure a process group is up."""
     _fail_without_torch(f"the {fixture} fixture")
-    from torchcheck._distributed_plugin import require_process_group
+    from torchcheck.plugin.distributed import require_process_group
 
     try:
         require_process_group(fixture)
@@ -576,6 +567,26 @@ def _fail_without_torch(fixture: str) -> None:
     missing = _missing_torch(fixture)
     if missing is not None:
         raise SetupProblem(missing, pytrace=False)
+
+
+@pytest.fixture
+def golden_curve(request: pytest.FixtureRequest) -> GoldenCurveRunner:
+    """``golden_curve(make_model, make_optimizer, step_fn, batches, *, name="curve",
+    steps=None, dtype=None, tolerance=None, metrics=None, seed_checkpoint=True,
+    scaler=None)``: train on the test's ``torch_device`` (cpu without one) with the test's
+    seed and compare with the golden curve of this machine's key
+    (``torchcheck.run_training`` + ``torchcheck.assert_golden_curve``); returns the curve.
+    ``--torchcheck-update-golden`` records instead of comparing."""
+    _fail_without_torch("the golden_curve fixture")
+    from torchcheck.plugin.golden import GoldenCurveRunner
+
+    settings = run_settings(request.config)
+
+    def device_requested(device_type: str) -> bool:
+        explicit = settings.devices_source in (DEVICES_NAMES.cli, DEVICES_NAMES.env)
+        return explicit and settings.devices is not None and device_type in settings.devices
+
+    return GoldenCurveRunner(request, request.config.stash[_GOLDEN_SETTINGS_KEY], settings.seed, device_requested)
 
 
 @pytest.fixture(autouse=True)
@@ -602,7 +613,7 @@ def _torchcheck_state_guard(request: pytest.FixtureRequest) -> Iterator[None]:
     if after == before:
         return
     restore_global_state(before)  # first, so one leaking test never breaks the next
-    strict = _settings(request.config).strict_state
+    strict = run_settings(request.config).strict_state
     message = format_state_leak(describe_state_changes(before, after), strict=strict)
     if strict:
         pytest.fail(message, pytrace=False)
@@ -616,47 +627,28 @@ def _warn_at_test(item: pytest.Item, warning: Warning) -> None:
     warnings.warn_explicit(warning, type(warning), filename=str(path), lineno=line)
 
 
-# --- golden curves ------------------------------------------------------------------
+# --- reporting ----------------------------------------------------------------------
 
 
-def _configure_golden(config: pytest.Config) -> None:
-    """Resolve the golden settings now, so a bad value stops the run (exit code 4)."""
-    from torchcheck._golden_plugin import GoldenSummary, resolve_golden_settings
-
-    try:
-        config.stash[_GOLDEN_SETTINGS_KEY] = resolve_golden_settings(
-            config.getoption("torchcheck_update_golden", None),
-            config.getoption("torchcheck_golden_missing", None),
-            os.environ,
-            _ini_text(config, "torchcheck_golden_missing"),
-            _ini_text(config, "torchcheck_golden_dir"),
-            config.getini("torchcheck_golden_required"),
-        )
-    except SettingError as error:
-        raise pytest.UsageError(str(error)) from None
-    summary = GoldenSummary()
-    config.stash[_GOLDEN_SUMMARY_KEY] = summary
-    config.pluginmanager.register(summary, "torchcheck-golden-summary")
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_makereport(
+    item: pytest.Item, call: pytest.CallInfo[None]
+) -> Generator[None, pytest.TestReport, pytest.TestReport]:
+    """Give failing tests that used torchcheck fixtures a replay section with the seed,
+    unless the test could not run at all (there is nothing to replay then)."""
+    report: pytest.TestReport = yield
+    if report.failed and _uses_torchcheck(item) and not _is_setup_problem(call):
+        device = _callspec_params(item).get("torch_device")
+        if device not in DEVICE_KINDS:
+            device = None  # the test parametrized torch_device itself (e.g. "meta")
+        base_seed = run_settings(item.config).seed
+        section = replay_section(item.nodeid, base_seed, device)
+        report.sections.append((REPLAY_SECTION_TITLE, section))
+    return report
 
 
-@pytest.fixture
-def golden_curve(request: pytest.FixtureRequest) -> GoldenCurveRunner:
-    """``golden_curve(make_model, make_optimizer, step_fn, batches, *, name="curve",
-    steps=None, dtype=None, tolerance=None, metrics=None, seed_checkpoint=True,
-    scaler=None)``: train on the test's ``torch_device`` (cpu without one) with the test's
-    seed and compare with the golden curve of this machine's key
-    (``torchcheck.run_training`` + ``torchcheck.assert_golden_curve``); returns the curve.
-    ``--torchcheck-update-golden`` records instead of comparing."""
-    _fail_without_torch("the golden_curve fixture")
-    from torchcheck._golden_plugin import GoldenCurveRunner
-
-    settings = _settings(request.config)
-
-    def device_requested(device_type: str) -> bool:
-        explicit = settings.devices_source in (DEVICES_NAMES.cli, DEVICES_NAMES.env)
-        return explicit and settings.devices is not None and device_type in settings.devices
-
-    return GoldenCurveRunner(request, request.config.stash[_GOLDEN_SETTINGS_KEY], settings.seed, device_requested)
+def _is_setup_problem(call: pytest.CallInfo[None]) -> bool:
+    return call.excinfo is not None and isinstance(call.excinfo.value, SetupProblem)
 
 
 def pytest_terminal_summary(terminalreporter: Any, config: pytest.Config) -> None:
@@ -671,25 +663,6 @@ def pytest_terminal_summary(terminalreporter: Any, config: pytest.Config) -> Non
     summary.write_github_summary(os.environ)
 
 
-# --- reports ------------------------------------------------------------------------
-
-
-@pytest.hookimpl(wrapper=True)
-def pytest_runtest_makereport(
-    item: pytest.Item, call: pytest.CallInfo[None]
-) -> Generator[None, pytest.TestReport, pytest.TestReport]:
-    """Give failing tests that used torchcheck fixtures a replay section with the seed,
-    unless the test could not run at all (there is nothing to replay then)."""
-    report: pytest.TestReport = yield
-    if report.failed and _uses_torchcheck(item) and not _is_setup_problem(call):
-        device = _callspec_params(item).get("torch_device")
-        if device not in DEVICE_KINDS:
-            device = None  # the test parametrized torch_device itself (e.g. "meta")
-        base_seed = _settings(item.config).seed
-        section = replay_section(item.nodeid, base_seed, device)
-        report.sections.append((REPLAY_SECTION_TITLE, section))
-    return report
-
-
-def _is_setup_problem(call: pytest.CallInfo[None]) -> bool:
-    return call.excinfo is not None and isinstance(call.excinfo.value, SetupProblem)
+# --- unconfigure --------------------------------------------------------------------
+# Nothing to do here: what configure changes outside the session (the checks' localize
+# level) is put back by the cleanup it registers with ``config.add_cleanup``.

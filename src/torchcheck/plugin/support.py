@@ -1,4 +1,6 @@
-"""Pure helpers behind the pytest plugin: settings, device plans, seeds, GPU pinning.
+"""Pure helpers behind the pytest plugin: settings, device plans, seeds, GPU pinning, and
+the names every other plugin module shares (the replay section's title, the state-leak
+warning). A leaf: it imports nothing from the plugin package.
 
 Nothing here imports pytest or torch, so every decision the plugin makes about devices
 can be unit-tested on a CPU-only machine by passing counts instead of probing hardware.
@@ -16,6 +18,8 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from typing import NamedTuple
+
+from torchcheck.checks._localize_setting import LOCALIZE_ENV
 
 DEVICE_KINDS: tuple[str, ...] = ("cpu", "cuda", "mps")
 """Device kinds the plugin knows, in the order their test ids are generated."""
@@ -48,6 +52,7 @@ HEADER_LINE = (
     "torchcheck: torch {torch_version}, devices: {found}, seed: {seed} ({seed_source}), "
     "deterministic algorithms: {deterministic} (on inside `seeded`)"
 )
+REPLAY_SECTION_TITLE = "torchcheck replay"
 REPLAY_SECTION = (
     "seed: {seed} (derived from --torchcheck-seed={base_seed} and the node id)\n"
     "replay: {command}"
@@ -60,6 +65,10 @@ class SettingError(ValueError):
 
 class DeviceUnavailableError(SettingError):
     """A device was explicitly requested but the machine does not have it."""
+
+
+class TorchStateLeakWarning(UserWarning):
+    """A test changed torch global state and did not restore it."""
 
 
 # --- settings ---------------------------------------------------------------------
@@ -136,8 +145,7 @@ SEED_NAMES = SettingNames("--torchcheck-seed", "TORCHCHECK_SEED", "torchcheck_se
 STRICT_STATE_NAMES = SettingNames(
     "--torchcheck-strict-state", "TORCHCHECK_STRICT_STATE", "torchcheck_strict_state"
 )
-LOCALIZE_NAMES = SettingNames("--torchcheck-localize", "TORCHCHECK_LOCALIZE", "torchcheck_localize")
-LOCALIZE_LEVELS = ("off", "module", "op")
+LOCALIZE_NAMES = SettingNames("--torchcheck-localize", LOCALIZE_ENV, "torchcheck_localize")
 ENABLE_CLI = "--torchcheck"
 ENABLE_INI = "torchcheck"
 

@@ -3,7 +3,7 @@
 Resolved per check as: the check's ``localize=`` keyword, else the pytest run's setting
 (``--torchcheck-localize``, env ``TORCHCHECK_LOCALIZE``, ini ``torchcheck_localize``, set
 by the plugin at configure), else the environment variable, else ``op``. Imports neither
-torch nor pytest.
+torch nor pytest: the plugin reads its levels and environment variable from here.
 """
 
 from __future__ import annotations
@@ -11,8 +11,8 @@ from __future__ import annotations
 import os
 from collections.abc import Mapping
 
-from torchcheck._plugin_support import LOCALIZE_LEVELS, LOCALIZE_NAMES, SettingError
-
+LOCALIZE_LEVELS = ("off", "module", "op")
+LOCALIZE_ENV = "TORCHCHECK_LOCALIZE"
 DEFAULT_LEVEL = "op"
 BAD_LEVEL = "{source}: expected one of off, module, op, got {value!r}"
 
@@ -22,7 +22,7 @@ _run_level: list[str | None] = [None]  # the pytest run's resolved level; None o
 def parse_level(text: str, source: str) -> str:
     level = text.strip().lower()
     if level not in LOCALIZE_LEVELS:
-        raise SettingError(BAD_LEVEL.format(source=source, value=text))
+        raise ValueError(BAD_LEVEL.format(source=source, value=text))
     return level
 
 
@@ -40,5 +40,5 @@ def localize_level(explicit: str | None = None, env: Mapping[str, str] = os.envi
         return parse_level(explicit, "localize=")
     if _run_level[0] is not None:
         return _run_level[0]
-    text = env.get(LOCALIZE_NAMES.env, "")
-    return parse_level(text, LOCALIZE_NAMES.env) if text.strip() else DEFAULT_LEVEL
+    text = env.get(LOCALIZE_ENV, "")
+    return parse_level(text, LOCALIZE_ENV) if text.strip() else DEFAULT_LEVEL

@@ -1,7 +1,7 @@
 """Pure decisions behind ``@pytest.mark.distributed``: the marker's arguments, the
 launch a process may be part of (torchrun's environment), and how each test runs.
 
-Like ``torchcheck._plugin_support`` this imports neither pytest nor torch, so every
+Like ``torchcheck.plugin.support`` this imports neither pytest nor torch, so every
 decision can be tested with fake device counts; unlike it, it is imported only by
 sessions that have a distributed test or run under a launcher, so loading the plugin
 does not pay for it.
@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import NamedTuple
 
-from torchcheck._plugin_support import DeviceUnavailableError, FoundDevices, SettingError
+from torchcheck.plugin.support import DeviceUnavailableError, FoundDevices, SettingError
 
 __all__ = [
     "DistributedPlan",

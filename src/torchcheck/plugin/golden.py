@@ -1,7 +1,7 @@
 """The ``golden_curve`` fixture's machinery: its settings, where golden files live, and the
 run's summary of goldens compared, written and skipped.
 
-Imported by ``torchcheck._plugin_hooks`` only when a test uses the fixture or a golden
+Imported by ``torchcheck.plugin.hooks`` only when a test uses the fixture or a golden
 setting needs checking; imports torch only when the fixture runs. The fixture is a thin
 wrapper over :func:`torchcheck.run_training` and :func:`torchcheck.assert_golden_curve`.
 """
@@ -17,7 +17,7 @@ from typing import Any, NamedTuple
 
 import pytest
 
-from torchcheck._plugin_support import SettingError, derive_seed, first_setting
+from torchcheck.plugin.support import SettingError, derive_seed, first_setting
 
 UPDATE_GOLDEN_CLI = "--torchcheck-update-golden"
 UPDATE_GOLDEN_ENV = "TORCHCHECK_UPDATE_GOLDEN"

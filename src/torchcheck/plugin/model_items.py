@@ -1,7 +1,7 @@
 """Zero-code model tests: ``[tool.torchcheck.models.<name>]`` in pyproject.toml becomes
 pytest items, one per applicable check and device, with no test file.
 
-Registered by ``torchcheck._plugin_hooks`` in a run that turned the plugin on. The
+Registered by ``torchcheck.plugin.hooks`` in a run that turned the plugin on. The
 rootdir's pyproject.toml joins the collection when pytest runs without path arguments
 (testpaths or the rootdir) or when ``--torchcheck-models`` forces it; a pyproject.toml
 named on the command line is collected too. Collection reads only the TOML, so every
@@ -20,7 +20,7 @@ from typing import Any, NamedTuple
 
 import pytest
 
-from torchcheck._model_config import (
+from torchcheck.checks._model_config import (
     RUNS_ON,
     ModelConfigError,
     ModelSpec,
@@ -30,7 +30,8 @@ from torchcheck._model_config import (
     plan_checks,
     spec_ingredients,
 )
-from torchcheck._plugin_support import SettingError, derive_seed, first_setting, parse_bool
+from torchcheck.plugin.session import found_devices, run_settings
+from torchcheck.plugin.support import SettingError, derive_seed, first_setting, parse_bool, plan_test_devices
 
 __tracebackhide__ = True
 
@@ -261,11 +262,8 @@ def _table_line(path: Path, model: str) -> int:
 
 def _run_devices(config: pytest.Config, spec: ModelSpec) -> tuple[tuple[str, ...], tuple[tuple[str, str], ...]]:
     """The devices this model's items run on, and those generated only to be skipped."""
-    from torchcheck._plugin_hooks import _found_devices, _settings as run_settings
-    from torchcheck._plugin_support import plan_test_devices
-
     settings = run_settings(config)
-    plan = plan_test_devices(spec.devices, settings.devices, settings.devices_source, _found_devices(config))
+    plan = plan_test_devices(spec.devices, settings.devices, settings.devices_source, found_devices(config))
     return plan.run, plan.skipped
 
 
@@ -288,8 +286,6 @@ class ModelCheckItem(pytest.Item):
     def runtest(self) -> None:
         from torchcheck.checks.battery import run_check
         from torchcheck.checks.errors import NotApplicable
-
-        from torchcheck._plugin_hooks import _settings as run_settings
 
         seed = derive_seed(run_settings(self.config).seed, self.nodeid)
         try:
@@ -315,7 +311,7 @@ class ModelCheckItem(pytest.Item):
 
     def _traceback_filter(self, excinfo: pytest.ExceptionInfo[BaseException]) -> Any:
         """The model's and the step's frames: torchcheck's and pytest's own are left out."""
-        package = str(Path(__file__).parent)
+        package = str(Path(__file__).parents[1])  # all of torchcheck, checks included
         return excinfo.traceback.filter(lambda entry: not str(entry.path).startswith(package)).filter(excinfo)
 
     def reportinfo(self) -> tuple[Path, int, str]:
