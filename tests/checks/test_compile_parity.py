@@ -115,6 +115,45 @@ def test_correct_model_with_dropout_trains_identically_under_aot_eager() -> None
         assert_compile_parity(TinyNet, adamw, train_step, make_batches())
 
 
+class DropPathNet(nn.Module):
+    """Randomness spelled without nn.Dropout: functional dropout, attention dropout_p and a
+    drop-path mask from bernoulli_."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.encoder = nn.Linear(8, 16)
+        self.head = nn.Linear(16, 1)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        h = F.dropout(F.gelu(self.encoder(x)), p=0.3, training=self.training)
+        q = h.view(1, 1, *h.shape)
+        h = h + F.scaled_dot_product_attention(q, q, q, dropout_p=0.2).view(h.shape)
+        keep = h.new_empty(h.shape[0], 1).bernoulli_(0.8)
+        return self.head(h * keep / 0.8)
+
+
+def test_randomness_in_any_spelling_is_switched_off_in_both_runs_for_a_decomposing_backend() -> None:
+    assert_compile_parity(DropPathNet, adamw, train_step, make_batches(2), backend="aot_eager_decomp_partition")
+
+
+def test_a_failure_under_a_decomposing_backend_names_the_random_calls_it_switched_off() -> None:
+    def step_adding_a_hook(model: nn.Module, optimizer: torch.optim.Optimizer, batch: Batch) -> torch.Tensor:
+        inner = getattr(model, "_orig_mod", model)
+        if not hasattr(inner, "hooked") and optimizer.state:  # from step 2 on
+            inner.hooked = True
+            inner.head.register_forward_hook(lambda module, args, output: output * 0.5)
+        return train_step(model, optimizer, batch)
+
+    message = failure(
+        make_model=DropPathNet, step_fn=step_adding_a_hook, batches=make_batches(2), backend="aot_eager_decomp_partition"
+    )
+    assert (
+        'Note: randomness was switched off in both runs, since "aot_eager_decomp_partition" decomposes dropout and '
+        "draws other random numbers than eager: 2 × F.dropout, 2 × F.scaled_dot_product_attention, "
+        "2 × Tensor.bernoulli_ ran at their expected value (dropout as the identity)." in message
+    )
+
+
 def test_float64_precision_and_the_eager_backend_pass_too() -> None:
     assert_compile_parity(TinyNet, adamw, train_step, make_batches(2), backend=["eager", "aot_eager"], precision="float64")
 

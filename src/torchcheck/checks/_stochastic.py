@@ -23,7 +23,15 @@ autograd, so the backward sees the same choice):
 
 Replaying one seeded stream in both runs instead would not do: the draws of a batch and
 of its parts differ in shape and order, so the numbers one sample receives differ too.
-Compiled regions (``torch.compile``) draw inside their own kernels and are not reached.
+
+Compiled code (``torch.compile``) cannot be reached this way: Dynamo refuses to compile
+while a dispatch mode is active (the model would silently run eagerly), and a decomposed
+graph computes dropout from ``rand_like(x) > p`` and a scale fixed at trace time, which no
+replacement of draws at run time can turn into the identity. For compiled code
+:func:`random_calls_at_expected_value` does the same one level up: a ``TorchFunctionMode``
+that meets the torch functions a model calls (``F.dropout``, ``Tensor.bernoulli_``,
+``scaled_dot_product_attention(dropout_p=)``); Dynamo traces a function mode into the
+graph, so eager and compiled runs compute the same expected-value model.
 """
 
 from __future__ import annotations
@@ -36,10 +44,12 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import torch
+from torch.nn import functional as F
+from torch.overrides import TorchFunctionMode
 from torch.utils._python_dispatch import TorchDispatchMode
 
 __tracebackhide__ = True  # pytest shows a failure from the caller's line, without this module's frames
-__all__ = ["RandomOps", "random_ops_at_expected_value"]
+__all__ = ["RandomOps", "random_calls_at_expected_value", "random_ops_at_expected_value"]
 
 
 @dataclass
@@ -251,3 +261,113 @@ def _without_dropout(record: RandomOps, func: Any, args: tuple[Any, ...], kwargs
 def _left_on(record: RandomOps, func: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
     record.left_on[_label(func)] += 1
     return func(*args, **kwargs)
+
+
+# ------------------------------------------------------- the function-level mode
+
+
+@contextlib.contextmanager
+def random_calls_at_expected_value() -> Iterator[RandomOps]:
+    """Within the block, the torch functions that draw random numbers run at their
+    expected value, in eager and in ``torch.compile``-d code alike: dropout in every
+    functional spelling (``nn.Dropout`` calls ``F.dropout``) runs as in eval mode,
+    attention's ``dropout_p`` is 0, ``bernoulli``/``rand``/``randn``/``normal`` and their
+    in-place forms give their mean (drop-path keeps ``p`` of every sample). Integer draws
+    are left on and recorded. A function that draws inside another torch function not
+    listed here (an RNN's ``dropout=``) is not reached. Calls are recorded only where
+    they run eagerly: Dynamo would guard on the counts and recompile on every call."""
+    record = RandomOps()
+    with _ExpectedValueFunctionMode(record):
+        yield record
+
+
+#: Functions whose flag argument switches their randomness off: (name, position, off).
+_OFF_SWITCHES: dict[Callable[..., Any], tuple[str, int, Any]] = {
+    **{
+        function: ("training", 2, False)
+        for function in (F.dropout, F.dropout1d, F.dropout2d, F.dropout3d, F.alpha_dropout, F.feature_alpha_dropout)
+    },
+    F.rrelu: ("training", 3, False),
+    **{
+        function: ("train", 2, False)
+        for function in (
+            torch.dropout, torch.dropout_, torch.alpha_dropout, torch.alpha_dropout_,
+            torch.feature_dropout, torch.feature_dropout_, torch.feature_alpha_dropout, torch.feature_alpha_dropout_,
+        )
+    },
+    F.scaled_dot_product_attention: ("dropout_p", 4, 0.0),
+    F.multi_head_attention_forward: ("dropout_p", 10, 0.0),
+}
+
+#: Draws replaced by their mean: function -> (mean from the call, whether it fills in place).
+_MEANS: dict[Callable[..., Any], tuple[Callable[[tuple[Any, ...], dict[str, Any]], Any], bool]] = {
+    torch.Tensor.bernoulli_: (lambda a, k: _value(a, k, "p", 1, 0.5), True),
+    torch.Tensor.bernoulli: (lambda a, k: _value(a, k, "p", 1, None), False),
+    torch.bernoulli: (lambda a, k: _value(a, k, "p", 1, None), False),
+    torch.rand: (lambda a, k: 0.5, False),
+    torch.rand_like: (lambda a, k: 0.5, False),
+    torch.randn: (lambda a, k: 0.0, False),
+    torch.randn_like: (lambda a, k: 0.0, False),
+    torch.normal: (lambda a, k: _value(a, k, "mean", 0, 0.0), False),
+    torch.Tensor.uniform_: (lambda a, k: (_value(a, k, "from", 1, 0.0) + _value(a, k, "to", 2, 1.0)) / 2, True),
+    torch.Tensor.normal_: (lambda a, k: _value(a, k, "mean", 1, 0.0), True),
+    torch.Tensor.exponential_: (lambda a, k: 1.0 / _value(a, k, "lambd", 1, 1.0), True),
+    torch.Tensor.cauchy_: (lambda a, k: _value(a, k, "median", 1, 0.0), True),
+}
+
+_INTEGER_DRAWS = (torch.randint, torch.randint_like, torch.randperm, torch.multinomial, torch.Tensor.random_)
+
+
+def _value(args: tuple[Any, ...], kwargs: dict[str, Any], name: str, position: int, default: Any) -> Any:
+    if name in kwargs:
+        return kwargs[name]
+    return args[position] if len(args) > position else default
+
+
+def _function_label(func: Any) -> str:
+    name = getattr(func, "__name__", str(func))
+    if getattr(torch.Tensor, name, None) is func:
+        return f"Tensor.{name}"
+    if getattr(F, name, None) is func:
+        return f"F.{name}"
+    return f"torch.{name}"
+
+
+class _ExpectedValueFunctionMode(TorchFunctionMode):
+    def __init__(self, record: RandomOps) -> None:
+        super().__init__()
+        self.record = record
+
+    def __torch_function__(self, func: Any, types: Any, args: tuple[Any, ...] = (), kwargs: Any = None) -> Any:
+        kwargs = kwargs or {}
+        if func in _OFF_SWITCHES:
+            return self._switched_off(func, args, kwargs)
+        if func in _MEANS:
+            return self._at_mean(func, args, kwargs)
+        if func in _INTEGER_DRAWS:
+            self._count(self.record.left_on, func)
+        return func(*args, **kwargs)
+
+    def _switched_off(self, func: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
+        name, position, off = _OFF_SWITCHES[func]
+        if _value(args, kwargs, name, position, off) == off:
+            return func(*args, **kwargs)
+        self._count(self.record.neutralised, func)
+        if name in kwargs or len(args) <= position:
+            return func(*args, **{**kwargs, name: off})
+        return func(*args[:position], off, *args[position + 1 :], **kwargs)
+
+    def _at_mean(self, func: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
+        mean_of, in_place = _MEANS[func]
+        mean = mean_of(args, kwargs)
+        if mean is None:  # bernoulli(probs): the probabilities are the mean
+            mean = args[0] if args else kwargs["input"]
+        self._count(self.record.neutralised, func)
+        result = args[0] if in_place else func(*args, **kwargs)  # the right shape, dtype and device
+        if isinstance(mean, torch.Tensor):
+            return result.copy_(mean.expand_as(result))
+        return result.fill_(mean)
+
+    def _count(self, counter: Counter[str], func: Any) -> None:
+        if not torch.compiler.is_compiling():
+            counter[_function_label(func)] += 1

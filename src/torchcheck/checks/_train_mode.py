@@ -4,10 +4,10 @@ Checks that compare two runs of the user's training code (accumulated vs. whole 
 low precision vs. float32) name these layers when they explain a difference: BatchNorm
 normalises with the statistics of the batch it sees. The mode at call time is what
 counts, since the user's code may call ``model.train()``. Dropout draws masks that
-cannot agree between one batch and its parts by construction, so checks that split
-batches switch randomness off at the operation level, whatever its spelling
-(:mod:`torchcheck.checks._stochastic`); :func:`dropout_switched_off` reaches only
-``nn.Dropout`` modules.
+cannot agree between one batch and its parts by construction, so checks switch
+randomness off where it is drawn, whatever its spelling
+(:mod:`torchcheck.checks._stochastic`), not by setting ``p = 0`` on ``nn.Dropout``
+modules, which misses ``F.dropout``, attention ``dropout_p`` and drop-path.
 """
 
 from __future__ import annotations
@@ -20,7 +20,7 @@ from typing import Any
 from torch import nn
 
 __tracebackhide__ = True  # pytest shows a failure from the caller's line, without this module's frames
-__all__ = ["TrainModeLayers", "dropout_switched_off", "module_list", "recording_train_mode_layers"]
+__all__ = ["TrainModeLayers", "module_list", "recording_train_mode_layers"]
 
 
 @dataclass
@@ -44,21 +44,6 @@ def recording_train_mode_layers(model: nn.Module) -> Iterator[TrainModeLayers]:
     finally:
         for handle in handles:
             handle.remove()
-
-
-@contextlib.contextmanager
-def dropout_switched_off(model: nn.Module) -> Iterator[None]:
-    """Set ``p = 0`` on every dropout layer of ``model`` (``nn.Dropout`` and its kin) for
-    the block, and put each ``p`` back on exit. Attention modules that read their dropout
-    rate from such a layer (``dropout_p=self.attn_dropout.p``) are switched off with it."""
-    rates = {module: module.p for module in model.modules() if isinstance(module, nn.modules.dropout._DropoutNd)}
-    for module in rates:
-        module.p = 0.0
-    try:
-        yield
-    finally:
-        for module, rate in rates.items():
-            module.p = rate
 
 
 def _recorder(name: str, found: set[str]) -> Callable[[nn.Module, Any], None]:

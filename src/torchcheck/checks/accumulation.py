@@ -22,9 +22,11 @@ from torchcheck.checks._forward_effects import (
     observed_forwards,
 )
 from torchcheck.checks._inputs import instantiate
+from torchcheck.checks._localize_setting import localize_level
 from torchcheck.checks._stochastic import RandomOps, random_ops_at_expected_value
 from torchcheck.checks._train_mode import TrainModeLayers, module_list, recording_train_mode_layers
 from torchcheck.checks.errors import CheckFailed
+from torchcheck.checks.localize import BatchSplit, where_split_starts
 from torchcheck.checks.seeding import seed_everything
 from torchcheck.checks.state import preserved_state
 
@@ -83,7 +85,7 @@ _DIFFERS = _PREFIX + """one optimizer step over {steps} accumulated micro-batche
 {micro_size} differs from one step over the whole batch of {batch_size}, at {kind} \
 '{name}':
 {details}
-{cause}{notes}"""
+{cause}{notes}{where}"""
 
 _NOTE_NOISE_GRADIENTS = """\
 Compared on their gradients instead of the step: {count} element(s) whose gradient is \
@@ -198,6 +200,7 @@ def assert_accumulation_equivalent(
     rtol: float | None = None,
     atol: float | None = None,
     batch_coupled: BatchCoupled = None,
+    localize: str | None = None,
 ) -> None:
     """``train_fn(model, optimizer, micro_batches, accumulation_steps)`` is the user's
     loop making one optimizer step over ``micro_batches``. One step over
@@ -229,9 +232,17 @@ def assert_accumulation_equivalent(
     called on each freshly built model that switches them off (for a term the model
     adds to its own loss). ``make_optimizer`` may return ``(optimizer, scheduler)``;
     the scheduler is not stepped. RNG and global torch state are restored afterwards.
+
+    On failure (unless ``localize="off"``; default ``--torchcheck-localize``, env
+    ``TORCHCHECK_LOCALIZE``, then ``"op"``) both runs are replayed once more, recorded
+    module by module: every micro-batch's module outputs are compared with the same rows
+    of the whole batch's forward (all forwards of the step see the same weights), which
+    names the first module that treats a micro-batch differently and, with ``"op"``, the
+    operation and source line; or says that the forward agrees.
     """
     if isinstance(accumulation_steps, bool) or not isinstance(accumulation_steps, int) or accumulation_steps < 2:
         raise ValueError(_BAD_STEPS.format(value=accumulation_steps))
+    level = localize_level(localize)
     micro_batches = split_batch(batch, accumulation_steps)
     batch_size = _batch_size(batch)
     setup = _Setup(make_model, make_optimizer, train_fn, batch_coupled)
@@ -247,6 +258,7 @@ def assert_accumulation_equivalent(
         kind, found = mismatch
         cause = _cause(setup, whole, accumulated, micro_batches[-1], accumulation_steps, batch_size, kind, found.path)
         notes = _noise_note(whole, noise) + _notes(whole)
+        where = _where_it_starts(setup, batch, micro_batches, BatchSplit(accumulation_steps, batch_size), level, rtol, atol)
     raise CheckFailed(
         _DIFFERS.format(
             steps=accumulation_steps,
@@ -257,8 +269,31 @@ def assert_accumulation_equivalent(
             details=indent(found.render()),
             cause=cause,
             notes=notes,
+            where=where,
         )
     )
+
+
+def _where_it_starts(
+    setup: _Setup,
+    batch: Any,
+    micro_batches: list[Any],
+    split: BatchSplit,
+    level: str,
+    rtol: float | None,
+    atol: float | None,
+) -> str:
+    """Both runs replayed under recording (the same seeds, pinned buffers and randomness
+    as the compared runs): only their forwards are compared, all made before the step."""
+
+    def whole() -> None:
+        _run(setup, [batch], 1, "whole-batch step (accumulation_steps=1)")
+
+    def accumulated() -> None:
+        _run(setup, micro_batches, split.parts, f"step over {split.parts} micro-batches")
+
+    section = where_split_starts(whole, accumulated, split, level=level, rtol=rtol, atol=atol)
+    return f"\n{section}" if section else ""
 
 
 # ---------------------------------------------------------------- splitting

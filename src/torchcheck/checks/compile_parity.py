@@ -18,6 +18,7 @@ and is the only way the counts here mean this model and nothing else.
 from __future__ import annotations
 
 import contextlib
+import copy
 import math
 import os
 from collections.abc import Callable, Iterator, Mapping, Sequence
@@ -39,8 +40,10 @@ from torchcheck.checks._compile_health import (
     recompile_from_error,
 )
 from torchcheck.checks._inputs import instantiate
-from torchcheck.checks._train_mode import dropout_switched_off
+from torchcheck.checks._localize_setting import localize_level
+from torchcheck.checks._stochastic import RandomOps, random_calls_at_expected_value
 from torchcheck.checks.errors import CheckFailed, NotApplicable
+from torchcheck.checks.localize import NOT_REFED, Refeed, where_refed_starts
 from torchcheck.checks.seeding import seed_everything
 from torchcheck.checks.state import preserved_state
 
@@ -58,7 +61,7 @@ _SEED = 0
 #: on CPU (measured: 5 AdamW steps, dropout included).
 _EXACT_BACKENDS = ("eager", "aot_eager")
 #: Backends that decompose operations and draw random numbers their own way, without
-#: Inductor's ``fallback_random``: dropout is switched off in both runs for them.
+#: Inductor's ``fallback_random``: randomness is switched off in both runs for them.
 _LADDER = ("eager", "aot_eager", "aot_eager_decomp_partition")
 _LOW_PRECISION = (torch.bfloat16, torch.float16)
 _LOCALISATION_RUNS = 12
@@ -157,15 +160,29 @@ _LOCALISED_SEVERAL = (
     "share (an operation, a dtype, a layout)."
 )
 _LOCALISED_NONE = "No {level} compiled alone reproduces it: it needs several compiled together."
+_REFED_OP_LEVEL = (
+    "Op level is not possible under torch.compile: the compiled code runs its own kernels, "
+    "not eager's operations, so the two cannot be paired; the module is where to look."
+)
+_REFED_NOT_FOR_STEP = (
+    'Where it starts: not looked for at module level: compile="step" compiles the forward '
+    "together with the backward and the optimizer step, so no module can be compiled alone."
+)
+_REFED_NOT_FOR_FUNCTION = (
+    "Where it starts: not looked for at module level: compile= is a function of the whole "
+    "model, so its modules cannot be compiled alone."
+)
 _REPRO = "A minimal repro for an upstream report: TORCHDYNAMO_REPRO_AFTER=aot TORCHDYNAMO_REPRO_LEVEL=4 {command}"
 _NOTE_OWN_PRECISION = (
     "Note: both runs trained in the model's own precision, since in float64 {name} raised "
     "{error}."
 )
-_NOTE_DROPOUT_OFF = (
-    "Note: dropout was switched off in both runs: {backend} decomposes dropout and draws "
-    "other random numbers than eager."
+_NOTE_RANDOMNESS_OFF = (
+    "Note: randomness was switched off in both runs, since {backend} decomposes dropout and "
+    "draws other random numbers than eager: {neutralised} ran at their expected value "
+    "(dropout as the identity).{left_on}"
 )
+_NOTE_LEFT_ON = " Left on (integer draws have no expected value to use): {ops}."
 
 
 # ------------------------------------------------------------------- set-up
@@ -188,6 +205,7 @@ class _Setup:
     rtol: float | None
     atol: float | None
     device: torch.device | None
+    localize: str = "op"
 
     @property
     def name(self) -> str:
@@ -221,6 +239,7 @@ class _Run:
     hooks: list[tuple[Any, ...]] = field(default_factory=list)  # after each step
     device: torch.device = torch.device("cpu")
     regime: torch.dtype = torch.float32  # the precision the run computed in
+    random_ops: RandomOps | None = None  # what was switched off, when randomness was
 
 
 @dataclass
@@ -288,6 +307,7 @@ def assert_compile_parity(
     rtol: float | None = None,
     atol: float | None = None,
     device: str | torch.device | None = None,
+    localize: str | None = None,
 ) -> None:
     """Train ``len(batches)`` steps eager and compiled from the same seed and initial weights
     and require the same loss, gradients (at ``optimizer.step``), parameters and buffers
@@ -303,13 +323,19 @@ def assert_compile_parity(
     both runs in float64. ``max_graph_breaks``/``max_recompiles`` (``None``: unchecked) are
     budgets; recompiles count after ``warmup_steps`` (1, or 2 for ``compile="step"``).
 
+    On a divergence the message says where it starts (``localize``: ``"off"``,
+    ``"module"``, ``"op"``; default ``--torchcheck-localize``, env ``TORCHCHECK_LOCALIZE``,
+    then ``"op"``): for a forward that differs, the first module that differs when compiled
+    alone and fed eager's inputs from that step; then the backend ladder and the modules
+    that reproduce it compiled alone. Op level is not possible under compile.
+
     Dynamo is reset before and after each compiled run, so other compiled code in the
     process recompiles on its next call; every Dynamo and Inductor setting changed here is
     restored.
     """
     setup = _setup(
         make_model, make_optimizer, step_fn, batches, compile, mode, dynamic, options, precision,
-        warmup_steps, max_graph_breaks, max_recompiles, rtol, atol, device,
+        warmup_steps, max_graph_breaks, max_recompiles, rtol, atol, device, localize_level(localize),
     )
     with preserved_state():
         references: dict[bool, _Reference] = {}
@@ -319,7 +345,7 @@ def assert_compile_parity(
 
 def _setup(*args: Any) -> _Setup:
     (make_model, make_optimizer, step_fn, batches, compile_target, mode, dynamic, options, precision,
-     warmup_steps, max_graph_breaks, max_recompiles, rtol, atol, device) = args
+     warmup_steps, max_graph_breaks, max_recompiles, rtol, atol, device, localize) = args
     if isinstance(batches, (str, bytes)) or not isinstance(batches, Sequence) or not batches:
         raise ValueError(_NO_BATCHES.format(value=batches))
     if not (compile_target in ("model", "step") or (callable(compile_target) and not isinstance(compile_target, str))):
@@ -333,7 +359,7 @@ def _setup(*args: Any) -> _Setup:
     return _Setup(
         make_model, make_optimizer, step_fn, list(batches), compile_target, mode, dynamic, options, precision,
         warmup_steps, max_graph_breaks, max_recompiles, rtol, atol,
-        torch.device(device) if device is not None else None,
+        torch.device(device) if device is not None else None, localize,
     )
 
 
@@ -414,7 +440,7 @@ def _eager_run(setup: _Setup, dtype: torch.dtype | None, dropout_off: bool) -> _
     itself eager, so the reference is eager whatever the model does."""
     with torch.compiler.set_stance("force_eager"):
         model, optimizer, scheduler, run = _build(setup, dtype)
-        with _maybe_dropout_off(model, dropout_off), _gradient_recorder(setup, model, optimizer) as grads:
+        with _randomness_off(dropout_off) as run.random_ops, _gradient_recorder(setup, model, optimizer) as grads:
             seed_everything(_SEED)
             for batch in _batches(setup, dtype, _model_device(model)):
                 loss = _call_step(setup.step_fn, model, optimizer, scheduler, batch)
@@ -441,7 +467,7 @@ def _compiled_run(
         model_argument, step = _compiled(setup, target, backend, model)
         result = _CompiledRun(run, HealthSummary(), recompile_limit=getattr(torch._dynamo.config, "recompile_limit", None))
         batches = _batches(setup, dtype, _model_device(model))[:until]
-        with _maybe_dropout_off(model, dropout_off), _gradient_recorder(setup, model, optimizer) as grads:
+        with _randomness_off(dropout_off) as run.random_ops, _gradient_recorder(setup, model, optimizer) as grads:
             seed_everything(_SEED)
             for number, batch in enumerate(batches, start=1):
                 after_warmup = number > setup.warmup
@@ -551,12 +577,14 @@ def _run_device(setup: _Setup, run: _Run) -> torch.device:
 
 
 @contextlib.contextmanager
-def _maybe_dropout_off(model: nn.Module, off: bool) -> Iterator[None]:
+def _randomness_off(off: bool) -> Iterator[RandomOps | None]:
+    """Random calls at their expected value (function level, which Dynamo compiles into
+    the graph; a dispatch mode would make it run the model eagerly), or left alone."""
     if not off:
-        yield
+        yield None
         return
-    with dropout_switched_off(model):
-        yield
+    with random_calls_at_expected_value() as record:
+        yield record
 
 
 @contextlib.contextmanager
@@ -786,10 +814,21 @@ def _divergence(
         phase=_phase(setup, reference.run, run, step, difference),
     )
     extra = [_hook_cause(run, step)]
-    if not extra[0]:
+    if not extra[0] and setup.localize != "off":
+        if difference.kind == "loss":
+            extra.append(_forward_localisation(setup, backend, reference, step))
         extra += _localisation(setup, backend, reference, step, references)
-    notes = [reference.note, _NOTE_DROPOUT_OFF.format(backend=f'"{backend}"') if dropout_off else ""]
+    notes = [reference.note, _randomness_note(backend, reference.run.random_ops)]
     return "\n".join([message, *(line for line in extra + notes if line)])
+
+
+def _randomness_note(backend: Backend, random_ops: RandomOps | None) -> str:
+    """What the eager reference switched off (the compiled run traced the same calls)."""
+    if random_ops is None or not (random_ops.neutralised or random_ops.left_on):
+        return ""
+    left_on = _NOTE_LEFT_ON.format(ops=random_ops.describe_left_on()) if random_ops.left_on else ""
+    neutralised = random_ops.describe_neutralised() or "no random call"
+    return _NOTE_RANDOMNESS_OFF.format(backend=f'"{_backend_name(backend)}"', neutralised=neutralised, left_on=left_on)
 
 
 def _tolerance(setup: _Setup, backend: Backend, reference: _Run) -> _Tolerance:
@@ -970,6 +1009,61 @@ def _localisation(
             lines.append(_modules_reproducing(setup, first_differing, step, references))
         lines.append(_REPRO.format(command=_rerun_command()))
     return lines
+
+
+def _forward_localisation(setup: _Setup, backend: Backend, reference: _Reference, step: int) -> str:
+    """The first module whose compiled forward differs from eager's on the same inputs:
+    eager training up to ``step``, then the forward of ``step`` recorded module by module
+    and each module compiled alone on what eager fed it. Hooks never touch the compiled
+    code (they would change what is compiled); randomness is off, as a re-fed module
+    cannot replay eager's draws."""
+    if setup.compile == "step":
+        return _REFED_NOT_FOR_STEP
+    if setup.compile != "model":
+        return _REFED_NOT_FOR_FUNCTION
+    dropout_off = reference.run.random_ops is not None
+    with torch.compiler.set_stance("force_eager"):
+        model, optimizer, scheduler, _ = _build(setup, reference.dtype)
+        batches = _batches(setup, reference.dtype, _model_device(model))
+        with _randomness_off(dropout_off):
+            seed_everything(_SEED)
+            for batch in batches[: step - 1]:
+                _call_step(setup.step_fn, model, optimizer, scheduler, batch)
+        before = copy.deepcopy(model)
+
+        def eager_step() -> Any:
+            with _randomness_off(True):
+                return _call_step(setup.step_fn, model, optimizer, scheduler, batches[step - 1])
+
+        refeed = Refeed(
+            run=_compiled_alone(setup, backend, before),
+            reference="eager",
+            other="compiled alone",
+            together="compiled together",
+            note=_REFED_OP_LEVEL if setup.localize == "op" else None,
+        )
+        tolerance = _tolerance(setup, backend, reference.run)
+        return where_refed_starts(eager_step, refeed, rtol=tolerance.rtol, atol=tolerance.atol)
+
+
+def _compiled_alone(setup: _Setup, backend: Backend, before: nn.Module) -> Callable[[str, Any], Any]:
+    """Runs one module of a copy of ``before``, its forward compiled alone, on recorded inputs."""
+    names = {name for name, _ in before.named_modules()}
+    device = _model_device(before)
+
+    def run(name: str, inputs: Any) -> Any:
+        if name not in names:
+            return NOT_REFED
+        module = copy.deepcopy(before).get_submodule(name)
+        args, kwargs = map_tensors(inputs, lambda tensor: tensor.to(device))
+        with (
+            torch.compiler.set_stance("default"),
+            CompileWatch(fallback_random=not isinstance(backend, str) or backend == "inductor"),
+            _randomness_off(True),
+        ):
+            return torch.compile(module.forward, **_compile_options(setup, backend))(*args, **kwargs)
+
+    return run
 
 
 def _ladder_rungs(backend: Backend) -> list[Backend]:

@@ -8,6 +8,14 @@ difference shows first: if its inputs agree it starts inside it, otherwise it wa
 inherited from outside any module. Inside that call, when both runs executed the same
 operations, the first operation whose output differs is named; when they did not, the
 report stops at the module and says so instead of guessing.
+
+Two variants serve checks whose runs are not alike call for call. :func:`where_split_starts`
+pairs a run over a whole batch with a run over its equal parts (gradient accumulation):
+module call ``j`` of part ``i`` meets rows ``i`` of call ``j`` of the whole batch, and only
+tensors whose first dimension is the batch are compared. :func:`where_refed_starts` calls
+another implementation of each module (a compiled one) with the inputs the reference run
+recorded, which separates a difference that starts in a module from one it inherits,
+without instrumenting the other implementation.
 """
 
 from __future__ import annotations
@@ -17,6 +25,8 @@ import dataclasses
 import linecache
 import os
 import sys
+import time
+from collections import Counter
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
@@ -27,7 +37,7 @@ from torch.utils._python_dispatch import TorchDispatchMode
 from torch.utils._pytree import tree_flatten
 
 import torchcheck
-from torchcheck.checks._compare import compare_structures, detach_to_cpu, indent
+from torchcheck.checks._compare import Mismatch, compare_structures, detach_to_cpu, first_mismatch, indent, iter_tensors
 
 __tracebackhide__ = True  # pytest shows a failure from the caller's line, without this module's frames
 __all__ = ["DivergenceReport", "localize_divergence"]
@@ -96,7 +106,7 @@ def localize_divergence(
         raise ValueError(f"level must be one of {', '.join(map(repr, _LEVELS))}, got {level!r}")
     first = _record(run_a, ops=level == "op")
     second = _record(run_b, ops=level == "op")
-    return _localize(first, second, rtol, atol, level)
+    return _localize(first, second, rtol, atol, level, _SameCalls())
 
 
 _NOT_FOUND = (
@@ -123,6 +133,161 @@ def where_it_starts(
     except Exception as error:  # localising must not hide the check's own finding
         return _FAILED.format(error=f"{type(error).__name__}: {error}")
     return str(report) if report.diverged else _NOT_FOUND
+
+
+@dataclass(frozen=True)
+class BatchSplit:
+    """The second run computes the first run's batch of ``batch_size`` rows as ``parts``
+    equal consecutive parts, one forward each."""
+
+    parts: int
+    batch_size: int
+
+    @property
+    def rows(self) -> int:
+        return self.batch_size // self.parts
+
+
+_SPLIT_AGREES = (
+    "Where it starts: not in the forward pass: every module's output on each micro-batch "
+    "equals the same rows of the whole batch's forward ({count} module calls compared), so the "
+    "difference arises after it: in the loss, the backward pass or the loop around them."
+)
+_SPLIT_NOT_TRIED = "Where it starts: not looked for: {why}"
+_SPLIT_CALLS_DIFFER = (
+    "module '{name}' runs {parts_count} times over the {parts} micro-batches and {count} times "
+    "over the whole batch, so its calls cannot be paired with rows of the batch."
+)
+_SPLIT_NO_BATCH_ROWS = (
+    "no module returns a tensor whose first dimension is the batch, so no output can be "
+    "compared with rows of the whole batch's."
+)
+
+
+def where_split_starts(
+    run_whole: Callable[[], Any],
+    run_parts: Callable[[], Any],
+    split: BatchSplit,
+    *,
+    level: str,
+    rtol: float | None = None,
+    atol: float | None = None,
+) -> str:
+    """The "Where it starts" section for a run over a whole batch and a run over its
+    parts: each part's module outputs are compared with the same rows of the whole
+    batch's (tensors whose first dimension is not the batch are not comparable and are
+    skipped). Empty for ``level="off"``; never raises."""
+    if level == "off":
+        return ""
+    try:
+        first = _record(run_whole, ops=level == "op")
+        second = _record(run_parts, ops=level == "op")
+        refusal = _split_refusal(first, second, split)
+        if refusal:
+            return _SPLIT_NOT_TRIED.format(why=refusal)
+        report = _localize(first, second, rtol, atol, level, _SplitRows(split))
+    except Exception as error:  # localising must not hide the check's own finding
+        return _FAILED.format(error=f"{type(error).__name__}: {error}")
+    if report.module is None:
+        return _SPLIT_AGREES.format(count=len(second.calls))
+    return str(report)
+
+
+def _split_refusal(first: _Recording, second: _Recording, split: BatchSplit) -> str:
+    counts = Counter(call.key[0] for call in first.calls)
+    parts_counts = Counter(call.key[0] for call in second.calls)
+    for name in [*counts, *parts_counts]:
+        if parts_counts[name] != split.parts * counts[name]:
+            return _SPLIT_CALLS_DIFFER.format(
+                name=name or "(root)", parts_count=parts_counts[name], parts=split.parts, count=counts[name]
+            )
+    pairing = _SplitRows(split)
+    if not any(pairing.has_batch_rows(call.output) for call in first.calls):
+        return _SPLIT_NO_BATCH_ROWS
+    return ""
+
+
+_REFED_AGREES = (
+    "Where it starts: not found at module level: every module ({count} calls), run {other} on "
+    "the inputs {reference} gave it, returns {reference}'s output; the difference needs "
+    "several modules {together}, or arises in the backward pass or the optimizer update."
+)
+_REFED_INSIDE = (
+    "Every module inside it agrees when run alone on the same inputs: the difference needs "
+    "them {together}."
+)
+_REFED_STOPPED = "Stopped after {seconds:.0f} s, {count} of {total} module calls re-run."
+_NOT_REFED = object()  # what ``refeed`` returns for a module it cannot run alone
+
+
+@dataclass(frozen=True)
+class Refeed:
+    """How :func:`where_refed_starts` runs the other implementation of a module.
+
+    ``run(name, inputs)`` calls the module at qualified name ``name`` (``""``: the root)
+    with ``inputs`` (``(args, kwargs)`` on the CPU, as recorded) and returns its output,
+    or :data:`NOT_REFED` where it cannot. The words name the two sides in the report."""
+
+    run: Callable[[str, Any], Any]
+    reference: str = "the first run"
+    other: str = "the second way"
+    together: str = "together"
+    note: str | None = None
+    budget_s: float = 60.0
+
+
+NOT_REFED = _NOT_REFED
+
+
+def where_refed_starts(
+    run: Callable[[], Any],
+    refeed: Refeed,
+    *,
+    rtol: float | None = None,
+    atol: float | None = None,
+) -> str:
+    """The "Where it starts" section from re-feeding: ``run()`` is recorded module by
+    module, then every module call, in the order they finish (innermost first), is run
+    the other way on the recorded inputs; the first whose output differs is where the
+    difference starts, since its inputs are the same by construction. Never raises."""
+    try:
+        recording = _record(run, ops=False)
+        report = _first_refed_difference(recording, refeed, rtol, atol)
+    except Exception as error:  # localising must not hide the check's own finding
+        return _FAILED.format(error=f"{type(error).__name__}: {error}")
+    return report
+
+
+def _first_refed_difference(recording: _Recording, refeed: Refeed, rtol: float | None, atol: float | None) -> str:
+    started = time.monotonic()
+    calls = recording.calls
+    for done, call in enumerate(calls):
+        if time.monotonic() - started > refeed.budget_s:
+            stopped = _REFED_STOPPED.format(seconds=refeed.budget_s, count=done, total=len(calls))
+            return f"Where it starts: not found. {stopped}"
+        output = refeed.run(call.key[0], call.inputs)
+        if output is _NOT_REFED:
+            continue
+        mismatch = compare_structures(detach_to_cpu(output), call.output, rtol=rtol, atol=atol).mismatch
+        if mismatch is None:
+            continue
+        has_inner = any(other.key[0].startswith(f"{call.key[0]}.") or not call.key[0] for other in calls[:done])
+        notes = [_REFED_INSIDE.format(together=refeed.together) if has_inner else "", refeed.note or ""]
+        return str(
+            DivergenceReport(
+                diverged=True,
+                phase="forward",
+                module=f"'{call.key[0] or '(root)'}' ({call.class_name})",
+                call=call.key[1],
+                calls=sum(1 for c in calls if c.key[0] == call.key[0]),
+                starts_inside=True,
+                output_diff=mismatch.render(),
+                note="\n".join(note for note in notes if note) or None,
+            )
+        )
+    return _REFED_AGREES.format(
+        count=len(calls), other=refeed.other, reference=refeed.reference, together=refeed.together
+    )
 
 
 # ------------------------------------------------------------------- recording
@@ -251,29 +416,93 @@ def _record(run: Callable[[], Any], *, ops: bool) -> _Recording:
 # ------------------------------------------------------------------ comparison
 
 
-def _localize(first: _Recording, second: _Recording, rtol: float, atol: float, level: str) -> DivergenceReport:
-    calls_b = {call.key: call for call in second.calls}
-    for call in first.calls:
-        other = calls_b.get(call.key)
-        if other is None:
-            return _path_differs(call)
-        output = compare_structures(other.output, call.output, rtol=rtol, atol=atol).mismatch
-        if output is None:
-            continue
-        inputs = compare_structures(other.inputs, call.inputs, path="inputs", rtol=rtol, atol=atol).mismatch
-        report = DivergenceReport(
-            diverged=True,
-            phase="forward",
-            module=f"'{call.key[0] or '(root)'}' ({call.class_name})",
-            call=call.key[1],
-            calls=sum(1 for c in first.calls if c.key[0] == call.key[0]),
-            starts_inside=inputs is None,
-            input_diff=None if inputs is None else f"{inputs.path}: {inputs.render()}",
-            output_diff=output.render(),
+class _SameCalls:
+    """Both runs make the same calls: call (name, n) meets call (name, n)."""
+
+    def counterparts(
+        self, call: _ModuleCall, calls: int, by_key: dict[tuple[str, int], _ModuleCall]
+    ) -> list[tuple[int, _ModuleCall | None]]:
+        return [(0, by_key.get(call.key))]
+
+    def mismatch(self, a: Any, b: Any, part: int, path: str, rtol: float | None, atol: float | None) -> Mismatch | None:
+        return compare_structures(b, a, path=path, rtol=rtol, atol=atol).mismatch
+
+    def where(self, part: int) -> str | None:
+        return None
+
+
+@dataclass(frozen=True)
+class _SplitRows:
+    """Call (name, n) of the whole batch meets call (name, i * calls + n) of the parts,
+    each compared with its rows of the whole batch's tensors."""
+
+    split: BatchSplit
+
+    def counterparts(
+        self, call: _ModuleCall, calls: int, by_key: dict[tuple[str, int], _ModuleCall]
+    ) -> list[tuple[int, _ModuleCall | None]]:
+        name, index = call.key
+        return [(part, by_key.get((name, part * calls + index))) for part in range(self.split.parts)]
+
+    def mismatch(self, a: Any, b: Any, part: int, path: str, rtol: float | None, atol: float | None) -> Mismatch | None:
+        parts = dict(iter_tensors(b, path))
+        start = part * self.split.rows
+        for tensor_path, whole in iter_tensors(a, path):
+            other = parts.get(tensor_path)
+            if other is None or not self._pairs(whole, other):
+                continue
+            found = first_mismatch(other, whole[start : start + self.split.rows], path=tensor_path, rtol=rtol, atol=atol)
+            if found is not None:
+                return found
+        return None
+
+    def where(self, part: int) -> str:
+        start = part * self.split.rows
+        return (
+            f"Compared: micro-batch {part + 1} of {self.split.parts} with rows {start}:{start + self.split.rows} "
+            "of the whole batch's forward (only tensors whose first dimension is the batch)."
         )
-        if level == "op" and inputs is None:
-            return _with_first_op(report, call.key, first, second, rtol, atol)
-        return report
+
+    def has_batch_rows(self, value: Any) -> bool:
+        return any(t.dim() > 0 and t.shape[0] == self.split.batch_size for _, t in iter_tensors(value))
+
+    def _pairs(self, whole: torch.Tensor, part: torch.Tensor) -> bool:
+        return (
+            whole.dim() > 0
+            and whole.shape[0] == self.split.batch_size
+            and tuple(part.shape) == (self.split.rows, *whole.shape[1:])
+        )
+
+
+def _localize(
+    first: _Recording, second: _Recording, rtol: float | None, atol: float | None, level: str, pairing: Any
+) -> DivergenceReport:
+    counts = Counter(call.key[0] for call in first.calls)
+    by_key = {call.key: call for call in second.calls}
+    for call in first.calls:
+        for part, other in pairing.counterparts(call, counts[call.key[0]], by_key):
+            if other is None:
+                return _path_differs(call)
+            output = pairing.mismatch(call.output, other.output, part, "output", rtol, atol)
+            if output is None:
+                continue
+            inputs = pairing.mismatch(call.inputs, other.inputs, part, "inputs", rtol, atol)
+            report = DivergenceReport(
+                diverged=True,
+                phase="forward",
+                module=f"'{call.key[0] or '(root)'}' ({call.class_name})",
+                call=call.key[1],
+                calls=counts[call.key[0]],
+                starts_inside=inputs is None,
+                input_diff=None if inputs is None else f"{inputs.path}: {inputs.render()}",
+                output_diff=output.render(),
+                note=pairing.where(part),
+            )
+            if level == "op" and inputs is None:
+                return _with_first_op(report, call.key, other.key, first, second, rtol, atol, pairing, part)
+            return report
+    if not isinstance(pairing, _SameCalls):
+        return DivergenceReport(diverged=False)
     result = compare_structures(second.result, first.result, path="result", rtol=rtol, atol=atol).mismatch
     if result is None and len(first.calls) == len(second.calls):
         return DivergenceReport(diverged=False)
@@ -296,22 +525,30 @@ def _path_differs(call: _ModuleCall) -> DivergenceReport:
 def _with_first_op(
     report: DivergenceReport,
     key: tuple[str, int],
+    other_key: tuple[str, int],
     first: _Recording,
     second: _Recording,
-    rtol: float,
-    atol: float,
+    rtol: float | None,
+    atol: float | None,
+    pairing: Any,
+    part: int,
 ) -> DivergenceReport:
     ops_a = [op for op in first.ops if key in op.open_calls]
-    ops_b = [op for op in second.ops if key in op.open_calls]
+    ops_b = [op for op in second.ops if other_key in op.open_calls]
     names_a, names_b = [op.name for op in ops_a], [op.name for op in ops_b]
     if names_a != names_b:
-        return _replace(report, note=_different_ops_note(names_a, names_b))
+        return _with_note(report, _different_ops_note(names_a, names_b))
     for a, b in zip(ops_a, ops_b):
-        if compare_structures(b.outputs, a.outputs, rtol=rtol, atol=atol).mismatch is not None:
+        if pairing.mismatch(a.outputs, b.outputs, part, "output", rtol, atol) is not None:
             random = torch.Tag.nondeterministic_seeded in a.tags
             note = "It draws random numbers: seed both runs the same way, or keep it out of one." if random else None
-            return _replace(report, op=a.name, source=a.source, note=note)
-    return _replace(report, note="Op level: every operation inside it agrees; the difference comes from Python code.")
+            return _with_note(_replace(report, op=a.name, source=a.source), note)
+    return _with_note(report, "Op level: every operation inside it agrees; the difference comes from Python code.")
+
+
+def _with_note(report: DivergenceReport, note: str | None) -> DivergenceReport:
+    notes = [text for text in (report.note, note) if text]
+    return _replace(report, note="\n".join(notes) or None)
 
 
 def _different_ops_note(names_a: list[str], names_b: list[str]) -> str:
