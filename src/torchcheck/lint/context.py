@@ -313,6 +313,8 @@ class _Items(NamedTuple):
 
 
 _NOTHING_KNOWN = _Items(UNKNOWN)
+# Module containers whose iteration yields their modules.
+_MODULE_SEQUENCES = frozenset({"torch.nn.ModuleList", "torch.nn.Sequential", "torch.nn.modules.container.ModuleList"})
 # Methods of a module whose items are its submodules, as themselves or as (name, module) pairs.
 _SUBMODULE_ITERATORS = {"modules": False, "children": False, "named_modules": True, "named_children": True}
 
@@ -953,10 +955,41 @@ class LintContext:
         submodules = self._submodules_of(iterable)
         if submodules is not None:
             return submodules
+        contents = self._container_items(iterable)
+        if contents is not None:
+            return contents
         loader = self.kind_and_evidence(iterable)
         if loader.kind is Kind.DATALOADER:
             return _Items(Inferred(Kind.TENSOR, loader.evidence), batches=True)
         return _NOTHING_KNOWN
+
+    def _container_items(self, iterable: cst.BaseExpression) -> _Items | None:
+        """A loop over a container the code builds - a list, a tuple or a comprehension, here
+        or bound to the name iterated - or over an ``nn.ModuleList``/``nn.Sequential``: what
+        its items are (tuples position by position). None when the code shows no container."""
+        if self.maker_of(iterable) in _MODULE_SEQUENCES:
+            return _Items(strong(Kind.MODULE))
+        value: cst.BaseExpression | None = iterable
+        if isinstance(iterable, cst.Name):
+            binding = self.flow.reaching_binding(iterable.value)
+            value = binding.value if binding is not None else None
+        if isinstance(value, (cst.ListComp, cst.GeneratorExp, cst.SetComp)):
+            return self._items_like([value.elt])
+        if isinstance(value, (cst.List, cst.Tuple, cst.Set)) and value.elements:
+            if any(isinstance(element, cst.StarredElement) for element in value.elements):
+                return None
+            return self._items_like([element.value for element in value.elements])
+        return None
+
+    def _items_like(self, items: list[cst.BaseExpression]) -> _Items:
+        """What a loop draws from these items: their common kind, or tuples of one width
+        unpacked position by position."""
+        if all(isinstance(item, cst.Tuple) for item in items) and len({len(item.elements) for item in items}) == 1:  # type: ignore[attr-defined]
+            width = len(items[0].elements)  # type: ignore[attr-defined]
+            positions = ([item.elements[index].value for item in items] for index in range(width))  # type: ignore[attr-defined]
+            return _Items(UNKNOWN, zipped=tuple(self._items_like(position) for position in positions))
+        kinds = {self.kind_and_evidence(item) for item in items}
+        return _Items(kinds.pop()) if len(kinds) == 1 else _NOTHING_KNOWN
 
     def _submodules_of(self, iterable: cst.BaseExpression) -> _Items | None:
         """``model.modules()``, ``self.named_children()`` ...: modules, as surely as the

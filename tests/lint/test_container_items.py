@@ -1,0 +1,52 @@
+"""A loop over a container the code builds draws what the container holds: tuples of
+tensors unpack into tensors, and an ``nn.ModuleList`` yields modules."""
+
+from __future__ import annotations
+
+import textwrap
+
+from torchcheck.lint.engine import lint_source
+from torchcheck.lint.registry import all_rules
+
+
+def _codes(code: str) -> list[tuple[int, str]]:
+    result = lint_source(textwrap.dedent(code).encode(), "train.py", all_rules())
+    return [(finding.location.row, finding.code) for finding in result.diagnostics]
+
+
+def test_names_unpacked_from_a_comprehension_of_tensor_pairs_are_tensors() -> None:
+    code = """
+        import torch
+        device = torch.device("cuda")
+        batches = [(torch.randn(4, 10), torch.randn(4, 5)) for _ in range(3)]
+        for x, y in batches:
+            x.to(device)
+            y.to(device)
+    """
+    assert _codes(code) == [(6, "TCK202"), (7, "TCK202")]
+
+
+def test_items_of_a_literal_list_of_mixed_kinds_stay_unknown() -> None:
+    code = """
+        import torch
+        device = torch.device("cuda")
+        items = [torch.randn(3), "label"]
+        for item in items:
+            item.to(device)
+    """
+    assert _codes(code) == []
+
+
+def test_a_module_list_yields_modules() -> None:
+    code = """
+        import torch.nn as nn
+        class Tower(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.blocks = nn.ModuleList([nn.Linear(4, 4) for _ in range(3)])
+            def forward(self, x):
+                for block in self.blocks:
+                    x = block.forward(x)
+                return x
+    """
+    assert (9, "TCK105") in _codes(code)
