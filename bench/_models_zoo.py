@@ -10,11 +10,15 @@ checkpointing, a compiled submodule, stochastic depth, BatchNorm.
 from __future__ import annotations
 
 import os
+import sys
 from collections.abc import Callable
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
+# The docs' loading recipe, as the tests hold it (one definition for docs, tests and bench).
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 import torch  # noqa: E402
 import torch.nn.functional as F  # noqa: E402
@@ -22,6 +26,8 @@ from torch import nn  # noqa: E402
 from torch.nn.utils import parametrizations, parametrize  # noqa: E402
 from torch.nn.utils.rnn import pack_padded_sequence, pad_packed_sequence  # noqa: E402
 from torch.utils.checkpoint import checkpoint  # noqa: E402
+
+from tests.checks._loading import init_non_persistent_buffers, saved_like_save_pretrained  # noqa: E402
 
 VOCAB = 64
 SEQ = 8
@@ -54,32 +60,6 @@ def _generator() -> torch.Generator:
 # ------------------------------------------------------------- transformers glue
 
 
-def init_non_persistent_buffers(model: nn.Module) -> None:
-    """docs/checks.md's recipe, as written: what from_pretrained does after a meta load."""
-    for module in model.modules():
-        names = [name for name, buffer in module._buffers.items()
-                 if name in module._non_persistent_buffers_set and buffer is not None and buffer.is_meta]
-        if not names:
-            continue
-        for name in names:
-            module._buffers[name] = torch.empty_like(module._buffers[name], device="cpu")
-        loaded = dict(module._parameters)
-        module._parameters.update({n: nn.Parameter(p.to("meta")) for n, p in loaded.items() if p is not None})
-        model._init_weights(module)
-        module._parameters.update(loaded)
-
-
-def saved_once_per_tensor(model: nn.Module) -> dict[str, torch.Tensor]:
-    """The state dict with tied tensors stored once, as save_pretrained/safetensors do."""
-    seen: set[int] = set()
-    kept = {}
-    for key, tensor in model.state_dict(keep_vars=True).items():
-        if id(tensor) not in seen:
-            seen.add(id(tensor))
-            kept[key] = tensor.detach()
-    return kept
-
-
 def _hf_loss(model: nn.Module, batch: Any) -> torch.Tensor:
     return model(**batch).loss
 
@@ -107,7 +87,7 @@ def _hf_subject(name: str, family: str, make: Callable[[], nn.Module], inputs: C
         name=f"hf-{name}", family=family, make=make,
         inputs=lambda: transformers.BatchEncoding(inputs()),
         train_batch=lambda: transformers.BatchEncoding(_with_labels(inputs(), labels(inputs()))),
-        loss=_hf_loss, after_load=init_non_persistent_buffers, checkpoint=saved_once_per_tensor,
+        loss=_hf_loss, after_load=init_non_persistent_buffers, checkpoint=saved_like_save_pretrained,
     )
 
 
@@ -263,7 +243,7 @@ def _vision_and_multimodal() -> list[Subject]:
         _hf_subject("convnext", "vision, drop-path", convnext, _pixels, _class_labels(CLASSES)),
         Subject(name="hf-clip", family="multimodal, contrastive", make=clip,
                 inputs=clip_inputs, train_batch=lambda: {**clip_inputs(), "return_loss": True},
-                loss=_hf_loss, after_load=init_non_persistent_buffers, checkpoint=saved_once_per_tensor),
+                loss=_hf_loss, after_load=init_non_persistent_buffers, checkpoint=saved_like_save_pretrained),
     ]
 
 

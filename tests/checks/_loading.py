@@ -1,4 +1,6 @@
-"""The low-memory loading recipe of docs/checks.md, shared by the tests that load real models."""
+"""The low-memory loading recipe of docs/checks.md, shared by the tests that load real models
+and by bench/real_model_checks.py. ``init_non_persistent_buffers`` is the docs' function
+word for word (tests/checks/test_meta_load_recipe.py holds them to that)."""
 
 from __future__ import annotations
 
@@ -18,18 +20,27 @@ def saved_like_save_pretrained(model: nn.Module) -> dict[str, torch.Tensor]:
 
 
 def init_non_persistent_buffers(model: nn.Module) -> None:
-    """The recipe in docs/checks.md: what ``from_pretrained`` does after a meta load.
-    Non-persistent buffers (rotary frequencies, position ids) are not in the checkpoint:
-    give them storage and let the model initialise them, with the module's loaded
-    parameters swapped for meta stand-ins meanwhile so that initialising cannot overwrite them."""
+    """What from_pretrained does after a meta load (see assert_meta_load below): give the
+    non-persistent buffers storage and let transformers initialise them. Every loaded
+    parameter and buffer of the model is swapped for a meta stand-in meanwhile: initialising
+    one module also writes to its children (CLIP's embeddings initialise their token
+    embedding), and on meta those writes cost nothing and change nothing."""
+    to_initialise, fresh = [], set()
     for module in model.modules():
         names = [name for name, buffer in module._buffers.items()
                  if name in module._non_persistent_buffers_set and buffer is not None and buffer.is_meta]
-        if not names:
-            continue
         for name in names:
             module._buffers[name] = torch.empty_like(module._buffers[name], device="cpu")
-        loaded = dict(module._parameters)
-        module._parameters.update({n: nn.Parameter(p.to("meta")) for n, p in loaded.items() if p is not None})
-        model._init_weights(module)
-        module._parameters.update(loaded)
+            fresh.add(id(module._buffers[name]))
+        if names:
+            to_initialise.append(module)
+    loaded = [(tensors, name, tensor) for module in model.modules()
+              for tensors in (module._parameters, module._buffers)
+              for name, tensor in tensors.items() if tensor is not None and id(tensor) not in fresh]
+    for tensors, name, tensor in loaded:
+        stand_in = torch.empty_like(tensor, device="meta")
+        tensors[name] = nn.Parameter(stand_in, tensor.requires_grad) if isinstance(tensor, nn.Parameter) else stand_in
+    for module in to_initialise:
+        model._init_weights(module)  # transformers' own initialisation of the buffers
+    for tensors, name, tensor in loaded:
+        tensors[name] = tensor

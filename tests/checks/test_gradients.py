@@ -45,10 +45,10 @@ def test_gradcheck_names_the_input_and_the_greatest_jacobian_error() -> None:
     with pytest.raises(CheckFailed) as failure:
         assert_gradcheck(scaled_cube, scale, torch.tensor([1.0, 2.0, -1.0]))
     message = str(failure.value)
-    assert "backward of scaled_cube disagrees with finite differences for input[1] (shape (3,)" in message
+    assert "backward of scaled_cube disagrees with finite differences for input x (shape (3,)" in message
     assert "Mismatched elements: 3 / 9" in message
     # d/dx 1.5 x^3 at x = 2: analytical (wrong) 1.5*2*4 = 12, numerical 1.5*3*4 = 18
-    assert "Greatest error at d output[0][1] / d input[1][1]: analytical 12, numerical 18" in message
+    assert "Greatest error at d output[0][1] / d input x[1]: analytical 12, numerical 18" in message
 
 
 # ------------------------------------------------------------ gradients flow
@@ -246,7 +246,7 @@ def test_gradcheck_names_the_parameter_whose_backward_is_wrong() -> None:
 
 
 def test_gradcheck_checks_the_parameters_of_a_module_passed_as_an_input() -> None:
-    with pytest.raises(CheckFailed, match="for parameter weight of input\\[0\\]"):
+    with pytest.raises(CheckFailed, match="for parameter weight of input module "):
         assert_gradcheck(lambda module, x: module(x).sum(), Scale(wrong=True), torch.ones(3))
 
 

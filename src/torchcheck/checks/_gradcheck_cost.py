@@ -4,7 +4,7 @@ Full gradcheck perturbs every input element twice (two forwards each) and takes 
 backward per output element, so a module with 12k parameters means some 25k forwards:
 hours for a real layer. Fast mode (``fast_mode=True``) checks one random projection of
 the Jacobian instead: two forwards per input tensor and one backward per output tensor.
-:func:`affordable_gradcheck_options` times one forward and one backward, estimates both,
+:func:`affordable_gradcheck_options` times a warm forward and backward, estimates both,
 and picks fast mode or fails with the estimate and the way out before any time is spent.
 """
 
@@ -28,8 +28,20 @@ __all__ = ["DEFAULT_MAX_SECONDS", "GradcheckCost", "affordable_gradcheck_options
 #: Longest estimated gradcheck run that starts without being asked for explicitly.
 DEFAULT_MAX_SECONDS = 30.0
 #: gradcheck's own work per perturbed element or output row (indexing, copying,
-#: comparing), measured on CPU: it dominates for small layers.
-_OVERHEAD_SECONDS = 5e-4
+#: comparing), measured on CPU (0.8e-4 to 1.5e-4 s on a busy 2-core machine): it
+#: dominates for small layers.
+_OVERHEAD_SECONDS = 1e-4
+#: Timed forward/backward pairs after the warm-up; the quickest counts, since a busy
+#: machine only ever makes a run slower.
+_TIMED_RUNS = 5
+#: Measured time after which one more run would not make the estimate any better.
+_ENOUGH_MEASURED_SECONDS = 0.5
+#: Over the limit, timing goes on for this share of it (within the bounds below) before
+#: the check switches to fast mode or fails: on a busy machine a multi-threaded op waits
+#: milliseconds for a descheduled thread, for a while, and a few runs can all be 100 times
+#: slower than gradcheck's thousands of later ones.
+_REMEASURE_SHARE = 0.05
+_REMEASURE_BOUNDS = (0.25, 0.5)
 
 _SWITCHED_TO_FAST = """\
 assert_gradcheck: a full gradcheck of {name} would take about {full} ({cost}); using \
@@ -68,7 +80,9 @@ class GradcheckCost:
 
     def full_seconds(self, gradgrad: bool) -> float:
         per_input = 2 * self.forward_seconds + _OVERHEAD_SECONDS
-        seconds = self.input_elements * per_input + self.output_elements * (self.backward_seconds + _OVERHEAD_SECONDS)
+        # each Jacobian row is computed twice, to catch a nondeterministic backward
+        per_output = 2 * self.backward_seconds + _OVERHEAD_SECONDS
+        seconds = self.input_elements * per_input + self.output_elements * per_output
         if gradgrad:  # the same again on the gradient function, whose inputs include grad_outputs
             elements = self.input_elements + self.output_elements
             seconds += 2 * elements * (self.forward_seconds + self.backward_seconds)
@@ -102,8 +116,12 @@ def affordable_gradcheck_options(
     limit = opts.pop("max_seconds", DEFAULT_MAX_SECONDS)
     if limit is None:
         return opts
-    cost = measure_cost(fn, leaves)
     fast_requested = opts.get("fast_mode")
+    estimate = GradcheckCost.fast_seconds if fast_requested else GradcheckCost.full_seconds
+    cost = measure_cost(fn, leaves)
+    if estimate(cost, gradgrad) > limit:
+        cost = measure_cost(fn, leaves, until=lambda measured: estimate(measured, gradgrad) <= limit,
+                            seconds=_remeasure_seconds(limit))
     if fast_requested:
         _fail_over(limit, cost.fast_seconds(gradgrad), "a fast-mode", name, cost, fast_hint="")
         return opts
@@ -133,32 +151,55 @@ def _fail_over(limit: float, estimate: float, mode: str, name: str, cost: Gradch
         )
 
 
-def measure_cost(fn: Callable[..., Sequence[torch.Tensor]], leaves: tuple[torch.Tensor, ...]) -> GradcheckCost:
-    """Time a forward (the quicker of two, after one that may initialise lazily) and
-    a backward."""
-    timings = []
-    with torch.no_grad():
-        for _ in range(5):
+def measure_cost(
+    fn: Callable[..., Sequence[torch.Tensor]],
+    leaves: tuple[torch.Tensor, ...],
+    until: Callable[[GradcheckCost], bool] | None = None,
+    seconds: float = _ENOUGH_MEASURED_SECONDS,
+) -> GradcheckCost:
+    """Time a forward (with autograd recording, as gradcheck runs it) and a backward,
+    the quickest of several runs after one of each untimed: the first pays one-time costs
+    (lazy initialisation, kernel selection, autograd's worker threads) that none of
+    gradcheck's many later calls pay, and timing it would overestimate a small check many
+    times over. Runs go on until ``until`` holds for the cost so far (by default: after
+    :data:`_TIMED_RUNS` runs), or ``seconds`` have been measured."""
+    forward: list[float] = []
+    backward: list[float] = []
+    with torch.enable_grad():
+        outputs = fn(*leaves)
+        _backward(outputs, leaves)
+        while True:
             start = time.perf_counter()
             outputs = fn(*leaves)
-            timings.append(time.perf_counter() - start)
-    forward = min(timings[1:])
-    with torch.enable_grad():
-        differentiable = [o for o in fn(*leaves) if o.requires_grad]
-        inputs = [leaf for leaf in leaves if leaf.requires_grad]
-        start = time.perf_counter()
-        if differentiable and inputs:
-            total = sum((o * torch.ones_like(o)).sum() for o in differentiable)
-            torch.autograd.grad(total, inputs, allow_unused=True)
-        backward = time.perf_counter() - start
-    return GradcheckCost(
-        forward_seconds=forward,
-        backward_seconds=backward,
-        input_elements=sum(leaf.numel() for leaf in leaves),
-        input_tensors=len(leaves),
-        output_elements=sum(o.numel() for o in outputs),
-        output_tensors=len(outputs),
-    )
+            forward.append(time.perf_counter() - start)
+            start = time.perf_counter()
+            _backward(outputs, leaves)
+            backward.append(time.perf_counter() - start)
+            cost = GradcheckCost(
+                forward_seconds=min(forward),
+                backward_seconds=min(backward),
+                input_elements=sum(leaf.numel() for leaf in leaves),
+                input_tensors=len(leaves),
+                output_elements=sum(o.numel() for o in outputs),
+                output_tensors=len(outputs),
+            )
+            done = until(cost) if until is not None else len(forward) >= _TIMED_RUNS
+            if done or sum(forward) + sum(backward) >= seconds:
+                return cost
+
+
+def _remeasure_seconds(limit: float) -> float:
+    low, high = _REMEASURE_BOUNDS
+    return min(max(_REMEASURE_SHARE * limit, low), high)
+
+
+def _backward(outputs: Sequence[torch.Tensor], leaves: tuple[torch.Tensor, ...]) -> None:
+    """One backward from every differentiable output to every leaf that requires grad."""
+    differentiable = [o for o in outputs if o.requires_grad]
+    inputs = [leaf for leaf in leaves if leaf.requires_grad]
+    if differentiable and inputs:
+        total = sum((o * torch.ones_like(o)).sum() for o in differentiable)
+        torch.autograd.grad(total, inputs, allow_unused=True)
 
 
 def _duration(seconds: float) -> str:

@@ -6,6 +6,8 @@ from __future__ import annotations
 import contextlib
 import copy
 import fnmatch
+import inspect
+import re
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -126,14 +128,15 @@ class _GradcheckProblem:
         call = ModelInputs.from_inputs(inputs, target)
         values = [_float64_module(v, train) if isinstance(v, nn.Module) else v for v in call.values()]
         problem = cls(target, call.replaced(values))
-        for position, (label, value) in enumerate(problem.call.labelled()):
+        labels = _argument_labels(fn, problem.call)
+        for position, (label, value) in enumerate(zip(labels, problem.call.values())):
             if isinstance(value, torch.Tensor) and value.is_floating_point():
                 values[position] = problem._add(label, value.detach().to(torch.float64).clone().requires_grad_(True))
                 problem.input_positions.append(position)
         problem.call = problem.call.replaced(values)
         if isinstance(target, nn.Module):
             problem._add_parameters(target, "")
-        for label, value in problem.call.labelled():
+        for label, value in zip(labels, problem.call.values()):
             if isinstance(value, nn.Module):
                 problem._add_parameters(value, f" of {label}")
         return problem
@@ -151,10 +154,50 @@ class _GradcheckProblem:
     def __call__(self, *leaves: torch.Tensor) -> tuple[torch.Tensor, ...]:
         """The floating outputs for the given input leaves. Parameter leaves are the
         modules' own tensors, which gradcheck perturbs in place."""
+        return tuple(_float_outputs(self._output(leaves)))
+
+    def _output(self, leaves: Sequence[torch.Tensor]) -> Any:
         values = self.call.values()
         for position, leaf in zip(self.input_positions, leaves):
             values[position] = leaf
-        return tuple(_float_outputs(self.call.replaced(values).call(self.target)))
+        return self.call.replaced(values).call(self.target)
+
+    def differentiable_output_labels(self) -> list[str]:
+        """The paths (``output.logits``) of the outputs gradcheck differentiates, in its order."""
+        with torch.enable_grad():
+            output = self._output(self.leaves)
+            return [path for path, tensor in iter_tensors(output)
+                    if (tensor.is_floating_point() or tensor.is_complex()) and tensor.requires_grad]
+
+
+def _argument_labels(fn: Callable[..., Any], call: ModelInputs) -> list[str]:
+    """How messages name each argument of ``fn``: by its parameter name where the
+    signature gives one (``input x``), else by position (``input[0]``)."""
+    names = _positional_parameter_names(fn)
+    positional = [f"input {names[i]}" if i < len(names) else f"input[{i}]" for i in range(len(call.args))]
+    return positional + [f"input {key}" for key in call.kwargs]
+
+
+def _positional_parameter_names(fn: Callable[..., Any]) -> list[str]:
+    """The names that positional arguments of ``fn`` bind to, up to a ``*args``; for
+    ``MyFunction.apply`` those of its ``forward`` after ``ctx``."""
+    if isinstance(fn, nn.Module):
+        fn = unwrap_compiled(fn).forward
+    function_class = getattr(fn, "__self__", None)
+    if isinstance(function_class, type) and issubclass(function_class, torch.autograd.Function):
+        takes_ctx = function_class.setup_context is torch.autograd.Function.setup_context
+        names = _positional_parameter_names(function_class.forward)
+        return names[1:] if takes_ctx else names
+    try:
+        parameters = inspect.signature(fn).parameters.values()
+    except (TypeError, ValueError):  # a builtin without a signature
+        return []
+    names = []
+    for parameter in parameters:
+        if parameter.kind not in (parameter.POSITIONAL_ONLY, parameter.POSITIONAL_OR_KEYWORD):
+            break
+        names.append(parameter.name)
+    return names
 
 
 def _float64_module(module: nn.Module, train: bool) -> nn.Module:
@@ -187,9 +230,11 @@ def assert_gradcheck(
         except GradcheckError as error:
             fields = _jacobian_mismatch(problem, opts)
             if fields is None:
-                message = _GRADCHECK_OTHER.format(which="gradcheck", name=name, torch_message=indent(str(error)))
+                torch_message = _with_names(str(error), problem)
+                message = _GRADCHECK_OTHER.format(which="gradcheck", name=name, torch_message=indent(torch_message))
             else:
-                message = _GRADCHECK_FAILED.format(name=name, torch_message=_first_line(error), **fields)
+                torch_message = _with_names(_first_line(error), problem)
+                message = _GRADCHECK_FAILED.format(name=name, torch_message=torch_message, **fields)
             raise CheckFailed(message) from error
         if gradgrad:
             try:
@@ -198,6 +243,25 @@ def assert_gradcheck(
                 raise CheckFailed(
                     _GRADCHECK_OTHER.format(which="gradgradcheck", name=name, torch_message=indent(str(error)))
                 ) from error
+
+
+_TORCH_POSITIONS = re.compile(r"output (\d+) with respect to input (\d+)")
+
+
+def _with_names(message: str, problem: _GradcheckProblem) -> str:
+    """torch's "output 3 with respect to input 2" as "output.past_key_values.layers[1].keys
+    with respect to parameter model.layers.0.mlp.up_proj.weight"."""
+    if not _TORCH_POSITIONS.search(message):
+        return message
+    outputs = problem.differentiable_output_labels()
+
+    def named(match: re.Match[str]) -> str:
+        output, leaf = int(match[1]), int(match[2])
+        output_label = outputs[output] if output < len(outputs) else match[0].split(" with")[0]
+        leaf_label = problem.labels[leaf] if leaf < len(problem.labels) else f"input {leaf}"
+        return f"{output_label} with respect to {leaf_label}"
+
+    return _TORCH_POSITIONS.sub(named, message)
 
 
 def _first_line(error: BaseException) -> str:

@@ -25,6 +25,7 @@ from typing import Any
 
 import torch
 from torch import nn
+from torch.nn.utils import parametrize
 from torch.utils._python_dispatch import TorchDispatchMode
 from torch.utils._pytree import tree_flatten, tree_map
 
@@ -49,6 +50,7 @@ __all__ = [
     "MetaForwardWatch",
     "ModulePathTracker",
     "NotRunnableOnMeta",
+    "ParametrizationOnMeta",
     "assert_meta_load",
     "assert_meta_shapes",
     "data_dependent_operation",
@@ -103,6 +105,34 @@ _CONSTRUCTION_FAILED = """\
 {check}: building the model under torch.device("{device}") failed:
   {error_type}: {error}"""
 
+_CONSTRUCTION_NEEDS_VALUES = """\
+{check}: building {model} under torch.device("meta") needs tensor values: {operation} \
+cannot run on the meta device, where tensors have shapes but no values.{parametrization} \
+This is not a bug in {model}.
+{error}{origin}
+Pass a model built on CPU instead of the factory (it is copied onto meta tensor by tensor), \
+or check the shapes on a real device: assert_meta_shapes(..., device="cpu") with a small \
+config checks expected= against the shapes of a real forward (with a warning)."""
+
+_PARAMETRIZATION_AT_CONSTRUCTION = """ A parametrization (torch.nn.utils.parametrize, \
+e.g. orthogonal()) computes on the weight's values when it is registered."""
+
+_PARAMETRIZATION_ON_META = """\
+{check}: the parametrization of '{tensor}' in module '{path}' ({module_type}) cannot run on \
+the meta device: a parametrization computes the weight from tensor values, and meta \
+tensors have shapes but no values. Its buffer {buffers} is None: \
+{module_type}.right_inverse sets it from the weight's values when the parametrization is \
+registered, which could not run when {model} was built on meta{reason} \
+(torch.nn.utils.parametrize goes on without it when right_inverse raises \
+NotImplementedError). This is not a bug in {model}.
+{error}
+module inputs: {inputs}
+call path: {call_path}{origin}
+Pass a model built on CPU instead of the factory (it is copied onto meta with the \
+parametrization's tensors), or check the shapes on a real device: \
+assert_meta_shapes(..., device="cpu") with a small config checks expected= against the \
+shapes of a real forward (with a warning)."""
+
 _HARD_CODED_DEVICE_HINT = """
 A tensor seems to be created on a hard-coded device inside this module; create it with \
 device=x.device (or register it as a buffer) so it follows the model and its inputs."""
@@ -117,7 +147,16 @@ assert_meta_shapes: {model} gives different output shapes on meta and {device} a
 
 _META_LOAD_KEYS = """\
 assert_meta_load: loading the checkpoint into {model} built on meta \
-(load_state_dict(assign=True)) reports {details}"""
+(load_state_dict(assign=True)) reports {details}{cause}"""
+
+_UNSET_BUFFERS_CAUSE = """
+Built on meta, {model} holds None for the buffers {names}, so load_state_dict has nowhere \
+to put them: they are set from tensor values while the model is built (a \
+parametrization's right_inverse, such as orthogonal()'s base), which the meta device \
+cannot compute. Give each a placeholder of the saved shape when the model is built (in \
+make_model: `module.base = torch.empty(shape)` if it is None; under torch.device("meta") \
+that costs nothing) and assign=True puts the checkpoint's tensor there; or build this \
+model on CPU."""
 
 _META_LOAD_LEFT_ON_META = """\
 assert_meta_load: after building {model} on meta and loading the checkpoint with \
@@ -152,10 +191,12 @@ checkpoint's values:
 
 _CHANGED_BY_AFTER_LOAD = """\
 after_load changed them after load_state_dict(assign=True) had put the checkpoint's \
-values in place. An initialisation called for a whole module (transformers' \
-model._init_weights(module), reset_parameters()) re-initialises that module's loaded \
-parameters too, not only the non-persistent buffer it was called for: initialise only \
-the tensors still on meta (see init_non_persistent_buffers in docs/checks.md)."""
+values in place. An initialisation called for one module (transformers' \
+model._init_weights(module), reset_parameters()) re-initialises the loaded parameters of \
+that module and often of its children too (CLIP's embeddings initialise their token \
+embedding), not only the non-persistent buffer it was called for: swap every loaded \
+parameter and buffer of the model for a meta stand-in while initialising, then put them \
+back (init_non_persistent_buffers in docs/checks.md does)."""
 
 _CHANGED_BY_LOAD = """\
 load_state_dict(assign=True) or tie_weights() left them different from the checkpoint: \
@@ -199,6 +240,11 @@ class NotRunnableOnMeta(CheckFailed):
 
 class DataDependentOnMeta(NotRunnableOnMeta):
     """The forward of ``model`` needs tensor values, which the meta device does not have."""
+
+
+class ParametrizationOnMeta(DataDependentOnMeta):
+    """A ``torch.nn.utils.parametrize`` parametrization of ``model`` computes on values
+    that the meta device does not have (orthogonal()'s ``base``, set at registration)."""
 
 
 class MetaKernelUnsupported(NotRunnableOnMeta):
@@ -265,6 +311,10 @@ class ModulePathTracker:
             "call_path": " > ".join(f"{n or '<root>'} ({type(m).__name__})" for n, m, _ in self.stack) or "<root>",
             "origin": _origin(error),
         }
+        parametrization = _unset_parametrization(self.stack) if device == "meta" else None
+        if parametrization is not None:
+            message = _PARAMETRIZATION_ON_META.format(**{**fields, **parametrization})
+            return ParametrizationOnMeta(message, fields["model"])
         operation = data_dependent_operation(error) if device == "meta" else None
         if operation is not None:
             return DataDependentOnMeta(_DATA_DEPENDENT.format(operation=operation, **fields), fields["model"])
@@ -280,6 +330,43 @@ class ModulePathTracker:
             message = _META_KERNEL.format(operation=operation, proof=proof, **fields)
             return MetaKernelUnsupported(message, fields["model"])
         return CheckFailed(_FORWARD_FAILED.format(device=device, hint="", **fields))
+
+
+def _unset_parametrization(stack: list[tuple[str, nn.Module, str]]) -> dict[str, str] | None:
+    """Message fields when the innermost running module is a parametrization
+    (``torch.nn.utils.parametrize``) with a buffer left None: set by its ``right_inverse``
+    from values at registration, which cannot run on meta; else ``None``."""
+    if len(stack) < 2 or not isinstance(stack[-2][1], parametrize.ParametrizationList):
+        return None
+    path, parametrization, _ = stack[-1]
+    unset = [name for name, buffer in parametrization._buffers.items() if buffer is None]
+    if not unset:
+        return None
+    owner, _, tensor = stack[-2][0].rpartition("parametrizations.")
+    return {
+        "tensor": owner + tensor,
+        "path": path,
+        "buffers": ", ".join(f"`{name}`" for name in unset),
+        "reason": _right_inverse_on_meta(parametrization, stack[-2][1]),
+    }
+
+
+def _right_inverse_on_meta(parametrization: nn.Module, parametrizations: nn.Module) -> str:
+    """``: `aten::geqrf` has no meta kernel``: what stops ``right_inverse`` on meta,
+    found by running it again on a meta tensor of the weight's shape."""
+    right_inverse = getattr(parametrization, "right_inverse", None)
+    original = getattr(parametrizations, "original", None)
+    if not callable(right_inverse) or not isinstance(original, torch.Tensor):
+        return ""
+    try:
+        with torch.no_grad():
+            right_inverse(torch.empty(original.shape, dtype=original.dtype, device="meta"))
+    except Exception as error:  # the reason is all that is wanted
+        if _NO_META_KERNEL in str(error).lower():
+            return f": `{_operator_name(error)}` has no meta kernel"
+        operation = data_dependent_operation(error)
+        return f": it needs {operation}" if operation else f": it raised {type(error).__name__}"
+    return ""
 
 
 def _describe_inputs(args: tuple[Any, ...], kwargs: Mapping[str, Any]) -> str:
@@ -304,9 +391,13 @@ def data_dependent_operation(error: BaseException) -> str | None:
         if marker.lower() in lowered:
             return operation
     if _NO_META_KERNEL in lowered:
-        operator = text.split(":", 1)[0].strip()
-        return f"`{operator}` (no meta kernel: its output depends on the data)"
+        return f"`{_operator_name(error)}` (no meta kernel: its output depends on the data)"
     return None
+
+
+def _operator_name(error: BaseException) -> str:
+    """``aten::geqrf`` from torch's "aten::geqrf: attempted to run this operator..."."""
+    return str(error).split(": ", 1)[0].strip()
 
 
 def _is_device_error(error: BaseException) -> bool:
@@ -516,10 +607,28 @@ def _build_on_meta(make_model: ModelSource, check: str) -> nn.Module:
         with torch.device("meta"):
             model = instantiate(make_model)
     except Exception as error:  # construction failing is the finding
-        raise CheckFailed(
-            _CONSTRUCTION_FAILED.format(check=check, device="meta", error_type=type(error).__name__, error=error)
-        ) from error
+        raise _construction_failure(make_model, check, error) from error
     return strip_compiled(model)
+
+
+def _construction_failure(make_model: ModelSource, check: str, error: BaseException) -> CheckFailed:
+    """Why building under ``torch.device("meta")`` failed: an operation that needs values
+    (not the model's fault: a real device, or an instance, can be checked instead), or the
+    error itself."""
+    operation = data_dependent_operation(error)
+    if operation is None:
+        return CheckFailed(
+            _CONSTRUCTION_FAILED.format(check=check, device="meta", error_type=type(error).__name__, error=error)
+        )
+    model = getattr(make_model, "__name__", type(make_model).__name__)
+    frames = traceback.extract_tb(error.__traceback__)
+    in_parametrization = any(frame.filename.endswith(("parametrize.py", "parametrizations.py")) for frame in frames)
+    message = _CONSTRUCTION_NEEDS_VALUES.format(
+        check=check, model=model, operation=operation, origin=_origin(error),
+        parametrization=_PARAMETRIZATION_AT_CONSTRUCTION if in_parametrization else "",
+        error=indent(f"{type(error).__name__}: {str(error).strip()}"),
+    )
+    return DataDependentOnMeta(message, model)
 
 
 def _meta_like(tensor: torch.Tensor) -> torch.Tensor:
@@ -718,15 +827,16 @@ def assert_meta_load(
         result = model.load_state_dict(state_dict, assign=True, strict=False)
         _retie(model)
         before_after_load = _tensor_versions(model)
+        to_initialise = _meta_non_persistent_buffers(model)
         if after_load is not None:
             after_load(model)
         missing = _untied_missing_keys(result.missing_keys, set(state_dict), _tie_groups(reference))
-        _check_keys(name, missing, result.unexpected_keys)
+        _check_keys(name, missing, result.unexpected_keys, model)
         # The old hook-based spectral_norm's weight is recomputed before every forward:
         # still on meta until then, and judged only after one.
         derived = hook_recomputed_attributes(model)
         _fail_if_left_on_meta(name, model, skip=derived)
-        _check_loaded_values(name, model, checkpoint_state, before_after_load, after_load)
+        _check_loaded_values(name, model, checkpoint_state, before_after_load, after_load, to_initialise)
         _check_ties(name, reference, model)
         model.eval()
         if inputs:
@@ -764,10 +874,13 @@ def _check_loaded_values(
     state_dict: Mapping[str, torch.Tensor],
     before_after_load: dict[str, tuple[int, int]],
     after_load: Callable[[nn.Module], None] | None,
+    to_initialise: dict[str, list[str]],
 ) -> None:
     """Every parameter and buffer still holds the checkpoint's value after loading.
     ``state_dict`` is an ordinary load of the checkpoint: with assign=True the model
-    shares storage with the mmap-ed one, so a change in place would show there too."""
+    shares storage with the mmap-ed one, so a change in place would show there too.
+    ``to_initialise`` (module path -> non-persistent buffers on meta before ``after_load``)
+    says which initialisation may have reached a changed tensor."""
     live = model.state_dict(keep_vars=True)
     changed = [
         key
@@ -778,13 +891,41 @@ def _check_loaded_values(
         return
     after = _tensor_versions(model)
     by_after_load = [key for key in changed if before_after_load.get(key) != after.get(key)]
-    shown = changed[:_MAX_NAMES] + ([f"and {len(changed) - _MAX_NAMES} more"] if len(changed) > _MAX_NAMES else [])
     cause = _CHANGED_BY_AFTER_LOAD if after_load is not None and by_after_load else _CHANGED_BY_LOAD
+    if cause is _CHANGED_BY_AFTER_LOAD:
+        changed = [key + _initialised_with(key, to_initialise) for key in changed]
+    shown = changed[:_MAX_NAMES] + ([f"and {len(changed) - _MAX_NAMES} more"] if len(changed) > _MAX_NAMES else [])
     raise CheckFailed(
         _META_LOAD_CHANGED.format(
             model=name, count=len(changed), names="\n".join(f"  {key}" for key in shown), cause=cause
         )
     )
+
+
+def _meta_non_persistent_buffers(model: nn.Module) -> dict[str, list[str]]:
+    """``module path -> names`` of the non-persistent buffers still on meta: what an
+    ``after_load`` initialises."""
+    pending = {}
+    for path, module in model.named_modules():
+        names = [name for name, buffer in module._buffers.items()
+                 if name in module._non_persistent_buffers_set and buffer is not None and buffer.is_meta]
+        if names:
+            pending[path] = names
+    return pending
+
+
+def _initialised_with(key: str, to_initialise: dict[str, list[str]]) -> str:
+    """`` (inside 'embeddings', which holds the non-persistent buffer position_ids)``:
+    the nearest module at or above ``key`` that had a buffer to initialise; empty if none."""
+    owner = key.rpartition(".")[0]
+    parts = owner.split(".") if owner else []
+    for depth in range(len(parts), -1, -1):
+        path = ".".join(parts[:depth])
+        if path in to_initialise:
+            buffers = ", ".join(to_initialise[path])
+            where = "its module" if path == owner else f"inside '{path or '<root>'}', which"
+            return f" ({where} holds the non-persistent buffer {buffers})"
+    return ""
 
 
 def _differs(live: torch.Tensor, saved: torch.Tensor) -> bool:
@@ -842,14 +983,27 @@ def _checkpoint_file(checkpoint: str | os.PathLike[str] | Mapping[str, torch.Ten
         yield path
 
 
-def _check_keys(name: str, missing: list[str], unexpected: list[str]) -> None:
+def _check_keys(name: str, missing: list[str], unexpected: list[str], model: nn.Module) -> None:
     parts = []
     if missing:
         parts.append(f"missing keys: {', '.join(missing)}")
     if unexpected:
         parts.append(f"unexpected keys: {', '.join(unexpected)}")
-    if parts:
-        raise CheckFailed(_META_LOAD_KEYS.format(model=name, details="; ".join(parts)))
+    if not parts:
+        return
+    unset = [key for key in unexpected if _is_unset_buffer(model, key)]
+    cause = _UNSET_BUFFERS_CAUSE.format(model=name, names=", ".join(unset)) if unset else ""
+    raise CheckFailed(_META_LOAD_KEYS.format(model=name, details="; ".join(parts), cause=cause))
+
+
+def _is_unset_buffer(model: nn.Module, key: str) -> bool:
+    """Whether ``key`` names a buffer registered as None (so not in the state dict)."""
+    path, _, name = key.rpartition(".")
+    try:
+        module = model.get_submodule(path)
+    except AttributeError:
+        return False
+    return name in module._buffers and module._buffers[name] is None
 
 
 def _attribute_ids(model: nn.Module, names: set[str]) -> dict[str, int]:
