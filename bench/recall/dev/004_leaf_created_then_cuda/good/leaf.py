@@ -1,0 +1,6 @@
+import torch
+
+x = torch.tensor([1.0], requires_grad=True, device="cuda")
+y = (x * 2).sum()
+y.backward()
+print(x.is_leaf, x.grad)

@@ -1,0 +1,7 @@
+import torch
+
+b = torch.rand(10, requires_grad=True)
+b = b.cuda()  # expect: TCK108
+loss = (b ** 2).sum()
+loss.backward()
+print(b.is_leaf, b.grad)

@@ -1,0 +1,12 @@
+import torch
+
+
+def train(model, loader, criterion, optimizer, device):
+    model.train()
+    for images, labels in loader:
+        images = images.to(device)
+        labels = labels.to(device)
+        optimizer.zero_grad()
+        loss = criterion(model(images), labels)
+        loss.backward()
+        optimizer.step()
