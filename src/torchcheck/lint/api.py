@@ -361,7 +361,12 @@ def _execute_in_pool(tasks: list[_Task], jobs: int) -> list[FileResult]:
     results: dict[int, FileResult] = {}
     lost: list[int] = []
     with _worker_pool(jobs, _prepare_worker) as executor:
-        futures = [(indices, executor.submit(_run_chunk, [tasks[i] for i in indices])) for indices in _chunks(tasks, jobs)]
+        futures = []
+        for indices in _chunks(tasks, jobs):
+            try:
+                futures.append((indices, executor.submit(_run_chunk, [tasks[i] for i in indices])))
+            except BrokenProcessPool:  # a worker died while later chunks were still being handed out
+                lost.extend(indices)
         for indices, future in futures:
             try:
                 results.update(zip(indices, future.result()))

@@ -30,6 +30,7 @@ class Effect(str, enum.Enum):
     SET_EPOCH = "set_epoch"
     UNSCALE = "unscale_"
     UPDATE = "update"
+    FORWARD = "forward"  # calls the value: runs a module
     # a backward() on a module that is surely in eval mode when it runs (see summaries)
     BACKWARD_IN_EVAL = "backward_in_eval"
 

@@ -50,6 +50,7 @@ ANONYMOUS = "<value>"
 
 EVAL = "eval"
 TRAIN = "train"
+FORWARD = "forward"  # the function calls the value (runs a module it can name)
 UNCHANGED = "unchanged"
 # The effect a ``backward()`` has on a module that is surely in eval mode when it runs: the
 # function trains that module in eval mode on purpose (a linear probe keeps batch-norm
@@ -762,6 +763,7 @@ class _FunctionPass:
         self.name = summaries.qualified_name_of(function)
         self.parameters = parameters_of(function)
         self.parameter_names = {parameter.name for parameter in self.parameters}
+        self.no_grad_depth = 0  # inside `with torch.no_grad():` blocks of the function
         self.locals = _local_names(function) - self.parameter_names
         self.sites: dict[_Fact, Site] = {}
         self.gradient_holders: dict[str, str] = {}  # `p` in `for p in model.parameters()` -> "model"
@@ -818,7 +820,12 @@ class _FunctionPass:
         if isinstance(statement, cst.With):
             for item in statement.items:
                 state = self._expression(item.item, state)
-            return self._suite(statement.body, state)
+            gradients_off = any(self._turns_gradients_off(item.item) for item in statement.items)
+            self.no_grad_depth += gradients_off
+            try:
+                return self._suite(statement.body, state)
+            finally:
+                self.no_grad_depth -= gradients_off
         if isinstance(statement, cst.Match):
             return self._match(statement, state)
         return _Outcome(state)  # nested def or class: nothing runs yet
@@ -927,7 +934,21 @@ class _FunctionPass:
                 return self._record(("zero_grad", self._gradient_of(func.value) or ANONYMOUS), call, certain, state)
         if self.summaries.names.qualified_name(func) == "torch.autograd.backward":
             return self._record(("backward", ANONYMOUS), call, certain, state)
-        return state
+        return self._called_value(call, certain, state)
+
+    def _called_value(self, call: cst.Call, certain: bool, state: _State) -> _State:
+        """``model(x)``, ``self.encoder(x)``: the function runs a value its caller can name (a
+        module it was given, or one of its object's), so a caller knows which modules a
+        helper that backpropagates trains."""
+        name = dotted_name(call.func)
+        if name is None or name.partition(".")[0] not in self.parameter_names or self.no_grad_depth:
+            return state  # a module run under no_grad() is not trained here
+        return self._record((FORWARD, name), call, certain, state)
+
+    def _turns_gradients_off(self, manager: cst.BaseExpression) -> bool:
+        function = manager.func if isinstance(manager, cst.Call) else manager
+        qualified = self.summaries.names.qualified_name(function)
+        return qualified in torch_api.NO_GRAD_CONTEXTS or qualified in torch_api.INFERENCE_MODE
 
     def _record(self, fact: _Fact, node: cst.CSTNode, certain: bool, state: _State) -> _State:
         self.sites.setdefault(fact, Site(self.name, _one_line(node), node=node))

@@ -12,7 +12,9 @@ from torchcheck.lint.nodes import dotted_name
 from torchcheck.lint.project import MAY, MUST, NONE, PLACE, CallShape, Condition, Symbol
 from torchcheck.lint.rule import Invalid, Rule, Valid
 from torchcheck.lint.summaries import (
+    ANONYMOUS,
     BACKWARD_IN_EVAL,
+    FORWARD,
     TRAIN,
     Certainty,
     FunctionSummary,
@@ -374,7 +376,9 @@ for epoch in range(epochs):
         if summary.does("backward") and not self.context.grad_maybe_disabled:
             facts.backpropagated.update(loops)
             passed = {dotted_name(argument.value) for argument in call.args}
-            self._run_with_grad(loops, {name for name in passed if name is not None})
+            # what it runs of its object's (`self.model(x)` in `self.train_epoch()`) it trains too
+            ran = {effect.target for effect in summary.effects if effect.action == FORWARD and effect.target != ANONYMOUS}
+            self._run_with_grad(loops, {name for name in passed | ran if name is not None})
 
     def _imported_helper(self, call: cst.Call) -> bool:
         """A helper from another file of the project: what it does to the modules it is
