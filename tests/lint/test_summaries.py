@@ -8,6 +8,7 @@ import textwrap
 import libcst as cst
 
 from torchcheck.lint.context import LintContext
+from torchcheck.lint.idioms import Effect
 from torchcheck.lint.kinds import Kind
 from torchcheck.lint.summaries import (
     ANONYMOUS,
@@ -43,7 +44,8 @@ def summaries(source: str) -> dict[str, FunctionSummary]:
 
 
 def effects(summary: FunctionSummary) -> set[tuple[str, str, Certainty]]:
-    return {(effect.action, effect.target, effect.certainty) for effect in summary.effects}
+    """The training-protocol effects (the modules a function runs are asked about apart)."""
+    return {(effect.action, effect.target, effect.certainty) for effect in summary.effects if effect.action != Effect.FORWARD}
 
 
 def test_calls_on_parameters_on_every_path_are_must_and_in_one_branch_may() -> None:
@@ -214,7 +216,7 @@ def test_a_helper_calling_a_helper_composes_through_the_argument_mapping() -> No
     assert effects(found["validate"]) == {("eval", "model", MUST)}
     assert effects(found["epoch"]) == {("eval", "model", MUST)}
     assert found["epoch"].exit_mode("model").leaves_eval is MUST
-    site = found["epoch"].effect("eval").site
+    site = found["epoch"].effect(Effect.EVAL).site
     assert (site.function, site.code) == ("switch_off", "net.eval()")
 
 
@@ -347,8 +349,8 @@ def test_summaries_round_trip_through_json_with_sorted_stable_content() -> None:
     restored = FunctionSummary.from_dict(json.loads(text))
     assert restored == summary
     assert json.dumps(restored.to_dict(), sort_keys=True) == text
-    assert [effect.action for effect in restored.effects] == ["eval", "set_epoch"]
-    assert restored.effect("eval").site.describe() == "`model.eval()` in `evaluate()` at line 3"
+    assert [effect.action for effect in restored.effects if effect.action != Effect.FORWARD] == ["eval", "set_epoch"]
+    assert restored.effect(Effect.EVAL).site.describe() == "`model.eval()` in `evaluate()` at line 3"
 
 
 def test_summaries_are_memoised() -> None:

@@ -64,3 +64,33 @@ def test_an_imported_helper_is_named_with_its_file_and_line(tmp_path: Path, monk
 
 def test_an_imported_helper_that_sets_the_epoch_is_not_reported(tmp_path: Path, monkeypatch) -> None:
     assert _project_messages(tmp_path, _HELPER_SETTING_THE_EPOCH, monkeypatch) == []
+
+
+_ONE_BRANCH = """
+import torch
+
+def main(model, loader, optimizer, args):
+    if args.distributed:
+        sampler = torch.utils.data.distributed.DistributedSampler(loader.dataset)
+        loader = torch.utils.data.DataLoader(loader.dataset, sampler=sampler, batch_size=8)
+    for epoch in range(10):
+        for x, y in loader:
+            optimizer.zero_grad()
+            model(x).sum().backward()
+            optimizer.step()
+        {after_epoch}
+"""
+
+
+def _tck206_rows(code: str) -> list[int]:
+    result = lint_source(textwrap.dedent(code).encode(), "train.py", rules_by_code(("TCK206",)))
+    return [finding.location.row for finding in result.diagnostics]
+
+
+def test_a_loader_rebound_only_on_the_distributed_branch_is_followed_on_that_path() -> None:
+    # `loader.dataset` reads the loader the function was given, before the distributed one is bound
+    assert _tck206_rows(_ONE_BRANCH.format(after_epoch="pass")) == [6]
+
+
+def test_a_loader_rebound_again_after_the_distributed_one_is_not_followed() -> None:
+    assert _tck206_rows(_ONE_BRANCH.replace("    for epoch in range(10):", "    loader = wrap(loader)\n    for epoch in range(10):").format(after_epoch="pass")) == []

@@ -34,6 +34,7 @@ from typing import TYPE_CHECKING, NamedTuple, Protocol
 import libcst as cst
 
 from torchcheck.lint import idioms, torch_api
+from torchcheck.lint.binder import Binder
 from torchcheck.lint.flow import ControlFlow
 from torchcheck.lint.kinds import (
     TENSOR_KINDS,
@@ -380,6 +381,7 @@ class LintContext:
         self._narrowed_blocks: dict[cst.CSTNode, list[tuple[str, Binding | None, Binding]]] = {}
         self.flow = ControlFlow()
         self._module: cst.Module | None = None
+        self._binder: Binder | None = None
         self._summaries: ModuleSummaries | None = None
         # by id, with the node kept so that its id is never reused (a node's hash is a Python call)
         self._call_summaries: dict[int, tuple[cst.Call, FunctionSummary | None]] = {}
@@ -450,6 +452,15 @@ class LintContext:
     def in_module_class(self) -> bool:
         """Inside the body of an ``nn.Module`` subclass (directly or in one of its methods)."""
         return self.current_class is not None and self.is_module_class(self.current_class)
+
+    @property
+    def binder(self) -> Binder:
+        """Parents, scopes, bindings and references of the whole file, for questions asked
+        after the walk (built on the first one; see :mod:`torchcheck.lint.binder`)."""
+        if self._binder is None:
+            assert self._module is not None, "the binder answers once the walk has started"
+            self._binder = Binder(self._module)
+        return self._binder
 
     def is_module_class(self, node: cst.ClassDef) -> bool:
         return node.name.value in self.module_classes

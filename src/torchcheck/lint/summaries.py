@@ -198,15 +198,19 @@ class FunctionSummary:
     exit_modes: tuple[ExitMode, ...] = ()
     returns: Returns = Returns()
 
-    def effect(self, action: str, target: str | None = None, *, certainty: Certainty = Certainty.MAY) -> Effect | None:
-        """The effect ``action`` (on ``target``, or on anything), at least as certain as asked."""
+    def effect(self, action: idioms.Effect, target: str | None = None, *, certainty: Certainty = Certainty.MAY) -> Effect | None:
+        """The effect ``action`` (on ``target``, or on anything), at least as certain as asked.
+        ``action`` is an :class:`~torchcheck.lint.idioms.Effect`: a misspelled name must fail
+        loudly, not answer "never"."""
+        if not isinstance(action, idioms.Effect):
+            raise TypeError(f"ask about an idioms.Effect, not {action!r}")
         for effect in self.effects:
             if effect.action == action and (target is None or effect.target == target):
                 if certainty is Certainty.MAY or effect.certainty is Certainty.MUST:
                     return effect
         return None
 
-    def does(self, action: str, *, certainty: Certainty = Certainty.MAY) -> bool:
+    def does(self, action: idioms.Effect, *, certainty: Certainty = Certainty.MAY) -> bool:
         return self.effect(action, certainty=certainty) is not None
 
     def exit_mode(self, target: str) -> ExitMode | None:
@@ -764,6 +768,9 @@ class _FunctionPass:
         self.parameters = parameters_of(function)
         self.parameter_names = {parameter.name for parameter in self.parameters}
         self.no_grad_depth = 0  # inside `with torch.no_grad():` blocks of the function
+        # the instance parameter of a method (`self`): what the method's object holds
+        first = self.parameters[0].name if self.parameters else None
+        self.receiver = first if first is not None and summaries.binds_first(function) else None
         self.locals = _local_names(function) - self.parameter_names
         self.sites: dict[_Fact, Site] = {}
         self.gradient_holders: dict[str, str] = {}  # `p` in `for p in model.parameters()` -> "model"
@@ -940,10 +947,19 @@ class _FunctionPass:
         """``model(x)``, ``self.encoder(x)``: the function runs a value its caller can name (a
         module it was given, or one of its object's), so a caller knows which modules a
         helper that backpropagates trains."""
-        name = dotted_name(call.func)
-        if name is None or name.partition(".")[0] not in self.parameter_names or self.no_grad_depth:
+        if self.no_grad_depth:
             return state  # a module run under no_grad() is not trained here
-        return self._record((FORWARD, name), call, certain, state)
+        name = self._called_module(call.func)
+        return self._record((FORWARD, name), call, certain, state) if name is not None else state
+
+    def _called_module(self, func: cst.BaseExpression) -> str | None:
+        """``model`` in ``model(x)`` for a parameter, ``self.encoder`` in ``self.encoder(x)``;
+        not ``model.parameters``: a method of a parameter is no module of its own."""
+        if isinstance(func, cst.Name):
+            return func.value if func.value in self.parameter_names and func.value != self.receiver else None
+        if isinstance(func, cst.Attribute) and isinstance(func.value, cst.Name) and func.value.value == self.receiver:
+            return f"{self.receiver}.{func.attr.value}"
+        return None
 
     def _turns_gradients_off(self, manager: cst.BaseExpression) -> bool:
         function = manager.func if isinstance(manager, cst.Call) else manager

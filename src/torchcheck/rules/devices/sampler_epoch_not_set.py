@@ -719,11 +719,13 @@ while step < max_steps:
             return None
         region, home = self._region(key, frame, owner)
         for bind in _walk(region, _occurs(key), self._skipper(key, home)):
-            if _binds(bind) and bind.parents[-2] not in assignments:
+            if _binds(bind) and bind.parents[-2] not in assignments and not self._before(bind.node, assignments):
                 return None  # rebound to something else: a loop may iterate another object
         found = _Loops([], [], (key[1],), owner)
         aliases: dict[tuple[_Key, cst.CSTNode], set[cst.Assign]] = {}
         for use in uses:
+            if self._before(use.node, assignments):
+                continue  # reads what the name held before the loader was bound (`loader.dataset`)
             loop = _iterating_loop(use.node, use.parents)
             if loop is not None:
                 found.loops.append((loop, use.loops))
@@ -745,6 +747,15 @@ while step < max_steps:
             found.handed.extend(followed.handed)
             found.names = (*found.names, *followed.names)
         return found
+
+
+    def _before(self, node: cst.CSTNode, assignments: set[cst.Assign]) -> bool:
+        """``node`` runs before each of ``assignments`` and never after one: no loop holds both."""
+        binder = self.context.binder
+        if not all(binder.precedes(node, assignment) for assignment in assignments):
+            return False
+        around = set(binder.loops_around(node))
+        return not any(loop in around for assignment in assignments for loop in binder.loops_around(assignment))
 
 
 def _alias_assignment(use: _Place) -> cst.Assign | None:

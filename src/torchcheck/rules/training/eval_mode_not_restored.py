@@ -7,6 +7,7 @@ import libcst as cst
 from torchcheck.lint.context import Loop
 from torchcheck.lint.exports import call_shape, imported_callee
 from torchcheck.lint.flow import Event
+from torchcheck.lint.idioms import Effect
 from torchcheck.lint.kinds import Kind
 from torchcheck.lint.nodes import dotted_name
 from torchcheck.lint.project import MAY, MUST, NONE, PLACE, CallShape, Condition, Symbol
@@ -369,11 +370,11 @@ for epoch in range(epochs):
         for mode in summary.exit_modes:
             # a train_one_epoch() that starts with model.train(), or a linear-probe train()
             # that starts with model.eval() and backpropagates: it sets the mode it trains in
-            if TRAIN in mode.modes or summary.effect(BACKWARD_IN_EVAL, mode.target) is not None:
+            if TRAIN in mode.modes or summary.effect(Effect.BACKWARD_IN_EVAL, mode.target) is not None:
                 facts.trained.update(loops)
             elif mode.leaves_eval is Certainty.MUST:
                 facts.evals.append(_Eval(self.context.flow.event(call), mode.target, mode.eval_site))
-        if summary.does("backward") and not self.context.grad_maybe_disabled:
+        if summary.does(Effect.BACKWARD) and not self.context.grad_maybe_disabled:
             facts.backpropagated.update(loops)
             passed = {dotted_name(argument.value) for argument in call.args}
             # what it runs of its object's (`self.model(x)` in `self.train_epoch()`) it trains too

@@ -9,6 +9,7 @@ import libcst as cst
 from torchcheck.lint import torch_api
 from torchcheck.lint.context import LintContext, Loop
 from torchcheck.lint.flow import Event
+from torchcheck.lint.idioms import Effect
 from torchcheck.lint.kinds import Kind
 from torchcheck.lint.nodes import dotted_name, source_text, subtree
 from torchcheck.lint.rule import Invalid, Rule, Valid
@@ -576,7 +577,7 @@ with torch.no_grad():
             if mode.target != ANONYMOUS:
                 switched = EVAL if EVAL in mode.modes else TRAIN
                 facts.switches.append(_Switch(event, mode.target, switched, _one_line(call)))
-        if summary.does("backward"):
+        if summary.does(Effect.BACKWARD):
             self._backward(event)
             passed = {dotted_name(argument.value) for argument in call.args}
             facts.trained_by_helpers.append((event.order, frozenset(name for name in passed if name is not None)))
@@ -641,7 +642,7 @@ with torch.no_grad():
     def _is_evaluation_function(self, function: cst.FunctionDef, facts: _FunctionFacts) -> bool:
         if not _is_evaluation_name(function.name.value) or facts.backwards:
             return False
-        if self.context.summary_of(function).does("backward"):
+        if self.context.summary_of(function).does(Effect.BACKWARD):
             return False
         if function.name.value.startswith("test"):
             # a pytest test asserts; an evaluation on a test set loops over batches

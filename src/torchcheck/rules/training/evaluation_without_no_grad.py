@@ -7,6 +7,7 @@ import libcst as cst
 from torchcheck.lint import torch_api
 from torchcheck.lint.context import LintContext, Loop
 from torchcheck.lint.flow import Event
+from torchcheck.lint.idioms import Effect
 from torchcheck.lint.kinds import Kind
 from torchcheck.lint.nodes import dotted_name
 from torchcheck.lint.rule import Invalid, Rule, Valid
@@ -298,7 +299,7 @@ class Trainer:
             self._forward(node, node.func.value if method == "forward" else node.func)  # type: ignore[attr-defined]
 
     def _helper(self, call: cst.Call, summary: FunctionSummary) -> None:
-        if summary.does("backward"):
+        if summary.does(Effect.BACKWARD):
             self._gradient_loops.update(self.context.loops)
         for mode in summary.exit_modes:
             if mode.target != ANONYMOUS:

@@ -6,6 +6,7 @@ import libcst as cst
 
 from torchcheck.lint.context import Loop
 from torchcheck.lint.exports import imported_callee
+from torchcheck.lint.idioms import Effect
 from torchcheck.lint.kinds import Kind
 from torchcheck.lint.nodes import dotted_name
 from torchcheck.lint.project import NONE, Condition, Symbol
@@ -263,7 +264,7 @@ for epoch in range(epochs):
 
     def _helper_clears_gradients(self, call: cst.Call) -> bool:
         summary = self.context.call_summary(call)
-        return summary is not None and summary.does("zero_grad")
+        return summary is not None and summary.does(Effect.ZERO_GRAD)
 
     def visit_Assign(self, node: cst.Assign) -> None:
         if self.context.loops and any(_is_grad(target.target) for target in node.targets):

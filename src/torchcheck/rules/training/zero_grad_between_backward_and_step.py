@@ -7,6 +7,7 @@ import libcst as cst
 from torchcheck.lint.context import LintContext
 from torchcheck.lint.exports import call_shape, imported_callee
 from torchcheck.lint.flow import Event, encloses
+from torchcheck.lint.idioms import Effect
 from torchcheck.lint.kinds import Kind
 from torchcheck.lint.nodes import dotted_name
 from torchcheck.lint.project import MUST, NONE, PLACE, Condition
@@ -302,10 +303,10 @@ for x, y in loader:
     def _helper_fact(self, call: cst.Call, summary: FunctionSummary) -> bool:
         """A helper that always clears gradients and does nothing else of the protocol is a
         ``zero_grad()`` at its call; one that backpropagates or steps hides its order."""
-        if summary.does(_BACKWARD) or summary.does(_STEP):
+        if summary.does(Effect.BACKWARD) or summary.does(Effect.STEP):
             self._facts.append(_Fact(_OPAQUE, self.event(call)))
             return True
-        zero = summary.effect(_ZERO_GRAD, certainty=Certainty.MUST)
+        zero = summary.effect(Effect.ZERO_GRAD, certainty=Certainty.MUST)
         if zero is None:
             return False
         target = zero.target if zero.target != ANONYMOUS else None

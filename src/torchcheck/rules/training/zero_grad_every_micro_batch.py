@@ -8,6 +8,7 @@ import libcst as cst
 
 from torchcheck.lint.context import Loop
 from torchcheck.lint.flow import BODY, LOOP, Branch, Event
+from torchcheck.lint.idioms import Effect
 from torchcheck.lint.kinds import Kind
 from torchcheck.lint.nodes import dotted_name, source_text
 from torchcheck.lint.rule import Invalid, Rule, Valid
@@ -282,12 +283,12 @@ for i, (x, y) in enumerate(loader):
         there; one that backpropagates or steps counts as doing that."""
         facts = self._facts()
         event = self.context.flow.event(call)
-        if summary.does("backward"):
+        if summary.does(Effect.BACKWARD):
             facts.backwards.append(event)
-        step = summary.effect("step", certainty=Certainty.MUST)
+        step = summary.effect(Effect.STEP, certainty=Certainty.MUST)
         if step is not None and step.target != ANONYMOUS:
             facts.steps.append(_Step(event, step.target, Kind.OPTIMIZER))
-        zero = summary.effect("zero_grad", certainty=Certainty.MUST)
+        zero = summary.effect(Effect.ZERO_GRAD, certainty=Certainty.MUST)
         if zero is not None and zero.target != ANONYMOUS and step is None:
             text = _THROUGH_HELPER.format(call=_one_line(call), site=_site(zero.site, self.context.line_of))
             facts.zero_grads.append(_ZeroGrad(event, zero.target, Kind.OPTIMIZER, text))
