@@ -54,7 +54,7 @@ def test_a_method_reads_the_module_level_name_not_the_class_attribute() -> None:
     module, binder = _setup()
     scale_in_forward = _names(module, "scale")[-1]
     (binding,) = binder.bindings_of("scale", binder.scope_of(scale_in_forward))
-    assert binder.scope_of(binding.node) is binder.module_scope
+    assert binding.scope is binder.module_scope
     assert scale_in_forward in binding.references
 
 
@@ -89,3 +89,17 @@ def test_imports_are_bindings_and_attribute_names_are_no_references() -> None:
     assert len(nn_binding.references) == 1  # `nn.Module`; `Module` is an attribute name
     (torch_binding,) = binder.bindings_of("torch", binder.module_scope)
     assert torch_binding.references == []
+
+
+def test_the_binder_leaves_no_reference_cycle_behind() -> None:
+    import gc
+
+    gc.collect()
+    gc.disable()
+    try:
+        module = cst.parse_module(textwrap.dedent(CODE))
+        Binder(module)
+        del module
+        assert gc.collect() == 0
+    finally:
+        gc.enable()

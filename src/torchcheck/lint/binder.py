@@ -15,6 +15,7 @@ visible from its methods; a comprehension has its own scope, except for its firs
 
 from __future__ import annotations
 
+import weakref
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 
@@ -32,14 +33,22 @@ Loop = cst.For | cst.While
 class Binding:
     """One binding of ``name`` in ``scope``: ``node`` is what made it (the assignment, the
     loop, the parameter, the ``with`` item, the import alias, the ``def`` or ``class``);
-    ``target`` is the bound ``Name`` where there is one."""
+    ``target`` is the bound ``Name`` where there is one. (A binding refers to its scope
+    weakly: the binder holds no reference cycle, so a file's tree is freed as soon as the
+    walk is done with it.)"""
 
     name: str
-    scope: Scope
+    scope_ref: weakref.ReferenceType[Scope]
     node: cst.CSTNode
     target: cst.CSTNode
     order: int  # position in the file's pre-order walk
     references: list[cst.Name] = field(default_factory=list)
+
+    @property
+    def scope(self) -> Scope:
+        scope = self.scope_ref()
+        assert scope is not None, "a binding outlived its binder"
+        return scope
 
 
 @dataclass(eq=False)
@@ -153,7 +162,7 @@ class Binder:
         return scope
 
     def _bind(self, name: str, scope: Scope, node: cst.CSTNode, target: cst.CSTNode) -> None:
-        binding = Binding(name, scope, node, target, self._order.get(node, len(self._order)))
+        binding = Binding(name, weakref.ref(scope), node, target, self._order.get(node, len(self._order)))
         scope.bindings.setdefault(name, []).append(binding)
         self._binding_of_target[target] = binding
 
