@@ -5,7 +5,9 @@ from __future__ import annotations
 import re
 import textwrap
 
-from torchcheck.lint.engine import fix_source, lint_source
+from torchcheck.lint.diagnostic import Diagnostic
+from torchcheck.lint.engine import FileResult, fix_source, lint_source
+from torchcheck.lint.project import PROJECT, Condition, IndexedFile, ProjectIndex
 from torchcheck.lint.rule import Rule
 
 _EXPECTATION = re.compile(r"#\s*((?:TCK\d{3}[ ,]*)+)\s*$")
@@ -23,7 +25,25 @@ def expected_findings(source: str) -> list[tuple[int, str]]:
 
 def findings(source: str, rules: list[type[Rule]]) -> list[tuple[int, str]]:
     result = lint_source(textwrap.dedent(source).encode(), "example.py", rules)
-    return sorted((d.location.row, d.code) for d in result.diagnostics)
+    return sorted((d.location.row, d.code) for d in as_one_file_project(result, "example.py"))
+
+
+def as_one_file_project(result: FileResult, filename: str) -> list[Diagnostic]:
+    """The findings of a file linted as a project of its own: findings that wait only for
+    facts of the whole project (``project:...``) or of the file are decided as the project
+    index would; those about imported files stay undecided, as when the file is linted alone."""
+    index = ProjectIndex({filename: IndexedFile(filename, result.exports)}, lambda importer, module, level: None)
+    decided = []
+    for finding in result.deferred:
+        if result.exports is not None and all(_answerable_alone(condition) for condition in finding.conditions):
+            diagnostic = index.resolve(filename, finding)
+            if diagnostic is not None:
+                decided.append(diagnostic)
+    return [*result.diagnostics, *decided]
+
+
+def _answerable_alone(condition: Condition) -> bool:
+    return condition.symbol.is_local or condition.fact.startswith(f"{PROJECT}:")
 
 
 def fixed(source: str, rules: list[type[Rule]]) -> str:

@@ -51,6 +51,18 @@ PROJECT = "project"  # project:<fact>:<item>: "yes" if any file of the project l
 
 # Module-level flags (ExportSummary.facts), each "yes" or "no".
 SET_EPOCH = "set_epoch"
+# The module may build a loss scaler: its text names `GradScaler` (torch's, FSDP's `ShardedGradScaler`).
+GRAD_SCALER = "grad_scaler"
+GRAD_SCALER_TEXT = "GradScaler"
+# A list fact ("yes" or absent): the module compiles something (`torch.compile(...)`,
+# `m.compile()`, `torch._dynamo.optimize`, a framework's compile switch) that may reach code
+# of other files: a `flex_attention` call there may run compiled. Compiling `flex_attention`
+# itself (`torch.compile(flex_attention)`) covers only the calls of that alias and is not counted.
+COMPILES = "compiles"
+_COMPILE_TEXT = re.compile(
+    r"\btorch\.compile\b(?!\(\s*\w*flex_attention\b)|\.compile\(\s*(?:\)|mode=|backend=|fullgraph=|dynamic=)"
+    r"|_dynamo\.optimize|torch_compile|dynamo_backend"
+)
 # The module may open an autocast region: it calls or passes on an autocast spelling
 # (`torch.autocast(...)`, `partial(torch.autocast, ...)`, `accelerator.autocast()`, a
 # helper or parameter named for it), sets up FSDP's `MixedPrecision`, or imports a framework
@@ -719,13 +731,19 @@ def settle_locally(filename: str, exports: ExportSummary | None, findings: Itera
     standing: list[Diagnostic] = []
     waiting: list[DeferredFinding] = []
     for finding in findings:
-        decidable = [c for c in finding.conditions if is_local_condition(c) or (self_contained and c.symbol.is_local)]
+        decidable = [c for c in finding.conditions if is_local_condition(c) or (self_contained and _about_the_file(c))]
         if len(decidable) == len(finding.conditions):
             if (diagnostic := index.resolve(filename, finding)) is not None:
                 standing.append(diagnostic)
         elif not any(_ruled_out(index, filename, condition) for condition in decidable):
             waiting.append(finding)
     return standing, waiting
+
+
+def _about_the_file(condition: Condition) -> bool:
+    """A condition on the file's own names; a fact of the whole project (``project:...``)
+    needs the other files even when this one imports none of them."""
+    return condition.symbol.is_local and not condition.fact.startswith(f"{PROJECT}:")
 
 
 def _ruled_out(index: ProjectIndex, filename: str, condition: Condition) -> bool:
@@ -741,11 +759,16 @@ def _imports_no_project_module(exports: ExportSummary) -> bool:
 
 def text_facts(text: str) -> dict[str, Fact]:
     """Module-level flags the text alone decides: whether ``set_epoch`` appears anywhere
-    (called on a sampler, a loader, through a helper, or named in a callback)."""
+    (called on a sampler, a loader, through a helper, or named in a callback), and whether
+    ``GradScaler`` does (GRAD_SCALER)."""
     offset = text.find(SET_EPOCH)
-    if offset < 0:
-        return {SET_EPOCH: Fact(NO, 0, "")}
-    return {SET_EPOCH: Fact(YES, text.count("\n", 0, offset) + 1, f"`{SET_EPOCH}`")}
+    facts = {SET_EPOCH: Fact(NO, 0, "") if offset < 0 else Fact(YES, text.count("\n", 0, offset) + 1, f"`{SET_EPOCH}`")}
+    scaler = text.find(GRAD_SCALER_TEXT)
+    facts[GRAD_SCALER] = Fact(NO, 0, "") if scaler < 0 else Fact(YES, text.count("\n", 0, scaler) + 1, f"`{GRAD_SCALER_TEXT}`")
+    compiled = _COMPILE_TEXT.search(text)
+    if compiled is not None:
+        facts[COMPILES] = Fact(YES, text.count("\n", 0, compiled.start()) + 1, "a `torch.compile`")
+    return facts
 
 
 def imports_summary(text: str) -> ExportSummary | None:

@@ -1,0 +1,258 @@
+"""Parameter identity across sharding: which calls replace a module's parameters, which
+module a call-site expression names, and whose parameters an optimizer is built from.
+
+``fully_shard(m)`` (FSDP2) swaps every parameter that ``m`` manages for a new ``nn.Parameter``
+holding a sharded DTensor, and ``FullyShardedDataParallel(m)`` (FSDP1) flattens them into
+new ``FlatParameter`` objects. ``DistributedDataParallel``, ``torch.compile``, ``.to()`` and
+``accelerator.prepare`` keep the same parameter objects and are not listed here.
+
+Modules are named by *paths*: the normalised text of the expression that names them
+(``model``, ``model.layers[0]``, ``self.model``). A loop variable over a container of
+submodules (``for layer in model.layers:``, ``model.layers.values()``, ``enumerate(...)``)
+names one of its items, ``model.layers[*]``. Path ``a`` contains path ``b`` when ``b`` is
+``a`` or one of its descendants (:func:`contains`). Answers that need a name's value ask the
+binder; a name the binder cannot pin to one binding is left as it is spelled.
+"""
+
+from __future__ import annotations
+
+import libcst as cst
+
+from torchcheck.lint.context import LintContext
+from torchcheck.lint.distributed import DDP_CLASSES
+from torchcheck.lint.nodes import argument_for, has_star_kwargs, keyword_argument, literal_bool, source_text, subtree
+
+FSDP2_SHARDING = frozenset({"torch.distributed.fsdp.fully_shard", "torch.distributed._composable.fsdp.fully_shard"})
+FSDP1_WRAPPERS = frozenset(
+    {"torch.distributed.fsdp.FullyShardedDataParallel", "torch.distributed.fsdp.fully_sharded_data_parallel.FullyShardedDataParallel"}
+)
+PARAMETER_REPLACING = FSDP2_SHARDING | FSDP1_WRAPPERS
+# Text a file that shards a module must hold (the FSDP1 class is often imported `as FSDP`).
+SHARDING_TEXT = ("fully_shard", "FullyShardedDataParallel")
+
+_OPTIMIZER_PACKAGES = ("torch.optim.", "bitsandbytes.optim.", "apex.optimizers.", "torchao.optim.")
+_NOT_OPTIMIZERS = ("torch.optim.lr_scheduler.", "torch.optim.swa_utils.")
+_PARAMETER_METHODS = frozenset({"parameters", "named_parameters"})
+# Methods that iterate a module container's items: `model.layers.values()`, `model.children()`.
+_ITEM_METHODS = frozenset({"values", "children", "modules", "named_children", "named_modules", "items"})
+_FOLLOWED_BINDINGS = 8
+
+
+def contains(outer: str, inner: str) -> bool:
+    """Whether the module at path ``inner`` is the module at ``outer`` or a descendant of it."""
+    return inner == outer or inner.startswith((outer + ".", outer + "["))
+
+
+def related(first: str, second: str) -> bool:
+    """Whether one path contains the other: sharding either replaces the other's parameters."""
+    return contains(first, second) or contains(second, first)
+
+
+def root_name(path: str) -> str:
+    return path.split(".", 1)[0].split("[", 1)[0]
+
+
+def module_path(context: LintContext, expression: cst.BaseExpression) -> str | None:
+    """The path of the module ``expression`` names; None for anything but names, attributes
+    and subscripts of them (a call's result has no path)."""
+    if isinstance(expression, cst.Name):
+        iterated = _iterated_container(context, expression)
+        return f"{iterated}[*]" if iterated is not None else expression.value
+    if isinstance(expression, cst.Attribute):
+        base = module_path(context, expression.value)
+        return f"{base}.{expression.attr.value}" if base is not None else None
+    if isinstance(expression, cst.Subscript):
+        base = module_path(context, expression.value)
+        return f"{base}[{''.join(source_text(expression.slice[0]).split())}]" if base is not None else None
+    return None
+
+
+def _iterated_container(context: LintContext, name: cst.Name) -> str | None:
+    """``model.layers`` for ``layer`` bound by ``for layer in model.layers:`` (or by
+    ``for i, layer in enumerate(model.layers.values()):``); None for any other name."""
+    bindings = context.binder.bindings_before(name)
+    if len(bindings) != 1 or not isinstance(bindings[0].node, cst.For):
+        return None
+    iterable = bindings[0].node.iter
+    if isinstance(iterable, cst.Call) and isinstance(iterable.func, cst.Name) and iterable.func.value == "enumerate" and iterable.args:
+        iterable = iterable.args[0].value
+    if isinstance(iterable, cst.Call) and isinstance(iterable.func, cst.Attribute) and iterable.func.attr.value in _ITEM_METHODS:
+        iterable = iterable.func.value
+    return module_path(context, iterable) if isinstance(iterable, (cst.Name, cst.Attribute, cst.Subscript)) else None
+
+
+def sharded_paths(context: LintContext, call: cst.Call, calls: frozenset[str] = PARAMETER_REPLACING) -> list[str]:
+    """The module paths whose parameters ``call`` replaces: the module (or the list of
+    modules) given to ``fully_shard`` / ``FullyShardedDataParallel`` (or to one of ``calls``)."""
+    name = context.call_name(call)
+    if name not in calls or (name in FSDP1_WRAPPERS and not _replaces_fsdp1_parameters(call)):
+        return []
+    argument = argument_for(call, 0, "module")
+    if argument is None:
+        return []
+    value = argument.value
+    elements = [element.value for element in value.elements] if isinstance(value, (cst.List, cst.Tuple)) else [value]
+    return [path for element in elements if (path := module_path(context, element)) is not None]
+
+
+def _replaces_fsdp1_parameters(call: cst.Call) -> bool:
+    """FSDP1 swaps in ``FlatParameter``s unless ``use_orig_params=True``, which keeps the
+    original parameter objects (as views); an unknown setting counts as keeping them."""
+    if has_star_kwargs(call):
+        return False
+    setting = keyword_argument(call, "use_orig_params")
+    return setting is None or literal_bool(setting.value) is False
+
+
+def parameters_sharded_by(
+    context: LintContext, function: cst.FunctionDef, calls: frozenset[str] = PARAMETER_REPLACING
+) -> frozenset[str]:
+    """The parameters of a project helper (``def parallelize(model): fully_shard(model)``)
+    whose module, or a descendant of it, the helper passes to a parameter-replacing call
+    (or to one of ``calls``)."""
+    parameters = {parameter.name.value for parameter in function.params.params}
+    sharded = set()
+    for node in subtree(function.body):
+        if isinstance(node, cst.Call):
+            sharded.update(root_name(path) for path in sharded_paths(context, node, calls))
+    return frozenset(sharded & parameters)
+
+
+def class_made_by(context: LintContext, name: str) -> cst.ClassDef | str | None:
+    """What made the value of ``name`` here: a class of this file (``model = GPT(cfg)``), the
+    qualified name of an imported class or factory, or None when unknown."""
+    made_by = context.maker_of(cst.Name(name))
+    if made_by is not None:
+        return made_by
+    binding = context.flow.last_binding(name)
+    value = binding.value if binding is not None else None
+    if not (isinstance(value, cst.Call) and isinstance(value.func, cst.Name)):
+        return None
+    bindings = context.binder.bindings_before(value.func)
+    return bindings[0].node if len(bindings) == 1 and isinstance(bindings[0].node, cst.ClassDef) else None
+
+
+def is_optimizer_class(context: LintContext, call: cst.Call) -> bool:
+    """``torch.optim.AdamW(...)``, bitsandbytes/apex/torchao optimizers, or a class of this
+    file deriving from ``torch.optim.Optimizer``."""
+    name = context.call_name(call)
+    if name is not None:
+        return name.startswith(_OPTIMIZER_PACKAGES) and not name.startswith(_NOT_OPTIMIZERS) and name.rpartition(".")[2][:1].isupper()
+    if not isinstance(call.func, cst.Name):
+        return False
+    bindings = context.binder.bindings_before(call.func)
+    if len(bindings) != 1 or not isinstance(bindings[0].node, cst.ClassDef):
+        return False
+    return any((context.qualified_name(base.value) or "").startswith("torch.optim.") for base in bindings[0].node.bases)
+
+
+def optimized_paths(context: LintContext, call: cst.Call) -> list[str]:
+    """The module paths whose parameters an optimizer construction (or a project factory
+    that builds one from its arguments) takes: ``model.parameters()``, param groups built
+    from ``named_parameters()``, names bound to them; empty when unknown."""
+    if is_optimizer_class(context, call):
+        argument = argument_for(call, 0, "params")
+        return _parameter_sources(context, argument.value) if argument is not None else []
+    resolved = context.resolve_call(call)
+    if resolved is None or resolved.arguments is None or not _builds_optimizer(context, resolved.function):
+        return []
+    paths = []
+    for parameter in sorted(_parameters_read_for_parameters(context, resolved.function)):
+        passed = resolved.arguments.get(parameter)
+        path = module_path(context, passed) if passed is not None else None
+        if path is not None:
+            paths.append(path)
+    return paths
+
+
+def _parameter_sources(context: LintContext, expression: cst.BaseExpression) -> list[str]:
+    found: list[str] = []
+    pending: list[cst.CSTNode] = [expression]
+    seen: set[str] = set()
+    while pending and len(seen) <= _FOLLOWED_BINDINGS:
+        for node in subtree(pending.pop()):
+            if isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute) and node.func.attr.value in _PARAMETER_METHODS:
+                path = module_path(context, node.func.value)
+                if path is not None:
+                    found.append(path)
+            elif isinstance(node, cst.Name) and node.value not in seen:
+                seen.add(node.value)
+                bindings = context.binder.bindings_before(node)
+                if len(bindings) == 1 and isinstance(bindings[0].node, cst.Assign):
+                    pending.append(bindings[0].node.value)
+    return found
+
+
+def _builds_optimizer(context: LintContext, function: cst.FunctionDef) -> bool:
+    """Whether ``function`` returns an optimizer it constructs (``return AdamW(...)``, or a
+    name bound to one)."""
+    for node in subtree(function.body):
+        if isinstance(node, cst.Return) and node.value is not None:
+            value = node.value
+            if isinstance(value, cst.Name):
+                bindings = context.binder.bindings_before(value)
+                value = bindings[0].node.value if len(bindings) == 1 and isinstance(bindings[0].node, cst.Assign) else value
+            if isinstance(value, cst.Call) and is_optimizer_class(context, value):
+                return True
+    return False
+
+
+def _parameters_read_for_parameters(context: LintContext, function: cst.FunctionDef) -> set[str]:
+    """The parameters of ``function`` whose ``.parameters()``/``.named_parameters()`` it reads."""
+    names = {parameter.name.value for parameter in function.params.params}
+    read = set()
+    for node in subtree(function.body):
+        if isinstance(node, cst.Call) and is_optimizer_class(context, node):
+            argument = argument_for(node, 0, "params")
+            if argument is not None:
+                read.update(root_name(path) for path in _parameter_sources(context, argument.value))
+    return read & names
+
+
+def ddp_only_sync_deferral(context: LintContext, function: cst.FunctionDef) -> tuple[str, cst.BaseExpression] | None:
+    """The parameter, and the test guarding it, of a helper that defers gradient sync only for
+    ``DistributedDataParallel``: it calls ``m.no_sync()`` (or sets
+    ``m.require_backward_grad_sync``) only under ``isinstance(m, DistributedDataParallel)`` or
+    ``hasattr(m, "no_sync")``, which a ``fully_shard`` module fails."""
+    parameters = {parameter.name.value for parameter in function.params.params}
+    for node in subtree(function.body):
+        deferred = _sync_deferred_on(node)
+        if deferred is None or deferred not in parameters:
+            continue
+        for ancestor in context.binder.ancestors(node):
+            if ancestor is function:
+                break
+            test = ancestor.test if isinstance(ancestor, (cst.If, cst.IfExp)) else None
+            if test is not None and _accepts_only_ddp(context, test, deferred):
+                return deferred, test
+    return None
+
+
+def _sync_deferred_on(node: cst.CSTNode) -> str | None:
+    """``model`` for ``model.no_sync()`` and ``model.require_backward_grad_sync = ...``."""
+    if isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute) and node.func.attr.value == "no_sync":
+        receiver = node.func.value
+    elif isinstance(node, cst.Assign) and len(node.targets) == 1 and isinstance(node.targets[0].target, cst.Attribute):
+        target = node.targets[0].target
+        receiver = target.value if target.attr.value == "require_backward_grad_sync" else None
+    else:
+        return None
+    return receiver.value if isinstance(receiver, cst.Name) else None
+
+
+def _accepts_only_ddp(context: LintContext, test: cst.BaseExpression, name: str) -> bool:
+    """``isinstance(name, DDP)`` / ``hasattr(name, "no_sync")``, alone or as a term of an ``and``."""
+    if isinstance(test, cst.BooleanOperation) and isinstance(test.operator, cst.And):
+        return _accepts_only_ddp(context, test.left, name) or _accepts_only_ddp(context, test.right, name)
+    if not (isinstance(test, cst.Call) and isinstance(test.func, cst.Name) and len(test.args) == 2):
+        return False
+    subject, second = test.args[0].value, test.args[1].value
+    if not (isinstance(subject, cst.Name) and subject.value == name):
+        return False
+    if test.func.value == "hasattr":
+        return isinstance(second, cst.SimpleString) and second.evaluated_value == "no_sync"
+    if test.func.value != "isinstance":
+        return False
+    classes = [element.value for element in second.elements] if isinstance(second, cst.Tuple) else [second]
+    names = [context.qualified_name(cls) or "" for cls in classes]
+    return any(qualified in DDP_CLASSES for qualified in names) and not any(qualified.endswith("FSDPModule") for qualified in names)
