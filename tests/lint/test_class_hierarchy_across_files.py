@@ -83,3 +83,26 @@ def test_a_library_base_that_is_no_torch_module_keeps_the_rules_silent(tmp_path:
 def test_a_project_base_that_is_no_module_keeps_the_rules_silent(tmp_path: Path) -> None:
     files = {"layers.py": "class Block:\n    def __init__(self):\n        self.size = 4\n", "heads.py": HEADS.format(module="layers")}
     assert _findings(_project(tmp_path, files)) == []
+
+
+def test_an_instance_of_a_module_class_of_another_file_is_a_module(tmp_path: Path) -> None:
+    files = {
+        "layers.py": LAYERS,
+        "model.py": """
+            from layers import Block
+            from helpers import Config
+
+            class Net:
+                def __init__(self):
+                    self.block = Block()
+                    self.config = Config()
+
+                def run(self, x):
+                    self.config.forward(x)
+                    return self.block.forward(x)
+        """,
+        "helpers.py": "class Config:\n    def forward(self, x):\n        return x\n",
+    }
+    root = _project(tmp_path, files)
+    result = lint(LintOptions(paths=(root,), select=("TCK105",), use_cache=False))
+    assert sorted((Path(d.filename).name, d.location.row) for d in result.diagnostics) == [("model.py", 12)]

@@ -6,13 +6,14 @@ from __future__ import annotations
 
 import textwrap
 
+from tests.rules.examples import as_one_file_project
 from torchcheck.lint.engine import lint_source
 from torchcheck.lint.registry import rules_by_code
 
 
 def _findings(source: str, code: str) -> list[tuple[int, str]]:
     result = lint_source(textwrap.dedent(source).encode(), "example.py", rules_by_code([code]))
-    return [(diagnostic.location.row, diagnostic.message) for diagnostic in result.diagnostics]
+    return [(diagnostic.location.row, diagnostic.message) for diagnostic in as_one_file_project(result, "example.py")]
 
 
 def test_tensor_from_host_data_moved_to_the_device_is_not_reported_but_a_computed_factory_is() -> None:

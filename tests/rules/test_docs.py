@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.rules.examples import as_one_file_project
 from torchcheck.lint.diagnostic import SYNTAX_ERROR_CODE
 from torchcheck.lint.docs import REQUIRED_HEADINGS, expected_pages, rule_examples
 from torchcheck.lint.engine import lint_source
@@ -38,7 +39,7 @@ def _codes_reported(rule: type[Rule], source: str) -> list[str]:
     """Codes found when ``source`` is linted with ``rule`` alone, selected explicitly as a user
     trying the page's example would (so opt-in rules count too)."""
     result = lint_source(source.encode(), "example.py", [rule])
-    return [diagnostic.code for diagnostic in result.diagnostics]
+    return [diagnostic.code for diagnostic in as_one_file_project(result, "example.py")]
 
 
 @pytest.mark.parametrize("rule", all_rules(), ids=lambda rule: rule.code)

@@ -115,10 +115,13 @@ class Binding:
     # the qualified class or factory that made the value (`accelerate.Accelerator`), when the
     # code shows it: framework objects are recognised by this, never by their names
     made_by: str | None = None
+    # the class that made it as the project index names it, when that is a class of the
+    # project (`Net` from `model.py`): whether it is a module is a question for the index
+    maker_symbol: Symbol | None = None
 
     @classmethod
-    def of(cls, value: Inferred, *, batch: bool = False, made_by: str | None = None) -> Binding:
-        return cls(kind=value.kind, evidence=value.evidence, batch=batch, made_by=made_by)
+    def of(cls, value: Inferred, *, batch: bool = False, made_by: str | None = None, maker_symbol: Symbol | None = None) -> Binding:
+        return cls(kind=value.kind, evidence=value.evidence, batch=batch, made_by=made_by, maker_symbol=maker_symbol)
 
     @property
     def inferred(self) -> Inferred:
@@ -828,12 +831,14 @@ class LintContext:
         return _BUILTIN_CLASSES.get(qualified)
 
     # ----------------------------------------------------------------- binding
-    def bind(self, name: str, value: Inferred, *, batch: bool = False, made_by: str | None = None) -> None:
+    def bind(
+        self, name: str, value: Inferred, *, batch: bool = False, made_by: str | None = None, maker_symbol: Symbol | None = None
+    ) -> None:
         """Bind ``name`` in the current scope; an unknown value falls back to the name's convention.
         ``batch``: the value is a whole item drawn from a dataloader (see :meth:`is_loader_batch`);
         ``made_by``: the qualified class or factory that made it."""
         known = value if value.kind is not None else conventional(name)
-        self._scopes[-1].bindings[name] = Binding.of(known, batch=batch, made_by=made_by)
+        self._scopes[-1].bindings[name] = Binding.of(known, batch=batch, made_by=made_by, maker_symbol=maker_symbol)
 
     def _bind_known(self, name: str) -> None:
         """Bind ``name`` to something the code shows but whose kind is unknown (a name imported
@@ -848,10 +853,16 @@ class LintContext:
         bindings[name] = Binding(qualified_name=qualified)
 
     def _bind_target(
-        self, target: cst.BaseExpression, value: Inferred, *, batch: bool = False, made_by: str | None = None
+        self,
+        target: cst.BaseExpression,
+        value: Inferred,
+        *,
+        batch: bool = False,
+        made_by: str | None = None,
+        maker_symbol: Symbol | None = None,
     ) -> None:
         if type(target) is cst.Name:
-            self.bind(target.value, value, batch=batch, made_by=made_by)
+            self.bind(target.value, value, batch=batch, made_by=made_by, maker_symbol=maker_symbol)
         elif type(target) in (cst.Tuple, cst.List):
             element = value if value.kind is Kind.TENSOR else UNKNOWN  # unpacking a tensor yields tensors
             for item in target.elements:
@@ -863,7 +874,7 @@ class LintContext:
             if scope is not None:
                 attribute = target.attr.value
                 known = value if value.kind is not None else conventional(attribute)
-                scope.self_attributes[attribute] = Binding.of(known, made_by=made_by)
+                scope.self_attributes[attribute] = Binding.of(known, made_by=made_by, maker_symbol=maker_symbol)
 
     def _bind_assignment(self, targets: list[cst.BaseExpression], value: cst.BaseExpression | None) -> None:
         for target in targets:
@@ -873,8 +884,10 @@ class LintContext:
             elif type(target) in (cst.Tuple, cst.List) and self._bind_unpacked_idiom(target, value):
                 continue
             elif value is not None:
+                inferred_value = self.kind_and_evidence(value)
                 maker = self.call_name(value) if type(value) is cst.Call else None
-                self._bind_target(target, self.kind_and_evidence(value), batch=self._draws_batch(value), made_by=maker)
+                symbol = self._project_maker(value) if inferred_value.kind is None else None
+                self._bind_target(target, inferred_value, batch=self._draws_batch(value), made_by=maker, maker_symbol=symbol)
             else:
                 self._bind_target(target, UNKNOWN)
 
@@ -907,16 +920,34 @@ class LintContext:
             return None
         return [argument.value for argument in call.args]
 
-    def maker_of(self, expression: cst.BaseExpression) -> str | None:
-        """The qualified class or factory that made the value of a name or ``self.<attr>``."""
+    def _project_maker(self, value: cst.BaseExpression) -> Symbol | None:
+        """The class of the project that ``value`` (a call) instantiates, as the index names it."""
+        if type(value) is not cst.Call or self.project is None:
+            return None
+        symbol = self.project.symbol_of(value.func)  # type: ignore[attr-defined]
+        return symbol if symbol is not None and not symbol.is_local else None
+
+    def module_condition(self, expression: cst.BaseExpression) -> Condition | None:
+        """For a value made by a class of another project file (``self.norm = DishTS(...)``
+        with ``DishTS`` imported from ``layers.py``): the condition under which it is a module."""
+        binding = self._binding_of(expression)
+        if binding is None or binding.maker_symbol is None:
+            return None
+        return Condition(binding.maker_symbol, TORCH_MODULE, YES)
+
+    def _binding_of(self, expression: cst.BaseExpression) -> Binding | None:
+        """The binding of a name or of ``self.<attribute>``."""
         if type(expression) is cst.Name:
-            binding = self._lookup(expression.value)  # type: ignore[attr-defined]
-            return binding.made_by if binding is not None else None
+            return self._lookup(expression.value)  # type: ignore[attr-defined]
         if type(expression) is cst.Attribute and type(expression.value) is cst.Name and expression.value.value == "self":  # type: ignore[attr-defined]
             scope = self._class_scope()
-            binding = scope.self_attributes.get(expression.attr.value) if scope is not None else None  # type: ignore[attr-defined]
-            return binding.made_by if binding is not None else None
+            return scope.self_attributes.get(expression.attr.value) if scope is not None else None  # type: ignore[attr-defined]
         return None
+
+    def maker_of(self, expression: cst.BaseExpression) -> str | None:
+        """The qualified class or factory that made the value of a name or ``self.<attr>``."""
+        binding = self._binding_of(expression)
+        return binding.made_by if binding is not None else None
 
     def framework_of(self, expression: cst.BaseExpression) -> idioms.Framework | None:
         """The framework object ``expression`` holds (an ``Accelerator``, a ``Fabric``, a

@@ -32,6 +32,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path, PurePosixPath
 from typing import Any
 
+from torchcheck.lint import torch_api
 from torchcheck.lint.diagnostic import Diagnostic, RelatedPlace
 
 # In a deferred finding's message, replaced by the place the condition found (file:line).
@@ -796,13 +797,53 @@ def imports_summary(text: str) -> ExportSummary | None:
                 modules.setdefault(symbol)
                 imports[alias.asname or alias.name] = symbol
     facts = text_facts(text)
+    definitions = _classes_without_parsing(tree, imports)
     autocast = _autocast_without_parsing(text, tree)
     if autocast is not None:
         facts[AUTOCAST] = autocast
     settings = _number_settings_without_parsing(text, tree)
     if settings is not None:
         facts[NUMBER_SETTINGS] = settings
-    return ExportSummary(imports=imports, modules=tuple(modules), facts=facts)
+    return ExportSummary(definitions=definitions, imports=imports, modules=tuple(modules), facts=facts)
+
+
+def _classes_without_parsing(tree: ast.Module, imports: Mapping[str, Symbol]) -> dict[str, Definition]:
+    """The top-level classes of a file libcst does not parse, each with its
+    :data:`TORCH_MODULE` fact read from its bases, so the class hierarchy of the project is
+    known through files no rule reads."""
+    classes = {statement.name for statement in tree.body if isinstance(statement, ast.ClassDef)}
+    definitions = {}
+    for statement in tree.body:
+        if isinstance(statement, ast.ClassDef):
+            bases = [_ast_symbol(base, imports, classes) for base in statement.bases]
+            known = [base for base in bases if base is not None]
+            if any(_is_torch_module_symbol(base) for base in known):
+                value = YES
+            else:
+                value = torch_module_via(known) or NO
+            fact = Fact(value, statement.lineno, f"`{statement.name}`")
+            definitions[statement.name] = Definition("class", statement.lineno, {TORCH_MODULE: fact})
+    return definitions
+
+
+def _ast_symbol(expression: ast.expr, imports: Mapping[str, Symbol], classes: set[str]) -> Symbol | None:
+    """``nn.Module`` after ``from torch import nn`` as ``Symbol("torch", "nn.Module")``; a
+    class of the same file as a local symbol; None for anything else."""
+    parts: list[str] = []
+    while isinstance(expression, ast.Attribute):
+        parts.insert(0, expression.attr)
+        expression = expression.value
+    if not isinstance(expression, ast.Name):
+        return None
+    imported = imports.get(expression.id)
+    if imported is not None:
+        return imported.member(".".join(parts)) if parts else imported
+    return Symbol(None, expression.id) if not parts and expression.id in classes else None
+
+
+def _is_torch_module_symbol(symbol: Symbol) -> bool:
+    qualified = _joined(symbol.module or "", symbol.name)
+    return symbol.level == 0 and torch_api.is_module_class_name(qualified)
 
 
 def _number_settings_without_parsing(text: str, tree: ast.Module) -> Fact | None:

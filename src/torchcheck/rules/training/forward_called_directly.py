@@ -19,6 +19,9 @@ class ForwardCalledDirectly(Rule):
     activation checkpointing wrappers. Calling `.forward` skips all of it, silently.
     Call the module.
 
+    Loss modules (`nn.MSELoss()`) are modules too. An instance of a class defined in another
+    file of the project is reported when the project's class hierarchy reaches `nn.Module`.
+
     `super().forward(x)` and `Base.forward(self, x)` (a subclass extending its parent's
     forward) are fine and not reported. Neither is `self.forward(...)` in a module's own
     methods: `self` is always the unwrapped module (DDP, FSDP and `torch.compile` wrap it
@@ -62,6 +65,13 @@ class ForwardCalledDirectly(Rule):
     required_text = (".forward(",)
 
     VALID = (
+        Valid(
+            """
+from losses import build_criterion
+criterion = build_criterion("focal")
+loss = criterion.forward(logits, labels)
+"""
+        ),
         Valid(
             """
 import torch.nn as nn
@@ -192,6 +202,22 @@ class Wrapper(nn.Module):
         return self.backbone(pixels, **kwargs)  # TCK105
 """,
         ),
+        Invalid(
+            """
+import torch.nn as nn
+criterion = nn.SmoothL1Loss()
+
+def step(pred, target):
+    return criterion.forward(pred, target)  # TCK105
+""",
+            expected_replacement="""
+import torch.nn as nn
+criterion = nn.SmoothL1Loss()
+
+def step(pred, target):
+    return criterion(pred, target)  # TCK105
+""",
+        ),
     )
 
     def visit_Call(self, node: cst.Call) -> None:
@@ -202,11 +228,17 @@ class Wrapper(nn.Module):
         if isinstance(receiver, cst.Name) and receiver.value == "self":
             return  # the module's own code: no wrapper is bypassed (see the doc)
         kind, evidence = self.context.kind_and_evidence(receiver)
-        if kind is not Kind.MODULE:
+        replacement = node.with_changes(func=receiver)
+        if kind is None and (condition := self.context.module_condition(receiver)) is not None:
+            # an instance of a class of another file: a module if the index finds nn.Module up its bases
+            self.report(node, replacement=replacement, fix_safety=FixSafety.SAFE, conditions=(condition,))
+            return
+        loss_module = kind is Kind.LOSS_FUNCTION and evidence is Evidence.STRONG  # `nn.MSELoss()`: a module too
+        if kind is not Kind.MODULE and not loss_module:
             return  # also skips `super().forward` and `Base.forward(self, ...)`
         if evidence is Evidence.CONVENTION and self._is_optional_parameter(receiver):
             return
-        self.report(node, replacement=node.with_changes(func=receiver), fix_safety=fix_safety_on(evidence))
+        self.report(node, replacement=replacement, fix_safety=fix_safety_on(evidence))
 
     def _is_optional_parameter(self, receiver: cst.BaseExpression) -> bool:
         """``isp_model`` in ``def degrade(img, isp_model=None)``, still bound to the parameter here."""
