@@ -103,3 +103,10 @@ def test_the_binder_leaves_no_reference_cycle_behind() -> None:
         assert gc.collect() == 0
     finally:
         gc.enable()
+
+
+def test_a_comprehension_element_is_reached_by_the_comprehensions_own_target() -> None:
+    module, binder = _setup()
+    element_x = _names(module, "x")[-3]  # the first `x` of `x * x`, written before `for x`
+    (binding,) = binder.bindings_before(element_x)
+    assert isinstance(binding.node, cst.CompFor)

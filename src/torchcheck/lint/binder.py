@@ -147,6 +147,8 @@ class Binder:
         outermost = loops[0] if loops else None
 
         def may_reach(binding: Binding) -> bool:
+            if isinstance(binding.scope.node, _COMPREHENSIONS):
+                return True  # `[x * x for x in xs]`: the target is bound before each element runs
             if self._order[binding.node] < self._order[use]:
                 return True
             return outermost is not None and any(ancestor is outermost for ancestor in self.ancestors(binding.node))
