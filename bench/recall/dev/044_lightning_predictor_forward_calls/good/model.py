@@ -1,0 +1,17 @@
+from torch import Tensor, nn
+
+from dishts import DishTS
+
+
+class BetaModel(nn.Module):
+    def __init__(self, input_size: int, hidden_size: int, num_layers: int, lookback: int) -> None:
+        super().__init__()
+        self.dishts = DishTS(input_size=input_size, lookback=lookback)
+        self.lstm = nn.LSTM(input_size=input_size, hidden_size=hidden_size, num_layers=num_layers, batch_first=True)
+        self.head = nn.Sequential(nn.Linear(hidden_size, 16), nn.SiLU(inplace=True), nn.Linear(16, 1))
+
+    def forward(self, x: Tensor) -> Tensor:
+        x = self.dishts(x)
+        out, hidden = self.lstm(x)
+        out = self.head(out)
+        return self.dishts(out, inverse=True)
