@@ -94,3 +94,21 @@ def test_a_loader_rebound_only_on_the_distributed_branch_is_followed_on_that_pat
 
 def test_a_loader_rebound_again_after_the_distributed_one_is_not_followed() -> None:
     assert _tck206_rows(_ONE_BRANCH.replace("    for epoch in range(10):", "    loader = wrap(loader)\n    for epoch in range(10):").format(after_epoch="pass")) == []
+
+
+def test_an_epoch_loop_over_a_name_bound_to_a_counting_iterable() -> None:
+    code = """
+        import torch
+        from tqdm import trange
+
+        def train(model, dataset, optimizer, epochs):
+            sampler = torch.utils.data.distributed.DistributedSampler(dataset)
+            loader = torch.utils.data.DataLoader(dataset, sampler=sampler, batch_size=8)
+            epoch_iterator = trange(epochs, desc="Epoch")
+            for _ in epoch_iterator:
+                for x, y in loader:
+                    optimizer.zero_grad()
+                    model(x).sum().backward()
+                    optimizer.step()
+    """
+    assert _tck206_rows(code) == [6]

@@ -179,14 +179,15 @@ def _in_condition(node: cst.CSTNode, parents: tuple[cst.CSTNode, ...]) -> bool:
     return isinstance(parent, (cst.If, cst.While, cst.IfExp)) and child is parent.test
 
 
-def _is_epoch_loop(loop: Loop) -> bool:
-    """``while ...``, ``for epoch in ...``, ``for _ in range(n)`` (possibly in ``tqdm``)."""
+def _is_epoch_loop(loop: Loop, iterable: cst.BaseExpression | None = None) -> bool:
+    """``while ...``, ``for epoch in ...``, ``for _ in range(n)`` (possibly in ``tqdm``);
+    ``iterable`` is what the loop iterates when known better than its spelling."""
     if isinstance(loop, cst.While):
         return True
     target = dotted_name(loop.target) or ""
     if "epoch" in target.lower():
         return True
-    iterable: cst.BaseExpression = loop.iter
+    iterable = iterable if iterable is not None else loop.iter
     while _wrapper_name(iterable) in _ITERATION_WRAPPERS and iterable.args:  # type: ignore[attr-defined]
         iterable = iterable.args[0].value  # type: ignore[attr-defined]
     return _wrapper_name(iterable) in _COUNTING_LOOPS
@@ -643,12 +644,12 @@ while step < max_steps:
             if not (_trains(loop) or any("train" in name.lower() for name in names)):
                 continue
             for epoch_loop in outer:
-                if epoch_loop in sampler.loops or not _is_epoch_loop(epoch_loop):
+                if epoch_loop in sampler.loops or not self._is_epoch_loop(epoch_loop):
                     continue
                 if found.owner is None or not _calls_unknown_methods(epoch_loop, loop, found.owner):
                     return None, imported
         for handed in found.handed:
-            if any(loop not in sampler.loops and _is_epoch_loop(loop) for loop in handed.loops):
+            if any(loop not in sampler.loops and self._is_epoch_loop(loop) for loop in handed.loops):
                 verdict = self._training_helper(handed, imported)
                 if verdict is not None:
                     return verdict
@@ -748,6 +749,16 @@ while step < max_steps:
             found.names = (*found.names, *followed.names)
         return found
 
+
+    def _is_epoch_loop(self, loop: Loop) -> bool:
+        """An epoch loop, also over a name bound once to a counting iterable
+        (``train_iterator = trange(epochs)`` ... ``for _ in train_iterator:``)."""
+        iterable = loop.iter if isinstance(loop, cst.For) else None
+        if isinstance(iterable, cst.Name):
+            reaching = self.context.binder.bindings_before(iterable)
+            if len(reaching) == 1 and isinstance(reaching[0].node, cst.Assign):
+                return _is_epoch_loop(loop, reaching[0].node.value)
+        return _is_epoch_loop(loop)
 
     def _before(self, node: cst.CSTNode, assignments: set[cst.Assign]) -> bool:
         """``node`` runs before each of ``assignments`` and never after one: no loop holds both."""
