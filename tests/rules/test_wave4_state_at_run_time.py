@@ -154,14 +154,14 @@ def test_every_rank_restores_the_checkpoint_onto_cuda0_and_with_map_location_ont
 
 
 def test_without_map_location_the_checkpoint_goes_to_the_gpu_it_was_saved_from(tmp_path, monkeypatch: pytest.MonkeyPatch) -> None:
-    if torch.cuda.is_available():
-        pytest.skip("shows the load reaching for CUDA on a machine without it")
     path = tmp_path / "checkpoint.pt"
     with monkeypatch.context() as patched:
         patched.setattr(torch.serialization, "location_tag", lambda storage: "cuda:0")
         torch.save(torch.nn.Linear(4, 2).state_dict(), path)
-    with pytest.raises(RuntimeError, match="Attempting to deserialize object on a CUDA device"):
-        torch.load(path, weights_only=True)
+    with monkeypatch.context() as patched:  # a machine without CUDA, even where there is one
+        patched.setattr(torch.cuda, "is_available", lambda: False)
+        with pytest.raises(RuntimeError, match="Attempting to deserialize object on a CUDA device"):
+            torch.load(path, weights_only=True)
     assert set(torch.load(path, map_location="cpu", weights_only=True)) == {"weight", "bias"}
 
 
