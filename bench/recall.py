@@ -1,6 +1,8 @@
 """Measure how many real, publicly reported PyTorch mistakes `torchcheck lint` catches.
 
-Usage: ``python bench/recall.py dev`` (or ``heldout``), optionally ``--json PATH``.
+Usage: ``python bench/recall.py dev`` (or ``heldout``, or any other set directory under
+``bench/recall/``), optionally ``--json PATH`` and ``--extend-select CODES`` (to measure
+opt-in rules).
 
 How the sets were built: every case in ``bench/recall/<set>/NNN_slug/`` reproduces one
 mistake a user reported in public (forum thread, Q&A page, blog post, documentation page
@@ -11,6 +13,9 @@ only on several GPUs, a legacy spelling ...). ``bad/`` holds the mistake, with a
 ``# expect: TCKnnn`` comment on every line where the rule's page (``rules/TCKnnn.md``)
 says the finding is reported; ``good/`` holds the corrected code, where those codes must
 not be reported. The marks were decided from the rule pages before the linter was run.
+A case may also be a correct lookalike with no marks: its ``case.md`` names the codes it
+is about on a ``Codes: TCKnnn, ...`` line, and findings of those codes in ``good/``
+count as false findings.
 
 For each case both directories are linted with the default rule selection, in a copy of
 the case placed outside any project, so that no ``[tool.torchcheck]`` configuration
@@ -34,6 +39,7 @@ from pathlib import Path
 
 SETS_ROOT = Path(__file__).resolve().parent / "recall"
 EXPECT_MARK = re.compile(r"#\s*expect:\s*(TCK\d{3}(?:\s*,\s*TCK\d{3})*)")
+CODES_LINE = re.compile(r"Codes:\s*(TCK\d{3}(?:\s*,\s*TCK\d{3})*)")
 Finding = tuple[str, int, str]  # (file relative to bad/ or good/, line, code)
 
 
@@ -62,9 +68,20 @@ def expected_marks(bad_dir: Path) -> set[Finding]:
     return marks
 
 
-def lint(case_dir: Path, subdir: str) -> set[Finding]:
-    """Findings of the default rules in ``case_dir/subdir``, paths relative to ``subdir``."""
+def lookalike_codes(case_dir: Path) -> set[str]:
+    """Codes a case's ``case.md`` names on a ``Codes:`` line (correct lookalikes carry no marks)."""
+    case_md = case_dir / "case.md"
+    if not case_md.is_file():
+        return set()
+    match = CODES_LINE.search(case_md.read_text(encoding="utf-8"))
+    return {code.strip() for code in match.group(1).split(",")} if match else set()
+
+
+def lint(case_dir: Path, subdir: str, extend_select: str | None = None) -> set[Finding]:
+    """Findings of the default rules (plus ``extend_select``) in ``case_dir/subdir``, paths relative to ``subdir``."""
     command = [sys.executable, "-m", "torchcheck", "lint", subdir, "--output-format", "json", "--no-cache", "--exit-zero"]
+    if extend_select:
+        command += ["--extend-select", extend_select]
     completed = subprocess.run(command, cwd=case_dir, capture_output=True, text=True, check=False)
     if completed.returncode != 0:
         raise RuntimeError(f"{case_dir.name}/{subdir}: torchcheck lint failed:\n{completed.stderr}")
@@ -79,14 +96,14 @@ def _finding(item: dict, root: Path) -> Finding:
     return relative, int(item["location"]["row"]), item["code"]
 
 
-def run_case(case_dir: Path) -> CaseResult:
+def run_case(case_dir: Path, extend_select: str | None = None) -> CaseResult:
     result = CaseResult(case_dir.name, expected_marks(case_dir / "bad"))
-    marked_codes = {code for _, _, code in result.expected}
+    marked_codes = {code for _, _, code in result.expected} | lookalike_codes(case_dir)
     with tempfile.TemporaryDirectory(prefix="torchcheck-recall-") as scratch:
         copy = Path(scratch) / case_dir.name
         shutil.copytree(case_dir, copy)
-        bad = lint(copy, "bad")
-        good = lint(copy, "good")
+        bad = lint(copy, "bad", extend_select)
+        good = lint(copy, "good", extend_select)
     result.found = result.expected & bad
     result.missed = result.expected - bad
     result.extra_in_bad = {f for f in bad - result.expected if f[2] not in marked_codes}
@@ -131,11 +148,13 @@ def print_report(results: list[CaseResult], summary: dict) -> None:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("set", choices=("dev", "heldout"), help="which recall set to measure")
+    available = sorted(p.name for p in SETS_ROOT.iterdir() if p.is_dir())
+    parser.add_argument("set", choices=available, help="which recall set (directory under bench/recall/) to measure")
     parser.add_argument("--json", metavar="PATH", help="also write the summary as JSON to PATH")
+    parser.add_argument("--extend-select", metavar="CODES", help="also enable these rules (opt-in ones), as `torchcheck lint --extend-select`")
     args = parser.parse_args(argv)
     case_dirs = sorted(p for p in (SETS_ROOT / args.set).iterdir() if (p / "bad").is_dir())
-    results = [run_case(case_dir) for case_dir in case_dirs]
+    results = [run_case(case_dir, args.extend_select) for case_dir in case_dirs]
     summary = summarise(results)
     print_report(results, summary)
     if args.json:

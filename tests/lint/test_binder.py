@@ -110,3 +110,10 @@ def test_a_comprehension_element_is_reached_by_the_comprehensions_own_target() -
     element_x = _names(module, "x")[-3]  # the first `x` of `x * x`, written before `for x`
     (binding,) = binder.bindings_before(element_x)
     assert isinstance(binding.node, cst.CompFor)
+
+
+def test_an_attribute_name_has_no_reaching_bindings() -> None:
+    module, binder = _setup()
+    attribute_name = next(node for node in _names(module, "Module"))  # `nn.Module`'s `Module`
+    assert binder.bindings_before(attribute_name) == []
+    assert not binder.precedes(attribute_name, module)

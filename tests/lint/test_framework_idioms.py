@@ -162,3 +162,17 @@ def test_backward_inside_the_accelerators_autocast_is_reported() -> None:
                 loss.backward()
     """
     assert (8, "TCK302") in _codes(code)
+
+
+def test_a_fabric_made_for_one_device_starts_no_process_group() -> None:
+    code = """
+        import torch
+        import lightning as L
+
+        def merge(model, path):
+            fabric = L.Fabric(devices={devices}, accelerator="cpu")
+            model = fabric.setup(model)
+            torch.save(model.state_dict(), path)
+    """
+    assert "TCK208" not in {code for _, code in _codes(code.replace("{devices}", "1"))}
+    assert (8, "TCK208") in _codes(code.replace("{devices}", "4"))

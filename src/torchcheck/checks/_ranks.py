@@ -24,7 +24,9 @@ from torch.distributed.fsdp import fully_shard
 from torch.nn.parallel import DistributedDataParallel
 
 from torchcheck.checks import _rank_runner as runner
-from torchcheck.checks.errors import CheckFailed
+from torchcheck.checks._inputs import instantiate
+from torchcheck.checks.errors import CheckFailed, NotApplicable
+from torchcheck.checks.state import preserved_state
 
 __tracebackhide__ = True  # pytest shows a failure from the caller's line, without this module's frames
 __all__ = [
@@ -38,6 +40,7 @@ __all__ = [
     "inner_module",
     "on_ranks",
     "rank_device",
+    "refuse_unshardable",
     "shard_model",
 ]
 
@@ -53,6 +56,13 @@ _WORLD_TOO_SMALL = (
     "{check}: needs {needed} ranks, but the process group this runs in has {actual}; "
     "mark the test @pytest.mark.distributed(world_size={needed}) (or launch {needed} "
     "ranks), or call the check outside a process group to let it start its own ranks."
+)
+_FSDP_SCALARS = (
+    "{check}: not applicable with FSDP2 (fully_shard): {model} holds 0-dim (scalar) "
+    "parameters: {names}. fully_shard shards every parameter along dim 0, which a scalar "
+    "does not have, so torch refuses the model (\"fully_shard doesn't support scalar "
+    "parameters\"). Run the check with strategy=\"ddp\", or hold each such value as a "
+    "1-element tensor (shape (1,)) to shard it with FSDP2."
 )
 _BAD_STRATEGY = "{check}: strategy must be one of {choices}, got {value!r}"
 _BAD_WORLD_SIZE = "{check}: {name} must be a positive integer, got {value!r}"
@@ -185,6 +195,20 @@ def shard_model(model: nn.Module, strategy: str, group: Any, device: torch.devic
     else:
         fully_shard(model, mesh=DeviceMesh.from_group(group, device.type))
     return model
+
+
+def refuse_unshardable(check: str, make_model: nn.Module | Callable[[], nn.Module], strategy: str) -> None:
+    """Raise :class:`NotApplicable` before any rank starts when ``strategy`` is FSDP2 and
+    the model holds 0-dim parameters, which ``fully_shard`` cannot shard. Builds one
+    model (or copies the instance) with the caller's RNG state restored afterwards."""
+    if strategy != "fsdp":
+        return
+    with preserved_state():
+        model = instantiate(make_model)
+    scalars = [name for name, parameter in model.named_parameters() if parameter.dim() == 0]
+    if scalars:
+        names = ", ".join(repr(name) for name in scalars)
+        raise NotApplicable(_FSDP_SCALARS.format(check=check, model=type(model).__name__, names=names))
 
 
 def inner_module(model: nn.Module) -> nn.Module:

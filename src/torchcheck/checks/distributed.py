@@ -32,6 +32,7 @@ from torchcheck.checks._ranks import (
     inner_module,
     on_ranks,
     rank_device,
+    refuse_unshardable,
     shard_model,
 )
 from torchcheck.checks._stochastic import RandomOps, random_ops_at_expected_value
@@ -272,6 +273,7 @@ def assert_data_parallel_equivalent(
     world_size = check_world_size(_CHECK, "world_size", world_size)
     strategy = check_strategy(_CHECK, strategy)
     _check_batches(batches, world_size)
+    refuse_unshardable(_CHECK, make_model, strategy)
     setup = _Setup(make_model, make_optimizer, step_fn, batches, world_size, strategy, rtol, atol, batch_coupled)
     on_ranks(_CHECK, lambda _rank: _verdict(setup), world_size)
 

@@ -16,6 +16,7 @@ import torch
 from torch import nn
 from torch.autograd.gradcheck import GradcheckError
 
+from torchcheck.checks._all_pairs import all_pairs_dim, describe_all_pairs, output_name
 from torchcheck.checks._compare import (
     callable_name,
     compare_tensors,
@@ -84,9 +85,31 @@ _NOT_INDEPENDENT = """\
 assert_batch_independent: in eval mode, outputs of {model} mix samples along dim {dim} \
 (batch of {batch}):
 {details}
+{causes}
+Allowed: {tolerance} (rtol=, atol=)."""
+
+_MIXING_CAUSES = """\
 A view/reshape that moves the batch dimension (x.view(T, B, C) where \
 x.transpose(0, 1) was meant), or a batch-level op (mean/sum/softmax/norm over the batch \
-dim) mixes samples; each sample's output must depend on its own input only.
+dim) mixes samples; each sample's output must depend on its own input only."""
+
+_ALL_PAIRS = """\
+assert_batch_independent: in eval mode, {model} compares samples with each other by \
+construction (batch of {batch} along dim {dim}):
+{pairs}
+Entry [i, j] of such an output depends on samples i and j and on no other: an all-pairs \
+product of two batch-indexed tensors (similarity logits such as image_embeds @ \
+text_embeds.T in a contrastive model), not a leak. Batch independence cannot hold for \
+such an output, so the other outputs were judged alone; to pass, check a module that \
+returns only the per-sample outputs (the embeddings).
+{others}"""
+
+_OTHERS_INDEPENDENT = "The other outputs do not mix samples{names}."
+
+_OTHERS_MIXING = """\
+The other outputs mix samples too:
+{details}
+{causes}
 Allowed: {tolerance} (rtol=, atol=)."""
 
 _MODEL_RAISED = """\
@@ -540,13 +563,28 @@ def assert_batch_independent(
         hint = _NONFINITE_OUTPUT if findings.nonfinite_outputs else _NONFINITE_GRADIENT
         details = _first_lines(findings.nonfinite, "more")
         raise CheckFailed(_NOT_FINITE.format(model=probe.name, batch=batch, dim=dim, hint=hint, details=details))
+    if findings.all_pairs:
+        raise CheckFailed(_all_pairs_message(probe.name, batch, dim, findings))
     if findings.mixing:
         details = _first_lines(findings.mixing, "more output samples")
         raise CheckFailed(
             _NOT_INDEPENDENT.format(
-                model=probe.name, dim=dim, batch=batch, details=details, tolerance=findings.tolerance
+                model=probe.name, dim=dim, batch=batch, details=details, tolerance=findings.tolerance,
+                causes=_MIXING_CAUSES,
             )
         )
+
+
+def _all_pairs_message(model: str, batch: int, dim: int, findings: _BatchFindings) -> str:
+    pairs = "\n".join(f"  {line}" for line in findings.all_pairs)
+    if findings.mixing:
+        details = _first_lines(findings.mixing, "more lines")
+        others = _OTHERS_MIXING.format(details=details, causes=_MIXING_CAUSES, tolerance=findings.tolerance)
+    else:
+        shown = findings.independent_outputs
+        names = f" ({', '.join(f'`{name}`' for name in shown)})" if shown else ""
+        others = _OTHERS_INDEPENDENT.format(names=names)
+    return _ALL_PAIRS.format(model=model, batch=batch, dim=dim, pairs=pairs, others=others)
 
 
 def _probe_findings(probe: _BatchProbe) -> _BatchFindings:
@@ -598,6 +636,8 @@ class _BatchFindings:
     nonfinite: list[str] = field(default_factory=list)
     nonfinite_outputs: bool = False
     tolerance: str = ""
+    all_pairs: list[str] = field(default_factory=list)  # outputs pairing samples by construction
+    independent_outputs: list[str] = field(default_factory=list)  # judged alone beside them
 
 
 @dataclass
@@ -637,13 +677,28 @@ class _BatchProbe:
         labels += embedded.labels
         if not leaves:
             return None
-        outputs = _batched_outputs(output, self.dim, self.batch)
+        named = _batched_named_outputs(output, self.dim, self.batch)
+        outputs = [o for _, o in named]
         findings = _BatchFindings(nonfinite=_nonfinite_outputs(outputs))
         if findings.nonfinite:
             findings.nonfinite_outputs = True
             return findings
         rtol, atol = self._tolerance(outputs)
         findings.tolerance = f"|d out[i] / d input at another sample| <= {atol:g} + {rtol:g} x the greatest at sample i"
+        self._judge_outputs(findings, outputs, leaves, labels, rtol, atol)
+        if findings.mixing:
+            self._set_apart_all_pairs(findings, named, leaves, labels, rtol, atol)
+        return findings
+
+    def _judge_outputs(
+        self,
+        findings: _BatchFindings,
+        outputs: list[torch.Tensor],
+        leaves: list[torch.Tensor],
+        labels: list[str],
+        rtol: float,
+        atol: float,
+    ) -> None:
         generator = torch.Generator().manual_seed(0)
         weights = [torch.randn(o.shape, generator=generator).to(o.device, o.dtype) for o in outputs]
         for i in range(self.batch):
@@ -651,7 +706,56 @@ class _BatchProbe:
             if isinstance(loss, torch.Tensor) and loss.requires_grad:
                 grads = self._gradients(loss, leaves, i)
                 self._judge_gradients(findings, i, grads, labels, rtol, atol)
-        return findings
+
+    def _set_apart_all_pairs(
+        self,
+        findings: _BatchFindings,
+        named: list[tuple[str, torch.Tensor]],
+        leaves: list[torch.Tensor],
+        labels: list[str],
+        rtol: float,
+        atol: float,
+    ) -> None:
+        """When outputs pair every sample with every other by construction (similarity
+        logits), name them and judge each other output alone, so the message says
+        which of those mix, if any."""
+
+        def peaks(loss: torch.Tensor, i: int) -> list[float] | None:
+            return self._sample_peaks(self._gradients(loss, leaves, i))
+
+        paired = {}
+        for path, output in named:
+            pair_dim = all_pairs_dim(output, self.dim, self.batch, peaks, rtol, atol)
+            if pair_dim is not None:
+                paired[path] = describe_all_pairs(path, output, self.dim, pair_dim)
+        if not paired:
+            return
+        findings.all_pairs = list(paired.values())
+        findings.mixing = []
+        for path, output in named:
+            if path in paired:
+                continue
+            alone = _BatchFindings()
+            self._judge_outputs(alone, [output], leaves, labels, rtol, atol)
+            if alone.mixing:
+                findings.mixing += [f"  output `{output_name(path)}`:", *(f"  {line}" for line in alone.mixing)]
+            else:
+                findings.independent_outputs.append(output_name(path))
+
+    def _sample_peaks(self, grads: Sequence[torch.Tensor | None]) -> list[float] | None:
+        """The greatest |gradient| at each input sample, over all leaves; ``None`` when
+        a gradient is not finite."""
+        peaks = [0.0] * self.batch
+        for grad in grads:
+            if grad is None:
+                continue
+            if _nonfinite_count(grad) is not None:
+                return None
+            for j in range(self.batch):
+                sample = grad.select(self.dim, j).detach().abs()
+                if sample.numel():
+                    peaks[j] = max(peaks[j], float(sample.max()))
+        return peaks
 
     @contextlib.contextmanager
     def _embedding_leaves(self) -> Iterator[_Embedded]:
@@ -887,7 +991,15 @@ def _batch_size(values: list[Any], dim: int) -> int:
 
 
 def _batched_outputs(output: Any, dim: int, batch: int) -> list[torch.Tensor]:
-    outs = [o for o in _float_outputs(output) if o.dim() > dim and o.shape[dim] == batch]
+    return [o for _, o in _batched_named_outputs(output, dim, batch)]
+
+
+def _batched_named_outputs(output: Any, dim: int, batch: int) -> list[tuple[str, torch.Tensor]]:
+    """The floating outputs with ``batch`` samples along ``dim``, each with its path."""
+    outs = [
+        (path, o) for path, o in iter_tensors(output)
+        if (o.is_floating_point() or o.is_complex()) and o.dim() > dim and o.shape[dim] == batch
+    ]
     if not outs:
         raise _NotJudgeable(f"no floating output of the model has size {batch} along dim {dim}")
     return outs

@@ -24,6 +24,7 @@ from torchcheck.checks._ranks import (
     inner_module,
     on_ranks,
     rank_device,
+    refuse_unshardable,
     shard_model,
 )
 from torchcheck.checks._train_mode import module_list
@@ -104,6 +105,7 @@ def assert_sharded_checkpoint_roundtrip(
     save_world_size = check_world_size(_CHECK, "save_world_size", save_world_size)
     load_world_size = check_world_size(_CHECK, "load_world_size", load_world_size)
     strategy = check_strategy(_CHECK, strategy)
+    refuse_unshardable(_CHECK, make_model, strategy)
     setup = _Setup(make_model, make_optimizer, save_world_size, load_world_size, strategy)
     on_ranks(_CHECK, lambda _rank: _verdict(setup), max(save_world_size, load_world_size))
 

@@ -115,7 +115,10 @@ class Binder:
         return tuple(reversed(loops))
 
     def precedes(self, first: cst.CSTNode, second: cst.CSTNode) -> bool:
-        """Whether ``first`` starts before ``second`` in the file."""
+        """Whether ``first`` starts before ``second`` in the file (False for a node the
+        binder does not order: an attribute's or a keyword's name)."""
+        if first not in self._order or second not in self._order:
+            return False
         return self._order[first] < self._order[second]
 
     # ------------------------------------------------------------------ names
@@ -142,6 +145,8 @@ class Binder:
     def bindings_before(self, use: cst.Name) -> list[Binding]:
         """The bindings of a used name that may reach the use: those of its scope made
         before it, and in a loop around it also those made later in that loop's body."""
+        if use not in self._order:
+            return []  # not a variable: an attribute's or a keyword's name
         bindings = self.bindings_of(use.value, self.scope_of(use))
         loops = self.loops_around(use)
         outermost = loops[0] if loops else None

@@ -52,6 +52,7 @@ from torchcheck.lint.nodes import (
     called_name,
     dotted_name,
     is_autocast_name,
+    keyword_argument,
     literal_bool,
     method_call,
     source_text,
@@ -358,6 +359,8 @@ class ProjectNames(Protocol):
     def symbol_of(self, expression: cst.BaseExpression) -> Symbol | None: ...
 
 
+# Appended to the maker of a framework object made for one process (`Fabric(devices=1)`).
+_ONE_PROCESS = "[one process]"
 _BACKWARD_METHOD_NAMES = frozenset({"backward", *idioms.SELF_BACKWARD_METHODS})
 
 
@@ -886,6 +889,8 @@ class LintContext:
             elif value is not None:
                 inferred_value = self.kind_and_evidence(value)
                 maker = self.call_name(value) if type(value) is cst.Call else None
+                if maker is not None and self._made_for_one_process(value, maker):  # type: ignore[arg-type]
+                    maker = f"{maker}{_ONE_PROCESS}"
                 symbol = self._project_maker(value) if inferred_value.kind is None else None
                 self._bind_target(target, inferred_value, batch=self._draws_batch(value), made_by=maker, maker_symbol=symbol)
             else:
@@ -920,6 +925,18 @@ class LintContext:
             return None
         return [argument.value for argument in call.args]
 
+    @staticmethod
+    def _made_for_one_process(call: cst.Call, maker: str) -> bool:
+        """``Fabric(devices=1)``: a framework object made for one process only."""
+        framework = idioms.framework_made_by(maker)
+        keyword = framework.process_count_keyword if framework is not None else None
+        argument = keyword_argument(call, keyword) if keyword is not None else None
+        return argument is not None and isinstance(argument.value, cst.Integer) and argument.value.value == "1"
+
+    def is_one_process_framework(self, expression: cst.BaseExpression) -> bool:
+        """The framework object ``expression`` holds was made for one process only."""
+        return (self.maker_of(expression) or "").endswith(_ONE_PROCESS)
+
     def _project_maker(self, value: cst.BaseExpression) -> Symbol | None:
         """The class of the project that ``value`` (a call) instantiates, as the index names it."""
         if type(value) is not cst.Call or self.project is None:
@@ -952,7 +969,8 @@ class LintContext:
     def framework_of(self, expression: cst.BaseExpression) -> idioms.Framework | None:
         """The framework object ``expression`` holds (an ``Accelerator``, a ``Fabric``, a
         DeepSpeed engine), known from the call that made it."""
-        return idioms.framework_made_by(self.maker_of(expression))
+        maker = self.maker_of(expression)
+        return idioms.framework_made_by(maker.removesuffix(_ONE_PROCESS) if maker is not None else None)
 
     def backward_subject(self, call: cst.Call) -> cst.BaseExpression | None:
         """The loss that ``call`` backpropagates, however it is spelled: ``loss.backward()``,

@@ -55,6 +55,9 @@ class Framework:
     accumulation_methods: frozenset[str] = frozenset()
     # whether making it starts (or joins) a process group when launched on several processes
     distributed: bool = True
+    # the argument of its maker that, set to the literal 1, keeps it to one process
+    # (`Fabric(devices=1)`)
+    process_count_keyword: str | None = None
 
 
 ACCELERATE = Framework(
@@ -73,6 +76,7 @@ FABRIC = Framework(
     one_rank_save_methods=frozenset({"save"}),
     autocast_methods=frozenset({"autocast"}),
     accumulation_methods=frozenset({"no_backward_sync"}),
+    process_count_keyword="devices",
 )
 DEEPSPEED_ENGINE = Framework(
     makers=frozenset({"deepspeed.DeepSpeedEngine", "deepspeed.runtime.engine.DeepSpeedEngine"}),

@@ -96,6 +96,19 @@ class LowPrecisionCrossEntropy(Rule):
     VALID = (
         Valid(
             """
+import torch
+import torch.nn.functional as F
+
+@torch.no_grad()
+def validate(model, loader):
+    for images, target in loader:
+        with torch.autocast("cuda", dtype=torch.float16):
+            output = model(images)
+        loss = F.cross_entropy(output, target)
+"""
+        ),
+        Valid(
+            """
 import torch.nn.functional as F
 model = GPT(config).bfloat16()
 logits = model(x)
@@ -192,8 +205,8 @@ loss = F.nll_loss(F.log_softmax(logits, dim=-1), y)  # TCK312
         self._losses: list[tuple[cst.Call, cst.BaseExpression]] = []
 
     def visit_Call(self, node: cst.Call) -> None:
-        if self.context.in_autocast:
-            return
+        if self.context.in_autocast or self.context.in_no_grad:
+            return  # a validation loss under no_grad: no gradient is quantised, only a logged number
         logits = self._logits_of(node)
         if logits is not None:
             self._losses.append((node, logits))

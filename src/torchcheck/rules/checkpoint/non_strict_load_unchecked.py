@@ -2,13 +2,14 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 import libcst as cst
 
 from torchcheck.lint.context import LintContext
+from torchcheck.lint.flow import Function
 from torchcheck.lint.kinds import Kind
-from torchcheck.lint.nodes import argument_for, is_none, keyword_argument, source_text
+from torchcheck.lint.nodes import argument_for, called_name, is_none, keyword_argument, source_text
 from torchcheck.lint.rule import Invalid, Rule, Valid
 
 # Names that show the code compares state-dict keys by hand.
@@ -21,13 +22,24 @@ _SHAPE_ATTRIBUTES = frozenset({"shape", "size", "numel", "ndim", "dtype"})
 _URL_SCHEME = "://"
 
 
-@dataclass
-class _Scope:
-    # each discarded non-strict load, with the name of the state dict it loads (if a name)
-    candidates: list[tuple[cst.Call, str | None]] = field(default_factory=list)
-    checks_keys: bool = False
-    # names whose keys the code counts (len(state_dict)) or hands to a key-comparing helper
-    checked: set[str] = field(default_factory=set)
+# Distributed-checkpoint loads that return (or, for `dcp.load`, would report) the keys
+# they skipped: the state dict they load (position, keyword) and where their options go.
+_SET_MODEL_STATE_DICT = "torch.distributed.checkpoint.state_dict.set_model_state_dict"
+_SET_STATE_DICT = "torch.distributed.checkpoint.state_dict.set_state_dict"
+_DCP_LOADS = frozenset({"torch.distributed.checkpoint.load", "torch.distributed.checkpoint.state_dict_loader.load"})
+_STATE_DICT_OPTIONS = "torch.distributed.checkpoint.state_dict.StateDictOptions"
+_DISTRIBUTED_LOAD_NAMES = frozenset({"set_model_state_dict", "set_state_dict", "load"})
+
+
+@dataclass(frozen=True)
+class _Candidate:
+    """A discarded non-strict load, with the name of the state dict it loads (if a name)
+    and the function it is in (None at module level)."""
+
+    call: cst.Call
+    loaded: str | None
+    function: Function | None
+    message: str | None = None  # for a distributed-checkpoint load
 
 
 def _is_false(expression: cst.BaseExpression) -> bool:
@@ -117,13 +129,19 @@ class NonStrictLoadUnchecked(Rule):
     """
     ## What it does
     Checks for `model.load_state_dict(state_dict, strict=False)` calls whose result is
-    thrown away.
+    thrown away, and for the distributed-checkpoint loads that skip keys the same way:
+    `set_model_state_dict(model, sd, options=StateDictOptions(strict=False))`,
+    `set_state_dict(model, optimizers, model_state_dict=sd, ...,
+    options=StateDictOptions(strict=False))` (the options may be built earlier in the
+    function, or once at module level) and `torch.distributed.checkpoint.load(sd, ...,
+    strict=False)`.
 
     ## Why is this bad?
     With `strict=False`, keys that do not match are skipped silently: a renamed layer, a
     `module.` prefix left by `DataParallel`, or a checkpoint of a different architecture
     loads "successfully" and the model keeps its random initial weights. The call returns
-    the `missing_keys` and `unexpected_keys` it skipped; check or at least log them.
+    the `missing_keys` and `unexpected_keys` it skipped (`set_model_state_dict` and
+    `set_state_dict` return the same `_IncompatibleKeys`); check or at least log them.
 
     ## Example
     ```python
@@ -157,12 +175,14 @@ class NonStrictLoadUnchecked(Rule):
     ## References
     - [`torch.nn.Module.load_state_dict`](https://pytorch.org/docs/stable/generated/torch.nn.Module.html#torch.nn.Module.load_state_dict)
     - [Saving and loading models: warmstarting with parameters from a different model](https://pytorch.org/tutorials/beginner/saving_loading_models.html#warmstarting-model-using-parameters-from-a-different-model)
+    - [`torch.distributed.checkpoint.state_dict.set_model_state_dict`](https://pytorch.org/docs/stable/distributed.checkpoint.html#torch.distributed.checkpoint.state_dict.set_model_state_dict)
+    - [pytorch/pytorch#148252: DCP load ignores unexpected keys silently](https://github.com/pytorch/pytorch/issues/148252)
     """
 
     code = "TCK403"
     name = "non-strict-load-unchecked"
     message = "Result of `load_state_dict(..., strict=False)` is discarded; missing and unexpected keys go unnoticed"
-    required_text = ("load_state_dict",)
+    required_text = ("load_state_dict", "StateDictOptions", "strict=False")
 
     VALID = (
         Valid(
@@ -296,6 +316,32 @@ def resnet50(pretrained=True):
     return model
 """
         ),
+        Valid(
+            """
+from torch.distributed.checkpoint.state_dict import StateDictOptions, set_model_state_dict, set_state_dict
+
+def load_trunk(model, optimizer, state_dict, logger):
+    missing, unexpected = set_model_state_dict(model, state_dict, options=StateDictOptions(strict=False))
+    logger.info(f"{missing=} {unexpected=}")
+    set_model_state_dict(model, state_dict, options=StateDictOptions(full_state_dict=True))
+    set_model_state_dict(model, state_dict)
+    set_state_dict(model, optimizer, model_state_dict=state_dict, optim_state_dict={}, options=StateDictOptions(strict=True))
+
+def load_for_caller(model, state_dict):
+    return set_model_state_dict(model, state_dict, options=StateDictOptions(strict=False))
+"""
+        ),
+        Valid(
+            """
+import torch.distributed.checkpoint as dcp
+
+def restore(model, path, strict):
+    state_dict = model.state_dict()
+    dcp.load(state_dict, checkpoint_id=path)
+    dcp.load(state_dict, checkpoint_id=path, strict=strict)
+    model.load_state_dict(state_dict)
+"""
+        ),
     )
     INVALID = (
         Invalid(
@@ -331,32 +377,57 @@ class Classifier(nn.Module):
         self.load_state_dict(state_dict, False)  # TCK403
 """
         ),
+        Invalid(
+            """
+from torch.distributed.checkpoint.state_dict import StateDictOptions, set_model_state_dict, set_state_dict
+
+def load_pretrained_trunk(model, optimizer, state_dict, optim_state):
+    options = StateDictOptions(full_state_dict=True, strict=False)
+    set_model_state_dict(model, state_dict, options=options)  # TCK403
+    set_state_dict(model, optimizer, model_state_dict=state_dict, optim_state_dict=optim_state, options=options)  # TCK403
+    set_model_state_dict(model, model_state_dict=state_dict, options=StateDictOptions(strict=False))  # TCK403
+"""
+        ),
+        Invalid(
+            """
+import torch.distributed.checkpoint as dcp
+from torch.distributed.checkpoint.state_dict import StateDictOptions, set_model_state_dict
+
+NON_STRICT = StateDictOptions(strict=False)
+
+def resume(model, path, pretrained):
+    state_dict = {"model": model.state_dict()}
+    dcp.load(state_dict, checkpoint_id=path, strict=False)  # TCK403
+    set_model_state_dict(model, pretrained, options=NON_STRICT)  # TCK403
+"""
+        ),
     )
 
     def __init__(self, context: LintContext) -> None:
         super().__init__(context)
-        self._scopes: list[_Scope] = [_Scope()]
+        self._candidates: list[_Candidate] = []
+        self._comparing_keys: set[Function | None] = set()  # functions that compare keys themselves
+        # per function: names whose keys it counts (len(state_dict)) or hands to a key-comparing helper
+        self._checked: dict[Function | None, set[str]] = {}
         self._key_comparing: dict[cst.FunctionDef, bool] = {}
 
-    def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
-        self._scopes.append(_Scope())
-
-    def leave_FunctionDef(self, node: cst.FunctionDef) -> None:
-        self._resolve(self._scopes.pop())
-
     def leave_Module(self, node: cst.Module) -> None:
-        self._resolve(self._scopes.pop())
+        for candidate in self._candidates:
+            if candidate.function in self._comparing_keys:
+                continue  # the function compares keys itself (e.g. before loading shard by shard)
+            if candidate.loaded is None or candidate.loaded not in self._checked.get(candidate.function, ()):
+                self.report(candidate.call, candidate.message)
 
     def visit_Name(self, node: cst.Name) -> None:
         if _KEY_CHECK_NAMES.search(node.value):
-            self._scopes[-1].checks_keys = True
+            self._comparing_keys.add(self.context.flow.function)
 
     def visit_Call(self, node: cst.Call) -> None:
         """``len(state_dict)``: the code counts what it loads (``Transferred 310/312 items``);
         ``check_keys(model, state_dict)``: a function of the file compares its keys."""
         counts = isinstance(node.func, cst.Name) and node.func.value == "len" and len(node.args) == 1
         if counts or self._compares_keys(node):
-            self._scopes[-1].checked.update(
+            self._checked.setdefault(self.context.flow.function, set()).update(
                 argument.value.value for argument in node.args if isinstance(argument.value, cst.Name)
             )
 
@@ -369,40 +440,81 @@ class Classifier(nn.Module):
             self._key_comparing[function] = bool(_KEY_CHECK_NAMES.search(source_text(function.body)))
         return self._key_comparing[function]
 
-    def _resolve(self, scope: _Scope) -> None:
-        if scope.checks_keys:
-            return  # the function compares keys itself (e.g. before loading shard by shard)
-        for call, loaded in scope.candidates:
-            if loaded is None or loaded not in scope.checked:
-                self.report(call)
+    @staticmethod
+    def _message_for(qualified: str | None) -> str | None:
+        if qualified in (_SET_MODEL_STATE_DICT, _SET_STATE_DICT):
+            called = qualified.rsplit(".", 1)[-1]
+            return f"Result of `{called}(..., options=StateDictOptions(strict=False))` is discarded; missing and unexpected keys go unnoticed"
+        if qualified in _DCP_LOADS:
+            return "Result of `torch.distributed.checkpoint.load(..., strict=False)` is discarded; missing and unexpected keys go unnoticed"
+        return None
 
     def visit_Expr(self, node: cst.Expr) -> None:
         call = node.value
-        if not isinstance(call, cst.Call) or not isinstance(call.func, cst.Attribute):
+        if type(call) is not cst.Call:
             return
-        if call.func.attr.value != "load_state_dict" or self.context.kind_of(call.func.value) in _NOT_MODULES:
+        if isinstance(call.func, cst.Attribute) and call.func.attr.value == "load_state_dict":
+            self._module_load(call, call.func.value)
+        elif called_name(call) in _DISTRIBUTED_LOAD_NAMES:
+            self._distributed_load(call, self.context.call_name(call))
+
+    def _module_load(self, call: cst.Call, receiver: cst.BaseExpression) -> None:
+        if self.context.kind_of(receiver) in _NOT_MODULES:
             return
         strict = keyword_argument(call, "strict")
+        loaded = argument_for(call, 0, "state_dict")
         if strict is not None:
             if _is_false(strict.value):
-                self._note(call, call.func.value)
+                self._note(call, receiver, loaded)
             return
         positional = [argument for argument in call.args if argument.keyword is None]
         # a positional `False` means `strict` only where the receiver is known to be a module
         if len(positional) >= 2 and _is_false(positional[1].value) and not positional[1].star:
-            if self._is_module(call.func.value):
-                self._note(call, call.func.value)
+            if self._is_module(receiver):
+                self._note(call, receiver, loaded)
 
-    def _note(self, call: cst.Call, model: cst.BaseExpression) -> None:
-        """Keep a discarded non-strict load for the end of its function, unless what it loads
+    def _distributed_load(self, call: cst.Call, qualified: str | None) -> None:
+        """``set_model_state_dict(model, sd, options=StateDictOptions(strict=False))``,
+        ``set_state_dict(model, optimizers, model_state_dict=sd, ..., options=...)`` and
+        ``dcp.load(sd, ..., strict=False)`` (whose ``sd`` is filled in place: no loaded name)."""
+        if qualified in _DCP_LOADS:
+            strict = keyword_argument(call, "strict")
+            if strict is not None and _is_false(strict.value):
+                self._candidates.append(_Candidate(call, None, self.context.flow.function, self._message_for(qualified)))
+            return
+        if qualified not in (_SET_MODEL_STATE_DICT, _SET_STATE_DICT):
+            return
+        options = keyword_argument(call, "options")
+        if options is None or not self._non_strict_options(options.value):
+            return
+        loaded = argument_for(call, 1, "model_state_dict") if qualified == _SET_MODEL_STATE_DICT else keyword_argument(call, "model_state_dict")
+        model = argument_for(call, 0, "model")
+        if model is not None and not model.star:
+            self._note(call, model.value, loaded, self._message_for(qualified))
+
+    def _non_strict_options(self, options: cst.BaseExpression) -> bool:
+        """``StateDictOptions(..., strict=False)``, written here or bound to the name passed
+        (in this function, or once at module level)."""
+        value = self._value_of(options)
+        if isinstance(options, cst.Name) and value is options:
+            binding = self.context.flow.last_binding(options.value)
+            if binding is None or binding.path or binding.loops or binding.value is None:
+                return False
+            value = binding.value
+        if not isinstance(value, cst.Call) or self.context.call_name(value) != _STATE_DICT_OPTIONS:
+            return False
+        strict = keyword_argument(value, "strict")
+        return strict is not None and _is_false(strict.value)
+
+    def _note(self, call: cst.Call, model: cst.BaseExpression, argument: cst.Arg | None, message: str | None = None) -> None:
+        """Keep a discarded non-strict load for the end of the file, unless what it loads
         was built to fit the model."""
-        argument = argument_for(call, 0, "state_dict")
         loaded = argument.value if argument is not None and not argument.star else None
         value = self._value_of(loaded) if loaded is not None else None
         if value is not None and (_partial_by_construction(value, model) or self._published_weights(value)):
             return
         name = loaded.value if isinstance(loaded, cst.Name) else None
-        self._scopes[-1].candidates.append((call, name))
+        self._candidates.append(_Candidate(call, name, self.context.flow.function, message))
 
     def _published_weights(self, value: cst.BaseExpression) -> bool:
         """Weights downloaded from a fixed address: ``load_state_dict_from_url(URL)``, where

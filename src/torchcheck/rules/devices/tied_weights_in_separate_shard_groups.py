@@ -56,10 +56,22 @@ def _runs_only_untied(event: Event) -> bool:
     for branch in event.path:
         if not isinstance(branch.owner, cst.If) or not _mentions_a_tie(branch.owner.test):
             continue
-        negated = isinstance(branch.owner.test, cst.UnaryOperation) and isinstance(branch.owner.test.operator, cst.Not)
-        if (branch.label == BODY and negated) or (branch.label == ELSE and not negated):
+        if branch.label == BODY and any(_is_negated_tie(term) for term in _conjuncts(branch.owner.test)):
+            return True  # `if not cfg.tie:` and `if self.head is not None and not self.tie:`
+        if branch.label == ELSE and not _is_negated_tie(branch.owner.test):
             return True
     return False
+
+
+def _conjuncts(test: cst.BaseExpression) -> list[cst.BaseExpression]:
+    """The terms of an ``and`` chain, each of which holds in the body."""
+    if isinstance(test, cst.BooleanOperation) and isinstance(test.operator, cst.And):
+        return [*_conjuncts(test.left), *_conjuncts(test.right)]
+    return [test]
+
+
+def _is_negated_tie(term: cst.BaseExpression) -> bool:
+    return isinstance(term, cst.UnaryOperation) and isinstance(term.operator, cst.Not) and _mentions_a_tie(term.expression)
 
 
 class TiedWeightsInSeparateShardGroups(Rule):
@@ -171,6 +183,27 @@ def shard(model, cfg):
         fully_shard(model.tok_embeddings)
         fully_shard(model.output)
     fully_shard(model)
+"""
+        ),
+        Valid(
+            """
+from torch import nn
+from torch.distributed.fsdp import fully_shard
+
+class LM(nn.Module):
+    def __init__(self, cfg):
+        super().__init__()
+        self.tie_embeddings = cfg.tie_embeddings
+        self.tok_embeddings = nn.Embedding(cfg.vocab, cfg.dim)
+        self.output = nn.Linear(cfg.dim, cfg.vocab, bias=False)
+        if cfg.tie_embeddings:
+            self.output.weight = self.tok_embeddings.weight
+
+    def apply_fsdp(self):
+        if self.output is not None and not self.tie_embeddings:
+            fully_shard(self.output)
+            fully_shard(self.tok_embeddings)
+        fully_shard(self)
 """
         ),
         Valid(

@@ -4,9 +4,11 @@ from dataclasses import dataclass, field
 
 import libcst as cst
 
+from torchcheck.lint.accumulators import accumulated_arguments, attribute_class, instance_class
 from torchcheck.lint.context import LintContext, Loop
 from torchcheck.lint.flow import Function
 from torchcheck.lint.kinds import Kind
+from torchcheck.lint.nodes import source_text
 from torchcheck.lint.rule import FixSafety, Invalid, Rule, Valid
 
 _CONTAINER_METHODS = frozenset({"append", "extend", "insert"})
@@ -22,6 +24,7 @@ class _Candidate:
     graph_attached: bool  # known to carry a graph when stored
     created_in: Loop | None  # the innermost enclosing loop that binds the container afresh
     evaluating: bool  # `+=` in a function that put a module in eval mode
+    accumulated_in: cst.CSTNode | None = None  # for a project method's call: where it accumulates
 
 
 @dataclass
@@ -51,6 +54,14 @@ class LossKeptWithGraph(Rule):
     the model in `eval()` mode but forgets `torch.no_grad()`. An accumulator created afresh
     in each iteration of an outer loop and backpropagated there (`style_loss = 0.` per step,
     `style_loss += ...` over the layers, then `style_loss.backward()`) is correct code.
+
+    A loss (or a dict or list holding it, or the parts it is made of) handed without
+    `.item()`/`.detach()` to a method of a class of the same file that accumulates its
+    argument into `self` state - an `AverageMeter.update(val, n)` doing
+    `self.sum += val * n`, a tracker appending to `self.history` - is reported at the call;
+    the message names the accumulating statement. A meter that converts its argument
+    (`val = float(val)`, `val = val.item()`) and classes of other files or libraries
+    (torchmetrics) are left alone.
 
     ## Why is this bad?
     A tensor that requires grad holds a reference to the whole autograd graph that produced
@@ -207,6 +218,60 @@ def evaluate(model, data):
     return total / len(data)
 """
         ),
+        Valid(
+            """
+import torch
+
+class AverageMeter:
+    def __init__(self):
+        self.sum, self.count = 0.0, 0
+
+    def update(self, val, n=1):
+        if torch.is_tensor(val):
+            val = val.item()
+        self.sum += val * n
+        self.count += n
+
+class FloatMeter:
+    def update(self, val, n=1):
+        val = float(val)
+        self.total = self.total + val * n
+
+class RawMeter:
+    def update(self, val, n=1):
+        self.sum += val * n
+
+def train(model, loader, val_loader, criterion, optimizer):
+    losses = AverageMeter()
+    floats = FloatMeter()
+    raw = RawMeter()
+    for x, y in loader:
+        loss = criterion(model(x), y)
+        optimizer.zero_grad()
+        loss.backward()
+        optimizer.step()
+        losses.update(loss, x.size(0))
+        floats.update(loss, x.size(0))
+        raw.update(loss.item(), x.size(0))
+        raw.update(loss.detach())
+    with torch.no_grad():
+        for x, y in val_loader:
+            raw.update(criterion(model(x), y))
+"""
+        ),
+        Valid(
+            """
+from torchmetrics import MeanMetric
+
+def train(model, loader, criterion, optimizer):
+    mean_loss = MeanMetric()
+    for x, y in loader:
+        loss = criterion(model(x), y)
+        loss.backward()
+        optimizer.step()
+        mean_loss.update(loss)
+"""
+        ),
     )
     INVALID = (
         Invalid(
@@ -298,6 +363,71 @@ def evaluate(model, data):
     return total / len(data)
 """
         ),
+        Invalid(
+            """
+class AverageMeter:
+    def __init__(self):
+        self.sum, self.count = 0, 0
+
+    def update(self, val, n=1):
+        self.val = val
+        self.sum += val * n
+        self.count += n
+
+def train(model, loader, criterion, optimizer):
+    losses = AverageMeter()
+    for x, y in loader:
+        loss = criterion(model(x), y)
+        optimizer.zero_grad()
+        loss.backward()
+        optimizer.step()
+        losses.update(loss, x.size(0))  # TCK101
+""",
+            expected_replacement="""
+class AverageMeter:
+    def __init__(self):
+        self.sum, self.count = 0, 0
+
+    def update(self, val, n=1):
+        self.val = val
+        self.sum += val * n
+        self.count += n
+
+def train(model, loader, criterion, optimizer):
+    losses = AverageMeter()
+    for x, y in loader:
+        loss = criterion(model(x), y)
+        optimizer.zero_grad()
+        loss.backward()
+        optimizer.step()
+        losses.update(loss.item(), x.size(0))  # TCK101
+""",
+        ),
+        Invalid(
+            """
+class LossTracker:
+    def __init__(self):
+        self.history = {}
+
+    def add(self, losses):
+        for name, value in losses.items():
+            self.history.setdefault(name, [])
+            self.history[name].append(value)
+
+class Trainer:
+    def __init__(self, model, optimizer):
+        self.model, self.optimizer = model, optimizer
+        self.tracker = LossTracker()
+
+    def fit(self, loader):
+        for x, y in loader:
+            rate, distortion = self.model(x, y)
+            loss = rate + distortion
+            loss.backward()
+            self.optimizer.step()
+            self.tracker.add({"rate": rate, "distortion": distortion})  # TCK101
+"""
+        ),
     )
 
     def __init__(self, context: LintContext) -> None:
@@ -322,6 +452,8 @@ def evaluate(model, data):
                     return
                 value = value.elements[0].value
             self._consider(node, _root_name(node.func.value), value)
+        elif node.args and self.context.loops:
+            self._meter_call(node, node.func.value)
 
     def visit_AugAssign(self, node: cst.AugAssign) -> None:
         if isinstance(node.operator, cst.AddAssign):
@@ -343,18 +475,47 @@ def evaluate(model, data):
         for loop in self.context.loops:
             backpropagated.setdefault(loop, set()).update(names)
 
-    def _consider(self, node: cst.CSTNode, container: str | None, value: cst.BaseExpression) -> None:
+    def _meter_call(self, call: cst.Call, receiver: cst.BaseExpression) -> None:
+        """``meter.update(loss, n)`` on an instance of a class of this file whose method
+        accumulates the argument into ``self`` state (``self.sum += val * n``)."""
+        if self.context.grad_maybe_disabled or self.context.in_module_class:
+            return
+        if not any(self._may_carry_graph(argument.value) for argument in call.args):
+            return
+        instance = self._instance_class(receiver)
+        if instance is None:
+            return
+        for argument, statement in accumulated_arguments(self.context.binder, call, instance):
+            self._consider(call, _root_name(receiver), argument, statement)
+
+    def _may_carry_graph(self, value: cst.BaseExpression) -> bool:
+        kind = self.context.kind_of(value)
+        if kind is Kind.GRAPH_TENSOR or (isinstance(value, cst.Name) and kind in (None, Kind.OTHER)):
+            return True
+        return any(self._may_carry_graph(part) for part in _literal_parts(value))
+
+    def _instance_class(self, receiver: cst.BaseExpression) -> cst.ClassDef | None:
+        if isinstance(receiver, cst.Name):
+            binding = self.context.flow.last_binding(receiver.value)
+            return instance_class(self.context.binder, binding.value) if binding is not None else None
+        owner = self.context.current_class
+        if isinstance(receiver, cst.Attribute) and _root_name(receiver.value) == "self" and isinstance(receiver.value, cst.Name):
+            return attribute_class(self.context.binder, owner, receiver.attr.value) if owner is not None else None
+        return None
+
+    def _consider(
+        self, node: cst.CSTNode, container: str | None, value: cst.BaseExpression, accumulated_in: cst.CSTNode | None = None
+    ) -> None:
         loops = self.context.loops
         if not loops or container is None or self.context.grad_maybe_disabled or self.context.in_module_class:
             return
         created_in = self._loop_creating(container, loops)
         if created_in is loops[-1]:
             return  # created inside this iteration: dies with it
-        kind = self.context.kind_of(value)
-        named = isinstance(value, cst.Name)
-        if kind is Kind.GRAPH_TENSOR or (named and kind in (None, Kind.OTHER)):
+        graph_attached = any(self.context.kind_of(part) is Kind.GRAPH_TENSOR for part in (value, *_literal_parts(value)))
+        if graph_attached or self._may_carry_graph(value):
             evaluating = isinstance(node, cst.AugAssign) and self.context.flow.function in self._evaluating
-            candidate = _Candidate(node, value, container, loops, kind is Kind.GRAPH_TENSOR, created_in, evaluating)
+            candidate = _Candidate(node, value, container, loops, graph_attached, created_in, evaluating, accumulated_in)
             self._facts().candidates.append(candidate)
 
     def _loop_creating(self, container: str, loops: tuple[Loop, ...]) -> Loop | None:
@@ -379,14 +540,15 @@ def evaluate(model, data):
             return None  # an accumulator re-created and backpropagated every iteration of that loop
         backpropagated = facts.backpropagated.get(candidate.loops[-1], set())
         kept_name = candidate.value.value if isinstance(candidate.value, cst.Name) else None
-        is_backward_target = kept_name in backpropagated
+        parts = _literal_parts(candidate.value)
+        is_backward_target = kept_name in backpropagated or any(_root_name(part) in backpropagated for part in parts)
         if not (candidate.graph_attached or is_backward_target):
             return None
         in_data_loop = any(self._is_data_loop(loop) for loop in candidate.loops)
         evaluation = candidate.evaluating and not any(self.context.is_training_loop(loop) for loop in candidate.loops)
         if not (is_backward_target or in_data_loop or evaluation):
             return None
-        if kept_name is not None and self.context.kind_of(candidate.value) is Kind.OTHER:
+        if parts or (kept_name is not None and self.context.kind_of(candidate.value) is Kind.OTHER):
             return False  # a list or dict of losses: no `.item()` to take
         return is_backward_target or _looks_like_loss(candidate.value)
 
@@ -394,15 +556,26 @@ def evaluate(model, data):
         return self.context.is_training_loop(loop) or self.context.iterates_dataloader(loop)
 
     def _report(self, candidate: _Candidate, scalar: bool) -> None:
+        message = self._message_for(candidate)
         if not scalar:
-            self.report(candidate.node)
+            self.report(candidate.node, message)
             return
         value = candidate.value
         with_item = cst.Call(func=cst.Attribute(value=value, attr=cst.Name("item")))
         if isinstance(candidate.node, cst.AugAssign):
-            self.report(candidate.node, replacement=candidate.node.with_changes(value=with_item))
+            self.report(candidate.node, message, replacement=candidate.node.with_changes(value=with_item))
         else:
-            self.report(candidate.node, replacement=with_item, replace_target=value)
+            self.report(candidate.node, message, replacement=with_item, replace_target=value)
+
+    def _message_for(self, candidate: _Candidate) -> str | None:
+        """For a project method's call: name the statement that accumulates the argument."""
+        statement = candidate.accumulated_in
+        if statement is None or not isinstance(candidate.node, cst.Call):
+            return None
+        called = source_text(candidate.node.func)
+        kept = source_text(statement).strip()
+        line = self.context.line_of(statement)
+        return f"Graph-attached tensor passed to `{called}()`, which accumulates it (`{kept}`, line {line}); pass `.item()` or `.detach()`"
 
 
 def _combined_from(value: cst.BaseExpression) -> set[str]:
@@ -436,6 +609,15 @@ def _combined_arguments(call: cst.Call) -> list[cst.BaseExpression]:
     if isinstance(argument, cst.Call) and isinstance(argument.func, cst.Attribute) and argument.func.attr.value == "values":
         argument = argument.func.value  # sum(parts.values())
     return [argument]
+
+
+def _literal_parts(value: cst.BaseExpression) -> tuple[cst.BaseExpression, ...]:
+    """The values of a dict, list or tuple written in place (``{"loss": loss, "rate": rate}``)."""
+    if isinstance(value, cst.Dict):
+        return tuple(element.value for element in value.elements if isinstance(element, cst.DictElement))
+    if isinstance(value, (cst.List, cst.Tuple)):
+        return tuple(element.value for element in value.elements if isinstance(element, cst.Element))
+    return ()
 
 
 def _looks_like_loss(value: cst.BaseExpression) -> bool:

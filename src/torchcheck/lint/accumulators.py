@@ -1,0 +1,169 @@
+"""Methods of this file that accumulate an argument into state that outlives the call: a
+meter's ``update(val, n)`` doing ``self.sum += val * n``, a tracker's
+``self.values.append(val)``, ``self.losses[k] += v`` over the items of a mapping parameter.
+
+Asked about a call ``meter.update(loss)`` whose receiver is an instance of a class of this
+file (``meter = AverageMeter()``, or ``self.meter = AverageMeter()`` in the caller's class).
+A value derived from the parameter keeps its graph unless it passes through ``.item()``,
+``.detach()``, ``.tolist()``, ``.numpy()``, ``.data`` or ``float()``/``int()``: a meter that
+converts (``val = float(val)``, ``if torch.is_tensor(val): val = val.item()``) accumulates
+numbers. Classes of other files and of libraries (torchmetrics) are not analysed.
+"""
+
+from __future__ import annotations
+
+import libcst as cst
+
+from torchcheck.lint.binder import Binder
+from torchcheck.lint.nodes import subtree
+from torchcheck.lint.summaries import bind_arguments
+
+_DETACHING_FUNCTIONS = frozenset({"float", "int", "bool", "round", "str"})
+_DETACHING_METHODS = frozenset({"item", "detach", "detach_", "tolist", "numpy"})
+_APPENDING_METHODS = frozenset({"append", "extend", "insert"})
+_NESTED = (cst.FunctionDef, cst.ClassDef, cst.Lambda)
+_MAX_BASES = 5  # how far same-file base classes are followed
+
+
+def accumulated_arguments(
+    binder: Binder, call: cst.Call, instance_class: cst.ClassDef
+) -> list[tuple[cst.BaseExpression, cst.CSTNode]]:
+    """For ``receiver.method(...)`` on an instance of ``instance_class``: each argument the
+    method accumulates into ``self`` state, with the statement that does it."""
+    if not isinstance(call.func, cst.Attribute):
+        return []
+    method = method_of(binder, instance_class, call.func.attr.value)
+    if method is None:
+        return []
+    mapping = bind_arguments(call, method, call.func.value)
+    if mapping is None:
+        return []
+    found = []
+    for parameter, argument in list(mapping.items())[1:]:  # the first is the receiver
+        statement = accumulation_of(method, parameter)
+        if statement is not None:
+            found.append((argument, statement))
+    return found
+
+
+def class_named(binder: Binder, name: str) -> cst.ClassDef | None:
+    """The module-level class ``name`` of this file, when that is all the name ever is."""
+    bindings = binder.bindings_of(name, binder.module_scope)
+    if not bindings or not all(isinstance(binding.node, cst.ClassDef) for binding in bindings):
+        return None
+    node = bindings[-1].node
+    return node if isinstance(node, cst.ClassDef) else None
+
+
+def method_of(binder: Binder, owner: cst.ClassDef, name: str, depth: int = 0) -> cst.FunctionDef | None:
+    """The ``def name`` of ``owner``, or of its bases defined in this file."""
+    for statement in owner.body.body:
+        if isinstance(statement, cst.FunctionDef) and statement.name.value == name:
+            return statement
+    if depth >= _MAX_BASES:
+        return None
+    for base in owner.bases:
+        base_class = class_named(binder, base.value.value) if isinstance(base.value, cst.Name) else None
+        method = method_of(binder, base_class, name, depth + 1) if base_class is not None else None
+        if method is not None:
+            return method
+    return None
+
+
+def accumulation_of(method: cst.FunctionDef, parameter: str) -> cst.CSTNode | None:
+    """The first statement of ``method`` that adds ``parameter`` - or a value derived from it
+    without detaching (``val * n``, the values of a mapping parameter) - into ``self`` state:
+    ``self.sum += ...``, ``self.total = self.total + ...``, ``self.values.append(...)``."""
+    derived = {parameter}
+    for node in subtree(method.body, prune=lambda node: isinstance(node, _NESTED)):
+        if isinstance(node, cst.Assign):
+            if any(_is_self_state(target.target) for target in node.targets):
+                if _grows_state(node) and carries(node.value, derived):
+                    return node
+                continue
+            names = {name for target in node.targets for name in _target_names(target.target)}
+            if carries(node.value, derived):
+                derived |= names
+            else:
+                derived -= names
+        elif isinstance(node, cst.For) and carries(node.iter, derived):
+            derived |= _target_names(node.target)  # `for k, v in losses.items()`
+        elif isinstance(node, cst.AugAssign):
+            if _is_self_state(node.target) and isinstance(node.operator, cst.AddAssign) and carries(node.value, derived):
+                return node
+        elif isinstance(node, cst.Call) and _appends_to_self(node) and any(carries(a.value, derived) for a in node.args):
+            return node
+    return None
+
+
+def carries(expression: cst.BaseExpression, names: set[str]) -> bool:
+    """Whether ``expression`` reads one of ``names`` other than through a detaching call."""
+    for node in subtree(expression, prune=_detaches, attribute_names=False):
+        if type(node) is cst.Name and node.value in names:
+            return True
+    return False
+
+
+def _detaches(node: cst.CSTNode) -> bool:
+    if isinstance(node, cst.Lambda):
+        return True
+    if isinstance(node, cst.Attribute):
+        return node.attr.value == "data"
+    if not isinstance(node, cst.Call):
+        return False
+    func = node.func
+    if isinstance(func, cst.Name):
+        return func.value in _DETACHING_FUNCTIONS
+    return isinstance(func, cst.Attribute) and func.attr.value in _DETACHING_METHODS
+
+
+def _is_self_state(target: cst.BaseExpression) -> bool:
+    """``self.x``, ``self.x[k]``, ``self.x.y``, ``self.x.setdefault(k, [])``: state of the instance."""
+    if not isinstance(target, (cst.Attribute, cst.Subscript, cst.Call)):
+        return False
+    while isinstance(target, (cst.Attribute, cst.Subscript, cst.Call)):
+        target = target.func if isinstance(target, cst.Call) else target.value
+    return isinstance(target, cst.Name) and target.value == "self"
+
+
+def _grows_state(assign: cst.Assign) -> bool:
+    """``self.total = self.total + val``: the new state is built from the old."""
+    value = assign.value
+    if not isinstance(value, cst.BinaryOperation) or not isinstance(value.operator, cst.Add):
+        return False
+    sides = (value.left, value.right)
+    return any(side.deep_equals(target.target) for target in assign.targets for side in sides)
+
+
+def _appends_to_self(call: cst.Call) -> bool:
+    func = call.func
+    return isinstance(func, cst.Attribute) and func.attr.value in _APPENDING_METHODS and _is_self_state(func.value)
+
+
+def _target_names(target: cst.BaseExpression) -> set[str]:
+    if isinstance(target, cst.Name):
+        return {target.value}
+    if isinstance(target, (cst.Tuple, cst.List)):
+        return {name for element in target.elements for name in _target_names(element.value)}
+    return set()
+
+
+def instance_class(binder: Binder, made_by: cst.BaseExpression | None) -> cst.ClassDef | None:
+    """The class of this file that ``made_by`` (``AverageMeter(...)``) instantiates."""
+    if isinstance(made_by, cst.Call) and isinstance(made_by.func, cst.Name):
+        return class_named(binder, made_by.func.value)
+    return None
+
+
+def attribute_class(binder: Binder, owner: cst.ClassDef, attribute: str) -> cst.ClassDef | None:
+    """The class of this file that every ``self.<attribute> = ...`` in ``owner`` instantiates."""
+    classes = set()
+    for node in subtree(owner.body, prune=lambda node: isinstance(node, cst.BaseExpression)):
+        if not isinstance(node, cst.Assign):
+            continue
+        for target in node.targets:
+            assigned = target.target
+            if isinstance(assigned, cst.Attribute) and assigned.attr.value == attribute and _is_self_state(assigned):
+                classes.add(instance_class(binder, node.value))
+    return classes.pop() if len(classes) == 1 else None
+
