@@ -1,0 +1,17 @@
+import torch
+
+
+def train(train_loader, tnet, criterion, optimizer, losses, emb_norms):
+    tnet.train()
+    for data1, data2, data3 in train_loader:
+        data1, data2, data3 = data1.cuda(), data2.cuda(), data3.cuda()
+        dista, distb, embedded_x, embedded_y, embedded_z = tnet(data1, data2, data3)
+        target = torch.ones_like(dista)
+        loss_triplet = criterion(dista, distb, target)
+        loss_embedd = embedded_x.norm(2) + embedded_y.norm(2) + embedded_z.norm(2)
+        loss = loss_triplet + 0.001 * loss_embedd
+        losses.update(loss_triplet.item(), data1.size(0))
+        emb_norms.update(loss_embedd.item() / 3, data1.size(0))
+        optimizer.zero_grad()
+        loss.backward()
+        optimizer.step()
