@@ -8,6 +8,7 @@ import textwrap
 from torchcheck.lint.diagnostic import Diagnostic
 from torchcheck.lint.engine import FileResult, fix_source, lint_source
 from torchcheck.lint.project import PROJECT, Condition, IndexedFile, ProjectIndex
+from torchcheck.lint.registry import rules_by_code
 from torchcheck.lint.rule import Rule
 
 _EXPECTATION = re.compile(r"#\s*((?:TCK\d{3}[ ,]*)+)\s*$")
@@ -49,3 +50,16 @@ def _answerable_alone(condition: Condition) -> bool:
 def fixed(source: str, rules: list[type[Rule]]) -> str:
     result = fix_source(textwrap.dedent(source).encode(), "example.py", rules, unsafe=True)
     return (result.fixed_source or textwrap.dedent(source).encode()).decode()
+
+
+def codes_reported(source: str, code: str) -> list[str]:
+    """The codes found when ``source`` is linted, as a project of its own, with rule ``code``."""
+    result = lint_source(source.encode(), "example.py", rules_by_code([code]))
+    return [diagnostic.code for diagnostic in as_one_file_project(result, "example.py")]
+
+
+def run_snippet(source: str) -> dict[str, object]:
+    """Run a snippet exactly as it was linted; its module namespace."""
+    namespace: dict[str, object] = {}
+    exec(compile(source, "example.py", "exec"), namespace)  # noqa: S102 - test snippets
+    return namespace

@@ -8,8 +8,7 @@ from __future__ import annotations
 
 import pytest
 
-from torchcheck.lint.engine import lint_source
-from torchcheck.lint.registry import rules_by_code
+from tests.rules.examples import codes_reported
 
 torch = pytest.importorskip("torch")
 dist = pytest.importorskip("torch.distributed")
@@ -47,11 +46,6 @@ WRAPPER_STATE = _SAVE_AND_RESUME.format(state="model.state_dict()")
 MODULE_STATE = _SAVE_AND_RESUME.format(state="model.module.state_dict()")
 
 
-def _codes(source: str, code: str) -> list[str]:
-    result = lint_source(source.encode(), "example.py", rules_by_code([code]))
-    return [diagnostic.code for diagnostic in result.diagnostics]
-
-
 def _define(source: str, name: str):
     namespace: dict[str, object] = {}
     exec(compile(source, "example.py", "exec"), namespace)  # noqa: S102 - test snippets
@@ -71,8 +65,8 @@ def _weights_after_training(source: str, rank: int) -> list[torch.Tensor]:
 
 
 def test_the_bypass_through_module_is_reported_and_the_call_through_the_wrapper_is_not() -> None:
-    assert _codes(THROUGH_MODULE, "TCK210") == ["TCK210"]
-    assert _codes(THROUGH_WRAPPER, "TCK210") == []
+    assert codes_reported(THROUGH_MODULE, "TCK210") == ["TCK210"]
+    assert codes_reported(THROUGH_WRAPPER, "TCK210") == []
 
 
 @pytest.mark.distributed(world_size=2)
@@ -84,8 +78,8 @@ def test_training_through_module_splits_the_ranks_and_through_the_wrapper_keeps_
 
 
 def test_the_wrapper_state_saved_for_a_bare_model_is_reported_and_the_module_state_is_not() -> None:
-    assert _codes(WRAPPER_STATE, "TCK209") == ["TCK209"]
-    assert _codes(MODULE_STATE, "TCK209") == []
+    assert codes_reported(WRAPPER_STATE, "TCK209") == ["TCK209"]
+    assert codes_reported(MODULE_STATE, "TCK209") == []
 
 
 @pytest.mark.distributed(world_size=2)

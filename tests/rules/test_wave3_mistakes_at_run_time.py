@@ -11,6 +11,7 @@ import textwrap
 
 import pytest
 
+from tests.rules.examples import codes_reported, run_snippet
 from torchcheck.lint.engine import fix_source, lint_source
 from torchcheck.lint.registry import rules_by_code
 
@@ -28,17 +29,6 @@ for i, x in enumerate(batches):
     scaler.scale(loss).backward()
 {body}
 """
-
-
-def _codes(source: str, code: str) -> list[str]:
-    result = lint_source(source.encode(), "example.py", rules_by_code([code]))
-    return [diagnostic.code for diagnostic in result.diagnostics]
-
-
-def _run(source: str) -> dict[str, object]:
-    namespace: dict[str, object] = {}
-    exec(compile(source, "example.py", "exec"), namespace)  # noqa: S102 - test snippets
-    return namespace
 
 
 def _scaler_loop(body: str) -> str:
@@ -69,14 +59,14 @@ UNSCALE_WHEN_STEPPING = _scaler_loop(
 
 
 def test_unscaling_every_micro_batch_is_reported_and_raises_on_the_second_one() -> None:
-    assert _codes(UNSCALE_EVERY_MICRO_BATCH, "TCK308") == ["TCK308"]
+    assert codes_reported(UNSCALE_EVERY_MICRO_BATCH, "TCK308") == ["TCK308"]
     with pytest.raises(RuntimeError, match=r"unscale_\(\) has already been called"):
-        _run(UNSCALE_EVERY_MICRO_BATCH)
+        run_snippet(UNSCALE_EVERY_MICRO_BATCH)
 
 
 def test_unscaling_under_the_accumulation_condition_is_silent_and_runs() -> None:
-    assert _codes(UNSCALE_WHEN_STEPPING, "TCK308") == []
-    _run(UNSCALE_WHEN_STEPPING)
+    assert codes_reported(UNSCALE_WHEN_STEPPING, "TCK308") == []
+    run_snippet(UNSCALE_WHEN_STEPPING)
 
 
 # ---------------------------------------------------------------- TCK310 scaler-update-skipped
@@ -96,15 +86,15 @@ SKIP_WITH_UPDATE = SKIP_WITHOUT_UPDATE.replace("optimizer.zero_grad()\n        c
 
 
 def test_continue_between_unscale_and_update_is_reported_and_the_next_unscale_raises() -> None:
-    assert _codes(SKIP_WITHOUT_UPDATE, "TCK310") == ["TCK310"]
+    assert codes_reported(SKIP_WITHOUT_UPDATE, "TCK310") == ["TCK310"]
     with pytest.raises(RuntimeError, match=r"unscale_\(\) has already been called"):
-        _run(SKIP_WITHOUT_UPDATE)
+        run_snippet(SKIP_WITHOUT_UPDATE)
 
 
 def test_updating_before_the_continue_is_silent_and_runs() -> None:
     assert "scaler.update()\n        continue" in SKIP_WITH_UPDATE
-    assert _codes(SKIP_WITH_UPDATE, "TCK310") == []
-    _run(SKIP_WITH_UPDATE)
+    assert codes_reported(SKIP_WITH_UPDATE, "TCK310") == []
+    run_snippet(SKIP_WITH_UPDATE)
 
 
 # ---------------------------------------------------------------- TCK610 train-override-signature
@@ -127,15 +117,15 @@ TRAIN_WITH_MODE = TRAIN_WITHOUT_MODE.replace("def train(self):", "def train(self
 
 
 def test_train_override_without_mode_is_reported_and_eval_raises() -> None:
-    assert _codes(TRAIN_WITHOUT_MODE, "TCK610") == ["TCK610"]
-    backbone = _run(TRAIN_WITHOUT_MODE)["Backbone"]()  # type: ignore[operator]
+    assert codes_reported(TRAIN_WITHOUT_MODE, "TCK610") == ["TCK610"]
+    backbone = run_snippet(TRAIN_WITHOUT_MODE)["Backbone"]()  # type: ignore[operator]
     with pytest.raises(TypeError, match="positional argument"):
         backbone.eval()
 
 
 def test_train_override_with_mode_is_silent_and_eval_works() -> None:
-    assert _codes(TRAIN_WITH_MODE, "TCK610") == []
-    backbone = _run(TRAIN_WITH_MODE)["Backbone"]()  # type: ignore[operator]
+    assert codes_reported(TRAIN_WITH_MODE, "TCK610") == []
+    backbone = run_snippet(TRAIN_WITH_MODE)["Backbone"]()  # type: ignore[operator]
     assert backbone.eval().training is False
 
 
@@ -153,12 +143,12 @@ def freeze(model):
 
 
 def test_requires_grad_attribute_on_a_module_freezes_nothing_and_the_fix_freezes_it() -> None:
-    assert all(p.requires_grad for p in _run(FREEZE_BY_ATTRIBUTE)["encoder"].parameters())  # type: ignore[attr-defined]
+    assert all(p.requires_grad for p in run_snippet(FREEZE_BY_ATTRIBUTE)["encoder"].parameters())  # type: ignore[attr-defined]
     fixed = fix_source(FREEZE_BY_ATTRIBUTE.encode(), "example.py", rules_by_code(["TCK611"]))
     assert fixed.fixed_source is not None, "a module built in the code is fixed by --fix"
     source = fixed.fixed_source.decode()
     assert "encoder.requires_grad_(False)" in source
-    assert not any(p.requires_grad for p in _run(source)["encoder"].parameters())  # type: ignore[attr-defined]
+    assert not any(p.requires_grad for p in run_snippet(source)["encoder"].parameters())  # type: ignore[attr-defined]
 
 
 def test_requires_grad_attribute_on_a_module_known_only_by_name_offers_only_an_unsafe_fix() -> None:
@@ -200,19 +190,19 @@ _NEEDS_FORK = pytest.mark.skipif("fork" not in multiprocessing.get_all_start_met
 
 
 def _batches(source: str) -> list[list[float]]:
-    loader = _run(source)["loader"]
+    loader = run_snippet(source)["loader"]
     return [batch.tolist() for batch in loader]  # type: ignore[attr-defined]
 
 
 @_NEEDS_FORK
 def test_dataset_rng_without_worker_init_fn_is_reported_and_both_workers_draw_the_same_numbers() -> None:
-    assert _codes(DATASET_WITH_ITS_OWN_RNG, "TCK804") == ["TCK804"]
+    assert codes_reported(DATASET_WITH_ITS_OWN_RNG, "TCK804") == ["TCK804"]
     first_worker, second_worker = _batches(DATASET_WITH_ITS_OWN_RNG)
     assert first_worker == second_worker
 
 
 @_NEEDS_FORK
 def test_dataset_rng_reseeded_per_worker_is_silent_and_the_workers_differ() -> None:
-    assert _codes(SEEDED_PER_WORKER, "TCK804") == []
+    assert codes_reported(SEEDED_PER_WORKER, "TCK804") == []
     first_worker, second_worker = _batches(SEEDED_PER_WORKER)
     assert first_worker != second_worker

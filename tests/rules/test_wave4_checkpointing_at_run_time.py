@@ -9,21 +9,9 @@ from __future__ import annotations
 
 import pytest
 
-from torchcheck.lint.engine import lint_source
-from torchcheck.lint.registry import rules_by_code
+from tests.rules.examples import codes_reported, run_snippet
 
 torch = pytest.importorskip("torch")
-
-
-def _codes(source: str, code: str) -> list[str]:
-    result = lint_source(source.encode(), "example.py", rules_by_code([code]))
-    return [diagnostic.code for diagnostic in result.diagnostics]
-
-
-def _run(source: str) -> dict[str, object]:
-    namespace: dict[str, object] = {}
-    exec(compile(source, "example.py", "exec"), namespace)  # noqa: S102 - test snippets
-    return namespace
 
 
 # ---------------------------------------------------------------- TCK116 checkpoint-rng-not-preserved
@@ -66,14 +54,14 @@ def _gradient(namespace: dict[str, object], *, checkpointing: bool) -> torch.Ten
 
 
 def test_rng_not_preserved_around_dropout_is_reported_and_gives_other_gradients() -> None:
-    assert _codes(RNG_NOT_PRESERVED, "TCK116") == ["TCK116"]
-    namespace = _run(RNG_NOT_PRESERVED)
+    assert codes_reported(RNG_NOT_PRESERVED, "TCK116") == ["TCK116"]
+    namespace = run_snippet(RNG_NOT_PRESERVED)
     assert not torch.allclose(_gradient(namespace, checkpointing=True), _gradient(namespace, checkpointing=False))
 
 
 def test_rng_preserved_is_silent_and_matches_the_run_without_checkpointing() -> None:
-    assert _codes(RNG_PRESERVED, "TCK116") == []
-    namespace = _run(RNG_PRESERVED)
+    assert codes_reported(RNG_PRESERVED, "TCK116") == []
+    namespace = run_snippet(RNG_PRESERVED)
     torch.testing.assert_close(_gradient(namespace, checkpointing=True), _gradient(namespace, checkpointing=False))
 
 
@@ -145,14 +133,14 @@ def _load_after_one_step(namespace: dict[str, object]) -> tuple[torch.Tensor, to
 
 
 def test_load_counted_inside_the_region_is_reported_and_counts_every_token_twice() -> None:
-    assert _codes(LOAD_UPDATED_IN_REGION, "TCK117") == ["TCK117"]
-    counted, true_load = _load_after_one_step(_run(LOAD_UPDATED_IN_REGION))
+    assert codes_reported(LOAD_UPDATED_IN_REGION, "TCK117") == ["TCK117"]
+    counted, true_load = _load_after_one_step(run_snippet(LOAD_UPDATED_IN_REGION))
     torch.testing.assert_close(counted, 2 * true_load)
 
 
 def test_load_counted_after_the_region_is_silent_and_counts_once() -> None:
-    assert _codes(LOAD_UPDATED_AFTER_REGION, "TCK117") == []
-    counted, true_load = _load_after_one_step(_run(LOAD_UPDATED_AFTER_REGION))
+    assert codes_reported(LOAD_UPDATED_AFTER_REGION, "TCK117") == []
+    counted, true_load = _load_after_one_step(run_snippet(LOAD_UPDATED_AFTER_REGION))
     torch.testing.assert_close(counted, true_load)
 
 
@@ -214,8 +202,8 @@ def _statistics_after_one_step(namespace: dict[str, object], *, checkpointing: b
 
 
 def test_batchnorm_in_the_region_is_reported_and_updates_its_statistics_twice() -> None:
-    assert _codes(NORM_IN_REGION, "TCK119") == ["TCK119"]
-    namespace = _run(NORM_IN_REGION)
+    assert codes_reported(NORM_IN_REGION, "TCK119") == ["TCK119"]
+    namespace = run_snippet(NORM_IN_REGION)
     mean, batches = _statistics_after_one_step(namespace, checkpointing=True)
     reference, reference_batches = _statistics_after_one_step(namespace, checkpointing=False)
     assert (batches, reference_batches) == (2, 1)
@@ -223,8 +211,8 @@ def test_batchnorm_in_the_region_is_reported_and_updates_its_statistics_twice() 
 
 
 def test_batchnorm_outside_the_region_is_silent_and_updates_once() -> None:
-    assert _codes(NORM_OUTSIDE_REGION, "TCK119") == []
-    namespace = _run(NORM_OUTSIDE_REGION)
+    assert codes_reported(NORM_OUTSIDE_REGION, "TCK119") == []
+    namespace = run_snippet(NORM_OUTSIDE_REGION)
     mean, batches = _statistics_after_one_step(namespace, checkpointing=True)
     reference, reference_batches = _statistics_after_one_step(namespace, checkpointing=False)
     assert batches == reference_batches == 1

@@ -8,21 +8,7 @@ from __future__ import annotations
 
 import torch
 
-from tests.rules.examples import as_one_file_project
-from torchcheck.lint.engine import lint_source
-from torchcheck.lint.registry import rules_by_code
-
-
-def _codes(source: str, code: str) -> list[str]:
-    result = lint_source(source.encode(), "example.py", rules_by_code([code]))
-    return [diagnostic.code for diagnostic in as_one_file_project(result, "example.py")]
-
-
-def _run(source: str) -> dict[str, object]:
-    namespace: dict[str, object] = {}
-    exec(compile(source, "example.py", "exec"), namespace)  # noqa: S102 - test snippets
-    return namespace
-
+from tests.rules.examples import codes_reported, run_snippet
 
 # ---------------------------------------------------------------- TCK118 accumulation-averages-token-means
 # Two micro-batches of one accumulation window: six target tokens, then one (the rest is -100).
@@ -67,15 +53,15 @@ def _full_window_gradient(namespace: dict[str, object]) -> torch.Tensor:
 
 
 def test_token_means_divided_by_the_micro_batch_count_are_reported_and_differ_from_the_window_mean() -> None:
-    assert _codes(MEAN_PER_MICRO_BATCH, "TCK118") == ["TCK118"]
-    namespace = _run(MEAN_PER_MICRO_BATCH)
+    assert codes_reported(MEAN_PER_MICRO_BATCH, "TCK118") == ["TCK118"]
+    namespace = run_snippet(MEAN_PER_MICRO_BATCH)
     accumulated = namespace["grads"][0]
     assert not torch.allclose(accumulated, _full_window_gradient(namespace), atol=1e-3)
 
 
 def test_token_sums_divided_by_the_window_token_count_are_silent_and_match_the_window_mean() -> None:
-    assert _codes(SUM_OVER_WINDOW, "TCK118") == []
-    namespace = _run(SUM_OVER_WINDOW)
+    assert codes_reported(SUM_OVER_WINDOW, "TCK118") == []
+    namespace = run_snippet(SUM_OVER_WINDOW)
     torch.testing.assert_close(namespace["grads"][0], _full_window_gradient(namespace))
 
 
@@ -126,13 +112,13 @@ def _run_filling_uninitialised_memory(source: str) -> dict[str, object]:
     previous = torch.are_deterministic_algorithms_enabled()
     torch.use_deterministic_algorithms(True)
     try:
-        return _run(source)
+        return run_snippet(source)
     finally:
         torch.use_deterministic_algorithms(previous)
 
 
 def test_to_empty_then_a_state_dict_load_is_reported_and_leaves_the_rotary_frequencies_uninitialised() -> None:
-    assert _codes(LOADED_AFTER_TO_EMPTY, "TCK612") == ["TCK612"]
+    assert codes_reported(LOADED_AFTER_TO_EMPTY, "TCK612") == ["TCK612"]
     namespace = _run_filling_uninitialised_memory(LOADED_AFTER_TO_EMPTY)
     assert "inv_freq" not in namespace["state"]  # no checkpoint holds a non-persistent buffer
     assert torch.isnan(namespace["model"].rope.inv_freq).all()
@@ -140,7 +126,7 @@ def test_to_empty_then_a_state_dict_load_is_reported_and_leaves_the_rotary_frequ
 
 
 def test_to_empty_then_init_weights_is_silent_and_recomputes_the_rotary_frequencies() -> None:
-    assert _codes(INITIALISED_AFTER_TO_EMPTY, "TCK612") == []
+    assert codes_reported(INITIALISED_AFTER_TO_EMPTY, "TCK612") == []
     namespace = _run_filling_uninitialised_memory(INITIALISED_AFTER_TO_EMPTY)
     torch.testing.assert_close(namespace["model"].rope.inv_freq, namespace["reference"].rope.inv_freq)
 
@@ -175,19 +161,19 @@ def _flex_attention_warnings(source: str, monkeypatch) -> list[str]:
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         try:
-            _run(source)
+            run_snippet(source)
         finally:
             torch._dynamo.reset()
     return [str(warning.message) for warning in caught]
 
 
 def test_eager_flex_attention_is_reported_and_torch_warns_it_materialises_the_full_score_matrix(monkeypatch) -> None:
-    assert _codes(EAGER_FLEX_ATTENTION, "TCK918") == ["TCK918"]
+    assert codes_reported(EAGER_FLEX_ATTENTION, "TCK918") == ["TCK918"]
     messages = _flex_attention_warnings(EAGER_FLEX_ATTENTION, monkeypatch)
     assert any("materializes the full scores matrix" in message for message in messages)
 
 
 def test_compiled_flex_attention_is_silent_and_runs_without_the_eager_warning(monkeypatch) -> None:
-    assert _codes(COMPILED_FLEX_ATTENTION, "TCK918") == []
+    assert codes_reported(COMPILED_FLEX_ATTENTION, "TCK918") == []
     messages = _flex_attention_warnings(COMPILED_FLEX_ATTENTION, monkeypatch)
     assert not any("materializes the full scores matrix" in message for message in messages)

@@ -11,20 +11,7 @@ from __future__ import annotations
 
 import pytest
 
-from torchcheck.lint.engine import lint_source
-from torchcheck.lint.registry import rules_by_code
-
-
-def _codes(source: str, code: str) -> list[str]:
-    result = lint_source(source.encode(), "example.py", rules_by_code([code]))
-    return [diagnostic.code for diagnostic in result.diagnostics]
-
-
-def _run(source: str) -> dict[str, object]:
-    namespace: dict[str, object] = {}
-    exec(compile(source, "example.py", "exec"), namespace)  # noqa: S102 - test snippets
-    return namespace
-
+from tests.rules.examples import codes_reported, run_snippet
 
 # ---------------------------------------------------------------- TCK311 fp16-autocast-without-scaler
 # A loss whose gradients are small (1e-3 of a unit loss): in float16 they flush to zero.
@@ -52,12 +39,12 @@ BF16_WITHOUT_SCALER = _FP16_STEP.format(scaler="", dtype="torch.bfloat16", backw
 def _reference_gradient() -> object:
     """The same step in float32, without autocast."""
     source = _FP16_STEP.format(scaler="", dtype="torch.float16", backward="loss.backward()")
-    return _run(source.replace("torch.autocast(device,", "torch.autocast(device, enabled=False,"))["grad"]
+    return run_snippet(source.replace("torch.autocast(device,", "torch.autocast(device, enabled=False,"))["grad"]
 
 
 def test_float16_autocast_without_a_scaler_is_reported_and_its_gradients_flush_to_zero() -> None:
-    assert _codes(FP16_WITHOUT_SCALER, "TCK311") == ["TCK311"]
-    grad = _run(FP16_WITHOUT_SCALER)["grad"]
+    assert codes_reported(FP16_WITHOUT_SCALER, "TCK311") == ["TCK311"]
+    grad = run_snippet(FP16_WITHOUT_SCALER)["grad"]
     reference = _reference_gradient()
     assert reference.abs().max() > 0
     zeroed = ((grad == 0) & (reference != 0)).float().mean().item()
@@ -68,8 +55,8 @@ def test_float16_autocast_without_a_scaler_is_reported_and_its_gradients_flush_t
 def test_a_scaler_or_bfloat16_is_silent_and_keeps_the_gradients(source: str) -> None:
     import torch
 
-    assert _codes(source, "TCK311") == []
-    grad = _run(source)["grad"]
+    assert codes_reported(source, "TCK311") == []
+    grad = run_snippet(source)["grad"]
     reference = _reference_gradient()
     zeroed = ((grad == 0) & (reference != 0)).float().mean().item()
     assert zeroed < 0.01
@@ -96,8 +83,8 @@ CROSS_ENTROPY_ON_UPCAST_LOGITS = _BF16_LOSS.format(logits="logits.float()")
 def test_cross_entropy_on_bfloat16_logits_is_reported_and_the_loss_is_quantised() -> None:
     import torch
 
-    assert _codes(CROSS_ENTROPY_ON_BF16_LOGITS, "TCK312") == ["TCK312"]
-    namespace = _run(CROSS_ENTROPY_ON_BF16_LOGITS)
+    assert codes_reported(CROSS_ENTROPY_ON_BF16_LOGITS, "TCK312") == ["TCK312"]
+    namespace = run_snippet(CROSS_ENTROPY_ON_BF16_LOGITS)
     loss, exact = namespace["loss"], namespace["exact"]
     assert loss.dtype == torch.bfloat16
     assert abs(loss.item() - exact.item()) > 1e-3  # off by a step of the bfloat16 grid
@@ -106,8 +93,8 @@ def test_cross_entropy_on_bfloat16_logits_is_reported_and_the_loss_is_quantised(
 def test_cross_entropy_on_upcast_logits_is_silent_and_exact() -> None:
     import torch
 
-    assert _codes(CROSS_ENTROPY_ON_UPCAST_LOGITS, "TCK312") == []
-    namespace = _run(CROSS_ENTROPY_ON_UPCAST_LOGITS)
+    assert codes_reported(CROSS_ENTROPY_ON_UPCAST_LOGITS, "TCK312") == []
+    namespace = run_snippet(CROSS_ENTROPY_ON_UPCAST_LOGITS)
     loss, exact = namespace["loss"], namespace["exact"]
     assert loss.dtype == torch.float32
     assert abs(loss.item() - exact.item()) < 1e-5
@@ -135,10 +122,10 @@ FP32_PARAMETERS_PLAIN_SGD = _PLAIN_OPTIMIZER.format(cast="", input_cast="")
 
 
 def test_a_plain_optimizer_over_bfloat16_parameters_is_reported_and_no_weight_moves() -> None:
-    assert _codes(BF16_PARAMETERS_PLAIN_SGD, "TCK313") == ["TCK313"]
-    assert _run(BF16_PARAMETERS_PLAIN_SGD)["moved"] == 0.0  # every update rounded away
+    assert codes_reported(BF16_PARAMETERS_PLAIN_SGD, "TCK313") == ["TCK313"]
+    assert run_snippet(BF16_PARAMETERS_PLAIN_SGD)["moved"] == 0.0  # every update rounded away
 
 
 def test_a_plain_optimizer_over_float32_parameters_is_silent_and_every_weight_moves() -> None:
-    assert _codes(FP32_PARAMETERS_PLAIN_SGD, "TCK313") == []
-    assert _run(FP32_PARAMETERS_PLAIN_SGD)["moved"] == 1.0
+    assert codes_reported(FP32_PARAMETERS_PLAIN_SGD, "TCK313") == []
+    assert run_snippet(FP32_PARAMETERS_PLAIN_SGD)["moved"] == 1.0

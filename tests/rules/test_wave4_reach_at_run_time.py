@@ -10,21 +10,9 @@ from __future__ import annotations
 
 import pytest
 
-from torchcheck.lint.engine import lint_source
-from torchcheck.lint.registry import rules_by_code
+from tests.rules.examples import codes_reported, run_snippet
 
 torch = pytest.importorskip("torch")
-
-
-def _codes(source: str, code: str) -> list[str]:
-    result = lint_source(source.encode(), "example.py", rules_by_code([code]))
-    return [diagnostic.code for diagnostic in result.diagnostics]
-
-
-def _run(source: str) -> dict[str, object]:
-    namespace: dict[str, object] = {}
-    exec(compile(source, "example.py", "exec"), namespace)  # noqa: S102 - test snippets
-    return namespace
 
 
 # ---------------------------------------------------------------- TCK403 non-strict-load-unchecked
@@ -50,16 +38,16 @@ if missing or unexpected:
 
 
 def test_discarded_non_strict_distributed_load_is_reported_and_keeps_random_weights_silently() -> None:
-    assert _codes(LOAD_UNCHECKED, "TCK403") == ["TCK403"]
-    namespace = _run(LOAD_UNCHECKED)
+    assert codes_reported(LOAD_UNCHECKED, "TCK403") == ["TCK403"]
+    namespace = run_snippet(LOAD_UNCHECKED)
     model, pretrained = namespace["model"], namespace["pretrained"]
     assert not torch.equal(model[0].weight, pretrained[0].weight)  # nothing was loaded, nothing said
 
 
 def test_checked_non_strict_distributed_load_is_silent_and_reports_the_missing_keys() -> None:
-    assert _codes(LOAD_CHECKED, "TCK403") == []
+    assert codes_reported(LOAD_CHECKED, "TCK403") == []
     with pytest.raises(RuntimeError, match=r"missing=\['0.weight'"):
-        _run(LOAD_CHECKED)
+        run_snippet(LOAD_CHECKED)
 
 
 # ---------------------------------------------------------------- TCK101 loss-kept-with-graph
@@ -105,14 +93,14 @@ def _reachable_nodes(tensor: object) -> set[object]:
 
 
 def test_meter_accumulating_the_loss_is_reported_and_holds_every_iterations_graph() -> None:
-    assert _codes(METER_KEEPS_GRAPH, "TCK101") == ["TCK101"]
-    namespace = _run(METER_KEEPS_GRAPH)
+    assert codes_reported(METER_KEEPS_GRAPH, "TCK101") == ["TCK101"]
+    namespace = run_snippet(METER_KEEPS_GRAPH)
     kept = _reachable_nodes(namespace["losses"].sum)
     assert all(node in kept for node in namespace["loss_nodes"])  # all five graphs still alive
 
 
 def test_meter_given_the_number_is_silent_and_holds_no_graph() -> None:
-    assert _codes(METER_KEEPS_NUMBER, "TCK101") == []
-    namespace = _run(METER_KEEPS_NUMBER)
+    assert codes_reported(METER_KEEPS_NUMBER, "TCK101") == []
+    namespace = run_snippet(METER_KEEPS_NUMBER)
     assert isinstance(namespace["losses"].sum, float)
     assert _reachable_nodes(namespace["losses"].sum) == set()

@@ -9,8 +9,7 @@ from __future__ import annotations
 
 import pytest
 
-from torchcheck.lint.engine import lint_source
-from torchcheck.lint.registry import rules_by_code
+from tests.rules.examples import codes_reported
 
 torch = pytest.importorskip("torch")
 dist = pytest.importorskip("torch.distributed")
@@ -51,11 +50,6 @@ BUILT_BEFORE_THE_FIRST_FORWARD = _TRAIN.format(
 )
 
 
-def _codes(source: str, code: str) -> list[str]:
-    result = lint_source(source.encode(), "example.py", rules_by_code([code]))
-    return [diagnostic.code for diagnostic in result.diagnostics]
-
-
 def _define(source: str, name: str):
     namespace: dict[str, object] = {}
     exec(compile(source, "example.py", "exec"), namespace)  # noqa: S102 - test snippets
@@ -79,10 +73,10 @@ def _updated_after_training(source: str) -> list[bool]:
 
 
 def test_an_optimizer_built_before_sharding_or_after_a_forward_is_reported_and_the_corrections_are_not() -> None:
-    assert _codes(BUILT_BEFORE_SHARDING, "TCK211") == ["TCK211"]
-    assert _codes(BUILT_AFTER_A_FORWARD, "TCK211") == ["TCK211"]
-    assert _codes(BUILT_AFTER_SHARDING, "TCK211") == []
-    assert _codes(BUILT_BEFORE_THE_FIRST_FORWARD, "TCK211") == []
+    assert codes_reported(BUILT_BEFORE_SHARDING, "TCK211") == ["TCK211"]
+    assert codes_reported(BUILT_AFTER_A_FORWARD, "TCK211") == ["TCK211"]
+    assert codes_reported(BUILT_AFTER_SHARDING, "TCK211") == []
+    assert codes_reported(BUILT_BEFORE_THE_FIRST_FORWARD, "TCK211") == []
 
 
 @pytest.mark.distributed(world_size=2)
@@ -125,8 +119,8 @@ ONE_GROUP = _TIED_LM.format(grouping="    fully_shard([model.tok_embeddings, mod
 
 
 def test_tied_modules_in_separate_groups_are_reported_and_in_one_group_are_not() -> None:
-    assert _codes(SEPARATE_GROUPS, "TCK212") == ["TCK212"]
-    assert _codes(ONE_GROUP, "TCK212") == []
+    assert codes_reported(SEPARATE_GROUPS, "TCK212") == ["TCK212"]
+    assert codes_reported(ONE_GROUP, "TCK212") == []
 
 
 def _train_tied(source: str):
@@ -197,9 +191,9 @@ def _reduced_after_one_micro_batch(source: str) -> list[bool]:
 
 
 def test_no_sync_on_a_fully_shard_model_is_reported_and_set_requires_gradient_sync_is_not() -> None:
-    assert _codes(THROUGH_DDP_ONLY_HELPER, "TCK214") == ["TCK214"]
-    assert _codes(DIRECT_NO_SYNC, "TCK214") == ["TCK214"]
-    assert _codes(GRADIENT_SYNC_SWITCHED, "TCK214") == []
+    assert codes_reported(THROUGH_DDP_ONLY_HELPER, "TCK214") == ["TCK214"]
+    assert codes_reported(DIRECT_NO_SYNC, "TCK214") == ["TCK214"]
+    assert codes_reported(GRADIENT_SYNC_SWITCHED, "TCK214") == []
 
 
 @pytest.mark.distributed(world_size=2)

@@ -12,16 +12,10 @@ import os
 
 import pytest
 
-from torchcheck.lint.engine import lint_source
-from torchcheck.lint.registry import rules_by_code
+from tests.rules.examples import codes_reported
 
 torch = pytest.importorskip("torch")
 dist = pytest.importorskip("torch.distributed")
-
-
-def _codes(source: str, code: str) -> list[str]:
-    result = lint_source(source.encode(), "example.py", rules_by_code([code]))
-    return [diagnostic.code for diagnostic in result.diagnostics]
 
 
 def _define(source: str, name: str):
@@ -59,9 +53,9 @@ def _mlp() -> torch.nn.Module:
 
 
 def test_a_sharded_gradient_norm_read_with_item_is_reported_and_after_full_tensor_is_not() -> None:
-    assert _codes(SHARD_NORMS, "TCK213") == ["TCK213"]
-    assert _codes(FULL_NORMS, "TCK213") == []
-    assert _codes(_TOTAL_NORM, "TCK213") == []  # reduced by clip_grad_norm_ itself in this PyTorch
+    assert codes_reported(SHARD_NORMS, "TCK213") == ["TCK213"]
+    assert codes_reported(FULL_NORMS, "TCK213") == []
+    assert codes_reported(_TOTAL_NORM, "TCK213") == []  # reduced by clip_grad_norm_ itself in this PyTorch
 
 
 @pytest.mark.distributed(world_size=2)
@@ -112,8 +106,8 @@ LOAD_TO_CPU = _RESUME.format(map_location=', map_location="cpu"')
 
 
 def test_a_resume_every_rank_runs_without_map_location_is_reported_and_one_to_the_cpu_is_not() -> None:
-    assert _codes(LOAD_AS_SAVED, "TCK215") == ["TCK215"]
-    assert _codes(LOAD_TO_CPU, "TCK215") == []
+    assert codes_reported(LOAD_AS_SAVED, "TCK215") == ["TCK215"]
+    assert codes_reported(LOAD_TO_CPU, "TCK215") == []
 
 
 def _devices_each_rank_restores_to(source: str, directory: str, monkeypatch: pytest.MonkeyPatch) -> list[list[str]]:
@@ -193,9 +187,9 @@ INTO_WRAPPER = _WARM_START.format(target="compiled")
 
 
 def test_the_wrapper_state_saved_for_an_uncompiled_model_is_reported_and_the_in_place_compile_is_not() -> None:
-    assert _codes(WRAPPER_SAVED, "TCK405") == ["TCK405"]
-    assert _codes(COMPILED_IN_PLACE, "TCK405") == []
-    assert _codes(INTO_WRAPPER, "TCK405") == ["TCK405"]
+    assert codes_reported(WRAPPER_SAVED, "TCK405") == ["TCK405"]
+    assert codes_reported(COMPILED_IN_PLACE, "TCK405") == []
+    assert codes_reported(INTO_WRAPPER, "TCK405") == ["TCK405"]
 
 
 def test_the_compiled_wrapper_state_loads_nothing_into_the_plain_model_and_the_in_place_compile_loads_everything(tmp_path) -> None:
