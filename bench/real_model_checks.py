@@ -249,6 +249,8 @@ def cell(check: str, subject: Subject, device: torch.device, details: list[str])
     started = time.perf_counter()
     try:
         verdict = run_check(check, subject, device)
+    except tc.NotApplicable as reason:  # the check cannot run on this model, and says why
+        return f"{NOT_APPLICABLE}({_first_line(reason)})"
     except tc.CheckFailed as failure:
         details.append(f"### {subject.name} / {check} / {device}\n\n```\n{failure}\n```\n")
         return f"FAIL({_first_line(failure)})"
