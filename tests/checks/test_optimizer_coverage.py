@@ -77,14 +77,21 @@ def test_a_parameter_in_two_groups_is_named_with_both_places() -> None:
         "param_groups[0]['params'][5], param_groups[1]['params'][0]" in message
 
 
-def test_frozen_parameters_in_the_optimizer_are_named() -> None:
+def test_frozen_parameters_holding_a_stale_gradient_are_named() -> None:
     model = Classifier()
     optimizer = torch.optim.AdamW(model.parameters(), lr=1e-3)
-    model.backbone.requires_grad_(False)  # frozen after the optimizer was built
+    model(torch.randn(2, 4)).sum().backward()
+    model.backbone.requires_grad_(False)  # frozen after a step: the gradients stay and are stepped
     message = failure_message(model, optimizer)
-    assert "4 frozen parameters (requires_grad=False) are in the optimizer: 'backbone.0.weight', " \
-        "'backbone.0.bias', 'backbone.2.weight', 'backbone.2.bias'" in message
+    assert "4 frozen parameters (requires_grad=False) are in the optimizer with a gradient left from " \
+        "before they were frozen: 'backbone.0.weight', 'backbone.0.bias', 'backbone.2.weight', 'backbone.2.bias'" in message
     assert "in no param group" not in message
+
+
+def test_frozen_parameters_without_a_gradient_in_the_optimizer_are_harmless() -> None:
+    model = Classifier()
+    model.backbone.requires_grad_(False)  # a frozen table in AdamW(model.parameters()): skipped
+    assert_optimizer_covers(model, torch.optim.AdamW(model.parameters(), lr=1e-3))
 
 
 def test_an_optimizer_built_before_a_deepcopy_is_reported_as_holding_a_copy() -> None:

@@ -32,9 +32,10 @@ Each occurrence applies its own update (and weight decay), so these parameters m
 several times per step. Put every parameter in exactly one param group."""
 
 _FROZEN = """\
-{count} frozen parameters (requires_grad=False) are in the optimizer: {names}
-They get no gradient, so the optimizer skips them. If they should train, set \
-requires_grad=True; otherwise build the optimizer from \
+{count} frozen parameters (requires_grad=False) are in the optimizer with a gradient left from \
+before they were frozen: {names}
+The optimizer steps them with that stale gradient at every step. Clear it \
+(optimizer.zero_grad(set_to_none=True)) when freezing, or build the optimizer from \
 [p for p in model.parameters() if p.requires_grad]."""
 
 _FOREIGN = """\
@@ -66,7 +67,8 @@ def assert_optimizer_covers(model: nn.Module, optimizer: torch.optim.Optimizer) 
     ``optimizer``, compared by identity (tied weights count once).
 
     Fails naming the parameters that are missing, those that appear more than once,
-    frozen parameters (``requires_grad=False``) that the optimizer holds, and
+    frozen parameters (``requires_grad=False``) that the optimizer holds with a stale
+    gradient (it steps them), and
     parameters the optimizer holds that ``model`` does not: the sign of an optimizer
     built before the model was copied.
     """
@@ -153,7 +155,10 @@ def _duplicated_problem(names: dict[int, str], coverage: _Coverage) -> str:
 
 
 def _frozen_problem(names: dict[int, str], params: dict[int, nn.Parameter], coverage: _Coverage) -> str:
-    frozen = [key for key in coverage.order if key in params and not params[key].requires_grad]
+    # A frozen parameter without a gradient is skipped by every torch optimizer (weight decay
+    # included): holding it is harmless. One that still has a gradient from before it was
+    # frozen is stepped with that stale gradient at every step.
+    frozen = [key for key in coverage.order if key in params and not params[key].requires_grad and params[key].grad is not None]
     if not frozen:
         return ""
     return _FROZEN.format(count=len(frozen), names=_listing(names[key] for key in frozen))
