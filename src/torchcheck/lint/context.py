@@ -388,6 +388,7 @@ class LintContext:
         self.flow = ControlFlow()
         self._module: cst.Module | None = None
         self._binder: Binder | None = None
+        self._top_level_methods: frozenset[str] | None = None
         self._summaries: ModuleSummaries | None = None
         # by id, with the node kept so that its id is never reused (a node's hash is a Python call)
         self._call_summaries: dict[int, tuple[cst.Call, FunctionSummary | None]] = {}
@@ -458,6 +459,21 @@ class LintContext:
     def in_module_class(self) -> bool:
         """Inside the body of an ``nn.Module`` subclass (directly or in one of its methods)."""
         return self.current_class is not None and self.is_module_class(self.current_class)
+
+    @property
+    def top_level_method_names(self) -> frozenset[str]:
+        """The names of the methods of the file's module-level classes: a cheap screen
+        before asking the binder what class an instance belongs to."""
+        if self._top_level_methods is None:
+            body = self._module.body if self._module is not None else ()
+            self._top_level_methods = frozenset(
+                method.name.value
+                for statement in body
+                if isinstance(statement, cst.ClassDef) and isinstance(statement.body, cst.IndentedBlock)
+                for method in statement.body.body
+                if isinstance(method, cst.FunctionDef)
+            )
+        return self._top_level_methods
 
     @property
     def binder(self) -> Binder:

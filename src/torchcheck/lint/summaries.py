@@ -792,6 +792,10 @@ class _FunctionPass:
             ),
             key=lambda effect: (effect.action, effect.target),
         )
+        if not any(effect.action == "backward" for effect in effects):
+            # which modules a function runs matters only for one that trains them; kept
+            # everywhere, the facts would swell every stored summary for nothing
+            effects = [effect for effect in effects if effect.action != FORWARD]
         modes = sorted(
             (
                 ExitMode(target, tuple(sorted(possible)), self.sites.get((EVAL, target)))

@@ -211,7 +211,7 @@ for step, batch in enumerate(loader):
     def __init__(self, context) -> None:
         super().__init__(context)
         self._facts = LossFacts()
-        self._divisions: list[tuple[cst.CSTNode, cst.BaseExpression, cst.BaseExpression]] = []
+        self._divisions: list[tuple[cst.CSTNode, cst.BaseExpression, cst.BaseExpression, tuple[Loop, ...]]] = []
 
     def visit_Call(self, node: cst.Call) -> None:
         self._facts.note_call(self.context, node)
@@ -223,23 +223,21 @@ for step, batch in enumerate(loader):
         if not self.context.loops:
             return
         if isinstance(node.operator, cst.Divide):
-            self._divisions.append((node, node.left, node.right))
+            self._divisions.append((node, node.left, node.right, self.context.loops))
         elif isinstance(node.operator, cst.Multiply):
             for loss, factor in ((node.left, node.right), (node.right, node.left)):
                 if isinstance(factor, cst.BinaryOperation) and isinstance(factor.operator, cst.Divide) and _is_one(factor.left):
-                    self._divisions.append((node, loss, factor.right))  # loss * (1 / n)
+                    self._divisions.append((node, loss, factor.right, self.context.loops))  # loss * (1 / n)
 
     def visit_AugAssign(self, node: cst.AugAssign) -> None:
         if self.context.loops and isinstance(node.operator, cst.DivideAssign):
-            self._divisions.append((node, node.target, node.value))
+            self._divisions.append((node, node.target, node.value, self.context.loops))
 
     def leave_Module(self, node: cst.Module) -> None:
-        binder = self.context.binder
-        for division, loss, divisor in self._divisions:
-            loops = binder.loops_around(division)
-            if not loops or not self._counts_micro_batches(divisor, loops):
+        for division, loss, divisor, loops in self._divisions:
+            if not self._counts_micro_batches(divisor, loops) or not self._accumulates(loops):
                 continue
-            if not self._accumulates(loops) or not is_token_mean(loss, self._facts, binder):
+            if not is_token_mean(loss, self._facts, self.context.binder):  # the binder only now: it costs a walk
                 continue
             self.report(division, _MESSAGE.format(divisor=f"`{source_text(divisor).strip()}`"))
 

@@ -480,6 +480,8 @@ class Trainer:
         accumulates the argument into ``self`` state (``self.sum += val * n``)."""
         if self.context.grad_maybe_disabled or self.context.in_module_class:
             return
+        if not isinstance(call.func, cst.Attribute) or call.func.attr.value not in self.context.top_level_method_names:
+            return  # no class of this file has such a method
         if not any(self._may_carry_graph(argument.value) for argument in call.args):
             return
         instance = self._instance_class(receiver)
