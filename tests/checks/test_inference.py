@@ -209,7 +209,7 @@ class Heads(nn.Module):
         self.fc = nn.Linear(4, 4)
 
     def forward(self, x: torch.Tensor) -> dict[str, torch.Tensor]:
-        return {"logits": self.fc(x), "scores": torch.log(self.fc(x))}
+        return {"logits": self.fc(x), "scores": torch.log(-self.fc(x).abs() - 1)}  # NaN whatever the weights
 
 
 def test_outputs_are_checked_for_declared_device_dtype_and_finiteness() -> None:
