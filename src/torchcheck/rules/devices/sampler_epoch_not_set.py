@@ -82,24 +82,22 @@ class _Place:
 
 
 def _walk(root: cst.CSTNode, wanted: _Wanted, skip: Callable[[cst.CSTNode], bool]) -> Iterator[_Place]:
-    """Every node under ``root`` that ``wanted(node, parent)`` accepts; subtrees that
-    ``skip`` accepts are not entered."""
-
-    def visit(
-        node: cst.CSTNode, parents: tuple[cst.CSTNode, ...], loops: tuple[Loop, ...], frame: cst.CSTNode
-    ) -> Iterator[_Place]:
+    """Every node under ``root`` that ``wanted(node, parent)`` accepts, in source order;
+    subtrees that ``skip`` accepts are not entered. (Iterative: a recursive closure would
+    hold the tree in a reference cycle until the collector runs.)"""
+    stack: list[tuple[cst.CSTNode, tuple[cst.CSTNode, ...], tuple[Loop, ...], cst.CSTNode]] = [(root, (), (), root)]
+    while stack:
+        node, parents, loops, frame = stack.pop()
         parent = parents[-1] if parents else None
         if wanted(node, parent):
             yield _Place(node, parents, loops, frame)
         if node is not root and skip(node):
-            return
+            continue
         if isinstance(node, _FRAMES):
             frame, loops = node, ()
         inner = (*parents, node)
-        for child in children(node):
-            yield from visit(child, inner, (*loops, node) if _in_loop_body(node, child) else loops, frame)
-
-    return visit(root, (), (), root)
+        for child in reversed(children(node)):
+            stack.append((child, inner, (*loops, node) if _in_loop_body(node, child) else loops, frame))
 
 
 def _in_loop_body(node: cst.CSTNode, child: cst.CSTNode) -> bool:
