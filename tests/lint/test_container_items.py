@@ -3,15 +3,8 @@ tensors unpack into tensors, and an ``nn.ModuleList`` yields modules."""
 
 from __future__ import annotations
 
-import textwrap
-
-from torchcheck.lint.engine import lint_source
+from tests.rules.examples import findings
 from torchcheck.lint.registry import all_rules
-
-
-def _codes(code: str) -> list[tuple[int, str]]:
-    result = lint_source(textwrap.dedent(code).encode(), "train.py", all_rules())
-    return [(finding.location.row, finding.code) for finding in result.diagnostics]
 
 
 def test_names_unpacked_from_a_comprehension_of_tensor_pairs_are_tensors() -> None:
@@ -23,7 +16,7 @@ def test_names_unpacked_from_a_comprehension_of_tensor_pairs_are_tensors() -> No
             x.to(device)
             y.to(device)
     """
-    assert _codes(code) == [(6, "TCK202"), (7, "TCK202")]
+    assert findings(code, all_rules()) == [(6, "TCK202"), (7, "TCK202")]
 
 
 def test_items_of_a_literal_list_of_mixed_kinds_stay_unknown() -> None:
@@ -34,7 +27,7 @@ def test_items_of_a_literal_list_of_mixed_kinds_stay_unknown() -> None:
         for item in items:
             item.to(device)
     """
-    assert _codes(code) == []
+    assert findings(code, all_rules()) == []
 
 
 def test_a_module_list_yields_modules() -> None:
@@ -49,4 +42,4 @@ def test_a_module_list_yields_modules() -> None:
                     x = block.forward(x)
                 return x
     """
-    assert (9, "TCK105") in _codes(code)
+    assert (9, "TCK105") in findings(code, all_rules())

@@ -9,8 +9,8 @@ import textwrap
 import libcst as cst
 import pytest
 
+from tests.rules.examples import findings
 from torchcheck.lint.context import LintContext
-from torchcheck.lint.engine import lint_source
 from torchcheck.lint.kinds import Evidence, Kind
 from torchcheck.lint.nodes import source_text
 from torchcheck.lint.registry import all_rules
@@ -37,11 +37,6 @@ def _walk(code: str) -> _Calls:
     calls = _Calls(context)
     BatchedWalker([context, calls]).walk(cst.parse_module(textwrap.dedent(code)))
     return calls
-
-
-def _codes(code: str) -> list[tuple[int, str]]:
-    result = lint_source(textwrap.dedent(code).encode(), "train.py", all_rules())
-    return [(finding.location.row, finding.code) for finding in result.diagnostics]
 
 
 def test_an_accelerator_backpropagates_its_argument() -> None:
@@ -137,7 +132,7 @@ ACCELERATE_SAVE = """
 
 
 def test_a_save_in_an_accelerate_script_runs_on_every_rank() -> None:
-    assert (13, "TCK208") in _codes(ACCELERATE_SAVE.format(save='torch.save(model.state_dict(), "m.pt")'))
+    assert (13, "TCK208") in findings(ACCELERATE_SAVE.format(save='torch.save(model.state_dict(), "m.pt")'), all_rules())
 
 
 @pytest.mark.parametrize(
@@ -148,7 +143,7 @@ def test_a_save_in_an_accelerate_script_runs_on_every_rank() -> None:
     ],
 )
 def test_a_save_limited_to_the_main_process_is_not_reported(save: str) -> None:
-    assert "TCK208" not in {code for _, code in _codes(ACCELERATE_SAVE.format(save=save))}
+    assert "TCK208" not in {code for _, code in findings(ACCELERATE_SAVE.format(save=save), all_rules())}
 
 
 def test_backward_inside_the_accelerators_autocast_is_reported() -> None:
@@ -161,7 +156,7 @@ def test_backward_inside_the_accelerators_autocast_is_reported() -> None:
                 loss = model(x).sum()
                 loss.backward()
     """
-    assert (8, "TCK302") in _codes(code)
+    assert (8, "TCK302") in findings(code, all_rules())
 
 
 def test_a_fabric_made_for_one_device_starts_no_process_group() -> None:
@@ -174,5 +169,5 @@ def test_a_fabric_made_for_one_device_starts_no_process_group() -> None:
             model = fabric.setup(model)
             torch.save(model.state_dict(), path)
     """
-    assert "TCK208" not in {code for _, code in _codes(code.replace("{devices}", "1"))}
-    assert (8, "TCK208") in _codes(code.replace("{devices}", "4"))
+    assert "TCK208" not in {code for _, code in findings(code.replace("{devices}", "1"), all_rules())}
+    assert (8, "TCK208") in findings(code.replace("{devices}", "4"), all_rules())

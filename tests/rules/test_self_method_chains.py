@@ -4,9 +4,7 @@ method that runs a module only under ``no_grad()`` (a frozen teacher) does not t
 
 from __future__ import annotations
 
-import textwrap
-
-from torchcheck.lint.engine import lint_source
+from tests.rules.examples import findings
 from torchcheck.lint.registry import all_rules
 
 TRAINER = """
@@ -68,18 +66,13 @@ class Distiller:
 """
 
 
-def _codes(code: str) -> list[tuple[int, str]]:
-    result = lint_source(textwrap.dedent(code).encode(), "train.py", all_rules())
-    return [(finding.location.row, finding.code) for finding in result.diagnostics]
-
-
 def test_a_validation_method_that_leaves_eval_mode_in_a_loop_of_training_methods() -> None:
-    assert _codes(TRAINER.format(evaluate="validate")) == [(13, "TCK106")]
+    assert findings(TRAINER.format(evaluate="validate"), all_rules()) == [(13, "TCK106")]
 
 
 def test_a_validation_method_that_restores_training_mode() -> None:
-    assert _codes(TRAINER.format(evaluate="validate_and_restore")) == []
+    assert findings(TRAINER.format(evaluate="validate_and_restore"), all_rules()) == []
 
 
 def test_a_frozen_teacher_run_under_no_grad_is_not_trained() -> None:
-    assert _codes(DISTILLER) == []
+    assert findings(DISTILLER, all_rules()) == []
