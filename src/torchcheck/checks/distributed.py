@@ -29,7 +29,6 @@ from torchcheck.checks._ranks import (
     check_strategy,
     check_world_size,
     full_tensor,
-    inner_module,
     on_ranks,
     rank_device,
     refuse_unshardable,

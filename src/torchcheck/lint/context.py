@@ -44,16 +44,15 @@ from torchcheck.lint.kinds import (
     Inferred,
     Kind,
     conventional,
+    grad_mode_of,
     inferred,
     strong,
 )
 from torchcheck.lint.nodes import (
-    argument_for,
     called_name,
     dotted_name,
     is_autocast_name,
     keyword_argument,
-    literal_bool,
     method_call,
     source_text,
 )
@@ -177,36 +176,6 @@ def autocast_enabled(qualified_name: Callable[[cst.BaseExpression], str | None],
     if flag is None and len(positional) > position:
         flag = positional[position].value
     return not (isinstance(flag, cst.Name) and flag.value == "False")
-
-
-def grad_mode_of(
-    qualified_name: Callable[[cst.BaseExpression], str | None], expression: cst.BaseExpression
-) -> GradMode | None:
-    """The grad mode that ``expression`` (a ``with`` item or a decorator) sets, or None when it
-    is not a grad-mode manager.
-
-    A bare name (``torch.no_grad`` without parentheses) counts as what it was meant to be:
-    as a decorator it works (PyTorch 2.1+); in a ``with`` it raises, and TCK110 reports it.
-    """
-    call = expression if isinstance(expression, cst.Call) else None
-    qualified = qualified_name(call.func if call is not None else expression)
-    if qualified in torch_api.ENABLE_GRAD_CONTEXTS:
-        return GradMode.ON
-    if qualified in torch_api.INFERENCE_MODE or qualified in torch_api.SET_GRAD_ENABLED:
-        if call is None:
-            return GradMode.OFF if qualified in torch_api.INFERENCE_MODE else None
-        flag = argument_for(call, 0, "mode")
-        if flag is None:
-            # inference_mode() means mode=True; set_grad_enabled() without a mode is a TypeError
-            return GradMode.OFF if qualified in torch_api.INFERENCE_MODE else None
-        enabled = literal_bool(flag.value) if not flag.star else None
-        if enabled is None:
-            return GradMode.UNKNOWN
-        # inference_mode(True) and set_grad_enabled(False) disable gradients
-        return GradMode.OFF if enabled == (qualified in torch_api.INFERENCE_MODE) else GradMode.ON
-    if qualified in torch_api.NO_GRAD_CONTEXTS:
-        return GradMode.OFF
-    return None
 
 
 def _is_static(function: cst.FunctionDef) -> bool:
@@ -905,7 +874,7 @@ class LintContext:
             elif value is not None:
                 inferred_value = self.kind_and_evidence(value)
                 maker = self.call_name(value) if type(value) is cst.Call else None
-                if maker is not None and self._made_for_one_process(value, maker):  # type: ignore[arg-type]
+                if maker is not None and self.made_for_one_process(value, maker):  # type: ignore[arg-type]
                     maker = f"{maker}{_ONE_PROCESS}"
                 symbol = self._project_maker(value) if inferred_value.kind is None else None
                 self._bind_target(target, inferred_value, batch=self._draws_batch(value), made_by=maker, maker_symbol=symbol)
@@ -942,7 +911,7 @@ class LintContext:
         return [argument.value for argument in call.args]
 
     @staticmethod
-    def _made_for_one_process(call: cst.Call, maker: str) -> bool:
+    def made_for_one_process(call: cst.Call, maker: str) -> bool:
         """``Fabric(devices=1)``: a framework object made for one process only."""
         framework = idioms.framework_made_by(maker)
         keyword = framework.process_count_keyword if framework is not None else None

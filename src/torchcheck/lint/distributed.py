@@ -18,7 +18,7 @@ import libcst as cst
 from torchcheck.lint import idioms
 from torchcheck.lint.context import LintContext
 from torchcheck.lint.flow import BODY, ELSE, Branch, Event, Path
-from torchcheck.lint.nodes import dotted_name, keyword_argument
+from torchcheck.lint.nodes import dotted_name
 from torchcheck.lint.walker import children
 
 DDP_CLASSES = frozenset(
@@ -55,20 +55,13 @@ def sets_up_process_group(context: LintContext, call: cst.Call) -> bool:
     or a framework object's wrapping call (``accelerator.prepare(model)``, ``fabric.setup(model)``)."""
     qualified = context.qualified_name(call.func)
     if qualified in PROCESS_GROUP_SETUP:
-        return not _kept_to_one_process(call, idioms.framework_made_by(qualified))
+        return not context.made_for_one_process(call, qualified)
     if not isinstance(call.func, cst.Attribute):
         return False
     framework = context.framework_of(call.func.value)
     if framework is None or not framework.distributed or context.is_one_process_framework(call.func.value):
         return False
     return call.func.attr.value in framework.wrapping_methods
-
-
-def _kept_to_one_process(call: cst.Call, framework: idioms.Framework | None) -> bool:
-    """``Fabric(devices=1, ...)``: the framework object is made for one process only."""
-    keyword = framework.process_count_keyword if framework is not None else None
-    argument = keyword_argument(call, keyword) if keyword is not None else None
-    return argument is not None and isinstance(argument.value, cst.Integer) and argument.value.value == "1"
 
 
 def _identifiers(expression: cst.CSTNode, *, strings: bool = False) -> list[str]:

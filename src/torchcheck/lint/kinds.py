@@ -8,7 +8,13 @@ conventional name (``model``, ``optimizer``: CONVENTION). Only strong evidence m
 from __future__ import annotations
 
 import enum
+from collections.abc import Callable
 from typing import NamedTuple
+
+import libcst as cst
+
+from torchcheck.lint import torch_api
+from torchcheck.lint.nodes import argument_for, literal_bool
 
 
 class Kind(enum.Enum):
@@ -121,3 +127,32 @@ def conventional(name: str) -> Inferred:
     """What ``name`` suggests by convention, with CONVENTION evidence, or UNKNOWN."""
     return inferred(conventional_kind(name), Evidence.CONVENTION)
 
+
+def grad_mode_of(
+    qualified_name: Callable[[cst.BaseExpression], str | None], expression: cst.BaseExpression
+) -> GradMode | None:
+    """The grad mode that ``expression`` (a ``with`` item or a decorator) sets, or None when it
+    is not a grad-mode manager.
+
+    A bare name (``torch.no_grad`` without parentheses) counts as what it was meant to be:
+    as a decorator it works (PyTorch 2.1+); in a ``with`` it raises, and TCK110 reports it.
+    """
+    call = expression if isinstance(expression, cst.Call) else None
+    qualified = qualified_name(call.func if call is not None else expression)
+    if qualified in torch_api.ENABLE_GRAD_CONTEXTS:
+        return GradMode.ON
+    if qualified in torch_api.INFERENCE_MODE or qualified in torch_api.SET_GRAD_ENABLED:
+        if call is None:
+            return GradMode.OFF if qualified in torch_api.INFERENCE_MODE else None
+        flag = argument_for(call, 0, "mode")
+        if flag is None:
+            # inference_mode() means mode=True; set_grad_enabled() without a mode is a TypeError
+            return GradMode.OFF if qualified in torch_api.INFERENCE_MODE else None
+        enabled = literal_bool(flag.value) if not flag.star else None
+        if enabled is None:
+            return GradMode.UNKNOWN
+        # inference_mode(True) and set_grad_enabled(False) disable gradients
+        return GradMode.OFF if enabled == (qualified in torch_api.INFERENCE_MODE) else GradMode.ON
+    if qualified in torch_api.NO_GRAD_CONTEXTS:
+        return GradMode.OFF
+    return None

@@ -30,7 +30,7 @@ from typing import Any, Protocol
 import libcst as cst
 
 from torchcheck.lint import idioms, torch_api
-from torchcheck.lint.kinds import Kind
+from torchcheck.lint.kinds import GradMode, Kind, grad_mode_of
 from torchcheck.lint.nodes import (
     argument_for,
     called_name,
@@ -966,9 +966,7 @@ class _FunctionPass:
         return None
 
     def _turns_gradients_off(self, manager: cst.BaseExpression) -> bool:
-        function = manager.func if isinstance(manager, cst.Call) else manager
-        qualified = self.summaries.names.qualified_name(function)
-        return qualified in torch_api.NO_GRAD_CONTEXTS or qualified in torch_api.INFERENCE_MODE
+        return grad_mode_of(self.summaries.names.qualified_name, manager) is GradMode.OFF
 
     def _record(self, fact: _Fact, node: cst.CSTNode, certain: bool, state: _State) -> _State:
         self.sites.setdefault(fact, Site(self.name, _one_line(node), node=node))

@@ -5,8 +5,8 @@ from dataclasses import dataclass
 import libcst as cst
 
 from torchcheck.lint import idioms, torch_api
-from torchcheck.lint.context import LintContext, grad_mode_of
-from torchcheck.lint.kinds import GradMode, Kind
+from torchcheck.lint.context import LintContext
+from torchcheck.lint.kinds import GradMode, Kind, grad_mode_of
 from torchcheck.lint.nodes import dotted_name, names_read, subtree
 from torchcheck.lint.precision import autocast_dtype
 from torchcheck.lint.project import GRAD_SCALER, IMPORTS, NO, Condition, Symbol, is_mixed_precision_framework

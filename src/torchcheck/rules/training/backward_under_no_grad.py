@@ -2,9 +2,9 @@ from __future__ import annotations
 
 import libcst as cst
 
-from torchcheck.lint.context import LintContext, grad_mode_of
+from torchcheck.lint.context import LintContext
 from torchcheck.lint.flow import BoundName
-from torchcheck.lint.kinds import TENSOR_KINDS, GradMode
+from torchcheck.lint.kinds import TENSOR_KINDS, GradMode, grad_mode_of
 from torchcheck.lint.nodes import (
     called_name,
     dotted_name,
