@@ -1,0 +1,7 @@
+import torch
+
+a = torch.tensor([1.0, 2.0, 3.0], requires_grad=True, device="cuda")
+b = a ** 2
+c = b.mean(0)
+c.backward()
+print(a.grad)

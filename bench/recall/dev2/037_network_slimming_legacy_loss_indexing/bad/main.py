@@ -1,0 +1,44 @@
+import torch
+import torch.nn as nn
+import torch.nn.functional as F
+from torch.autograd import Variable
+
+
+def update_bn(model, s):
+    for m in model.modules():
+        if isinstance(m, nn.BatchNorm2d):
+            m.weight.grad.add_(s * torch.sign(m.weight.detach()))
+
+
+def train(model, train_loader, optimizer, epoch, args):
+    model.train()
+    for batch_idx, (data, target) in enumerate(train_loader):
+        if args.cuda:
+            data, target = data.cuda(), target.cuda()
+        data, target = Variable(data), Variable(target)  # expect: TCK703
+        optimizer.zero_grad()
+        output = model(data)
+        loss = F.cross_entropy(output, target)
+        loss.backward()
+        if args.sr:
+            update_bn(model, args.s)
+        optimizer.step()
+        if batch_idx % args.log_interval == 0:
+            print("Train Epoch: {} [{}/{}]\tLoss: {:.6f}".format(
+                epoch, batch_idx * len(data), len(train_loader.dataset), loss.data[0]))  # expect: TCK115
+
+
+def test(model, test_loader, args):
+    model.eval()
+    test_loss = 0
+    correct = 0
+    for data, target in test_loader:
+        if args.cuda:
+            data, target = data.cuda(), target.cuda()
+        data, target = Variable(data, volatile=True), Variable(target)  # expect: TCK703
+        output = model(data)
+        test_loss += F.cross_entropy(output, target, size_average=False).data[0]  # expect: TCK115, TCK916
+        pred = output.data.max(1, keepdim=True)[1]
+        correct += pred.eq(target.data.view_as(pred)).cpu().sum()
+    test_loss /= len(test_loader.dataset)
+    return correct / float(len(test_loader.dataset))
