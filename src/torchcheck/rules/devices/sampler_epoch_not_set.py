@@ -1,42 +1,26 @@
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import libcst as cst
 
+from torchcheck.lint import dataloaders, nodes, references
+from torchcheck.lint.binder import Binder
 from torchcheck.lint.context import LintContext, Loop
-from torchcheck.lint.dataloaders import (
-    DISTRIBUTED_SAMPLER_POSITIONAL,
-    DISTRIBUTED_SAMPLERS,
-    ScopedRule,
-    call_arguments,
-    dataloader_arguments,
-    is_constant,
-    is_dataloader_call,
-    scope_assignments,
-)
-from torchcheck.lint.nodes import dotted_name
 from torchcheck.lint.project import MAY, NO, PLACE, Condition, Symbol
-from torchcheck.lint.rule import Invalid, Valid
-from torchcheck.lint.walker import children
+from torchcheck.lint.rule import Invalid, Rule, Valid
 
 # What a sampler or a loader is bound to: ("name", "train_sampler") or ("self", "train_loader").
 _Key = tuple[str, str]
 _HANDED_TO_HELPER = (
     "`DistributedSampler` never gets `set_epoch(epoch)`: its loader goes to a training helper every epoch "
-    "({place}) and neither file calls `set_epoch`, so every epoch sees the same shuffle"
+    f"({PLACE}) and neither file calls `set_epoch`, so every epoch sees the same shuffle"
 )
-_TRAINING_ACTIONS = "backward,step"
-
-
-@dataclass(frozen=True)
-class _Handed:
-    """The loader passed to a function of the project (``train_one_epoch(model, loader)``)."""
-
-    call: cst.Call
-    helper: Symbol  # a top-level function of this file, or an import
-    loops: tuple[Loop, ...]  # loops around the call
+# What a training loop or helper does to the batches.
+_TRAINING_ACTIONS = ("backward", "step")
+_FRAMES = (cst.FunctionDef, cst.Lambda, cst.ClassDef)
+# Outer loops that repeat a whole pass over the data.
+_COUNTING_LOOPS = frozenset({"range", "trange", "count"})
 
 
 @dataclass
@@ -44,166 +28,74 @@ class _Loops:
     """Where a loader goes: the loops iterating it (each with its outer loops), the helpers
     it is handed to, its names, and the class owning it."""
 
-    loops: list[tuple[cst.For, tuple[Loop, ...]]]
-    handed: list[_Handed]
     names: tuple[str, ...]
     owner: cst.ClassDef | None
-_FRAMES = (cst.FunctionDef, cst.Lambda, cst.ClassDef)
-_Wanted = Callable[[cst.CSTNode, "cst.CSTNode | None"], bool]  # (node, its parent) -> keep it?
-# Calls that iterate their first argument lazily: `for b in tqdm(loader)` iterates the loader.
-_ITERATION_WRAPPERS = frozenset({"enumerate", "tqdm", "iter", "zip"})
-# Outer loops that repeat a whole pass over the data.
-_COUNTING_LOOPS = frozenset({"range", "trange", "count"})
-# Calls in a loop over the loader that show it is a training loop.
-_TRAINING_METHODS = frozenset({"backward", "step"})
-_SET_EPOCH = "set_epoch"
+    loops: list[tuple[cst.For, tuple[Loop, ...]]] = field(default_factory=list)
+    handed: list[tuple[Symbol, tuple[Loop, ...]]] = field(default_factory=list)  # helpers, loops around the call
 
 
-@dataclass(frozen=True)
-class _Sampler:
-    """A shuffling ``DistributedSampler(...)`` and where it lives."""
-
-    call: cst.Call
-    key: _Key | None  # None: built inline as a DataLoader argument
-    frame: cst.CSTNode  # the module or function it is built in
-    owner: cst.ClassDef | None  # the class whose method builds it
-    loops: frozenset[Loop]  # loops around the construction
-    loader: cst.Call | None = None  # the DataLoader it is built inside, when inline
+def _callee(node: cst.CSTNode | None) -> str | None:
+    return nodes.called_name(node) if isinstance(node, cst.Call) else None
 
 
-@dataclass(frozen=True)
-class _Place:
-    """One node found by a walk, with its ancestors, its loops and its frame."""
-
-    node: cst.CSTNode
-    parents: tuple[cst.CSTNode, ...]  # outermost first; parents[-1] is the parent
-    loops: tuple[Loop, ...]  # loops around it within its frame, outermost first
-    frame: cst.CSTNode  # the innermost module, function, lambda or class around it
-
-
-def _walk(root: cst.CSTNode, wanted: _Wanted, skip: Callable[[cst.CSTNode], bool]) -> Iterator[_Place]:
-    """Every node under ``root`` that ``wanted(node, parent)`` accepts, in source order;
-    subtrees that ``skip`` accepts are not entered. (Iterative: a recursive closure would
-    hold the tree in a reference cycle until the collector runs.)"""
-    stack: list[tuple[cst.CSTNode, tuple[cst.CSTNode, ...], tuple[Loop, ...], cst.CSTNode]] = [(root, (), (), root)]
-    while stack:
-        node, parents, loops, frame = stack.pop()
-        parent = parents[-1] if parents else None
-        if wanted(node, parent):
-            yield _Place(node, parents, loops, frame)
-        if node is not root and skip(node):
-            continue
-        if isinstance(node, _FRAMES):
-            frame, loops = node, ()
-        inner = (*parents, node)
-        for child in reversed(children(node)):
-            stack.append((child, inner, (*loops, node) if _in_loop_body(node, child) else loops, frame))
+def _alias_assignment(binder: Binder, node: cst.CSTNode) -> cst.Assign | None:
+    """``alias = loader`` or ``alias = tqdm(loader, ...)``: the assignment, else None."""
+    wrapped = references.iteration_wrapper(binder, node)
+    if wrapped is not None and (wrapped[0].keyword is not None or wrapped[0] is not wrapped[1].args[0]):
+        return None
+    node = wrapped[1] if wrapped is not None else node
+    assignment = binder.parent(node)
+    single = isinstance(assignment, cst.Assign) and assignment.value is node and len(assignment.targets) == 1
+    return assignment if single and isinstance(assignment.targets[0].target, cst.Name) else None  # type: ignore[union-attr,return-value]
 
 
-def _in_loop_body(node: cst.CSTNode, child: cst.CSTNode) -> bool:
-    """Whether ``child`` of ``node`` runs once per iteration of ``node`` (a loop)."""
-    if isinstance(node, cst.For):
-        return child is node.body  # the iterable is evaluated once, before the loop
-    return isinstance(node, cst.While) and child is not node.orelse
-
-
-def _occurs(key: _Key) -> Callable[[cst.CSTNode, cst.CSTNode | None], bool]:
-    """Whether a node is a reference to ``key`` (a variable, or ``self.<attribute>``)."""
-    kind, name = key
-    if kind == "self":
-        return lambda node, parent: (
-            isinstance(node, cst.Attribute)
-            and node.attr.value == name
-            and isinstance(node.value, cst.Name)
-            and node.value.value == "self"
-        )
-
-    def is_variable(node: cst.CSTNode, parent: cst.CSTNode | None) -> bool:
-        if not isinstance(node, cst.Name) or node.value != name:
-            return False
-        if isinstance(parent, cst.Attribute) and node is parent.attr:
-            return False
-        return not (isinstance(parent, cst.Arg) and node is parent.keyword)
-
-    return is_variable
-
-
-def _is_bare_self(node: cst.CSTNode, parent: cst.CSTNode | None) -> bool:
-    """``self`` used as a value (``hook(self)``, ``return self``): code elsewhere can reach
-    every attribute through it."""
-    if not isinstance(node, cst.Name) or node.value != "self":
+def _is_harmless(binder: Binder, node: cst.CSTNode) -> bool:
+    """``len(loader)`` or reading a plain attribute (``loader.dataset``, not ``.sampler``)."""
+    above = binder.parent(node)
+    call = binder.parent(above)  # type: ignore[arg-type]
+    if isinstance(above, cst.Arg):
+        return _callee(call) == "len" and above.keyword is None
+    if not isinstance(above, cst.Attribute) or node is not above.value or above.attr.value in ("sampler", "batch_sampler"):
         return False
-    if isinstance(parent, (cst.Attribute, cst.Param)):
-        return False
-    return not (isinstance(parent, cst.Arg) and node is parent.keyword)
+    # a method call may do anything to the object
+    return not (isinstance(call, cst.Call) and call.func is above) and not references.is_bound(binder, above)
 
 
-def _wrapper_name(call: cst.CSTNode) -> str | None:
-    if isinstance(call, cst.Call):
-        name = dotted_name(call.func)
-        if name is not None:
-            return name.rsplit(".", 1)[-1]
-    return None
+def _key_of(target: cst.CSTNode) -> _Key | None:
+    if isinstance(target, cst.Name):
+        return ("name", target.value)
+    is_self = isinstance(target, cst.Attribute) and isinstance(target.value, cst.Name) and target.value.value == "self"
+    return ("self", target.attr.value) if is_self else None  # type: ignore[attr-defined]
 
 
-def _is_wrapper_argument(argument: cst.CSTNode, call: cst.CSTNode) -> bool:
-    """``argument`` is an argument of ``enumerate(...)``, ``tqdm(...)`` ..."""
-    return isinstance(argument, cst.Arg) and _wrapper_name(call) in _ITERATION_WRAPPERS
+def _shuffles(call: cst.Call) -> bool:
+    """``shuffle`` left at its default (True) or passed as a literal True."""
+    shuffle = nodes.argument_for(call, 3, "shuffle")
+    return shuffle is None or (not shuffle.star and nodes.literal_bool(shuffle.value) is True)
 
 
-def _iterating_loop(node: cst.CSTNode, parents: tuple[cst.CSTNode, ...]) -> cst.For | None:
-    """The ``for`` loop that iterates ``node`` directly or through ``enumerate``/``tqdm``."""
-    child, index = node, len(parents) - 1
-    while index >= 1 and _is_wrapper_argument(parents[index], parents[index - 1]):
-        if parents[index].keyword is not None:  # type: ignore[attr-defined]
-            return None
-        child, index = parents[index - 1], index - 2
-    parent = parents[index] if index >= 0 else None
-    if isinstance(parent, cst.For) and child is parent.iter:
-        return parent
-    return None
-
-
-def _in_condition(node: cst.CSTNode, parents: tuple[cst.CSTNode, ...]) -> bool:
-    """Used only as a truth value or in a comparison: ``if sampler is None``, ``not loader``."""
-    child, index = node, len(parents) - 1
-    while index >= 0 and isinstance(parents[index], cst.BooleanOperation):
-        child, index = parents[index], index - 1
-    parent = parents[index] if index >= 0 else None
-    if isinstance(parent, (cst.Comparison, cst.ComparisonTarget)):
-        return True
-    if isinstance(parent, cst.UnaryOperation) and isinstance(parent.operator, cst.Not):
-        return True
-    return isinstance(parent, (cst.If, cst.While, cst.IfExp)) and child is parent.test
-
-
-def _is_epoch_loop(loop: Loop, iterable: cst.BaseExpression | None = None) -> bool:
-    """``while ...``, ``for epoch in ...``, ``for _ in range(n)`` (possibly in ``tqdm``);
-    ``iterable`` is what the loop iterates when known better than its spelling."""
-    if isinstance(loop, cst.While):
-        return True
-    target = dotted_name(loop.target) or ""
-    if "epoch" in target.lower():
-        return True
-    iterable = iterable if iterable is not None else loop.iter
-    while _wrapper_name(iterable) in _ITERATION_WRAPPERS and iterable.args:  # type: ignore[attr-defined]
-        iterable = iterable.args[0].value  # type: ignore[attr-defined]
-    return _wrapper_name(iterable) in _COUNTING_LOOPS
-
-
-def _method_calls(root: cst.CSTNode, skip: cst.CSTNode | None = None) -> Iterator[cst.Call]:
+def _calls(root: cst.CSTNode, skip: cst.CSTNode | None = None) -> list[cst.Call]:
     """Calls under ``root``, not inside nested functions or classes (nor under ``skip``)."""
-    stack = [root]
-    while stack:
-        node = stack.pop()
-        if node is skip or (node is not root and isinstance(node, _FRAMES)):
-            continue
-        if isinstance(node, cst.Call):
-            yield node
-        stack.extend(children(node))
+    prune = lambda node: node is skip or (node is not root and isinstance(node, _FRAMES))
+    return [node for node in nodes.subtree(root, prune) if isinstance(node, cst.Call)]
 
 
-class SamplerEpochNotSet(ScopedRule):
+def _trains(loop: cst.For) -> bool:
+    """The loop body calls ``.backward()`` or ``.step()``: it trains on the batches."""
+    return any(isinstance(call.func, cst.Attribute) and call.func.attr.value in _TRAINING_ACTIONS for call in _calls(loop.body))
+
+
+def _calls_unknown_methods(loop: Loop, loader_loop: cst.For, owner: cst.ClassDef) -> bool:
+    """``self.hook()`` in the epoch loop (outside the loop over the batches) where ``hook``
+    is neither a method of the class nor an attribute it assigns: an inherited method could
+    call ``set_epoch``."""
+    known = {("self", statement.name.value) for statement in owner.body.body if isinstance(statement, cst.FunctionDef)}
+    known |= {_key_of(node.target) for node in nodes.subtree(owner) if isinstance(node, cst.AssignTarget)}
+    keys = [_key_of(call.func) for call in _calls(loop, skip=loader_loop.body)]
+    return any(key is not None and key[0] == "self" and key not in known for key in keys)
+
+
+class SamplerEpochNotSet(Rule):
     """
     ## What it does
     Checks for a shuffling `DistributedSampler` whose loader is iterated in an epoch loop,
@@ -474,394 +366,168 @@ while step < max_steps:
 
     def __init__(self, context: LintContext) -> None:
         super().__init__(context)
-        self._samplers: list[_Sampler] = []
-        self._keys: dict[cst.Call, _Key] = {}  # sampler constructions bound by an assignment
+        self._samplers: list[tuple[cst.Call, frozenset[Loop], cst.ClassDef | None]] = []  # shuffling ones
         self._inline: dict[cst.Call, cst.Call] = {}  # sampler construction -> its DataLoader
         self._dataloaders: set[cst.Call] = set()
-        self._module: cst.Module | None = None
         self._mentions_set_epoch = False
 
-    # ------------------------------------------------------------ facts on the way down
-    def visit_Module(self, node: cst.Module) -> None:
-        super().visit_Module(node)
-        self._module = node
-
-    def visit_Assign(self, node: cst.Assign) -> None:
-        if len(node.targets) != 1:
-            return
-        key = _key_of(node.targets[0].target)
-        values = [node.value.body, node.value.orelse] if isinstance(node.value, cst.IfExp) else [node.value]
-        for value in values:
-            if key is not None and isinstance(value, cst.Call):
-                self._keys[value] = key
-
     def visit_Name(self, node: cst.Name) -> None:
-        if node.value == _SET_EPOCH:
-            self._mentions_set_epoch = True
+        self._mentions_set_epoch |= node.value == "set_epoch"
 
-    def visit_SimpleString(self, node: cst.SimpleString) -> None:
-        if _SET_EPOCH in node.value:
-            self._mentions_set_epoch = True
+    def visit_SimpleString(self, node: cst.SimpleString | cst.FormattedStringText) -> None:
+        self._mentions_set_epoch |= "set_epoch" in node.value
 
-    def visit_FormattedStringText(self, node: cst.FormattedStringText) -> None:
-        if _SET_EPOCH in node.value:
-            self._mentions_set_epoch = True
+    visit_FormattedStringText = visit_SimpleString
 
     def visit_Call(self, node: cst.Call) -> None:
-        qualified = self.context.call_name(node)
-        if qualified in DISTRIBUTED_SAMPLERS:
-            if _shuffles(node):
-                self._remember_sampler(node)
-        elif is_dataloader_call(self.context, node):
+        if self.context.call_name(node) in dataloaders.DISTRIBUTED_SAMPLERS and _shuffles(node):
+            self._samplers.append((node, frozenset(self.context.loops), self.context.current_class))
+        elif dataloaders.is_dataloader_call(self.context, node):
             self._dataloaders.add(node)
-            sampler = dataloader_arguments(node).get("sampler")
+            sampler = dataloaders.dataloader_arguments(node).get("sampler")
             if isinstance(sampler, cst.Call):
                 self._inline[sampler] = node
 
-    def _remember_sampler(self, call: cst.Call) -> None:
-        key = self._keys.get(call)
-        loader = self._inline.get(call)
-        if key is None and loader is None:
-            return
-        frame = self.current_scope
-        owner = None
-        if key is not None and key[0] == "self":
-            owner = self.context.current_class
-            if owner is None or not isinstance(frame, cst.FunctionDef):
-                return
-        self._samplers.append(_Sampler(call, key, frame, owner, frozenset(self.context.loops), loader))
-
-    # ------------------------------------------------------------ decision at the end
     def leave_Module(self, node: cst.Module) -> None:
+        """Decided at the end: set_epoch may be called anywhere (on the sampler, the loader, a helper ...)."""
         if self._mentions_set_epoch:
-            return  # set_epoch is called somewhere (on the sampler, the loader, a helper ...)
-        for sampler in self._samplers:
-            verdict = self._epoch_loop_without_set_epoch(sampler)
-            if verdict is None:
+            return
+        self._module, self._functions = node, {s.name.value: s for s in node.body if isinstance(s, cst.FunctionDef)}
+        for call, loops, current_class in self._samplers:  # each shuffling sampler and the loops around it
+            assignment, frame = references.assignment_of(self.context.binder, call, as_branch=True), self._frame(call)
+            key, loaders, names = _key_of(assignment.targets[0].target) if assignment else None, [self._inline.get(call)], ()
+            if key is not None and key[0] == "self" and (current_class is None or not isinstance(frame, cst.FunctionDef)):
                 continue
-            message, conditions = verdict
-            self.report(sampler.call, message, conditions=conditions)
-
-    def _epoch_loop_without_set_epoch(self, sampler: _Sampler) -> tuple[str | None, tuple[Condition, ...]] | None:
-        """None when the sampler is fine (or the story is not all visible); else the message
-        and the conditions on other files under which it is not."""
-        if sampler.key is None:
-            loaders = [sampler.loader] if sampler.loader is not None else []
-            names: tuple[str, ...] = ()
-        else:
-            uses = self._uses(sampler.key, sampler.frame, sampler.owner)
-            if uses is None:
-                return None
-            loaders = [self._loader_of(place) for place in uses]
+            if key is not None:
+                found = self._occurrences(key, frame, current_class if key[0] == "self" else None)
+                loaders, names = [self._loader_of(use) for use in found[1]] if found else [None], (key[1],)
             if None in loaders:
-                return None  # the sampler escapes: passed on, returned, stored ...
-            names = (sampler.key[1],)
-        for loader in loaders:
-            if loader is None:
-                continue
-            verdict = self._iterated_in_epoch_loop(loader, sampler, names)
+                continue  # the sampler escapes: passed on, returned, stored ...
+            verdict = next(filter(None, (self._iterated_in_epoch_loop(loader, loops, names) for loader in loaders)), None)
             if verdict is not None:
-                return verdict
-        return None
+                self.report(call, verdict[0], conditions=verdict[1])
 
-    def _uses(self, key: _Key, frame: cst.CSTNode, owner: cst.ClassDef | None) -> list[_Place] | None:
-        """The places that use ``key`` other than to bind or test it; None when a use cannot
-        be followed (in a nested function, through ``self`` passed on, ...)."""
-        region, home = self._region(key, frame, owner)
-        occurs = _occurs(key)
-        if key[0] == "self":
+    def _frame(self, node: cst.CSTNode) -> cst.CSTNode:
+        """The innermost module, function, lambda or class around ``node``."""
+        return self.context.binder.enclosing(node, *_FRAMES) or self._module
 
-            def wanted(node: cst.CSTNode, parent: cst.CSTNode | None) -> bool:
-                return occurs(node, parent) or _is_bare_self(node, parent)
-
-        else:
-            wanted = occurs
-        places = []
-        for place in _walk(region, wanted, self._skipper(key, home)):
-            if isinstance(place.node, cst.Name) and key[0] == "self":
-                if len(place.parents) >= 2 and _wrapper_name(place.parents[-2]) == "super":
-                    continue  # super(Trainer, self)
-                return None
-            if place.frame not in home:
-                return None
-            if not (_binds(place) or _in_condition(place.node, place.parents) or _is_harmless(place)):
-                places.append(place)
-        return places
-
-    def _region(
+    def _occurrences(
         self, key: _Key, frame: cst.CSTNode, owner: cst.ClassDef | None
-    ) -> tuple[cst.CSTNode, set[cst.CSTNode]]:
-        """Where ``key`` can be used, and the frames in which it names the same object."""
-        if key[0] == "self" and owner is not None:
-            methods = {statement for statement in owner.body.body if isinstance(statement, cst.FunctionDef)}
-            return owner, methods  # type: ignore[return-value]
-        home: set[cst.CSTNode] = {frame}
-        if isinstance(frame, cst.Module):  # module-level names are globals of its functions
-            functions = _walk(
-                frame, lambda node, parent: isinstance(node, cst.FunctionDef), lambda node: isinstance(node, _FRAMES)
-            )
-            for place in functions:
-                if place.frame is frame and not scope_assignments(place.node).binds(key[1]):
-                    home.add(place.node)
-        return frame, home
-
-    def _skipper(self, key: _Key, home: set[cst.CSTNode]) -> Callable[[cst.CSTNode], bool]:
-        """Nested frames in which ``key`` names something else."""
+    ) -> tuple[list[tuple[cst.CSTNode, cst.CSTNode | None]], list[cst.CSTNode]] | None:
+        """The bindings of ``key`` (each target with its statement) and the places that use it
+        other than to test it; None when a use cannot be followed (in a nested function,
+        through ``self`` passed on, ...). A module's names are also globals of its functions."""
+        binder, binds = self.context.binder, []
         if key[0] == "self":
-            return lambda node: isinstance(node, cst.ClassDef)
-        return lambda node: (
-            isinstance(node, (cst.FunctionDef, cst.Lambda))
-            and node not in home
-            and self.assignments(node).binds(key[1])
-        )
+            homes = {statement for statement in owner.body.body if isinstance(statement, cst.FunctionDef)}  # type: ignore[union-attr]
+            found = references.self_attribute_references(binder, owner, key[1])  # type: ignore[arg-type]
+        else:
+            bindings = binder.bindings_of(key[1], binder.scope_defined_by(frame))  # type: ignore[arg-type]
+            found, binds = list(bindings[0].references) if bindings else [], [(b.target, b.node) for b in bindings]
+            functions = {f for f in map(self._frame, found) if isinstance(f, cst.FunctionDef) and self._frame(f) is frame}
+            homes = {frame, *(functions if isinstance(frame, cst.Module) else ())}
+        if found is None or not all(self._frame(node) in homes for node in found):
+            return None
+        # also `global name`, `def f(x=name)`, `self.name = ...`: what the binder keeps as references
+        binds += [(node, binder.parent(binder.parent(node))) for node in found if references.is_bound(binder, node)]  # type: ignore[arg-type]
+        tested = (references.is_bound, references.is_tested, _is_harmless)
+        return binds, [node for node in found if not any(test(binder, node) for test in tested)]
 
-    def _loader_of(self, place: _Place) -> cst.Call | None:
-        """The DataLoader that ``place`` (a use of the sampler) is the ``sampler=`` of."""
-        node, index = place.node, len(place.parents) - 1
-        while index >= 0 and isinstance(place.parents[index], cst.IfExp):
-            if node is place.parents[index].test:  # type: ignore[attr-defined]
-                return None
-            node, index = place.parents[index], index - 1
-        call = place.parents[index - 1] if index >= 1 else None
-        if call in self._dataloaders and dataloader_arguments(call).get("sampler") is node:  # type: ignore[arg-type]
-            return call
-        return None
+    def _loader_of(self, node: cst.CSTNode) -> cst.Call | None:
+        """The DataLoader that ``node`` (a use of the sampler) is the ``sampler=`` of."""
+        above = self.context.binder.parent(node)
+        while isinstance(above, cst.IfExp) and node is not above.test:
+            node, above = above, self.context.binder.parent(above)
+        call = self.context.binder.parent(above)  # type: ignore[arg-type]
+        found = call in self._dataloaders and dataloaders.dataloader_arguments(call).get("sampler") is node  # type: ignore[arg-type]
+        return call if found else None  # type: ignore[return-value]
 
     def _iterated_in_epoch_loop(
-        self, loader: cst.Call, sampler: _Sampler, names: tuple[str, ...]
+        self, loader: cst.Call, sampler_loops: frozenset[Loop], names: tuple[str, ...]
     ) -> tuple[str | None, tuple[Condition, ...]] | None:
         """Whether ``loader`` is iterated by a training loop, or handed to a training helper,
-        inside an outer loop that keeps the same sampler across its iterations."""
+        inside an outer loop that keeps the same sampler across its iterations (not one of
+        ``sampler_loops``, which build the sampler)."""
         found = self._loader_loops(loader)
         if found is None:
             return None
         names = (*names, *found.names)
         # a helper of another file must not call set_epoch either
-        imported = tuple(Condition(h.helper, "module:set_epoch", NO) for h in found.handed if not h.helper.is_local)
+        imported = tuple(Condition(helper, "module:set_epoch", NO) for helper, _ in found.handed if not helper.is_local)
         for loop, outer in found.loops:
             if not (_trains(loop) or any("train" in name.lower() for name in names)):
                 continue
             for epoch_loop in outer:
-                if epoch_loop in sampler.loops or not self._is_epoch_loop(epoch_loop):
-                    continue
-                if found.owner is None or not _calls_unknown_methods(epoch_loop, loop, found.owner):
+                keeps_sampler = epoch_loop not in sampler_loops and self._is_epoch_loop(epoch_loop)
+                if keeps_sampler and (found.owner is None or not _calls_unknown_methods(epoch_loop, loop, found.owner)):
                     return None, imported
-        for handed in found.handed:
-            if any(loop not in sampler.loops and self._is_epoch_loop(loop) for loop in handed.loops):
-                verdict = self._training_helper(handed, imported)
-                if verdict is not None:
-                    return verdict
+        for helper, loops in found.handed:
+            if any(loop not in sampler_loops and self._is_epoch_loop(loop) for loop in loops):
+                if not helper.is_local:
+                    return _HANDED_TO_HELPER, (Condition(helper, f"does:{','.join(_TRAINING_ACTIONS)}", MAY), *imported)
+                effects = self.context.summary_of(self._functions[helper.name]).effects
+                site = next((effect.site for effect in effects if effect.action in _TRAINING_ACTIONS), None)
+                if site is not None:
+                    return _HANDED_TO_HELPER.replace(PLACE, site.describe(self.context.line_of)), imported
         return None
-
-    def _training_helper(self, handed: _Handed, imported: tuple[Condition, ...]) -> tuple[str | None, tuple[Condition, ...]] | None:
-        """The report for a loader handed to ``handed.helper`` every epoch, if the helper trains."""
-        message = _HANDED_TO_HELPER.replace("{place}", PLACE)
-        if not handed.helper.is_local:
-            trains = Condition(handed.helper, f"does:{_TRAINING_ACTIONS}", MAY)
-            return message, (trains, *imported)
-        function = self._top_level_functions.get(handed.helper.name)
-        if function is None:
-            return None
-        summary = self.context.summary_of(function)
-        site = next((effect.site for effect in summary.effects if effect.action in _TRAINING_ACTIONS.split(",")), None)
-        if site is None:
-            return None
-        return message.replace(PLACE, site.describe(self.context.line_of)), imported
-
-    @property
-    def _top_level_functions(self) -> dict[str, cst.FunctionDef]:
-        assert self._module is not None
-        return {statement.name.value: statement for statement in self._module.body if isinstance(statement, cst.FunctionDef)}
-
-    def _handed(self, use: _Place) -> _Handed | None:
-        """``helper(..., loader, ...)`` where ``helper`` is a function of the project."""
-        argument = use.parents[-1] if use.parents else None
-        call = use.parents[-2] if len(use.parents) >= 2 else None
-        if not isinstance(argument, cst.Arg) or not isinstance(call, cst.Call) or argument.value is not use.node:
-            return None
-        project = self.context.project
-        helper = project.symbol_of(call.func) if project is not None else None
-        if helper is None or (helper.is_local and helper.name not in self._top_level_functions):
-            return None
-        return _Handed(call, helper, use.loops)
 
     def _loader_loops(self, loader: cst.Call) -> _Loops | None:
         """The loops that iterate ``loader`` (each with its outer loops), the names it is
         bound to, and the class owning it when it is bound to ``self.<attribute>``."""
-        assert self._module is not None
-        place = next(_walk(self._module, lambda node, parent: node is loader, lambda node: False), None)
-        if place is None:
-            return None
-        loop = _iterating_loop(loader, place.parents)
+        binder = self.context.binder
+        loop = references.iterating_loop(binder, loader)
         if loop is not None:
-            return _Loops([(loop, place.loops)], [], (), None)
-        parent = place.parents[-1] if place.parents else None
-        if not (isinstance(parent, cst.Assign) and len(parent.targets) == 1 and parent.value is loader):
+            return _Loops((), None, [(loop, references.loops_running(binder, loader))])
+        assignment, frame = references.assignment_of(binder, loader), self._frame(loader)
+        key, block = _key_of(assignment.targets[0].target) if assignment else None, binder.parent(frame)
+        owner = binder.parent(block) if isinstance(frame, cst.FunctionDef) and isinstance(block, cst.IndentedBlock) else None  # type: ignore[arg-type]
+        if key is None or (key[0] == "self" and not isinstance(owner, cst.ClassDef)):
             return None
-        key = _key_of(parent.targets[0].target)
-        if key is None:
-            return None
-        owner = None
-        if key[0] == "self":
-            owner = _class_of(place)
-            if owner is None:
-                return None
-        return self._follow(key, place.frame, owner, {parent}, 0)
+        return self._follow(key, frame, owner if key[0] == "self" else None, {assignment}, 0)  # type: ignore[arg-type]
 
     def _follow(
         self, key: _Key, frame: cst.CSTNode, owner: cst.ClassDef | None, assignments: set[cst.Assign], depth: int
     ) -> _Loops | None:
         """Where the loader bound to ``key`` by ``assignments`` (and nothing else) is iterated,
         following aliases such as ``progress = tqdm(loader)``; None when it escapes."""
-        uses = self._uses(key, frame, owner)
-        if uses is None or depth > 3:
+        occurrences, binder = self._occurrences(key, frame, owner), self.context.binder
+        if occurrences is None or depth > 3:
             return None
-        region, home = self._region(key, frame, owner)
-        for bind in _walk(region, _occurs(key), self._skipper(key, home)):
-            if _binds(bind) and bind.parents[-2] not in assignments and not self._before(bind.node, assignments):
-                return None  # rebound to something else: a loop may iterate another object
-        found = _Loops([], [], (key[1],), owner)
-        aliases: dict[tuple[_Key, cst.CSTNode], set[cst.Assign]] = {}
-        for use in uses:
-            if self._before(use.node, assignments):
+        if any(statement not in assignments and not references.runs_before(binder, target, assignments) for target, statement in occurrences[0]):
+            return None  # rebound to something else: a loop may iterate another object
+        found = _Loops((key[1],), owner)
+        aliases: dict[tuple[str, cst.CSTNode], set[cst.Assign]] = {}
+        for use in occurrences[1]:
+            if references.runs_before(binder, use, assignments):
                 continue  # reads what the name held before the loader was bound (`loader.dataset`)
-            loop = _iterating_loop(use.node, use.parents)
+            loop, alias = references.iterating_loop(binder, use), _alias_assignment(binder, use)
             if loop is not None:
-                found.loops.append((loop, use.loops))
-                continue
-            alias = _alias_assignment(use)
-            if alias is None:
-                handed = self._handed(use)
-                if handed is None:
-                    return None  # the loader escapes: passed on, returned, stored ...
+                found.loops.append((loop, references.loops_running(binder, use)))
+            elif alias is not None:
+                aliases.setdefault((alias.targets[0].target.value, self._frame(use)), set()).add(alias)  # type: ignore[attr-defined]
+            elif (handed := self._handed(use)) is not None:
                 found.handed.append(handed)
-                continue
-            target = alias.targets[0].target
-            aliases.setdefault((("name", target.value), use.frame), set()).add(alias)  # type: ignore[attr-defined]
-        for (alias_key, alias_frame), alias_assignments in aliases.items():
-            followed = self._follow(alias_key, alias_frame, None, alias_assignments, depth + 1)
+            else:
+                return None  # the loader escapes: passed on, returned, stored ...
+        for (name, alias_frame), alias_assignments in aliases.items():
+            followed = self._follow(("name", name), alias_frame, None, alias_assignments, depth + 1)
             if followed is None:
                 return None
-            found.loops.extend(followed.loops)
-            found.handed.extend(followed.handed)
-            found.names = (*found.names, *followed.names)
+            found.loops, found.handed = found.loops + followed.loops, found.handed + followed.handed
+            found.names += followed.names
         return found
 
+    def _handed(self, node: cst.CSTNode) -> tuple[Symbol, tuple[Loop, ...]] | None:
+        """``helper(..., loader, ...)`` where ``helper`` is a function of the project: it, and the loops around the call."""
+        call, project = references.argument_of(self.context.binder, node), self.context.project
+        helper = project.symbol_of(call.func) if call is not None and project is not None else None
+        if helper is None or (helper.is_local and helper.name not in self._functions):
+            return None
+        return helper, references.loops_running(self.context.binder, node)
 
     def _is_epoch_loop(self, loop: Loop) -> bool:
-        """An epoch loop, also over a name bound once to a counting iterable
-        (``train_iterator = trange(epochs)`` ... ``for _ in train_iterator:``)."""
-        iterable = loop.iter if isinstance(loop, cst.For) else None
-        if isinstance(iterable, cst.Name):
-            reaching = self.context.binder.bindings_before(iterable)
-            if len(reaching) == 1 and isinstance(reaching[0].node, cst.Assign):
-                return _is_epoch_loop(loop, reaching[0].node.value)
-        return _is_epoch_loop(loop)
-
-    def _before(self, node: cst.CSTNode, assignments: set[cst.Assign]) -> bool:
-        """``node`` runs before each of ``assignments`` and never after one: no loop holds both."""
-        binder = self.context.binder
-        if not all(binder.precedes(node, assignment) for assignment in assignments):
-            return False
-        around = set(binder.loops_around(node))
-        return not any(loop in around for assignment in assignments for loop in binder.loops_around(assignment))
-
-
-def _alias_assignment(use: _Place) -> cst.Assign | None:
-    """``alias = loader`` or ``alias = tqdm(loader, ...)``: the assignment, else None."""
-    node, index = use.node, len(use.parents) - 1
-    if index >= 1 and _is_wrapper_argument(use.parents[index], use.parents[index - 1]):
-        argument = use.parents[index]
-        if argument.keyword is not None or argument is not use.parents[index - 1].args[0]:  # type: ignore[attr-defined]
-            return None
-        node, index = use.parents[index - 1], index - 2
-    parent = use.parents[index] if index >= 0 else None
-    if (
-        isinstance(parent, cst.Assign)
-        and parent.value is node
-        and len(parent.targets) == 1
-        and isinstance(parent.targets[0].target, cst.Name)
-    ):
-        return parent
-    return None
-
-
-def _key_of(target: cst.BaseExpression) -> _Key | None:
-    if isinstance(target, cst.Name):
-        return ("name", target.value)
-    if isinstance(target, cst.Attribute) and isinstance(target.value, cst.Name) and target.value.value == "self":
-        return ("self", target.attr.value)
-    return None
-
-
-def _class_of(place: _Place) -> cst.ClassDef | None:
-    """The class whose method ``place`` is directly in."""
-    if isinstance(place.frame, cst.FunctionDef) and len(place.parents) >= 3:
-        for index in range(len(place.parents) - 1, 0, -1):
-            if place.parents[index] is place.frame:
-                block, owner = place.parents[index - 1], place.parents[index - 2] if index >= 2 else None
-                if isinstance(block, cst.IndentedBlock) and isinstance(owner, cst.ClassDef):
-                    return owner
-                return None
-    return None
-
-
-def _shuffles(call: cst.Call) -> bool:
-    """``shuffle`` left at its default (True) or passed as a literal True."""
-    arguments = call_arguments(call, DISTRIBUTED_SAMPLER_POSITIONAL)
-    shuffle = arguments.get("shuffle")
-    if shuffle is None:
-        return arguments.is_absent("shuffle")
-    return is_constant(shuffle, "True")
-
-
-def _binds(place: _Place) -> bool:
-    """The reference is (part of) an assignment target or another binding."""
-    parent = place.parents[-1] if place.parents else None
-    targets = (cst.AssignTarget, cst.AnnAssign, cst.AugAssign, cst.For, cst.CompFor)
-    if isinstance(parent, targets) and place.node is parent.target:
-        return True
-    if isinstance(parent, (cst.AsName, cst.Param, cst.FunctionDef, cst.ClassDef, cst.ImportAlias, cst.NameItem)):
-        return True
-    return isinstance(parent, (cst.Tuple, cst.List, cst.Element, cst.StarredElement)) and any(
-        isinstance(ancestor, cst.AssignTarget) for ancestor in place.parents[-3:]
-    )
-
-
-def _is_harmless(place: _Place) -> bool:
-    """``len(loader)`` or reading a plain attribute (``loader.dataset``, not ``.sampler``)."""
-    parent = place.parents[-1] if place.parents else None
-    grandparent = place.parents[-2] if len(place.parents) >= 2 else None
-    if isinstance(parent, cst.Arg) and _wrapper_name(grandparent) == "len" and parent.keyword is None:
-        return True
-    if isinstance(parent, cst.Attribute) and place.node is parent.value:
-        if parent.attr.value in ("sampler", "batch_sampler"):
-            return False
-        if isinstance(grandparent, cst.Call) and grandparent.func is parent:
-            return False  # a method call may do anything to the object
-        return not _binds(_Place(parent, place.parents[:-1], place.loops, place.frame))
-    return False
-
-
-def _trains(loop: cst.For) -> bool:
-    """The loop body calls ``.backward()`` or ``.step()``: it trains on the batches."""
-    for call in _method_calls(loop.body):
-        if isinstance(call.func, cst.Attribute) and call.func.attr.value in _TRAINING_METHODS:
+        """``while ...``, ``for epoch in ...``, ``for _ in range(n)`` (possibly in ``tqdm``),
+        also over a name bound once to a counting iterable (``it = trange(epochs)`` ... ``for _ in it:``)."""
+        if isinstance(loop, cst.While) or "epoch" in (nodes.dotted_name(loop.target) or "").lower():
             return True
-    return False
-
-
-def _calls_unknown_methods(loop: Loop, loader_loop: cst.For, owner: cst.ClassDef) -> bool:
-    """``self.hook()`` in the epoch loop (outside the loop over the batches) where ``hook``
-    is neither a method of the class nor an attribute it assigns: an inherited method could
-    call ``set_epoch``."""
-    known = {statement.name.value for statement in owner.body.body if isinstance(statement, cst.FunctionDef)}
-    for place in _walk(owner, lambda node, parent: isinstance(parent, cst.AssignTarget), lambda node: False):
-        key = _key_of(place.node)  # type: ignore[arg-type]
-        if key is not None and key[0] == "self":
-            known.add(key[1])
-    for call in _method_calls(loop, skip=loader_loop.body):
-        key = _key_of(call.func)
-        if key is not None and key[0] == "self" and key[1] not in known:
-            return True
-    return False
+        return _callee(references.iterated_value(self.context.binder, loop)) in _COUNTING_LOOPS

@@ -1,0 +1,165 @@
+"""How one reference is used where it stands: questions a rule asks of the binder after the
+walk, once it knows which nodes refer to a value.
+
+The binder says *which* names refer to a binding. A rule that follows a value (a loader, a
+sampler, an optimizer, a scaler) then asks what each reference does with it: whether it only
+tests it (``if loader is None``, ``not loader``), is (part of) a binding (``loader = ...``,
+``def f(x=loader)``, ``global loader``), is iterated by a ``for`` loop (also through
+``enumerate``, ``tqdm``, ``zip`` or ``iter``), which loops run it once per iteration, and
+whether it runs before a statement and never after it. ``self_attribute_references`` gives
+for ``self.<name>`` what the binder gives for names, which it does not track: every
+reference in a class, or None where ``self`` itself is passed on (code elsewhere can then
+reach the attribute).
+"""
+
+from __future__ import annotations
+
+import libcst as cst
+
+from torchcheck.lint.binder import Binder, Loop
+from torchcheck.lint.nodes import called_name, subtree
+from torchcheck.lint.torch_api import ITERATION_WRAPPERS
+
+_WRAPPER_NAMES = frozenset(name.rsplit(".", 1)[-1] for name in ITERATION_WRAPPERS)
+_FRAMES = (cst.FunctionDef, cst.Lambda, cst.ClassDef)
+_TARGET_HOLDERS = (cst.AssignTarget, cst.AnnAssign, cst.AugAssign, cst.For, cst.CompFor)
+_BINDING_PARENTS = (cst.AsName, cst.Param, cst.FunctionDef, cst.ClassDef, cst.ImportAlias, cst.NameItem)
+
+
+def is_tested(binder: Binder, node: cst.CSTNode) -> bool:
+    """Used only as a truth value or in a comparison: ``if sampler is None``, ``not loader``,
+    ``x if loader else y`` (also as an operand of ``and``/``or`` there)."""
+    above = binder.parent(node)
+    while isinstance(above, cst.BooleanOperation):
+        node, above = above, binder.parent(above)
+    if isinstance(above, (cst.Comparison, cst.ComparisonTarget)):
+        return True
+    if isinstance(above, cst.UnaryOperation) and isinstance(above.operator, cst.Not):
+        return True
+    return isinstance(above, (cst.If, cst.While, cst.IfExp)) and node is above.test
+
+
+def is_bound(binder: Binder, node: cst.CSTNode) -> bool:
+    """``node`` is an assignment, loop or ``with`` target or an element of a tuple or list
+    assigned to (``a, loader = pair``; not of a nested one), or sits where a binding is
+    made: a parameter (its name, default or annotation), a ``def``/``class`` name, an import
+    alias, a ``global``/``nonlocal`` declaration."""
+    above = binder.parent(node)
+    if isinstance(above, _TARGET_HOLDERS) and node is above.target:
+        return True
+    if isinstance(above, _BINDING_PARENTS):
+        return True
+    return isinstance(above, (cst.Tuple, cst.List, cst.Element, cst.StarredElement)) and any(
+        isinstance(ancestor, cst.AssignTarget) for ancestor, _ in zip(binder.ancestors(node), range(3))
+    )
+
+
+def is_iteration_wrapper(node: cst.CSTNode | None) -> bool:
+    """``enumerate(...)``, ``tqdm(...)``, ``zip(...)`` or ``iter(...)``: iterating it iterates
+    its arguments."""
+    return isinstance(node, cst.Call) and called_name(node) in _WRAPPER_NAMES
+
+
+def iteration_wrapper(binder: Binder, node: cst.CSTNode) -> tuple[cst.Arg, cst.Call] | None:
+    """``node`` as an argument of an iteration wrapper: that argument and the call."""
+    argument = binder.parent(node)
+    call = binder.parent(argument) if argument is not None else None
+    if isinstance(argument, cst.Arg) and is_iteration_wrapper(call):
+        return argument, call  # type: ignore[return-value]
+    return None
+
+
+def iterating_loop(binder: Binder, node: cst.CSTNode) -> cst.For | None:
+    """The ``for`` loop that iterates ``node``, directly or through iteration wrappers
+    (``for i, b in enumerate(tqdm(loader))``); not through a keyword argument."""
+    while (wrapped := iteration_wrapper(binder, node)) is not None:
+        if wrapped[0].keyword is not None:
+            return None
+        node = wrapped[1]
+    loop = binder.parent(node)
+    return loop if isinstance(loop, cst.For) and node is loop.iter else None
+
+
+def iterated_value(binder: Binder, loop: cst.For) -> cst.BaseExpression:
+    """What a ``for`` loop draws from: its iterable, or the value of a name bound once by a
+    plain assignment that reaches the loop (``it = trange(epochs)`` ... ``for _ in it:``),
+    looked through iteration wrappers (``range(n)`` for ``enumerate(tqdm(range(n)))``)."""
+    iterable = loop.iter
+    reaching = binder.bindings_before(iterable) if isinstance(iterable, cst.Name) else []
+    if len(reaching) == 1 and isinstance(reaching[0].node, cst.Assign):
+        iterable = reaching[0].node.value
+    while is_iteration_wrapper(iterable) and iterable.args:  # type: ignore[attr-defined]
+        iterable = iterable.args[0].value  # type: ignore[attr-defined]
+    return iterable
+
+
+def assignment_of(binder: Binder, value: cst.CSTNode, *, as_branch: bool = False) -> cst.Assign | None:
+    """The assignment to one target whose whole value is ``value`` (``loader = DataLoader(...)``);
+    with ``as_branch``, also where ``value`` is a branch of that value
+    (``sampler = DistributedSampler(ds) if distributed else None``)."""
+    above = binder.parent(value)
+    if as_branch and isinstance(above, cst.IfExp) and (value is above.body or value is above.orelse):
+        value, above = above, binder.parent(above)
+    if isinstance(above, cst.Assign) and above.value is value and len(above.targets) == 1:
+        return above
+    return None
+
+
+def argument_of(binder: Binder, node: cst.CSTNode) -> cst.Call | None:
+    """The call ``node`` is passed to as a whole argument (``train(model, loader)``,
+    ``train(loader=loader)``), else None."""
+    argument = binder.parent(node)
+    call = binder.parent(argument) if argument is not None else None
+    if isinstance(argument, cst.Arg) and isinstance(call, cst.Call) and argument.value is node:
+        return call
+    return None
+
+
+def loops_running(binder: Binder, node: cst.CSTNode) -> tuple[Loop, ...]:
+    """The loops that run ``node`` once per iteration, within its function, outermost first:
+    a ``for`` loop's body, a ``while`` loop's test and body (not a ``for`` loop's iterable,
+    nor either loop's ``else``). Unlike ``Binder.loops_around`` it looks through
+    comprehensions."""
+    found = []
+    for ancestor in binder.ancestors(node):
+        if isinstance(ancestor, _FRAMES):
+            break
+        if isinstance(ancestor, cst.For) and node is ancestor.body or isinstance(ancestor, cst.While) and node is not ancestor.orelse:
+            found.append(ancestor)
+        node = ancestor
+    return tuple(reversed(found))
+
+
+def runs_before(binder: Binder, node: cst.CSTNode, statements: set[cst.Assign] | set[cst.CSTNode]) -> bool:
+    """``node`` starts before each of ``statements`` and never runs after one: no loop holds
+    both (``loader.dataset`` read before ``loader = DataLoader(...)`` rebinds the name)."""
+    if not all(binder.precedes(node, statement) for statement in statements):
+        return False
+    around = set(binder.loops_around(node))
+    return not any(loop in around for statement in statements for loop in binder.loops_around(statement))
+
+
+def self_attribute_references(binder: Binder, owner: cst.ClassDef, attribute: str) -> list[cst.Attribute] | None:
+    """Every ``self.<attribute>`` in ``owner`` (bindings included, nested classes left out),
+    in source order; None where ``self`` is used as a value (``hook(self)``, ``return self``),
+    except as ``super(Owner, self)``."""
+    found: list[cst.Attribute] = []
+    nested_classes = lambda node: node is not owner and isinstance(node, cst.ClassDef)
+    for node in subtree(owner, nested_classes, attribute_names=False):
+        if isinstance(node, cst.Attribute) and node.attr.value == attribute:
+            if isinstance(node.value, cst.Name) and node.value.value == "self":
+                found.append(node)
+        elif isinstance(node, cst.Name) and node.value == "self" and _is_bare(binder, node):
+            super_call = binder.parent(binder.parent(node))  # type: ignore[arg-type]
+            if not (isinstance(super_call, cst.Call) and called_name(super_call) == "super"):
+                return None
+    return found
+
+
+def _is_bare(binder: Binder, node: cst.Name) -> bool:
+    """``self`` as a value: not an attribute's receiver, a parameter or a keyword's name (a
+    name the binder gives no parent is an attribute's or a keyword's)."""
+    above = binder.parent(node)
+    if above is None or isinstance(above, (cst.Attribute, cst.Param)):
+        return False
+    return not (isinstance(above, cst.Arg) and node is above.keyword)
