@@ -1,26 +1,18 @@
 from __future__ import annotations
 
-import enum
 import re
-from dataclasses import dataclass, field
+from typing import NamedTuple
 
 import libcst as cst
 
 from torchcheck.lint import torch_api
-from torchcheck.lint.context import LintContext, Loop
+from torchcheck.lint.context import LintContext
 from torchcheck.lint.flow import Event
 from torchcheck.lint.idioms import Effect
 from torchcheck.lint.kinds import Kind
-from torchcheck.lint.nodes import dotted_name, source_text, subtree
+from torchcheck.lint.nodes import dotted_name, keyword_argument, literal_bool, method_call, source_text, subtree
 from torchcheck.lint.rule import Invalid, Rule, Valid
-from torchcheck.lint.summaries import (
-    ANONYMOUS,
-    EVAL,
-    TRAIN,
-    FunctionSummary,
-    ResolvedCall,
-    spelled,
-)
+from torchcheck.lint.summaries import ANONYMOUS, EVAL, TRAIN, FunctionSummary, ResolvedCall, spelled
 
 _MESSAGE = "`{call}` runs `{module}` in training mode in an evaluation {scope}: {why}; dropout and batch-norm statistics stay live"
 _BUILT_HERE = "it is built here and never switched to `eval()`"
@@ -31,9 +23,7 @@ _NOT_BY_CALLER = "neither this function nor `{caller}()`, which calls it at line
 # Words that name an evaluation function: `evaluate`, `validate_one_epoch`, `run_eval`, `test`.
 _EVALUATION_WORDS = frozenset({"validate", "validation", "evaluate", "evaluation", "eval", "valid"})
 # `test*` names of evaluation functions; any other `test_...` is taken for a unit test.
-_TEST_NAMES = frozenset(
-    {"test", "testing", "test_epoch", "test_one_epoch", "test_model", "test_net", "test_loop", "test_all", "test_accuracy"}
-)
+_TEST_NAMES = frozenset({"test", "testing", "test_epoch", "test_one_epoch", "test_model", "test_net", "test_loop", "test_all", "test_accuracy"})
 # Ways a module comes back already in evaluation mode (`from_pretrained`, most `load_model`
 # helpers) or in whatever mode it was saved in (`torch.load`): not a fresh module.
 _LOADER_WORDS = ("load", "pretrained", "restore", "checkpoint", "jit", "hub")
@@ -57,67 +47,11 @@ _GRADIENT_FUNCTIONS = frozenset({"torch.autograd.backward", "torch.autograd.grad
 _SET = "set"  # `model.train(flag)`: the author chooses the mode
 
 
-class _Status(enum.Enum):
-    EVAL = "eval"  # switched to eval(), or the mode is managed on purpose
-    TRAIN = "train"  # certainly left in training mode on the way here
-    UNKNOWN = "unknown"  # a caller in another file may have switched it
-
-
-@dataclass(frozen=True)
-class _Switch:
-    event: Event
-    target: str
-    mode: str  # EVAL, TRAIN or _SET
-    code: str
-
-
-@dataclass(frozen=True)
-class _ModelCall:
+class _ModelCall(NamedTuple):
     event: Event
     spellings: frozenset[str]  # the module as called, and what the name is an alias of
     module: str
     no_grad: bool
-
-
-@dataclass(frozen=True)
-class _Caller:
-    function: cst.FunctionDef | None
-    event: Event
-    resolved: ResolvedCall
-
-
-@dataclass(frozen=True)
-class _Build:
-    """``name = Net(...)``: a module built in training mode."""
-
-    name: str
-    order: int
-    # whether its layers behave differently in training mode: known for torch.nn layers; None
-    # for a class of this file (decided from the file's text when needed); True otherwise
-    mode_dependent: bool | None
-
-
-@dataclass
-class _FunctionFacts:
-    switches: list[_Switch] = field(default_factory=list)
-    built: list[_Build] = field(default_factory=list)  # `name = Net()`
-    zoo_models: set[str] = field(default_factory=set)  # names bound to `torchvision.models.resnet18()` ...
-    # helpers that backpropagate: (walk order, the names passed), `train_one_epoch(model, ...)`
-    trained_by_helpers: list[tuple[int, frozenset[str]]] = field(default_factory=list)
-    backwards: list[int] = field(default_factory=list)  # walk orders of backward() and helpers doing it
-    model_calls: list[_ModelCall] = field(default_factory=list)
-    asserts: bool = False
-    in_module_class: bool = False
-
-
-@dataclass(frozen=True)
-class _Verdict:
-    status: _Status
-    why: str = ""
-
-
-_EVAL = _Verdict(_Status.EVAL)
-_UNKNOWN = _Verdict(_Status.UNKNOWN)
 
 
 def _is_evaluation_name(name: str) -> bool:
@@ -125,52 +59,29 @@ def _is_evaluation_name(name: str) -> bool:
     framework calls with the mode already set (``validation_step``, ``test_step``)."""
     lowered = name.lower().strip("_")
     words = lowered.split("_")
-    if words[-1] == "step":
-        return False
-    return lowered in _TEST_NAMES or any(word in _EVALUATION_WORDS for word in words)
+    return words[-1] != "step" and (lowered in _TEST_NAMES or any(word in _EVALUATION_WORDS for word in words))
 
 
-def _innermost(call: cst.Call) -> cst.Call:
-    """``Net()`` in ``Net().to(device).eval()``."""
+def _chain(call: cst.Call) -> list[cst.Call]:
+    """The calls of a chain, outermost first: ``Net().to(device).eval()``, ``Net().to(device)``, ``Net()``."""
+    calls = [call]
     while isinstance(call.func, cst.Attribute) and isinstance(call.func.value, cst.Call):
-        call = call.func.value
-    return call
+        calls.append(call := call.func.value)
+    return calls
 
 
 def _mode_set_by(call: cst.Call) -> str | None:
     """EVAL for ``m.eval()`` and ``m.train(False)``, TRAIN for ``m.train()``, _SET for
     ``m.train(flag)``; None for any other call."""
-    method = call.func.attr.value if isinstance(call.func, cst.Attribute) else None
-    if method == EVAL:
-        return EVAL
+    method = (method_call(call) or (None, None))[1]
     if method != TRAIN:
-        return None
-    flag = call.args[0].value if call.args else None
-    if flag is None or (isinstance(flag, cst.Name) and flag.value == "True"):
-        return TRAIN
-    return EVAL if isinstance(flag, cst.Name) and flag.value == "False" else _SET
+        return EVAL if method == EVAL else None
+    return {True: TRAIN, False: EVAL}.get(literal_bool(call.args[0].value) if call.args else True, _SET)
 
 
-def _switches_to_eval(call: cst.Call) -> bool:
-    """Whether a chain of calls passes through ``.eval()`` / ``.train(False)``: ``Net().eval()``."""
-    while isinstance(call.func, cst.Attribute):
-        if _mode_set_by(call) == EVAL:
-            return True
-        if not isinstance(call.func.value, cst.Call):
-            return False
-        call = call.func.value
-    return False
-
-
-def _covers(switched: str, called: str) -> bool:
+def _covers(switched: str, names: frozenset[str]) -> bool:
     """``model.eval()`` switches ``model.encoder`` too."""
-    return called == switched or called.startswith(switched + ".")
-
-
-def _dotted_names_in(expression: cst.CSTNode) -> set[str]:
-    """The dotted names in ``expression`` (``model`` and ``model.module`` in ``model.module``)."""
-    spelled = (dotted_name(node) for node in subtree(expression) if isinstance(node, (cst.Name, cst.Attribute)))
-    return {name for name in spelled if name is not None}
+    return any(name == switched or name.startswith(switched + ".") for name in names)
 
 
 def _one_line(node: cst.CSTNode) -> str:
@@ -485,255 +396,169 @@ with torch.no_grad():
 
     def __init__(self, context: LintContext) -> None:
         super().__init__(context)
-        self._functions: dict[cst.FunctionDef | None, _FunctionFacts] = {None: _FunctionFacts()}
-        self._callers: dict[cst.FunctionDef, list[_Caller]] = {}
-        self._gradient_loops: set[Loop] = set()
-        self._backward_nodes: dict[int, cst.CSTNode] = {}  # walk order -> the backward() or helper call
-        self._module: cst.Module | None = None
-        self._file_has_mode_dependent_layers: bool | None = None
+        self._switches: list[tuple[Event, str, str]] = []  # (where, the module, EVAL, TRAIN or _SET)
+        # `name = Net()`: (where, name, mode-dependent, from a model zoo such as `torchvision.models.resnet18()`)
+        self._builds: list[tuple[Event, str, bool | None, bool]] = []
+        # backward() calls and helpers that backpropagate, with the names passed to a helper
+        self._backwards: list[tuple[Event, frozenset[str]]] = []
+        self._model_calls: list[_ModelCall] = []
+        self._callers: dict[cst.FunctionDef, list[tuple[Event, ResolvedCall]]] = {}
+        self._module_methods: set[cst.FunctionDef] = set()
+        self._file_has_mode_dependent_layers = True
 
     # ----------------------------------------------------------------- the walk
-    def visit_Module(self, node: cst.Module) -> None:
-        self._module = node
-
-    def _here(self) -> _FunctionFacts:
-        return self._functions[self.context.flow.function]
-
     def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
-        self._functions[node] = _FunctionFacts(in_module_class=self.context.in_module_class)
+        if self.context.in_module_class:
+            self._module_methods.add(node)
 
     def visit_Assign(self, node: cst.Assign) -> None:
         if self.context.in_module_class or not (isinstance(node.value, cst.Call) and self._creates(node.value)):
             return
-        order = self.context.flow.event(node).order
-        built = _innermost(node.value)
-        zoo = (self.context.call_name(built) or "").startswith(_MODEL_ZOOS)
-        dependent = self._mode_dependent(built)
-        for target in node.targets:
-            if isinstance(target.target, cst.Name):
-                self._here().built.append(_Build(target.target.value, order, dependent))
-                if zoo:
-                    self._here().zoo_models.add(target.target.value)
+        event, built = self.context.flow.event(node), _chain(node.value)[-1]
+        zoo, dependent = (self.context.call_name(built) or "").startswith(_MODEL_ZOOS), self._mode_dependent(built)
+        self._builds.extend((event, target.target.value, dependent, zoo) for target in node.targets if isinstance(target.target, cst.Name))
 
     def _mode_dependent(self, built: cst.Call) -> bool | None:
+        """Known for torch.nn layers; None for a class of this file (decided from the file's
+        text when needed); True otherwise."""
         qualified = self.context.call_name(built) or ""
         layer = qualified.rsplit(".", 1)[-1]
-        if qualified.startswith("torch.nn.") and torch_api.is_module_class_name(qualified):
-            if layer in _CONTAINERS:
-                return _MODE_DEPENDENT_TEXT.search(source_text(built)) is not None
-            if layer in _RECURRENT_LAYERS:
-                return any(argument.keyword is not None and argument.keyword.value == "dropout" for argument in built.args)
-            return layer in _MODE_DEPENDENT_LAYERS
-        if isinstance(built.func, cst.Name) and built.func.value in self.context.module_classes:
-            return None
-        return True
-
-    def visit_Assert(self, node: cst.Assert) -> None:
-        self._here().asserts = True
+        if not (qualified.startswith("torch.nn.") and torch_api.is_module_class_name(qualified)):
+            return None if isinstance(built.func, cst.Name) and built.func.value in self.context.module_classes else True
+        if layer in _CONTAINERS:
+            return _MODE_DEPENDENT_TEXT.search(source_text(built)) is not None
+        return keyword_argument(built, "dropout") is not None if layer in _RECURRENT_LAYERS else layer in _MODE_DEPENDENT_LAYERS
 
     def visit_Call(self, node: cst.Call) -> None:
         if self.context.in_module_class:
             return  # a module's own methods: its mode is its owner's business
-        summary = self.context.call_summary(node)
+        summary, mode = self.context.call_summary(node), _mode_set_by(node)
         if summary is not None:
             self._helper(node, summary)
-            return
-        mode = _mode_set_by(node)
-        if mode is not None:
-            self._switch(node, mode)
-        elif self._uses_gradients(node):
-            return  # recorded when left: after the forward passes in its arguments
-        elif isinstance(node.func, cst.Attribute) and node.func.attr.value == "forward":
-            self._model_call(node, node.func.value)
-        else:
-            self._model_call(node, node.func)
-
-    def _switch(self, call: cst.Call, mode: str) -> None:
-        target = dotted_name(call.func.value)  # type: ignore[attr-defined]
-        if target is not None:
-            self._here().switches.append(_Switch(self.context.flow.event(call), target, mode, _one_line(call)))
+        elif mode is not None and (target := dotted_name(node.func.value)) is not None:  # type: ignore[attr-defined]
+            self._switches.append((self.context.flow.event(node), target, mode))
+        elif not self._uses_gradients(node):  # a backward is recorded when left, after its forward passes
+            found = method_call(node)
+            self._model_call(node, found[0] if found is not None and found[1] == "forward" else node.func)
 
     def _uses_gradients(self, call: cst.Call) -> bool:
-        method = call.func.attr.value if isinstance(call.func, cst.Attribute) else None
-        return method in _GRADIENT_USES or self.context.call_name(call) in _GRADIENT_FUNCTIONS
+        return (method_call(call) or (None, None))[1] in _GRADIENT_USES or self.context.call_name(call) in _GRADIENT_FUNCTIONS
 
     def leave_Call(self, original_node: cst.Call) -> None:
-        if self.context.in_module_class:
-            return
-        if self.context.call_summary(original_node) is None and self._uses_gradients(original_node):
-            self._backward(self.context.flow.event(original_node))
-
-    def _backward(self, event: Event) -> None:
-        self._here().backwards.append(event.order)
-        self._backward_nodes[event.order] = event.node
-        self._gradient_loops.update(self.context.loops)
+        if not self.context.in_module_class and self.context.call_summary(original_node) is None and self._uses_gradients(original_node):
+            self._backwards.append((self.context.flow.event(original_node), frozenset()))
 
     def _helper(self, call: cst.Call, summary: FunctionSummary) -> None:
         """A helper of this file: the modes it leaves modules in, whether it backpropagates,
         and that this function calls it (for the callers of evaluation functions)."""
         event = self.context.flow.event(call)
-        facts = self._here()
         for mode in summary.exit_modes:
             if mode.target != ANONYMOUS:
-                switched = EVAL if EVAL in mode.modes else TRAIN
-                facts.switches.append(_Switch(event, mode.target, switched, _one_line(call)))
+                self._switches.append((event, mode.target, EVAL if EVAL in mode.modes else TRAIN))
         if summary.does(Effect.BACKWARD):
-            self._backward(event)
-            passed = {dotted_name(argument.value) for argument in call.args}
-            facts.trained_by_helpers.append((event.order, frozenset(name for name in passed if name is not None)))
-        resolved = self.context.resolve_call(call)
-        if resolved is not None:
-            self._callers.setdefault(resolved.function, []).append(_Caller(self.context.flow.function, event, resolved))
+            self._backwards.append((event, frozenset({dotted_name(argument.value) for argument in call.args} - {None})))
+        if (resolved := self.context.resolve_call(call)) is not None:
+            self._callers.setdefault(resolved.function, []).append((event, resolved))
 
     def _model_call(self, call: cst.Call, callee: cst.BaseExpression) -> None:
-        module = dotted_name(callee)
-        facts = self._here()
-        if module is None or not (self.context.kind_of(callee) is Kind.MODULE or module in facts.zoo_models):
-            return
-        spellings = {module} | self._aliases(module)
-        facts.model_calls.append(_ModelCall(self.context.flow.event(call), frozenset(spellings), module, self.context.in_no_grad))
+        module, function = dotted_name(callee), self.context.flow.function
+        zoo = (event.function is function and name == module for event, name, _, zoo in self._builds if zoo)
+        if module is not None and (self.context.kind_of(callee) is Kind.MODULE or any(zoo)):
+            spellings = frozenset({module} | self._aliases(module))
+            self._model_calls.append(_ModelCall(self.context.flow.event(call), spellings, module, self.context.in_no_grad))
 
     def _aliases(self, module: str) -> set[str]:
         """The modules a local name stands for: ``model`` for ``net`` in ``net = model.module``
         or ``net = DataParallel(model)``."""
-        if "." in module:
-            return set()
-        binding = self.context.flow.last_binding(module)
+        binding = self.context.flow.last_binding(module) if "." not in module else None
         if binding is None or binding.value is None or isinstance(binding.value, cst.Call) and self._creates(binding.value):
             return set()
-        return {
-            name for name in _dotted_names_in(binding.value) if name != module and self.context.kind_of(spelled(name)) is Kind.MODULE
-        }
+        names = {dotted_name(node) for node in subtree(binding.value) if isinstance(node, (cst.Name, cst.Attribute))}
+        return {name for name in names if name not in (None, module) and self.context.kind_of(spelled(name)) is Kind.MODULE}
 
     def _creates(self, value: cst.Call) -> bool:
         """A call that builds a new module in training mode: a class or factory called by name
         (``Net()``, ``build_model(cfg)``, ``torchvision.models.resnet18()``), maybe moved
         (``Net().to(device)``); not a loader (``from_pretrained`` leaves it in eval mode,
-        ``torch.load`` in whatever mode it was saved in) nor a method of a local object."""
-        if _switches_to_eval(value):
-            return False  # `Net().to(device).eval()`
-        built = _innermost(value)
-        if any(
-            isinstance(argument.value, (cst.Name, cst.Attribute)) and self.context.kind_of(argument.value) is Kind.MODULE
-            for argument in built.args
-        ):
-            return False  # a wrapper (`DataParallel(model)`, `TracedModel(model)`): the module is not new
-        func = built.func
+        ``torch.load`` in whatever mode it was saved in), a wrapper of a module
+        (``DataParallel(model)``) nor a method of a local object."""
+        chain = _chain(value)
+        passed = (argument.value for argument in chain[-1].args if isinstance(argument.value, (cst.Name, cst.Attribute)))
+        if any(_mode_set_by(call) == EVAL for call in chain) or any(self.context.kind_of(module) is Kind.MODULE for module in passed):
+            return False  # `Net().eval()`, or a wrapper of a module: not a new module in training mode
+        func = chain[-1].func
         name = func.value if isinstance(func, cst.Name) else self.context.qualified_name(func)
         return name is not None and not any(word in name.lower() for word in _LOADER_WORDS)
 
     # ----------------------------------------------------------------- the decision
     def leave_Module(self, node: cst.Module) -> None:
-        for function, facts in self._functions.items():
-            for scope, calls in self._evaluation_scopes(function, facts):
-                self._check_scope(function, scope, calls)
+        text_needed = any(dependent is None for *_, dependent, _ in self._builds) and bool(self._model_calls)  # `node.code` is costly
+        self._file_has_mode_dependent_layers = text_needed and _MODE_DEPENDENT_TEXT.search(node.code) is not None
+        learning = {loop for event, _ in self._backwards for loop in event.loops}  # loops that backpropagate
+        for function in dict.fromkeys(call.event.function for call in self._model_calls if call.event.function not in self._module_methods):
+            calls = [call for call in self._model_calls if call.event.function is function]
+            evaluation = function is not None and self._is_evaluation_function(function, calls)
+            scopes: dict[cst.CSTNode | None, list[_ModelCall]] = {}
+            for call in calls:
+                loop = call.event.loops[0] if call.event.loops else None
+                if evaluation or call.no_grad and loop is not None and not (loop in learning or self.context.is_training_loop(loop)):
+                    scopes.setdefault(function if evaluation else loop, []).append(call)
+            for in_scope in scopes.values():
+                for call in {call.module: call for call in reversed(in_scope)}.values():  # the first call of each module
+                    why = self._mode_at(function, call.spellings, call.event.order, 0)
+                    if why not in (None, EVAL):
+                        scope = "function" if evaluation else "loop"
+                        self.report(call.event.node, _MESSAGE.format(call=_one_line(call.event.node), module=call.module, scope=scope, why=why))
 
-    def _evaluation_scopes(self, function: cst.FunctionDef | None, facts: _FunctionFacts) -> list[tuple[str, list[_ModelCall]]]:
-        if not facts.model_calls or facts.in_module_class:
-            return []
-        if function is not None and self._is_evaluation_function(function, facts):
-            return [("function", facts.model_calls)]
-        loops: dict[Loop, list[_ModelCall]] = {}
-        for call in facts.model_calls:
-            if call.no_grad and call.event.loops and not self._loop_uses_gradients(call.event.loops[0]):
-                loops.setdefault(call.event.loops[0], []).append(call)
-        return [("loop", calls) for calls in loops.values()]
-
-    def _is_evaluation_function(self, function: cst.FunctionDef, facts: _FunctionFacts) -> bool:
-        if not _is_evaluation_name(function.name.value) or facts.backwards:
+    def _is_evaluation_function(self, function: cst.FunctionDef, calls: list[_ModelCall]) -> bool:
+        name = function.name.value
+        backpropagates = any(event.function is function for event, _ in self._backwards)
+        if not _is_evaluation_name(name) or backpropagates or self.context.summary_of(function).does(Effect.BACKWARD):
             return False
-        if self.context.summary_of(function).does(Effect.BACKWARD):
-            return False
-        if function.name.value.startswith("test"):
-            # a pytest test asserts; an evaluation on a test set loops over batches
-            return not facts.asserts and any(call.event.loops for call in facts.model_calls)
-        return True
+        if not name.startswith("test"):
+            return True
+        # a pytest test asserts; an evaluation on a test set loops over batches
+        own_code = subtree(function.body, prune=lambda node: isinstance(node, cst.FunctionDef))
+        return any(call.event.loops for call in calls) and not any(isinstance(node, cst.Assert) for node in own_code)
 
-    def _loop_uses_gradients(self, loop: Loop) -> bool:
-        return loop in self._gradient_loops or self.context.is_training_loop(loop)
-
-    def _check_scope(self, function: cst.FunctionDef | None, scope: str, calls: list[_ModelCall]) -> None:
-        checked: set[str] = set()
-        for call in calls:
-            if call.module in checked:
-                continue
-            checked.add(call.module)
-            verdict = self._mode_at(function, call.spellings, call.event.order, 0)
-            if verdict.status is _Status.TRAIN:
-                message = _MESSAGE.format(call=_one_line(call.event.node), module=call.module, scope=scope, why=verdict.why)
-                self.report(call.event.node, message)
-
-    def _mode_at(self, function: cst.FunctionDef | None, spellings: frozenset[str], order: int, depth: int) -> _Verdict:
-        """The mode the module is in at ``order`` in ``function``, as far as this file tells."""
-        facts = self._functions.get(function)
-        if facts is None:
-            return _UNKNOWN
-        switches = [switch for switch in facts.switches if any(_covers(switch.target, name) for name in spellings)]
-        before = [switch for switch in switches if switch.event.order < order]
+    def _mode_at(self, function: cst.FunctionDef | None, spellings: frozenset[str], order: int, depth: int) -> str | None:
+        """The mode the module is in at ``order`` in ``function``, as far as this file tells:
+        EVAL (switched, or managed on purpose), None (unknown: a caller in another file may
+        switch it), or why it is certainly in training mode."""
+        switches = [(event, mode) for event, target, mode in self._switches if event.function is function and _covers(target, spellings)]
+        before = [(event, mode) for event, mode in switches if event.order < order]
+        backwards = [(event, passed) for event, passed in self._backwards if event.function is function and event.order < order]
         if before:
-            return self._after_switch(max(before, key=lambda switch: switch.event.order), facts, order)
-        if any(switch.mode != TRAIN for switch in switches):
-            return _EVAL  # switched later in the function (in a loop, before the next pass)
-        builds = [build for build in facts.built if build.name in spellings and build.order < order]
-        latest = max(builds, key=lambda found: found.order) if builds else None
-        if latest is not None and not self._behaves_by_mode(latest):
-            return _EVAL  # built from layers that compute the same in both modes
-        trained = self._trained_before(facts, spellings, order)
+            switch, mode = max(before, key=lambda found: found[0].order)
+            if mode != TRAIN or not any(switch.order <= backward.order for backward, _ in backwards):
+                return EVAL  # `train()` right before a loop that does not learn: chosen on purpose
+            return _LAST_TRAIN.format(switch=_one_line(switch.node), line=self.context.line_of(switch.node))
+        if any(mode != TRAIN for _, mode in switches):
+            return EVAL  # switched later in the function (in a loop, before the next pass)
+        builds = [build for build in self._builds if build[0].function is function and build[1] in spellings and build[0].order < order]
+        latest = max(builds, key=lambda build: build[0].order, default=None)
+        if latest is not None and not (self._file_has_mode_dependent_layers if latest[2] is None else latest[2]):
+            return EVAL  # built from layers that compute the same in both modes
+        # trained here (a module is trained in training mode): a backward() after a gradient-enabled
+        # call of the module, or a helper that backpropagates and is passed the module
+        runs = [call.event.order for call in self._model_calls if call.event.function is function and not call.no_grad and spellings & call.spellings]
+        trained = next((event for event, _ in backwards if any(run < event.order for run in runs)), None)
+        trained = trained or next((event for event, passed in backwards if spellings & passed), None)
         if trained is not None:
-            return _Verdict(_Status.TRAIN, _TRAINED_HERE.format(line=trained))
+            return _TRAINED_HERE.format(line=self.context.line_of(trained.node))
         if latest is not None:
-            return _Verdict(_Status.TRAIN, _BUILT_HERE)
-        if function is None or depth >= _MAX_CALLER_DEPTH:
-            return _UNKNOWN
-        return self._mode_from_callers(function, spellings, depth)
+            return _BUILT_HERE
+        return None if function is None or depth >= _MAX_CALLER_DEPTH else self._mode_from_callers(function, spellings, depth)
 
-    def _trained_before(self, facts: _FunctionFacts, spellings: frozenset[str], order: int) -> int | None:
-        """The line of a ``backward()`` that follows a gradient-enabled call of the module and
-        precedes ``order``: the module was trained here (a module is trained in training mode)."""
-        runs = [call.event.order for call in facts.model_calls if not call.no_grad and spellings & call.spellings]
-        for backward in facts.backwards:
-            if backward < order and any(run < backward for run in runs):
-                return self.context.line_of(self._backward_nodes[backward])
-        for helper, passed in facts.trained_by_helpers:
-            if helper < order and spellings & passed:
-                return self.context.line_of(self._backward_nodes[helper])
-        return None
-
-    def _behaves_by_mode(self, build: _Build) -> bool:
-        """A module of a class defined in this file behaves by mode when the file has any
-        dropout, batch norm or ``self.training`` (its layers are defined here too)."""
-        if build.mode_dependent is not None:
-            return build.mode_dependent
-        if self._file_has_mode_dependent_layers is None:
-            assert self._module is not None
-            self._file_has_mode_dependent_layers = _MODE_DEPENDENT_TEXT.search(self._module.code) is not None
-        return self._file_has_mode_dependent_layers
-
-    def _after_switch(self, switch: _Switch, facts: _FunctionFacts, order: int) -> _Verdict:
-        if switch.mode != TRAIN:
-            return _EVAL
-        if not any(switch.event.order <= backward < order for backward in facts.backwards):
-            return _EVAL  # `train()` right before a loop that does not learn: chosen on purpose
-        line = self.context.line_of(switch.event.node)
-        return _Verdict(_Status.TRAIN, _LAST_TRAIN.format(switch=switch.code, line=line))
-
-    def _mode_from_callers(self, function: cst.FunctionDef, spellings: frozenset[str], depth: int) -> _Verdict:
-        callers = self._callers.get(function, [])
-        if not callers:
-            return _UNKNOWN  # maybe called from another file, which may switch the mode
-        verdicts = []
-        for caller in callers:
-            translated = {caller.resolved.translate(name) for name in spellings}
-            if None in translated or ANONYMOUS in translated:
-                verdicts.append(_UNKNOWN)
-                continue
-            found = self._mode_at(caller.function, frozenset(translated), caller.event.order, depth + 1)  # type: ignore[arg-type]
-            if found.status is _Status.TRAIN:
-                name = caller.function.name.value if caller.function is not None else "<module>"
-                found = _Verdict(_Status.TRAIN, _NOT_BY_CALLER.format(caller=name, line=self.context.line_of(caller.event.node)))
+    def _mode_from_callers(self, function: cst.FunctionDef, spellings: frozenset[str], depth: int) -> str | None:
+        verdicts: list[str | None] = []
+        for event, resolved in self._callers.get(function, []):
+            translated = frozenset(resolved.translate(name) for name in spellings)
+            unknown = None in translated or ANONYMOUS in translated
+            found = None if unknown else self._mode_at(event.function, translated, event.order, depth + 1)  # type: ignore[arg-type]
+            if found not in (None, EVAL):
+                caller = event.function.name.value if event.function is not None else "<module>"
+                found = _NOT_BY_CALLER.format(caller=caller, line=self.context.line_of(event.node))
             verdicts.append(found)
-        if any(verdict.status is _Status.EVAL for verdict in verdicts):
-            return _EVAL
-        if any(verdict.status is _Status.UNKNOWN for verdict in verdicts):
-            return _UNKNOWN
-        return verdicts[0]
+        # no caller in this file: one in another file may switch the mode
+        return EVAL if EVAL in verdicts else None if None in verdicts or not verdicts else verdicts[0]

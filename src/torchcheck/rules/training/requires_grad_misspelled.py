@@ -2,7 +2,6 @@ from __future__ import annotations
 
 import enum
 import re
-from dataclasses import dataclass
 
 import libcst as cst
 
@@ -36,13 +35,6 @@ class _Receiver(enum.Enum):
     TENSOR = "tensor"  # fixed by renaming the attribute
     MODULE = "module"  # or anything with a `requires_grad_` method: fixed by calling it
     UNKNOWN = "unknown"  # a tensor or a module: reported without a fix
-
-
-@dataclass(frozen=True)
-class _Finding:
-    report: Report
-    attribute: str
-    receiver: _Receiver
 
 
 class RequiresGradMisspelled(Rule):
@@ -268,13 +260,10 @@ class Net(nn.Module):
 
     def __init__(self, context: LintContext) -> None:
         super().__init__(context)
-        self._findings: list[_Finding] = []
+        self._findings: list[tuple[Report, str, _Receiver]] = []  # (report, misspelled attribute, receiver)
         self._defined: set[str] = set()  # attribute names the file defines or reads itself
         self._module_fields: set[str] = set()  # ... as a field of an nn.Module subclass
-        self._targets: set[cst.CSTNode] = set()
         self._imports_torch = False
-        self._parameter_names: list[set[str]] = [set()]
-        self._scopes: list[str] = []  # "class" / "function", innermost last
 
     # ----------------------------------------------------------------- evidence
     def visit_Import(self, node: cst.Import) -> None:
@@ -285,25 +274,13 @@ class Net(nn.Module):
         if not node.relative and node.module is not None and _is_torch(node.module):
             self._imports_torch = True
 
-    def visit_ClassDef(self, node: cst.ClassDef) -> None:
-        self._scopes.append("class")
-
-    def leave_ClassDef(self, node: cst.ClassDef) -> None:
-        self._scopes.pop()
-
     def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
-        if self._in_class_body:
-            self._note_field(node.name.value)  # a method or property of that name
-        self._scopes.append("function")
-        self._parameter_names.append(set())
+        self._note_class_level(node.name)  # a method or property of that name
 
-    def leave_FunctionDef(self, node: cst.FunctionDef) -> None:
-        self._scopes.pop()
-        self._parameter_names.pop()
-
-    @property
-    def _in_class_body(self) -> bool:
-        return bool(self._scopes) and self._scopes[-1] == "class"
+    def _note_class_level(self, name: cst.Name) -> None:
+        """``require_grad`` defined in a class body: a field of that class."""
+        if (name.value in _TYPOS or name.value == _METHOD) and self.context.binder.scope_of(name).is_class:
+            self._note_field(name.value)
 
     def _note_field(self, name: str) -> None:
         """A module's own field says nothing about tensors; any other class's field may be
@@ -311,21 +288,15 @@ class Net(nn.Module):
         if name in _TYPOS or name == _METHOD:
             (self._module_fields if self.context.in_module_class else self._defined).add(name)
 
-    def visit_For(self, node: cst.For) -> None:
-        names = self._parameter_names[-1]
-        names.difference_update(_names(node.target))
-        names.update(_parameter_targets(node.target, node.iter))
-
     def visit_AnnAssign(self, node: cst.AnnAssign) -> None:
-        self._targets.add(node.target)
         self._note_definition(node.target)
 
-    def visit_AugAssign(self, node: cst.AugAssign) -> None:
-        self._targets.add(node.target)
-
     def visit_Attribute(self, node: cst.Attribute) -> None:
-        if node.attr.value not in _TYPOS or node in self._targets:
+        if node.attr.value not in _TYPOS:
             return
+        parent = self.context.binder.parent(node)
+        if isinstance(parent, cst.AssignTarget) or isinstance(parent, (cst.AnnAssign, cst.AugAssign)) and parent.target is node:
+            return  # assigned, not read
         if isinstance(node.value, cst.Name) and node.value.value == "self":
             self._note_field(node.attr.value)  # `if self.require_grad:` reads the class's field
         else:
@@ -334,8 +305,8 @@ class Net(nn.Module):
     def _note_definition(self, target: cst.BaseExpression) -> None:
         """A class-level ``require_grad = ...`` or a ``self.require_grad = ...`` in a class
         (other than ``self.requires_grad_`` in an ``nn.Module``) defines a field of its own."""
-        if isinstance(target, cst.Name) and self._in_class_body:
-            self._note_field(target.value)
+        if isinstance(target, cst.Name):
+            self._note_class_level(target)
         elif (
             isinstance(target, cst.Attribute)
             and isinstance(target.value, cst.Name)
@@ -348,7 +319,6 @@ class Net(nn.Module):
     # ----------------------------------------------------------------- assignments
     def visit_Assign(self, node: cst.Assign) -> None:
         targets = [target.target for target in node.targets]
-        self._targets.update(targets)
         for target in targets:
             self._note_definition(target)
         found = [(target, self._receiver(target)) for target in targets if isinstance(target, cst.Attribute)]
@@ -368,17 +338,18 @@ class Net(nn.Module):
             call = cst.Call(func=method, args=[cst.Arg(value=node.value)])
             safety = fix_safety_on(self.context.evidence_of(target.value))
             self.report(node, message, replacement=cst.Expr(value=call, semicolon=node.semicolon), fix_safety=safety)
-        self._findings.append(_Finding(self.reports[-1], attribute, receiver))
+        self._findings.append((self.reports[-1], attribute, receiver))
 
     def leave_Module(self, node: cst.Module) -> None:
         """Drop findings about a name the file defines or reads itself, or in non-torch files."""
-        dropped = [f.report for f in self._findings if not self._imports_torch or self._defined_here(f)]
+        dropped = [
+            report
+            for report, attribute, receiver in self._findings
+            if not self._imports_torch
+            or attribute in self._defined
+            or attribute in self._module_fields and receiver is not _Receiver.TENSOR
+        ]
         self.reports = [report for report in self.reports if not any(report is other for other in dropped)]
-
-    def _defined_here(self, finding: _Finding) -> bool:
-        if finding.attribute in self._defined:
-            return True
-        return finding.attribute in self._module_fields and finding.receiver is not _Receiver.TENSOR
 
     # ----------------------------------------------------------------- receivers
     def _receiver(self, target: cst.Attribute) -> _Receiver | None:
@@ -396,7 +367,7 @@ class Net(nn.Module):
             name = receiver.value
             if name in ("self", "cls"):
                 return None  # a field of the class being written
-            if name in self._parameter_names[-1] or _PARAMETER_NAME.search(name):
+            if _PARAMETER_NAME.search(name) or self._drawn_from_parameters(receiver):
                 return _Receiver.TENSOR
             if _CONFIG_NAME.search(name):
                 return None
@@ -413,6 +384,15 @@ class Net(nn.Module):
             return _Receiver.MODULE
         return _Receiver.UNKNOWN if kind is None and isinstance(receiver, (cst.Name, cst.Attribute)) else None
 
+    def _drawn_from_parameters(self, name: cst.Name) -> bool:
+        """Whether the last ``for`` loop of this scope before ``name`` that binds it draws
+        parameters: ``p`` in ``for p in m.parameters()``, ``param`` in ``for name, param in
+        m.named_parameters()``, also under ``enumerate``."""
+        binder = self.context.binder
+        bindings = binder.scope_of(name).bindings.get(name.value, [])
+        loops = [binding.node for binding in bindings if isinstance(binding.node, cst.For) and binder.precedes(binding.node, name)]
+        return bool(loops) and name.value in _parameter_targets(loops[-1].target, loops[-1].iter)  # type: ignore[attr-defined]
+
     def _method_owner(self, receiver: cst.BaseExpression) -> _Receiver | None:
         """Tensors and modules have ``requires_grad_``; ``self`` of another class may not."""
         if isinstance(receiver, cst.Name) and receiver.value == "self":
@@ -427,14 +407,6 @@ def _is_torch(name: cst.BaseExpression) -> bool:
     """``torch``, ``torchvision``, ... or a library built on them."""
     root = (dotted_name(name) or "").split(".", 1)[0]
     return root.startswith("torch") or root in _TORCH_LIBRARIES
-
-
-def _names(target: cst.BaseExpression) -> list[str]:
-    if isinstance(target, cst.Name):
-        return [target.value]
-    if isinstance(target, (cst.Tuple, cst.List)):
-        return [name for element in target.elements for name in _names(element.value)]
-    return []
 
 
 def _unwrap(iterable: cst.BaseExpression) -> tuple[cst.BaseExpression, bool]:
