@@ -1,6 +1,6 @@
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 import libcst as cst
 
@@ -13,17 +13,7 @@ from torchcheck.lint.rule import FixSafety, Invalid, Rule, Valid
 class _Alias:
     assignment: cst.Assign
     names: frozenset[str]  # both names that refer to the same tensor
-    made: Event  # where the alias was made
-
-
-@dataclass
-class _ScopeState:
-    parameters: frozenset[str]
-    aliases: list[_Alias] = field(default_factory=list)
-    # alias -> the name that must not be read afterwards (it changed behind its back), and
-    # the in-place write that changed it
-    mutated: dict[_Alias, tuple[str, Event]] = field(default_factory=dict)
-    reported: set[cst.Assign] = field(default_factory=set)
+    made: Event  # where the alias was made (its ``function`` is the scope it lives in)
 
 
 def _in_place_target(node: cst.CSTNode) -> str | None:
@@ -38,6 +28,11 @@ def _in_place_target(node: cst.CSTNode) -> str | None:
     if type(node) is cst.AugAssign and isinstance(node.target, cst.Subscript) and isinstance(node.target.value, cst.Name):
         return node.target.value.value
     return None
+
+
+def _is_parameter(name: str, function: cst.FunctionDef | None) -> bool:
+    params = function.params if function is not None else cst.Parameters()
+    return any(param.name.value == name for param in (*params.posonly_params, *params.params, *params.kwonly_params))
 
 
 class AliasInsteadOfClone(Rule):
@@ -231,25 +226,13 @@ def clipped(x: torch.Tensor, limit: float, clip: bool) -> torch.Tensor:
 
     def __init__(self, context: LintContext) -> None:
         super().__init__(context)
-        self._scopes: list[_ScopeState] = []
-        # ids of the Name nodes that are not reads (ids: a node's own hash is a Python call)
-        self._store_targets: set[int] = set()
-
-    def visit_Module(self, node: cst.Module) -> None:
-        self._scopes.append(_ScopeState(parameters=frozenset()))
-
-    def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
-        params = node.params
-        names = frozenset(p.name.value for p in (*params.posonly_params, *params.params, *params.kwonly_params))
-        self._scopes.append(_ScopeState(parameters=names))
-
-    def leave_FunctionDef(self, node: cst.FunctionDef) -> None:
-        self._scopes.pop()
+        self._aliases: list[_Alias] = []
+        # alias -> the name that must not be read afterwards (it changed behind its back), and
+        # the in-place write that changed it
+        self._mutated: dict[_Alias, tuple[str, Event]] = {}
+        self._reported: set[cst.Assign] = set()
 
     def visit_Assign(self, node: cst.Assign) -> None:
-        for target in node.targets:
-            if isinstance(target.target, cst.Name):
-                self._store_targets.add(id(target.target))
         inplace = next(
             (t.target.value.value for t in node.targets if type(t.target) is cst.Subscript and type(t.target.value) is cst.Name),
             None,
@@ -258,11 +241,10 @@ def clipped(x: torch.Tensor, limit: float, clip: bool) -> torch.Tensor:
             self._modified_in_place(inplace, node)
 
     def leave_Assign(self, node: cst.Assign) -> None:
-        state = self._scopes[-1]
         if len(node.targets) == 1 and type(node.targets[0].target) is cst.Name and type(node.value) is cst.Name:
             target, source = node.targets[0].target.value, node.value.value
             if target != source and self.context.is_tensor(node.value):
-                state.aliases.append(_Alias(node, frozenset({target, source}), self.context.flow.event(node)))
+                self._aliases.append(_Alias(node, frozenset({target, source}), self.context.flow.event(node)))
 
     def visit_AugAssign(self, node: cst.AugAssign) -> None:
         name = _in_place_target(node)
@@ -274,39 +256,33 @@ def clipped(x: torch.Tensor, limit: float, clip: bool) -> torch.Tensor:
         if name is not None:
             self._modified_in_place(name, node)
 
-    def visit_Attribute(self, node: cst.Attribute) -> None:
-        self._store_targets.add(id(node.attr))  # `obj.name` does not read the variable `name`
-
-    def visit_Arg(self, node: cst.Arg) -> None:
-        if node.keyword is not None:
-            self._store_targets.add(id(node.keyword))
-
     def visit_Name(self, node: cst.Name) -> None:
-        if not self._scopes:
+        if not self._mutated:
             return
-        state = self._scopes[-1]
-        if not state.mutated or id(node) in self._store_targets:
+        function = self.context.flow.function
+        pending = [alias for alias, (other, write) in self._mutated.items() if other == node.value and write.function is function]
+        # Not a read: the target of `name = ...`, or a name the binder gives no parent (the
+        # name of an attribute, of a keyword argument, or one an import binds).
+        if not pending or isinstance(self.context.binder.parent(node), (cst.AssignTarget, type(None))):
             return
-        for alias, (other, write) in list(state.mutated.items()):
-            if node.value != other:
-                continue
+        for alias in pending:
+            other, write = self._mutated[alias]
             read = self.context.flow.event(node)
             if read.exclusive_with(write):
                 continue  # the read runs on another path; a later one may not
             if not self.context.flow.rebound_between(other, write, read):
                 self._report_alias(alias)
-            del state.mutated[alias]
+            del self._mutated[alias]
 
     def _modified_in_place(self, name: str, node: cst.CSTNode) -> None:
-        state = self._scopes[-1]
         write = self.context.flow.event(node)
-        for alias in state.aliases:
-            if name in alias.names and alias not in state.mutated and self._still_aliased(alias, write):
+        for alias in self._aliases:
+            if alias.made.function is write.function and name in alias.names and alias not in self._mutated and self._still_aliased(alias, write):
                 (other,) = alias.names - {name}
-                if other in state.parameters:
+                if _is_parameter(other, write.function):
                     self._report_alias(alias)  # the caller's tensor changed
                 else:
-                    state.mutated[alias] = (other, write)
+                    self._mutated[alias] = (other, write)
 
     def _still_aliased(self, alias: _Alias, write: Event) -> bool:
         """The write can see the alias: not in another branch, and neither name bound anew since."""
@@ -315,10 +291,9 @@ def clipped(x: torch.Tensor, limit: float, clip: bool) -> torch.Tensor:
         return not any(self.context.flow.rebound_between(name, alias.made, write) for name in alias.names)
 
     def _report_alias(self, alias: _Alias) -> None:
-        state = self._scopes[-1]
-        if alias.assignment in state.reported:
+        if alias.assignment in self._reported:
             return
-        state.reported.add(alias.assignment)
+        self._reported.add(alias.assignment)
         value = alias.assignment.value
         clone = cst.Call(func=cst.Attribute(value=value, attr=cst.Name("clone")))
         self.report(alias.assignment, replacement=clone, replace_target=value)

@@ -1,29 +1,60 @@
 from __future__ import annotations
 
-from dataclasses import dataclass
+from typing import NamedTuple
 
 import libcst as cst
 
 from torchcheck.lint import torch_api
-from torchcheck.lint.context import LintContext
 from torchcheck.lint.flow import BoundName
 from torchcheck.lint.kinds import Kind
-from torchcheck.lint.nodes import dotted_name
+from torchcheck.lint.nodes import argument_for, dotted_name, is_none, method_call
 from torchcheck.lint.rule import FixSafety, Invalid, Rule, Valid
 
+
+class _UnitDims(NamedTuple):
+    """The dimensions of a tensor known from the code to have size 1 (``unsqueeze(0)``,
+    ``x[:, None]``, ``view(1, -1)``), with its rank when known. With the rank unknown an
+    index may count from the front (``0``) or from the back (``-1``)."""
+
+    rank: int | None
+    units: frozenset[int] = frozenset()
+
+    def position(self, dim: int) -> int:
+        """``dim`` counted from the front when the rank is known."""
+        return dim + self.rank if self.rank is not None and dim < 0 else dim
+
+    def inserted(self, dim: int) -> _UnitDims:
+        """After ``unsqueeze(dim)``. The new dimension sits at ``dim``; the known ones at or
+        beyond it, counted from the same end as ``dim``, move one further from that end."""
+        rank = self.rank + 1 if self.rank is not None else None
+        step = 1 if (at := _UnitDims(rank).position(dim)) >= 0 else -1
+        return _UnitDims(rank, frozenset({unit + step if (unit - at) * step >= 0 else unit for unit in self.units} | {at}))
+
+    def removed(self, dim: int) -> _UnitDims:
+        """After ``squeeze(dim)`` of a dimension the code knows has size 1: the known ones
+        beyond it, counted from the same end as ``dim``, move one closer to that end."""
+        step = 1 if (at := self.position(dim)) >= 0 else -1
+        units = frozenset(unit - step if (unit - at) * step > 0 else unit for unit in self.units if unit != at)
+        return _UnitDims(self.rank - 1 if self.rank is not None else None, units)
+
+    def swaps_a_unit(self, swapped: tuple[int, int]) -> bool:
+        """Whether a transpose of these two dimensions swaps neighbours one of which has size 1."""
+        first, second = (self.position(dim) for dim in swapped)
+        return abs(first - second) == 1 and (first < 0) == (second < 0) and any(self.position(dim) in self.units for dim in (first, second))
+
+
 _SWAPPING_METHODS = frozenset({"transpose", "swapaxes", "swapdims"})
-_TRANSPOSING_ATTRIBUTES = frozenset({"T", "mT", "H", "mH"})
+# The dimensions each transposing attribute swaps, and whether it tells the rank (`.T` and
+# `.H` are 2-D: deprecated on other ranks).
+_TRANSPOSING_ATTRIBUTES = {"T": ((0, 1), True), "H": ((0, 1), True), "mT": ((-2, -1), False), "mH": ((-2, -1), False)}
 
 # Methods whose result has the strides of their receiver (PyTorch 2.13, checked on a permuted
 # 4-D tensor: elementwise results keep its memory order, and `clone()` preserves it too),
 # given literal arguments. `softmax`, `contiguous`, `reshape`, `matmul` and `torch.cat`
 # return contiguous results and are not here.
 _KEEPS_STRIDES = frozenset(
-    {
-        "float", "double", "half", "bfloat16", "abs", "neg", "exp", "log", "sigmoid", "tanh", "relu",
-        "sqrt", "rsqrt", "sign", "clone", "detach", "eq", "ne", "gt", "lt", "ge", "le", "mul", "add",
-        "sub", "div", "pow", "clamp",
-    }
+    {"float", "double", "half", "bfloat16", "abs", "neg", "exp", "log", "sigmoid", "tanh", "relu", "sqrt", "rsqrt", "sign"}
+    | {"clone", "detach", "eq", "ne", "gt", "lt", "ge", "le", "mul", "add", "sub", "div", "pow", "clamp"}
 )
 # How many earlier statements a layout is followed back through.
 _MAX_STATEMENTS = 8
@@ -33,54 +64,12 @@ _KEEPS_SHAPE_FUNCTIONS = frozenset(
     {f"torch.{name}" for name in ("tanh", "sigmoid", "relu", "exp", "abs", "neg", "sqrt")}
     | {f"torch.nn.functional.{name}" for name in ("tanh", "sigmoid", "relu", "leaky_relu", "gelu", "silu", "elu", "dropout")}
 )
-# Layers that produce one channel (``nn.Conv1d(channels, 1, ...)``): the dimension at this
-# index of their (batched) output has size 1; nn.Linear's is the last.
+# Layers that produce one channel (``nn.Conv1d(channels, 1, ...)``): the size-1 dimension of
+# their (batched) output; nn.Linear's is the last.
 _ONE_CHANNEL_LAYERS = {
-    **{f"torch.nn.{kind}{n}d": (n + 2, 1) for kind in ("Conv", "ConvTranspose") for n in (1, 2, 3)},
-    "torch.nn.Linear": (None, -1),
+    **{f"torch.nn.{kind}{n}d": _UnitDims(n + 2, frozenset({1})) for kind in ("Conv", "ConvTranspose") for n in (1, 2, 3)},
+    "torch.nn.Linear": _UnitDims(None, frozenset({-1})),
 }
-_OUT_CHANNELS = ("out_channels", "out_features")
-
-
-def _position(dim: int, rank: int | None) -> int:
-    return dim + rank if rank is not None and dim < 0 else dim
-
-
-@dataclass(frozen=True)
-class _UnitDims:
-    """The dimensions of a tensor known from the code to have size 1 (``unsqueeze(0)``,
-    ``x[:, None]``, ``view(1, -1)``), with its rank when known. With the rank unknown an
-    index may count from the front (``0``) or from the back (``-1``)."""
-
-    rank: int | None
-    units: frozenset[int]
-
-    def position(self, dim: int) -> int:
-        """``dim`` counted from the front when the rank is known."""
-        return _position(dim, self.rank)
-
-    def inserted(self, dim: int) -> _UnitDims:
-        """After ``unsqueeze(dim)``."""
-        rank = self.rank + 1 if self.rank is not None else None
-        at = _position(dim, rank)
-        if at >= 0:
-            moved = {unit + 1 if unit >= at else unit for unit in self.units}
-        else:
-            moved = {unit - 1 if unit <= at else unit for unit in self.units}
-        return _UnitDims(rank, frozenset(moved | {at}))
-
-    def removed(self, dim: int) -> _UnitDims:
-        """After ``squeeze(dim)``: the code squeezes a dimension it knows has size 1."""
-        rank = self.rank - 1 if self.rank is not None else None
-        at = _position(dim, self.rank)
-        if at >= 0:
-            kept = {unit - 1 if 0 <= at < unit else unit for unit in self.units if unit != at}
-        else:
-            kept = {unit + 1 if unit < at else unit for unit in self.units if unit != at}
-        return _UnitDims(rank, frozenset(kept))
-
-    def has_unit(self, dim: int) -> bool:
-        return _position(dim, self.rank) in self.units
 
 
 class ViewAfterTranspose(Rule):
@@ -329,72 +318,48 @@ class Attention:
         ),
     )
 
-    def __init__(self, context: LintContext) -> None:
-        super().__init__(context)
-        self._one_channel_layers: dict[cst.ClassDef, dict[str, cst.Call]] = {}
-
     def visit_Call(self, node: cst.Call) -> None:
         func = node.func
         if not isinstance(func, cst.Attribute) or func.attr.value != "view" or not node.args:
             return
-        layout = self._layout(func.value, None, _MAX_STATEMENTS)
-        if layout is None or layout[0] < 2:
-            return  # not a transpose, or the identity permutation
-        runs, rank_known = layout
-        dimensions = self._view_dimensions(node)
-        if dimensions is None:
-            return
+        runs, rank_known = self._layout(func.value, None, _MAX_STATEMENTS) or (0, True)
+        # (fewer than two runs: not a transpose, or the identity permutation)
+        dimensions = self._view_dimensions(node) if runs >= 2 else None
         # Splitting a dimension and merging dimensions within one run of memory-adjacent
         # dimensions keep a valid view: only fewer output dimensions than runs must merge
         # across runs. With the rank unknown, a trailing `-1` as the last of exactly that
         # many dimensions merges the dimensions the rank hides (`(B, T, H, D) -> (B, T, -1)`).
-        merges_hidden = not rank_known and dimensions == runs and _is_minus_one(node.args[-1].value)
-        if dimensions < runs or merges_hidden:
+        merges_hidden = not rank_known and dimensions == runs and _integer(node.args[-1].value) == -1
+        if dimensions is not None and (dimensions < runs or merges_hidden):
             self.report(node, replacement=cst.Name("reshape"), replace_target=func.attr)
+
+    def _assignment(self, name: cst.Name, reader: BoundName | None) -> tuple[cst.BaseExpression, BoundName] | None:
+        """The value of the ``name = value`` statement that ``name`` surely holds where ``reader``
+        (or the walk) reads it, and that binding (the reader of the names the value reads)."""
+        binding = self.context.flow.reaching_binding(name.value, reader)
+        return (binding.value, binding) if binding is not None and binding.value is not None and isinstance(binding.node, cst.Assign) else None
 
     def _layout(self, expression: cst.BaseExpression, reader: BoundName | None, budget: int) -> tuple[int, bool] | None:
         """The least number of runs of memory-adjacent dimensions of ``expression`` and whether
         its rank is known, when it is a transpose of a tensor taken as contiguous - directly, or
         through elementwise operations, basic slicing and the earlier statements that bound the
         names it reads (``a = x.transpose(1, 2); b = a * 2``); None when not known to be one."""
-        transposed = _runs(expression)
-        if transposed is not None and self._swaps_a_unit_dimension(expression, reader, budget):
-            return None  # swapping a size-1 dimension with its neighbour keeps the memory order
-        if transposed is not None:
-            source = _transposed_source(expression)
-            if source is not None and budget > 0 and self._layout(source, reader, budget - 1) is not None:
-                return None  # a transpose of a transpose: the layout is not followed
-            return transposed
+        if (transpose := _transpose(expression)) is not None:
+            source, layout, swapped = transpose
+            # Swapping a size-1 dimension with its neighbour keeps the memory order
+            # (``x.unsqueeze(1).transpose(1, 2)``): the result is still contiguous, any view of it
+            # works. The layout of a transpose of a transpose is not followed.
+            shape = self._unit_dims(source, reader, budget - 1) if swapped is not None and budget > 0 else None
+            swaps_a_unit = shape is not None and shape.swaps_a_unit(swapped)  # type: ignore[arg-type]
+            return None if swaps_a_unit or budget > 0 and self._layout(source, reader, budget - 1) is not None else layout
         if budget == 0:
             return None
         if isinstance(expression, cst.Name):
-            binding = self.context.flow.reaching_binding(expression.value, reader)
-            if binding is None or binding.value is None or not isinstance(binding.node, cst.Assign):
-                return None
-            return self._layout(binding.value, binding, budget - 1)
+            return self._layout(*assigned, budget - 1) if (assigned := self._assignment(expression, reader)) else None
         source = self._strides_source(expression)
-        if source is None:
-            return None
-        layout = self._layout(source, reader, budget - 1)
-        if layout is not None and _expands(expression):
-            # expand_as may add leading dimensions: only the strict comparison stays sound
-            return layout[0], True
-        return layout
-
-    def _swaps_a_unit_dimension(self, expression: cst.BaseExpression, reader: BoundName | None, budget: int) -> bool:
-        """A transpose of two neighbouring dimensions one of which the code shows has size 1:
-        ``x.unsqueeze(1).transpose(1, 2)``, ``conv_out.squeeze(0).transpose(1, 0)`` after a
-        one-channel convolution. Its result is still contiguous, so any view of it works."""
-        swapped = _swapped_pair(expression)
-        source = _transposed_source(expression)
-        if swapped is None or source is None or budget == 0:
-            return False
-        shape = self._unit_dims(source, reader, budget - 1)
-        if shape is None:
-            return False
-        first, second = (shape.position(dim) for dim in swapped)
-        neighbours = abs(first - second) == 1 and (first < 0) == (second < 0)
-        return neighbours and (shape.has_unit(first) or shape.has_unit(second))
+        layout = self._layout(source, reader, budget - 1) if source is not None else None
+        # expand_as may add leading dimensions: only the strict comparison stays sound
+        return (layout[0], True) if layout is not None and (method_call(expression) or (None, ""))[1] == "expand_as" else layout
 
     def _unit_dims(self, expression: cst.BaseExpression, reader: BoundName | None, budget: int) -> _UnitDims | None:
         """What the code shows about the size-1 dimensions of ``expression``, following the
@@ -402,24 +367,20 @@ class Attention:
         if budget == 0:
             return None
         if isinstance(expression, cst.Name):
-            binding = self.context.flow.reaching_binding(expression.value, reader)
-            if binding is None or binding.value is None or not isinstance(binding.node, cst.Assign):
-                return None
-            return self._unit_dims(binding.value, binding, budget - 1)
+            return self._unit_dims(*assigned, budget - 1) if (assigned := self._assignment(expression, reader)) else None
         if isinstance(expression, cst.Subscript):
             return self._indexed_unit_dims(expression, reader, budget)
         if not isinstance(expression, cst.Call):
             return None
+        receiver, method = method_call(expression) or (None, "")
         literals = [_integer(argument.value) for argument in expression.args if not argument.star and argument.keyword is None]
-        method = expression.func.attr.value if isinstance(expression.func, cst.Attribute) else None
-        if method is not None and len(literals) == len(expression.args):
-            receiver = expression.func.value  # type: ignore[attr-defined]
+        if len(literals) == len(expression.args):
             if method in ("view", "reshape") and literals and None not in literals:
                 return _UnitDims(len(literals), frozenset(index for index, size in enumerate(literals) if size == 1))
             if method in ("unsqueeze", "squeeze") and len(literals) == 1 and literals[0] is not None:
                 known = self._unit_dims(receiver, reader, budget - 1)
                 if method == "unsqueeze":
-                    return (known or _UnitDims(None, frozenset())).inserted(literals[0])
+                    return (known or _UnitDims(None)).inserted(literals[0])
                 return known.removed(literals[0]) if known is not None else None
             if method in _KEEPS_SHAPE_METHODS and all(_is_number(argument.value) for argument in expression.args):
                 return self._unit_dims(receiver, reader, budget - 1)
@@ -430,88 +391,56 @@ class Attention:
     def _indexed_unit_dims(self, subscript: cst.Subscript, reader: BoundName | None, budget: int) -> _UnitDims | None:
         """``x[None]``, ``x[:, None]``, ``x[..., None]``: each ``None`` inserts a dimension of size 1."""
         kinds = [_index_kind(element.slice) for element in subscript.slice]
-        if None in kinds or "none" not in kinds or kinds.count("...") > 1:
+        if not {":", "...", "none"}.issuperset(kinds) or "none" not in kinds or kinds.count("...") > 1:
             return None
-        shape = self._unit_dims(subscript.value, reader, budget - 1) or _UnitDims(None, frozenset())
+        shape = self._unit_dims(subscript.value, reader, budget - 1) or _UnitDims(None)
         split = kinds.index("...") if "..." in kinds else len(kinds)
-        for position, kind in enumerate(kinds[:split]):
-            if kind == "none":
-                shape = shape.inserted(position)
-        for position, kind in enumerate(reversed(kinds[split + 1 :])):
-            if kind == "none":
-                shape = shape.inserted(-1 - position)
+        leading = [position for position, kind in enumerate(kinds[:split]) if kind == "none"]
+        for position in leading + [-1 - position for position, kind in enumerate(reversed(kinds[split + 1 :])) if kind == "none"]:
+            shape = shape.inserted(position)
         return shape
 
     def _layer_output(self, call: cst.Call) -> _UnitDims | None:
-        """``self.conv_post(x)`` where ``__init__`` built ``nn.Conv1d(channels, 1, ...)``."""
-        func = call.func
-        if not (isinstance(func, cst.Attribute) and isinstance(func.value, cst.Name) and func.value.value == "self"):
+        """``self.conv_post(x)`` where a method of the class assigns ``nn.Conv1d(channels, 1, ...)``
+        to that attribute in one of its top-level statements."""
+        func, owner = call.func, self.context.current_class
+        if owner is None or not isinstance(func, cst.Attribute) or dotted_name(func.value) != "self":
             return None
-        layer = self._layers().get(func.attr.value)
-        if layer is None:
-            return None
-        rank, unit = _ONE_CHANNEL_LAYERS[self.context.call_name(layer) or ""]
-        return _UnitDims(rank, frozenset({unit}))
-
-    def _layers(self) -> dict[str, cst.Call]:
-        """The one-channel layers the current class assigns to ``self`` attributes in its
-        methods' top-level statements, read once per class."""
-        owner = self.context.current_class
-        if owner is None:
-            return {}
-        if owner not in self._one_channel_layers:
-            self._one_channel_layers[owner] = {
-                target.target.attr.value: small.value
-                for method in owner.body.body
-                if isinstance(method, cst.FunctionDef)
-                for statement in method.body.body
-                if isinstance(statement, cst.SimpleStatementLine)
-                for small in statement.body
-                if isinstance(small, cst.Assign) and isinstance(small.value, cst.Call) and self._one_channel(small.value)
-                for target in small.targets
-                if isinstance(target.target, cst.Attribute)
-            }
-        return self._one_channel_layers[owner]
+        layers = [
+            small.value
+            for method in owner.body.body if isinstance(method, cst.FunctionDef)
+            for statement in method.body.body if isinstance(statement, cst.SimpleStatementLine)
+            for small in statement.body if isinstance(small, cst.Assign) and isinstance(small.value, cst.Call) and self._one_channel(small.value)
+            for target in small.targets if isinstance(target.target, cst.Attribute) and target.target.attr.value == func.attr.value
+        ]
+        return _ONE_CHANNEL_LAYERS[self.context.call_name(layers[-1]) or ""] if layers else None  # type: ignore[arg-type]
 
     def _one_channel(self, call: cst.Call) -> bool:
-        if self.context.call_name(call) not in _ONE_CHANNEL_LAYERS:
-            return False
-        keyword = next((argument for argument in call.args if argument.keyword is not None and argument.keyword.value in _OUT_CHANNELS), None)
-        positional = [argument for argument in call.args if argument.keyword is None and not argument.star]
-        size = keyword.value if keyword is not None else positional[1].value if len(positional) > 1 else None
-        return size is not None and _integer(size) == 1
+        keywords = [argument.value for argument in call.args if argument.keyword is not None and argument.keyword.value in ("out_channels", "out_features")]
+        sizes = keywords or [argument.value for argument in call.args if argument.keyword is None and not argument.star][1:2]
+        return self.context.call_name(call) in _ONE_CHANNEL_LAYERS and bool(sizes) and _integer(sizes[0]) == 1
 
     def _strides_source(self, expression: cst.BaseExpression) -> cst.BaseExpression | None:
         """The operand whose strides ``expression`` keeps: ``a * 2``, ``-a``, ``a == 0``,
-        ``a.float()``, ``a.eq(0)``, ``a.expand_as(b)``, ``a[:, 1:]``; None for anything else."""
+        ``a.float()``, ``a.to(torch.float16)``, ``a.eq(0)``, ``a.expand_as(b)``, ``a[:, 1:]``; None for anything else."""
         if isinstance(expression, cst.BinaryOperation):
-            if _is_number(expression.right):
-                return expression.left
-            return expression.right if _is_number(expression.left) else None
+            return expression.left if _is_number(expression.right) else expression.right if _is_number(expression.left) else None
         if isinstance(expression, cst.UnaryOperation) and isinstance(expression.operator, cst.Minus):
             return expression.expression
         if isinstance(expression, cst.Comparison):
-            one = len(expression.comparisons) == 1
-            return expression.left if one and _is_number(expression.comparisons[0].comparator) else None
+            return expression.left if len(expression.comparisons) == 1 and _is_number(expression.comparisons[0].comparator) else None
         if isinstance(expression, cst.Subscript):
-            return expression.value if _is_basic_slicing(expression) else None
-        if isinstance(expression, cst.Call) and isinstance(expression.func, cst.Attribute):
-            method = expression.func.attr.value
-            if method == "expand_as" and len(expression.args) == 1:
-                return expression.func.value
-            if method == "to" and self._casts_only(expression):
-                return expression.func.value
-            numbers = all(not argument.star and _is_number(argument.value) for argument in expression.args)
-            if method in _KEEPS_STRIDES and numbers:
-                return expression.func.value
-        return None
-
-    def _casts_only(self, call: cst.Call) -> bool:
-        """``a.to(torch.float16)``: a dtype conversion, which keeps the strides."""
-        if len(call.args) != 1 or call.args[0].star:
-            return False
-        keyword = call.args[0].keyword
-        return (keyword is None or keyword.value == "dtype") and self.context.kind_of(call.args[0].value) is Kind.DTYPE
+            # slices keep every dimension and its stride; an integer index drops one (and may
+            # leave a contiguous result), a slice of one element leaves a size-1 dimension any view can merge
+            return expression.value if {":", "slice", "..."}.issuperset(_index_kind(element.slice) for element in expression.slice) else None
+        receiver, method = method_call(expression) or (None, "")
+        arguments = getattr(expression, "args", ())
+        expands = method == "expand_as" and len(arguments) == 1
+        keeps = method in _KEEPS_STRIDES and all(not argument.star and _is_number(argument.value) for argument in arguments)
+        # ``a.to(torch.float16)``, ``a.to(dtype=...)``: a dtype conversion
+        dtype = argument_for(expression, 0, "dtype") if method == "to" and len(arguments) == 1 else None  # type: ignore[arg-type]
+        cast = dtype is not None and not dtype.star and self.context.kind_of(dtype.value) is Kind.DTYPE
+        return receiver if expands or keeps or cast else None
 
     def _view_dimensions(self, call: cst.Call) -> int | None:
         """How many dimensions ``view(...)`` asks for, or None if unknown (or a dtype)."""
@@ -521,151 +450,76 @@ class Attention:
             return len(call.args) if all(self._is_size(argument.value) for argument in call.args) else None
         value = call.args[0].value
         if isinstance(value, (cst.Tuple, cst.List)):
-            if any(isinstance(element, cst.StarredElement) for element in value.elements):
-                return None
-            return len(value.elements)
-        if isinstance(value, cst.Integer) or _is_negative_integer(value) or _is_size_arithmetic(value):
-            return 1
-        return None  # view(shape), view(np.uint8): a tuple or a dtype, cannot tell
+            return None if any(isinstance(element, cst.StarredElement) for element in value.elements) else len(value.elements)
+        if isinstance(value, cst.BinaryOperation):
+            # ``b * t``, ``n // 2``: one size. A sum may join shapes (``(b, -1) + x.shape[1:]``),
+            # so it counts only when both sides are numbers.
+            return 1 if not isinstance(value.operator, cst.Add) or isinstance(value.left, cst.Integer) and isinstance(value.right, cst.Integer) else None
+        # an integer, signed or not; not view(shape), view(np.uint8): a tuple or a dtype, cannot tell
+        return 1 if isinstance(value, cst.Integer) or isinstance(value, cst.UnaryOperation) and isinstance(value.expression, cst.Integer) else None
 
     def _is_size(self, value: cst.BaseExpression) -> bool:
         """A shape entry, not a dtype (`view(dtype)` reinterprets bits and works on any strides)."""
-        if isinstance(value, (cst.BaseString, cst.Float)):
-            return False
-        if self.context.kind_of(value) is Kind.DTYPE:
-            return False
         qualified = self.context.qualified_name(value) if isinstance(value, (cst.Name, cst.Attribute)) else None
-        return qualified is None or qualified.startswith("torch.") and qualified not in torch_api.DTYPES
+        dtype = isinstance(value, (cst.BaseString, cst.Float)) or self.context.kind_of(value) is Kind.DTYPE
+        return not dtype and (qualified is None or qualified.startswith("torch.") and qualified not in torch_api.DTYPES)
 
 
-def _is_negative_integer(value: cst.BaseExpression) -> bool:
-    return isinstance(value, cst.UnaryOperation) and isinstance(value.expression, cst.Integer)
-
-
-def _integer(value: cst.BaseExpression) -> int | None:
-    if isinstance(value, cst.Integer):
-        return int(value.value, 0)
-    if _is_negative_integer(value) and isinstance(value.operator, cst.Minus):
-        return -int(value.expression.value, 0)  # type: ignore[attr-defined]
-    return None
-
-
-def _is_minus_one(value: cst.BaseExpression) -> bool:
-    return _integer(value) == -1
-
-
-def _is_size_arithmetic(value: cst.BaseExpression) -> bool:
-    """``b * t``, ``n // 2``: one size. A sum may join shapes (``(b, -1) + x.shape[1:]``), so
-    it counts only when both sides are numbers."""
-    if not isinstance(value, cst.BinaryOperation):
-        return False
-    if isinstance(value.operator, cst.Add):
-        return isinstance(value.left, cst.Integer) and isinstance(value.right, cst.Integer)
-    return True
+def _integer(value: cst.BaseExpression | None) -> int | None:
+    """The value of an integer literal, a negative one included."""
+    negative = isinstance(value, cst.UnaryOperation) and isinstance(value.operator, cst.Minus)
+    literal = value.expression if negative else value  # type: ignore[union-attr]
+    return (-1 if negative else 1) * int(literal.value, 0) if isinstance(literal, cst.Integer) else None
 
 
 def _is_number(value: cst.BaseExpression) -> bool:
-    if isinstance(value, cst.UnaryOperation):
-        value = value.expression
-    return isinstance(value, (cst.Integer, cst.Float)) or dotted_name(value) in ("True", "False")
-
-
-def _expands(expression: cst.BaseExpression) -> bool:
-    func = expression.func if isinstance(expression, cst.Call) else None
-    return isinstance(func, cst.Attribute) and func.attr.value == "expand_as"
-
-
-def _is_basic_slicing(subscript: cst.Subscript) -> bool:
-    """``a[:, 1:]``, ``a[..., :n]``: slices keep every dimension and its stride. An integer
-    index drops one (and may leave a contiguous result); a slice of one element leaves a
-    dimension of size 1, which any view can merge."""
-    for element in subscript.slice:
-        index = element.slice
-        if isinstance(index, cst.Index):
-            if not (isinstance(index.value, cst.Ellipsis) and index.star is None):
-                return False
-        elif isinstance(index, cst.Slice):
-            lower, upper = (_integer(bound) if bound is not None else None for bound in (index.lower, index.upper))
-            if lower is not None and upper is not None and upper - lower <= 1:
-                return False
-            if index.lower is None and upper is not None and upper <= 1:
-                return False
-    return True
+    literal = value.expression if isinstance(value, cst.UnaryOperation) else value
+    return isinstance(literal, (cst.Integer, cst.Float)) or dotted_name(literal) in ("True", "False")
 
 
 def _index_kind(index: cst.BaseSlice) -> str | None:
-    """``"none"`` for ``None``, ``":"`` for a whole slice, ``"..."`` for an ellipsis; None otherwise."""
+    """``":"`` for a whole slice, ``"slice"`` for another slice of more than one element,
+    ``"one"`` for a slice of at most one, ``"..."`` for an ellipsis, ``"none"`` for ``None``;
+    None otherwise (an integer or a tensor index)."""
     if isinstance(index, cst.Slice):
-        return ":" if index.lower is None and index.upper is None and index.step is None else None
-    if index.star is not None:  # type: ignore[attr-defined]
-        return None
-    value = index.value  # type: ignore[attr-defined]
-    if isinstance(value, cst.Ellipsis):
-        return "..."
-    return "none" if isinstance(value, cst.Name) and value.value == "None" else None
+        lower, upper = _integer(index.lower), _integer(index.upper)
+        one = upper is not None and (upper - lower <= 1 if lower is not None else index.lower is None and upper <= 1)
+        return "one" if one else ":" if index.lower is None and index.upper is None and index.step is None else "slice"
+    value = index.value if index.star is None else None  # type: ignore[attr-defined]
+    return "..." if isinstance(value, cst.Ellipsis) else "none" if is_none(value) else None
 
 
-def _swapped_pair(expression: cst.BaseExpression) -> tuple[int, int] | None:
-    """The two dimensions a transpose swaps, when the code spells them (``.T``, ``.t()``,
-    ``.mT``, ``transpose(1, 2)``); None for a permutation or unknown dimensions."""
+def _transpose(expression: cst.BaseExpression) -> tuple[cst.BaseExpression, tuple[int, bool], tuple[int, int] | None] | None:
+    """For a transpose (``x.transpose(1, 2)``, ``x.permute(0, 2, 1)``, ``x.T``): what it is applied
+    to, the least number of runs of memory-adjacent dimensions of its result with whether its
+    rank is known, and the two dimensions it swaps when the code spells them (not for a
+    permutation); None for anything else."""
     if isinstance(expression, cst.Attribute):
-        return {"T": (0, 1), "H": (0, 1), "mT": (-2, -1), "mH": (-2, -1)}.get(expression.attr.value)
-    if not isinstance(expression, cst.Call) or not isinstance(expression.func, cst.Attribute):
-        return None
-    method, arguments = expression.func.attr.value, expression.args
-    if method == "t" and not arguments:
-        return 0, 1
-    if method not in _SWAPPING_METHODS or len(arguments) != 2 or any(a.keyword is not None or a.star for a in arguments):
-        return None
-    first, second = (_integer(argument.value) for argument in arguments)
-    return (first, second) if first is not None and second is not None else None
-
-
-def _transposed_source(expression: cst.BaseExpression) -> cst.BaseExpression | None:
-    """What a transpose (``x.transpose(1, 2)``, ``x.T``) is applied to."""
-    if isinstance(expression, cst.Attribute):
-        return expression.value
-    if isinstance(expression, cst.Call) and isinstance(expression.func, cst.Attribute):
-        return expression.func.value
-    return None
-
-
-def _runs(expression: cst.BaseExpression) -> tuple[int, bool] | None:
-    if isinstance(expression, cst.Attribute):
-        attribute = expression.attr.value
-        if attribute in ("T", "H"):
-            return 2, True  # 2-D (deprecated on other ranks)
-        return (2, False) if attribute in _TRANSPOSING_ATTRIBUTES else None
-    if not isinstance(expression, cst.Call) or not isinstance(expression.func, cst.Attribute):
-        return None
-    method, arguments = expression.func.attr.value, expression.args
+        swapped, rank_known = _TRANSPOSING_ATTRIBUTES.get(expression.attr.value, (None, False))
+        return (expression.value, (2, rank_known), swapped) if swapped is not None else None
+    source, method = method_call(expression) or (None, "")
+    arguments = getattr(expression, "args", ())
     if any(argument.keyword is not None or argument.star for argument in arguments):
         return None
     if method == "t" and not arguments:
-        return 2, True
+        return source, (2, True), (0, 1)
     if method in _SWAPPING_METHODS and len(arguments) == 2:
         first, second = (_integer(argument.value) for argument in arguments)
         if first is None or second is None:
-            return 2, False  # unknown dims: at least the two swapped ones
+            return source, (2, False), None  # unknown dims: at least the two swapped ones
         if first == second:
             return None
-        if (first < 0) != (second < 0):
-            return 2, False  # relative positions unknown without the rank
-        low, high = sorted((first, second))
-        leading = 1 if low > 0 else 0  # the dims before the pair stay one run
-        return leading + (2 if high == low + 1 else 3), False
+        # the dims before the pair stay one run; with one dim counted from the end, their
+        # relative positions are unknown without the rank
+        runs = (1 if min(first, second) > 0 else 0) + (2 if abs(first - second) == 1 else 3) if (first < 0) == (second < 0) else 2
+        return source, (runs, False), (first, second)
     if method == "permute":
         values = [argument.value for argument in arguments]
         if len(values) == 1 and isinstance(values[0], (cst.Tuple, cst.List)):
-            values = [element.value for element in values[0].elements if not isinstance(element, cst.StarredElement)]
-            if len(values) != len(arguments[0].value.elements):  # type: ignore[attr-defined]
-                return None
+            values = [None if isinstance(element, cst.StarredElement) else element.value for element in values[0].elements]
         dims = [_integer(value) for value in values]
-        if not dims or any(dim is None for dim in dims):
+        order = [dim % len(dims) for dim in dims] if dims and None not in dims else None  # type: ignore[operator]
+        if order is None or sorted(order) != list(range(len(order))):
             return None
-        rank = len(dims)
-        order = [dim % rank for dim in dims]  # type: ignore[operator]
-        if sorted(order) != list(range(rank)):
-            return None
-        return 1 + sum(1 for before, after in zip(order, order[1:]) if after != before + 1), True
+        return source, (1 + sum(after != before + 1 for before, after in zip(order, order[1:])), True), None
     return None
