@@ -1,10 +1,7 @@
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 import libcst as cst
 
-from torchcheck.lint.context import LintContext
 from torchcheck.lint.kinds import TENSOR_KINDS
 from torchcheck.lint.nodes import source_text
 from torchcheck.lint.rule import FixSafety, Invalid, Rule, Valid, fix_safety_on
@@ -13,6 +10,11 @@ from torchcheck.lint.rule import FixSafety, Invalid, Rule, Valid, fix_safety_on
 _CONVERSIONS = frozenset(
     {"to", "cuda", "cpu", "xpu", "mps", "half", "float", "double", "bfloat16", "long", "int", "short", "bool", "byte", "char", "pin_memory", "contiguous"}
 )
+
+# The bindings of a function's own name after which the fix assigns it back (`x = x.to(device)`):
+# parameters other than `*args`/`**kwargs`, assignments, `with ... as` and `for` targets; not a
+# walrus, an `except ... as`, an import, a `def` or a `class`.
+_LOCAL_BINDINGS = (cst.Param, cst.Assign, cst.AnnAssign, cst.AugAssign, cst.WithItem, cst.For)
 
 
 class TransferResultDiscarded(Rule):
@@ -241,60 +243,6 @@ def apply(scores):
         ),
     )
 
-    def __init__(self, context: LintContext) -> None:
-        super().__init__(context)
-        self._scopes: list[_Scope] = [_Scope(assignable=None)]
-
-    def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
-        params = node.params
-        names = {param.name.value for param in (*params.posonly_params, *params.params, *params.kwonly_params)}
-        self._scopes.append(_Scope(assignable=names))
-
-    def leave_FunctionDef(self, node: cst.FunctionDef) -> None:
-        self._scopes.pop()
-
-    def visit_ClassDef(self, node: cst.ClassDef) -> None:
-        self._scopes.append(_Scope(assignable=set(), in_class_body=True))
-
-    def leave_ClassDef(self, node: cst.ClassDef) -> None:
-        self._scopes.pop()
-
-    # ------------------------------------------------------------ local names
-    def visit_Global(self, node: cst.Global) -> None:
-        self._bound(*(item.name for item in node.names))
-
-    def visit_Nonlocal(self, node: cst.Nonlocal) -> None:
-        self._bound(*(item.name for item in node.names))
-
-    def visit_Assign(self, node: cst.Assign) -> None:
-        self._bound(*(target.target for target in node.targets))
-
-    def visit_AnnAssign(self, node: cst.AnnAssign) -> None:
-        self._bound(node.target)
-
-    def visit_AugAssign(self, node: cst.AugAssign) -> None:
-        self._bound(node.target)
-
-    def visit_WithItem(self, node: cst.WithItem) -> None:
-        if node.asname is not None:
-            self._bound(node.asname.name)
-
-    def visit_For(self, node: cst.For) -> None:
-        self._bound(node.target)
-
-    def _bound(self, *targets: cst.BaseExpression) -> None:
-        assignable = self._scopes[-1].assignable
-        if assignable is None:
-            return
-        for target in targets:
-            if isinstance(target, cst.Name):
-                assignable.add(target.value)
-            elif isinstance(target, (cst.Tuple, cst.List)):
-                self._bound(*(element.value for element in target.elements))
-            elif isinstance(target, cst.StarredElement):
-                self._bound(target.value)
-
-    # ------------------------------------------------------------ the finding
     def visit_Expr(self, node: cst.Expr) -> None:
         call = node.value
         if not isinstance(call, cst.Call) or not isinstance(call.func, cst.Attribute):
@@ -311,27 +259,24 @@ def apply(scores):
         if kind not in TENSOR_KINDS:
             return
         message = self.message.format(method=method, receiver=source_text(receiver))
-        if self._can_assign_back(receiver):
+        if self._can_assign_back(node, receiver):
             assignment = cst.Assign(targets=[cst.AssignTarget(target=receiver)], value=call)
             self.report(node, message, replacement=assignment, fix_safety=fix_safety_on(evidence))
         else:
             self.report(node, message)
 
-    def _can_assign_back(self, receiver: cst.BaseExpression) -> bool:
+    def _can_assign_back(self, statement: cst.Expr, receiver: cst.BaseExpression) -> bool:
         """See "Fix safety": where assigning back could copy, raise or rebind another scope's name."""
-        scope = self._scopes[-1]
-        if isinstance(receiver, cst.Name):
-            return scope.assignable is None or receiver.value in scope.assignable and not scope.in_class_body
+        binder = self.context.binder
+        scope = binder.scope_of(statement)
+        if scope.is_class:
+            return False
         if isinstance(receiver, cst.Attribute):
-            return not self.context.in_module_class and not scope.in_class_body
-        return False
-
-
-@dataclass
-class _Scope:
-    # names that may be assigned here without changing what they refer to elsewhere;
-    # None at module level, where every name is global anyway
-    assignable: set[str] | None
-    in_class_body: bool = False
-
-
+            return not self.context.in_module_class
+        if not isinstance(receiver, cst.Name):
+            return False  # `batch[0] = batch[0].cuda()` would copy into the original tensor
+        if isinstance(scope.node, cst.Module) or receiver.value in scope.declared_global | scope.declared_nonlocal:
+            return True  # module level, where every name is global anyway
+        bindings = scope.bindings.get(receiver.value, ())
+        made = [binding.node for binding in bindings if isinstance(binding.node, _LOCAL_BINDINGS)]
+        return any(getattr(node, "star", None) not in ("*", "**") and binder.precedes(node, statement) for node in made)

@@ -1,7 +1,5 @@
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 import libcst as cst
 
 from torchcheck.lint import torch_api
@@ -9,7 +7,7 @@ from torchcheck.lint.context import LintContext
 from torchcheck.lint.edits import keyword, with_keyword_appended
 from torchcheck.lint.flow import BoundName
 from torchcheck.lint.kinds import Kind
-from torchcheck.lint.nodes import has_star_kwargs, keyword_argument, method_call
+from torchcheck.lint.nodes import dotted_name, has_star_kwargs, keyword_argument, literal_bool, method_call
 from torchcheck.lint.rule import FixSafety, Invalid, Rule, Valid
 from torchcheck.rules.devices.transfer_after_construction import is_device_expression
 
@@ -30,6 +28,9 @@ _REBINDING_METHODS = _TRANSFER_METHODS | {"float", "type"}
 # leaf that does, it changes nothing (the copy already requires grad and is no leaf).
 # `x.retain_grad()` fills the copy's `.grad` although it is not a leaf.
 _GRAD_METHODS = frozenset({"requires_grad_", "retain_grad"})
+# What the code does to a binding, besides those methods: wants its gradient (reads its
+# `.grad`, hands it to an optimizer, returns it).
+_WANTED = "gradient wanted"
 
 _OPTIMIZERS = "torch.optim."
 
@@ -42,21 +43,17 @@ _REBOUND = (
 _Moves = list[tuple[str, cst.BaseExpression]] | None
 
 
-@dataclass(frozen=True)
-class _Rebinding:
-    """`x = x.cuda()` that replaces the leaf ``name`` made at ``leaf`` by a non-leaf copy."""
-
-    node: cst.Assign
-    name: str
-    leaf: cst.CSTNode
+def _keyword(call: cst.Call | None, name: str) -> cst.Arg | None:
+    return keyword_argument(call, name) if call is not None else None
 
 
-def _is_true(argument: cst.Arg | None) -> bool:
-    return argument is not None and isinstance(argument.value, cst.Name) and argument.value.value == "True"
+def _keyword_name(argument: cst.Arg) -> str | None:
+    return argument.keyword.value if argument.keyword is not None else None
 
 
-def _is_false(argument: cst.Arg | None) -> bool:
-    return argument is not None and isinstance(argument.value, cst.Name) and argument.value.value == "False"
+def _flag(argument: cst.Arg | None) -> bool | None:
+    """``True``/``False`` passed as ``argument``; None for anything else."""
+    return literal_bool(argument.value) if argument is not None else None
 
 
 class RequiresGradLostByTransfer(Rule):
@@ -262,75 +259,74 @@ class Scale(nn.Module):
 
     def __init__(self, context: LintContext) -> None:
         super().__init__(context)
-        self._made_leaf: set[tuple[cst.CSTNode, str]] = set()  # `x.requires_grad = True` on a binding
-        self._rebindings: list[_Rebinding] = []
-        # `w = torch.randn(3, requires_grad=True).cuda()`: reported if the code wants `w`'s gradient
-        self._copies_bound: list[tuple[cst.Call, tuple[cst.Assign, str], cst.Call | None]] = []
-        self._excused: set[tuple[cst.CSTNode, str]] = set()
-        # bindings whose gradient the code asks for: `.grad` read, handed to an optimizer, returned
-        self._gradient_wanted: set[tuple[cst.CSTNode, str]] = set()
+        # (binding node, name, what): `requires_grad_`/`retain_grad` called on the binding
+        # (or `x.requires_grad = True`), or _WANTED
+        self._marks: set[tuple[cst.CSTNode, str, str]] = set()
+        # Reported at the end if the code wants the gradient of `name` as bound by `statement`:
+        # (node, statement, name, the leaf re-bound or None, fix). A re-binding `x = x.cuda()`
+        # names x's leaf; a copy bound at once (`w = torch.randn(3, requires_grad=True).cuda()`) does not.
+        self._pending: list[tuple[cst.CSTNode, cst.Assign, str, cst.CSTNode | None, cst.Call | None]] = []
+
+    def _mark(self, expression: cst.BaseExpression, what: str) -> None:
+        """Note ``what`` of the binding of a name (or, for _WANTED, of names in a tuple or list)."""
+        if isinstance(expression, (cst.Tuple, cst.List)) and what == _WANTED:
+            for element in expression.elements:
+                self._mark(element.value, what)
+        elif isinstance(expression, cst.Name):
+            binding = self.context.flow.reaching_binding(expression.value)
+            if binding is not None:
+                self._marks.add((binding.node, expression.value, what))
+
+    def visit_Attribute(self, node: cst.Attribute) -> None:
+        if node.attr.value == "grad":
+            self._mark(node.value, _WANTED)
+
+    def visit_Return(self, node: cst.Return) -> None:
+        if node.value is not None:
+            self._mark(node.value, _WANTED)
+
+    def leave_Module(self, node: cst.Module) -> None:
+        # A copy that only feeds a forward pass still carries requires_grad (checkpointing
+        # tests, gradcheck): only a copy whose `.grad` the code wants is a mistake.
+        for reported, statement, name, leaf, replacement in self._pending:
+            excused = leaf is not None and (statement, name, "retain_grad") in self._marks
+            if (statement, name, _WANTED) in self._marks and not excused:
+                message = _REBOUND.format(name=name, line=self.context.line_of(leaf)) if leaf is not None else None
+                self.report(reported, message, replacement=replacement)
 
     # ------------------------------------------------ across statements: `x = x.cuda()`
     # The rules see a binding statement before the flow records it, so the names its value
     # reads still resolve to the bindings that reach it.
     def leave_Assign(self, node: cst.Assign) -> None:
         for target, value in _target_values(node):
-            if isinstance(target, cst.Attribute) and target.attr.value == "requires_grad" and _is_true_value(value):
+            if isinstance(target, cst.Attribute) and target.attr.value == "requires_grad" and literal_bool(value):
                 self._mark(target.value, "requires_grad_")
-            elif isinstance(target, cst.Name) and isinstance(value, cst.Call):
-                self._check_rebinding(node, target.value, value)
+                continue
+            name = target.value if isinstance(target, cst.Name) else ""
+            chain = _transfer_chain(value, name) if name else []
+            binding = self.context.flow.reaching_binding(name) if chain else None
+            if binding is None:
+                continue
+            held = _bound_value(binding, name)  # what the name held before: a leaf that requires grad?
+            factory = self._leaf_factory(held)[0]
+            leaf = factory is not None or (binding.node, name, "requires_grad_") in self._marks or self._wraps_a_leaf(held)
+            if leaf and any(self._copies(call, method, factory) for call, method in chain):
+                self._pending.append((node, node, name, binding.node, None))
 
-    def _check_rebinding(self, node: cst.Assign, name: str, value: cst.Call) -> None:
-        chain = _transfer_chain(value, name)
-        if not chain:
-            return
-        binding = self.context.flow.reaching_binding(name)
-        if binding is None:
-            return
-        factory = self._factory_of(binding, name)
-        if factory is None and (binding.node, name) not in self._made_leaf and not self._is_parameter(binding, name):
-            return
-        if any(self._copies(call, method, factory) for call, method in chain):
-            self._rebindings.append(_Rebinding(node, name, binding.node))
-
-    def _mark(self, receiver: cst.BaseExpression, method: str) -> None:
-        """``x.requires_grad_()`` / ``x.retain_grad()`` / ``x.requires_grad = True`` on a name."""
-        if not isinstance(receiver, cst.Name):
-            return
-        binding = self.context.flow.reaching_binding(receiver.value)
-        if binding is None:
-            return
-        if method == "requires_grad_":
-            self._made_leaf.add((binding.node, receiver.value))
-        else:
-            self._excused.add((binding.node, receiver.value))
-
-    def _factory_of(self, binding: BoundName, name: str) -> cst.Call | None:
-        value = _bound_value(binding, name)
-        if not isinstance(value, cst.Call):
-            return None
-        factory, _ = self._leaf_factory(value)
-        return factory
-
-    def _is_parameter(self, binding: BoundName, name: str) -> bool:
-        value = _bound_value(binding, name)
-        return isinstance(value, cst.Call) and self._wraps_a_leaf(value)
-
-    def _wraps_a_leaf(self, call: cst.Call) -> bool:
+    def _wraps_a_leaf(self, call: cst.BaseExpression | None) -> bool:
         """``nn.Parameter(w)`` (unless ``requires_grad=False``) or the legacy
         ``Variable(w, requires_grad=True)``: a new leaf that requires grad."""
-        called = self.context.call_name(call)
-        if called in _PARAMETERS:
-            return not _is_false(keyword_argument(call, "requires_grad"))
-        return called in _VARIABLES and _is_true(keyword_argument(call, "requires_grad"))
+        if not isinstance(call, cst.Call):
+            return False
+        called, requires_grad = self.context.call_name(call), _flag(keyword_argument(call, "requires_grad"))
+        return requires_grad is not False if called in _PARAMETERS else called in _VARIABLES and requires_grad is True
 
     def _copies(self, call: cst.Call, method: str, factory: cst.Call | None) -> bool:
         """Whether ``call`` (a link of ``x.cuda().double()``) returns a copy of the leaf. Where
         the factory already chose the device or dtype the call sets, it may return the leaf."""
-        chose = {name for name in ("device", "dtype") if factory is not None and keyword_argument(factory, name)}
+        chose = {name: argument.value for name in ("device", "dtype") if (argument := _keyword(factory, name))}
         if method == "float":
-            dtype = keyword_argument(factory, "dtype") if factory is not None else None
-            return dtype is not None and not call.args and self.context.qualified_name(dtype.value) not in _FLOAT32
+            return "dtype" in chose and not call.args and self.context.qualified_name(chose["dtype"]) not in _FLOAT32
         if method == "type":
             if len(call.args) != 1 or call.args[0].keyword is not None or call.args[0].star or chose:
                 return False  # `x.type()` returns a string
@@ -340,187 +336,91 @@ class Scale(nn.Module):
         if method == "cuda":
             return "device" not in chose
         moves = self._moves(call, method, factory)
-        if moves is None:
-            return not chose
-        return any(name not in chose for name, _ in moves)
-
-    def visit_Attribute(self, node: cst.Attribute) -> None:
-        if node.attr.value == "grad":
-            self._want_gradient(node.value)
-
-    def visit_Return(self, node: cst.Return) -> None:
-        if node.value is not None:
-            self._want_gradient(node.value)
-
-    def _want_gradient(self, expression: cst.BaseExpression) -> None:
-        """The code reads the gradient of ``expression`` (a name, or names in a tuple or list)."""
-        if isinstance(expression, (cst.Tuple, cst.List)):
-            for element in expression.elements:
-                self._want_gradient(element.value)
-            return
-        if not isinstance(expression, cst.Name):
-            return
-        binding = self.context.flow.reaching_binding(expression.value)
-        if binding is not None:
-            self._gradient_wanted.add((binding.node, expression.value))
-
-    def leave_Module(self, node: cst.Module) -> None:
-        # A copy that only feeds a forward pass still carries requires_grad (checkpointing
-        # tests, gradcheck): only a re-binding whose `.grad` the code wants is a mistake.
-        for rebinding in self._rebindings:
-            key = (rebinding.node, rebinding.name)
-            if key in self._excused or key not in self._gradient_wanted:
-                continue
-            line = self.context.line_of(rebinding.leaf)
-            self.report(rebinding.node, _REBOUND.format(name=rebinding.name, line=line))
-        for call, bound, replacement in self._copies_bound:
-            if bound in self._gradient_wanted:
-                self.report(call, replacement=replacement)
+        return not chose if moves is None else any(name not in chose for name, _ in moves)
 
     # ------------------------------------------------ in one expression: `torch.randn(...).cuda()`
     def visit_Call(self, node: cst.Call) -> None:
         if (self.context.call_name(node) or "").startswith(_OPTIMIZERS):
             for argument in node.args:
-                self._want_gradient(argument.value)  # torch.optim.SGD([w], lr=0.1)
-        receiver_method = method_call(node)
-        if receiver_method is not None and receiver_method[1] in _GRAD_METHODS:
-            if not (node.args and _is_false(node.args[0])):
-                self._mark(receiver_method[0], receiver_method[1])
-        if receiver_method is None or receiver_method[1] not in _TRANSFER_METHODS:
+                self._mark(argument.value, _WANTED)  # torch.optim.SGD([w], lr=0.1)
+        if (found := method_call(node)) is None:
             return
-        source, method = receiver_method
-        if not isinstance(source, cst.Call):
+        source, method = found
+        if method in _GRAD_METHODS and not (node.args and _flag(node.args[0]) is False):
+            self._mark(source, method)
+        if method not in _TRANSFER_METHODS or not isinstance(source, cst.Call):
             return
         factory, wrapper = self._leaf_factory(source)
-        if factory is None:
-            if self._wraps_a_leaf(source):
-                if self._moves(node, method, None) != []:
-                    self.report(node)
-            return
-        moves = self._moves(node, method, factory)
+        moves = self._moves(node, method, factory) if factory is not None or self._wraps_a_leaf(source) else []
         if moves == []:
-            return  # not a transfer (`.to()`), or a no-op cast (`.to(torch.float32)`)
-        new_factory = _with_keywords(factory, moves) if moves is not None else None
-        replacement = None
-        if new_factory is not None and wrapper is None:
-            replacement = new_factory
-        elif new_factory is not None and wrapper is not None:
-            func = wrapper.func
-            assert isinstance(func, cst.Attribute)
-            replacement = wrapper.with_changes(func=func.with_changes(value=new_factory))
-        bound = self._bound_to_a_name(node)
-        if bound is None:
-            self.report(node, replacement=replacement)
+            return  # no leaf, not a transfer (`.to()`), or a no-op cast (`.to(torch.float32)`)
+        if factory is None:
+            self.report(node)  # `nn.Parameter(w).cuda()` is no parameter, whatever the code does with it
+            return
+        replacement = _with_keywords(factory, moves)
+        if replacement is not None and wrapper is not None:
+            replacement = wrapper.with_changes(func=wrapper.func.with_changes(value=replacement))
+        statement = self.context.statement_holding(node)
+        target = statement.targets[0].target if isinstance(statement, cst.Assign) and len(statement.targets) == 1 else None
+        if isinstance(target, cst.Name):
+            self._pending.append((node, statement, target.value, None, replacement))
         else:
-            self._copies_bound.append((node, bound, replacement))
+            self.report(node, replacement=replacement)
 
-    def _bound_to_a_name(self, call: cst.Call) -> tuple[cst.Assign, str] | None:
-        """``(assignment, name)`` when ``call`` is the whole value bound to a plain name
-        (``w = torch.randn(3, requires_grad=True).cuda()``)."""
-        statement = self.context.statement_holding(call)
-        if isinstance(statement, cst.Assign) and len(statement.targets) == 1:
-            target = statement.targets[0].target
-            if isinstance(target, cst.Name):
-                return statement, target.value
-        return None
-
-    def _leaf_factory(self, source: cst.Call) -> tuple[cst.Call | None, cst.Call | None]:
+    def _leaf_factory(self, source: cst.BaseExpression | None) -> tuple[cst.Call | None, cst.Call | None]:
         """The factory that builds the leaf, and the ``.requires_grad_()`` call around it if any."""
+        if not isinstance(source, cst.Call):
+            return None, None
         if self.context.call_name(source) in _FACTORIES:
-            return (source, None) if _is_true(keyword_argument(source, "requires_grad")) else (None, None)
-        found = method_call(source)
-        if found is None or found[1] != "requires_grad_" or not isinstance(found[0], cst.Call):
+            return (source, None) if _flag(keyword_argument(source, "requires_grad")) else (None, None)
+        inner, method = method_call(source) or (None, None)
+        if method != "requires_grad_" or not isinstance(inner, cst.Call) or source.args and not _flag(source.args[0]):
             return None, None
-        if source.args and not _is_true(source.args[0]):
-            return None, None
-        inner = found[0]
-        if self.context.call_name(inner) not in _FACTORIES or keyword_argument(inner, "requires_grad") is not None:
-            return None, None
-        return inner, source
+        made = self.context.call_name(inner) in _FACTORIES and keyword_argument(inner, "requires_grad") is None
+        return (inner, source) if made else (None, None)
 
     def _moves(self, call: cst.Call, method: str, factory: cst.Call | None) -> _Moves:
         """What the transfer changes, as factory keywords; [] when it changes nothing."""
-        if method in _CAST_METHODS:
-            if call.args:
+        if method in _CAST_METHODS:  # `torch.float64` through the name the factory uses for torch (`T`)
+            torch_module = (dotted_name(factory.func) or "").partition(".")[0] if factory is not None else ""
+            if call.args or not torch_module or self.context.qualified_name(cst.Name(torch_module)) != "torch":
                 return None
-            torch_name = self._torch_name(factory)
-            if torch_name is None:
-                return None
-            return [("dtype", cst.Attribute(value=cst.Name(torch_name), attr=cst.Name(_CAST_METHODS[method])))]
+            return [("dtype", cst.Attribute(value=cst.Name(torch_module), attr=cst.Name(_CAST_METHODS[method])))]
         if method == "cuda":
-            return self._cuda_moves(call)
-        return self._to_moves(call, factory)
-
-    @staticmethod
-    def _cuda_moves(call: cst.Call) -> _Moves:
-        device: cst.BaseExpression = cst.SimpleString('"cuda"')
-        for argument in call.args:
-            if argument.keyword is not None and argument.keyword.value in _DROPPED_KEYWORDS:
-                continue
-            if argument.star or (argument.keyword is not None and argument.keyword.value != "device"):
-                return None
-            device = argument.value
-            if isinstance(device, cst.Integer):
-                device = cst.SimpleString(f'"cuda:{device.value}"')
-        return [("device", device)]
-
-    def _to_moves(self, call: cst.Call, factory: cst.Call | None) -> _Moves:
-        if not call.args:
-            return []
+            return _cuda_moves(call)
         moves: list[tuple[str, cst.BaseExpression]] = []
         for argument in call.args:
-            if argument.star:
-                return None
-            if argument.keyword is not None:
-                keyword = argument.keyword.value
-                if keyword in _DROPPED_KEYWORDS:
-                    continue
-                if keyword not in ("device", "dtype"):
-                    return None
-                moves.append((keyword, argument.value))
-                continue
-            kind = self.context.kind_of(argument.value)
-            if kind is Kind.DTYPE:
-                moves.append(("dtype", argument.value))
-            elif is_device_expression(argument.value, kind):
-                moves.append(("device", argument.value))
-            else:
-                return None  # `.to(other_tensor)` or something unknown
-        if (
-            len(moves) == 1
-            and moves[0][0] == "dtype"
-            and self.context.qualified_name(moves[0][1]) in _FLOAT32
-            and (factory is None or keyword_argument(factory, "dtype") is None)
-        ):
-            return []  # already float32: `.to` returns the leaf itself
-        return moves
+            name = None if argument.star else _keyword_name(argument) or self._keyword_for(argument.value)
+            if name not in ("device", "dtype", *_DROPPED_KEYWORDS):
+                return None  # `*args`, `.to(other_tensor)` or something unknown
+            if name not in _DROPPED_KEYWORDS:
+                moves.append((name, argument.value))
+        to_float32 = [name for name, _ in moves] == ["dtype"] and self.context.qualified_name(moves[0][1]) in _FLOAT32
+        return [] if to_float32 and _keyword(factory, "dtype") is None else moves  # float32 already: the leaf itself
 
-    def _torch_name(self, factory: cst.Call | None) -> str | None:
-        """The local name of the ``torch`` module used by the factory (``torch``, ``T``)."""
-        if factory is None:
-            return None
-        expression = factory.func
-        while isinstance(expression, cst.Attribute):
-            expression = expression.value
-        if isinstance(expression, cst.Name) and self.context.qualified_name(expression) == "torch":
-            return expression.value
+    def _keyword_for(self, value: cst.BaseExpression) -> str | None:
+        """The factory keyword a positional argument of ``.to()`` stands for."""
+        kind = self.context.kind_of(value)
+        return "dtype" if kind is Kind.DTYPE else "device" if is_device_expression(value, kind) else None
+
+
+def _cuda_moves(call: cst.Call) -> _Moves:
+    kept = [argument for argument in call.args if _keyword_name(argument) not in _DROPPED_KEYWORDS]
+    if any(argument.star or _keyword_name(argument) not in (None, "device") for argument in kept):
         return None
+    device = kept[-1].value if kept else cst.SimpleString('"cuda"')
+    return [("device", cst.SimpleString(f'"cuda:{device.value}"') if isinstance(device, cst.Integer) else device)]
 
 
-def _is_true_value(expression: cst.BaseExpression | None) -> bool:
-    return isinstance(expression, cst.Name) and expression.value == "True"
-
-
-def _target_values(node: cst.Assign) -> list[tuple[cst.BaseExpression, cst.BaseExpression | None]]:
+def _target_values(node: cst.Assign) -> list[tuple[cst.BaseExpression, cst.BaseExpression]]:
     """Each assigned target with its value; ``a, b = a.cuda(), b.cuda()`` pairs them up."""
-    pairs: list[tuple[cst.BaseExpression, cst.BaseExpression | None]] = []
-    for target in (assign_target.target for assign_target in node.targets):
-        value = node.value
-        if type(target) in (cst.Tuple, cst.List) and type(value) in (cst.Tuple, cst.List):
-            if len(target.elements) == len(value.elements):
-                pairs.extend((mine.value, theirs.value) for mine, theirs in zip(target.elements, value.elements))
-                continue
-        pairs.append((target, value))
+    pairs: list[tuple[cst.BaseExpression, cst.BaseExpression]] = []
+    for target, value in ((assign_target.target, node.value) for assign_target in node.targets):
+        unpacked = type(target) in (cst.Tuple, cst.List) and type(value) in (cst.Tuple, cst.List)
+        if unpacked and len(target.elements) == len(value.elements):
+            pairs.extend((mine.value, theirs.value) for mine, theirs in zip(target.elements, value.elements))
+        else:
+            pairs.append((target, value))
     return pairs
 
 
@@ -528,35 +428,28 @@ def _bound_value(binding: BoundName, name: str) -> cst.BaseExpression | None:
     """The value ``binding`` gave ``name``, also for one name of ``a, b = x, y``."""
     if binding.value is not None or not isinstance(binding.node, cst.Assign):
         return binding.value
-    for target, value in _target_values(binding.node):
-        if isinstance(target, cst.Name) and target.value == name:
-            return value
-    return None
+    values = (value for target, value in _target_values(binding.node) if isinstance(target, cst.Name) and target.value == name)
+    return next(values, None)
 
 
-def _transfer_chain(value: cst.Call, name: str) -> list[tuple[cst.Call, str]]:
+def _transfer_chain(value: cst.BaseExpression, name: str) -> list[tuple[cst.Call, str]]:
     """The moves and casts of ``name.cuda().double()``, innermost first; [] when ``value`` is
     anything else (``name.detach().cuda()``, ``other.cuda()``). A trailing
     ``.requires_grad_()`` (``name.cuda().requires_grad_()``) leaves the copy a non-leaf."""
     chain: list[tuple[cst.Call, str]] = []
     expression: cst.BaseExpression = value
-    while isinstance(expression, cst.Call) and (method_call(expression) or (None, ""))[1] == "requires_grad_":
-        expression = expression.func.value if isinstance(expression.func, cst.Attribute) else expression
-    while isinstance(expression, cst.Call):
-        receiver_method = method_call(expression)
-        if receiver_method is None or receiver_method[1] not in _REBINDING_METHODS:
-            return []
-        chain.append((expression, receiver_method[1]))
-        expression = receiver_method[0]
-    is_name = isinstance(expression, cst.Name) and expression.value == name
-    return chain[::-1] if is_name else []
+    while (found := method_call(expression)) is not None and found[1] == "requires_grad_":
+        expression = found[0]
+    while (found := method_call(expression)) is not None and found[1] in _REBINDING_METHODS:
+        chain.append((expression, found[1]))  # type: ignore[arg-type]
+        expression = found[0]
+    return chain[::-1] if isinstance(expression, cst.Name) and expression.value == name else []
 
 
-def _with_keywords(factory: cst.Call, moves: list[tuple[str, cst.BaseExpression]]) -> cst.Call | None:
-    if has_star_kwargs(factory) or not moves:
-        return None
-    names = [name for name, _ in moves]
-    if len(set(names)) != len(names) or any(keyword_argument(factory, name) for name in names):
+def _with_keywords(factory: cst.Call, moves: _Moves) -> cst.Call | None:
+    names = [name for name, _ in moves or ()]
+    taken = has_star_kwargs(factory) or any(keyword_argument(factory, name) is not None for name in names)
+    if not moves or taken or len(set(names)) != len(names):
         return None
     for name, value in moves:
         factory = with_keyword_appended(factory, keyword(name, value))
