@@ -26,12 +26,6 @@ OWN_MACHINERY = {
 
 # Each with what it keeps; the binder answers all of it.
 NOT_YET_ON_THE_MODEL = {
-    "checkpoint/checkpoint_without_optimizer.py": {"a stack of scopes"},
-    "data/dataloader_argument_conflict.py": {"a scope-keeping base class"},
-    "devices/sampler_epoch_not_set.py": {"a scope-keeping base class", "a walker", "a parent map"},
-    "devices/transfer_result_discarded.py": {"a stack of scopes"},
-    "tensors/alias_instead_of_clone.py": {"a stack of scopes"},
-    "training/requires_grad_misspelled.py": {"a stack of scopes"},
 }
 
 

@@ -21,7 +21,6 @@ import libcst as cst
 
 from torchcheck.lint.context import LintContext
 from torchcheck.lint.nodes import dotted_name
-from torchcheck.lint.rule import Rule
 from torchcheck.lint.torch_api import DATALOADERS
 from torchcheck.lint.walker import children
 
@@ -236,44 +235,3 @@ def never_none(expression: cst.BaseExpression | None, assignments: Assignments, 
         values = assignments.of(expression.value)
         return values is not None and all(never_none(value, assignments, _depth + 1) for value in values)
     return False
-
-
-class ScopedRule(Rule):
-    """A rule that knows the scope (module, function, lambda or class body) it is in and can
-    ask what the names of that scope are assigned (computed once per scope, on demand)."""
-
-    def __init__(self, context: LintContext) -> None:
-        super().__init__(context)
-        self._scope_stack: list[cst.CSTNode] = []
-        self._assignments: dict[cst.CSTNode, Assignments] = {}
-
-    @property
-    def current_scope(self) -> cst.CSTNode:
-        return self._scope_stack[-1]
-
-    def assignments(self, scope: cst.CSTNode) -> Assignments:
-        found = self._assignments.get(scope)
-        if found is None:
-            found = self._assignments[scope] = scope_assignments(scope)
-        return found
-
-    def visit_Module(self, node: cst.Module) -> None:
-        self._scope_stack.append(node)
-
-    def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
-        self._scope_stack.append(node)
-
-    def leave_FunctionDef(self, node: cst.FunctionDef) -> None:
-        self._scope_stack.pop()
-
-    def visit_Lambda(self, node: cst.Lambda) -> None:
-        self._scope_stack.append(node)
-
-    def leave_Lambda(self, node: cst.Lambda) -> None:
-        self._scope_stack.pop()
-
-    def visit_ClassDef(self, node: cst.ClassDef) -> None:
-        self._scope_stack.append(node)
-
-    def leave_ClassDef(self, node: cst.ClassDef) -> None:
-        self._scope_stack.pop()

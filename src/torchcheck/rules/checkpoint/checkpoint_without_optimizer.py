@@ -1,5 +1,7 @@
 from __future__ import annotations
 
+import functools
+import operator
 from dataclasses import dataclass
 
 import libcst as cst
@@ -11,13 +13,19 @@ from torchcheck.lint.rule import Invalid, Rule, Valid
 from torchcheck.rules.checkpoint._common import TORCH_SAVE, saved_object
 
 
-@dataclass
+@dataclass(frozen=True)
 class _Checkpoint:
     """What a checkpoint dictionary is known to hold."""
 
     model_state: bool = False  # a module's state_dict()
     other_state: bool = False  # anything that may be optimizer state
     unknown: bool = False  # filled in ways the rule cannot follow
+
+    def __or__(self, other: _Checkpoint) -> _Checkpoint:
+        return _Checkpoint(self.model_state or other.model_state, self.other_state or other.other_state, self.unknown or other.unknown)
+
+
+_UNKNOWN = _Checkpoint(unknown=True)
 
 
 def _mentions_optimizer(name: str) -> bool:
@@ -31,6 +39,16 @@ def _last_name(expression: cst.BaseExpression) -> str | None:
     if isinstance(expression, cst.Attribute):
         return expression.attr.value
     return None
+
+
+def _string(expression: cst.BaseExpression | None) -> str | None:
+    value = expression.evaluated_value if isinstance(expression, cst.SimpleString) else None
+    return value if isinstance(value, str) else None
+
+
+def _subscript_key(target: cst.Subscript) -> str | None:
+    index = target.slice[0].slice if len(target.slice) == 1 else None
+    return _string(index.value) if isinstance(index, cst.Index) else None
 
 
 class CheckpointWithoutOptimizer(Rule):
@@ -160,46 +178,28 @@ class Trainer:
 
     def __init__(self, context: LintContext) -> None:
         super().__init__(context)
-        self._scopes: list[dict[str, _Checkpoint]] = [{}]
+        # What each `name = {...}` and `name[key] = value` assignment adds, known when it runs.
+        self._dictionaries: dict[cst.Assign, _Checkpoint] = {}
+        self._entries: dict[cst.Subscript, _Checkpoint] = {}
         self._candidates: list[cst.Call] = []
         self._uses_optimizer = False
 
-    def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
-        self._scopes.append({})
-
-    def leave_FunctionDef(self, node: cst.FunctionDef) -> None:
-        self._scopes.pop()
-
     def visit_Assign(self, node: cst.Assign) -> None:
-        scope = self._scopes[-1]
+        facts = self._dictionary(node.value)
+        if facts is not None:
+            self._dictionaries[node] = facts
         for target in node.targets:
-            name = target.target
-            if isinstance(name, cst.Name):
-                facts = self._dictionary(node.value)
-                if facts is None:
-                    scope.pop(name.value, None)
-                else:
-                    scope[name.value] = facts
-            elif isinstance(name, cst.Subscript) and isinstance(name.value, cst.Name) and name.value.value in scope:
-                self._add_entry(scope[name.value.value], _subscript_key(name), node.value)
+            if isinstance(target.target, cst.Subscript) and isinstance(target.target.value, cst.Name):
+                self._entries[target.target] = self._entry(_subscript_key(target.target), node.value)
 
     def visit_Call(self, node: cst.Call) -> None:
-        receiver_method = method_call(node)
-        if receiver_method is not None:
-            receiver, method = receiver_method
-            if isinstance(receiver, cst.Name) and receiver.value in self._scopes[-1] and method != "get":
-                self._scopes[-1][receiver.value].unknown = True  # .update(...), .setdefault(...)
-            if method == "step" and self.context.kind_of(receiver) is Kind.OPTIMIZER:
-                self._uses_optimizer = True
-        if not self._uses_optimizer and self.context.kind_of(node) is Kind.OPTIMIZER:
-            self._uses_optimizer = True
+        if not self._uses_optimizer:
+            stepped = method_call(node)  # `optimizer.step()`
+            stepped_optimizer = stepped is not None and stepped[1] == "step" and self.context.kind_of(stepped[0]) is Kind.OPTIMIZER
+            self._uses_optimizer = stepped_optimizer or self.context.kind_of(node) is Kind.OPTIMIZER
         if node.args and self.context.call_name(node) in TORCH_SAVE:
             saved = saved_object(node)
-            facts = None
-            if isinstance(saved, cst.Name):
-                facts = self._scopes[-1].get(saved.value)
-            elif saved is not None:
-                facts = self._dictionary(saved)
+            facts = self._filled(saved) if isinstance(saved, cst.Name) else self._dictionary(saved)
             if facts is not None and facts.model_state and not facts.other_state and not facts.unknown:
                 self._candidates.append(node)
 
@@ -207,53 +207,67 @@ class Trainer:
         if self._uses_optimizer:
             for call in self._candidates:
                 self.report(call)
-        self._candidates.clear()
 
-    def _dictionary(self, expression: cst.BaseExpression) -> _Checkpoint | None:
+    def _filled(self, saved: cst.Name) -> _Checkpoint | None:
+        """What the dictionary ``saved`` names holds when it is saved: its last plain
+        assignment before the save in the same function, if a ``{...}``/``dict(...)``,
+        with the ``saved[key] = value`` entries added since; any other method called on
+        it since (``.update(...)``, ``.setdefault(...)``) fills it in unknown ways."""
+        binder = self.context.binder
+        function = binder.enclosing(saved, cst.FunctionDef)
+
+        def here(node: cst.CSTNode) -> bool:
+            return binder.enclosing(node, cst.FunctionDef) is function
+
+        assigned = [
+            binding
+            for binding in binder.bindings_of(saved.value, binder.scope_of(saved))
+            if isinstance(binding.node, cst.Assign)
+            and any(target.target is binding.target for target in binding.node.targets)
+            and here(binding.node)
+            and binder.precedes(binding.node, saved)
+        ]
+        last = max(assigned, key=lambda binding: binding.order, default=None)
+        facts = self._dictionaries.get(last.node) if last is not None else None
+        if last is None or facts is None:
+            return None
+        for use in last.references:
+            if here(use) and binder.precedes(last.node, use) and binder.precedes(use, saved):
+                parent = binder.parent(use)
+                if isinstance(parent, cst.Subscript) and parent in self._entries:  # `saved[key] = value`
+                    facts |= self._entries[parent]
+                elif isinstance(parent, cst.Attribute) and parent.attr.value != "get" and isinstance(binder.parent(parent), cst.Call):
+                    facts |= _UNKNOWN  # .update(...), .setdefault(...)
+        return facts
+
+    def _dictionary(self, expression: cst.BaseExpression | None) -> _Checkpoint | None:
         """Facts about a ``{...}`` or ``dict(...)`` expression, or None if it is neither."""
         if isinstance(expression, cst.Dict):
-            facts = _Checkpoint()
-            for element in expression.elements:
-                if isinstance(element, cst.DictElement):
-                    key = element.key.evaluated_value if isinstance(element.key, cst.SimpleString) else None
-                    self._add_entry(facts, key if isinstance(key, str) else None, element.value)
-                else:
-                    facts.unknown = True
-            return facts
-        if isinstance(expression, cst.Call) and isinstance(expression.func, cst.Name) and expression.func.value == "dict":
-            facts = _Checkpoint()
-            for argument in expression.args:
-                if argument.keyword is None:
-                    facts.unknown = True
-                else:
-                    self._add_entry(facts, argument.keyword.value, argument.value)
-            return facts
-        return None
+            entries = [
+                self._entry(_string(element.key), element.value) if isinstance(element, cst.DictElement) else _UNKNOWN
+                for element in expression.elements
+            ]
+        elif isinstance(expression, cst.Call) and isinstance(expression.func, cst.Name) and expression.func.value == "dict":
+            entries = [
+                self._entry(argument.keyword.value, argument.value) if argument.keyword is not None else _UNKNOWN
+                for argument in expression.args
+            ]
+        else:
+            return None
+        return functools.reduce(operator.or_, entries, _Checkpoint())
 
-    def _add_entry(self, facts: _Checkpoint, key: str | None, value: cst.BaseExpression) -> None:
+    def _entry(self, key: str | None, value: cst.BaseExpression) -> _Checkpoint:
+        """What one entry ``key: value`` adds to a checkpoint."""
         if key is None or _mentions_optimizer(key):
-            facts.other_state = True
-            return
+            return _Checkpoint(other_state=True)
         receiver_method = method_call(value)
         if receiver_method is not None and receiver_method[1] == "state_dict":
-            if self._is_model(receiver_method[0]):
-                facts.model_state = True
-            else:
-                facts.other_state = True
-            return
+            model = self._is_model(receiver_method[0])
+            return _Checkpoint(model_state=model, other_state=not model)
         name = _last_name(value)
-        if name is not None and _mentions_optimizer(name):
-            facts.other_state = True
+        return _Checkpoint(other_state=name is not None and _mentions_optimizer(name))
 
     def _is_model(self, receiver: cst.BaseExpression) -> bool:
         if isinstance(receiver, cst.Attribute) and receiver.attr.value == "module":
             receiver = receiver.value  # DistributedDataParallel's wrapped model
         return self.context.kind_of(receiver) is Kind.MODULE
-
-
-def _subscript_key(target: cst.Subscript) -> str | None:
-    if len(target.slice) != 1 or not isinstance(target.slice[0].slice, cst.Index):
-        return None
-    key = target.slice[0].slice.value
-    value = key.evaluated_value if isinstance(key, cst.SimpleString) else None
-    return value if isinstance(value, str) else None

@@ -9,7 +9,7 @@ import libcst as cst
 from torchcheck.lint.context import LintContext
 from torchcheck.lint.flow import Function
 from torchcheck.lint.kinds import Kind
-from torchcheck.lint.nodes import argument_for, called_name, is_none, keyword_argument, source_text
+from torchcheck.lint.nodes import argument_for, called_name, is_none, keyword_argument, literal_bool, method_call, source_text, subtree
 from torchcheck.lint.rule import Invalid, Rule, Valid
 
 # Names that show the code compares state-dict keys by hand.
@@ -29,6 +29,12 @@ _SET_STATE_DICT = "torch.distributed.checkpoint.state_dict.set_state_dict"
 _DCP_LOADS = frozenset({"torch.distributed.checkpoint.load", "torch.distributed.checkpoint.state_dict_loader.load"})
 _STATE_DICT_OPTIONS = "torch.distributed.checkpoint.state_dict.StateDictOptions"
 _DISTRIBUTED_LOAD_NAMES = frozenset({"set_model_state_dict", "set_state_dict", "load"})
+_DISCARDED = "is discarded; missing and unexpected keys go unnoticed"
+_MESSAGES = {
+    _SET_MODEL_STATE_DICT: f"Result of `set_model_state_dict(..., options=StateDictOptions(strict=False))` {_DISCARDED}",
+    _SET_STATE_DICT: f"Result of `set_state_dict(..., options=StateDictOptions(strict=False))` {_DISCARDED}",
+    **dict.fromkeys(_DCP_LOADS, f"Result of `torch.distributed.checkpoint.load(..., strict=False)` {_DISCARDED}"),
+}
 
 
 @dataclass(frozen=True)
@@ -42,48 +48,21 @@ class _Candidate:
     message: str | None = None  # for a distributed-checkpoint load
 
 
-def _is_false(expression: cst.BaseExpression) -> bool:
-    return isinstance(expression, cst.Name) and expression.value == "False"
-
-
-def _is_state_dict_call(expression: cst.BaseExpression) -> bool:
-    """``model.state_dict()``: every key of the model, so nothing can be missing."""
-    return (
-        isinstance(expression, cst.Call)
-        and isinstance(expression.func, cst.Attribute)
-        and expression.func.attr.value == "state_dict"
-    )
+def _state_dict_of(expression: cst.BaseExpression) -> cst.BaseExpression | None:
+    """``model`` for ``model.state_dict()``: every key of the model, so nothing can be missing."""
+    found = method_call(expression)
+    return found[0] if found is not None and found[1] == "state_dict" else None
 
 
 def _matches_model(condition: cst.BaseExpression) -> bool:
     """A filter that keeps what the model can take: a membership test (``k in model_sd``)
     or a comparison of shapes (``v.shape == model_sd[k].shape``)."""
-    for node in _comparisons(condition):
-        if any(isinstance(target.operator, (cst.In, cst.NotIn)) for target in node.comparisons):
-            return True
-        if any(_mentions_shape(side) for side in (node.left, *(target.comparator for target in node.comparisons))):
-            return True
+    for node in subtree(condition, prune=lambda node: not isinstance(node, (cst.BooleanOperation, cst.UnaryOperation))):
+        if isinstance(node, cst.Comparison):
+            sides = (node.left, *(target.comparator for target in node.comparisons))
+            if any(isinstance(target.operator, (cst.In, cst.NotIn)) for target in node.comparisons) or any(map(_mentions_shape, sides)):
+                return True
     return False
-
-
-def _comparisons(condition: cst.BaseExpression) -> list[cst.Comparison]:
-    if isinstance(condition, cst.Comparison):
-        return [condition]
-    if isinstance(condition, cst.BooleanOperation):
-        return _comparisons(condition.left) + _comparisons(condition.right)
-    if isinstance(condition, cst.UnaryOperation):
-        return _comparisons(condition.expression)
-    return []
-
-
-def _is_state_dict_of(expression: cst.BaseExpression, model: cst.BaseExpression) -> bool:
-    """``model.state_dict()``, for the very ``model`` that loads."""
-    return (
-        isinstance(expression, cst.Call)
-        and isinstance(expression.func, cst.Attribute)
-        and expression.func.attr.value == "state_dict"
-        and expression.func.value.deep_equals(model)
-    )
 
 
 def _mentions_shape(expression: cst.BaseExpression) -> bool:
@@ -98,18 +77,14 @@ def _partial_by_construction(value: cst.BaseExpression, model: cst.BaseExpressio
     state dict to match against (``intersect_dicts(checkpoint, model.state_dict())``), or a
     comprehension that keeps only matching keys or shapes. Keys it lacks or skips are the
     author's decision, not an accident."""
-    if _is_state_dict_call(value) or isinstance(value, cst.Dict):
+    if _state_dict_of(value) is not None or isinstance(value, cst.Dict):
         return True
     if isinstance(value, cst.Call):
-        return any(_is_state_dict_of(argument.value, model) for argument in value.args)
+        return any((receiver := _state_dict_of(argument.value)) is not None and receiver.deep_equals(model) for argument in value.args)
     if not isinstance(value, cst.DictComp):
         return False
-    clauses: list[cst.CompFor] = []
-    clause: cst.CompFor | None = value.for_in
-    while clause is not None:
-        clauses.append(clause)
-        clause = clause.inner_for_in
-    return any(_matches_model(condition.test) for clause in clauses for condition in clause.ifs)
+    clauses = subtree(value.for_in, prune=lambda node: not isinstance(node, cst.CompFor))  # the `for ... if ...` clauses
+    return any(isinstance(clause, cst.CompIf) and _matches_model(clause.test) for clause in clauses)
 
 
 def _is_url(expression: cst.BaseExpression | None) -> bool:
@@ -440,15 +415,6 @@ def resume(model, path, pretrained):
             self._key_comparing[function] = bool(_KEY_CHECK_NAMES.search(source_text(function.body)))
         return self._key_comparing[function]
 
-    @staticmethod
-    def _message_for(qualified: str | None) -> str | None:
-        if qualified in (_SET_MODEL_STATE_DICT, _SET_STATE_DICT):
-            called = qualified.rsplit(".", 1)[-1]
-            return f"Result of `{called}(..., options=StateDictOptions(strict=False))` is discarded; missing and unexpected keys go unnoticed"
-        if qualified in _DCP_LOADS:
-            return "Result of `torch.distributed.checkpoint.load(..., strict=False)` is discarded; missing and unexpected keys go unnoticed"
-        return None
-
     def visit_Expr(self, node: cst.Expr) -> None:
         call = node.value
         if type(call) is not cst.Call:
@@ -464,14 +430,13 @@ def resume(model, path, pretrained):
         strict = keyword_argument(call, "strict")
         loaded = argument_for(call, 0, "state_dict")
         if strict is not None:
-            if _is_false(strict.value):
+            if literal_bool(strict.value) is False:
                 self._note(call, receiver, loaded)
             return
         positional = [argument for argument in call.args if argument.keyword is None]
         # a positional `False` means `strict` only where the receiver is known to be a module
-        if len(positional) >= 2 and _is_false(positional[1].value) and not positional[1].star:
-            if self._is_module(receiver):
-                self._note(call, receiver, loaded)
+        if len(positional) >= 2 and literal_bool(positional[1].value) is False and not positional[1].star and self._is_module(receiver):
+            self._note(call, receiver, loaded)
 
     def _distributed_load(self, call: cst.Call, qualified: str | None) -> None:
         """``set_model_state_dict(model, sd, options=StateDictOptions(strict=False))``,
@@ -479,8 +444,8 @@ def resume(model, path, pretrained):
         ``dcp.load(sd, ..., strict=False)`` (whose ``sd`` is filled in place: no loaded name)."""
         if qualified in _DCP_LOADS:
             strict = keyword_argument(call, "strict")
-            if strict is not None and _is_false(strict.value):
-                self._candidates.append(_Candidate(call, None, self.context.flow.function, self._message_for(qualified)))
+            if strict is not None and literal_bool(strict.value) is False:
+                self._candidates.append(_Candidate(call, None, self.context.flow.function, _MESSAGES[qualified]))
             return
         if qualified not in (_SET_MODEL_STATE_DICT, _SET_STATE_DICT):
             return
@@ -490,7 +455,7 @@ def resume(model, path, pretrained):
         loaded = argument_for(call, 1, "model_state_dict") if qualified == _SET_MODEL_STATE_DICT else keyword_argument(call, "model_state_dict")
         model = argument_for(call, 0, "model")
         if model is not None and not model.star:
-            self._note(call, model.value, loaded, self._message_for(qualified))
+            self._note(call, model.value, loaded, _MESSAGES[qualified])
 
     def _non_strict_options(self, options: cst.BaseExpression) -> bool:
         """``StateDictOptions(..., strict=False)``, written here or bound to the name passed
@@ -504,7 +469,7 @@ def resume(model, path, pretrained):
         if not isinstance(value, cst.Call) or self.context.call_name(value) != _STATE_DICT_OPTIONS:
             return False
         strict = keyword_argument(value, "strict")
-        return strict is not None and _is_false(strict.value)
+        return strict is not None and literal_bool(strict.value) is False
 
     def _note(self, call: cst.Call, model: cst.BaseExpression, argument: cst.Arg | None, message: str | None = None) -> None:
         """Keep a discarded non-strict load for the end of the file, unless what it loads

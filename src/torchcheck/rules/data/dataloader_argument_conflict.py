@@ -5,17 +5,20 @@ import libcst as cst
 from torchcheck.lint.dataloaders import (
     Assignments,
     CallArguments,
-    ScopedRule,
     dataloader_arguments,
     integer_value,
     is_constant,
     is_dataloader_call,
     never_none,
+    scope_assignments,
 )
-from torchcheck.lint.rule import Invalid, Valid
+from torchcheck.lint.rule import Invalid, Rule, Valid
+
+# Where the names a call reads are looked up (comprehensions share their function's names here).
+_SCOPES = (cst.FunctionDef, cst.Lambda, cst.ClassDef, cst.Module)
 
 
-class DataLoaderArgumentConflict(ScopedRule):
+class DataLoaderArgumentConflict(Rule):
     """
     ## What it does
     Checks for `DataLoader(...)` calls whose arguments `DataLoader.__init__` rejects with a
@@ -189,7 +192,9 @@ test_loader = DataLoader(dataset, batch_size=64, num_workers=0, prefetch_factor=
     def visit_Call(self, node: cst.Call) -> None:
         if not is_dataloader_call(self.context, node):
             return
-        conflicts = _conflicts(dataloader_arguments(node), self.assignments(self.current_scope))
+        scope = self.context.binder.enclosing(node, *_SCOPES)
+        assert scope is not None  # the module encloses every call
+        conflicts = _conflicts(dataloader_arguments(node), scope_assignments(scope))
         if conflicts:
             self.report(node, self.message.format(conflicts="; ".join(conflicts)))
 

@@ -8,15 +8,8 @@ from torchcheck.lint import torch_api
 from torchcheck.lint.context import LintContext
 from torchcheck.lint.exports import moved_attributes, setting_path
 from torchcheck.lint.kinds import TENSOR_KINDS, Kind
-from torchcheck.lint.nodes import dotted_name, is_none, keyword_argument
-from torchcheck.lint.project import (
-    MOVED_BY_APPLY,
-    NO,
-    NUMBER_SETTINGS,
-    PROJECT,
-    Condition,
-    Symbol,
-)
+from torchcheck.lint.nodes import dotted_name, is_none, keyword_argument, method_call
+from torchcheck.lint.project import MOVED_BY_APPLY, NO, NUMBER_SETTINGS, PROJECT, Condition, Symbol
 from torchcheck.lint.rule import Invalid, Valid
 from torchcheck.rules.modules._common import ModuleClassRule, self_attribute
 
@@ -48,8 +41,6 @@ class _Candidate:
 
 @dataclass
 class _ClassState:
-    name: str
-    bases: frozenset[str]  # the base classes as spelled (`Detect`, `nn.Module`)
     candidates: list[_Candidate] = field(default_factory=list)
     handled: set[str] = field(default_factory=set)  # registered, rebound or moved by hand
     handles_everything: bool = False
@@ -61,38 +52,8 @@ def _is_number(expression: cst.BaseExpression) -> bool:
     return isinstance(expression, (cst.Integer, cst.Float))
 
 
-def _number_constants(module: cst.Module) -> set[str]:
-    """Module-level names bound once, to a number (``clip_threshold = 1.0``)."""
-    bound: dict[str, int] = {}
-    numbers: set[str] = set()
-    for statement in module.body:
-        if not isinstance(statement, cst.SimpleStatementLine):
-            continue
-        for small in statement.body:
-            if isinstance(small, cst.Assign) and len(small.targets) == 1 and isinstance(small.targets[0].target, cst.Name):
-                name = small.targets[0].target.value
-                bound[name] = bound.get(name, 0) + 1
-                if _is_number(small.value):
-                    numbers.add(name)
-    return {name for name in numbers if bound[name] == 1}
-
-
-def _number_defaults(function: cst.FunctionDef) -> set[str]:
-    """Parameters whose default is a number (``def __init__(self, scale=0.5)``)."""
-    parameters = function.params
-    return {
-        parameter.name.value
-        for parameter in (*parameters.params, *parameters.kwonly_params)
-        if parameter.default is not None and _is_number(parameter.default)
-    }
-
-
 def _names_cpu(expression: cst.BaseExpression) -> bool:
     return isinstance(expression, cst.SimpleString) and expression.evaluated_value == "cpu"
-
-
-def _base_names(node: cst.ClassDef) -> frozenset[str]:
-    return frozenset(name for base in node.bases if (name := dotted_name(base.value)) is not None)
 
 
 def _conditions(attribute: str, setting: str | None) -> tuple[Condition, ...]:
@@ -100,9 +61,7 @@ def _conditions(attribute: str, setting: str | None) -> tuple[Condition, ...]:
     file moving its detection head's anchors), and the setting the tensor holds, if any, is
     not a number in the project's configuration defaults (a 0-dim tensor then)."""
     moved = Condition(_THIS_FILE, f"{PROJECT}:{MOVED_BY_APPLY}:{attribute}", NO)
-    if setting is None:
-        return (moved,)
-    return moved, Condition(_THIS_FILE, f"{PROJECT}:{NUMBER_SETTINGS}:{setting}", NO)
+    return (moved,) if setting is None else (moved, Condition(_THIS_FILE, f"{PROJECT}:{NUMBER_SETTINGS}:{setting}", NO))
 
 
 class TensorAttributeNotBuffer(ModuleClassRule):
@@ -374,63 +333,46 @@ class Head(nn.Module):
 
     def __init__(self, context: LintContext) -> None:
         super().__init__(context)
-        self._states: list[_ClassState | None] = []
-        self._finished: list[_ClassState] = []
+        self._classes: dict[cst.ClassDef, _ClassState] = {}  # the torch module classes of the file
         self._moved_by_apply: set[str] = set()  # attributes some `_apply` override of the file moves
-        self._number_constants: set[str] = set()
 
-    def visit_Module(self, node: cst.Module) -> None:
-        self._number_constants = _number_constants(node)
+    @property
+    def _state(self) -> _ClassState | None:
+        frame = self.class_frame
+        return self._classes.get(frame.node) if frame is not None else None
 
     def visit_ClassDef(self, node: cst.ClassDef) -> None:
         super().visit_ClassDef(node)
-        self._states.append(_ClassState(node.name.value, _base_names(node)) if self.in_torch_module else None)
-
-    def leave_ClassDef(self, node: cst.ClassDef) -> None:
-        state = self._states.pop()
-        if state is not None:
-            self._finished.append(state)
-        super().leave_ClassDef(node)
+        if self.in_torch_module:
+            self._classes[node] = _ClassState()
 
     def leave_Module(self, node: cst.Module) -> None:
         """Decide at the end of the file: a later class's ``_apply`` may move an attribute,
         and a subclass inherits the device handling of its bases."""
-        by_name = {state.name: state for state in self._finished}
-        for state in self._finished:
-            if self._inherits_handling(state, by_name):
-                continue
+        by_name = {cls.name.value: cls for cls in self._classes}
+        for cls, state in self._classes.items():
+            handled = state.handled | self._moved_by_apply
             for candidate in state.candidates:
-                attribute = candidate.attribute
-                if attribute not in state.handled and attribute not in self._moved_by_apply:
+                if candidate.attribute not in handled and not self._inherits_handling(cls, by_name, frozenset()):
                     message = _PLACED_MESSAGE if candidate.placed else None
-                    self.report(candidate.assignment, message, conditions=_conditions(attribute, candidate.setting))
+                    self.report(candidate.assignment, message, conditions=_conditions(candidate.attribute, candidate.setting))
 
-    def _inherits_handling(self, state: _ClassState, by_name: dict[str, _ClassState]) -> bool:
-        seen: set[str] = set()
-        pending = [state]
-        while pending:
-            current = pending.pop()
-            if current.handles_everything:
-                return True
-            seen.add(current.name)
-            pending.extend(by_name[base] for base in current.bases if base in by_name and base not in seen)
-        return False
+    def _inherits_handling(self, cls: cst.ClassDef, by_name: dict[str, cst.ClassDef], seen: frozenset[str]) -> bool:
+        """The class, or one of its bases of this file, takes over device moves or state."""
+        bases = {name for base in cls.bases if (name := dotted_name(base.value)) in by_name and name not in seen}
+        seen |= {cls.name.value}
+        return self._classes[cls].handles_everything or any(self._inherits_handling(by_name[base], by_name, seen) for base in bases)
 
     def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
-        state = self._states[-1] if self._states else None
-        frame = self.class_frame
-        if state is not None and frame is not None and not frame.functions:
-            self._method_defined(state, node)
+        state, frame = self._state, self.class_frame
+        if state is not None and frame is not None and not frame.functions:  # a method of a module class
+            if node.name.value == "_apply":
+                moved = moved_attributes(node)
+                self._moved_by_apply |= moved
+                state.handles_everything |= not moved  # moves tensors we cannot name: trust it
+            elif node.name.value in _HANDLING_METHODS:
+                state.handles_everything = True
         super().visit_FunctionDef(node)
-
-    def _method_defined(self, state: _ClassState, method: cst.FunctionDef) -> None:
-        name = method.name.value
-        if name == "_apply":
-            moved = moved_attributes(method)
-            self._moved_by_apply |= moved
-            state.handles_everything |= not moved  # moves tensors we cannot name: trust it
-        elif name in _HANDLING_METHODS:
-            state.handles_everything = True
 
     def _tensor_built(self, value: cst.BaseExpression) -> bool:
         """``torch.zeros(...)``, ``torch.tensor(...).view(...)``, ``torch.ones(3) * 0.2``,
@@ -447,42 +389,36 @@ class Head(nn.Module):
             )
         if not isinstance(value, cst.Call):
             return False
-        root: cst.BaseExpression = value
-        methods: list[str] = []
-        while isinstance(root, cst.Call) and isinstance(root.func, cst.Attribute) and self.context.call_name(root) is None:
-            if not isinstance(root.func.value, cst.Call):
-                break  # `self._build_pe(...)`: a helper, not a method of a built tensor
-            methods.append(root.func.attr.value)
-            root = root.func.value
-        if not isinstance(root, cst.Call):
-            return False
+        root, methods = value, []
+        # `torch.ones(n).float()`: down to the first call; `self._build_pe(...)` is a helper, not a method
+        while (called := method_call(root)) is not None and isinstance(called[0], cst.Call) and self.context.call_name(root) is None:
+            root, methods = called[0], [*methods, called[1]]
         if self.context.call_name(root) in _TENSOR_BUILDERS:
             return self.context.kind_of(value) in TENSOR_KINDS and not self._scalar_tensor(value)
         return not _LEAVING_TENSORS.intersection(methods) and self._helper_returns_tensor(root)
 
-    def _scalar_tensor(self, value: cst.Call) -> bool:
-        """``torch.tensor(0.5)`` of a number: a 0-dim CPU tensor, which PyTorch combines with
-        tensors on any device, so leaving it behind on ``.to(device)`` breaks nothing."""
-        if self.context.call_name(value) != "torch.tensor" or not value.args or value.args[0].keyword is not None:
-            return False
-        data = value.args[0].value
-        if _is_number(data):
-            return True
-        if not isinstance(data, cst.Name):
-            return False
-        frame = self.class_frame
-        method = frame.functions[-1] if frame is not None and frame.functions else None
-        defaults = _number_defaults(method) if isinstance(method, cst.FunctionDef) else set()
-        return data.value in defaults or data.value in self._number_constants
-
-    def _tensor_of_setting(self, value: cst.BaseExpression) -> str | None:
-        """``torch.tensor(cfg.MODEL.POS_WEIGHT)``: the setting (``MODEL.POS_WEIGHT``), which
-        is a 0-dim tensor when the project's configuration gives it a number."""
+    def _tensor_data(self, value: cst.BaseExpression) -> cst.BaseExpression | None:
+        """``data`` in ``torch.tensor(data, ...)``."""
         if not isinstance(value, cst.Call) or self.context.call_name(value) != "torch.tensor":
             return None
-        if not value.args or value.args[0].keyword is not None or value.args[0].star:
-            return None
-        return setting_path(value.args[0].value)
+        first = value.args[0] if value.args else None
+        return first.value if first is not None and first.keyword is None and not first.star else None
+
+    def _scalar_tensor(self, value: cst.Call) -> bool:
+        """``torch.tensor(0.5)`` of a number - a literal, a parameter's default, a module
+        constant bound once: a 0-dim CPU tensor, which PyTorch combines with tensors on any
+        device, so leaving it behind on ``.to(device)`` breaks nothing."""
+        data = self._tensor_data(value)
+        if not isinstance(data, cst.Name):
+            return data is not None and _is_number(data)
+        binder = self.context.binder
+        bindings = binder.bindings_of(data.value, binder.scope_of(data))
+        defaults = [binding.node.default for binding in bindings if isinstance(binding.node, cst.Param) and binding.node.default is not None]
+        if any(map(_is_number, defaults)):
+            return True
+        constant = bindings[0].node if len(bindings) == 1 and bindings[0].scope is binder.module_scope else None
+        top_level = constant is not None and isinstance(binder.parent(binder.parent(constant)), cst.Module)  # not under an `if`
+        return top_level and isinstance(constant, cst.Assign) and len(constant.targets) == 1 and _is_number(constant.value)
 
     def _placed(self, value: cst.BaseExpression) -> bool:
         """The tensor ``value`` builds is put on a device: a factory given ``device=``
@@ -508,11 +444,9 @@ class Head(nn.Module):
     def _to_device(self, call: cst.Call) -> bool:
         """``.to(device)``, ``.to(other_tensor)``, ``.to(device, dtype)``: not ``.to(torch.float16)``."""
         first = call.args[0] if call.args else None
-        if first is None or first.star:
+        if first is None or first.star or _names_cpu(first.value):
             return False
-        if first.keyword is not None:
-            return first.keyword.value in ("device", "other") and not _names_cpu(first.value)
-        return self.context.kind_of(first.value) is not Kind.DTYPE and not _names_cpu(first.value)
+        return first.keyword.value in ("device", "other") if first.keyword is not None else self.context.kind_of(first.value) is not Kind.DTYPE
 
     def _helper_returns_tensor(self, call: cst.Call) -> bool:
         """A function of this file whose summary returns a tensor. One known to be a tensor
@@ -529,43 +463,39 @@ class Head(nn.Module):
             self._assigned(node, node.target, node.value)
 
     def visit_AugAssign(self, node: cst.AugAssign) -> None:
-        state = self._states[-1] if self._states else None
-        attribute = self_attribute(node.target, self.self_name)
-        if state is not None and attribute is not None:
-            state.handled.add(attribute)
+        self._assigned(node, node.target, None)
 
-    def _assigned(self, statement: cst.CSTNode, target: cst.BaseExpression, value: cst.BaseExpression) -> None:
-        state = self._states[-1] if self._states else None
+    def _assigned(self, statement: cst.CSTNode, target: cst.BaseExpression, value: cst.BaseExpression | None) -> None:
+        """``self.x = <tensor>`` in ``__init__`` is a candidate; any other binding of
+        ``self.x`` (a ``Parameter``, runtime state, ``self.x += ...``) handles it."""
+        state = self._state
         if state is None:
             return
-        self_name = self.self_name
         if type(target) in (cst.Tuple, cst.List):
-            for element in target.elements:
-                attribute = self_attribute(element.value, self_name)
-                if attribute is not None:
-                    state.handled.add(attribute)
+            state.handled.update(filter(None, (self_attribute(element.value, self.self_name) for element in target.elements)))
             return
-        attribute = self_attribute(target, self_name)
+        attribute = self_attribute(target, self.self_name)
         if attribute is None:
             return
         frame = self.class_frame
         in_init = frame is not None and len(frame.functions) == 1 and frame.functions[0].name.value == "__init__"
-        if in_init and self._tensor_built(value):
-            state.candidates.append(_Candidate(statement, attribute, self._tensor_of_setting(value), self._placed(value)))
+        if in_init and value is not None and self._tensor_built(value):
+            data = self._tensor_data(value)
+            setting = setting_path(data) if data is not None else None
+            state.candidates.append(_Candidate(statement, attribute, setting, self._placed(value)))
         else:
             state.handled.add(attribute)  # rebound to a Parameter, or runtime state set by other methods
 
     def visit_Call(self, node: cst.Call) -> None:
-        state = self._states[-1] if self._states else None
+        state = self._state
         if state is None or not isinstance(node.func, cst.Attribute):
             return
-        self_name = self.self_name
         method = node.func.attr.value
         if method in _MOVING_METHODS:
-            attribute = self_attribute(node.func.value, self_name)
+            attribute = self_attribute(node.func.value, self.self_name)
             if attribute is not None:
                 state.handled.add(attribute)
-        elif method in ("register_buffer", "register_parameter") and isinstance(node.func.value, cst.Name) and node.func.value.value == self_name:
+        elif method in ("register_buffer", "register_parameter") and isinstance(node.func.value, cst.Name) and node.func.value.value == self.self_name:
             name = node.args[0].value if node.args else None
             if isinstance(name, cst.SimpleString) and isinstance(name.evaluated_value, str):
                 state.handled.add(name.evaluated_value)
