@@ -5,6 +5,8 @@ Everything here is a plain table of qualified names; nothing imports torch.
 
 from __future__ import annotations
 
+from torchcheck.lint import idioms
+
 # Functions that build a new tensor from sizes or data.
 TENSOR_FACTORIES = frozenset(
     f"torch.{name}"
@@ -95,7 +97,10 @@ _NOT_MODULE_PACKAGES = ("torch.nn.functional.", "torch.nn.init.", "torch.nn.util
 
 
 def is_module_class_name(qualified: str) -> bool:
-    """Whether ``qualified`` names an ``nn.Module`` class (``torch.nn.Linear``, ``torch.nn.Module``)."""
+    """Whether ``qualified`` names an ``nn.Module`` class (``torch.nn.Linear``, ``torch.nn.Module``,
+    a library's subclass such as Lightning's ``LightningModule``)."""
+    if qualified in idioms.LIBRARY_MODULE_CLASSES:
+        return True
     last = qualified.rsplit(".", 1)[-1]
     return (
         qualified.startswith("torch.nn.")

@@ -17,7 +17,7 @@ import libcst as cst
 from torchcheck.lint import torch_api
 from torchcheck.lint.context import LintContext
 from torchcheck.lint.kinds import Kind
-from torchcheck.lint.nodes import dotted_name
+from torchcheck.lint.nodes import dotted_name, is_none
 from torchcheck.lint.project import Condition
 from torchcheck.lint.rule import Rule
 
@@ -243,6 +243,9 @@ class _Contents:
     all_elements: bool
     names: frozenset[str]
     string_keys: bool
+    # at least one element is one (`[nn.Linear(..), getattr(nn, act)()]`): it goes unregistered,
+    # though only a container of nothing else can become an `nn` container
+    some_elements: bool = False
 
 
 class PlainContainerRule(ModuleClassRule):
@@ -277,7 +280,7 @@ class PlainContainerRule(ModuleClassRule):
             return self.is_element_call(expression), frozenset()
         if isinstance(expression, (cst.List, cst.Tuple, cst.Dict)):
             contents = self._contents(expression)  # a nested container: `[[nn.Linear(..), act()]]`
-            return (contents.all_elements, contents.names) if contents is not None else (False, frozenset())
+            return (contents.some_elements, contents.names) if contents is not None else (False, frozenset())
         if isinstance(expression, cst.Name) and self._holds_element(expression.value):
             return True, frozenset({expression.value})
         return False, frozenset()
@@ -291,34 +294,34 @@ class PlainContainerRule(ModuleClassRule):
         the loop variable, not a local we know)."""
         return isinstance(expression, (cst.Call, cst.List, cst.Tuple, cst.Dict)) and self._element(expression)[0]
 
-    def _sequence(self, elements: list[cst.BaseExpression]) -> tuple[bool, frozenset[str]]:
-        names: set[str] = set()
-        for element in elements:
-            ok, used = self._element(element)
-            if not ok:
-                return False, frozenset()
-            names |= used
-        return True, frozenset(names)
+    def _sequence(self, elements: list[cst.BaseExpression]) -> tuple[bool, bool, frozenset[str]]:
+        """Whether every element is one, whether some element is, and the names used."""
+        verdicts = [self._element(element) for element in elements]
+        every = all(ok for ok, _ in verdicts)
+        names = frozenset().union(*(used for _, used in verdicts)) if every else frozenset()
+        return every, any(ok for ok, _ in verdicts), names
 
     def _contents(self, value: cst.BaseExpression) -> _Contents | None:
         """What a plain container literal holds, or None when ``value`` is not one."""
         if type(value) in (cst.List, cst.Tuple):
             if any(isinstance(element, cst.StarredElement) for element in value.elements):
                 return _Contents("list", False, False, frozenset(), False)
-            ok, names = self._sequence([element.value for element in value.elements])
-            return _Contents("list", not value.elements and isinstance(value, cst.List), ok and bool(value.elements), names, False)
+            every, some, names = self._sequence([element.value for element in value.elements])
+            empty = not value.elements and isinstance(value, cst.List)
+            return _Contents("list", empty, every and bool(value.elements), names, False, some)
         if isinstance(value, cst.ListComp):
-            return _Contents("list", False, self._built_element(value.elt), frozenset(), False)
+            built = self._built_element(value.elt)
+            return _Contents("list", False, built, frozenset(), False, built)
         if isinstance(value, cst.Dict):
             if any(not isinstance(element, cst.DictElement) for element in value.elements):
                 return _Contents("dict", False, False, frozenset(), False)
             elements = [element for element in value.elements if isinstance(element, cst.DictElement)]
-            ok, names = self._sequence([element.value for element in elements])
+            every, some, names = self._sequence([element.value for element in elements])
             string_keys = all(is_string_key(element.key, self) for element in elements)
-            return _Contents("dict", not elements, ok and bool(elements), names, string_keys)
+            return _Contents("dict", not elements, every and bool(elements), names, string_keys, some)
         if isinstance(value, cst.DictComp):
             is_element = self._built_element(value.value)
-            return _Contents("dict", False, is_element, frozenset(), is_string_key(value.key, self))
+            return _Contents("dict", False, is_element, frozenset(), is_string_key(value.key, self), is_element)
         if isinstance(value, cst.Call) and not value.args and isinstance(value.func, cst.Name) and value.func.value in ("list", "dict"):
             if self.context.qualified_name(value.func) is None:
                 return _Contents(value.func.value, True, False, frozenset(), False)
@@ -416,10 +419,11 @@ class PlainContainerRule(ModuleClassRule):
             if not (isinstance(value, cst.Name) and value.value == "None"):
                 state.other_assigned.add(attribute)
             return
-        if not contents.empty and not contents.all_elements:
+        if not contents.empty and not contents.some_elements:
             return  # a plain container of something else: nothing to say
         replacement = None
-        if (contents.container == "list" or contents.string_keys or contents.empty) and not _holds_containers(value):
+        fixable = contents.empty or contents.all_elements
+        if fixable and (contents.container == "list" or contents.string_keys or contents.empty) and not _holds_containers(value):
             replacement = self._wrapped(value, contents)
         state.candidates.append(
             _Candidate(
@@ -570,17 +574,33 @@ def _holds_containers(value: cst.BaseExpression) -> bool:
     return False
 
 
+# Losses whose first parameter is a per-class `weight` tensor.
+_WEIGHT_FIRST_LOSSES = frozenset({"CrossEntropyLoss", "NLLLoss", "BCELoss", "BCEWithLogitsLoss", "MultiLabelSoftMarginLoss"})
+
+
 def constructs_module(rule: Rule, call: cst.Call) -> bool:
     """``nn.Linear(...)``, ``Block(...)`` (a module class of this file), ``nn.Conv2d(...).to(d)``.
 
-    Loss modules are left out: a list of loss functions is a common, harmless pattern.
+    Loss modules count only when they hold state: a list of plain loss functions is a common,
+    harmless pattern, but ``nn.CrossEntropyLoss(weight=w)`` keeps ``w`` as a buffer that
+    ``.to()`` must move and ``state_dict()`` saves.
     """
     qualified = rule.context.call_name(call)
     if qualified is not None:
-        return torch_api.is_module_class_name(qualified) and not qualified.endswith("Loss")
+        if not torch_api.is_module_class_name(qualified):
+            return False
+        return not qualified.endswith("Loss") or _loss_holds_weights(call, qualified.rsplit(".", 1)[-1])
     func = call.func
     if isinstance(func, cst.Name):
         return rule.context.kind_of(call) is Kind.MODULE
     if isinstance(func, cst.Attribute) and func.attr.value in torch_api.MODULE_SELF_METHODS and isinstance(func.value, cst.Call):
         return constructs_module(rule, func.value)
     return False
+
+
+def _loss_holds_weights(call: cst.Call, loss: str) -> bool:
+    for argument in call.args:
+        if argument.keyword is not None and argument.keyword.value in ("weight", "pos_weight"):
+            return not is_none(argument.value)
+    first = call.args[0] if call.args else None
+    return first is not None and first.keyword is None and not first.star and loss in _WEIGHT_FIRST_LOSSES and not is_none(first.value)

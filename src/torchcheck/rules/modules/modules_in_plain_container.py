@@ -22,7 +22,10 @@ class ModulesInPlainContainer(PlainContainerRule):
     `dict` attribute (`self.layers = [nn.Linear(...), ...]`, nested containers such as
     `[[nn.Linear(...), nn.ReLU()]]`, or an empty list later filled with
     `self.layers.append(...)`, `.extend(...)`, `self.layers += [...]` or
-    `self.layers = self.layers + [...]`).
+    `self.layers = self.layers + [...]`). A container counts when any of its items is a
+    module (`[nn.Linear(...), getattr(nn, act)()]`); loss modules count when they hold state,
+    a per-class `weight` or `pos_weight` (`nn.CrossEntropyLoss(weight=w)` keeps `w` as a
+    buffer), while a list of plain loss functions is left alone.
 
     ## Why is this bad?
     A module registers the submodules assigned to its attributes, but it does not look
@@ -190,6 +193,7 @@ class Builder:
         ),
         Valid(
             """
+from collections import OrderedDict
 from torch import nn
 class Net(nn.Module):
     def __init__(self, depth):
@@ -203,6 +207,7 @@ class Net(nn.Module):
         self.head = nn.Sequential(*self.extra)
         self.shapes = [[8, 8], [8, 4]]
         self.named = [("fc", nn.Linear(8, 8))]
+        self.body = nn.Sequential(OrderedDict(self.named))
 """
         ),
     )
