@@ -435,6 +435,17 @@ class LintContext:
     def current_class(self) -> cst.ClassDef | None:
         return self._classes[-1] if self._classes else None
 
+    def instance_class(self, expression: cst.BaseExpression) -> cst.ClassDef | None:
+        """The class whose instance ``expression`` is, when it is the first parameter of the
+        method being walked (``self`` in ``self(x)``, whatever it is named)."""
+        function, class_def = self.flow.function, self.current_class
+        if type(expression) is not cst.Name or function is None or class_def is None or _is_static(function):
+            return None
+        if not any(statement is function for statement in class_def.body.body):  # type: ignore[union-attr]
+            return None
+        positional = (*function.params.posonly_params, *function.params.params)
+        return class_def if positional and positional[0].name.value == expression.value else None  # type: ignore[attr-defined]
+
     @property
     def in_module_class(self) -> bool:
         """Inside the body of an ``nn.Module`` subclass (directly or in one of its methods)."""

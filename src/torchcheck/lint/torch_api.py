@@ -96,6 +96,14 @@ _NOT_MODULE_CLASSES = frozenset({"Parameter", "Buffer", "UninitializedParameter"
 _NOT_MODULE_PACKAGES = ("torch.nn.functional.", "torch.nn.init.", "torch.nn.utils.", "torch.nn.attention.", "torch.nn.parameter.")
 
 
+# Tensor methods that return the same values in another shape, dtype or place: a softmax
+# output stays probabilities through them.
+VALUE_KEEPING_METHODS = frozenset(
+    {"view", "view_as", "reshape", "reshape_as", "squeeze", "unsqueeze", "flatten", "contiguous", "clone", "detach",
+     "to", "cuda", "cpu", "float", "double", "half", "bfloat16", "type"}
+)
+
+
 def is_module_class_name(qualified: str) -> bool:
     """Whether ``qualified`` names an ``nn.Module`` class (``torch.nn.Linear``, ``torch.nn.Module``,
     a library's subclass such as Lightning's ``LightningModule``)."""

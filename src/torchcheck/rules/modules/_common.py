@@ -17,7 +17,7 @@ import libcst as cst
 from torchcheck.lint import torch_api
 from torchcheck.lint.context import LintContext
 from torchcheck.lint.kinds import Kind
-from torchcheck.lint.nodes import dotted_name, is_none
+from torchcheck.lint.nodes import dotted_name, is_none, method_call, subtree
 from torchcheck.lint.project import Condition
 from torchcheck.lint.rule import Rule
 
@@ -267,6 +267,7 @@ class PlainContainerRule(ModuleClassRule):
         self._states: list[_ContainerState | None] = []
         # per function: local name -> the call it was last assigned (judged only when a container uses it)
         self._locals: list[dict[str, cst.Call | None]] = []
+        self._registering_helpers: dict[cst.ClassDef, frozenset[str]] = {}
 
     def is_element_call(self, call: cst.Call) -> bool:
         raise NotImplementedError
@@ -464,7 +465,7 @@ class PlainContainerRule(ModuleClassRule):
             if attribute is not None and func.attr.value in _LIST_FILLS:
                 self._list_filled(state, attribute, func.attr.value, node, function)
                 return
-            if isinstance(func.value, cst.Name) and func.value.value == self_name and func.attr.value in REGISTERING_METHODS:
+            if isinstance(func.value, cst.Name) and func.value.value == self_name and self._registers(func.attr.value):
                 self._registered(state, node.args, function)
         elif isinstance(func, cst.Name) and func.value == "setattr" and self.context.qualified_name(func) is None:
             self._registered(state, node.args, function)
@@ -475,9 +476,26 @@ class PlainContainerRule(ModuleClassRule):
             if attribute is not None:
                 state.passed.add(attribute)
 
+    def _registers(self, method: str) -> bool:
+        """``self.add_module(...)`` and the like, or a method of this class that calls one
+        (``self._add_to_parameters(m.parameters(), name)``)."""
+        if method in REGISTERING_METHODS:
+            return True
+        frame = self.class_frame
+        if frame is None:
+            return False
+        helpers = self._registering_helpers.get(frame.node)
+        if helpers is None:
+            helpers = self._registering_helpers[frame.node] = _registering_methods(frame.node)
+        return method in helpers
+
     def _registered(self, state: _ContainerState, arguments: Sequence[cst.Arg], function: cst.FunctionDef) -> None:
         names = state.registered.setdefault(function, set())
         for argument in arguments:
+            value = argument.value
+            method = method_call(value) if isinstance(value, cst.Call) else None
+            if method is not None and method[1] in _CONTENT_METHODS and isinstance(method[0], cst.Name):
+                argument = argument.with_changes(value=method[0])  # `m.parameters()`: m's contents
             if isinstance(argument.value, cst.Name):
                 names.add(argument.value.value)
                 attribute = self._iterated_attribute(argument.value.value)
@@ -555,6 +573,25 @@ class PlainContainerRule(ModuleClassRule):
                 replacement=replacement,
                 replace_target=candidate.value if replacement is not None else None,
             )
+
+
+# What a module hands on of itself: its parameters, buffers and submodules.
+_CONTENT_METHODS = frozenset({"parameters", "named_parameters", "buffers", "named_buffers", "modules", "children", "named_children"})
+
+
+def _registering_methods(class_def: cst.ClassDef) -> frozenset[str]:
+    """Methods of ``class_def`` that register what they are given on ``self``."""
+    found = set()
+    for method in class_def.body.body if isinstance(class_def.body, cst.IndentedBlock) else ():
+        if not isinstance(method, cst.FunctionDef) or not method.params.params:
+            continue
+        instance = method.params.params[0].name.value
+        for node in subtree(method.body):
+            called = method_call(node) if isinstance(node, cst.Call) else None
+            if called is not None and called[1] in REGISTERING_METHODS and isinstance(called[0], cst.Name) and called[0].value == instance:
+                found.add(method.name.value)
+                break
+    return frozenset(found)
 
 
 def _is_container(value: cst.BaseExpression) -> bool:
