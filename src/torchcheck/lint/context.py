@@ -998,11 +998,14 @@ class LintContext:
 
     def module_condition(self, expression: cst.BaseExpression) -> Condition | None:
         """For a value made by a class of another project file (``self.norm = DishTS(...)``
-        with ``DishTS`` imported from ``layers.py``): the condition under which it is a module."""
-        binding = self._binding_of(expression)
-        if binding is None or binding.maker_symbol is None:
-            return None
-        return Condition(binding.maker_symbol, TORCH_MODULE, YES)
+        with ``DishTS`` imported from ``layers.py``), or for such a call itself: the condition
+        under which it is a module."""
+        if type(expression) is cst.Call:
+            symbol = self._project_maker(expression)
+        else:
+            binding = self._binding_of(expression)
+            symbol = binding.maker_symbol if binding is not None else None
+        return Condition(symbol, TORCH_MODULE, YES) if symbol is not None else None
 
     def _binding_of(self, expression: cst.BaseExpression) -> Binding | None:
         """The binding of a name or of ``self.<attribute>``."""

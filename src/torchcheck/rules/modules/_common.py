@@ -234,6 +234,8 @@ class _ContainerState:
     other_assigned: set[str] = field(default_factory=set)  # also bound to something else
     passed: set[str] = field(default_factory=set)  # handed to a call that may register them
     registered: dict[cst.FunctionDef, set[str]] = field(default_factory=dict)
+    # per attribute: an element counted only if a class of another file is a module
+    conditions: dict[str, Condition] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -268,9 +270,15 @@ class PlainContainerRule(ModuleClassRule):
         # per function: local name -> the call it was last assigned (judged only when a container uses it)
         self._locals: list[dict[str, cst.Call | None]] = []
         self._registering_helpers: dict[cst.ClassDef, frozenset[str]] = {}
+        self._pending_condition: Condition | None = None  # of the statement being read
 
     def is_element_call(self, call: cst.Call) -> bool:
         raise NotImplementedError
+
+    def element_condition(self, call: cst.Call) -> Condition | None:
+        """The condition under which ``call`` builds an element after all (an instance of a
+        class of another file); None when nothing would make it one."""
+        return None
 
     def message_for(self, container: str) -> str:
         raise NotImplementedError
@@ -278,7 +286,12 @@ class PlainContainerRule(ModuleClassRule):
     # ----------------------------------------------------------------- classification
     def _element(self, expression: cst.BaseExpression) -> tuple[bool, frozenset[str]]:
         if isinstance(expression, cst.Call):
-            return self.is_element_call(expression), frozenset()
+            if self.is_element_call(expression):
+                return True, frozenset()
+            condition = self.element_condition(expression)
+            if condition is not None:
+                self._pending_condition = condition
+            return condition is not None, frozenset()
         if isinstance(expression, (cst.List, cst.Tuple, cst.Dict)):
             contents = self._contents(expression)  # a nested container: `[[nn.Linear(..), act()]]`
             return (contents.some_elements, contents.names) if contents is not None else (False, frozenset())
@@ -377,6 +390,7 @@ class PlainContainerRule(ModuleClassRule):
         function = self._current_function()
         fill = _Fill("list", contents.all_elements, contents.names, False, function, concatenated, _holds_containers(items))
         state.fills.setdefault(attribute, []).append(fill)
+        self._keep_condition(state, attribute)
         return True
 
     def _assigned(self, statement: cst.CSTNode, target: cst.BaseExpression, value: cst.BaseExpression) -> None:
@@ -398,6 +412,7 @@ class PlainContainerRule(ModuleClassRule):
                 state.fills.setdefault(attribute, []).append(
                     _Fill("dict", is_element, names, is_string_key(key, self), self._current_function(), nested=_is_container(value))
                 )
+                self._keep_condition(state, attribute)
         elif isinstance(target, (cst.Tuple, cst.List)):
             for element in target.elements:
                 attribute = self_attribute(element.value, self_name)
@@ -422,6 +437,7 @@ class PlainContainerRule(ModuleClassRule):
             return
         if not contents.empty and not contents.some_elements:
             return  # a plain container of something else: nothing to say
+        self._keep_condition(state, attribute)
         replacement = None
         fixable = contents.empty or contents.all_elements
         if fixable and (contents.container == "list" or contents.string_keys or contents.empty) and not _holds_containers(value):
@@ -544,6 +560,12 @@ class PlainContainerRule(ModuleClassRule):
         else:
             is_element, names = False, frozenset()
         fills.append(_Fill("list", is_element, names, False, function, nested=nested))
+        self._keep_condition(state, attribute)
+
+    def _keep_condition(self, state: _ContainerState, attribute: str) -> None:
+        if self._pending_condition is not None:
+            state.conditions.setdefault(attribute, self._pending_condition)
+            self._pending_condition = None
 
     # ----------------------------------------------------------------- decision
     def _resolve(self, state: _ContainerState) -> None:
@@ -567,11 +589,13 @@ class PlainContainerRule(ModuleClassRule):
                     replacement = None
                 if any(fill.nested or (fill.concatenated and not self.list_class_concatenates) for fill in fills):
                     replacement = None
+            condition = state.conditions.get(attribute)
             self.report(
                 candidate.statement,
                 self.message_for(candidate.container),
                 replacement=replacement,
                 replace_target=candidate.value if replacement is not None else None,
+                conditions=(condition,) if condition is not None else (),
             )
 
 

@@ -2,6 +2,7 @@ from __future__ import annotations
 
 import libcst as cst
 
+from torchcheck.lint.project import Condition
 from torchcheck.lint.rule import FixSafety, Invalid, Valid
 from torchcheck.rules.modules._common import PlainContainerRule, constructs_module
 
@@ -25,7 +26,8 @@ class ModulesInPlainContainer(PlainContainerRule):
     `self.layers = self.layers + [...]`). A container counts when any of its items is a
     module (`[nn.Linear(...), getattr(nn, act)()]`); loss modules count when they hold state,
     a per-class `weight` or `pos_weight` (`nn.CrossEntropyLoss(weight=w)` keeps `w` as a
-    buffer), while a list of plain loss functions is left alone.
+    buffer), while a list of plain loss functions is left alone. An instance of a class of
+    another file of the project counts when that class derives from `nn.Module` there.
 
     ## Why is this bad?
     A module registers the submodules assigned to its attributes, but it does not look
@@ -341,6 +343,9 @@ class Branches(nn.Module):
 
     def is_element_call(self, call: cst.Call) -> bool:
         return constructs_module(self, call)
+
+    def element_condition(self, call: cst.Call) -> Condition | None:
+        return self.context.module_condition(call)
 
     def message_for(self, container: str) -> str:
         return _LIST_MESSAGE if container == "list" else _DICT_MESSAGE
