@@ -7,7 +7,7 @@ import libcst as cst
 from torchcheck.lint.accumulators import accumulated_arguments, attribute_class, instance_class
 from torchcheck.lint.context import LintContext, Loop
 from torchcheck.lint.flow import Function
-from torchcheck.lint.kinds import Kind
+from torchcheck.lint.kinds import TENSOR_KINDS, Kind
 from torchcheck.lint.nodes import source_text
 from torchcheck.lint.rule import FixSafety, Invalid, Rule, Valid
 
@@ -562,6 +562,8 @@ class Trainer:
             return None
         if parts or (kept_name is not None and self.context.kind_of(candidate.value) is Kind.OTHER):
             return False  # a list or dict of losses: no `.item()` to take
+        if kept_entry and self.context.kind_of(candidate.value.value) in TENSOR_KINDS:  # type: ignore[attr-defined]
+            return False  # `loss[0]` of a tensor loss: indexing is the mistake (TCK115), `.item()` would not help
         return is_backward_target or _looks_like_loss(candidate.value)
 
     def _is_data_loop(self, loop: Loop) -> bool:
