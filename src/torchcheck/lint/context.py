@@ -54,6 +54,7 @@ from torchcheck.lint.nodes import (
     called_name,
     dotted_name,
     is_autocast_name,
+    is_none,
     keyword_argument,
     method_call,
     source_text,
@@ -634,6 +635,9 @@ class LintContext:
         if isinstance(expression, _OTHER_LITERALS):
             return strong(Kind.OTHER)
         if isinstance(expression, cst.IfExp):
+            if is_none(expression.orelse) or is_none(expression.body):  # `GradScaler() if amp else None`
+                present = expression.body if is_none(expression.orelse) else expression.orelse
+                return self.kind_and_evidence(present)  # using it as anything else would fail on None anyway
             body, orelse = self.kind_and_evidence(expression.body), self.kind_and_evidence(expression.orelse)
             if body.kind is None or body.kind != orelse.kind:
                 return UNKNOWN
