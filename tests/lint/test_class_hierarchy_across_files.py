@@ -106,3 +106,33 @@ def test_an_instance_of_a_module_class_of_another_file_is_a_module(tmp_path: Pat
     root = _project(tmp_path, files)
     result = lint(LintOptions(paths=(root,), select=("TCK105",), use_cache=False))
     assert sorted((Path(d.filename).name, d.location.row) for d in result.diagnostics) == [("model.py", 12)]
+
+
+def test_instances_of_a_module_class_of_another_file_in_a_plain_list_are_unregistered(tmp_path: Path) -> None:
+    cells = """
+    import torch.nn as nn
+
+    class Cell(nn.Module):
+        def __init__(self, size):
+            super().__init__()
+            self.fc = nn.Linear(size, size)
+
+    class Settings:
+        def __init__(self, size):
+            self.size = size
+    """
+    model = """
+    import torch.nn as nn
+    from cells import Cell, Settings
+
+    class Stack(nn.Module):
+        def __init__(self, depth):
+            super().__init__()
+            self.cells = []
+            for _ in range(depth):
+                self.cells.append(Cell(8))
+            self.settings = [Settings(8) for _ in range(depth)]
+            self.pair = [Cell(8), Cell(4)]
+    """
+    root = _project(tmp_path, {"cells.py": cells, "model.py": model})
+    assert _findings(root) == [("model.py", 8, "TCK601"), ("model.py", 12, "TCK601")]

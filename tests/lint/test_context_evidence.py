@@ -237,3 +237,25 @@ def test_an_assignment_inside_a_narrowed_branch_outlives_the_branch() -> None:
         """
     )
     assert seen == [(Kind.OTHER, STRONG), (Kind.TENSOR, STRONG), (Kind.TENSOR, STRONG)]
+
+
+def test_private_spellings_and_role_marks_keep_a_conventional_name() -> None:
+    from torchcheck.lint.kinds import conventional_kind
+
+    assert [conventional_kind(name) for name in ("_grad_scaler", "optim_g", "netD", "model2", "opt_1")] == [
+        Kind.SCALER, Kind.OPTIMIZER, Kind.MODULE, Kind.MODULE, Kind.OPTIMIZER
+    ]
+    assert [conventional_kind(name) for name in ("devices", "models", "model_name", "device_ids", "build_model2")] == [None] * 5
+
+
+def test_a_value_or_none_has_the_values_kind() -> None:
+    seen = probe(
+        """
+        import torch
+        def setup(use_amp):
+            scaler = torch.amp.GradScaler("cuda") if use_amp else None
+            spare = None if use_amp else torch.nn.Linear(2, 2)
+            probe(scaler); probe(spare)
+        """
+    )
+    assert seen == [(Kind.SCALER, STRONG), (Kind.MODULE, STRONG)]

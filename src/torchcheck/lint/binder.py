@@ -68,11 +68,12 @@ class Binder:
     """Parents, scopes, bindings and references of one module (see the module docstring)."""
 
     def __init__(self, module: cst.Module) -> None:
-        self._parents: dict[cst.CSTNode, cst.CSTNode] = {}
-        self._order: dict[cst.CSTNode, int] = {}
-        self._scope_of_node: dict[cst.CSTNode, Scope] = {}
-        self._scopes: dict[cst.CSTNode, Scope] = {}
-        self._binding_of_target: dict[cst.CSTNode, Binding] = {}
+        # keyed by the node's id (see _visit)
+        self._parents: dict[int, cst.CSTNode] = {}
+        self._order: dict[int, int] = {}
+        self._scope_of_node: dict[int, Scope] = {}
+        self._scopes: dict[int, Scope] = {}
+        self._binding_of_target: dict[int, Binding] = {}
         self._uses: list[tuple[cst.Name, Scope]] = []
         self.module_scope = self._open_scope(module, None)
         self._visit(module, self.module_scope)
@@ -80,14 +81,15 @@ class Binder:
 
     # ------------------------------------------------------------------ structure
     def parent(self, node: cst.CSTNode) -> cst.CSTNode | None:
-        return self._parents.get(node)
+        return self._parents.get(id(node))
 
     def ancestors(self, node: cst.CSTNode) -> Iterator[cst.CSTNode]:
         """The nodes around ``node``, innermost first."""
-        current = self._parents.get(node)
+        parents = self._parents
+        current = parents.get(id(node))
         while current is not None:
             yield current
-            current = self._parents.get(current)
+            current = parents.get(id(current))
 
     def enclosing(self, node: cst.CSTNode, *types: type[cst.CSTNode]) -> cst.CSTNode | None:
         """The innermost node of one of ``types`` around ``node``."""
@@ -117,25 +119,26 @@ class Binder:
     def precedes(self, first: cst.CSTNode, second: cst.CSTNode) -> bool:
         """Whether ``first`` starts before ``second`` in the file (False for a node the
         binder does not order: an attribute's or a keyword's name)."""
-        if first not in self._order or second not in self._order:
+        first_position, second_position = self._order.get(id(first)), self._order.get(id(second))
+        if first_position is None or second_position is None:
             return False
-        return self._order[first] < self._order[second]
+        return first_position < second_position
 
     # ------------------------------------------------------------------ names
     def scope_of(self, node: cst.CSTNode) -> Scope:
         """The scope whose code holds ``node`` (a ``def``'s name is in the enclosing scope)."""
         for ancestor in (node, *self.ancestors(node)):
-            scope = self._scope_of_node.get(ancestor)
+            scope = self._scope_of_node.get(id(ancestor))
             if scope is not None:
                 return scope
         return self.module_scope
 
     def scope_defined_by(self, node: ScopeNode) -> Scope | None:
-        return self._scopes.get(node)
+        return self._scopes.get(id(node))
 
     def binding_made_by(self, target: cst.CSTNode) -> Binding | None:
         """The binding a target ``Name`` (or a parameter, or an import alias) makes."""
-        return self._binding_of_target.get(target)
+        return self._binding_of_target.get(id(target))
 
     def bindings_of(self, name: str, scope: Scope) -> list[Binding]:
         """Every binding of ``name`` in the scope where ``scope``'s code looks it up."""
@@ -145,7 +148,7 @@ class Binder:
     def bindings_before(self, use: cst.Name) -> list[Binding]:
         """The bindings of a used name that may reach the use: those of its scope made
         before it, and in a loop around it also those made later in that loop's body."""
-        if use not in self._order:
+        if id(use) not in self._order:
             return []  # not a variable: an attribute's or a keyword's name
         bindings = self.bindings_of(use.value, self.scope_of(use))
         loops = self.loops_around(use)
@@ -154,7 +157,7 @@ class Binder:
         def may_reach(binding: Binding) -> bool:
             if isinstance(binding.scope.node, _COMPREHENSIONS):
                 return True  # `[x * x for x in xs]`: the target is bound before each element runs
-            if self._order[binding.node] < self._order[use]:
+            if self._order[id(binding.node)] < self._order[id(use)]:
                 return True
             return outermost is not None and any(ancestor is outermost for ancestor in self.ancestors(binding.node))
 
@@ -165,77 +168,95 @@ class Binder:
 
     # ------------------------------------------------------------------ building
     def _open_scope(self, node: ScopeNode, parent: Scope | None) -> Scope:
-        scope = self._scopes[node] = Scope(node, parent)
+        scope = self._scopes[id(node)] = Scope(node, parent)
         return scope
 
     def _bind(self, name: str, scope: Scope, node: cst.CSTNode, target: cst.CSTNode) -> None:
-        binding = Binding(name, weakref.ref(scope), node, target, self._order.get(node, len(self._order)))
+        binding = Binding(name, weakref.ref(scope), node, target, self._order.get(id(node), len(self._order)))
         scope.bindings.setdefault(name, []).append(binding)
-        self._binding_of_target[target] = binding
-
-    def _note(self, node: cst.CSTNode, parent: cst.CSTNode | None, scope: Scope) -> None:
-        if parent is not None:
-            self._parents[node] = parent
-        self._order[node] = len(self._order)
-        self._scope_of_node[node] = scope
+        self._binding_of_target[id(target)] = binding
 
     def _visit(self, node: cst.CSTNode, scope: Scope, parent: cst.CSTNode | None = None) -> None:
-        """Pre-order, iteratively: deep expression chains must not exhaust the stack."""
+        """Pre-order, iteratively: deep expression chains must not exhaust the stack. (Nodes
+        are keyed by ``id``: the tree keeps them alive, and a node's hash is a Python call.)"""
+        parents, order, scope_of_node = self._parents, self._order, self._scope_of_node
         stack: list[tuple[cst.CSTNode, Scope, cst.CSTNode | None]] = [(node, scope, parent)]
         while stack:
             current, current_scope, current_parent = stack.pop()
-            self._note(current, current_parent, current_scope)
+            key = id(current)
+            if current_parent is not None:
+                parents[key] = current_parent
+            order[key] = len(order)
+            scope_of_node[key] = current_scope
             inner = self._enter(current, current_scope)
             for child, child_scope in reversed(self._children_with_scopes(current, current_scope, inner)):
                 stack.append((child, child_scope, current))
 
     def _enter(self, node: cst.CSTNode, scope: Scope) -> Scope | None:
         """Record the bindings ``node`` makes; the scope it opens, if any."""
-        if isinstance(node, (cst.FunctionDef, cst.ClassDef)):
-            self._bind(node.name.value, scope, node, node.name)
-            return self._open_scope(node, scope)
-        if isinstance(node, (cst.Lambda, *_COMPREHENSIONS)):
-            return self._open_scope(node, scope)
-        if isinstance(node, cst.Name):
-            if node not in self._binding_of_target:
-                self._uses.append((node, scope))
-        elif isinstance(node, cst.Param):
-            self._bind(node.name.value, scope, node, node.name)
-        elif isinstance(node, (cst.Assign, cst.AnnAssign, cst.AugAssign)):
-            targets = [t.target for t in node.targets] if isinstance(node, cst.Assign) else [node.target]
-            for target in targets:
-                self._bind_target(target, scope, node)
-        elif isinstance(node, (cst.For, cst.CompFor)):
-            self._bind_target(node.target, scope, node)
-        elif isinstance(node, cst.WithItem) and node.asname is not None:
+        node_type = type(node)
+        if node_type is cst.Name:
+            if id(node) not in self._binding_of_target:
+                self._uses.append((node, scope))  # type: ignore[arg-type]
+            return None
+        enter = _ENTER_BY_TYPE.get(node_type)
+        return enter(self, node, scope) if enter is not None else None
+
+    def _enter_definition(self, node: cst.FunctionDef | cst.ClassDef, scope: Scope) -> Scope:
+        self._bind(node.name.value, scope, node, node.name)
+        return self._open_scope(node, scope)
+
+    def _enter_scope(self, node: ScopeNode, scope: Scope) -> Scope:
+        return self._open_scope(node, scope)
+
+    def _enter_param(self, node: cst.Param, scope: Scope) -> None:
+        self._bind(node.name.value, scope, node, node.name)
+
+    def _enter_assignment(self, node: cst.Assign | cst.AnnAssign | cst.AugAssign, scope: Scope) -> None:
+        targets = [t.target for t in node.targets] if type(node) is cst.Assign else [node.target]  # type: ignore[union-attr]
+        for target in targets:
+            self._bind_target(target, scope, node)
+
+    def _enter_loop(self, node: cst.For | cst.CompFor, scope: Scope) -> None:
+        self._bind_target(node.target, scope, node)
+
+    def _enter_with_item(self, node: cst.WithItem, scope: Scope) -> None:
+        if node.asname is not None:
             self._bind_target(node.asname.name, scope, node)
-        elif isinstance(node, cst.ExceptHandler) and node.name is not None:
+
+    def _enter_handler(self, node: cst.ExceptHandler, scope: Scope) -> None:
+        if node.name is not None:
             self._bind_target(node.name.name, scope, node)
-        elif isinstance(node, cst.NamedExpr):
-            self._bind_target(node.target, self._walrus_scope(scope), node)
-        elif isinstance(node, (cst.Import, cst.ImportFrom)):
-            self._bind_imports(node, scope)
-        elif isinstance(node, cst.Global):
-            scope.declared_global.update(item.name.value for item in node.names)
-        elif isinstance(node, cst.Nonlocal):
-            scope.declared_nonlocal.update(item.name.value for item in node.names)
-        return None
+
+    def _enter_walrus(self, node: cst.NamedExpr, scope: Scope) -> None:
+        self._bind_target(node.target, self._walrus_scope(scope), node)
+
+    def _enter_global(self, node: cst.Global, scope: Scope) -> None:
+        scope.declared_global.update(item.name.value for item in node.names)
+
+    def _enter_nonlocal(self, node: cst.Nonlocal, scope: Scope) -> None:
+        scope.declared_nonlocal.update(item.name.value for item in node.names)
 
     def _children_with_scopes(self, node: cst.CSTNode, scope: Scope, inner: Scope | None) -> list[tuple[cst.CSTNode, Scope]]:
         """Children, each with the scope its code runs in: a ``def``'s decorators, defaults
         and annotations run outside it, a comprehension's first iterable outside it."""
-        if isinstance(node, (cst.Import, cst.ImportFrom)):
+        node_type = type(node)
+        if node_type is cst.Import or node_type is cst.ImportFrom:
             return []  # module paths and imported names are no variables
-        found = [child for child in children(node) if not _is_non_reference_name(node, child)]
+        found = children(node)
+        if node_type is cst.Attribute:
+            found = [child for child in found if child is not node.attr]  # type: ignore[attr-defined]
+        elif node_type is cst.Arg:
+            found = [child for child in found if child is not node.keyword]  # type: ignore[attr-defined]
         if inner is None:
             return [(child, scope) for child in found]
         outside: set[int] = set()
-        if isinstance(node, cst.FunctionDef):
-            outside = {id(d) for d in node.decorators} | {id(node.returns)} | {id(node.name)}
-            outside |= {id(p.default) for p in _all_params(node.params) if p.default is not None}
-            outside |= {id(p.annotation) for p in _all_params(node.params) if p.annotation is not None}
-        elif isinstance(node, cst.ClassDef):
-            outside = {id(d) for d in node.decorators} | {id(b) for b in (*node.bases, *node.keywords)} | {id(node.name)}
+        if node_type is cst.FunctionDef:
+            outside = {id(d) for d in node.decorators} | {id(node.returns)} | {id(node.name)}  # type: ignore[attr-defined]
+            outside |= {id(p.default) for p in _all_params(node.params) if p.default is not None}  # type: ignore[attr-defined]
+            outside |= {id(p.annotation) for p in _all_params(node.params) if p.annotation is not None}  # type: ignore[attr-defined]
+        elif node_type is cst.ClassDef:
+            outside = {id(d) for d in node.decorators} | {id(b) for b in (*node.bases, *node.keywords)} | {id(node.name)}  # type: ignore[attr-defined]
         elif isinstance(node, _COMPREHENSIONS):
             outside = {id(node.for_in.iter)}
         return [(child, scope if id(child) in outside else inner) for child in found]
@@ -298,10 +319,18 @@ def _all_params(params: cst.Parameters) -> list[cst.Param]:
     return found
 
 
-def _is_non_reference_name(parent: cst.CSTNode, child: cst.CSTNode) -> bool:
-    """Names that are not variables: an attribute's name, a keyword argument's name."""
-    if isinstance(parent, cst.Attribute):
-        return child is parent.attr
-    if isinstance(parent, cst.Arg):
-        return child is parent.keyword
-    return False
+_ENTER_BY_TYPE = {
+    cst.FunctionDef: Binder._enter_definition,
+    cst.ClassDef: Binder._enter_definition,
+    **dict.fromkeys((cst.Lambda, *_COMPREHENSIONS), Binder._enter_scope),
+    cst.Param: Binder._enter_param,
+    **dict.fromkeys((cst.Assign, cst.AnnAssign, cst.AugAssign), Binder._enter_assignment),
+    **dict.fromkeys((cst.For, cst.CompFor), Binder._enter_loop),
+    cst.WithItem: Binder._enter_with_item,
+    cst.ExceptHandler: Binder._enter_handler,
+    cst.NamedExpr: Binder._enter_walrus,
+    cst.Import: Binder._bind_imports,
+    cst.ImportFrom: Binder._bind_imports,
+    cst.Global: Binder._enter_global,
+    cst.Nonlocal: Binder._enter_nonlocal,
+}

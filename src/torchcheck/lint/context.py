@@ -27,6 +27,7 @@ A name imported from two different places (``try: from torch import vmap`` /
 from __future__ import annotations
 
 import re
+import weakref
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, NamedTuple, Protocol
@@ -35,6 +36,7 @@ import libcst as cst
 
 from torchcheck.lint import idioms, torch_api
 from torchcheck.lint.binder import Binder
+from torchcheck.lint.distant import DistantKinds
 from torchcheck.lint.flow import ControlFlow
 from torchcheck.lint.kinds import (
     TENSOR_KINDS,
@@ -52,6 +54,7 @@ from torchcheck.lint.nodes import (
     called_name,
     dotted_name,
     is_autocast_name,
+    is_none,
     keyword_argument,
     method_call,
     source_text,
@@ -118,6 +121,8 @@ class Binding:
     # the class that made it as the project index names it, when that is a class of the
     # project (`Net` from `model.py`): whether it is a module is a question for the index
     maker_symbol: Symbol | None = None
+    # a parameter the walk knows nothing of: what its callers pass, asked on first use
+    pending: Callable[[], Inferred] | None = None
 
     @classmethod
     def of(cls, value: Inferred, *, batch: bool = False, made_by: str | None = None, maker_symbol: Symbol | None = None) -> Binding:
@@ -125,6 +130,9 @@ class Binding:
 
     @property
     def inferred(self) -> Inferred:
+        if self.pending is not None:
+            answer, self.pending = self.pending(), None
+            self.kind, self.evidence = answer
         return inferred(self.kind, self.evidence)
 
 
@@ -336,8 +344,9 @@ _BACKWARD_METHOD_NAMES = frozenset({"backward", *idioms.SELF_BACKWARD_METHODS})
 class LintContext:
     """Scope-aware facts about the code, maintained during the shared walk."""
 
-    def __init__(self, settings: LintSettings | None = None) -> None:
+    def __init__(self, settings: LintSettings | None = None, text: str | None = None) -> None:
         self.settings = settings or LintSettings()
+        self._text = text
         self._scopes: list[Scope] = []
         self._frames: list[Frame] = [Frame()]
         self._classes: list[cst.ClassDef] = []
@@ -357,6 +366,9 @@ class LintContext:
         self.flow = ControlFlow()
         self._module: cst.Module | None = None
         self._binder: Binder | None = None
+        self._distant: DistantKinds | None = None
+        self._elsewhere = 0  # > 0 while inferring an expression away from the walk's position
+        self._called_names: frozenset[str] | None = None
         self._top_level_methods: frozenset[str] | None = None
         self._summaries: ModuleSummaries | None = None
         # by id, with the node kept so that its id is never reused (a node's hash is a Python call)
@@ -423,6 +435,17 @@ class LintContext:
     @property
     def current_class(self) -> cst.ClassDef | None:
         return self._classes[-1] if self._classes else None
+
+    def instance_class(self, expression: cst.BaseExpression) -> cst.ClassDef | None:
+        """The class whose instance ``expression`` is, when it is the first parameter of the
+        method being walked (``self`` in ``self(x)``, whatever it is named)."""
+        function, class_def = self.flow.function, self.current_class
+        if type(expression) is not cst.Name or function is None or class_def is None or _is_static(function):
+            return None
+        if not any(statement is function for statement in class_def.body.body):  # type: ignore[union-attr]
+            return None
+        positional = (*function.params.posonly_params, *function.params.params)
+        return class_def if positional and positional[0].name.value == expression.value else None  # type: ignore[attr-defined]
 
     @property
     def in_module_class(self) -> bool:
@@ -593,6 +616,8 @@ class LintContext:
         """
         expression_type = type(expression)
         if expression_type is cst.Name:
+            if self._elsewhere:
+                return self._distant_kinds().name(expression, self._module_level_kind)  # type: ignore[arg-type]
             return self._infer_name(expression.value)  # type: ignore[attr-defined]
         if expression_type is cst.Attribute:
             return self._infer_attribute(expression)  # type: ignore[arg-type]
@@ -610,6 +635,9 @@ class LintContext:
         if isinstance(expression, _OTHER_LITERALS):
             return strong(Kind.OTHER)
         if isinstance(expression, cst.IfExp):
+            if is_none(expression.orelse) or is_none(expression.body):  # `GradScaler() if amp else None`
+                present = expression.body if is_none(expression.orelse) else expression.orelse
+                return self.kind_and_evidence(present)  # using it as anything else would fail on None anyway
             body, orelse = self.kind_and_evidence(expression.body), self.kind_and_evidence(expression.orelse)
             if body.kind is None or body.kind != orelse.kind:
                 return UNKNOWN
@@ -649,12 +677,55 @@ class LintContext:
             return strong(self._kind_of_qualified_value(qualified))
         attribute = expression.attr.value
         if isinstance(expression.value, cst.Name) and expression.value.value == "self":
-            scope = self._class_scope()
-            if scope is not None and attribute in scope.self_attributes:
-                return scope.self_attributes[attribute].inferred
-            return conventional(attribute)
+            return self._infer_self_attribute(expression, attribute)
         owner = self.kind_and_evidence(expression.value)
         return inferred(_attribute_kind(owner.kind, attribute), owner.evidence)
+
+    def _infer_self_attribute(self, expression: cst.Attribute, attribute: str) -> Inferred:
+        """What the walk saw stored in ``self.<attribute>`` (in this method or one before it);
+        else what the name suggests; else what every assignment in the class stores."""
+        scope = self._class_scope() if not self._elsewhere else None
+        if scope is not None and attribute in scope.self_attributes:
+            return scope.self_attributes[attribute].inferred
+        by_name = conventional(attribute)
+        if by_name.kind is not None or self._module is None:
+            return by_name
+        class_def = self._distant_kinds().class_of(expression) if self._elsewhere else self.current_class
+        return self._distant_kinds().attribute(class_def, attribute) if class_def is not None else UNKNOWN
+
+    def _module_level_kind(self, name: str) -> Inferred:
+        binding = self._scopes[0].bindings.get(name) if self._scopes else None
+        if binding is None:
+            return conventional(name)
+        if binding.qualified_name is not None:
+            return strong(self._kind_of_qualified_value(binding.qualified_name))
+        return binding.inferred
+
+    def _distant_kinds(self) -> DistantKinds:
+        if self._distant is None:
+            owner = weakref.ref(self)  # no cycle: the file's tree is freed with the context
+            self._distant = DistantKinds(
+                lambda: owner().binder,  # type: ignore[union-attr]
+                lambda expression: owner()._infer_elsewhere(expression),  # type: ignore[union-attr]
+                lambda annotation: owner()._annotated(annotation),  # type: ignore[union-attr]
+            )
+        return self._distant
+
+    def _infer_elsewhere(self, expression: cst.BaseExpression) -> Inferred:
+        """``kind_and_evidence`` of an expression away from the walk's position: its names
+        are resolved where it stands, by the binder."""
+        self._elsewhere += 1
+        try:
+            return self.kind_and_evidence(expression)
+        finally:
+            self._elsewhere -= 1
+
+    def _is_called_in_file(self, name: str) -> bool:
+        if self._text is None:
+            return True
+        if self._called_names is None:
+            self._called_names = frozenset(_CALLED_NAME.findall(self._text))
+        return name in self._called_names
 
     def _infer_call(self, call: cst.Call) -> Inferred:
         qualified = self.call_name(call)
@@ -793,7 +864,7 @@ class LintContext:
     def self_attribute_kind(self, attribute: str) -> Kind | None:
         scope = self._class_scope()
         binding = scope.self_attributes.get(attribute) if scope is not None else None
-        return binding.kind if binding is not None else None
+        return binding.inferred.kind if binding is not None else None
 
     def _class_kind(self, expression: cst.BaseExpression) -> Kind | None:
         """The kind of an instance of the class ``expression`` names (in an annotation or an
@@ -931,11 +1002,14 @@ class LintContext:
 
     def module_condition(self, expression: cst.BaseExpression) -> Condition | None:
         """For a value made by a class of another project file (``self.norm = DishTS(...)``
-        with ``DishTS`` imported from ``layers.py``): the condition under which it is a module."""
-        binding = self._binding_of(expression)
-        if binding is None or binding.maker_symbol is None:
-            return None
-        return Condition(binding.maker_symbol, TORCH_MODULE, YES)
+        with ``DishTS`` imported from ``layers.py``), or for such a call itself: the condition
+        under which it is a module."""
+        if type(expression) is cst.Call:
+            symbol = self._project_maker(expression)
+        else:
+            binding = self._binding_of(expression)
+            symbol = binding.maker_symbol if binding is not None else None
+        return Condition(symbol, TORCH_MODULE, YES) if symbol is not None else None
 
     def _binding_of(self, expression: cst.BaseExpression) -> Binding | None:
         """The binding of a name or of ``self.<attribute>``."""
@@ -1188,13 +1262,27 @@ class LintContext:
         self._frames.append(Frame(grad_modes=[mode for mode in modes if mode is not None]))
         positional = (*node.params.posonly_params, *node.params.params)
         for param in (*positional, *node.params.kwonly_params):
-            self.bind(param.name.value, self._annotated(param.annotation))
+            self._bind_parameter(node, param)
         if positional and positional[0].name.value == "self" and self.in_module_class and not _is_static(node):
             self.bind("self", strong(Kind.MODULE))
         for star in (node.params.star_arg, node.params.star_kwarg):
             if isinstance(star, cst.Param):
                 self.bind(star.name.value, strong(Kind.OTHER))
         self.flow.visit_FunctionDef(node)
+
+    def _method_owner(self) -> cst.ClassDef | None:
+        """The class whose body holds the ``def`` being entered (its scope is pushed already)."""
+        return self._classes[-1] if len(self._scopes) > 1 and self._scopes[-2].is_class else None
+
+    def _bind_parameter(self, function: cst.FunctionDef, param: cst.Param) -> None:
+        """An annotation, else the name's convention, else (asked on first use) what every
+        call of the function in this file passes."""
+        name = param.name.value
+        if param.annotation is not None or conventional(name).kind is not None or not self._is_called_in_file(function.name.value):
+            self.bind(name, self._annotated(param.annotation))
+            return
+        distant, owner = self._distant_kinds(), self._method_owner()
+        self._scopes[-1].bindings[name] = Binding(pending=lambda: distant.parameter(function, param, owner))
 
     def leave_FunctionDef(self, node: cst.FunctionDef) -> None:
         self.flow.leave_FunctionDef(node)
@@ -1381,6 +1469,10 @@ class LintContext:
     def visit_Del(self, node: cst.Del) -> None:
         if isinstance(node.target, cst.Name):
             self.bind(node.target.value, UNKNOWN)
+
+
+# A name the file calls somewhere (`train(`, `.step(`), other than in a `def` or `class` line.
+_CALLED_NAME = re.compile(r"(?<!def )(?<!class )\b([A-Za-z_]\w*)\s*\(")
 
 
 def _top_level_module_classes(module: cst.Module) -> set[str]:

@@ -97,7 +97,7 @@ def _walk(module: cst.Module, rules: Sequence[type[Rule]], settings: LintSetting
     file's export summary and the blocks where a test expects an error or a warning.
     ``guarded``: an exception in a visitor is recorded in ``failures`` instead of ending the
     walk; a failed rule is silent from then on and its findings are dropped."""
-    context = LintContext(settings)
+    context = LintContext(settings, text)
     context.project = ProjectFacts(context, text)
     expected = ExpectedFailureBlocks(context)
     instances = [rule(context) for rule in rules]

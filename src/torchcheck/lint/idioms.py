@@ -102,6 +102,19 @@ LIGHTNING_MODULES = frozenset(
 )
 SELF_BACKWARD_METHODS = frozenset({"manual_backward"})
 
+# Library base classes that derive from `torch.nn.Module`: a class deriving from one is a
+# module like any other (it registers submodules, has `forward`, moves with `.to()`).
+LIBRARY_MODULE_CLASSES = LIGHTNING_MODULES | frozenset(
+    {
+        "transformers.PreTrainedModel",
+        "transformers.modeling_utils.PreTrainedModel",
+        "diffusers.ModelMixin",
+        "diffusers.models.modeling_utils.ModelMixin",
+        "torch_geometric.nn.MessagePassing",
+        "torch_geometric.nn.conv.MessagePassing",
+    }
+)
+
 # Free functions whose first argument is the loss they backpropagate.
 BACKWARD_FUNCTIONS = frozenset({"torch.autograd.backward"})
 

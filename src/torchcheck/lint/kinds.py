@@ -8,6 +8,7 @@ conventional name (``model``, ``optimizer``: CONVENTION). Only strong evidence m
 from __future__ import annotations
 
 import enum
+import re
 from collections.abc import Callable
 from typing import NamedTuple
 
@@ -47,8 +48,11 @@ class Evidence(enum.IntEnum):
     """How the linter knows a value's kind, weakest first (so ``min`` picks the weakest)."""
 
     CONVENTION = 1  # only the name suggests it: `model`, `optimizer`, `self.net`
-    ANNOTATION = 2  # a type annotation says so; callers may still pass something else
-    STRONG = 3  # seen in the code: a construction, an assignment, an isinstance check
+    # every call in the file passes one for this parameter, every assignment in the class
+    # stores one in this attribute; code elsewhere may do otherwise
+    CALLERS = 2
+    ANNOTATION = 3  # a type annotation says so; callers may still pass something else
+    STRONG = 4  # seen in the code: a construction, an assignment, an isinstance check
 
 
 class Inferred(NamedTuple):
@@ -110,13 +114,23 @@ _FACTORY_PREFIXES = (
 )
 
 
+# A conventional name with a role mark: `optim_g`/`net_d` (a GAN's generator and
+# discriminator), `netG`, `model2`, `opt_1`.
+_ROLE_MARK = re.compile(r"(?:_[A-Za-z]|[A-Z]|_?\d+)")
+
+
 def conventional_kind(name: str) -> Kind | None:
-    """The kind a name suggests by convention (``optimizer`` -> OPTIMIZER), or None."""
+    """The kind a name suggests by convention (``optimizer`` -> OPTIMIZER), or None. A
+    private spelling (``_grad_scaler``) and a role mark (``optim_g``) keep the convention."""
+    name = name.lstrip("_")
     if name.startswith(_FACTORY_PREFIXES):
         return None
     kind = _CONVENTIONAL_NAMES.get(name)
     if kind is not None:
         return kind
+    for base, base_kind in _CONVENTIONAL_NAMES.items():
+        if name.startswith(base) and _ROLE_MARK.fullmatch(name, len(base)):
+            return base_kind
     for suffix, suffix_kind in _CONVENTIONAL_SUFFIXES:
         if name.endswith(suffix):
             return suffix_kind

@@ -5,6 +5,8 @@ Everything here is a plain table of qualified names; nothing imports torch.
 
 from __future__ import annotations
 
+from torchcheck.lint import idioms
+
 # Functions that build a new tensor from sizes or data.
 TENSOR_FACTORIES = frozenset(
     f"torch.{name}"
@@ -94,8 +96,19 @@ _NOT_MODULE_CLASSES = frozenset({"Parameter", "Buffer", "UninitializedParameter"
 _NOT_MODULE_PACKAGES = ("torch.nn.functional.", "torch.nn.init.", "torch.nn.utils.", "torch.nn.attention.", "torch.nn.parameter.")
 
 
+# Tensor methods that return the same values in another shape, dtype or place: a softmax
+# output stays probabilities through them.
+VALUE_KEEPING_METHODS = frozenset(
+    {"view", "view_as", "reshape", "reshape_as", "squeeze", "unsqueeze", "flatten", "contiguous", "clone", "detach",
+     "to", "cuda", "cpu", "float", "double", "half", "bfloat16", "type"}
+)
+
+
 def is_module_class_name(qualified: str) -> bool:
-    """Whether ``qualified`` names an ``nn.Module`` class (``torch.nn.Linear``, ``torch.nn.Module``)."""
+    """Whether ``qualified`` names an ``nn.Module`` class (``torch.nn.Linear``, ``torch.nn.Module``,
+    a library's subclass such as Lightning's ``LightningModule``)."""
+    if qualified in idioms.LIBRARY_MODULE_CLASSES:
+        return True
     last = qualified.rsplit(".", 1)[-1]
     return (
         qualified.startswith("torch.nn.")

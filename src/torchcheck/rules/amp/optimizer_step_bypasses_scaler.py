@@ -12,12 +12,19 @@ from torchcheck.lint.rule import Invalid, Rule, Valid
 from torchcheck.rules.amp._common import is_scaler_call
 
 
+_STEPPED_TWICE = (
+    "`optimizer.step()` on the same path as `scaler.step(optimizer)`: the optimizer steps twice per iteration; "
+    "let the scaler step it"
+)
+
+
 @dataclass
 class _Unit:
     """What one function body (or the module's top level) does, in walk order."""
 
     scaled_backwards: list[Path] = field(default_factory=list)
-    stepped_through_scaler: set[str] = field(default_factory=set)  # `opt` in scaler.step(opt)
+    # `opt` in scaler.step(opt), with where each such call is
+    stepped_through_scaler: dict[str, list[Path]] = field(default_factory=dict)
     # optimizer.step() calls after a scaled backward: (call, where, receiver text)
     steps: list[tuple[cst.Call, Path, str]] = field(default_factory=list)
 
@@ -36,7 +43,8 @@ class OptimizerStepBypassesScaler(Rule):
     `scaler.update()` never learns about overflows.
 
     The mixed/full precision split `if use_amp: scaler.step(optimizer) else:
-    optimizer.step()` is correct and left alone.
+    optimizer.step()` is correct and left alone. An `optimizer.step()` on the same path as
+    `scaler.step(optimizer)` is reported too: the optimizer steps twice per iteration.
 
     ## Example
     ```python
@@ -183,7 +191,8 @@ def train_gan(real, noise):
             unit.scaled_backwards.append(self.context.flow.path)
         elif method == "step":
             if is_scaler_call(self.context, node, ("step",)):
-                unit.stepped_through_scaler.update(source_text(argument.value) for argument in node.args)
+                for argument in node.args:
+                    unit.stepped_through_scaler.setdefault(source_text(argument.value), []).append(self.context.flow.path)
             elif unit.scaled_backwards and self.context.kind_of(receiver) is Kind.OPTIMIZER:
                 unit.steps.append((node, self.context.flow.path, source_text(receiver)))
 
@@ -197,7 +206,8 @@ def train_gan(real, noise):
     def _resolve(self) -> None:
         unit = self._units.pop()
         for step, path, optimizer in unit.steps:
-            if optimizer in unit.stepped_through_scaler:
-                continue  # the scaler path steps this optimizer; this is the other branch
-            if any(not exclusive(path, backward) for backward in unit.scaled_backwards):
+            through_scaler = unit.stepped_through_scaler.get(optimizer, [])
+            if any(not exclusive(path, other) for other in through_scaler):
+                self.report(step, _STEPPED_TWICE)  # on the same path as the scaler's step of it
+            elif not through_scaler and any(not exclusive(path, backward) for backward in unit.scaled_backwards):
                 self.report(step)

@@ -38,8 +38,8 @@ class TransferAfterConstruction(Rule):
     """
     ## What it does
     Checks for tensors created by a factory that computes their values (`torch.zeros`,
-    `torch.rand`, `torch.arange`, ...) and then immediately moved with `.cuda()` or
-    `.to(device)`.
+    `torch.rand`, `torch.arange`, ...) and then immediately moved with `.cuda()` (`.cuda(1)`
+    included) or `.to(device)`.
 
     ## Why is this bad?
     The tensor is first allocated and filled on the CPU, then copied to the device: twice
@@ -229,7 +229,7 @@ x = torch.arange(10, device=torch.device("cuda"))  # TCK201
 
     def _target_device(self, call: cst.Call, method: str) -> cst.BaseExpression | None:
         if method == "cuda":
-            return cst.SimpleString('"cuda"') if not call.args else None
+            return _cuda_device(call)
         if method != "to" or not call.args or has_star_kwargs(call):
             return None
         first = call.args[0]
@@ -244,3 +244,16 @@ x = torch.arange(10, device=torch.device("cuda"))  # TCK201
 
 def _with_device(factory: cst.Call, device: cst.BaseExpression) -> cst.Call:
     return with_keyword_appended(factory, keyword("device", device))
+
+
+def _cuda_device(call: cst.Call) -> cst.BaseExpression | None:
+    """What ``.cuda()``, ``.cuda(1)`` or ``.cuda(device=0, non_blocking=True)`` moves to, spelled
+    as a ``device=`` string; None for a device the call computes."""
+    if any(argument.star or (argument.keyword is not None and argument.keyword.value not in ("device", "non_blocking")) for argument in call.args):
+        return None
+    chosen = [argument.value for argument in call.args if argument.keyword is None or argument.keyword.value == "device"]
+    if not chosen:
+        return cst.SimpleString('"cuda"')
+    if len(chosen) == 1 and isinstance(chosen[0], cst.Integer):
+        return cst.SimpleString(f'"cuda:{chosen[0].value}"')
+    return None

@@ -17,7 +17,7 @@ import libcst as cst
 from torchcheck.lint import torch_api
 from torchcheck.lint.context import LintContext
 from torchcheck.lint.kinds import Kind
-from torchcheck.lint.nodes import dotted_name
+from torchcheck.lint.nodes import dotted_name, is_none, method_call, subtree
 from torchcheck.lint.project import Condition
 from torchcheck.lint.rule import Rule
 
@@ -234,6 +234,8 @@ class _ContainerState:
     other_assigned: set[str] = field(default_factory=set)  # also bound to something else
     passed: set[str] = field(default_factory=set)  # handed to a call that may register them
     registered: dict[cst.FunctionDef, set[str]] = field(default_factory=dict)
+    # per attribute: an element counted only if a class of another file is a module
+    conditions: dict[str, Condition] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -243,6 +245,9 @@ class _Contents:
     all_elements: bool
     names: frozenset[str]
     string_keys: bool
+    # at least one element is one (`[nn.Linear(..), getattr(nn, act)()]`): it goes unregistered,
+    # though only a container of nothing else can become an `nn` container
+    some_elements: bool = False
 
 
 class PlainContainerRule(ModuleClassRule):
@@ -264,9 +269,16 @@ class PlainContainerRule(ModuleClassRule):
         self._states: list[_ContainerState | None] = []
         # per function: local name -> the call it was last assigned (judged only when a container uses it)
         self._locals: list[dict[str, cst.Call | None]] = []
+        self._registering_helpers: dict[cst.ClassDef, frozenset[str]] = {}
+        self._pending_condition: Condition | None = None  # of the statement being read
 
     def is_element_call(self, call: cst.Call) -> bool:
         raise NotImplementedError
+
+    def element_condition(self, call: cst.Call) -> Condition | None:
+        """The condition under which ``call`` builds an element after all (an instance of a
+        class of another file); None when nothing would make it one."""
+        return None
 
     def message_for(self, container: str) -> str:
         raise NotImplementedError
@@ -274,10 +286,15 @@ class PlainContainerRule(ModuleClassRule):
     # ----------------------------------------------------------------- classification
     def _element(self, expression: cst.BaseExpression) -> tuple[bool, frozenset[str]]:
         if isinstance(expression, cst.Call):
-            return self.is_element_call(expression), frozenset()
+            if self.is_element_call(expression):
+                return True, frozenset()
+            condition = self.element_condition(expression)
+            if condition is not None:
+                self._pending_condition = condition
+            return condition is not None, frozenset()
         if isinstance(expression, (cst.List, cst.Tuple, cst.Dict)):
             contents = self._contents(expression)  # a nested container: `[[nn.Linear(..), act()]]`
-            return (contents.all_elements, contents.names) if contents is not None else (False, frozenset())
+            return (contents.some_elements, contents.names) if contents is not None else (False, frozenset())
         if isinstance(expression, cst.Name) and self._holds_element(expression.value):
             return True, frozenset({expression.value})
         return False, frozenset()
@@ -291,34 +308,34 @@ class PlainContainerRule(ModuleClassRule):
         the loop variable, not a local we know)."""
         return isinstance(expression, (cst.Call, cst.List, cst.Tuple, cst.Dict)) and self._element(expression)[0]
 
-    def _sequence(self, elements: list[cst.BaseExpression]) -> tuple[bool, frozenset[str]]:
-        names: set[str] = set()
-        for element in elements:
-            ok, used = self._element(element)
-            if not ok:
-                return False, frozenset()
-            names |= used
-        return True, frozenset(names)
+    def _sequence(self, elements: list[cst.BaseExpression]) -> tuple[bool, bool, frozenset[str]]:
+        """Whether every element is one, whether some element is, and the names used."""
+        verdicts = [self._element(element) for element in elements]
+        every = all(ok for ok, _ in verdicts)
+        names = frozenset().union(*(used for _, used in verdicts)) if every else frozenset()
+        return every, any(ok for ok, _ in verdicts), names
 
     def _contents(self, value: cst.BaseExpression) -> _Contents | None:
         """What a plain container literal holds, or None when ``value`` is not one."""
         if type(value) in (cst.List, cst.Tuple):
             if any(isinstance(element, cst.StarredElement) for element in value.elements):
                 return _Contents("list", False, False, frozenset(), False)
-            ok, names = self._sequence([element.value for element in value.elements])
-            return _Contents("list", not value.elements and isinstance(value, cst.List), ok and bool(value.elements), names, False)
+            every, some, names = self._sequence([element.value for element in value.elements])
+            empty = not value.elements and isinstance(value, cst.List)
+            return _Contents("list", empty, every and bool(value.elements), names, False, some)
         if isinstance(value, cst.ListComp):
-            return _Contents("list", False, self._built_element(value.elt), frozenset(), False)
+            built = self._built_element(value.elt)
+            return _Contents("list", False, built, frozenset(), False, built)
         if isinstance(value, cst.Dict):
             if any(not isinstance(element, cst.DictElement) for element in value.elements):
                 return _Contents("dict", False, False, frozenset(), False)
             elements = [element for element in value.elements if isinstance(element, cst.DictElement)]
-            ok, names = self._sequence([element.value for element in elements])
+            every, some, names = self._sequence([element.value for element in elements])
             string_keys = all(is_string_key(element.key, self) for element in elements)
-            return _Contents("dict", not elements, ok and bool(elements), names, string_keys)
+            return _Contents("dict", not elements, every and bool(elements), names, string_keys, some)
         if isinstance(value, cst.DictComp):
             is_element = self._built_element(value.value)
-            return _Contents("dict", False, is_element, frozenset(), is_string_key(value.key, self))
+            return _Contents("dict", False, is_element, frozenset(), is_string_key(value.key, self), is_element)
         if isinstance(value, cst.Call) and not value.args and isinstance(value.func, cst.Name) and value.func.value in ("list", "dict"):
             if self.context.qualified_name(value.func) is None:
                 return _Contents(value.func.value, True, False, frozenset(), False)
@@ -373,6 +390,7 @@ class PlainContainerRule(ModuleClassRule):
         function = self._current_function()
         fill = _Fill("list", contents.all_elements, contents.names, False, function, concatenated, _holds_containers(items))
         state.fills.setdefault(attribute, []).append(fill)
+        self._keep_condition(state, attribute)
         return True
 
     def _assigned(self, statement: cst.CSTNode, target: cst.BaseExpression, value: cst.BaseExpression) -> None:
@@ -394,6 +412,7 @@ class PlainContainerRule(ModuleClassRule):
                 state.fills.setdefault(attribute, []).append(
                     _Fill("dict", is_element, names, is_string_key(key, self), self._current_function(), nested=_is_container(value))
                 )
+                self._keep_condition(state, attribute)
         elif isinstance(target, (cst.Tuple, cst.List)):
             for element in target.elements:
                 attribute = self_attribute(element.value, self_name)
@@ -416,10 +435,12 @@ class PlainContainerRule(ModuleClassRule):
             if not (isinstance(value, cst.Name) and value.value == "None"):
                 state.other_assigned.add(attribute)
             return
-        if not contents.empty and not contents.all_elements:
+        if not contents.empty and not contents.some_elements:
             return  # a plain container of something else: nothing to say
+        self._keep_condition(state, attribute)
         replacement = None
-        if (contents.container == "list" or contents.string_keys or contents.empty) and not _holds_containers(value):
+        fixable = contents.empty or contents.all_elements
+        if fixable and (contents.container == "list" or contents.string_keys or contents.empty) and not _holds_containers(value):
             replacement = self._wrapped(value, contents)
         state.candidates.append(
             _Candidate(
@@ -460,7 +481,7 @@ class PlainContainerRule(ModuleClassRule):
             if attribute is not None and func.attr.value in _LIST_FILLS:
                 self._list_filled(state, attribute, func.attr.value, node, function)
                 return
-            if isinstance(func.value, cst.Name) and func.value.value == self_name and func.attr.value in REGISTERING_METHODS:
+            if isinstance(func.value, cst.Name) and func.value.value == self_name and self._registers(func.attr.value):
                 self._registered(state, node.args, function)
         elif isinstance(func, cst.Name) and func.value == "setattr" and self.context.qualified_name(func) is None:
             self._registered(state, node.args, function)
@@ -471,9 +492,26 @@ class PlainContainerRule(ModuleClassRule):
             if attribute is not None:
                 state.passed.add(attribute)
 
+    def _registers(self, method: str) -> bool:
+        """``self.add_module(...)`` and the like, or a method of this class that calls one
+        (``self._add_to_parameters(m.parameters(), name)``)."""
+        if method in REGISTERING_METHODS:
+            return True
+        frame = self.class_frame
+        if frame is None:
+            return False
+        helpers = self._registering_helpers.get(frame.node)
+        if helpers is None:
+            helpers = self._registering_helpers[frame.node] = _registering_methods(frame.node)
+        return method in helpers
+
     def _registered(self, state: _ContainerState, arguments: Sequence[cst.Arg], function: cst.FunctionDef) -> None:
         names = state.registered.setdefault(function, set())
         for argument in arguments:
+            value = argument.value
+            method = method_call(value) if isinstance(value, cst.Call) else None
+            if method is not None and method[1] in _CONTENT_METHODS and isinstance(method[0], cst.Name):
+                argument = argument.with_changes(value=method[0])  # `m.parameters()`: m's contents
             if isinstance(argument.value, cst.Name):
                 names.add(argument.value.value)
                 attribute = self._iterated_attribute(argument.value.value)
@@ -522,6 +560,12 @@ class PlainContainerRule(ModuleClassRule):
         else:
             is_element, names = False, frozenset()
         fills.append(_Fill("list", is_element, names, False, function, nested=nested))
+        self._keep_condition(state, attribute)
+
+    def _keep_condition(self, state: _ContainerState, attribute: str) -> None:
+        if self._pending_condition is not None:
+            state.conditions.setdefault(attribute, self._pending_condition)
+            self._pending_condition = None
 
     # ----------------------------------------------------------------- decision
     def _resolve(self, state: _ContainerState) -> None:
@@ -545,12 +589,33 @@ class PlainContainerRule(ModuleClassRule):
                     replacement = None
                 if any(fill.nested or (fill.concatenated and not self.list_class_concatenates) for fill in fills):
                     replacement = None
+            condition = state.conditions.get(attribute)
             self.report(
                 candidate.statement,
                 self.message_for(candidate.container),
                 replacement=replacement,
                 replace_target=candidate.value if replacement is not None else None,
+                conditions=(condition,) if condition is not None else (),
             )
+
+
+# What a module hands on of itself: its parameters, buffers and submodules.
+_CONTENT_METHODS = frozenset({"parameters", "named_parameters", "buffers", "named_buffers", "modules", "children", "named_children"})
+
+
+def _registering_methods(class_def: cst.ClassDef) -> frozenset[str]:
+    """Methods of ``class_def`` that register what they are given on ``self``."""
+    found = set()
+    for method in class_def.body.body if isinstance(class_def.body, cst.IndentedBlock) else ():
+        if not isinstance(method, cst.FunctionDef) or not method.params.params:
+            continue
+        instance = method.params.params[0].name.value
+        for node in subtree(method.body):
+            called = method_call(node) if isinstance(node, cst.Call) else None
+            if called is not None and called[1] in REGISTERING_METHODS and isinstance(called[0], cst.Name) and called[0].value == instance:
+                found.add(method.name.value)
+                break
+    return frozenset(found)
 
 
 def _is_container(value: cst.BaseExpression) -> bool:
@@ -570,17 +635,33 @@ def _holds_containers(value: cst.BaseExpression) -> bool:
     return False
 
 
+# Losses whose first parameter is a per-class `weight` tensor.
+_WEIGHT_FIRST_LOSSES = frozenset({"CrossEntropyLoss", "NLLLoss", "BCELoss", "BCEWithLogitsLoss", "MultiLabelSoftMarginLoss"})
+
+
 def constructs_module(rule: Rule, call: cst.Call) -> bool:
     """``nn.Linear(...)``, ``Block(...)`` (a module class of this file), ``nn.Conv2d(...).to(d)``.
 
-    Loss modules are left out: a list of loss functions is a common, harmless pattern.
+    Loss modules count only when they hold state: a list of plain loss functions is a common,
+    harmless pattern, but ``nn.CrossEntropyLoss(weight=w)`` keeps ``w`` as a buffer that
+    ``.to()`` must move and ``state_dict()`` saves.
     """
     qualified = rule.context.call_name(call)
     if qualified is not None:
-        return torch_api.is_module_class_name(qualified) and not qualified.endswith("Loss")
+        if not torch_api.is_module_class_name(qualified):
+            return False
+        return not qualified.endswith("Loss") or _loss_holds_weights(call, qualified.rsplit(".", 1)[-1])
     func = call.func
     if isinstance(func, cst.Name):
         return rule.context.kind_of(call) is Kind.MODULE
     if isinstance(func, cst.Attribute) and func.attr.value in torch_api.MODULE_SELF_METHODS and isinstance(func.value, cst.Call):
         return constructs_module(rule, func.value)
     return False
+
+
+def _loss_holds_weights(call: cst.Call, loss: str) -> bool:
+    for argument in call.args:
+        if argument.keyword is not None and argument.keyword.value in ("weight", "pos_weight"):
+            return not is_none(argument.value)
+    first = call.args[0] if call.args else None
+    return first is not None and first.keyword is None and not first.star and loss in _WEIGHT_FIRST_LOSSES and not is_none(first.value)

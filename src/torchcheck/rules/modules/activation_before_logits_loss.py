@@ -90,8 +90,10 @@ class ActivationBeforeLogitsLoss(Rule):
     output passed to `binary_cross_entropy_with_logits`/`BCEWithLogitsLoss` - directly,
     through a local variable, or as the output of a model whose `forward` ends with the
     activation (a final `nn.Softmax()` layer of an `nn.Sequential` head included), in the
-    same file or in another file of the project. The finding is reported at the loss call
-    and names where the activation is applied.
+    same file or in another file of the project. The output is followed through reshapes,
+    casts and moves (`probs.view(1, -1)`, `.float()`, `.cuda()`), and `self(x)` in a method
+    of the model runs its own `forward`. The finding is reported at the loss call and names
+    where the activation is applied.
 
     ## Why is this bad?
     `cross_entropy` and `BCEWithLogitsLoss` apply (log-)softmax and sigmoid themselves, in a
@@ -325,7 +327,14 @@ class Discriminator(nn.Module):
                 return _Held("output", ACTIVATION_METHODS[func.attr.value])  # x.softmax(dim): not a module
             if func.attr.value in torch_api.MODULE_SELF_METHODS:
                 held = self._value_of(func.value)  # Net().to(device) is the same model
-                return held if held is not None and held.kind == "call" else None
+                if held is not None and held.kind in ("call", "layer"):
+                    return held
+            if func.attr.value in torch_api.VALUE_KEEPING_METHODS:
+                held = self._value_of(func.value)  # probs.view(1, -1) still holds probabilities
+                return held if held is not None and held.kind == "output" else None
+        own_class = self.context.instance_class(func)
+        if own_class is not None and self.context.project is not None:
+            return _Held("call", symbol=Symbol(None, own_class.name.value), depth=2)  # `self(x)` runs this class's forward
         callee = self._value_of(func)
         if callee is not None:
             if callee.kind == "layer":

@@ -2,6 +2,7 @@ from __future__ import annotations
 
 import libcst as cst
 
+from torchcheck.lint.project import Condition
 from torchcheck.lint.rule import FixSafety, Invalid, Valid
 from torchcheck.rules.modules._common import PlainContainerRule, constructs_module
 
@@ -22,7 +23,11 @@ class ModulesInPlainContainer(PlainContainerRule):
     `dict` attribute (`self.layers = [nn.Linear(...), ...]`, nested containers such as
     `[[nn.Linear(...), nn.ReLU()]]`, or an empty list later filled with
     `self.layers.append(...)`, `.extend(...)`, `self.layers += [...]` or
-    `self.layers = self.layers + [...]`).
+    `self.layers = self.layers + [...]`). A container counts when any of its items is a
+    module (`[nn.Linear(...), getattr(nn, act)()]`); loss modules count when they hold state,
+    a per-class `weight` or `pos_weight` (`nn.CrossEntropyLoss(weight=w)` keeps `w` as a
+    buffer), while a list of plain loss functions is left alone. An instance of a class of
+    another file of the project counts when that class derives from `nn.Module` there.
 
     ## Why is this bad?
     A module registers the submodules assigned to its attributes, but it does not look
@@ -190,6 +195,7 @@ class Builder:
         ),
         Valid(
             """
+from collections import OrderedDict
 from torch import nn
 class Net(nn.Module):
     def __init__(self, depth):
@@ -203,6 +209,7 @@ class Net(nn.Module):
         self.head = nn.Sequential(*self.extra)
         self.shapes = [[8, 8], [8, 4]]
         self.named = [("fc", nn.Linear(8, 8))]
+        self.body = nn.Sequential(OrderedDict(self.named))
 """
         ),
     )
@@ -336,6 +343,9 @@ class Branches(nn.Module):
 
     def is_element_call(self, call: cst.Call) -> bool:
         return constructs_module(self, call)
+
+    def element_condition(self, call: cst.Call) -> Condition | None:
+        return self.context.module_condition(call)
 
     def message_for(self, container: str) -> str:
         return _LIST_MESSAGE if container == "list" else _DICT_MESSAGE

@@ -7,7 +7,7 @@ import libcst as cst
 from torchcheck.lint.accumulators import accumulated_arguments, attribute_class, instance_class
 from torchcheck.lint.context import LintContext, Loop
 from torchcheck.lint.flow import Function
-from torchcheck.lint.kinds import Kind
+from torchcheck.lint.kinds import TENSOR_KINDS, Kind
 from torchcheck.lint.nodes import source_text
 from torchcheck.lint.rule import FixSafety, Invalid, Rule, Valid
 
@@ -34,6 +34,8 @@ class _LoopFacts:
     candidates: list[_Candidate] = field(default_factory=list)
     # per loop: names `.backward()` is called on there, and the names they were combined from
     backpropagated: dict[Loop, set[str]] = field(default_factory=dict)
+    # the same, only for the loop whose own body makes the call (not an inner loop's)
+    backpropagated_directly: dict[Loop, set[str]] = field(default_factory=dict)
 
 
 def _root_name(expression: cst.BaseExpression) -> str | None:
@@ -50,7 +52,9 @@ class LossKeptWithGraph(Rule):
     list, or accumulated with `+=` into a variable created before the loop.
 
     The parts a backpropagated loss is made of count too (`history.append(parts)` after
-    `loss = sum(parts)`), and so does a loss accumulated with `+=` in a function that puts
+    `loss = sum(parts)`), so do the entries of a backpropagated dict of losses
+    (`totals[key] += parts[key]` after `parts["total"].backward()`, also in a loop nested in
+    that step), and so does a loss accumulated with `+=` in a function that puts
     the model in `eval()` mode but forgets `torch.no_grad()`. An accumulator created afresh
     in each iteration of an outer loop and backpropagated there (`style_loss = 0.` per step,
     `style_loss += ...` over the layers, then `style_loss.backward()`) is correct code.
@@ -471,9 +475,10 @@ class Trainer:
         binding = self.context.flow.last_binding(name)
         if binding is not None and binding.value is not None:
             names.update(_combined_from(binding.value))
-        backpropagated = self._facts().backpropagated
+        facts = self._facts()
         for loop in self.context.loops:
-            backpropagated.setdefault(loop, set()).update(names)
+            facts.backpropagated.setdefault(loop, set()).update(names)
+        facts.backpropagated_directly.setdefault(self.context.loops[-1], set()).update(names)
 
     def _meter_call(self, call: cst.Call, receiver: cst.BaseExpression) -> None:
         """``meter.update(loss, n)`` on an instance of a class of this file whose method
@@ -492,7 +497,8 @@ class Trainer:
 
     def _may_carry_graph(self, value: cst.BaseExpression) -> bool:
         kind = self.context.kind_of(value)
-        if kind is Kind.GRAPH_TENSOR or (isinstance(value, cst.Name) and kind in (None, Kind.OTHER)):
+        unknown_holder = isinstance(value, cst.Name) or (isinstance(value, cst.Subscript) and isinstance(value.value, cst.Name))
+        if kind is Kind.GRAPH_TENSOR or (unknown_holder and kind in (None, Kind.OTHER)):
             return True
         return any(self._may_carry_graph(part) for part in _literal_parts(value))
 
@@ -540,10 +546,14 @@ class Trainer:
         created_in = candidate.created_in
         if created_in is not None and candidate.container in facts.backpropagated.get(created_in, ()):
             return None  # an accumulator re-created and backpropagated every iteration of that loop
-        backpropagated = facts.backpropagated.get(candidate.loops[-1], set())
+        # what this iteration backpropagated, also in the body of a loop around the one keeping it
+        backpropagated = set(facts.backpropagated.get(candidate.loops[-1], ()))
+        backpropagated.update(*(facts.backpropagated_directly.get(loop, ()) for loop in candidate.loops))
         kept_name = candidate.value.value if isinstance(candidate.value, cst.Name) else None
         parts = _literal_parts(candidate.value)
-        is_backward_target = kept_name in backpropagated or any(_root_name(part) in backpropagated for part in parts)
+        # `epoch_loss[key] += losses[key]` after `losses["total"].backward()`: an entry of what was backpropagated
+        kept_entry = isinstance(candidate.value, cst.Subscript) and _root_name(candidate.value) in backpropagated
+        is_backward_target = kept_name in backpropagated or kept_entry or any(_root_name(part) in backpropagated for part in parts)
         if not (candidate.graph_attached or is_backward_target):
             return None
         in_data_loop = any(self._is_data_loop(loop) for loop in candidate.loops)
@@ -552,6 +562,8 @@ class Trainer:
             return None
         if parts or (kept_name is not None and self.context.kind_of(candidate.value) is Kind.OTHER):
             return False  # a list or dict of losses: no `.item()` to take
+        if kept_entry and self.context.kind_of(candidate.value.value) in TENSOR_KINDS:  # type: ignore[attr-defined]
+            return False  # `loss[0]` of a tensor loss: indexing is the mistake (TCK115), `.item()` would not help
         return is_backward_target or _looks_like_loss(candidate.value)
 
     def _is_data_loop(self, loop: Loop) -> bool:

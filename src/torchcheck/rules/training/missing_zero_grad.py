@@ -5,6 +5,7 @@ from dataclasses import dataclass, field
 import libcst as cst
 
 from torchcheck.lint.context import Loop
+from torchcheck.lint.flow import Event
 from torchcheck.lint.exports import imported_callee
 from torchcheck.lint.idioms import Effect
 from torchcheck.lint.kinds import Kind
@@ -13,10 +14,17 @@ from torchcheck.lint.project import NONE, Condition, Symbol
 from torchcheck.lint.rule import Invalid, Rule, Valid
 
 
+_OTHER_BRANCH_MESSAGE = (
+    "`step()` runs on a path that never calls `zero_grad()`: only another branch of the loop clears gradients, "
+    "so on this one they add up across steps"
+)
+
+
 @dataclass(frozen=True)
 class _Step:
     call: cst.Call
     loops: tuple[Loop, ...]
+    event: Event
 
 
 @dataclass
@@ -24,7 +32,7 @@ class _LoopFacts:
     """What one outermost loop (with the loops nested in it) does."""
 
     steps: list[_Step] = field(default_factory=list)
-    zeroed: set[Loop] = field(default_factory=set)  # loops that clear gradients somewhere
+    zeroed: list[Event] = field(default_factory=list)  # where gradients are cleared
     # helpers of other files of the project handed an optimizer or a module: whether they
     # clear gradients is a question for the project index
     imported: list[tuple[Symbol, tuple[Loop, ...]]] = field(default_factory=list)
@@ -40,7 +48,9 @@ class MissingZeroGrad(Rule):
     Gradients cleared by a helper function (a `reset_grad(optimizer)` that calls
     `zero_grad()`, or sets `p.grad = None` for the model's parameters) count, whether it is
     defined in the same file or imported from another file of the project, and an optimizer
-    built afresh in each iteration is not reported.
+    built afresh in each iteration is not reported. One path is enough: a `step()` in one
+    branch of an `if` (the plain path next to a mixed-precision one) is reported when only
+    another branch clears gradients.
 
     ## Why is this bad?
     `.backward()` adds into `.grad`; it does not overwrite it. Without `zero_grad()` every
@@ -244,15 +254,15 @@ for epoch in range(epochs):
         self._note_imported_helper(node, loops)
         if not isinstance(node.func, cst.Attribute) or node.func.attr.value == "forward":
             if self._helper_clears_gradients(node):
-                self._facts().zeroed.update(loops)
+                self._zeroed(node)
             return
         method = node.func.attr.value
         if "zero_grad" in method or (method == "zero_" and _is_grad(node.func.value)) or self._helper_clears_gradients(node):
-            self._facts().zeroed.update(loops)
+            self._zeroed(node)
         elif method == "step":
             optimizer = self._stepped_optimizer(node)
             if optimizer is not None and not self._built_in_this_iteration(optimizer, loops):
-                self._facts().steps.append(_Step(node, loops))
+                self._facts().steps.append(_Step(node, loops, self.context.flow.event(node)))
 
     def _note_imported_helper(self, call: cst.Call, loops: tuple[Loop, ...]) -> None:
         """A helper of another file of the project handed an optimizer or a module (by name)."""
@@ -268,7 +278,10 @@ for epoch in range(epochs):
 
     def visit_Assign(self, node: cst.Assign) -> None:
         if self.context.loops and any(_is_grad(target.target) for target in node.targets):
-            self._facts().zeroed.update(self.context.loops)
+            self._zeroed(node)
+
+    def _zeroed(self, node: cst.CSTNode) -> None:
+        self._facts().zeroed.append(self.context.flow.event(node))
 
     def _stepped_optimizer(self, call: cst.Call) -> cst.BaseExpression | None:
         """The optimizer that ``opt.step()`` / ``scaler.step(opt)`` steps, or None."""
@@ -290,12 +303,16 @@ for epoch in range(epochs):
         """Decide once the outermost loop is complete: an outer loop may clear gradients further down."""
         facts = self._facts()
         for step in facts.steps:
-            if self.context.is_training_loop(step.loops[-1]) and not facts.zeroed.intersection(step.loops):
+            # a clearing counts if it runs in an iteration of a loop around the step, on a path
+            # the step may take: one in the other branch of an `if` leaves this step's path uncleared
+            around = [zero for zero in facts.zeroed if set(zero.loops) & set(step.loops)]
+            if self.context.is_training_loop(step.loops[-1]) and all(zero.exclusive_with(step.event) for zero in around):
+                message = _OTHER_BRANCH_MESSAGE if around else None
                 # a helper of another file called in these loops must not clear gradients
                 unless = tuple(
                     Condition(helper, "does:zero_grad", NONE) for helper, loops in facts.imported if set(loops) & set(step.loops)
                 )
-                self.report(step.call, conditions=tuple(dict.fromkeys(unless)))
+                self.report(step.call, message, conditions=tuple(dict.fromkeys(unless)))
 
 
 def _is_grad(expression: cst.BaseExpression) -> bool:

@@ -1,0 +1,224 @@
+"""Kinds that arrive from elsewhere in the file: what a parameter holds, from every call of
+its function; what ``self.<attribute>`` holds, from every assignment to it in the class.
+
+The shared walk knows a value where the walk has seen it made. A parameter is made by the
+callers, usually further down the file (``train(net, opt, loader)`` in ``main()``), and an
+attribute may be set in a method the walk has not reached (``setup()`` after
+``training_step()``). These questions are asked lazily, when a rule asks about such a value and
+the walk knows nothing better, and answered from the binder (lint/binder.py): the calls that
+reach a ``def``, the bindings that reach a name, the assignments of a class.
+
+A parameter is typed only when every call of its function in the file passes the same kind
+and the function is used in no other way (passed as a callback, it has callers out of sight);
+an attribute only when every assignment agrees (``None`` placeholders aside). Either way the
+evidence is at most ``Evidence.CALLERS``: code elsewhere may still pass something else, so
+no fix becomes safe on it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from typing import TYPE_CHECKING
+
+import libcst as cst
+
+from torchcheck.lint.binder import Binding, Scope
+from torchcheck.lint.kinds import UNKNOWN, Evidence, Inferred
+from torchcheck.lint.nodes import subtree
+
+if TYPE_CHECKING:
+    from torchcheck.lint.binder import Binder
+
+# How many hops (an argument bound to another parameter, bound to ...) a question may take.
+_MAX_DEPTH = 4
+
+InferElsewhere = Callable[[cst.BaseExpression], Inferred]
+
+
+def agreeing(kinds: list[Inferred], ceiling: Evidence = Evidence.CALLERS) -> Inferred:
+    """The kind every item gives, with the weakest evidence (at most ``ceiling``); UNKNOWN when
+    there is none, or when any item is unknown or differs."""
+    if not kinds or any(item.kind is None or item.kind is not kinds[0].kind for item in kinds):
+        return UNKNOWN
+    weakest = min(item.evidence for item in kinds)  # type: ignore[type-var]
+    return Inferred(kinds[0].kind, min(weakest, ceiling))
+
+
+def _is_self_attribute(target: cst.BaseExpression, attribute: str) -> bool:
+    return (
+        type(target) is cst.Attribute
+        and type(target.value) is cst.Name
+        and target.value.value == "self"  # type: ignore[attr-defined]
+        and target.attr.value == attribute  # type: ignore[attr-defined]
+    )
+
+
+def _is_none(expression: cst.BaseExpression) -> bool:
+    return type(expression) is cst.Name and expression.value == "None"  # type: ignore[attr-defined]
+
+
+def _decorator_names(function: cst.FunctionDef) -> set[str]:
+    names = set()
+    for decorator in function.decorators:
+        target = decorator.decorator
+        if isinstance(target, cst.Name):
+            names.add(target.value)
+        elif isinstance(target, cst.Attribute):
+            names.add(target.attr.value)
+    return names
+
+
+class DistantKinds:
+    """Answers for one file; ``infer_elsewhere`` infers an expression where it stands in the
+    file (its names resolved by the binder, through :meth:`name`)."""
+
+    def __init__(self, binder: Callable[[], Binder], infer_elsewhere: InferElsewhere, annotated: InferElsewhere) -> None:
+        self._binder = binder
+        self._infer_elsewhere = infer_elsewhere
+        self._annotated = annotated
+        self._parameters: dict[cst.Param, Inferred] = {}
+        self._attributes: dict[tuple[cst.ClassDef, str], Inferred] = {}
+        self._asking: list[cst.CSTNode] = []
+
+    # ----------------------------------------------------------------- questions
+    def parameter(self, function: cst.FunctionDef, param: cst.Param, owner: cst.ClassDef | None) -> Inferred:
+        """What every call of ``function`` (a method when ``owner`` is its class) in the file
+        passes for ``param``."""
+        if param not in self._parameters:
+            self._parameters[param] = self._guarded(param, lambda: self._passed_for(function, param, owner))
+        return self._parameters[param]
+
+    def attribute(self, class_def: cst.ClassDef, attribute: str) -> Inferred:
+        """What every assignment to ``self.<attribute>`` in ``class_def`` stores."""
+        key = (class_def, attribute)
+        if key not in self._attributes:
+            self._attributes[key] = self._guarded(class_def, lambda: self._assigned_to(class_def, attribute))
+        return self._attributes[key]
+
+    def name(self, use: cst.Name, fallback: Callable[[str], Inferred]) -> Inferred:
+        """What a name holds where it is used, from every binding that may reach the use;
+        ``fallback`` answers for a name the file binds nowhere (a builtin)."""
+        bindings = self._binder().bindings_before(use)
+        if not bindings:
+            return fallback(use.value)
+        return agreeing([self._binding_kind(binding, fallback) for binding in bindings], Evidence.STRONG)
+
+    def class_of(self, node: cst.CSTNode) -> cst.ClassDef | None:
+        """The class whose method ``node`` is in."""
+        found = self._binder().enclosing(node, cst.ClassDef)
+        return found if isinstance(found, cst.ClassDef) else None
+
+    # ----------------------------------------------------------------- parameters
+    def _passed_for(self, function: cst.FunctionDef, param: cst.Param, owner: cst.ClassDef | None) -> Inferred:
+        calls = self._method_calls(function, owner) if owner is not None else self._function_calls(function)
+        if not calls:
+            return UNKNOWN
+        kinds = []
+        for call, skipped in calls:
+            argument = self._argument_for(call, function, param, skipped)
+            if argument is None:
+                return UNKNOWN
+            kinds.append(self._infer_elsewhere(argument))
+        return agreeing(kinds)
+
+    # Each gives every call that runs the function, with how many leading parameters the call
+    # does not pass (``self``); None when the function is also used in a way that hides its callers.
+    def _function_calls(self, function: cst.FunctionDef) -> list[tuple[cst.Call, int]] | None:
+        own = self._binder().binding_made_by(function.name)
+        return self._direct_calls(own.references, self._binder()) if own is not None else None
+
+    def _method_calls(self, function: cst.FunctionDef, class_def: cst.ClassDef) -> list[tuple[cst.Call, int]] | None:
+        decorators = _decorator_names(function)
+        if "staticmethod" in decorators or "classmethod" in decorators or "property" in decorators:
+            return None
+        if function.name.value == "__init__":
+            binding = self._binder().binding_made_by(class_def.name)
+            return self._direct_calls(binding.references, self._binder(), skipped=1) if binding is not None else None
+        calls, mentions = [], 0
+        for node in subtree(class_def):
+            if type(node) is cst.Call and _is_self_attribute(node.func, function.name.value):  # type: ignore[attr-defined]
+                calls.append((node, 1))
+            elif _is_self_attribute(node, function.name.value):  # type: ignore[arg-type]
+                mentions += 1
+        # every `self.<name>` is a call's callee, or the method is handed on (a callback)
+        return calls if mentions == len(calls) else None
+
+    def _direct_calls(self, references: list[cst.Name], binder: Binder, skipped: int = 0) -> list[tuple[cst.Call, int]] | None:
+        calls = []
+        for reference in references:
+            parent = binder.parent(reference)
+            if type(parent) is not cst.Call or parent.func is not reference:  # type: ignore[attr-defined]
+                return None
+            calls.append((parent, skipped))
+        return calls
+
+    @staticmethod
+    def _argument_for(call: cst.Call, function: cst.FunctionDef, param: cst.Param, skipped: int) -> cst.BaseExpression | None:
+        """The expression ``call`` passes for ``param`` (its default when it passes nothing);
+        None when a starred argument hides it."""
+        positional = [*function.params.posonly_params, *function.params.params]
+        for argument in call.args:
+            if argument.keyword is not None and argument.keyword.value == param.name.value:
+                return argument.value
+        position = next((index for index, item in enumerate(positional) if item is param), None)
+        leading = [argument for argument in call.args if argument.keyword is None]
+        if any(argument.star for argument in call.args):
+            return None
+        if position is not None and 0 <= position - skipped < len(leading):
+            return leading[position - skipped].value
+        return param.default
+
+    # ----------------------------------------------------------------- attributes
+    def _assigned_to(self, class_def: cst.ClassDef, attribute: str) -> Inferred:
+        kinds = []
+        for value in self._stored_values(class_def, attribute):
+            if not _is_none(value):
+                kinds.append(self._infer_elsewhere(value))
+        return agreeing(kinds)
+
+    @staticmethod
+    def _stored_values(class_def: cst.ClassDef, attribute: str) -> Iterator[cst.BaseExpression]:
+        for node in subtree(class_def):
+            if type(node) is cst.Assign:
+                if any(_is_self_attribute(target.target, attribute) for target in node.targets):  # type: ignore[attr-defined]
+                    yield node.value  # type: ignore[attr-defined]
+            elif type(node) is cst.AnnAssign and node.value is not None and _is_self_attribute(node.target, attribute):  # type: ignore[attr-defined]
+                yield node.value  # type: ignore[attr-defined]
+
+    # ----------------------------------------------------------------- names
+    def _binding_kind(self, binding: Binding, fallback: Callable[[str], Inferred]) -> Inferred:
+        node = binding.node
+        if isinstance(node, cst.Param):
+            return self._parameter_binding(binding, node)
+        if isinstance(node, cst.Assign) and any(target.target is binding.target for target in node.targets):
+            return self._guarded(node, lambda: self._infer_elsewhere(node.value))
+        if isinstance(node, cst.AnnAssign) and node.target is binding.target:
+            if node.value is not None:
+                return self._guarded(node, lambda: self._infer_elsewhere(node.value))  # type: ignore[arg-type]
+            return self._annotated(node.annotation)
+        if isinstance(node, (cst.Import, cst.ImportFrom, cst.ClassDef, cst.FunctionDef)) and _is_module_scope(binding.scope):
+            return fallback(binding.name)
+        return UNKNOWN
+
+    def _parameter_binding(self, binding: Binding, param: cst.Param) -> Inferred:
+        if param.annotation is not None:
+            return self._annotated(param.annotation)
+        function = binding.scope.node
+        if not isinstance(function, cst.FunctionDef):
+            return UNKNOWN
+        home = binding.scope.parent.node if binding.scope.parent is not None else None
+        return self.parameter(function, param, home if isinstance(home, cst.ClassDef) else None)
+
+    def _guarded(self, node: cst.CSTNode, answer: Callable[[], Inferred]) -> Inferred:
+        """``answer()``, or UNKNOWN for a question already being asked (recursion) or too deep."""
+        if any(item is node for item in self._asking) or len(self._asking) >= _MAX_DEPTH:
+            return UNKNOWN
+        self._asking.append(node)
+        try:
+            return answer()
+        finally:
+            self._asking.pop()
+
+
+def _is_module_scope(scope: Scope) -> bool:
+    return isinstance(scope.node, cst.Module)
