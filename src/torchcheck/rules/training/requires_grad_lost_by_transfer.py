@@ -61,7 +61,7 @@ class RequiresGradLostByTransfer(Rule):
     ## What it does
     Checks for a tensor created with `requires_grad=True` (or made a parameter) and then
     moved or cast in the same expression: `torch.randn(3, requires_grad=True).to(device)`,
-    `.cuda()`, `.double()`, `.half()`, `torch.zeros(3).requires_grad_().cuda()`,
+    `.cuda()`, `.double()`, `.half()`, `.type(torch.cuda.FloatTensor)`, `torch.zeros(3).requires_grad_().cuda()`,
     `nn.Parameter(w).cuda()`, the legacy `Variable(w, requires_grad=True).cuda()` - or in a later statement that re-binds the name to the copy:
     `x = torch.randn(3, requires_grad=True)` (or `x.requires_grad = True`) followed by
     `x = x.cuda()`, `x = x.to(device)`, `x = x.double()`, `x = x.type(...)`, or `x = x.float()`
@@ -330,7 +330,7 @@ class Scale(nn.Module):
         if method == "type":
             if len(call.args) != 1 or call.args[0].keyword is not None or call.args[0].star or chose:
                 return False  # `x.type()` returns a string
-            return self.context.qualified_name(call.args[0].value) not in _FLOAT32
+            return self.context.qualified_name(call.args[0].value) not in (*_FLOAT32, "torch.FloatTensor")  # CPU float32: itself
         if method in _CAST_METHODS:
             return not call.args and "dtype" not in chose
         if method == "cuda":
@@ -348,6 +348,11 @@ class Scale(nn.Module):
         source, method = found
         if method in _GRAD_METHODS and not (node.args and _flag(node.args[0]) is False):
             self._mark(source, method)
+        if method == "type" and isinstance(source, cst.Call):
+            factory = self._leaf_factory(source)[0]
+            if factory is not None and self._copies(node, method, factory):
+                self._report_unless_unwanted(node, None)  # `.type(torch.cuda.FloatTensor)`: no keyword spells it
+            return
         if method not in _TRANSFER_METHODS or not isinstance(source, cst.Call):
             return
         factory, wrapper = self._leaf_factory(source)
@@ -360,6 +365,10 @@ class Scale(nn.Module):
         replacement = _with_keywords(factory, moves)
         if replacement is not None and wrapper is not None:
             replacement = wrapper.with_changes(func=wrapper.func.with_changes(value=replacement))
+        self._report_unless_unwanted(node, replacement)
+
+    def _report_unless_unwanted(self, node: cst.Call, replacement: cst.BaseExpression | None) -> None:
+        """A copy bound to a name waits until the file shows whether that name's gradient is wanted."""
         statement = self.context.statement_holding(node)
         target = statement.targets[0].target if isinstance(statement, cst.Assign) and len(statement.targets) == 1 else None
         if isinstance(target, cst.Name):
