@@ -157,6 +157,20 @@ class Assignments:
         return (*self.values.get(name, ()), *(() if default is None else (default,)))
 
 
+def set_on_some_path(expression: cst.BaseExpression | None, assignments: Assignments, _depth: int = 0) -> bool:
+    """Whether ``expression`` is surely not None on at least one path: ``never_none`` for one
+    of its values (``sampler = DistributedSampler(ds)`` on the multi-GPU branch only, or
+    ``DistributedSampler(ds) if distributed else None``)."""
+    if expression is None or _depth > 8:
+        return False
+    if isinstance(expression, cst.IfExp):
+        return any(set_on_some_path(branch, assignments, _depth + 1) for branch in (expression.body, expression.orelse))
+    if isinstance(expression, cst.Name) and expression.value != "None":
+        values = assignments.known_values(expression.value)
+        return any(set_on_some_path(value, assignments, _depth + 1) for value in values)
+    return never_none(expression, assignments, _depth)
+
+
 def scope_assignments(scope: cst.CSTNode) -> Assignments:
     """Collect the assignments made directly in ``scope`` (a Module, FunctionDef or Lambda),
     not in the functions and classes nested in it."""

@@ -11,6 +11,7 @@ from torchcheck.lint.dataloaders import (
     is_dataloader_call,
     never_none,
     scope_assignments,
+    set_on_some_path,
 )
 from torchcheck.lint.rule import Invalid, Rule, Valid
 
@@ -22,7 +23,8 @@ class DataLoaderArgumentConflict(Rule):
     """
     ## What it does
     Checks for `DataLoader(...)` calls whose arguments `DataLoader.__init__` rejects with a
-    `ValueError`: `shuffle=True` with a `sampler`; a `batch_sampler` with `batch_size`
+    `ValueError`: `shuffle=True` with a `sampler` (one the code sets on some branch is enough);
+    a `batch_sampler` with `batch_size`
     (other than 1), `shuffle=True`, a `sampler` or `drop_last=True`; `batch_size=None` with
     `drop_last=True`; `persistent_workers=True` or a `prefetch_factor` without worker
     processes (`num_workers` missing or 0).
@@ -84,17 +86,6 @@ loader = DataLoader(dataset, batch_size=64, shuffle=(sampler is None), sampler=s
         ),
         Valid(
             """
-import torch
-
-def build(dataset, distributed):
-    train_sampler = None
-    if distributed:
-        train_sampler = torch.utils.data.distributed.DistributedSampler(dataset)
-    return torch.utils.data.DataLoader(dataset, batch_size=32, shuffle=True, sampler=train_sampler)
-"""
-        ),
-        Valid(
-            """
 from torch.utils.data import BatchSampler, DataLoader, RandomSampler
 
 batch_sampler = BatchSampler(RandomSampler(dataset), batch_size=32, drop_last=True)
@@ -142,6 +133,17 @@ unbatched = DataLoader(dataset, batch_size=None, drop_last=False)
         ),
     )
     INVALID = (
+        Invalid(
+            """
+import torch
+
+def build(dataset, distributed):
+    train_sampler = None
+    if distributed:
+        train_sampler = torch.utils.data.distributed.DistributedSampler(dataset)
+    return torch.utils.data.DataLoader(dataset, batch_size=32, shuffle=True, sampler=train_sampler)  # TCK801
+"""
+        ),
         Invalid(
             """
 from torch.utils.data import DataLoader, DistributedSampler
@@ -205,8 +207,9 @@ def _conflicts(arguments: CallArguments, assignments: Assignments) -> list[str]:
     shuffle = is_constant(arguments.get("shuffle"), "True")
     drop_last = is_constant(arguments.get("drop_last"), "True")
     has_sampler = never_none(arguments.get("sampler"), assignments)
-    if has_sampler and shuffle:
-        found.append("`sampler=` is mutually exclusive with `shuffle=True`")
+    if shuffle and set_on_some_path(arguments.get("sampler"), assignments):
+        always = "" if has_sampler else " (on the paths that set the sampler)"
+        found.append(f"`sampler=` is mutually exclusive with `shuffle=True`{always}")
     if never_none(arguments.get("batch_sampler"), assignments):
         excluded = [
             label
