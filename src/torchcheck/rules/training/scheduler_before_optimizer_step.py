@@ -31,7 +31,9 @@ class SchedulerBeforeOptimizerStep(Rule):
     """
     ## What it does
     Checks for `scheduler.step()` called before `optimizer.step()` in the same iteration of
-    a loop (or the same step function), with no optimizer step earlier in that iteration.
+    a loop (or the same step function), with no optimizer step earlier in that iteration on
+    the same path (a step in another branch of an `if`, such as the warm-up epochs', does not
+    count).
 
     ## Why is this bad?
     Since PyTorch 1.1 a learning-rate scheduler must be stepped *after* the optimizer.
@@ -284,7 +286,8 @@ for epoch in range(epochs):
     def leave_Module(self, node: cst.Module) -> None:
         for scheduler in self._schedulers:
             steps = [step for step in self._optimizers if self._same_pass(scheduler, step.event)]
-            earlier = [step for step in steps if step.event.order < scheduler.order]
+            # a step in another branch of an `if` (the warm-up epochs') does not run in this pass
+            earlier = [step for step in steps if step.event.order < scheduler.order and not step.event.exclusive_with(scheduler)]
             if any(step.condition is None for step in earlier):
                 continue  # the optimizer already stepped in this iteration
             # a helper of another file called earlier must not step the optimizer either
