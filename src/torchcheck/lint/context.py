@@ -74,7 +74,7 @@ Loop = cst.For | cst.While
 # built by one (`net = cv2.dnn.readNetFromONNX(path)`) is not a module, an optimizer ...
 _FOREIGN_PACKAGES = frozenset(
     "cv2 numpy PIL onnx onnxruntime openvino tensorrt tflite_runtime tensorflow keras jax flax "
-    "sklearn scipy pandas paddle mxnet coremltools".split()
+    "sklearn scipy pandas paddle mxnet coremltools MNN ncnn rknn rknnlite tritonclient pycuda".split()
 )
 # Functions of model libraries that build or load a model (an `nn.Module`).
 _MODEL_FACTORIES = frozenset({"timm.create_model", "timm.models.create_model", "torchvision.models.get_model"})

@@ -33,7 +33,9 @@ class SchedulerBeforeOptimizerStep(Rule):
     Checks for `scheduler.step()` called before `optimizer.step()` in the same iteration of
     a loop (or the same step function), with no optimizer step earlier in that iteration on
     the same path (a step in another branch of an `if`, such as the warm-up epochs', does not
-    count).
+    count). A scheduler whose `last_epoch` the code sets itself (`scheduler.last_epoch =
+    start_epoch - 1`, then a step at the start of each epoch) is positioned on purpose and
+    is not reported.
 
     ## Why is this bad?
     Since PyTorch 1.1 a learning-rate scheduler must be stepped *after* the optimizer.
@@ -235,6 +237,19 @@ for epoch in range(epochs):
         super().__init__(context)
         self._schedulers: list[Event] = []
         self._optimizers: list[_OptimizerStep] = []
+        # schedulers whose `last_epoch` the code sets itself, as (name, the class or function it lives in)
+        self._positioned: set[tuple[str | None, cst.CSTNode | None]] = set()
+        self._stepped: dict[cst.CSTNode, tuple[str | None, cst.CSTNode | None]] = {}
+
+    def _home(self, receiver: cst.BaseExpression) -> tuple[str | None, cst.CSTNode | None]:
+        name = dotted_name(receiver)
+        on_self = name is not None and name.startswith("self.")
+        return name, self.context.current_class if on_self else self.context.flow.function
+
+    def visit_Assign(self, node: cst.Assign) -> None:
+        for target in node.targets:
+            if isinstance(target.target, cst.Attribute) and target.target.attr.value == "last_epoch":
+                self._positioned.add(self._home(target.target.value))
 
     def visit_Call(self, node: cst.Call) -> None:
         summary = self.context.call_summary(node)
@@ -249,6 +264,7 @@ for epoch in range(epochs):
         if kind is Kind.SCHEDULER:
             if not node.args and self._result_discarded(node):
                 self._schedulers.append(self.context.flow.event(node))
+                self._stepped[node] = self._home(node.func.value)
         elif kind is Kind.OPTIMIZER or (
             kind is Kind.SCALER and node.args and self.context.kind_of(node.args[0].value) is Kind.OPTIMIZER
         ):
@@ -285,6 +301,8 @@ for epoch in range(epochs):
 
     def leave_Module(self, node: cst.Module) -> None:
         for scheduler in self._schedulers:
+            if self._stepped[scheduler.node] in self._positioned:
+                continue  # `scheduler.last_epoch = start - 1` before stepping first: positioned on purpose
             steps = [step for step in self._optimizers if self._same_pass(scheduler, step.event)]
             # a step in another branch of an `if` (the warm-up epochs') does not run in this pass
             earlier = [step for step in steps if step.event.order < scheduler.order and not step.event.exclusive_with(scheduler)]
