@@ -721,10 +721,13 @@ class LintContext:
             self._elsewhere -= 1
 
     def _is_called_in_file(self, name: str) -> bool:
+        """Whether the file calls ``name`` somewhere, in code that trains: typing parameters from
+        their callers serves the rules about training steps, and costs a pass over the file."""
         if self._text is None:
             return True
         if self._called_names is None:
-            self._called_names = frozenset(_CALLED_NAME.findall(self._text))
+            trains = any(word in self._text for word in _TRAINING_TEXT)
+            self._called_names = frozenset(_CALLED_NAME.findall(self._text)) if trains else frozenset()
         return name in self._called_names
 
     def _infer_call(self, call: cst.Call) -> Inferred:
@@ -1471,6 +1474,8 @@ class LintContext:
             self.bind(node.target.value, UNKNOWN)
 
 
+# Text of code that runs a training step (see _is_called_in_file).
+_TRAINING_TEXT = ("backward(", ".step(")
 # A name the file calls somewhere (`train(`, `.step(`), other than in a `def` or `class` line.
 _CALLED_NAME = re.compile(r"(?<!def )(?<!class )\b([A-Za-z_]\w*)\s*\(")
 

@@ -30,7 +30,7 @@ if TYPE_CHECKING:
     from torchcheck.lint.binder import Binder
 
 # How many hops (an argument bound to another parameter, bound to ...) a question may take.
-_MAX_DEPTH = 4
+_MAX_DEPTH = 3
 
 InferElsewhere = Callable[[cst.BaseExpression], Inferred]
 
@@ -51,6 +51,10 @@ def _is_self_attribute(target: cst.BaseExpression, attribute: str) -> bool:
         and target.value.value == "self"  # type: ignore[attr-defined]
         and target.attr.value == attribute  # type: ignore[attr-defined]
     )
+
+
+def _attribute_name(expression: cst.BaseExpression) -> str:
+    return expression.attr.value if type(expression) is cst.Attribute else ""  # type: ignore[attr-defined]
 
 
 def _is_none(expression: cst.BaseExpression) -> bool:
@@ -78,6 +82,8 @@ class DistantKinds:
         self._annotated = annotated
         self._parameters: dict[cst.Param, Inferred] = {}
         self._attributes: dict[tuple[cst.ClassDef, str], Inferred] = {}
+        # per class: for each method name, its `self.<name>(...)` calls and its other mentions
+        self._self_calls: dict[cst.ClassDef, dict[str, tuple[list[cst.Call], int]]] = {}
         self._asking: list[cst.CSTNode] = []
 
     # ----------------------------------------------------------------- questions
@@ -134,14 +140,22 @@ class DistantKinds:
         if function.name.value == "__init__":
             binding = self._binder().binding_made_by(class_def.name)
             return self._direct_calls(binding.references, self._binder(), skipped=1) if binding is not None else None
-        calls, mentions = [], 0
-        for node in subtree(class_def):
-            if type(node) is cst.Call and _is_self_attribute(node.func, function.name.value):  # type: ignore[attr-defined]
-                calls.append((node, 1))
-            elif _is_self_attribute(node, function.name.value):  # type: ignore[arg-type]
-                mentions += 1
+        calls, mentions = self._self_calls_in(class_def).get(function.name.value, ([], 0))
         # every `self.<name>` is a call's callee, or the method is handed on (a callback)
-        return calls if mentions == len(calls) else None
+        return [(call, 1) for call in calls] if mentions == len(calls) else None
+
+    def _self_calls_in(self, class_def: cst.ClassDef) -> dict[str, tuple[list[cst.Call], int]]:
+        found = self._self_calls.get(class_def)
+        if found is None:
+            calls: dict[str, list[cst.Call]] = {}
+            mentions: dict[str, int] = {}
+            for node in subtree(class_def):
+                if type(node) is cst.Call and _is_self_attribute(node.func, _attribute_name(node.func)):  # type: ignore[attr-defined]
+                    calls.setdefault(_attribute_name(node.func), []).append(node)  # type: ignore[arg-type, attr-defined]
+                elif type(node) is cst.Attribute and _is_self_attribute(node, node.attr.value):  # type: ignore[attr-defined]
+                    mentions[node.attr.value] = mentions.get(node.attr.value, 0) + 1  # type: ignore[attr-defined]
+            found = self._self_calls[class_def] = {name: (calls.get(name, []), mentions.get(name, 0)) for name in {*calls, *mentions}}
+        return found
 
     def _direct_calls(self, references: list[cst.Name], binder: Binder, skipped: int = 0) -> list[tuple[cst.Call, int]] | None:
         calls = []

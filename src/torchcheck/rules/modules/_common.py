@@ -481,7 +481,7 @@ class PlainContainerRule(ModuleClassRule):
             if attribute is not None and func.attr.value in _LIST_FILLS:
                 self._list_filled(state, attribute, func.attr.value, node, function)
                 return
-            if isinstance(func.value, cst.Name) and func.value.value == self_name and self._registers(func.attr.value):
+            if isinstance(func.value, cst.Name) and func.value.value == self_name and self._registers(state, func.attr.value):
                 self._registered(state, node.args, function)
         elif isinstance(func, cst.Name) and func.value == "setattr" and self.context.qualified_name(func) is None:
             self._registered(state, node.args, function)
@@ -492,13 +492,14 @@ class PlainContainerRule(ModuleClassRule):
             if attribute is not None:
                 state.passed.add(attribute)
 
-    def _registers(self, method: str) -> bool:
+    def _registers(self, state: _ContainerState, method: str) -> bool:
         """``self.add_module(...)`` and the like, or a method of this class that calls one
-        (``self._add_to_parameters(m.parameters(), name)``)."""
+        (``self._add_to_parameters(m.parameters(), name)``), asked once the class holds a
+        plain container."""
         if method in REGISTERING_METHODS:
             return True
         frame = self.class_frame
-        if frame is None:
+        if frame is None or not (state.candidates or state.fills):
             return False
         helpers = self._registering_helpers.get(frame.node)
         if helpers is None:
