@@ -66,6 +66,14 @@ def is_none(expression: cst.BaseExpression | None) -> bool:
     return isinstance(expression, cst.Name) and expression.value == "None"
 
 
+def root_name(expression: cst.BaseExpression) -> str | None:
+    """``totals`` for ``totals``, ``totals[key]`` or ``totals.loss.sum``; None when the chain
+    starts elsewhere (a call, a literal)."""
+    while isinstance(expression, (cst.Attribute, cst.Subscript)):
+        expression = expression.value
+    return expression.value if isinstance(expression, cst.Name) else None
+
+
 def method_call(expression: cst.BaseExpression) -> tuple[cst.BaseExpression, str] | None:
     """For ``receiver.method(...)`` return ``(receiver, "method")``, else None."""
     if type(expression) is cst.Call and type(expression.func) is cst.Attribute:

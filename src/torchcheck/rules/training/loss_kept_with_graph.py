@@ -8,7 +8,7 @@ from torchcheck.lint.accumulators import accumulated_arguments, attribute_class,
 from torchcheck.lint.context import LintContext, Loop
 from torchcheck.lint.flow import Function
 from torchcheck.lint.kinds import TENSOR_KINDS, Kind
-from torchcheck.lint.nodes import source_text
+from torchcheck.lint.nodes import root_name, source_text
 from torchcheck.lint.rule import FixSafety, Invalid, Rule, Valid
 
 _CONTAINER_METHODS = frozenset({"append", "extend", "insert"})
@@ -36,12 +36,6 @@ class _LoopFacts:
     backpropagated: dict[Loop, set[str]] = field(default_factory=dict)
     # the same, only for the loop whose own body makes the call (not an inner loop's)
     backpropagated_directly: dict[Loop, set[str]] = field(default_factory=dict)
-
-
-def _root_name(expression: cst.BaseExpression) -> str | None:
-    while isinstance(expression, (cst.Attribute, cst.Subscript)):
-        expression = expression.value
-    return expression.value if isinstance(expression, cst.Name) else None
 
 
 class LossKeptWithGraph(Rule):
@@ -455,20 +449,20 @@ class Trainer:
                 if not isinstance(value, (cst.List, cst.Tuple)) or not value.elements:
                     return
                 value = value.elements[0].value
-            self._consider(node, _root_name(node.func.value), value)
+            self._consider(node, root_name(node.func.value), value)
         elif node.args and self.context.loops:
             self._meter_call(node, node.func.value)
 
     def visit_AugAssign(self, node: cst.AugAssign) -> None:
         if isinstance(node.operator, cst.AddAssign):
-            self._consider(node, _root_name(node.target), node.value)
+            self._consider(node, root_name(node.target), node.value)
 
     def _backpropagated(self, receiver: cst.BaseExpression) -> None:
         """Note what ``receiver.backward()`` backpropagates: the name, and the names its
         value was summed or combined from (``loss = sum(losses)``)."""
         if isinstance(receiver, cst.Call) and receiver.args:  # scaler.scale(loss).backward()
             receiver = receiver.args[0].value
-        name = _root_name(receiver)
+        name = root_name(receiver)
         if name is None:
             return
         names = {name}
@@ -493,7 +487,7 @@ class Trainer:
         if instance is None:
             return
         for argument, statement in accumulated_arguments(self.context.binder, call, instance):
-            self._consider(call, _root_name(receiver), argument, statement)
+            self._consider(call, root_name(receiver), argument, statement)
 
     def _may_carry_graph(self, value: cst.BaseExpression) -> bool:
         kind = self.context.kind_of(value)
@@ -507,7 +501,7 @@ class Trainer:
             binding = self.context.flow.last_binding(receiver.value)
             return instance_class(self.context.binder, binding.value) if binding is not None else None
         owner = self.context.current_class
-        if isinstance(receiver, cst.Attribute) and _root_name(receiver.value) == "self" and isinstance(receiver.value, cst.Name):
+        if isinstance(receiver, cst.Attribute) and root_name(receiver.value) == "self" and isinstance(receiver.value, cst.Name):
             return attribute_class(self.context.binder, owner, receiver.attr.value) if owner is not None else None
         return None
 
@@ -552,8 +546,8 @@ class Trainer:
         kept_name = candidate.value.value if isinstance(candidate.value, cst.Name) else None
         parts = _literal_parts(candidate.value)
         # `epoch_loss[key] += losses[key]` after `losses["total"].backward()`: an entry of what was backpropagated
-        kept_entry = isinstance(candidate.value, cst.Subscript) and _root_name(candidate.value) in backpropagated
-        is_backward_target = kept_name in backpropagated or kept_entry or any(_root_name(part) in backpropagated for part in parts)
+        kept_entry = isinstance(candidate.value, cst.Subscript) and root_name(candidate.value) in backpropagated
+        is_backward_target = kept_name in backpropagated or kept_entry or any(root_name(part) in backpropagated for part in parts)
         if not (candidate.graph_attached or is_backward_target):
             return None
         in_data_loop = any(self._is_data_loop(loop) for loop in candidate.loops)
