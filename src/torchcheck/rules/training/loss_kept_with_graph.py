@@ -51,7 +51,9 @@ class LossKeptWithGraph(Rule):
     that step), and so does a loss accumulated with `+=` in a function that puts
     the model in `eval()` mode but forgets `torch.no_grad()`. An accumulator created afresh
     in each iteration of an outer loop and backpropagated there (`style_loss = 0.` per step,
-    `style_loss += ...` over the layers, then `style_loss.backward()`) is correct code.
+    `style_loss += ...` over the layers, then `style_loss.backward()`) is correct code. A
+    training loop in a method of the model itself (a `fit` method) counts like any other; a
+    `forward` that collects one pass's features does not.
 
     A loss (or a dict or list holding it, or the parts it is made of) handed without
     `.item()`/`.detach()` to a method of a class of the same file that accumulates its
@@ -509,7 +511,7 @@ class Trainer:
         self, node: cst.CSTNode, container: str | None, value: cst.BaseExpression, accumulated_in: cst.CSTNode | None = None
     ) -> None:
         loops = self.context.loops
-        if not loops or container is None or self.context.grad_maybe_disabled or self.context.in_module_class:
+        if not loops or container is None or self.context.grad_maybe_disabled:
             return
         created_in = self._loop_creating(container, loops)
         if created_in is loops[-1]:
