@@ -8,14 +8,19 @@ from torchcheck.lint.context import Loop
 from torchcheck.lint.flow import Event
 from torchcheck.lint.exports import imported_callee
 from torchcheck.lint.idioms import Effect
+from torchcheck.lint.summaries import Certainty
 from torchcheck.lint.kinds import Kind
 from torchcheck.lint.nodes import dotted_name
 from torchcheck.lint.project import NONE, Condition, Symbol
 from torchcheck.lint.rule import Invalid, Rule, Valid
 
 
+_HELPER_MESSAGE = (
+    "`{helper}()` backpropagates and steps but never calls `zero_grad()`, and neither does this loop; "
+    "gradients add up across steps"
+)
 _OTHER_BRANCH_MESSAGE = (
-    "`step()` runs on a path that never calls `zero_grad()`: only another branch of the loop clears gradients, "
+    "`step()` runs on a path that never calls `zero_grad()`: only another branch clears gradients (line {line}), "
     "so on this one they add up across steps"
 )
 
@@ -25,6 +30,7 @@ class _Step:
     call: cst.Call
     loops: tuple[Loop, ...]
     event: Event
+    helper: str | None = None  # a helper of this file that backpropagates and steps, never clearing
 
 
 @dataclass
@@ -50,7 +56,10 @@ class MissingZeroGrad(Rule):
     defined in the same file or imported from another file of the project, and an optimizer
     built afresh in each iteration is not reported. One path is enough: a `step()` in one
     branch of an `if` (the plain path next to a mixed-precision one) is reported when only
-    another branch clears gradients.
+    another branch clears gradients, and the message names that branch's clear. A call of a
+    method or function of the file that always backpropagates and steps but never clears
+    (`self.train_step(batch)`) is reported at the call when the loop does not clear either
+    (a `zero_grad()` once before the loop does not count).
 
     ## Why is this bad?
     `.backward()` adds into `.grad`; it does not overwrite it. Without `zero_grad()` every
@@ -259,6 +268,8 @@ for epoch in range(epochs):
         method = node.func.attr.value
         if "zero_grad" in method or (method == "zero_" and _is_grad(node.func.value)) or self._helper_clears_gradients(node):
             self._zeroed(node)
+        elif self._helper_steps_uncleared(node):
+            self._facts().steps.append(_Step(node, loops, self.context.flow.event(node), helper=method))
         elif method == "step":
             optimizer = self._stepped_optimizer(node)
             if optimizer is not None and not self._built_in_this_iteration(optimizer, loops):
@@ -271,6 +282,16 @@ for epoch in range(epochs):
             helper = imported_callee(self.context, call)
             if helper is not None:
                 self._facts().imported.append((helper, loops))
+
+    def _helper_steps_uncleared(self, call: cst.Call) -> bool:
+        """``self.train_step(batch)`` whose every run backpropagates and steps, and never clears."""
+        summary = self.context.call_summary(call)
+        return (
+            summary is not None
+            and summary.does(Effect.BACKWARD, certainty=Certainty.MUST)
+            and summary.does(Effect.STEP, certainty=Certainty.MUST)
+            and not summary.does(Effect.ZERO_GRAD)
+        )
 
     def _helper_clears_gradients(self, call: cst.Call) -> bool:
         summary = self.context.call_summary(call)
@@ -306,8 +327,13 @@ for epoch in range(epochs):
             # a clearing counts if it runs in an iteration of a loop around the step, on a path
             # the step may take: one in the other branch of an `if` leaves this step's path uncleared
             around = [zero for zero in facts.zeroed if set(zero.loops) & set(step.loops)]
-            if self.context.is_training_loop(step.loops[-1]) and all(zero.exclusive_with(step.event) for zero in around):
-                message = _OTHER_BRANCH_MESSAGE if around else None
+            trains = step.helper is not None or self.context.is_training_loop(step.loops[-1])
+            if trains and all(zero.exclusive_with(step.event) for zero in around):
+                message = None
+                if step.helper is not None:
+                    message = _HELPER_MESSAGE.format(helper=step.helper)
+                elif around:
+                    message = _OTHER_BRANCH_MESSAGE.format(line=self.context.line_of(around[0].node))
                 # a helper of another file called in these loops must not clear gradients
                 unless = tuple(
                     Condition(helper, "does:zero_grad", NONE) for helper, loops in facts.imported if set(loops) & set(step.loops)
