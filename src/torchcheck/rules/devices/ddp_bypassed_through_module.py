@@ -4,7 +4,7 @@ import libcst as cst
 
 from torchcheck.lint.context import LintContext
 from torchcheck.lint.distributed import DDP_CLASSES, is_ddp_name
-from torchcheck.lint.nodes import source_text, subtree
+from torchcheck.lint.nodes import method_call, source_text, subtree
 from torchcheck.lint.rule import Invalid, Rule, Valid
 
 _MESSAGE = (
@@ -47,7 +47,9 @@ class DdpBypassedThroughModule(Rule):
     """
     ## What it does
     Checks for a forward pass run through `ddp_model.module(...)` (or a submodule,
-    `ddp_model.module.encoder(...)`) whose result reaches `backward()`.
+    `ddp_model.module.encoder(...)`) whose result reaches `backward()`, also through a
+    framework's unwrap (`accelerator.unwrap_model(model)(x)`, reaching
+    `accelerator.backward(loss)`): the unwrapped model is the module inside the wrapper.
 
     ## Why is this bad?
     `DistributedDataParallel` all-reduces gradients through hooks that its own `forward`
@@ -259,6 +261,11 @@ def train(net, loader, optimizer, scaler):
         model``, or (with ``follow``) a name bound to one of them."""
         if isinstance(expression, cst.Attribute) and expression.attr.value == "module":
             return is_ddp_name(self.context, expression.value)
+        unwrapped = method_call(expression)
+        if unwrapped is not None:  # `accelerator.unwrap_model(model)`: the model without its DDP wrapper
+            framework = self.context.framework_of(unwrapped[0])
+            multi_process = framework is not None and not self.context.is_one_process_framework(unwrapped[0])
+            return multi_process and unwrapped[1] in framework.unwrapping_methods  # type: ignore[union-attr]
         if isinstance(expression, cst.IfExp):
             return _unwraps_checked_wrapper(self.context, expression)
         if follow and isinstance(expression, cst.Name):
