@@ -206,9 +206,6 @@ class Binder:
         self._bind(node.name.value, scope, node, node.name)
         return self._open_scope(node, scope)
 
-    def _enter_scope(self, node: ScopeNode, scope: Scope) -> Scope:
-        return self._open_scope(node, scope)
-
     def _enter_param(self, node: cst.Param, scope: Scope) -> None:
         self._bind(node.name.value, scope, node, node.name)
 
@@ -322,7 +319,7 @@ def _all_params(params: cst.Parameters) -> list[cst.Param]:
 _ENTER_BY_TYPE = {
     cst.FunctionDef: Binder._enter_definition,
     cst.ClassDef: Binder._enter_definition,
-    **dict.fromkeys((cst.Lambda, *_COMPREHENSIONS), Binder._enter_scope),
+    **dict.fromkeys((cst.Lambda, *_COMPREHENSIONS), Binder._open_scope),  # a lambda or comprehension opens a scope, binding nothing
     cst.Param: Binder._enter_param,
     **dict.fromkeys((cst.Assign, cst.AnnAssign, cst.AugAssign), Binder._enter_assignment),
     **dict.fromkeys((cst.For, cst.CompFor), Binder._enter_loop),

@@ -29,6 +29,7 @@ from torchcheck.lint.nodes import (
     keyword_argument,
     literal_bool,
     names_read,
+    self_attribute,
     subtree,
 )
 
@@ -301,7 +302,7 @@ class RegionReader:
             for node in subtree(cls.body):
                 targets = [t.target for t in node.targets] if isinstance(node, cst.Assign) else [node.target] if isinstance(node, cst.AnnAssign) else []
                 for target in targets:
-                    attribute = _self_attribute(target)
+                    attribute = self_attribute(target)
                     if attribute is not None and node.value is not None:
                         known.setdefault(attribute, []).append(node.value)
             for base in self.bases(cls):
@@ -338,7 +339,7 @@ class RegionReader:
         if isinstance(expression, cst.Name):
             bindings = self.binder.bindings_before(expression)
             return not bindings or any(self._binding_may_be_nonzero(b.node, b.target, depth) for b in bindings)
-        attribute = _self_attribute(expression)
+        attribute = self_attribute(expression)
         cls = self.binder.enclosing(expression, cst.ClassDef) if attribute is not None else None
         if attribute is None or not isinstance(cls, cst.ClassDef):
             return True
@@ -374,12 +375,6 @@ class RegionReader:
 
 _MISSING = object()  # a call that passes nothing for the parameter
 _STARRED = object()  # a call whose `*args`/`**kwargs` may pass anything
-
-
-def _self_attribute(expression: cst.BaseExpression) -> str | None:
-    """``x`` for ``self.x``; None for anything else."""
-    name = dotted_name(expression)
-    return name[5:] if name is not None and name.startswith("self.") and name.count(".") == 1 else None
 
 
 def _number(expression: cst.BaseExpression) -> float | None:
@@ -498,10 +493,10 @@ def _updated_state(node: cst.CSTNode, cls: cst.ClassDef | None, reader: RegionRe
             return None  # `self.seen |= flags`: the same result when repeated
         return _outliving(node.target, cls, reader, item=isinstance(node.target, cst.Subscript))
     if isinstance(node, cst.Assign) and len(node.targets) == 1:
-        target = _self_attribute(node.targets[0].target)
+        target = self_attribute(node.targets[0].target)
         if target is None or _idempotent(node.value):
             return None
-        reads_itself = any(_self_attribute(child) == target for child in subtree(node.value))
+        reads_itself = any(self_attribute(child) == target for child in subtree(node.value))
         return _outliving(node.targets[0].target, cls, reader, item=False) if reads_itself else None
     if isinstance(node, cst.Expr) and isinstance(node.value, cst.Call) and isinstance(node.value.func, cst.Attribute):
         return _mutating_call(node.value, cls, reader)
@@ -520,10 +515,10 @@ def _mutating_call(call: cst.Call, cls: cst.ClassDef | None, reader: RegionReade
         return None
     if isinstance(receiver, cst.Attribute) and receiver.attr.value == "data":
         receiver = receiver.value
-    buffer = _self_attribute(receiver)
+    buffer = self_attribute(receiver)
     if buffer is None or buffer not in reader.buffers(cls):
         return None
-    if method == "copy_" and not any(_self_attribute(child) == buffer for argument in call.args for child in subtree(argument)):
+    if method == "copy_" and not any(self_attribute(child) == buffer for argument in call.args for child in subtree(argument)):
         return None  # `self.buf.copy_(x)` overwrites: the same value both runs
     return f"self.{buffer}"
 
@@ -544,7 +539,7 @@ def _outliving(target: cst.BaseExpression, cls: cst.ClassDef | None, reader: Reg
     name = dotted_name(root)
     if name is None:
         return None
-    attribute = _self_attribute(root)
+    attribute = self_attribute(root)
     if attribute is not None:
         return None if cls is None or reader.is_submodule_or_parameter(cls, attribute) else name
     if isinstance(root, cst.Name):

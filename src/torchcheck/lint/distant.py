@@ -24,7 +24,8 @@ import libcst as cst
 
 from torchcheck.lint.binder import Binding, Scope
 from torchcheck.lint.kinds import UNKNOWN, Evidence, Inferred
-from torchcheck.lint.nodes import subtree
+from torchcheck.lint.nodes import decorator_names, is_none, self_attribute, subtree
+from torchcheck.lint.summaries import bind_arguments
 
 if TYPE_CHECKING:
     from torchcheck.lint.binder import Binder
@@ -42,34 +43,6 @@ def agreeing(kinds: list[Inferred], ceiling: Evidence = Evidence.CALLERS) -> Inf
         return UNKNOWN
     weakest = min(item.evidence for item in kinds)  # type: ignore[type-var]
     return Inferred(kinds[0].kind, min(weakest, ceiling))
-
-
-def _is_self_attribute(target: cst.BaseExpression, attribute: str) -> bool:
-    return (
-        type(target) is cst.Attribute
-        and type(target.value) is cst.Name
-        and target.value.value == "self"  # type: ignore[attr-defined]
-        and target.attr.value == attribute  # type: ignore[attr-defined]
-    )
-
-
-def _attribute_name(expression: cst.BaseExpression) -> str:
-    return expression.attr.value if type(expression) is cst.Attribute else ""  # type: ignore[attr-defined]
-
-
-def _is_none(expression: cst.BaseExpression) -> bool:
-    return type(expression) is cst.Name and expression.value == "None"  # type: ignore[attr-defined]
-
-
-def _decorator_names(function: cst.FunctionDef) -> set[str]:
-    names = set()
-    for decorator in function.decorators:
-        target = decorator.decorator
-        if isinstance(target, cst.Name):
-            names.add(target.value)
-        elif isinstance(target, cst.Attribute):
-            names.add(target.attr.value)
-    return names
 
 
 class DistantKinds:
@@ -134,7 +107,7 @@ class DistantKinds:
         return self._direct_calls(own.references, self._binder()) if own is not None else None
 
     def _method_calls(self, function: cst.FunctionDef, class_def: cst.ClassDef) -> list[tuple[cst.Call, int]] | None:
-        decorators = _decorator_names(function)
+        decorators = decorator_names(function)
         if "staticmethod" in decorators or "classmethod" in decorators or "property" in decorators:
             return None
         if function.name.value == "__init__":
@@ -150,10 +123,12 @@ class DistantKinds:
             calls: dict[str, list[cst.Call]] = {}
             mentions: dict[str, int] = {}
             for node in subtree(class_def):
-                if type(node) is cst.Call and _is_self_attribute(node.func, _attribute_name(node.func)):  # type: ignore[attr-defined]
-                    calls.setdefault(_attribute_name(node.func), []).append(node)  # type: ignore[arg-type, attr-defined]
-                elif type(node) is cst.Attribute and _is_self_attribute(node, node.attr.value):  # type: ignore[attr-defined]
-                    mentions[node.attr.value] = mentions.get(node.attr.value, 0) + 1  # type: ignore[attr-defined]
+                called = self_attribute(node.func) if type(node) is cst.Call else None  # type: ignore[attr-defined]
+                mentioned = self_attribute(node)
+                if called is not None:
+                    calls.setdefault(called, []).append(node)  # type: ignore[arg-type]
+                elif mentioned is not None:
+                    mentions[mentioned] = mentions.get(mentioned, 0) + 1
             found = self._self_calls[class_def] = {name: (calls.get(name, []), mentions.get(name, 0)) for name in {*calls, *mentions}}
         return found
 
@@ -169,24 +144,17 @@ class DistantKinds:
     @staticmethod
     def _argument_for(call: cst.Call, function: cst.FunctionDef, param: cst.Param, skipped: int) -> cst.BaseExpression | None:
         """The expression ``call`` passes for ``param`` (its default when it passes nothing);
-        None when a starred argument hides it."""
-        positional = [*function.params.posonly_params, *function.params.params]
-        for argument in call.args:
-            if argument.keyword is not None and argument.keyword.value == param.name.value:
-                return argument.value
-        position = next((index for index, item in enumerate(positional) if item is param), None)
-        leading = [argument for argument in call.args if argument.keyword is None]
-        if any(argument.star for argument in call.args):
-            return None
-        if position is not None and 0 <= position - skipped < len(leading):
-            return leading[position - skipped].value
-        return param.default
+        None when a starred argument hides it. A call that skips ``self`` binds it to the
+        instance: the call's own result for a class call, the receiver for ``self.m(...)``."""
+        instance = (call.func.value if type(call.func) is cst.Attribute else call) if skipped else None  # type: ignore[attr-defined]
+        mapping = bind_arguments(call, function, receiver=instance)
+        return mapping.get(param.name.value) if mapping is not None else None
 
     # ----------------------------------------------------------------- attributes
     def _assigned_to(self, class_def: cst.ClassDef, attribute: str) -> Inferred:
         kinds = []
         for value in self._stored_values(class_def, attribute):
-            if not _is_none(value):
+            if not is_none(value):
                 kinds.append(self._infer_elsewhere(value))
         return agreeing(kinds)
 
@@ -194,9 +162,9 @@ class DistantKinds:
     def _stored_values(class_def: cst.ClassDef, attribute: str) -> Iterator[cst.BaseExpression]:
         for node in subtree(class_def):
             if type(node) is cst.Assign:
-                if any(_is_self_attribute(target.target, attribute) for target in node.targets):  # type: ignore[attr-defined]
+                if any(self_attribute(target.target) == attribute for target in node.targets):  # type: ignore[attr-defined]
                     yield node.value  # type: ignore[attr-defined]
-            elif type(node) is cst.AnnAssign and node.value is not None and _is_self_attribute(node.target, attribute):  # type: ignore[attr-defined]
+            elif type(node) is cst.AnnAssign and node.value is not None and self_attribute(node.target) == attribute:  # type: ignore[attr-defined]
                 yield node.value  # type: ignore[attr-defined]
 
     # ----------------------------------------------------------------- names

@@ -33,7 +33,7 @@ from typing import TYPE_CHECKING
 
 import libcst as cst
 
-from torchcheck.lint.nodes import dotted_name, is_autocast_name, source_text
+from torchcheck.lint.nodes import dotted_name, is_autocast_name, self_attribute, source_text
 from torchcheck.lint.project import (
     AUTOCAST,
     BENCHMARK,
@@ -578,7 +578,7 @@ class _ForwardReader:
         for method in (self._init,) if self._init is not None else ():
             for assignment in _assignments(method.body):
                 for target in assignment.targets:
-                    attribute = _self_attribute(target.target)
+                    attribute = self_attribute(target.target)
                     if attribute is None:
                         continue
                     found = layer_activation(self._context, assignment.value)
@@ -613,7 +613,7 @@ class _ForwardReader:
         if qualified is not None:
             return (ACTIVATION_FUNCTIONS[qualified], expression) if qualified in ACTIVATION_FUNCTIONS else None
         func = expression.func
-        attribute = _self_attribute(func)
+        attribute = self_attribute(func)
         if attribute is not None:
             return self._layers.get(attribute)
         if isinstance(func, cst.Attribute) and func.attr.value in ACTIVATION_METHODS:
@@ -639,12 +639,6 @@ class _ForwardReader:
 
 def _is_grad(expression: cst.BaseExpression) -> bool:
     return isinstance(expression, cst.Attribute) and expression.attr.value == "grad"
-
-
-def _self_attribute(expression: cst.BaseExpression) -> str | None:
-    if isinstance(expression, cst.Attribute) and _is_name(expression.value, "self"):
-        return expression.attr.value
-    return None
 
 
 def _bodies(statement: cst.CSTNode) -> Iterator[cst.BaseSuite]:

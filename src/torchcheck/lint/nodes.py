@@ -66,6 +66,25 @@ def is_none(expression: cst.BaseExpression | None) -> bool:
     return isinstance(expression, cst.Name) and expression.value == "None"
 
 
+def self_attribute(expression: cst.BaseExpression) -> str | None:
+    """``x`` for ``self.x``; None for anything else."""
+    if type(expression) is cst.Attribute and type(expression.value) is cst.Name and expression.value.value == "self":  # type: ignore[attr-defined]
+        return expression.attr.value  # type: ignore[attr-defined]
+    return None
+
+
+def decorator_names(function: cst.FunctionDef) -> set[str]:
+    """The last component of each decorator's name, a called one's included: ``{"no_grad"}``
+    for ``@torch.no_grad()``."""
+    names = set()
+    for decorator in function.decorators:
+        expression = decorator.decorator
+        name = dotted_name(expression.func if isinstance(expression, cst.Call) else expression)
+        if name is not None:
+            names.add(name.rsplit(".", 1)[-1])
+    return names
+
+
 def root_name(expression: cst.BaseExpression) -> str | None:
     """``totals`` for ``totals``, ``totals[key]`` or ``totals.loss.sum``; None when the chain
     starts elsewhere (a call, a literal)."""

@@ -11,7 +11,7 @@ from torchcheck.lint.dataloaders import (
     is_constant,
     is_dataloader_call,
 )
-from torchcheck.lint.nodes import dotted_name, source_text
+from torchcheck.lint.nodes import dotted_name, self_attribute, source_text
 from torchcheck.lint.rule import Invalid, Rule, Valid
 
 # Random-number generator objects that carry their own state. DataLoader reseeds Python's,
@@ -60,12 +60,6 @@ class _Loader:
     call: cst.Call
     dataset_class: str
     workers: cst.BaseExpression
-
-
-def _self_attribute(expression: cst.BaseExpression) -> str | None:
-    if isinstance(expression, cst.Attribute) and isinstance(expression.value, cst.Name) and expression.value.value == "self":
-        return expression.attr.value
-    return None
 
 
 class DatasetRngSharedAcrossWorkers(Rule):
@@ -323,7 +317,7 @@ def main(args):
     def visit_Assign(self, node: cst.Assign) -> None:
         facts = self._facts
         for target in node.targets:
-            attribute = _self_attribute(target.target)
+            attribute = self_attribute(target.target)
             if facts is None or attribute is None or facts.method is None or not isinstance(target.target, cst.Attribute):
                 continue
             self._assigned.add(target.target)
@@ -336,7 +330,7 @@ def main(args):
 
     def visit_Attribute(self, node: cst.Attribute) -> None:
         facts = self._facts
-        attribute = _self_attribute(node)
+        attribute = self_attribute(node)
         if facts is not None and facts.method is not None and attribute is not None and node not in self._assigned:
             facts.reads.setdefault(facts.method, set()).add(attribute)
 
@@ -353,10 +347,10 @@ def main(args):
             facts.per_worker = True
         if not isinstance(call.func, cst.Attribute):
             return
-        method = _self_attribute(call.func)
+        method = self_attribute(call.func)
         if method is not None:
             facts.calls.setdefault(facts.method or "", set()).add(method)
-        owner = _self_attribute(call.func.value)
+        owner = self_attribute(call.func.value)
         if owner is not None and call.func.attr.value in _RESEEDING_METHODS and facts.method != "__init__":
             facts.reseeded.add(owner)
 

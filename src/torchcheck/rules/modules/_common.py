@@ -17,7 +17,7 @@ import libcst as cst
 from torchcheck.lint import torch_api
 from torchcheck.lint.context import LintContext
 from torchcheck.lint.kinds import Kind
-from torchcheck.lint.nodes import dotted_name, is_none, method_call, subtree
+from torchcheck.lint.nodes import decorator_names, dotted_name, is_none, method_call, subtree
 from torchcheck.lint.project import Condition
 from torchcheck.lint.rule import Rule
 
@@ -78,21 +78,9 @@ class ClassFrame:
     self_name: str | None = None  # of the outermost open function, the method
 
 
-def _decorator_names(function: cst.FunctionDef) -> set[str]:
-    names = set()
-    for decorator in function.decorators:
-        expression = decorator.decorator
-        if isinstance(expression, cst.Call):
-            expression = expression.func
-        name = dotted_name(expression)
-        if name is not None:
-            names.add(name.rsplit(".", 1)[-1])
-    return names
-
-
 def _instance_parameter(method: cst.FunctionDef) -> str | None:
     """The name ``method`` gives its instance (``self``); None for static and class methods."""
-    if _decorator_names(method) & {"staticmethod", "classmethod"}:
+    if decorator_names(method) & {"staticmethod", "classmethod"}:
         return None
     params = (*method.params.posonly_params, *method.params.params)
     return params[0].name.value if params else None
@@ -189,7 +177,7 @@ class ModuleClassRule(Rule):
 
 
 def is_overload(function: cst.FunctionDef) -> bool:
-    return "overload" in _decorator_names(function)
+    return "overload" in decorator_names(function)
 
 
 # Builtins that only read a container: passing `self.x` to them registers nothing.
