@@ -247,6 +247,22 @@ def test_a_forward_that_bypasses_the_ddp_wrapper_is_caught() -> None:
     assert "Cause: after step 1 the ranks hold different parameters ('0.weight' first)" in str(failure.value)
 
 
+@pytest.mark.distributed(world_size=2)
+def test_global_batches_that_differ_between_ranks_are_named_as_the_cause(rank: int) -> None:
+    """Each rank drawing its batches from its own random state (fresh processes that were
+    never seeded alike) fails every comparison; the message names the data, not the model."""
+    generator = torch.Generator().manual_seed(rank)  # bug: the global batches depend on the rank
+    batches = [(torch.randn(GLOBAL_BATCH, 6, generator=generator), torch.zeros(GLOBAL_BATCH, dtype=torch.long))]
+    with pytest.raises(CheckFailed) as failure:
+        assert_data_parallel_equivalent(mlp, sgd, train_step, batches)
+    assert "the ranks were given different global batches: the global batch differs between ranks 0 and 1 at step 1" in str(
+        failure.value
+    )
+    fixed = torch.Generator().manual_seed(0)  # the fix: every rank draws the same numbers
+    batches = [(torch.randn(GLOBAL_BATCH, 6, generator=fixed), torch.zeros(GLOBAL_BATCH, dtype=torch.long))]
+    assert_data_parallel_equivalent(mlp, sgd, train_step, batches)
+
+
 @pytest.mark.parametrize(
     ("arguments", "message"),
     [

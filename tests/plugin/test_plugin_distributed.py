@@ -524,6 +524,42 @@ def test_a_cuda_run_starts_each_rank_as_a_fresh_pytest_process(
     )
 
 
+SAME_DRAWS_ON_EVERY_RANK = """
+import random
+
+import numpy
+import pytest
+import torch
+import torch.distributed as dist
+
+@pytest.mark.distributed(world_size=2)
+def test_draws(rank):
+    draws = (torch.randn(3).tolist(), random.random(), float(numpy.random.rand()))
+    gathered = [None, None]
+    dist.all_gather_object(gathered, draws)
+    assert gathered[0] == gathered[1], gathered
+    if rank == 0:
+        with open("draws.txt", "a") as record:
+            record.write(repr(draws) + "\\n")
+"""
+
+
+@pytest.mark.parametrize("start", ["forked", "fresh processes"])
+def test_every_rank_starts_the_test_from_its_seed_whatever_the_start_method(
+    pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch, start: str
+) -> None:
+    """Fresh rank processes (a cuda run, or CPU ranks once CUDA is initialised) began
+    with a random seed each, so batches drawn in the test differed from rank to rank,
+    and a data-parallel check failed on correct code; found on the first GPU run."""
+    if start == "fresh processes":
+        monkeypatch.setattr(distributed_plugin, "forks_ranks", lambda plan: False)
+    pytester.makepyfile(SAME_DRAWS_ON_EVERY_RANK)
+    for _ in range(2):
+        pytester.runpytest("-p", "no:randomly").assert_outcomes(passed=1)
+    first, again = (pytester.path / "draws.txt").read_text().splitlines()
+    assert first == again  # the test's seed, not whatever the process had
+
+
 def test_fresh_rank_processes_accept_the_xdist_options_of_the_configuration(
     pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -98,6 +98,14 @@ Cause: the data is not sharded: every rank trains on the same samples, so the ra
 repeat each other's work and one epoch is world_size epochs. Give each rank its part of \
 the data: DistributedSampler(dataset, num_replicas=world_size, rank=rank) in the \
 DataLoader (and sampler.set_epoch(epoch) every epoch)."""
+_GLOBAL_BATCHES_DIFFER = _PREFIX + (
+    "the ranks were given different global batches: {what} differs between ranks {ranks} at "
+    "step {step}. Every rank runs the single-process reference on the same global batches and "
+    "takes its shard of them, so they must be equal on every rank. Batches drawn at random in "
+    "each rank's process differ unless every rank seeds the same way first (a test marked "
+    "@pytest.mark.distributed starts every rank from the test's seed); build them from a "
+    "fixed seed or from data, not from the process's own random state."
+)
 _REFERENCE_RAISED = _PREFIX + "{name} raised in single-process training at step {step}:\n  {error}"
 _DISTRIBUTED_RAISED = _PREFIX + (
     "{name} raised on rank {rank} at step {step} of training with {strategy}:\n  {error}{cause}"
@@ -388,10 +396,12 @@ def _in_precision(batches: list[Any], dtype: torch.dtype | None) -> list[Any]:
 def _data_problem(
     setup: _Setup, part: Participation, reference_batches: list[Any], own_batches: list[Any]
 ) -> str | None:
-    """With the user's own sharding: every rank the same number of steps as the
-    single-process run, and different data on every rank."""
-    if not setup.user_shards:
-        return None
+    """The same global batches on every rank; with the user's own sharding, also every
+    rank the same number of steps as the single-process run, and different data on
+    every rank."""
+    differing = _global_batches_differ(setup, part, reference_batches)
+    if differing is not None or not setup.user_shards:
+        return differing
     counts = all_gather_objects(len(own_batches), part.group)
     fingerprints = all_gather_objects([_fingerprint(batch) for batch in own_batches], part.group)
     same_step = _first_step_alike(fingerprints) if setup.world_size > 1 else None
@@ -401,6 +411,18 @@ def _data_problem(
         return _STEP_COUNTS_DIFFER.format(counts=shown, reference=len(reference_batches), cause=cause)
     if same_step is not None:
         return _NOT_SHARDED.format(world_size=setup.world_size, step=same_step, cause=_CAUSE_NOT_SHARDED)
+    return None
+
+
+def _global_batches_differ(setup: _Setup, part: Participation, reference_batches: list[Any]) -> str | None:
+    if setup.world_size < 2:
+        return None
+    fingerprints = all_gather_objects([_fingerprint(batch) for batch in reference_batches], part.group)
+    for step, per_rank in enumerate(zip(*fingerprints), start=1):
+        if len(set(per_rank)) > 1:
+            ranks = ", ".join(str(rank) for rank, value in enumerate(per_rank) if value != per_rank[0])
+            what = "batches(0, 1)" if setup.user_shards else "the global batch"
+            return _GLOBAL_BATCHES_DIFFER.format(what=what, ranks=f"0 and {ranks}", step=step)
     return None
 
 

@@ -494,14 +494,28 @@ def pytest_runtest_protocol(item: pytest.Item, nextitem: pytest.Item | None) -> 
 
 @pytest.hookimpl(tryfirst=True)
 def pytest_runtest_setup(item: pytest.Item) -> None:
-    """Fail a test whose ``distributed`` marker is invalid; in a launched rank, join
-    the process group before the test's fixtures are set up."""
+    """Fail a test whose ``distributed`` marker is invalid. On a rank (forked, started
+    as a fresh process, or launched by torchrun), join the process group if launched,
+    and seed every generator with the test's seed before its fixtures are set up."""
     error = item.stash.get(_DISTRIBUTED_ERROR_KEY, None)
     if error is not None:
         raise SetupProblem(error, pytrace=False)
     plan = item.stash.get(_DISTRIBUTED_PLAN_KEY, None)
-    if plan is not None and plan.in_place and plan.skip_reason is None:
+    if plan is None or plan.skip_reason is not None:
+        return
+    if plan.in_place:
         _launched_rank(item.config).join(item, plan)
+    _seed_rank(item)
+
+
+def _seed_rank(item: pytest.Item) -> None:
+    """Every rank of a distributed test draws the same numbers: a fork inherits the
+    parent's generators, but a fresh process starts from a random seed of its own, and
+    data generated in the test would differ from rank to rank. The seed is the test's,
+    from the node id, whatever the start method."""
+    from torchcheck.checks.seeding import seed_everything
+
+    seed_everything(derive_seed(run_settings(item.config).seed, item.nodeid))
 
 
 @pytest.fixture
