@@ -11,7 +11,7 @@ from typing import Any
 import torch
 from torch import nn
 
-from torchcheck.checks._compare import callable_name, default_tolerance, first_mismatch, indent
+from torchcheck.checks._compare import callable_name, first_mismatch, indent
 from torchcheck.checks._forward_effects import (
     BatchCoupled,
     ForwardEffects,
@@ -21,6 +21,7 @@ from torchcheck.checks._forward_effects import (
     describe_updated_buffers,
     observed_forwards,
 )
+from torchcheck.checks._gradient_noise import largest_gradient, noise_floor, noise_level_elements, without_noise
 from torchcheck.checks._inputs import instantiate
 from torchcheck.checks._localize_setting import localize_level
 from torchcheck.checks._stochastic import RandomOps, random_ops_at_expected_value
@@ -45,11 +46,6 @@ _SAME_DIRECTION = 0.99
 #: How far the size of the update may be from ``accumulation_steps`` times the
 #: whole-batch update for "loss not divided" to explain it.
 _RATIO_SLACK = 0.05
-
-#: Below this fraction of the model's largest gradient (at least the dtype's rtol), an
-#: element's gradient is rounding noise: a key bias before a softmax has a true gradient
-#: of zero and a float32 one of about 1e-9.
-_NOISE_FRACTION = 1e-6
 
 _PREFIX = "assert_accumulation_equivalent: "
 
@@ -251,7 +247,7 @@ def assert_accumulation_equivalent(
         _require_one_step(setup, whole, "whole-batch step (accumulation_steps=1)")
         accumulated = _run(setup, micro_batches, accumulation_steps, f"step over {accumulation_steps} micro-batches")
         _require_one_step(setup, accumulated, f"step over {accumulation_steps} micro-batches")
-        noise = _noise_level_elements(whole, accumulated)
+        noise = noise_level_elements(whole.gradients, accumulated.gradients)
         mismatch = _first_difference(accumulated, whole, rtol, atol, noise)
         if mismatch is None:
             return
@@ -436,28 +432,11 @@ def _require_one_step(setup: _Setup, run: _Run, description: str) -> None:
 
 
 def _largest_gradient(run: _Run) -> float:
-    return max((float(g.abs().max()) for g in run.gradients.values() if g.numel()), default=0.0)
+    return largest_gradient(run.gradients)
 
 
 def _noise_floor(whole: _Run, name: str) -> float:
-    rtol, _ = default_tolerance(whole.final[name].dtype)
-    return max(_NOISE_FRACTION, rtol) * _largest_gradient(whole)
-
-
-def _noise_level_elements(whole: _Run, accumulated: _Run) -> dict[str, torch.Tensor]:
-    """Per parameter, the elements whose gradient is rounding noise in both runs: their
-    true gradient is zero (a key bias before a softmax), so a normalising optimizer's
-    update of them is noise too, and they are left out of the comparison of the step."""
-    noise = {}
-    for name, gradient in whole.gradients.items():
-        other = accumulated.gradients.get(name)
-        if other is None or other.shape != gradient.shape:
-            continue
-        floor = _noise_floor(whole, name)
-        below = (gradient.abs() <= floor) & (other.abs() <= floor)
-        if bool(below.any()):
-            noise[name] = below
-    return noise
+    return noise_floor(whole.final[name].dtype, _largest_gradient(whole))
 
 
 def _noise_note(whole: _Run, noise: dict[str, torch.Tensor]) -> str:
@@ -474,7 +453,7 @@ def _first_difference(
     accumulated: _Run, whole: _Run, rtol: float | None, atol: float | None, noise: dict[str, torch.Tensor]
 ) -> tuple[str, Any] | None:
     for kind, actual, expected in (
-        ("parameter", _without_noise(accumulated.final, whole.final, noise), whole.final),
+        ("parameter", without_noise(accumulated.final, whole.final, noise), whole.final),
         ("buffer", accumulated.buffers, whole.buffers),
     ):
         for name, value in expected.items():
@@ -482,16 +461,6 @@ def _first_difference(
             if found is not None:
                 return kind, found
     return None
-
-
-def _without_noise(
-    actual: dict[str, torch.Tensor], expected: dict[str, torch.Tensor], noise: dict[str, torch.Tensor]
-) -> dict[str, torch.Tensor]:
-    """``actual`` with the noise-level elements set to ``expected``'s values."""
-    return {
-        name: torch.where(noise[name], expected[name], value) if name in noise else value
-        for name, value in actual.items()
-    }
 
 
 def _gradients_agree(whole: _Run, accumulated: _Run) -> tuple[float, float] | None:

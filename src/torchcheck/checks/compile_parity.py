@@ -28,7 +28,13 @@ from typing import Any, Union
 import torch
 from torch import nn
 
-from torchcheck.checks._compare import callable_name, compare_tensors, format_index, indent, map_tensors
+from torchcheck.checks._compare import (
+    callable_name,
+    compare_tensors,
+    format_index,
+    indent,
+    map_tensors,
+)
 from torchcheck.checks._compile_health import (
     CompileWatch,
     HealthSummary,
@@ -38,6 +44,11 @@ from torchcheck.checks._compile_health import (
     is_recompile_error,
     is_recompile_limit_error,
     recompile_from_error,
+)
+from torchcheck.checks._gradient_noise import (
+    add_noise,
+    noise_level_elements,
+    without_noise,
 )
 from torchcheck.checks._inputs import instantiate
 from torchcheck.checks._localize_setting import localize_level
@@ -851,15 +862,21 @@ def _tolerance(setup: _Setup, backend: Backend, reference: _Run) -> _Tolerance:
 
 
 def _first_difference(expected: _Run, actual: _Run, tolerance: _Tolerance) -> tuple[int, _Difference] | None:
+    noise: dict[str, torch.Tensor] = {}
     for step, (want, got) in enumerate(zip(expected.steps, actual.steps), start=1):
-        found = _step_difference(want, got, tolerance, expected.initial)
+        add_noise(noise, noise_level_elements(want.gradients, got.gradients))
+        found = _step_difference(want, got, tolerance, expected.initial, noise)
         if found is not None:
             return step, found
     return None
 
 
 def _step_difference(
-    want: _StepRecord, got: _StepRecord, tolerance: _Tolerance, initial: Mapping[str, torch.Tensor]
+    want: _StepRecord,
+    got: _StepRecord,
+    tolerance: _Tolerance,
+    initial: Mapping[str, torch.Tensor],
+    noise: Mapping[str, torch.Tensor],
 ) -> _Difference | None:
     if want.loss is not None and got.loss is not None:
         lines = _elementwise(got.loss, want.loss, tolerance.rtol, tolerance.atol)
@@ -869,8 +886,9 @@ def _step_difference(
         lines = _gradient_lines(got.gradients.get(name), expected, tolerance)
         if lines:
             return _Difference("gradient", name, lines)
+    parameters = without_noise(got.parameters, want.parameters, noise)
     for name, expected in want.parameters.items():
-        lines = _parameter_lines(got.parameters[name], expected, initial.get(name), tolerance)
+        lines = _parameter_lines(parameters[name], expected, initial.get(name), tolerance)
         if lines:
             return _Difference("parameter", name, lines)
     for name, expected in want.buffers.items():

@@ -12,7 +12,12 @@ import torch
 import torch.distributed as dist
 from torch import nn
 
-from torchcheck.checks._compare import callable_name, first_mismatch, indent, map_tensors
+from torchcheck.checks._compare import (
+    callable_name,
+    first_mismatch,
+    indent,
+    map_tensors,
+)
 from torchcheck.checks._forward_effects import (
     BatchCoupled,
     ForwardEffects,
@@ -20,6 +25,11 @@ from torchcheck.checks._forward_effects import (
     coupled_terms,
     describe_coupled,
     observed_forwards,
+)
+from torchcheck.checks._gradient_noise import (
+    add_noise,
+    noise_level_elements,
+    without_noise,
 )
 from torchcheck.checks._inputs import instantiate
 from torchcheck.checks._ranks import (
@@ -35,7 +45,11 @@ from torchcheck.checks._ranks import (
     shard_model,
 )
 from torchcheck.checks._stochastic import RandomOps, random_ops_at_expected_value
-from torchcheck.checks._train_mode import TrainModeLayers, module_list, recording_train_mode_layers
+from torchcheck.checks._train_mode import (
+    TrainModeLayers,
+    module_list,
+    recording_train_mode_layers,
+)
 from torchcheck.checks.accumulation import _batched_tensors, _slice
 from torchcheck.checks.errors import CheckFailed
 from torchcheck.checks.seeding import seed_everything
@@ -616,9 +630,11 @@ def _difference_message(setup: _Setup, reference: _Run, distributed: _Run) -> st
 
 
 def _first_difference(setup: _Setup, reference: _Run, distributed: _Run) -> tuple[int, str, Any] | None:
+    noise: dict[str, torch.Tensor] = {}
     for step, (expected, actual) in enumerate(zip(reference.steps, distributed.steps), start=1):
+        add_noise(noise, noise_level_elements(expected.gradients, actual.gradients))
         for kind, expected_values, actual_values in (
-            ("parameter", expected.parameters, actual.parameters),
+            ("parameter", expected.parameters, without_noise(actual.parameters, expected.parameters, noise)),
             ("buffer", expected.buffers, actual.buffers),
         ):
             for name, value in expected_values.items():
