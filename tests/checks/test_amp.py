@@ -224,6 +224,28 @@ def test_amp_step_passes_a_bfloat16_resnet_whose_batch_norm_sees_two_samples() -
         assert_amp_step(classification_step, model, optimizer, batches, device="cpu")
 
 
+class LowPrecisionKernelDropout(nn.Module):
+    """Dropout whose random numbers depend on the precision, as on a GPU: in float16,
+    attention runs the flash kernel, which draws its mask its own way (the float32 run
+    takes another kernel). Modelled here by the extra draw such a kernel makes first."""
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        if self.training and x.dtype != torch.float32:
+            torch.rand(x.shape[-1])  # the low-precision kernel's own draw
+        return F.dropout(x, 0.5, self.training)
+
+
+def test_amp_step_passes_a_model_whose_dropout_draws_other_masks_in_low_precision() -> None:
+    """Found on the first GPU run: a transformer classifier with dropout failed the
+    float16 loss comparison on correct code, since the two runs dropped other units."""
+    torch.manual_seed(0)
+    model = nn.Sequential(nn.Linear(4, 64), nn.ReLU(), LowPrecisionKernelDropout(), nn.Linear(64, 1))
+    optimizer = torch.optim.SGD(model.parameters(), lr=1e-2)
+    batch = (torch.randn(32, 4), torch.randn(32, 1))
+    with process_state_unchanged(), module_unchanged(model):
+        assert_amp_step(good_step, model, optimizer, batch, device="cpu")
+
+
 def test_amp_step_uses_the_tolerance_it_is_given() -> None:
     model, optimizer, batches = resnet_setup()
     with pytest.raises(CheckFailed) as failure:

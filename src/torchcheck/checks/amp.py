@@ -22,6 +22,7 @@ import torch
 from torch import nn
 
 from torchcheck.checks._compare import first_mismatch, indent
+from torchcheck.checks._stochastic import random_ops_at_expected_value
 from torchcheck.checks._train_mode import module_list, recording_train_mode_layers
 from torchcheck.checks.errors import CheckFailed
 from torchcheck.checks.state import (
@@ -385,7 +386,10 @@ def assert_amp_step(
     ``batches`` is one batch (stepped several times) or a list of batches (one step
     each). Every step runs twice from the same parameters, optimizer and RNG state: in
     float32 with a disabled scaler (the reference) and under
-    ``torch.autocast(device, dtype)`` with a ``GradScaler`` that grows every step. The
+    ``torch.autocast(device, dtype)`` with a ``GradScaler`` that grows every step, both
+    with random operations at their expected value (dropout as the identity), since
+    low-precision kernels draw other masks than float32 ones (flash attention runs only
+    in float16 and bfloat16, with random numbers of its own). The
     scaler records its calls, and backward, ``optimizer.step()`` and gradient clipping
     are recorded too, so a failure names the mistake: backward of the unscaled loss,
     the optimizer stepped around the scaler, clipping before ``unscale_``, ``unscale_``
@@ -406,7 +410,8 @@ def assert_amp_step(
     steps = _as_steps(batches)
     with preserved_state(), preserved_module(model) as snapshot, _preserved_optimizer(optimizer) as opt_state:
         ctx = _Context(step_fn, model, optimizer, steps, device, dtype, snapshot, opt_state, capture_rng_state())
-        references, clean = _run_clean_steps(ctx)
+        with random_ops_at_expected_value():
+            references, clean = _run_clean_steps(ctx)
         _check_protocol(ctx, clean, "step {step} of {total}", len(steps))
         _check_numerics(ctx, clean, references, rtol, atol)
         ctx.reset()
