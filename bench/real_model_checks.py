@@ -295,16 +295,20 @@ def main(argv: list[str] | None = None) -> int:
             for verdict in row:
                 totals[verdict.split("(")[0]] += 1
             print(f"| {subject.name} | " + " | ".join(row) + " |", flush=True)
+            _write_details(options.details, details)  # after every row: a run stopped early keeps them
         print()
     run = totals["pass"] + totals["FAIL"] + totals["ERROR"]
     print(f"Totals: {run} checks run, {totals['pass']} passed, {totals['FAIL']} failed, "
           f"{totals['ERROR']} crashed, {totals['n/a']} not applicable.")
     for check, note in NOTES.items():
         print(f"- n/a for {check}: {note}")
-    if options.details:
-        with open(options.details, "w", encoding="utf-8") as handle:
-            handle.write("\n".join(details))
     return 0
+
+
+def _write_details(path: str | None, details: list[str]) -> None:
+    if path:
+        with open(path, "w", encoding="utf-8") as handle:
+            handle.write("\n".join(details))
 
 
 if __name__ == "__main__":

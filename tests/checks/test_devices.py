@@ -1,10 +1,13 @@
 from __future__ import annotations
 
+import copy
+
 import pytest
 import torch
 from torch import nn
 
 from torchcheck import CheckFailed, assert_devices_agree, available_devices
+import torchcheck.checks.devices as devices_module
 from torchcheck.checks.devices import device_tolerance
 
 from ._helpers import process_state_unchanged
@@ -106,3 +109,45 @@ def test_devices_agree_names_a_shape_difference_inside_an_object_on_meta() -> No
         assert_devices_agree(cache_shape_depends_on_device, torch.ones(2, 4), devices=["cpu", "meta"])
     assert "than on cpu at output.keys" in str(failure.value)
     assert "Shapes differ: (1, 4) != (2, 4)" in str(failure.value)
+
+
+class RecurrentLm(nn.Module):
+    """A GRU over 64 steps: the recurrence carries every rounding forward, so a device
+    that rounds more (TF32 in cuDNN) misses the float32 table on a few elements."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.embed = nn.Embedding(50, 32)
+        self.gru = nn.GRU(32, 64, num_layers=2, batch_first=True)
+        self.head = nn.Linear(64, 50)
+
+    def forward(self, tokens: torch.Tensor) -> torch.Tensor:
+        return self.head(self.gru(self.embed(tokens))[0])
+
+
+def test_a_device_difference_is_judged_against_the_rounding_the_model_itself_amplifies() -> None:
+    """Found on the first GPU run: a tied GRU LM differed from cpu on 3 of 2048 logits
+    (cuDNN in TF32, whose unit roundoff is 8192 times float32's), past the table's
+    tolerance. Stand-in for that device: this model's own float32 rounding error (against
+    float64) made 20000 times larger. A real difference in one position does not pass."""
+    torch.manual_seed(0)
+    model, tokens = RecurrentLm().eval(), torch.randint(0, 50, (2, 64))
+    exact = devices_module._LazyExact(lambda device: copy.deepcopy(model), (tokens,))
+    with torch.no_grad():
+        on_cpu = model(tokens)
+    truth = exact.tensors()["output"].float()
+    rounded_more = truth + (on_cpu - truth) * 20000
+    assert not torch.allclose(rounded_more, on_cpu, rtol=5e-3, atol=1e-3)  # the table alone fails it
+    cuda = torch.device("cuda", 0)  # only a label here: the precision of a TF32 device
+    with torch.backends.cudnn.flags(allow_tf32=True):
+        assert devices_module._rounding_verdict(cuda, rounded_more, on_cpu, exact) == ""
+        wrong = on_cpu.clone()
+        wrong[0, 0, :8] += 0.2  # a bug in one position, not rounding
+        note = devices_module._rounding_verdict(cuda, wrong, on_cpu, exact)
+    assert note is not None and "Not rounding alone: the model rounds" in note and "tf32 on cuda:0" in note
+
+
+@pytest.mark.cuda
+def test_a_recurrent_model_agrees_on_cuda_within_the_rounding_it_amplifies() -> None:
+    torch.manual_seed(0)
+    assert_devices_agree(RecurrentLm, torch.randint(0, 50, (2, 64)), devices=["cpu", "cuda"])

@@ -20,34 +20,40 @@ def output_and_gradient(fn: Callable[[torch.Tensor], torch.Tensor], x: torch.Ten
     leaf = x.detach().clone().requires_grad_(True)
     out = fn(leaf)
     out = out[0] if isinstance(out, tuple) else out
-    (grad,) = torch.autograd.grad((out * torch.arange(out.numel()).reshape(out.shape)).sum(), leaf)
+    (grad,) = torch.autograd.grad((out * torch.arange(out.numel(), device=out.device).reshape(out.shape)).sum(), leaf)
     return out.detach(), grad
 
 
-LSTM = nn.LSTM(4, 4, num_layers=2, dropout=0.5)
-LSTM_WITHOUT_DROPOUT = copy.deepcopy(LSTM)
-LSTM_WITHOUT_DROPOUT.dropout = 0.0
-
-SPELLINGS: dict[str, tuple[Callable[[torch.Tensor], torch.Tensor], Callable[[torch.Tensor], torch.Tensor]]] = {
-    # name: (with randomness, what it must equal)
-    "nn.Dropout": (nn.Dropout(0.4).train(), lambda x: x),
-    "F.dropout": (lambda x: F.dropout(x, 0.4, training=True), lambda x: x),
-    "native_dropout": (lambda x: torch.native_dropout(x, 0.4, True)[0], lambda x: x),
-    "drop-path bernoulli_": (DropPath(0.3).train(), lambda x: x),
-    "sdpa dropout_p": (
-        lambda x: F.scaled_dot_product_attention(x[None], x[None], x[None], dropout_p=0.5)[0],
-        lambda x: F.scaled_dot_product_attention(x[None], x[None], x[None])[0],
-    ),
-    "LSTM dropout": (lambda x: LSTM(x)[0], lambda x: LSTM_WITHOUT_DROPOUT(x)[0]),
-    "rrelu": (lambda x: F.rrelu(x, training=True), lambda x: F.rrelu(x, training=False)),
-    "noise from randn_like": (lambda x: x + 0.1 * torch.randn_like(x), lambda x: x),
-}
+Spelling = tuple[Callable[[torch.Tensor], torch.Tensor], Callable[[torch.Tensor], torch.Tensor]]
 
 
-@pytest.mark.parametrize("name", list(SPELLINGS))
-def test_each_spelling_of_dropout_is_its_expected_value_forward_and_backward(name: str) -> None:
-    random_fn, expected_fn = SPELLINGS[name]
-    x = torch.randn(3, 5, 4, generator=torch.Generator().manual_seed(0))
+def spellings(device: torch.device) -> dict[str, Spelling]:
+    """name: (with randomness, what it must equal), built on ``device``: on a GPU, LSTM
+    dropout runs in cuDNN (which keeps a dropout state of its own) and attention in a
+    fused kernel."""
+    torch.manual_seed(0)
+    lstm = nn.LSTM(4, 4, num_layers=2, dropout=0.5).to(device)
+    lstm_without_dropout = copy.deepcopy(lstm)
+    lstm_without_dropout.dropout = 0.0
+    return {
+        "nn.Dropout": (nn.Dropout(0.4).train(), lambda x: x),
+        "F.dropout": (lambda x: F.dropout(x, 0.4, training=True), lambda x: x),
+        "native_dropout": (lambda x: torch.native_dropout(x, 0.4, True)[0], lambda x: x),
+        "drop-path bernoulli_": (DropPath(0.3).train(), lambda x: x),
+        "sdpa dropout_p": (
+            lambda x: F.scaled_dot_product_attention(x[None], x[None], x[None], dropout_p=0.5)[0],
+            lambda x: F.scaled_dot_product_attention(x[None], x[None], x[None])[0],
+        ),
+        "LSTM dropout": (lambda x: lstm(x)[0], lambda x: lstm_without_dropout(x)[0]),
+        "rrelu": (lambda x: F.rrelu(x, training=True), lambda x: F.rrelu(x, training=False)),
+        "noise from randn_like": (lambda x: x + 0.1 * torch.randn_like(x), lambda x: x),
+    }
+
+
+@pytest.mark.parametrize("name", list(spellings(torch.device("cpu"))))
+def test_each_spelling_of_dropout_is_its_expected_value_forward_and_backward(name: str, torch_device: torch.device) -> None:
+    random_fn, expected_fn = spellings(torch_device)[name]
+    x = torch.randn(3, 5, 4, generator=torch.Generator().manual_seed(0)).to(torch_device)
     with random_ops_at_expected_value() as record:
         out, grad = output_and_gradient(random_fn, x)
     expected_out, expected_grad = output_and_gradient(expected_fn, x)

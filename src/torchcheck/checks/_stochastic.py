@@ -170,11 +170,20 @@ def _handler(func: Any) -> Callable[..., Any] | None:
     if name in _RRELU:
         return _rrelu_at_mean_slope
     arguments = [argument.name for argument in func._schema.arguments]
-    if any(rate in arguments for rate in _DROPOUT_RATE_ARGUMENTS):
+    if any(rate in arguments for rate in _DROPOUT_RATE_ARGUMENTS) and _takes_data(func):
         return _without_dropout
     if _draws_random_numbers(func.overloadpacket):
         return _left_on
     return None
+
+
+def _takes_data(func: Any) -> bool:
+    """Whether the operation takes a tensor to compute on: a fused kernel applies its
+    dropout to one, while an operation that only builds the random state (cuDNN's
+    ``_cudnn_init_dropout_state``, which refuses a rate of 0) takes none."""
+    return any(
+        "Tensor" in str(argument.type) and not argument.kwarg_only for argument in func._schema.arguments
+    )
 
 
 def _draws_random_numbers(packet: Any) -> bool:

@@ -26,7 +26,11 @@ from torchcheck.checks._compare import (
     warn_uncompared,
 )
 from torchcheck.checks._inputs import call_model, instantiate
-from torchcheck.checks._registration import hook_recomputed_attributes, unregistered_parameters
+from torchcheck.checks._registration import (
+    hook_recomputed_attributes,
+    unregistered_parameters,
+)
+from torchcheck.checks._train_mode import module_list
 from torchcheck.checks._training_state import (
     TrainingObjects,
     TrainingState,
@@ -113,6 +117,12 @@ _RESUME_OUTSIDE = """\
 The checkpoint restored the {restored} and every RNG exactly, so training depends on \
 extra state outside them: attributes of {step}'s closure or of objects it uses, a data \
 iterator's position, an EMA copy of the model, or other global state."""
+
+_RESUME_CUDNN_RNN_DROPOUT = """\
+Cause: cuDNN runs the dropout of {modules} from a random state of its own, which no \
+checkpoint holds (torch.cuda.get_rng_state() does not include it), so after the resume \
+they drop other units than uninterrupted training does. On cpu the resume is exact; to \
+check the rest of the checkpoint on a GPU, build the model with the RNN's dropout at 0."""
 
 _RESUME_LOST = """\
 assert_resume_equivalent: the checkpoint saved after step {resume_step} does not restore \
@@ -588,6 +598,7 @@ def assert_resume_equivalent(
         loaded = TrainingState.capture(second)
         resumed = recipe.train(second, resume_step, len(batches))
         exact = all(t.device.type == "cpu" for t in second.model.state_dict().values())
+        cudnn_dropout = _cudnn_rnn_dropout(second.model)
         parameter_names = {name for name, _ in second.model.named_parameters()}
     for step, (expected, actual) in enumerate(zip(straight[resume_step:], resumed), start=resume_step + 1):
         found = _first_divergence(expected, actual, exact)
@@ -601,7 +612,7 @@ def assert_resume_equivalent(
                     kind="parameter" if key in parameter_names else "buffer",
                     name=key,
                     details=indent(mismatch.render()),
-                    diagnosis=_diagnosis(saved, loaded, recipe, generators_in_use),
+                    diagnosis=_diagnosis(saved, loaded, recipe, generators_in_use, cudnn_dropout),
                 )
             )
     lost = forgotten_pieces(saved, loaded, generators_in_use, extra_state=False)
@@ -635,10 +646,30 @@ def _first_divergence(
     return None
 
 
-def _diagnosis(saved: TrainingState, loaded: TrainingState, recipe: _Recipe, generators_in_use: list[str]) -> str:
+def _cudnn_rnn_dropout(model: nn.Module) -> list[str]:
+    """RNN modules whose dropout cuDNN runs: on a CUDA device, in training, rate above 0."""
+    if not torch.backends.cudnn.enabled:
+        return []
+    return [
+        name or type(module).__name__
+        for name, module in model.named_modules()
+        if isinstance(module, nn.RNNBase) and module.training and module.dropout > 0
+        and any(parameter.is_cuda for parameter in module.parameters())
+    ]
+
+
+def _diagnosis(
+    saved: TrainingState,
+    loaded: TrainingState,
+    recipe: _Recipe,
+    generators_in_use: list[str],
+    cudnn_dropout: list[str],
+) -> str:
     pieces = forgotten_pieces(saved, loaded, generators_in_use)
     if pieces:
         return _RESUME_FORGOTTEN.format(pieces="\n".join(indent(piece) for piece in pieces))
+    if cudnn_dropout:
+        return _RESUME_CUDNN_RNN_DROPOUT.format(modules=module_list(cudnn_dropout))
     restored = ["model", "optimizer"]
     restored += ["scheduler"] if saved.scheduler is not None else []
     restored += ["GradScaler"] if saved.scaler is not None else []

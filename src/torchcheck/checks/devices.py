@@ -17,6 +17,7 @@ from torchcheck.checks._compare import (
     compare_structures,
     detach_to_cpu,
     indent,
+    iter_tensors,
     warn_uncompared,
 )
 from torchcheck.checks._inputs import ModelInputs, instantiate, is_model_factory, unwrap_compiled
@@ -64,6 +65,21 @@ _ACCELERATOR_TOLERANCES: dict[torch.dtype, tuple[float, float]] = {
     torch.bfloat16: (5e-2, 1e-2),
 }
 _TF32_TOLERANCE: tuple[float, float] = (5e-3, 1e-3)
+
+#: Unit roundoff of the precision a device computes in (TF32: float32 storage, 10-bit
+#: mantissa in cuBLAS/cuDNN).
+_UNIT_ROUNDOFF: dict[str, float] = {
+    "float64": 2.0**-53, "float32": 2.0**-24, "tf32": 2.0**-11, "float16": 2.0**-11, "bfloat16": 2.0**-8,
+}
+#: How far the device's error (against float64 on CPU) may exceed the CPU's own float32
+#: error, once scaled by the ratio of their unit roundoffs: another order of the same
+#: sums rounds about as much, not more.
+_ROUNDING_SLACK = 4.0
+
+_ROUNDING_NOTE = """
+Not rounding alone: the model rounds {cpu_error:.3g} away from float64 on cpu (relative, \
+whole output), so {precision} on {device} may differ by up to {allowed:.3g}, and it \
+differs by {device_error:.3g}."""
 
 
 def available_devices() -> list[torch.device]:
@@ -149,7 +165,8 @@ def assert_devices_agree(
             if device.type == "cpu":
                 continue
             actual = _run_on(what, runner, device, inputs)
-            _compare_device_result(what, device, actual, expected, rtol, atol)
+            exact = _LazyExact(runner, inputs) if rtol is None and atol is None else None
+            _compare_device_result(what, device, actual, expected, rtol, atol, exact)
 
 
 def _call_on(target: Callable[..., Any], device: torch.device, inputs: tuple[Any, ...]) -> Any:
@@ -180,8 +197,40 @@ def _device_failure(
     return CheckFailed(_RAISES_ON_DEVICE.format(device=device, **fields))
 
 
+class _LazyExact:
+    """The function's result on CPU in float64, computed once and only when asked: the
+    yardstick of how much this model amplifies rounding (a recurrence over many steps,
+    a deep stack, a softmax over large logits)."""
+
+    def __init__(self, runner: Callable[[torch.device], Callable[..., Any]], inputs: tuple[Any, ...]) -> None:
+        self.runner, self.inputs = runner, inputs
+        self._result: dict[str, torch.Tensor] | None = None
+
+    def tensors(self) -> dict[str, torch.Tensor] | None:
+        if self._result is None:
+            self._result = self._compute()
+        return self._result or None
+
+    def _compute(self) -> dict[str, torch.Tensor]:
+        target = self.runner(torch.device("cpu"))
+        if isinstance(target, nn.Module):
+            target = target.double()
+        as_float64 = lambda t: t.detach().double() if t.is_floating_point() else t.detach()  # noqa: E731
+        try:
+            result = ModelInputs.from_inputs(self.inputs, target).map(as_float64).call(target)
+        except Exception:  # noqa: BLE001 - a model that cannot run in float64 keeps the table's tolerance
+            return {}
+        return dict(iter_tensors(detach_to_cpu(result)))
+
+
 def _compare_device_result(
-    what: str, device: torch.device, actual: Any, expected: Any, rtol: float | None, atol: float | None
+    what: str,
+    device: torch.device,
+    actual: Any,
+    expected: Any,
+    rtol: float | None,
+    atol: float | None,
+    exact: _LazyExact | None = None,
 ) -> None:
     comparison = compare_structures(
         actual,
@@ -192,12 +241,61 @@ def _compare_device_result(
         ignore_types=(torch.device,),
     )
     if comparison.mismatch is not None:
-        raise _disagreement(what, device, comparison, rtol, atol)
+        note = _rounding_verdict(device, actual, expected, exact) if _is_numeric(comparison) else None
+        if note == "":
+            return  # every difference is the rounding this model amplifies
+        raise _disagreement(what, device, comparison, rtol, atol, note or "")
     warn_uncompared("assert_devices_agree", comparison)
 
 
+def _is_numeric(comparison: Comparison) -> bool:
+    mismatch = comparison.mismatch
+    return mismatch is not None and mismatch.dtype is not None and not math.isnan(mismatch.max_abs)
+
+
+def _rounding_verdict(device: torch.device, actual: Any, expected: Any, exact: _LazyExact | None) -> str | None:
+    """``""`` when every floating tensor that misses the table's tolerance is within the
+    rounding the model shows on CPU, scaled to the device's precision; else the note
+    that says by how much the first one is not; ``None`` when there is no yardstick."""
+    reference = exact.tensors() if exact is not None else None
+    if reference is None:
+        return None
+    wanted = dict(iter_tensors(expected))
+    for path, got in iter_tensors(actual):
+        want, truth = wanted.get(path), reference.get(path)
+        if want is None or not want.is_floating_point() or truth is None or truth.shape != want.shape:
+            continue
+        rtol, atol = device_tolerance(device, want.dtype)
+        if torch.allclose(got.to(want.dtype), want, rtol=rtol, atol=atol, equal_nan=True):
+            continue
+        note = _rounding_note(device, got, want, truth)
+        if note:
+            return note
+    return ""
+
+
+def _rounding_note(device: torch.device, got: torch.Tensor, want: torch.Tensor, truth: torch.Tensor) -> str:
+    scale = float(truth.double().norm()) or 1.0
+    cpu_error = float((want.double() - truth.double()).norm()) / scale
+    device_error = float((got.double() - truth.double()).norm()) / scale
+    precision = _device_precision(device, want.dtype)
+    ratio = _UNIT_ROUNDOFF.get(precision, 0.0) / _UNIT_ROUNDOFF.get(str(want.dtype).removeprefix("torch."), 1.0)
+    allowed = _ROUNDING_SLACK * max(ratio, 1.0) * cpu_error
+    if device_error <= allowed:
+        return ""
+    return _ROUNDING_NOTE.format(
+        cpu_error=cpu_error, precision=precision, device=device, allowed=allowed, device_error=device_error
+    )
+
+
+def _device_precision(device: torch.device, dtype: torch.dtype) -> str:
+    if device.type == "cuda" and dtype == torch.float32 and _tf32_enabled():
+        return "tf32"
+    return str(dtype).removeprefix("torch.")
+
+
 def _disagreement(
-    what: str, device: torch.device, comparison: Comparison, rtol: float | None, atol: float | None
+    what: str, device: torch.device, comparison: Comparison, rtol: float | None, atol: float | None, note: str = ""
 ) -> CheckFailed:
     mismatch = comparison.mismatch
     assert mismatch is not None
@@ -216,4 +314,5 @@ def _disagreement(
             tf32=_tf32_report(),
             details=details,
         )
+        + note
     )
