@@ -59,7 +59,10 @@ def test_each_spelling_of_dropout_is_its_expected_value_forward_and_backward(nam
     expected_out, expected_grad = output_and_gradient(expected_fn, x)
     torch.testing.assert_close(out, expected_out)
     torch.testing.assert_close(grad, expected_grad)
-    assert record.neutralised and not record.left_on
+    assert record.neutralised
+    # cuDNN draws the seed of its dropout state once (an integer draw, left on and named)
+    seed_draw = {"aten.random_"} if name == "LSTM dropout" and torch_device.type == "cuda" else set()
+    assert set(record.left_on) <= seed_draw, record.left_on
 
 
 def test_the_record_counts_each_operation_and_leaves_integer_draws_on() -> None:
