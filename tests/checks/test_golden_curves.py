@@ -427,3 +427,29 @@ def test_review_says_what_moved_and_whether_it_is_noise(tmp_path: Path, monkeypa
     assert f"{path.stem}" in capsys.readouterr().out
     assert cli.main(["golden", "review", "--against", "no-such-rev"]) == 2
     assert "'no-such-rev' is not a revision" in capsys.readouterr().err
+
+
+# ------------------------------------------------------------------ distributed
+
+
+def data_parallel_tiny_net() -> nn.Module:
+    return nn.parallel.DistributedDataParallel(TinyNet())
+
+
+def shards(rank: int, world_size: int) -> list[tuple[torch.Tensor, torch.Tensor]]:
+    """Each rank's half of every global batch, as a DistributedSampler would give it."""
+    return [(x[rank::world_size], y[rank::world_size]) for x, y in make_batches()]
+
+
+@pytest.mark.distributed(world_size=2)
+def test_a_distributed_curve_is_kept_by_rank_0_and_every_rank_gets_its_verdict(rank: int, tmp_path: Path) -> None:
+    def trained(**overrides: Any) -> tc.TrainingCurve:
+        return curve(make_model=data_parallel_tiny_net, batches=shards, **overrides)
+
+    written = check_golden_curve(trained(), tmp_path, update=True)  # exact: both ranks train it twice
+    assert written.status == "written" and written.path.name.endswith("-ws2-torch" + ".".join(torch.__version__.split(".")[:2]) + ".json")
+    assert list(tmp_path.glob("*.json")) == ([written.path] if rank == 0 else [])  # only rank 0 writes
+    directory = written.path.parent  # rank 0's: every outcome comes from rank 0
+    assert check_golden_curve(trained(), directory).status == "compared"
+    message = failure(directory, trained(make_optimizer=sgd(lr=0.2)))  # the same failure on every rank
+    assert "lr:        first outside at step 1 of 5: 0.2 vs golden 0.1" in message

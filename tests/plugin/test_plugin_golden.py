@@ -168,3 +168,24 @@ def test_the_github_step_summary_lists_what_was_written(pytester: pytest.Pyteste
     text = summary.read_text()
     assert "0 compared, 1 written" in text
     assert "| `golden/test_training/test_trains/" in text and "new golden, 4 steps |" in text
+
+
+DISTRIBUTED_TEST_MODULE = TEST_MODULE.replace(
+    "def test_trains(golden_curve, torch_device):\n    curve = golden_curve(Net, make_optimizer, train_step, batches())",
+    "@pytest.mark.distributed(world_size=2)\n"
+    "def test_trains(golden_curve, rank):\n"
+    "    shards = lambda rank, world_size: [(x[rank::world_size], y[rank::world_size]) for x, y in batches()]\n"
+    "    curve = golden_curve(lambda: nn.parallel.DistributedDataParallel(Net()), make_optimizer, train_step, shards)",
+).replace("import torch\n", "import pytest\nimport torch\n", 1)
+
+
+def test_the_fixture_in_a_distributed_test_keeps_one_golden_of_the_world_size(pytester: pytest.Pytester) -> None:
+    pytester.makepyfile(test_training=DISTRIBUTED_TEST_MODULE.format(lr=0.1))
+    pytester.runpytest("--torchcheck-update-golden").assert_outcomes(passed=2)
+    (path,) = goldens(pytester)
+    assert "-ws2-" in path.name
+    pytester.runpytest().assert_outcomes(passed=2)
+    pytester.makepyfile(test_training=DISTRIBUTED_TEST_MODULE.format(lr=0.2))
+    changed = pytester.runpytest()
+    changed.assert_outcomes(passed=1, failed=1)
+    changed.stdout.fnmatch_lines(["*failed on ranks 0, 1 of 2*", "*The learning rate differs from step 1 on (0.2 vs golden 0.1)*"])

@@ -250,9 +250,14 @@ def _checked_metrics(metrics: Sequence[str] | None) -> tuple[str, ...]:
     return tuple(m for m in OPTIONAL_METRICS if m in metrics)
 
 
-def _take(batches: Iterable[Any], steps: int | None) -> list[Any]:
+def _take(batches: Iterable[Any] | Callable[[int, int], Iterable[Any]], steps: int | None) -> list[Any]:
     if callable(batches) and not isinstance(batches, Sequence):
-        raise TypeError("batches must be a sequence or an iterable of batches (per-rank batches(rank, world_size) need a distributed test)")
+        if world_size() == 1:
+            raise TypeError(
+                "batches must be a sequence or an iterable of batches (per-rank batches(rank, world_size) "
+                "need a process group: a test marked @pytest.mark.distributed)"
+            )
+        batches = batches(torch.distributed.get_rank(), world_size())
     if steps is not None and (not isinstance(steps, int) or steps < 1):
         raise ValueError(f"steps must be a positive number of steps, got {steps!r}")
     taken = []
@@ -285,7 +290,7 @@ def _train(
 ) -> TrainingCurve:
     with seeded(seed, deterministic=True):
         _set_tf32(tf32)
-        data_sha256 = _sha256_of_tensors(batches)
+        data_sha256 = _every_ranks_sha256(_sha256_of_tensors(batches))
         model = instantiate(make_model)
         if initial_state is not None:
             _load_initial_state(model, initial_state)
@@ -309,9 +314,8 @@ def _train(
         finally:
             recorder.close()
         columns, rows = recorder.table()
-    world_size = _world_size()
     return TrainingCurve(
-        key=golden_key(device, dtype=precision, world_size=world_size, tf32=tf32),
+        key=golden_key(device, dtype=precision, world_size=world_size(), tf32=tf32),
         columns=columns,
         rows=rows,
         recorded=_recorded(device, tf32=tf32, threads=threads, seed=seed),
@@ -408,7 +412,17 @@ def _feed(digest: Any, value: Any) -> None:
         digest.update(repr(value).encode())
 
 
-def _world_size() -> int:
+def _every_ranks_sha256(own: str) -> str:
+    """One digest of every rank's data, so that the golden notices a change on any rank."""
+    if world_size() == 1:
+        return own
+    digests: list[Any] = [None] * world_size()
+    torch.distributed.all_gather_object(digests, own)
+    return hashlib.sha256("".join(digests).encode()).hexdigest()
+
+
+def world_size() -> int:
+    """The size of the default process group; 1 outside one."""
     distributed = torch.distributed
     if distributed.is_available() and distributed.is_initialized():
         return distributed.get_world_size()
@@ -555,11 +569,11 @@ def _scalar(value: Any, step: int, name: str) -> float:
         loss = float(value)
     else:
         raise TypeError(_STEP_RETURNED.format(step=step, what=f"{name!r} as {type(value).__name__}"))
-    world_size = _world_size()
-    if world_size > 1 and name == "loss":
+    ranks = world_size()
+    if ranks > 1 and name == "loss":
         total = torch.tensor([loss], dtype=torch.float64, device=value.device if isinstance(value, torch.Tensor) else "cpu")
         torch.distributed.all_reduce(total)
-        loss = float(total.item()) / world_size
+        loss = float(total.item()) / ranks
     return loss
 
 

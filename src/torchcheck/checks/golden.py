@@ -20,6 +20,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+import torch.distributed as dist
+
 from torchcheck.checks._golden_compare import (
     Approx,
     Exact,
@@ -33,8 +35,20 @@ from torchcheck.checks._golden_compare import (
     resolve_tolerances,
     within,
 )
-from torchcheck.checks._golden_format import GoldenFileError, GoldenKey, GoldenRecord, read_golden, write_golden
-from torchcheck.checks._golden_training import TrainingCurve, golden_key, run_training
+from torchcheck.checks._golden_format import (
+    GoldenFileError,
+    GoldenKey,
+    GoldenRecord,
+    read_golden,
+    write_golden,
+)
+from torchcheck.checks._golden_training import (
+    TrainingCurve,
+    golden_key,
+    run_training,
+    world_size,
+)
+from torchcheck.checks._ranks import agreed
 from torchcheck.checks.errors import CheckFailed
 
 __tracebackhide__ = True  # pytest shows a failure from the caller's line, without this module's frames
@@ -159,6 +173,10 @@ _RECORD_PYTEST = "pytest '{nodeid}' --torchcheck-update-golden=missing"
 _RECORD_PLAIN = 'assert_golden_curve(..., update="missing")'
 
 
+#: Rank 0's messages to the other ranks while it checks a distributed curve.
+_RERUN, _DONE = "rerun", "done"
+
+
 class GoldenMissing(unittest.SkipTest):
     """No golden for this machine's key and ``missing="skip"``: pytest (and unittest) report
     the test as skipped with this reason."""
@@ -213,7 +231,58 @@ def check_golden_curve(
     compare_init: bool = True,
 ) -> GoldenOutcome:
     """:func:`assert_golden_curve`, saying what it did; ``policy``: per-column tolerances
-    from ``[tool.torchcheck.golden]``; ``compare_init``: fail on other initial weights."""
+    from ``[tool.torchcheck.golden]``; ``compare_init``: fail on other initial weights.
+    On the ranks of a process group, rank 0 reads and writes the file and every rank ends
+    with its outcome or its failure."""
+    options = {"tolerance": tolerance, "update": update, "missing": missing, "policy": policy, "compare_init": compare_init}
+    if world_size() > 1:
+        return _checked_on_rank_zero(curve, directory, options)
+    return _checked(curve, directory, **options)
+
+
+def _checked_on_rank_zero(curve: TrainingCurve, directory: str | os.PathLike[str], options: dict[str, Any]) -> GoldenOutcome:
+    """Rank 0 checks; the others wait for its result. A rerun it asks for (to prove an exact
+    golden reproducible) trains on every rank, since training runs collectives."""
+    if dist.get_rank() != 0:
+        return _serve_reruns(curve)
+    rerun = curve.rerun
+
+    def collective_rerun() -> TrainingCurve:
+        agreed(_RERUN)
+        assert rerun is not None
+        return rerun()
+
+    try:
+        outcome = _checked(dataclasses.replace(curve, rerun=rerun and collective_rerun), directory, **options)
+    except BaseException as error:
+        agreed((_DONE, error))
+        raise
+    agreed((_DONE, outcome))
+    return outcome
+
+
+def _serve_reruns(curve: TrainingCurve) -> GoldenOutcome:
+    while True:
+        message = agreed(None)
+        if message == _RERUN and curve.rerun is not None:
+            curve.rerun()
+            continue
+        _, result = message
+        if isinstance(result, BaseException):
+            raise result
+        return result
+
+
+def _checked(
+    curve: TrainingCurve,
+    directory: str | os.PathLike[str],
+    *,
+    tolerance: Tolerance | Mapping[str, Tolerance] | None,
+    update: bool | str | None,
+    missing: str,
+    policy: Mapping[str, Tolerance] | None,
+    compare_init: bool,
+) -> GoldenOutcome:
     mode = _update_mode(update)
     if missing not in MISSING_POLICIES:
         raise ValueError(f"missing must be one of {', '.join(MISSING_POLICIES)}, got {missing!r}")
