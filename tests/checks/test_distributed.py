@@ -263,6 +263,27 @@ def test_global_batches_that_differ_between_ranks_are_named_as_the_cause(rank: i
     assert_data_parallel_equivalent(mlp, sgd, train_step, batches)
 
 
+class BatchCentered(nn.Module):
+    """Centres every feature over the batch: a batch statistic no BatchNorm announces."""
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        return x - x.mean(dim=0, keepdim=True)  # bug under data parallelism: each rank centres its own shard
+
+
+def mlp_with_batch_centering() -> nn.Module:
+    return nn.Sequential(nn.Linear(6, 16), BatchCentered(), nn.ReLU(), nn.Linear(16, 3))
+
+
+def test_a_difference_without_a_named_cause_says_where_it_starts() -> None:
+    with pytest.raises(CheckFailed) as failure:
+        assert_data_parallel_equivalent(mlp_with_batch_centering, sgd, train_step, global_batches())
+    message = str(failure.value)
+    assert "Check that the loss is a mean over each rank's samples" in message
+    assert "Where it starts (forward): module '1' (BatchCentered), call 1 of 1: inputs agree, output differs" in message
+    assert "return x - x.mean(dim=0, keepdim=True)" in message  # the first op that differs, with its line
+    assert "Compared: shard 1 of 2 with rows 0:4 of the whole batch's forward" in message
+
+
 @pytest.mark.parametrize(
     ("arguments", "message"),
     [

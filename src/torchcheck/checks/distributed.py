@@ -32,6 +32,7 @@ from torchcheck.checks._gradient_noise import (
     without_noise,
 )
 from torchcheck.checks._inputs import instantiate
+from torchcheck.checks._localize_setting import localize_level
 from torchcheck.checks._ranks import (
     Participation,
     agreed,
@@ -52,6 +53,7 @@ from torchcheck.checks._train_mode import (
 )
 from torchcheck.checks.accumulation import _batched_tensors, _slice
 from torchcheck.checks.errors import CheckFailed
+from torchcheck.checks.localize import BatchSplit, where_split_starts
 from torchcheck.checks.seeding import seed_everything
 from torchcheck.checks.state import preserved_state
 
@@ -381,8 +383,13 @@ def _compare(setup: _Setup, part: Participation) -> str | None:
     distributed.rank_effects = all_gather_objects(_plain(distributed.effects), part.group)
     if distributed.failure is not None:
         return _failure_message(setup, distributed.failure, reference) + note
-    message = _difference_message(setup, reference, distributed)
-    return None if message is None else message + note
+    difference = _difference_message(setup, reference, distributed)
+    if difference is None:
+        return None
+    message, step, named = difference
+    if part.rank == 0 and not named:
+        message += _where_it_starts(setup, reference, reference_batches, device, dtype, step)
+    return message + note
 
 
 def _reference_run(setup: _Setup, batches: list[Any], device: torch.device) -> tuple[torch.dtype | None, _Run, str]:
@@ -611,12 +618,15 @@ def _unused_in(reference: _Run, step: int) -> list[str]:
     return [name for name, gradient in reference.steps[step - 1].gradients.items() if gradient is None]
 
 
-def _difference_message(setup: _Setup, reference: _Run, distributed: _Run) -> str | None:
+def _difference_message(setup: _Setup, reference: _Run, distributed: _Run) -> tuple[str, int, bool] | None:
+    """The message, the step of the first difference, and whether a cause was named."""
     found = _first_difference(setup, reference, distributed)
     if found is None:
         return None
     step, kind, mismatch = found
-    return _DIFFERS.format(
+    named = _named_cause(setup, reference, distributed, step)
+    ratio, cosine = _update_ratio(reference, distributed, step)
+    message = _DIFFERS.format(
         strategy=setup.strategy_name,
         world_size=setup.world_size,
         step=step,
@@ -624,9 +634,10 @@ def _difference_message(setup: _Setup, reference: _Run, distributed: _Run) -> st
         kind=kind,
         name=mismatch.path,
         details=indent(mismatch.render()),
-        cause=_cause(setup, reference, distributed, step),
+        cause=named or _CAUSE_UNKNOWN.format(ratio=ratio, cosine=cosine),
         notes=_notes(reference),
     )
+    return message, step, named is not None
 
 
 def _first_difference(setup: _Setup, reference: _Run, distributed: _Run) -> tuple[int, str, Any] | None:
@@ -644,11 +655,50 @@ def _first_difference(setup: _Setup, reference: _Run, distributed: _Run) -> tupl
     return None
 
 
-def _cause(setup: _Setup, reference: _Run, distributed: _Run, step: int) -> str:
+def _where_it_starts(
+    setup: _Setup, reference: _Run, batches: list[Any], device: torch.device, dtype: torch.dtype | None, step: int
+) -> str:
+    """In this process, no collective: the forwards of ``step`` on the global batch and on
+    each rank's shard in turn, from the weights single-process training had before it
+    (the optimizer does not step in between). With the user's own shards the rows of a
+    shard are not known, so nothing is compared."""
+    if setup.user_shards:
+        return ""
+    global_batch = _in_precision([batches[step - 1]], dtype)[0]
+    size = _shard_size(global_batch, setup.world_size, step)
+    shards = [_slice(global_batch, rank * size, (rank + 1) * size) for rank in range(setup.world_size)]
+    state = reference.steps[step - 2] if step > 1 else None
+
+    def forwards(parts: list[Any]) -> Callable[[], None]:
+        def run() -> None:
+            seed_everything(_SEED)
+            model = instantiate(setup.make_model).to(device=device, dtype=dtype)
+            apply_batch_coupled(model, setup.batch_coupled)
+            if state is not None:
+                model.load_state_dict({**state.parameters, **state.buffers}, strict=False)
+            optimizer, _ = _optimizer_and_scheduler(setup.make_optimizer(model))
+            optimizer.step = lambda *args, **kwargs: None  # forwards from the same weights
+            with random_ops_at_expected_value():
+                for part in parts:
+                    setup.step_fn(model, optimizer, part)
+
+        return run
+
+    split = BatchSplit(setup.world_size, size * setup.world_size, "shard", "ranks' shards")
+    section = where_split_starts(forwards([global_batch]), forwards(shards), split, level=localize_level())
+    return f"\n{section}" if section else ""
+
+
+def _update_ratio(reference: _Run, distributed: _Run, step: int) -> tuple[float, float]:
+    """The distributed update's size relative to the single-process one's, and their cosine."""
+    return _ratio_and_cosine(_change(distributed, step), _change(reference, step))
+
+
+def _named_cause(setup: _Setup, reference: _Run, distributed: _Run, step: int) -> str | None:
     if distributed.ranks_disagree is not None and distributed.ranks_disagree[0] <= step:
         disagree_step, name = distributed.ranks_disagree
         return _CAUSE_RANKS_DISAGREE.format(step=disagree_step, name=name)
-    ratio, cosine = _ratio_and_cosine(_change(distributed, step), _change(reference, step))
+    ratio, cosine = _update_ratio(reference, distributed, step)
     if cosine > _SAME_DIRECTION:
         factors = ((1 / setup.world_size, _CAUSE_SUMMED), (setup.world_size, _CAUSE_SUMMED_OVER_RANKS))
         for expected, template in factors:
@@ -668,7 +718,7 @@ def _cause(setup: _Setup, reference: _Run, distributed: _Run, step: int) -> str:
         return _CAUSE_COUPLED.format(step=step, terms=describe_coupled(coupled, "ranks' shards"), pattern=pattern)
     if reference.random_ops.left_on:
         return _CAUSE_RANDOM_LEFT_ON.format(ops=reference.random_ops.describe_left_on())
-    return _CAUSE_UNKNOWN.format(ratio=ratio, cosine=cosine)
+    return None
 
 
 def _plain(effects: ForwardEffects) -> ForwardEffects:

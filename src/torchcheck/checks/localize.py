@@ -142,6 +142,8 @@ class BatchSplit:
 
     parts: int
     batch_size: int
+    part_name: str = "micro-batch"  # "shard" for data parallelism
+    parts_name: str = "micro-batches"
 
     @property
     def rows(self) -> int:
@@ -149,13 +151,13 @@ class BatchSplit:
 
 
 _SPLIT_AGREES = (
-    "Where it starts: not in the forward pass: every module's output on each micro-batch "
+    "Where it starts: not in the forward pass: every module's output on each {part_name} "
     "equals the same rows of the whole batch's forward ({count} module calls compared), so the "
     "difference arises after it: in the loss, the backward pass or the loop around them."
 )
 _SPLIT_NOT_TRIED = "Where it starts: not looked for: {why}"
 _SPLIT_CALLS_DIFFER = (
-    "module '{name}' runs {parts_count} times over the {parts} micro-batches and {count} times "
+    "module '{name}' runs {parts_count} times over the {parts} {parts_name} and {count} times "
     "over the whole batch, so its calls cannot be paired with rows of the batch."
 )
 _SPLIT_NO_BATCH_ROWS = (
@@ -189,7 +191,7 @@ def where_split_starts(
     except Exception as error:  # localising must not hide the check's own finding
         return _FAILED.format(error=f"{type(error).__name__}: {error}")
     if report.module is None:
-        return _SPLIT_AGREES.format(count=len(second.calls))
+        return _SPLIT_AGREES.format(count=len(second.calls), part_name=split.part_name)
     return str(report)
 
 
@@ -199,7 +201,8 @@ def _split_refusal(first: _Recording, second: _Recording, split: BatchSplit) -> 
     for name in [*counts, *parts_counts]:
         if parts_counts[name] != split.parts * counts[name]:
             return _SPLIT_CALLS_DIFFER.format(
-                name=name or "(root)", parts_count=parts_counts[name], parts=split.parts, count=counts[name]
+                name=name or "(root)", parts_count=parts_counts[name], parts=split.parts, count=counts[name],
+                parts_name=split.parts_name,
             )
     pairing = _SplitRows(split)
     if not any(pairing.has_batch_rows(call.output) for call in first.calls):
@@ -459,7 +462,7 @@ class _SplitRows:
     def where(self, part: int) -> str:
         start = part * self.split.rows
         return (
-            f"Compared: micro-batch {part + 1} of {self.split.parts} with rows {start}:{start + self.split.rows} "
+            f"Compared: {self.split.part_name} {part + 1} of {self.split.parts} with rows {start}:{start + self.split.rows} "
             "of the whole batch's forward (only tensors whose first dimension is the batch)."
         )
 
