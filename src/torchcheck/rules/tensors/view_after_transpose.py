@@ -83,12 +83,17 @@ class ViewAfterTranspose(Rule):
     dimensions that stay adjacent, are valid and not reported.
 
     The transposed value is followed through operations that keep its strides - elementwise
-    methods and arithmetic with a number (`* 2`, `.float()`, `.eq(0)`, `.relu()`, `.clone()`,
-    which preserves the memory order), `expand_as`, basic slicing (`a[:, 1:]`) - and through
+    methods and arithmetic where it is the first operand (`* 2`, `.float()`, `.eq(0)`,
+    `.eq(target.expand_as(pred))`, `a + b`, `.relu()`, `.clone()`, which preserves the memory
+    order: PyTorch gives an elementwise result the memory order of its first operand),
+    `expand_as`, basic slicing (`a[:, 1:]`) - and through
     earlier statements of the same function that bound the names it reads
     (`a = x.transpose(1, 2)`, `b = a * 2`, then `b.view(...)`). `.contiguous()`, `.reshape()`,
     `softmax`, a matrix product or `torch.cat` in between return contiguous results, and a
     re-binding in a branch that may not have run stops the search.
+
+    A literal `1` in the view adds an empty dimension where the code shows the input has no
+    dimension of size 1 (`torch.arange(8).view(2, 4).t().view(1, 8)` merges both).
 
     Swapping two neighbouring dimensions one of which has size 1 keeps the memory order,
     so nothing is reported where the code shows that size: `unsqueeze(d)`, a `None` index
@@ -174,6 +179,15 @@ def project(self, value, query, bsz, tgt_len, feat, feat_size):
     grid = feat.permute(1, 2, 0).view(bsz, -1, *feat_size)
     windows = query.permute(0, 2, 3, 1).view(shape)
     return value, weights, grid, windows
+"""
+        ),
+        Valid(
+            """
+def first_operand_decides(scale, pred, batch):
+    # a contiguous first operand gives the result its memory order; a matrix product is contiguous
+    weighted = scale * pred.t()
+    product = pred.t() @ scale
+    return weighted.view(batch, -1), product.view(-1)
 """
         ),
         Valid(
@@ -302,6 +316,34 @@ class Vocoder(nn.Module):
         ),
         Invalid(
             """
+import torch
+
+def accuracy(output, target, topk=(1,)):
+    _, pred = output.topk(max(topk), 1, True, True)
+    pred = pred.t()
+    correct = pred.eq(target.view(1, -1).expand_as(pred))
+    return [correct[:k].view(-1).float().sum(0) for k in topk]  # TCK705
+
+image = torch.arange(8, dtype=torch.float32).view(2, 4)
+rotated = image.transpose(0, 1)
+flat = rotated.view(1, 8)  # TCK705
+""",
+            expected_replacement="""
+import torch
+
+def accuracy(output, target, topk=(1,)):
+    _, pred = output.topk(max(topk), 1, True, True)
+    pred = pred.t()
+    correct = pred.eq(target.view(1, -1).expand_as(pred))
+    return [correct[:k].reshape(-1).float().sum(0) for k in topk]  # TCK705
+
+image = torch.arange(8, dtype=torch.float32).view(2, 4)
+rotated = image.transpose(0, 1)
+flat = rotated.reshape(1, 8)  # TCK705
+""",
+        ),
+        Invalid(
+            """
 class Attention:
     def forward(self, context, batch, seq_len):
         context = context.permute(0, 2, 1, 3).view(batch, seq_len, self.all_head_size)  # TCK705
@@ -322,9 +364,9 @@ class Attention:
         func = node.func
         if not isinstance(func, cst.Attribute) or func.attr.value != "view" or not node.args:
             return
-        runs, rank_known = self._layout(func.value, None, _MAX_STATEMENTS) or (0, True)
+        runs, rank_known, without_units = self._layout(func.value, None, _MAX_STATEMENTS) or (0, True, False)
         # (fewer than two runs: not a transpose, or the identity permutation)
-        dimensions = self._view_dimensions(node) if runs >= 2 else None
+        dimensions = self._view_dimensions(node, without_units) if runs >= 2 else None
         # Splitting a dimension and merging dimensions within one run of memory-adjacent
         # dimensions keep a valid view: only fewer output dimensions than runs must merge
         # across runs. With the rank unknown, a trailing `-1` as the last of exactly that
@@ -339,19 +381,22 @@ class Attention:
         binding = self.context.flow.reaching_binding(name.value, reader)
         return (binding.value, binding) if binding is not None and binding.value is not None and isinstance(binding.node, cst.Assign) else None
 
-    def _layout(self, expression: cst.BaseExpression, reader: BoundName | None, budget: int) -> tuple[int, bool] | None:
-        """The least number of runs of memory-adjacent dimensions of ``expression`` and whether
-        its rank is known, when it is a transpose of a tensor taken as contiguous - directly, or
-        through elementwise operations, basic slicing and the earlier statements that bound the
-        names it reads (``a = x.transpose(1, 2); b = a * 2``); None when not known to be one."""
+    def _layout(self, expression: cst.BaseExpression, reader: BoundName | None, budget: int) -> tuple[int, bool, bool] | None:
+        """The least number of runs of memory-adjacent dimensions of ``expression``, whether
+        its rank is known, and whether the code shows it has no dimension of size 1, when it
+        is a transpose of a tensor taken as contiguous - directly, or through elementwise
+        operations, basic slicing and the earlier statements that bound the names it reads
+        (``a = x.transpose(1, 2); b = a * 2``); None when not known to be one."""
         if (transpose := _transpose(expression)) is not None:
-            source, layout, swapped = transpose
+            source, (runs, rank_known), swapped = transpose
             # Swapping a size-1 dimension with its neighbour keeps the memory order
             # (``x.unsqueeze(1).transpose(1, 2)``): the result is still contiguous, any view of it
             # works. The layout of a transpose of a transpose is not followed.
-            shape = self._unit_dims(source, reader, budget - 1) if swapped is not None and budget > 0 else None
-            swaps_a_unit = shape is not None and shape.swaps_a_unit(swapped)  # type: ignore[arg-type]
-            return None if swaps_a_unit or budget > 0 and self._layout(source, reader, budget - 1) is not None else layout
+            shape = self._unit_dims(source, reader, budget - 1) if budget > 0 else None
+            swaps_a_unit = swapped is not None and shape is not None and shape.swaps_a_unit(swapped)
+            without_units = shape is not None and shape.rank is not None and not shape.units
+            transposed_twice = budget > 0 and self._layout(source, reader, budget - 1) is not None
+            return None if swaps_a_unit or transposed_twice else (runs, rank_known, without_units)
         if budget == 0:
             return None
         if isinstance(expression, cst.Name):
@@ -359,7 +404,8 @@ class Attention:
         source = self._strides_source(expression)
         layout = self._layout(source, reader, budget - 1) if source is not None else None
         # expand_as may add leading dimensions: only the strict comparison stays sound
-        return (layout[0], True) if layout is not None and (method_call(expression) or (None, ""))[1] == "expand_as" else layout
+        expands = layout is not None and (method_call(expression) or (None, ""))[1] == "expand_as"
+        return (layout[0], True, False) if expands else layout  # type: ignore[index]
 
     def _unit_dims(self, expression: cst.BaseExpression, reader: BoundName | None, budget: int) -> _UnitDims | None:
         """What the code shows about the size-1 dimensions of ``expression``, following the
@@ -422,13 +468,18 @@ class Attention:
 
     def _strides_source(self, expression: cst.BaseExpression) -> cst.BaseExpression | None:
         """The operand whose strides ``expression`` keeps: ``a * 2``, ``-a``, ``a == 0``,
-        ``a.float()``, ``a.to(torch.float16)``, ``a.eq(0)``, ``a.expand_as(b)``, ``a[:, 1:]``; None for anything else."""
+        ``a.float()``, ``a.to(torch.float16)``, ``a.eq(0)``, ``a.expand_as(b)``, ``a[:, 1:]``; None for anything else.
+        An elementwise operation of two tensors takes the memory order of its first operand
+        (``pred.eq(target.expand_as(pred))`` keeps ``pred``'s; PyTorch 2.13, checked)."""
         if isinstance(expression, cst.BinaryOperation):
-            return expression.left if _is_number(expression.right) else expression.right if _is_number(expression.left) else None
+            if isinstance(expression.operator, cst.MatrixMultiply):
+                return None  # a matrix product is contiguous
+            # the left operand's memory order decides the result's; a number on the left leaves it to the right
+            return expression.right if _is_number(expression.left) else expression.left
         if isinstance(expression, cst.UnaryOperation) and isinstance(expression.operator, cst.Minus):
             return expression.expression
         if isinstance(expression, cst.Comparison):
-            return expression.left if len(expression.comparisons) == 1 and _is_number(expression.comparisons[0].comparator) else None
+            return expression.left if len(expression.comparisons) == 1 else None
         if isinstance(expression, cst.Subscript):
             # slices keep every dimension and its stride; an integer index drops one (and may
             # leave a contiguous result), a slice of one element leaves a size-1 dimension any view can merge
@@ -436,21 +487,25 @@ class Attention:
         receiver, method = method_call(expression) or (None, "")
         arguments = getattr(expression, "args", ())
         expands = method == "expand_as" and len(arguments) == 1
-        keeps = method in _KEEPS_STRIDES and all(not argument.star and _is_number(argument.value) for argument in arguments)
+        keeps = method in _KEEPS_STRIDES and not any(argument.star for argument in arguments)
         # ``a.to(torch.float16)``, ``a.to(dtype=...)``: a dtype conversion
         dtype = argument_for(expression, 0, "dtype") if method == "to" and len(arguments) == 1 else None  # type: ignore[arg-type]
         cast = dtype is not None and not dtype.star and self.context.kind_of(dtype.value) is Kind.DTYPE
         return receiver if expands or keeps or cast else None
 
-    def _view_dimensions(self, call: cst.Call) -> int | None:
-        """How many dimensions ``view(...)`` asks for, or None if unknown (or a dtype)."""
+    def _view_dimensions(self, call: cst.Call, without_units: bool) -> int | None:
+        """How many dimensions ``view(...)`` asks for, or None if unknown (or a dtype). When the
+        input has no dimension of size 1, a literal ``1`` adds an empty one and is not counted:
+        ``view(1, -1)`` then merges everything into one."""
         if any(argument.keyword is not None or argument.star for argument in call.args):
             return None  # view(dtype=...), view(*shape): unknown
         if len(call.args) > 1:
-            return len(call.args) if all(self._is_size(argument.value) for argument in call.args) else None
+            sizes = [argument.value for argument in call.args]
+            return _counted(sizes, without_units) if all(self._is_size(size) for size in sizes) else None
         value = call.args[0].value
         if isinstance(value, (cst.Tuple, cst.List)):
-            return None if any(isinstance(element, cst.StarredElement) for element in value.elements) else len(value.elements)
+            starred = any(isinstance(element, cst.StarredElement) for element in value.elements)
+            return None if starred else _counted([element.value for element in value.elements], without_units)
         if isinstance(value, cst.BinaryOperation):
             # ``b * t``, ``n // 2``: one size. A sum may join shapes (``(b, -1) + x.shape[1:]``),
             # so it counts only when both sides are numbers.
@@ -463,6 +518,10 @@ class Attention:
         qualified = self.context.qualified_name(value) if isinstance(value, (cst.Name, cst.Attribute)) else None
         dtype = isinstance(value, (cst.BaseString, cst.Float)) or self.context.kind_of(value) is Kind.DTYPE
         return not dtype and (qualified is None or qualified.startswith("torch.") and qualified not in torch_api.DTYPES)
+
+
+def _counted(sizes: list[cst.BaseExpression], without_units: bool) -> int:
+    return sum(1 for size in sizes if not without_units or _integer(size) != 1)
 
 
 def _integer(value: cst.BaseExpression | None) -> int | None:
