@@ -49,6 +49,7 @@ from torchcheck.lint.kinds import (
     grad_mode_of,
     inferred,
     strong,
+    tensor_method_kind,
 )
 from torchcheck.lint.nodes import (
     called_name,
@@ -821,7 +822,7 @@ class LintContext:
         return strong(self._kind_of_api_call(qualified, call))
 
     def _kind_of_api_call(self, qualified: str, call: cst.Call) -> Kind | None:
-        if qualified in torch_api.TENSOR_FACTORIES:
+        if qualified in torch_api.TENSOR_FACTORIES or qualified in torch_api.LEGACY_TENSOR_CONSTRUCTORS:
             return Kind.TENSOR
         if qualified in torch_api.TENSOR_LIKE_FACTORIES:
             return Kind.TENSOR
@@ -837,13 +838,10 @@ class LintContext:
 
     def _method_result_kind(self, owner: Kind | None, method: str) -> Kind | None:
         if owner in TENSOR_KINDS:
-            if method in torch_api.NUMBER_METHODS:
-                return Kind.NUMBER
-            if method in ("tolist", "numpy", "size", "backward", "stride", "data_ptr"):
-                return Kind.OTHER if method != "backward" else None
-            if method in ("detach", "detach_"):
-                return Kind.TENSOR
-            return owner
+            result = tensor_method_kind(method)
+            if result is not Kind.TENSOR or method in ("detach", "detach_"):
+                return result
+            return owner  # a tensor in the graph stays in it
         if owner is Kind.MODULE:
             if method in torch_api.MODULE_SELF_METHODS:
                 return Kind.MODULE

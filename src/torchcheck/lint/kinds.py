@@ -76,6 +76,19 @@ def strong(kind: Kind | None) -> Inferred:
 
 TENSOR_KINDS = frozenset({Kind.TENSOR, Kind.GRAPH_TENSOR})
 
+# Methods of a tensor that return something other than a tensor.
+_OTHER_RESULT_METHODS = frozenset({"tolist", "numpy", "size", "stride", "data_ptr"})
+
+
+def tensor_method_kind(method: str) -> Kind | None:
+    """What ``tensor.<method>(...)`` returns: a number (``item``, ``numel``), something
+    else (``tolist``, ``size``), nothing (``backward``), or a tensor (every other method)."""
+    if method in torch_api.NUMBER_METHODS:
+        return Kind.NUMBER
+    if method in _OTHER_RESULT_METHODS:
+        return Kind.OTHER
+    return None if method == "backward" else Kind.TENSOR
+
 
 # Conventional names, used only when nothing stronger is known about a name.
 _CONVENTIONAL_NAMES: dict[str, Kind] = {

@@ -30,7 +30,13 @@ from typing import Any, Protocol
 import libcst as cst
 
 from torchcheck.lint import idioms, torch_api
-from torchcheck.lint.kinds import GradMode, Kind, grad_mode_of
+from torchcheck.lint.kinds import (
+    TENSOR_KINDS,
+    GradMode,
+    Kind,
+    grad_mode_of,
+    tensor_method_kind,
+)
 from torchcheck.lint.nodes import (
     argument_for,
     called_name,
@@ -62,7 +68,7 @@ _NON_CONTIGUOUS_ATTRIBUTES = frozenset({"T", "mT", "H", "mH"})
 _PROBABILITY_FUNCTIONS = frozenset({"softmax", "sigmoid"})
 _MAX_DEPTH = 12  # nested summaries computed at once; deeper helpers count as doing nothing
 _MAX_ROUNDS = 4  # fixpoint iterations for functions that call each other
-_MAX_ALIAS_DEPTH = 4  # `x = ...; y = x; return y` is followed this far
+_MAX_ALIAS_DEPTH = 8  # names, method chains and operands of a returned value are followed this deep
 
 
 class Unresolved(enum.Enum):
@@ -1080,6 +1086,10 @@ class _FunctionPass:
             return self._classify_call(value, depth)
         if isinstance(value, (cst.Integer, cst.Float)):
             return Returns(Kind.NUMBER)
+        if isinstance(value, cst.UnaryOperation):
+            return self._classify_value(value.expression, depth + 1)
+        if isinstance(value, cst.BinaryOperation) and not isinstance(value.operator, cst.MatrixMultiply):
+            return _arithmetic(self._classify_value(value.left, depth + 1), self._classify_value(value.right, depth + 1))
         return Returns()
 
     def _classify_call(self, call: cst.Call, depth: int) -> Returns:
@@ -1095,7 +1105,7 @@ class _FunctionPass:
         if qualified is not None:
             if torch_api.is_module_class_name(qualified):
                 return Returns(Kind.LOSS_FUNCTION if last.endswith("Loss") else Kind.MODULE)
-            if qualified in torch_api.TENSOR_FACTORIES or qualified in torch_api.TENSOR_LIKE_FACTORIES or qualified in torch_api.TENSOR_OPS:
+            if qualified in _TENSOR_RESULTS:
                 return Returns(Kind.TENSOR)
             return Returns()
         if isinstance(func, cst.Name) and func.value in names.module_classes and func.value not in self.locals:
@@ -1107,9 +1117,22 @@ class _FunctionPass:
         resolved = self.summaries.resolve_inside(call, self.function, self.locals)
         if resolved is not None:
             return self.summaries.of(resolved.function).returns
+        if method is not None and depth < _MAX_ALIAS_DEPTH and self._classify_value(func.value, depth + 1).kind in TENSOR_KINDS:  # type: ignore[attr-defined]
+            return Returns(tensor_method_kind(method))  # `bias.unsqueeze(0)`, `onehot.repeat(n, 1, 1)`
         return Returns()
 
 
+def _arithmetic(left: Returns, right: Returns) -> Returns:
+    """``a * b``: a tensor when one side is a tensor and the other a tensor or a number."""
+    kinds = {left.kind, right.kind}
+    if kinds & TENSOR_KINDS and kinds <= TENSOR_KINDS | {Kind.NUMBER}:
+        return Returns(Kind.TENSOR)
+    return Returns()
+
+
+_TENSOR_RESULTS = (
+    torch_api.TENSOR_FACTORIES | torch_api.LEGACY_TENSOR_CONSTRUCTORS | torch_api.TENSOR_LIKE_FACTORIES | torch_api.TENSOR_OPS
+)
 _RUN_LATER = frozenset({cst.Lambda, cst.FunctionDef, cst.ClassDef})
 _COMPREHENSIONS = frozenset({cst.ListComp, cst.SetComp, cst.DictComp, cst.GeneratorExp})
 

@@ -17,6 +17,15 @@ TENSOR_FACTORIES = frozenset(
     ).split()
 )
 
+# The legacy constructors: `torch.Tensor(3, 4)`, `torch.FloatTensor(data)`, `torch.cuda.LongTensor(...)`.
+_TYPED_TENSORS = (
+    "FloatTensor DoubleTensor HalfTensor BFloat16Tensor ByteTensor CharTensor ShortTensor "
+    "IntTensor LongTensor BoolTensor ComplexFloatTensor ComplexDoubleTensor"
+).split()
+LEGACY_TENSOR_CONSTRUCTORS = frozenset(
+    {"torch.Tensor", *(f"torch.{name}" for name in _TYPED_TENSORS), *(f"torch.cuda.{name}" for name in _TYPED_TENSORS)}
+)
+
 # Functions whose inputs decide device and dtype; they return a tensor.
 TENSOR_LIKE_FACTORIES = frozenset(
     f"torch.{name}"

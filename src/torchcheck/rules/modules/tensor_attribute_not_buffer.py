@@ -7,13 +7,15 @@ import libcst as cst
 from torchcheck.lint import torch_api
 from torchcheck.lint.context import LintContext
 from torchcheck.lint.exports import moved_attributes, setting_path
-from torchcheck.lint.kinds import TENSOR_KINDS, Kind
+from torchcheck.lint.kinds import TENSOR_KINDS, Kind, tensor_method_kind
 from torchcheck.lint.nodes import dotted_name, is_none, keyword_argument, method_call
 from torchcheck.lint.project import MOVED_BY_APPLY, NO, NUMBER_SETTINGS, PROJECT, Condition, Symbol
 from torchcheck.lint.rule import Invalid, Valid
 from torchcheck.rules.modules._common import ModuleClassRule, self_attribute
 
-_TENSOR_BUILDERS = torch_api.TENSOR_FACTORIES | torch_api.TENSOR_LIKE_FACTORIES | torch_api.TENSOR_OPS
+_TENSOR_BUILDERS = (
+    torch_api.TENSOR_FACTORIES | torch_api.LEGACY_TENSOR_CONSTRUCTORS | torch_api.TENSOR_LIKE_FACTORIES | torch_api.TENSOR_OPS
+)
 # Using an attribute through one of these means the code moves it by hand.
 _MOVING_METHODS = frozenset({"to", "cuda", "cpu", "type_as", "to_device"})
 # Tensor methods whose result is not a tensor.
@@ -70,7 +72,10 @@ class TensorAttributeNotBuffer(ModuleClassRule):
     Checks for `nn.Module.__init__` methods that store a tensor built with a `torch`
     factory as a plain attribute (`self.mask = torch.ones(...)`), also indexed or chosen by
     a condition (`torch.linspace(...)[..., None]`, `torch.tensor(m) if m else None`) or
-    returned by a function of the same file (`self.pe = self._build_pe(n)`).
+    returned by a function of the same file (`self.pe = self._build_pe(n)`, also when that
+    function computes the tensor with arithmetic and tensor methods, or with a legacy
+    constructor such as `torch.FloatTensor(n, n)`). Re-binding the attribute in `__init__` to
+    a reshape of itself (`self.pe = self.pe.permute(1, 0)`) keeps it the same plain tensor.
 
     ## Why is this bad?
     A module only knows about its parameters, buffers and submodules. A plain tensor
@@ -261,6 +266,24 @@ class Head(nn.Module):
         self.pos_weight = torch.tensor(cfg.MODEL.HEAD.POSITIVE_WEIGHT, dtype=torch.float32)
 """
         ),
+        Valid(
+            """
+import numpy as np
+import torch
+from torch import nn
+
+def relative_positions(n):
+    grid = np.arange(n)
+    return (grid[:, None] - grid[None, :]) * -1
+
+class Encoder(nn.Module):
+    def __init__(self, n=16):
+        super().__init__()
+        self.positions = relative_positions(n)  # a NumPy array, not a tensor
+        self.register_buffer("mask", torch.ones(n, n))
+        self.mask = self.mask.tril()  # still the registered buffer, reshaped
+"""
+        ),
     )
     INVALID = (
         Invalid(
@@ -285,6 +308,31 @@ class Normalize(T.nn.Module):
         self.std: T.Tensor = T.ones(3) * 0.2  # TCK606
     def forward(self, x):
         return (x - self.mean) / self.std
+"""
+        ),
+        Invalid(
+            """
+import math
+import torch
+from torch import nn
+
+def alibi_bias(heads, patches):
+    slopes = torch.tensor([2 ** (-8 * (i + 1) / heads) for i in range(heads)]).unsqueeze(1)
+    distances = torch.tensor([float(abs(i - j)) for i in range(patches) for j in range(patches)])
+    bias = distances.view(1, patches, patches) * slopes.unsqueeze(-1) * -1
+    return bias.unsqueeze(0)
+
+class Encoder(nn.Module):
+    def __init__(self, heads=4, patches=16):
+        super().__init__()
+        self.attn_bias = alibi_bias(heads, patches)  # TCK606
+        self.onehot = self.one_hot(patches)  # TCK606
+        self.onehot = self.onehot.permute(1, 0)
+    def one_hot(self, n):
+        table = torch.FloatTensor(n, n).zero_()
+        return table.fill_diagonal_(1).unsqueeze(0).repeat(2, 1, 1)
+    def forward(self, x):
+        return x + self.attn_bias.mean() + self.onehot.sum()
 """
         ),
         Invalid(
@@ -483,8 +531,19 @@ class Head(nn.Module):
             data = self._tensor_data(value)
             setting = setting_path(data) if data is not None else None
             state.candidates.append(_Candidate(statement, attribute, setting, self._placed(value)))
+        elif in_init and value is not None and self._reshapes(value, attribute):
+            pass  # `self.tem = self.tem.permute(2, 0, 1)`: the same plain tensor, reshaped
         else:
             state.handled.add(attribute)  # rebound to a Parameter, or runtime state set by other methods
+
+    def _reshapes(self, value: cst.BaseExpression, attribute: str) -> bool:
+        """``value`` is a chain of tensor methods on ``self.<attribute>`` itself that keeps it a
+        tensor (a move, ``.to(device)``, is a call of its own that handles the attribute)."""
+        methods = []
+        while (called := method_call(value)) is not None and self.context.call_name(value) is None:  # type: ignore[arg-type]
+            value, methods = called[0], [*methods, called[1]]
+        same = self_attribute(value, self.self_name) == attribute
+        return same and bool(methods) and all(tensor_method_kind(method) is Kind.TENSOR for method in methods)
 
     def visit_Call(self, node: cst.Call) -> None:
         state = self._state

@@ -2,15 +2,10 @@ from __future__ import annotations
 
 import libcst as cst
 
+from torchcheck.lint import torch_api
 from torchcheck.lint.rule import Invalid, Rule, Valid
 
-_TYPED_TENSORS = (
-    "FloatTensor DoubleTensor HalfTensor BFloat16Tensor ByteTensor CharTensor ShortTensor "
-    "IntTensor LongTensor BoolTensor ComplexFloatTensor ComplexDoubleTensor"
-).split()
-_TENSOR_CONSTRUCTORS = frozenset(
-    {"torch.Tensor", *(f"torch.{name}" for name in _TYPED_TENSORS), *(f"torch.cuda.{name}" for name in _TYPED_TENSORS)}
-)
+_TENSOR_CONSTRUCTORS = torch_api.LEGACY_TENSOR_CONSTRUCTORS
 _VARIABLE = frozenset({"torch.autograd.Variable", "torch.autograd.variable.Variable"})
 
 VARIABLE_MESSAGE = "`Variable` is deprecated and returns a plain tensor; use the tensor itself (with `requires_grad=True` if needed)"
