@@ -92,7 +92,8 @@ class ActivationBeforeLogitsLoss(Rule):
     activation (a final `nn.Softmax()` layer of an `nn.Sequential` head included), in the
     same file or in another file of the project. The output is followed through reshapes,
     casts and moves (`probs.view(1, -1)`, `.float()`, `.cuda()`), and `self(x)` in a method
-    of the model runs its own `forward`. The finding is reported at the loss call and names
+    of the model runs its own `forward`. A functional loss held in a name or an attribute
+    (`self.loss_func = F.binary_cross_entropy_with_logits`) is that loss. The finding is reported at the loss call and names
     where the activation is applied.
 
     ## Why is this bad?
@@ -157,6 +158,23 @@ class ActivationBeforeLogitsLoss(Rule):
     required_text = ("cross_entropy", "CrossEntropyLoss", "nll_loss", "NLLLoss", "binary_cross_entropy_with_logits", "BCEWithLogitsLoss")
 
     VALID = (
+        Valid(
+            """
+import torch.nn.functional as F
+from torch import nn
+
+class Classifier(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.fc = nn.Linear(16, 3)
+        self.loss_func = F.cross_entropy  # a loss held in an attribute, fed the logits
+    def forward(self, x):
+        return self.fc(x)
+    def training_step(self, batch, batch_idx):
+        x, y = batch
+        return self.loss_func(self(x), y)
+"""
+        ),
         Valid(
             """
 import torch
@@ -229,6 +247,26 @@ def step(x, y):
     INVALID = (
         Invalid(
             """
+import torch
+import torch.nn.functional as F
+from torch import nn
+
+class Classifier(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.fc = nn.Linear(16, 1)
+        self.loss_func = F.binary_cross_entropy_with_logits
+        self.nll = F.nll_loss
+    def forward(self, x):
+        return torch.sigmoid(self.fc(x))
+    def training_step(self, batch, batch_idx):
+        x, y = batch
+        probs = self(x)
+        return self.loss_func(probs, y) + self.nll(F.softmax(x, dim=1), y.long())  # TCK605, TCK605
+"""
+        ),
+        Invalid(
+            """
 import torch.nn.functional as F
 def step(model, x, y):
     probs = F.softmax(model(x), dim=1)
@@ -294,6 +332,8 @@ class Discriminator(nn.Module):
 
     # ----------------------------------------------------------------- what values hold
     def _value_of(self, expression: cst.BaseExpression) -> _Held | None:
+        if isinstance(expression, (cst.Name, cst.Attribute)) and self.context.qualified_name(expression) in _FUNCTIONAL_LOSSES:
+            return _Held("loss", loss=self.context.qualified_name(expression))  # `self.loss_fn = F.cross_entropy`
         if isinstance(expression, cst.Name):
             for scope in reversed(self._names):
                 if expression.value in scope:
@@ -361,7 +401,7 @@ class Discriminator(nn.Module):
             return _FUNCTIONAL_LOSSES.get(qualified)
         held = self._value_of(call.func)
         if held is not None and held.kind == "loss" and held.loss is not None:
-            return _LOSS_MODULES[held.loss]
+            return _LOSS_MODULES.get(held.loss) or _FUNCTIONAL_LOSSES[held.loss]
         return None
 
     # ----------------------------------------------------------------- walk

@@ -8,7 +8,7 @@ from torchcheck.lint.accumulators import accumulated_arguments, attribute_class,
 from torchcheck.lint.context import LintContext, Loop
 from torchcheck.lint.flow import Function
 from torchcheck.lint.kinds import TENSOR_KINDS, Kind
-from torchcheck.lint.nodes import root_name, source_text
+from torchcheck.lint.nodes import dotted_name, root_name, source_text
 from torchcheck.lint.rule import FixSafety, Invalid, Rule, Valid
 
 _CONTAINER_METHODS = frozenset({"append", "extend", "insert"})
@@ -48,7 +48,8 @@ class LossKeptWithGraph(Rule):
     The parts a backpropagated loss is made of count too (`history.append(parts)` after
     `loss = sum(parts)`), so do the entries of a backpropagated dict of losses
     (`totals[key] += parts[key]` after `parts["total"].backward()`, also in a loop nested in
-    that step), and so does a loss accumulated with `+=` in a function that puts
+    that step), so does the very attribute backpropagated (`train_loss += output.loss` after
+    `output.loss.backward()`, a Hugging Face model's output), and so does a loss accumulated with `+=` in a function that puts
     the model in `eval()` mode but forgets `torch.no_grad()`. An accumulator created afresh
     in each iteration of an outer loop and backpropagated there (`style_loss = 0.` per step,
     `style_loss += ...` over the layers, then `style_loss.backward()`) is correct code. A
@@ -276,6 +277,32 @@ def train(model, loader, criterion, optimizer):
     INVALID = (
         Invalid(
             """
+def fine_tune(model, loader, optimizer):
+    train_loss, seen = 0, 0
+    for batch in loader:
+        output = model(**batch)
+        output.loss.backward()
+        optimizer.step()
+        optimizer.zero_grad()
+        train_loss += output.loss  # TCK101
+        seen += output.logits.shape[0]
+    return train_loss / seen
+""",
+            expected_replacement="""
+def fine_tune(model, loader, optimizer):
+    train_loss, seen = 0, 0
+    for batch in loader:
+        output = model(**batch)
+        output.loss.backward()
+        optimizer.step()
+        optimizer.zero_grad()
+        train_loss += output.loss.item()  # TCK101
+        seen += output.logits.shape[0]
+    return train_loss / seen
+""",
+        ),
+        Invalid(
+            """
 import torch
 losses = []
 for x, y in loader:
@@ -468,6 +495,8 @@ class Trainer:
         if name is None:
             return
         names = {name}
+        if isinstance(receiver, cst.Attribute) and (path := dotted_name(receiver)) is not None:
+            names.add(path)  # `output.loss.backward()`: that attribute, kept as `total += output.loss`
         binding = self.context.flow.last_binding(name)
         if binding is not None and binding.value is not None:
             names.update(_combined_from(binding.value))
@@ -493,7 +522,9 @@ class Trainer:
 
     def _may_carry_graph(self, value: cst.BaseExpression) -> bool:
         kind = self.context.kind_of(value)
-        unknown_holder = isinstance(value, cst.Name) or (isinstance(value, cst.Subscript) and isinstance(value.value, cst.Name))
+        unknown_holder = isinstance(value, cst.Name) or (
+            isinstance(value, (cst.Subscript, cst.Attribute)) and isinstance(value.value, cst.Name)
+        )
         if kind is Kind.GRAPH_TENSOR or (unknown_holder and kind in (None, Kind.OTHER)):
             return True
         return any(self._may_carry_graph(part) for part in _literal_parts(value))
@@ -545,7 +576,7 @@ class Trainer:
         # what this iteration backpropagated, also in the body of a loop around the one keeping it
         backpropagated = set(facts.backpropagated.get(candidate.loops[-1], ()))
         backpropagated.update(*(facts.backpropagated_directly.get(loop, ()) for loop in candidate.loops))
-        kept_name = candidate.value.value if isinstance(candidate.value, cst.Name) else None
+        kept_name = dotted_name(candidate.value) if isinstance(candidate.value, (cst.Name, cst.Attribute)) else None
         parts = _literal_parts(candidate.value)
         # `epoch_loss[key] += losses[key]` after `losses["total"].backward()`: an entry of what was backpropagated
         kept_entry = isinstance(candidate.value, cst.Subscript) and root_name(candidate.value) in backpropagated
