@@ -76,6 +76,15 @@ def test_a_src_layout_package_resolves_from_anywhere_in_the_project(tmp_path: Pa
     assert locate(key(tmp_path / "scripts/train.py"), "lib.model", 0) == key(tmp_path / "src/lib/model.py")
 
 
+def test_a_namespace_package_in_a_nested_src_folder_resolves_from_its_own_modules(tmp_path: Path) -> None:
+    """``service/src/lib/model.py`` importing ``lib.images`` (no ``__init__.py`` files): the
+    sub-project's ``src/`` is what Python would have on its path, nearest folder first."""
+    touch(tmp_path, "service/src/lib/model.py", "service/src/lib/images.py", "lib/images.py")
+    locate = ModuleLocator(tmp_path)
+    model = key(tmp_path / "service/src/lib/model.py")
+    assert locate(model, "lib.images", 0) == key(tmp_path / "service/src/lib/images.py")
+
+
 def test_modules_outside_the_project_root_are_never_found(tmp_path: Path) -> None:
     touch(tmp_path, "outside/model.py", "project/train.py")
     locate = ModuleLocator(tmp_path / "project")

@@ -355,7 +355,7 @@ class ModuleLocator:
     ``from . import x`` and ``from ..pkg import y`` start at the importing file's package;
     an absolute import is looked up below the importing file's package root (the directory
     above its outermost package), its own directory (where a script's sibling imports
-    live), the project root and ``src/`` under it. Only files inside the project root are
+    live), each directory above it up to the project root, and ``src/`` under the root. Only files inside the project root are
     found. Answers are memoised: one run asks many times about the same files.
     """
 
@@ -379,7 +379,12 @@ class ModuleLocator:
         return None
 
     def _bases(self, directory: Path) -> list[Path]:
-        bases = [self._package_root(directory), directory, self._root, self._root / "src"]
+        """Where an absolute import may start: the importing file's package root and folder,
+        then each folder above it up to the project root, nearest first (a ``src/`` layout
+        or a sub-project run from its own folder puts one of them on ``sys.path``), then the
+        project root's ``src/``."""
+        ancestors = [folder for folder in directory.parents if self._inside(folder)]
+        bases = [self._package_root(directory), directory, *ancestors, self._root, self._root / "src"]
         return list(dict.fromkeys(bases))
 
     def _package_root(self, directory: Path) -> Path:
