@@ -826,7 +826,7 @@ class LintContext:
             return Kind.TENSOR
         if qualified in torch_api.TENSOR_LIKE_FACTORIES:
             return Kind.TENSOR
-        if qualified in torch_api.TENSOR_OPS or (
+        if qualified in torch_api.TENSOR_OPS or qualified in torch_api.VARIABLE or (
             qualified.startswith("torch.nn.functional.") and qualified not in torch_api.LOSS_FUNCTIONS
         ):
             return self._combine_arguments(call)

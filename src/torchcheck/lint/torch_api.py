@@ -26,6 +26,9 @@ LEGACY_TENSOR_CONSTRUCTORS = frozenset(
     {"torch.Tensor", *(f"torch.{name}" for name in _TYPED_TENSORS), *(f"torch.cuda.{name}" for name in _TYPED_TENSORS)}
 )
 
+# The deprecated wrapper: `Variable(t)` returns the tensor itself.
+VARIABLE = frozenset({"torch.autograd.Variable", "torch.autograd.variable.Variable"})
+
 # Functions whose inputs decide device and dtype; they return a tensor.
 TENSOR_LIKE_FACTORIES = frozenset(
     f"torch.{name}"

@@ -143,6 +143,26 @@ x.cuda(non_blocking=True).sum()
     INVALID = (
         Invalid(
             """
+import torch
+from torch.autograd import Variable
+
+inputs = Variable(torch.Tensor([[1.0, 0.0], [0.0, 1.0]]))
+labels = Variable(torch.LongTensor([1, 0]))
+inputs.cuda()  # TCK202
+labels.cuda()  # TCK202
+""",
+            expected_replacement="""
+import torch
+from torch.autograd import Variable
+
+inputs = Variable(torch.Tensor([[1.0, 0.0], [0.0, 1.0]]))
+labels = Variable(torch.LongTensor([1, 0]))
+inputs = inputs.cuda()  # TCK202
+labels = labels.cuda()  # TCK202
+""",
+        ),
+        Invalid(
+            """
 for images, labels in loader:
     images.to(device)  # TCK202
     labels.to(device, non_blocking=True)  # TCK202

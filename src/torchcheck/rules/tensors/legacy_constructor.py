@@ -6,7 +6,7 @@ from torchcheck.lint import torch_api
 from torchcheck.lint.rule import Invalid, Rule, Valid
 
 _TENSOR_CONSTRUCTORS = torch_api.LEGACY_TENSOR_CONSTRUCTORS
-_VARIABLE = frozenset({"torch.autograd.Variable", "torch.autograd.variable.Variable"})
+_VARIABLE = torch_api.VARIABLE
 
 VARIABLE_MESSAGE = "`Variable` is deprecated and returns a plain tensor; use the tensor itself (with `requires_grad=True` if needed)"
 
