@@ -680,7 +680,10 @@ class LintContext:
         if isinstance(expression.value, cst.Name) and expression.value.value == "self":
             return self._infer_self_attribute(expression, attribute)
         owner = self.kind_and_evidence(expression.value)
-        return inferred(_attribute_kind(owner.kind, attribute), owner.evidence)
+        kind = _attribute_kind(owner.kind, attribute)
+        if kind is None and owner.kind not in TENSOR_KINDS:
+            return conventional(attribute)  # `trainer.optimizer`, `self.optimizer_scheduler.scheduler`
+        return inferred(kind, owner.evidence)
 
     def _infer_self_attribute(self, expression: cst.Attribute, attribute: str) -> Inferred:
         """What the walk saw stored in ``self.<attribute>`` (in this method or one before it);

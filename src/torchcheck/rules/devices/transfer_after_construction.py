@@ -4,7 +4,7 @@ import libcst as cst
 
 from torchcheck.lint import torch_api
 from torchcheck.lint.edits import keyword, with_keyword_appended
-from torchcheck.lint.kinds import Kind
+from torchcheck.lint.kinds import Evidence, Kind
 from torchcheck.lint.nodes import has_star_kwargs, keyword_argument, method_call
 from torchcheck.lint.rule import FixSafety, Invalid, Rule, Valid
 
@@ -76,7 +76,10 @@ class TransferAfterConstruction(Rule):
     in given or computed values (`zeros`, `ones`, `full`, `arange`, ...) it is safe: the
     result has the same values, dtype and device. For random factories (`rand`, `randn`,
     `randint`, `randperm`) it is unsafe: the CPU and CUDA generators draw different numbers
-    from the same seed, so a seeded run computes something else after the fix. It is not
+    from the same seed, so a seeded run computes something else after the fix. It is also
+    unsafe when the target is known to be a device only by its name (`.to(self.device)`,
+    `.to(state.device)`): `.to()` would take a dtype or a tensor there too, `device=` would
+    not. It is not
     offered when the call passes `**kwargs`, which could already supply `device=`. Nothing
     is reported when the factory already passes `device=` or a `generator=`: the generator
     decides where the numbers are drawn, and `device=` next to a CPU generator raises.
@@ -225,7 +228,9 @@ x = torch.arange(10, device=torch.device("cuda"))  # TCK201
         if device is None:
             return
         random = self.context.call_name(factory) in _RANDOM_FACTORIES
-        self.report(node, replacement=_with_device(factory, device), fix_safety=FixSafety.UNSAFE if random else None)
+        named_only = self.context.evidence_of(device) is Evidence.CONVENTION  # `.to(state.device)`
+        unsafe = random or named_only
+        self.report(node, replacement=_with_device(factory, device), fix_safety=FixSafety.UNSAFE if unsafe else None)
 
     def _target_device(self, call: cst.Call, method: str) -> cst.BaseExpression | None:
         if method == "cuda":

@@ -177,6 +177,21 @@ for epoch in range(epochs):
     INVALID = (
         Invalid(
             """
+class Runner:
+    def __init__(self, model, optimizer_scheduler):
+        self.model = model
+        self.optimizer_scheduler = optimizer_scheduler  # holds .optimizer and .scheduler
+
+    def train_step(self, batch):
+        loss = self.model(batch).loss
+        loss.backward()
+        self.optimizer_scheduler.scheduler.step()  # TCK104
+        self.optimizer_scheduler.optimizer.step()
+        self.model.zero_grad()
+"""
+        ),
+        Invalid(
+            """
 for epoch in range(epochs):
     scheduler.step()  # TCK104
     for x, y in loader:
