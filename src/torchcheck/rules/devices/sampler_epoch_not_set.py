@@ -74,6 +74,12 @@ def _shuffles(call: cst.Call) -> bool:
     return shuffle is None or (not shuffle.star and nodes.literal_bool(shuffle.value) is True)
 
 
+def _asks_to_shuffle(call: cst.Call) -> bool:
+    """``shuffle=True`` written out, not left at its default."""
+    shuffle = nodes.argument_for(call, 3, "shuffle")
+    return shuffle is not None and not shuffle.star and nodes.literal_bool(shuffle.value) is True
+
+
 def _calls(root: cst.CSTNode, skip: cst.CSTNode | None = None) -> list[cst.Call]:
     """Calls under ``root``, not inside nested functions or classes (nor under ``skip``)."""
     prune = lambda node: node is skip or (node is not root and isinstance(node, _FRAMES))
@@ -110,7 +116,8 @@ class SamplerEpochNotSet(Rule):
 
     The rule only reports when it can see the whole story: the sampler and its loader are
     not returned or stored elsewhere, the loader is iterated in a training loop nested in an
-    outer loop - or, inside the epoch loop, handed to a training helper of the project (a
+    outer loop (any loop over it, when the sampler was built with `shuffle=True` written out:
+    that asks for a new order every epoch) - or, inside the epoch loop, handed to a training helper of the project (a
     function that calls `backward()` or `step()`, in the same file or imported from
     another) - and `set_epoch` appears nowhere in the module, nor in the helper's.
     Samplers built with `shuffle=False` are never reported.
@@ -284,6 +291,20 @@ for fold in folds:
     INVALID = (
         Invalid(
             """
+import torch
+from torch.utils.data import DataLoader
+from torch.utils.data.distributed import DistributedSampler
+
+def inspect_order(dataset):
+    sampler = DistributedSampler(dataset, shuffle=True)  # TCK206
+    loader = DataLoader(dataset, batch_size=5, sampler=sampler)
+    for epoch in range(3):
+        for names, _ in loader:
+            print(epoch, names)
+"""
+        ),
+        Invalid(
+            """
 from torch.utils.data import DataLoader, DistributedSampler
 
 def train_one_epoch(model, loader, optimizer):
@@ -403,7 +424,8 @@ while step < max_steps:
                 loaders, names = [self._loader_of(use) for use in found[1]] if found else [None], (key[1],)
             if None in loaders:
                 continue  # the sampler escapes: passed on, returned, stored ...
-            verdict = next(filter(None, (self._iterated_in_epoch_loop(loader, loops, names) for loader in loaders)), None)
+            asked = _asks_to_shuffle(call)
+            verdict = next(filter(None, (self._iterated_in_epoch_loop(loader, loops, names, asked) for loader in loaders)), None)
             if verdict is not None:
                 self.report(call, verdict[0], conditions=verdict[1])
 
@@ -443,7 +465,7 @@ while step < max_steps:
         return call if found else None  # type: ignore[return-value]
 
     def _iterated_in_epoch_loop(
-        self, loader: cst.Call, sampler_loops: frozenset[Loop], names: tuple[str, ...]
+        self, loader: cst.Call, sampler_loops: frozenset[Loop], names: tuple[str, ...], asked_to_shuffle: bool = False
     ) -> tuple[str | None, tuple[Condition, ...]] | None:
         """Whether ``loader`` is iterated by a training loop, or handed to a training helper,
         inside an outer loop that keeps the same sampler across its iterations (not one of
@@ -455,7 +477,8 @@ while step < max_steps:
         # a helper of another file must not call set_epoch either
         imported = tuple(Condition(helper, "module:set_epoch", NO) for helper, _ in found.handed if not helper.is_local)
         for loop, outer in found.loops:
-            if not (_trains(loop) or any("train" in name.lower() for name in names)):
+            # an explicit shuffle=True asks for a new order every epoch, training or not
+            if not (asked_to_shuffle or _trains(loop) or any("train" in name.lower() for name in names)):
                 continue
             for epoch_loop in outer:
                 keeps_sampler = epoch_loop not in sampler_loops and self._is_epoch_loop(epoch_loop)
