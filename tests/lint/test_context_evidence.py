@@ -246,6 +246,19 @@ def test_private_spellings_and_role_marks_keep_a_conventional_name() -> None:
         Kind.SCALER, Kind.OPTIMIZER, Kind.MODULE, Kind.MODULE, Kind.OPTIMIZER
     ]
     assert [conventional_kind(name) for name in ("devices", "models", "model_name", "device_ids", "build_model2")] == [None] * 5
+    assert [conventional_kind(name) for name in ("target_net", "yolact_net", "subnet", "net_loss")] == [
+        Kind.MODULE, Kind.MODULE, None, None
+    ]
+
+
+def test_an_attribute_of_an_unknown_object_has_its_names_conventional_kind() -> None:
+    seen = probe(
+        """
+        def step(holder, state):
+            probe(holder.optimizer); probe(holder.scheduler); probe(state.device); probe(holder.config)
+        """
+    )
+    assert seen == [(Kind.OPTIMIZER, CONVENTION), (Kind.SCHEDULER, CONVENTION), (Kind.DEVICE, CONVENTION), (None, None)]
 
 
 def test_a_value_or_none_has_the_values_kind() -> None:

@@ -112,6 +112,7 @@ _CONVENTIONAL_NAMES: dict[str, Kind] = {
 
 _CONVENTIONAL_SUFFIXES: tuple[tuple[str, Kind], ...] = (
     ("_model", Kind.MODULE),
+    ("_net", Kind.MODULE),  # `target_net`, `policy_net`, `yolact_net`
     ("_optimizer", Kind.OPTIMIZER),
     ("_scheduler", Kind.SCHEDULER),
     ("_loader", Kind.DATALOADER),
