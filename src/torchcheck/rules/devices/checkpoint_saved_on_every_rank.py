@@ -4,6 +4,7 @@ from dataclasses import dataclass
 
 import libcst as cst
 
+from torchcheck.lint.accumulators import instance_class
 from torchcheck.lint.context import LintContext
 from torchcheck.lint.distributed import (
     PROCESS_GROUP_TEXT,
@@ -13,6 +14,7 @@ from torchcheck.lint.distributed import (
     sets_up_process_group,
 )
 from torchcheck.lint.flow import BODY, Branch, Function
+from torchcheck.lint.kinds import Kind
 from torchcheck.lint.nodes import argument_for, dotted_name, subtree
 from torchcheck.lint.rule import Invalid, Rule, Valid
 from torchcheck.lint.summaries import bind_arguments
@@ -38,6 +40,7 @@ class _Use:
     caller: Function | None  # the function the use is in; None at module level
     guarded: bool  # under a rank check
     call: cst.Call | None = None  # the call, when the function is called here (not handed on)
+    on_module: bool = False  # a method called on a torch module (`self.model.train()`)
 
 
 @dataclass(frozen=True)
@@ -68,6 +71,10 @@ class CheckpointSavedOnEveryRank(Rule):
     only ever called under such a condition (or whose other calls pass a literal flag that
     skips the save: `save_checkpoint(best=True)` never runs `if not best: torch.save(...)`).
     Files whose path is built from the rank are one per process and are not reported.
+    A method of a class that every rank builds (`trainer = Trainer(args)` outside a rank
+    check) and that the file never calls is taken to run on every rank, as a launcher or a
+    test calls it; a torch module's own `train()`/`eval()` (`self.model.train()`) is not a
+    call of a trainer's method of the same name.
 
     ## Example
     ```python
@@ -115,6 +122,32 @@ class CheckpointSavedOnEveryRank(Rule):
     required_text = PROCESS_GROUP_TEXT
 
     VALID = (
+        Valid(
+            """
+import torch
+import torch.distributed as dist
+from torch.nn.parallel import DistributedDataParallel
+
+class Trainer:
+    def __init__(self, model, local_rank):
+        self.model = DistributedDataParallel(model, device_ids=[local_rank])
+
+    def train(self, loader):
+        self.model.train()
+        for batch in loader:
+            self.model(batch).sum().backward()
+
+    def save(self):
+        torch.save(self.model.module.state_dict(), "last.pth")
+
+if __name__ == "__main__":
+    dist.init_process_group("nccl")
+    trainer = Trainer(torch.nn.Linear(4, 4).cuda(), 0)
+    trainer.train([])
+    if dist.get_rank() == 0:
+        trainer.save()  # the file saves on one rank only
+"""
+        ),
         Valid(
             """
 import torch
@@ -240,6 +273,37 @@ def main(model, samples):
             """
 import torch
 import torch.distributed as dist
+from torch.nn.parallel import DistributedDataParallel
+
+class Trainer:
+    def __init__(self, model, local_rank):
+        self.model = DistributedDataParallel(model, device_ids=[local_rank])
+        self.best = 0.0
+
+    def train(self, loader):
+        self.model.train()
+        for step, batch in enumerate(loader):
+            self.model(batch).sum().backward()
+            if step % 100 == 0:
+                self.validate()
+                self.model.train()
+
+    def validate(self):
+        self.model.eval()
+        save_checkpoint(self.model.module)
+
+def save_checkpoint(model):
+    torch.save(model.state_dict(), "last.pth")  # TCK208
+
+if __name__ == "__main__":
+    dist.init_process_group("nccl")
+    trainer = Trainer(torch.nn.Linear(4, 4).cuda(), 0)
+"""
+        ),
+        Invalid(
+            """
+import torch
+import torch.distributed as dist
 from torch.nn.parallel import DistributedDataParallel as DDP
 
 dist.init_process_group("nccl")
@@ -311,6 +375,7 @@ class Trainer:
         self._functions: dict[Function, bool] = {}  # each function -> it sets up the process group
         self._classes: dict[Function, cst.ClassDef | None] = {}  # each function -> the class it is a method of
         self._distributed_classes: set[cst.ClassDef] = set()  # classes with a method that sets it up
+        self._built_on_every_rank: set[cst.ClassDef] = set()  # classes instantiated outside a rank check
         self._distributed = False
         self._defined: frozenset[str] = frozenset()  # names of the functions the file defines
 
@@ -337,6 +402,9 @@ class Trainer:
                 branches = tuple(branch for branch in event.path if isinstance(branch.owner, cst.If))
                 self._saves.append(_Save(node, function, branches))
             return
+        instantiated = instance_class(self.context.binder, node)
+        if instantiated is not None and not self._guarded(node):
+            self._built_on_every_rank.add(instantiated)  # `trainer = Trainer(args)` on every rank
         handed = [name for name in _names_handed(node) if name in self._defined]
         called = node.func.value if isinstance(node.func, cst.Name) else None
         method = node.func.attr.value if isinstance(node.func, cst.Attribute) else None
@@ -348,7 +416,8 @@ class Trainer:
         if called is not None:
             self._uses.setdefault(called, []).append(_Use(function, guarded, node))
         elif method is not None:  # `self.save()`, `trainer.fit()`: a method
-            self._method_uses.setdefault(method, []).append(_Use(function, guarded, node))
+            on_module = self.context.kind_of(node.func.value) is Kind.MODULE  # type: ignore[attr-defined]
+            self._method_uses.setdefault(method, []).append(_Use(function, guarded, node, on_module))
 
     def _guarded(self, node: cst.CSTNode) -> bool:
         return guarded_by_rank(self.context, self.context.flow.event(node))
@@ -396,14 +465,20 @@ class Trainer:
 
     def _uses_of(self, function: Function) -> list[_Use]:
         name = function.name.value
-        if self._classes.get(function) is None:
+        owner = self._classes.get(function)
+        if owner is None:
             return self._uses.get(name, [])
-        return [*self._uses.get(name, []), *self._method_uses.get(name, [])]
+        # `self.model.train()` runs nn.Module.train, not a trainer's train()
+        module_class = self.context.is_module_class(owner)
+        method_uses = [use for use in self._method_uses.get(name, []) if module_class or not use.on_module]
+        return [*self._uses.get(name, []), *method_uses]
 
     def _runs_unasked(self, function: Function) -> bool:
         """A function the file never calls: a worker that sets up the process group, or a
-        method of a class that does."""
-        return self._functions.get(function, False) or self._classes.get(function) in self._distributed_classes
+        method of a class that does, or of a class every rank builds (a trainer whose
+        ``train()`` the launcher calls)."""
+        owner = self._classes.get(function)
+        return self._functions.get(function, False) or owner in self._distributed_classes or owner in self._built_on_every_rank
 
     def _skips(self, save: _Save, use: _Use, function: Function) -> bool:
         """The call passes literal arguments under which ``save``'s branch is not taken:
