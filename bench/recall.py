@@ -8,8 +8,8 @@ How the sets were built: every case in ``bench/recall/<set>/NNN_slug/`` reproduc
 mistake a user reported in public (forum thread, Q&A page, blog post, documentation page
 or published code; the development set uses no GitHub issue or pull-request threads, the
 held-out set is built from those, so the two never share a source; the later sets
-``dev2`` (development) and ``heldout2`` (held-out) both come from GitHub threads that no
-other set names). The code is written
+``dev2`` (development) and ``heldout2`` (held-out, since used for tuning), then ``heldout3``
+(held-out), all come from GitHub threads that no other set names). The code is written
 anew, keeping the shape the user had (a class in another file, a helper, a branch taken
 only on several GPUs, a legacy spelling ...). ``bad/`` holds the mistake, with a trailing
 ``# expect: TCKnnn`` comment on every line where the rule's page (``rules/TCKnnn.md``)
