@@ -171,6 +171,20 @@ def set_on_some_path(expression: cst.BaseExpression | None, assignments: Assignm
     return never_none(expression, assignments, _depth)
 
 
+def calls_on_some_path(expression: cst.BaseExpression | None, assignments: Assignments, _depth: int = 0) -> list[cst.Call]:
+    """The calls whose result ``expression`` holds on some path (``sampler = make(ds)`` on
+    one branch, ``None`` on the other): what ``set_on_some_path`` cannot judge by itself."""
+    if expression is None or _depth > 8:
+        return []
+    if isinstance(expression, cst.Call):
+        return [expression]
+    if isinstance(expression, cst.IfExp):
+        return [call for branch in (expression.body, expression.orelse) for call in calls_on_some_path(branch, assignments, _depth + 1)]
+    if isinstance(expression, cst.Name) and expression.value != "None":
+        return [call for value in assignments.known_values(expression.value) for call in calls_on_some_path(value, assignments, _depth + 1)]
+    return []
+
+
 def scope_assignments(scope: cst.CSTNode) -> Assignments:
     """Collect the assignments made directly in ``scope`` (a Module, FunctionDef or Lambda),
     not in the functions and classes nested in it."""

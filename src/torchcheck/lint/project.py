@@ -76,6 +76,7 @@ DISTRIBUTED = "distributed"
 # "via:" and the JSON list of its base classes (as symbols) defined in other files, any of
 # which makes it a module: the project's class hierarchy is followed across files.
 TORCH_MODULE = "torch_module"
+DEFINITION = "definition"  # what the symbol's definition is: "class", "function" or "value"
 _VIA = "via:"
 # A list fact (ExportSummary.facts, items joined by commas): the attribute names that an
 # `_apply` override of the module moves by name (`m.stride = fn(m.stride)`), whichever
@@ -482,6 +483,8 @@ class ProjectIndex:
             return self._summary_fact(target, kind, detail, condition.call)
         if condition.fact == TORCH_MODULE:
             return self._torch_module(target, 0)
+        if condition.fact == DEFINITION:
+            return Answer(target.definition.kind, "")
         fact = target.definition.facts.get(condition.fact)
         return Answer(fact.value, *self._place(target.file, fact)) if fact is not None else None
 

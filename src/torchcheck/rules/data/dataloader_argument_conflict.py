@@ -2,9 +2,11 @@ from __future__ import annotations
 
 import libcst as cst
 
+from torchcheck.lint.accumulators import instance_class
 from torchcheck.lint.dataloaders import (
     Assignments,
     CallArguments,
+    calls_on_some_path,
     dataloader_arguments,
     integer_value,
     is_constant,
@@ -13,6 +15,7 @@ from torchcheck.lint.dataloaders import (
     scope_assignments,
     set_on_some_path,
 )
+from torchcheck.lint.project import DEFINITION, Condition
 from torchcheck.lint.rule import Invalid, Rule, Valid
 
 # Where the names a call reads are looked up (comprehensions share their function's names here).
@@ -28,6 +31,11 @@ class DataLoaderArgumentConflict(Rule):
     (other than 1), `shuffle=True`, a `sampler` or `drop_last=True`; `batch_size=None` with
     `drop_last=True`; `persistent_workers=True` or a `prefetch_factor` without worker
     processes (`num_workers` missing or 0).
+
+    A sampler counts as set when it is built by calling a class: a capitalised name, a class
+    of the file, or a name another file of the project defines as a class, whatever its case
+    (`dataset.randomSequentialSampler(ds)`). The result of a plain function may be `None`,
+    so it does not count.
 
     ## Why is this bad?
     The call raises as soon as it runs: `sampler option is mutually exclusive with
@@ -135,6 +143,19 @@ unbatched = DataLoader(dataset, batch_size=None, drop_last=False)
     INVALID = (
         Invalid(
             """
+from torch.utils.data import DataLoader, Sampler
+
+class randomSequentialSampler(Sampler):
+    def __init__(self, data_source):
+        self.data_source = data_source
+
+def make_loader(dataset, random_sample):
+    sampler = None if random_sample else randomSequentialSampler(dataset)
+    return DataLoader(dataset, batch_size=8, shuffle=True, sampler=sampler)  # TCK801
+"""
+        ),
+        Invalid(
+            """
 import torch
 
 def build(dataset, distributed):
@@ -196,9 +217,31 @@ test_loader = DataLoader(dataset, batch_size=64, num_workers=0, prefetch_factor=
             return
         scope = self.context.binder.enclosing(node, *_SCOPES)
         assert scope is not None  # the module encloses every call
-        conflicts = _conflicts(dataloader_arguments(node), scope_assignments(scope))
+        arguments, assignments = dataloader_arguments(node), scope_assignments(scope)
+        conflicts, conditions = _conflicts(arguments, assignments), ()
+        sampler = arguments.get("sampler")
+        if is_constant(arguments.get("shuffle"), "True") and not set_on_some_path(sampler, assignments):
+            made = self._made_by_a_class(calls_on_some_path(sampler, assignments))
+            if made is not None:  # `sampler = dataset.randomSequentialSampler(ds)` on one branch
+                conflicts.insert(0, _SHUFFLE_WITH_SAMPLER + _ON_SOME_PATHS)
+                conditions = made
         if conflicts:
-            self.report(node, self.message.format(conflicts="; ".join(conflicts)))
+            self.report(node, self.message.format(conflicts="; ".join(conflicts)), conditions=conditions)
+
+    def _made_by_a_class(self, calls: list[cst.Call]) -> tuple[Condition, ...] | None:
+        """Whether one of ``calls`` builds an instance: of a class of this file (no condition),
+        or of a name another project file defines, if that definition is a class."""
+        for call in calls:
+            if instance_class(self.context.binder, call) is not None:
+                return ()
+            symbol = self.context.project.symbol_of(call.func) if self.context.project is not None else None
+            if symbol is not None and not symbol.is_local:
+                return (Condition(symbol, DEFINITION, "class"),)
+        return None
+
+
+_SHUFFLE_WITH_SAMPLER = "`sampler=` is mutually exclusive with `shuffle=True`"
+_ON_SOME_PATHS = " (on the paths that set the sampler)"
 
 
 def _conflicts(arguments: CallArguments, assignments: Assignments) -> list[str]:
@@ -208,8 +251,7 @@ def _conflicts(arguments: CallArguments, assignments: Assignments) -> list[str]:
     drop_last = is_constant(arguments.get("drop_last"), "True")
     has_sampler = never_none(arguments.get("sampler"), assignments)
     if shuffle and set_on_some_path(arguments.get("sampler"), assignments):
-        always = "" if has_sampler else " (on the paths that set the sampler)"
-        found.append(f"`sampler=` is mutually exclusive with `shuffle=True`{always}")
+        found.append(_SHUFFLE_WITH_SAMPLER + ("" if has_sampler else _ON_SOME_PATHS))
     if never_none(arguments.get("batch_sampler"), assignments):
         excluded = [
             label
