@@ -4,12 +4,20 @@ from dataclasses import dataclass, field
 
 import libcst as cst
 
-from torchcheck.lint import torch_api
+from torchcheck.lint import references, torch_api
+from torchcheck.lint.binder import Binder
 from torchcheck.lint.context import LintContext
 from torchcheck.lint.exports import moved_attributes, setting_path
 from torchcheck.lint.kinds import TENSOR_KINDS, Kind, tensor_method_kind
-from torchcheck.lint.nodes import dotted_name, is_none, keyword_argument, method_call
-from torchcheck.lint.project import MOVED_BY_APPLY, NO, NUMBER_SETTINGS, PROJECT, Condition, Symbol
+from torchcheck.lint.nodes import dotted_name, is_none, keyword_argument, method_call, subtree
+from torchcheck.lint.project import (
+    MOVED_BY_APPLY,
+    NO,
+    NUMBER_SETTINGS,
+    PROJECT,
+    Condition,
+    Symbol,
+)
 from torchcheck.lint.rule import Invalid, Valid
 from torchcheck.rules.modules._common import ModuleClassRule, self_attribute
 
@@ -39,6 +47,7 @@ class _Candidate:
     attribute: str
     setting: str | None  # the setting a `torch.tensor(cfg.MODEL.WEIGHT)` holds, if one
     placed: bool  # built on, or moved to, a device (`torch.ones(n, device=device)`, `.to(device)`)
+    placeholder: bool = False  # empty (`torch.empty(0, 0)`): a value to be replaced, never used as it is
 
 
 @dataclass
@@ -46,6 +55,35 @@ class _ClassState:
     candidates: list[_Candidate] = field(default_factory=list)
     handled: set[str] = field(default_factory=set)  # registered, rebound or moved by hand
     handles_everything: bool = False
+    # attribute -> its re-bindings in other methods: (the target, whether it surely runs in its method)
+    rebound: dict[str, list[tuple[cst.CSTNode, bool]]] = field(default_factory=dict)
+
+
+_CONDITIONAL = (cst.If, cst.For, cst.While, cst.Try, cst.IfExp)
+# What a read may ask of a tensor without using its values or its device: a sentinel's
+# `self.cache.numel() == 0` works wherever the tensor is.
+_METADATA = frozenset({"numel", "nelement", "shape", "size", "dim", "ndim", "dtype", "device", "is_cuda"})
+
+
+def _empty(value: cst.BaseExpression) -> bool:
+    """``torch.empty(0)``, ``torch.zeros(0, 0)``, ``torch.tensor([])``: a literal size of 0."""
+    if not isinstance(value, cst.Call):
+        return False
+    sizes = [argument.value for argument in value.args if argument.keyword is None]
+    if len(sizes) == 1 and isinstance(sizes[0], (cst.List, cst.Tuple)):
+        elements = [element.value for element in sizes[0].elements]
+        return not elements or any(isinstance(size, cst.Integer) and size.evaluated_value == 0 for size in elements)
+    return any(isinstance(size, cst.Integer) and size.evaluated_value == 0 for size in sizes)
+
+
+def _metadata_only(binder: Binder, node: cst.CSTNode) -> bool:
+    above = binder.parent(node)
+    return isinstance(above, cst.Attribute) and above.value is node and above.attr.value in _METADATA
+
+
+def _written(binder: Binder, node: cst.CSTNode) -> bool:
+    """``node`` is only written (an assignment's target); ``self.x += 1`` reads it too."""
+    return references.is_bound(binder, node) and not isinstance(binder.parent(node), cst.AugAssign)
 
 
 def _is_number(expression: cst.BaseExpression) -> bool:
@@ -76,6 +114,11 @@ class TensorAttributeNotBuffer(ModuleClassRule):
     function computes the tensor with arithmetic and tensor methods, or with a legacy
     constructor such as `torch.FloatTensor(n, n)`). Re-binding the attribute in `__init__` to
     a reshape of itself (`self.pe = self.pe.permute(1, 0)`) keeps it the same plain tensor.
+    Another method that re-binds the attribute (runtime state) handles it only when it sets
+    it before every read there - unconditionally, or under a test of the attribute itself
+    (`if self.cache.numel() == 0:`); a recurrent state read first (`cell * self.state`, then
+    `self.state = cell.detach()`) or set on one branch only still uses the tensor
+    `__init__` stored. An empty placeholder (`torch.empty(0, 0)`) re-bound later is not reported.
 
     ## Why is this bad?
     A module only knows about its parameters, buffers and submodules. A plain tensor
@@ -140,6 +183,27 @@ class TensorAttributeNotBuffer(ModuleClassRule):
     required_text = ("torch",)
 
     VALID = (
+        Valid(
+            """
+import torch
+from torch import nn
+
+class MaskedDropout(nn.Module):
+    def __init__(self, p):
+        super().__init__()
+        self.p, self.step = p, 0
+        self.masks = torch.empty(0, 0)  # a placeholder, replaced before any use
+        self.state = torch.zeros(4)
+
+    def forward(self, x):
+        if self.step == 0:
+            self.masks = (torch.rand(8, x.shape[1], device=x.device) > self.p).float()
+        self.step += 1
+        if self.state.numel() == 0 or self.state.device != x.device:
+            self.state = x.mean(0)  # a sentinel test of the attribute itself guards the re-binding
+        return x * self.masks[0] + self.state
+"""
+        ),
         Valid(
             """
 import torch
@@ -290,6 +354,26 @@ class Encoder(nn.Module):
             """
 import torch
 from torch import nn
+
+class RecurrentBlock(nn.Module):
+    def __init__(self, size, device):
+        super().__init__()
+        self.gate = nn.Linear(size, size)
+        self.state = torch.zeros(1, 1, size, device=device)  # TCK606
+        self.low = torch.zeros(1, size)  # TCK606
+
+    def forward(self, x):
+        cell = torch.sigmoid(self.gate(x)) * self.state  # reads what __init__ stored
+        self.state = cell[:, -1:].detach()
+        if self.training:
+            self.low = x.min(dim=0, keepdim=True).values  # set on one path only
+        return cell - self.low
+"""
+        ),
+        Invalid(
+            """
+import torch
+from torch import nn
 class Causal(nn.Module):
     def __init__(self, n):
         super().__init__()
@@ -399,7 +483,12 @@ class Head(nn.Module):
         and a subclass inherits the device handling of its bases."""
         by_name = {cls.name.value: cls for cls in self._classes}
         for cls, state in self._classes.items():
-            handled = state.handled | self._moved_by_apply
+            placeholders = {candidate.attribute for candidate in state.candidates if candidate.placeholder}
+            set_at_run_time = {
+                name for name, rebound in state.rebound.items()
+                if name in placeholders or not self._init_value_read(cls, name, rebound)
+            }
+            handled = state.handled | self._moved_by_apply | set_at_run_time
             for candidate in state.candidates:
                 if candidate.attribute not in handled and not self._inherits_handling(cls, by_name, frozenset()):
                     message = _PLACED_MESSAGE if candidate.placed else None
@@ -530,11 +619,47 @@ class Head(nn.Module):
         if in_init and value is not None and self._tensor_built(value):
             data = self._tensor_data(value)
             setting = setting_path(data) if data is not None else None
-            state.candidates.append(_Candidate(statement, attribute, setting, self._placed(value)))
+            state.candidates.append(_Candidate(statement, attribute, setting, self._placed(value), _empty(value)))
         elif in_init and value is not None and self._reshapes(value, attribute):
             pass  # `self.tem = self.tem.permute(2, 0, 1)`: the same plain tensor, reshaped
+        elif not in_init and frame is not None and frame.functions:
+            # runtime state set by another method: it handles the attribute only if it is set
+            # before every read there (`self.h = x.mean()` first); `self.h += ...` reads it first
+            writes = isinstance(statement, (cst.Assign, cst.AnnAssign))
+            state.rebound.setdefault(attribute, []).append((target, writes and self._surely_runs(statement, attribute)))
         else:
-            state.handled.add(attribute)  # rebound to a Parameter, or runtime state set by other methods
+            state.handled.add(attribute)  # rebound to a Parameter in `__init__`
+
+    def _surely_runs(self, statement: cst.CSTNode, attribute: str) -> bool:
+        """``statement`` runs whenever its method does while ``__init__``'s value is still in
+        place: under no branch, loop or ``try``, except a test of the attribute itself (a
+        sentinel: ``if self.cache.numel() == 0:``, ``if self.state is None:``)."""
+        binder, above = self.context.binder, self.context.binder.parent(statement)
+        while above is not None and not isinstance(above, cst.FunctionDef):
+            if isinstance(above, _CONDITIONAL) and not (isinstance(above, cst.If) and self._tests(above.test, attribute)):
+                return False
+            above = binder.parent(above)
+        return True
+
+    def _tests(self, test: cst.BaseExpression, attribute: str) -> bool:
+        return any(self_attribute(node, self.self_name) == attribute for node in subtree(test) if isinstance(node, cst.Attribute))
+
+    def _init_value_read(self, cls: cst.ClassDef, attribute: str, rebound: list[tuple[cst.CSTNode, bool]]) -> bool:
+        """Whether a method other than ``__init__`` reads ``self.<attribute>`` before any re-binding
+        of its that surely runs: then the tensor ``__init__`` stored is used."""
+        binder = self.context.binder
+        found = references.self_attribute_references(binder, cls, attribute)
+        if found is None:
+            return False  # `self` handed on: the reads cannot all be seen
+        order = {id(node): index for index, node in enumerate(found)}
+        sure = [(order.get(id(target), -1), binder.enclosing(target, cst.FunctionDef)) for target, surely in rebound if surely]
+        for index, node in enumerate(found):
+            method = binder.enclosing(node, cst.FunctionDef)
+            if method is None or method.name.value == "__init__" or _written(binder, node) or _metadata_only(binder, node):
+                continue
+            if not any(method is where and position < index for position, where in sure):
+                return True
+        return False
 
     def _reshapes(self, value: cst.BaseExpression, attribute: str) -> bool:
         """``value`` is a chain of tensor methods on ``self.<attribute>`` itself that keeps it a
