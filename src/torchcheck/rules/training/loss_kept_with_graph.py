@@ -49,7 +49,8 @@ class LossKeptWithGraph(Rule):
     `loss = sum(parts)`), so do the entries of a backpropagated dict of losses
     (`totals[key] += parts[key]` after `parts["total"].backward()`, also in a loop nested in
     that step), so does the very attribute backpropagated (`train_loss += output.loss` after
-    `output.loss.backward()`, a Hugging Face model's output), and so does a loss accumulated with `+=` in a function that puts
+    `output.loss.backward()`, a Hugging Face model's output) or arithmetic on what was
+    backpropagated (`error += batch_error / len(loader)`), and so does a loss accumulated with `+=` in a function that puts
     the model in `eval()` mode but forgets `torch.no_grad()`. An accumulator created afresh
     in each iteration of an outer loop and backpropagated there (`style_loss = 0.` per step,
     `style_loss += ...` over the layers, then `style_loss.backward()`) is correct code. A
@@ -275,6 +276,32 @@ def train(model, loader, criterion, optimizer):
         ),
     )
     INVALID = (
+        Invalid(
+            """
+def fit(model, loss, optimizer, loader, epochs):
+    for epoch in range(epochs):
+        error, history = 0.0, []
+        for xs, ys in loader:
+            batch_error = loss(model(xs), ys)
+            optimizer.zero_grad()
+            batch_error.backward()
+            optimizer.step()
+            error += batch_error / len(loader)  # TCK101
+            history.append(batch_error * 100)  # TCK101
+""",
+            expected_replacement="""
+def fit(model, loss, optimizer, loader, epochs):
+    for epoch in range(epochs):
+        error, history = 0.0, []
+        for xs, ys in loader:
+            batch_error = loss(model(xs), ys)
+            optimizer.zero_grad()
+            batch_error.backward()
+            optimizer.step()
+            error += (batch_error / len(loader)).item()  # TCK101
+            history.append((batch_error * 100).item())  # TCK101
+""",
+        ),
         Invalid(
             """
 def fine_tune(model, loader, optimizer):
@@ -527,6 +554,8 @@ class Trainer:
         )
         if kind is Kind.GRAPH_TENSOR or (unknown_holder and kind in (None, Kind.OTHER)):
             return True
+        if isinstance(value, cst.BinaryOperation) and kind is None:  # `loss / len(loader)`
+            return self._may_carry_graph(value.left) or self._may_carry_graph(value.right)
         return any(self._may_carry_graph(part) for part in _literal_parts(value))
 
     def _instance_class(self, receiver: cst.BaseExpression) -> cst.ClassDef | None:
@@ -578,9 +607,13 @@ class Trainer:
         backpropagated.update(*(facts.backpropagated_directly.get(loop, ()) for loop in candidate.loops))
         kept_name = dotted_name(candidate.value) if isinstance(candidate.value, (cst.Name, cst.Attribute)) else None
         parts = _literal_parts(candidate.value)
+        # `e_train += e_batch / len(loader)`: arithmetic on what was backpropagated keeps its graph
+        scaled = isinstance(candidate.value, cst.BinaryOperation) and bool(_combined_from(candidate.value) & backpropagated)
         # `epoch_loss[key] += losses[key]` after `losses["total"].backward()`: an entry of what was backpropagated
         kept_entry = isinstance(candidate.value, cst.Subscript) and root_name(candidate.value) in backpropagated
-        is_backward_target = kept_name in backpropagated or kept_entry or any(root_name(part) in backpropagated for part in parts)
+        is_backward_target = (
+            kept_name in backpropagated or kept_entry or scaled or any(root_name(part) in backpropagated for part in parts)
+        )
         if not (candidate.graph_attached or is_backward_target):
             return None
         in_data_loop = any(self._is_data_loop(loop) for loop in candidate.loops)
@@ -602,7 +635,10 @@ class Trainer:
             self.report(candidate.node, message)
             return
         value = candidate.value
-        with_item = cst.Call(func=cst.Attribute(value=value, attr=cst.Name("item")))
+        receiver = value
+        if not isinstance(value, (cst.Name, cst.Attribute, cst.Subscript, cst.Call)):
+            receiver = value.with_changes(lpar=[cst.LeftParen()], rpar=[cst.RightParen()])  # `(loss / n).item()`
+        with_item = cst.Call(func=cst.Attribute(value=receiver, attr=cst.Name("item")))
         if isinstance(candidate.node, cst.AugAssign):
             self.report(candidate.node, message, replacement=candidate.node.with_changes(value=with_item))
         else:
