@@ -31,7 +31,7 @@ class _Loops:
     names: tuple[str, ...]
     owner: cst.ClassDef | None
     loops: list[tuple[cst.For, tuple[Loop, ...]]] = field(default_factory=list)
-    handed: list[tuple[Symbol, tuple[Loop, ...]]] = field(default_factory=list)  # helpers, loops around the call
+    handed: list[tuple[Symbol | cst.FunctionDef, tuple[Loop, ...]]] = field(default_factory=list)  # helpers, loops around the call
 
 
 def _callee(node: cst.CSTNode | None) -> str | None:
@@ -117,7 +117,8 @@ class SamplerEpochNotSet(Rule):
     The rule only reports when it can see the whole story: the sampler and its loader are
     not returned or stored elsewhere, the loader is iterated in a training loop nested in an
     outer loop (any loop over it, when the sampler was built with `shuffle=True` written out:
-    that asks for a new order every epoch) - or, inside the epoch loop, handed to a training helper of the project (a
+    that asks for a new order every epoch) - or, inside the epoch loop, handed to a training
+    helper of the project or a method of the same class (`self._train_epoch(loader)`) (a
     function that calls `backward()` or `step()`, in the same file or imported from
     another) - and `set_epoch` appears nowhere in the module, nor in the helper's.
     Samplers built with `shuffle=False` are never reported.
@@ -289,6 +290,30 @@ for fold in folds:
         ),
     )
     INVALID = (
+        Invalid(
+            """
+import torch
+from torch.utils.data import DataLoader
+from torch.utils.data.distributed import DistributedSampler
+
+class Trainable:
+    def __init__(self, model, epochs):
+        self.model, self.epochs = model, epochs
+        self.optimizer = torch.optim.SGD(model.parameters(), lr=0.01)
+
+    def _train_epoch(self, loader):
+        for inputs, labels in loader:
+            self.optimizer.zero_grad()
+            torch.nn.functional.cross_entropy(self.model(inputs), labels).backward()
+            self.optimizer.step()
+
+    def fit(self, dataset):
+        sampler = DistributedSampler(dataset)  # TCK206
+        loader = DataLoader(dataset, batch_size=8, sampler=sampler)
+        for epoch in range(self.epochs):
+            self._train_epoch(loader)
+"""
+        ),
         Invalid(
             """
 import torch
@@ -475,7 +500,9 @@ while step < max_steps:
             return None
         names = (*names, *found.names)
         # a helper of another file must not call set_epoch either
-        imported = tuple(Condition(helper, "module:set_epoch", NO) for helper, _ in found.handed if not helper.is_local)
+        imported = tuple(
+            Condition(helper, "module:set_epoch", NO) for helper, _ in found.handed if isinstance(helper, Symbol) and not helper.is_local
+        )
         for loop, outer in found.loops:
             # an explicit shuffle=True asks for a new order every epoch, training or not
             if not (asked_to_shuffle or _trains(loop) or any("train" in name.lower() for name in names)):
@@ -486,9 +513,10 @@ while step < max_steps:
                     return None, imported
         for helper, loops in found.handed:
             if any(loop not in sampler_loops and self._is_epoch_loop(loop) for loop in loops):
-                if not helper.is_local:
+                if isinstance(helper, Symbol) and not helper.is_local:
                     return _HANDED_TO_HELPER, (Condition(helper, f"does:{','.join(_TRAINING_ACTIONS)}", MAY), *imported)
-                effects = self.context.summary_of(self._functions[helper.name]).effects
+                function = helper if isinstance(helper, cst.FunctionDef) else self._functions[helper.name]
+                effects = self.context.summary_of(function).effects
                 site = next((effect.site for effect in effects if effect.action in _TRAINING_ACTIONS), None)
                 if site is not None:
                     return _HANDED_TO_HELPER.replace(PLACE, site.describe(self.context.line_of)), imported
@@ -540,13 +568,32 @@ while step < max_steps:
             found.names += followed.names
         return found
 
-    def _handed(self, node: cst.CSTNode) -> tuple[Symbol, tuple[Loop, ...]] | None:
-        """``helper(..., loader, ...)`` where ``helper`` is a function of the project: it, and the loops around the call."""
-        call, project = references.argument_of(self.context.binder, node), self.context.project
+    def _handed(self, node: cst.CSTNode) -> tuple[Symbol | cst.FunctionDef, tuple[Loop, ...]] | None:
+        """``helper(..., loader, ...)`` where ``helper`` is a function of the project, or
+        ``self._train_epoch(loader)`` a method of the class: it, and the loops around the call."""
+        binder, project = self.context.binder, self.context.project
+        call = references.argument_of(binder, node)
+        method = self._own_method(call) if call is not None else None
+        if method is not None:
+            return method, references.loops_running(binder, node)
         helper = project.symbol_of(call.func) if call is not None and project is not None else None
         if helper is None or (helper.is_local and helper.name not in self._functions):
             return None
-        return helper, references.loops_running(self.context.binder, node)
+        return helper, references.loops_running(binder, node)
+
+    def _own_method(self, call: cst.Call) -> cst.FunctionDef | None:
+        """The method of the enclosing class that ``self.<name>(...)`` runs, ``self`` being the
+        first parameter of the method the call sits in."""
+        func, binder = call.func, self.context.binder
+        caller = binder.enclosing(call, cst.FunctionDef)
+        if not isinstance(func, cst.Attribute) or not isinstance(func.value, cst.Name) or caller is None:
+            return None
+        positional = (*caller.params.posonly_params, *caller.params.params)
+        owner = binder.parent(binder.parent(caller))
+        if not positional or positional[0].name.value != func.value.value or not isinstance(owner, cst.ClassDef):
+            return None
+        methods = (statement for statement in owner.body.body if isinstance(statement, cst.FunctionDef))
+        return next((method for method in methods if method.name.value == func.attr.value), None)
 
     def _is_epoch_loop(self, loop: Loop) -> bool:
         """``while ...``, ``for epoch in ...``, ``for _ in range(n)`` (possibly in ``tqdm``),
