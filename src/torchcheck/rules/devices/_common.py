@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 
 import libcst as cst
 
+from torchcheck.lint import idioms
 from torchcheck.lint.context import Loop
 from torchcheck.lint.flow import BODY, LOOP, Path
 from torchcheck.lint.nodes import subtree
@@ -78,6 +79,16 @@ class PerStepCallRule(Rule):
     when the outermost loop is complete, once every nested loop's calls are known.
     """
 
+    #: Also report a candidate in a function of the file that a training loop calls on every
+    #: step (``self.training_step(batch)``), where the call itself is the candidate's cost.
+    reaches_helpers = False
+
+    def __init__(self, *args: object, **kwargs: object) -> None:
+        super().__init__(*args, **kwargs)  # type: ignore[arg-type]
+        self._in_functions: list[tuple[cst.Call, cst.FunctionDef]] = []  # candidates outside any loop
+        self._called_per_step: dict[cst.FunctionDef, list[Loop]] = {}  # functions called in a loop, unguarded
+        self._stepping_loops: set[Loop] = set()  # loops whose own body backpropagates (not a nested loop's)
+
     def is_candidate(self, call: cst.Call) -> bool:
         raise NotImplementedError
 
@@ -90,6 +101,8 @@ class PerStepCallRule(Rule):
 
     def visit_Call(self, node: cst.Call) -> None:
         loops = self.context.loops
+        if self.reaches_helpers:
+            self._note_helper(node, loops)
         if not loops:
             return
         if isinstance(node.func, cst.Attribute) and node.func.attr.value == "backward":
@@ -102,6 +115,29 @@ class PerStepCallRule(Rule):
         for candidate in facts.candidates:
             if self._runs_every_step(candidate, facts.backward_loops):
                 self.report(candidate.call)
+
+    def _note_helper(self, node: cst.Call, loops: tuple[Loop, ...]) -> None:
+        unguarded = not guard_loops(self.context.flow.path, self.is_periodic)
+        function = self.context.flow.function
+        if not loops:
+            if function is not None and unguarded and self.is_candidate(node):
+                self._in_functions.append((node, function))
+            return
+        if self.context.backward_subject(node) is not None:
+            self._stepping_loops.add(loops[-1])
+        resolved = self.context.resolve_call(node)
+        if resolved is not None and unguarded:
+            self._called_per_step.setdefault(resolved.function, []).append(loops[-1])
+
+    def leave_Module(self, node: cst.Module) -> None:
+        """A candidate in a function that a training loop calls on every step: the loop's own
+        body backpropagates (an epoch loop around the step loop does not count), or the
+        function itself does."""
+        for call, function in self._in_functions:
+            loops = self._called_per_step.get(function, [])
+            trains = self.context.summary_of(function).does(idioms.Effect.BACKWARD)
+            if loops and (trains or any(loop in self._stepping_loops for loop in loops)):
+                self.report(call)
 
     @staticmethod
     def _runs_every_step(candidate: StepCandidate, backward_loops: set[Loop]) -> bool:

@@ -31,7 +31,9 @@ class EmptyCacheInLoop(PerStepCallRule):
     """
     ## What it does
     Checks for `torch.cuda.empty_cache()` called on every step of a training loop (a loop
-    that calls `.backward()`).
+    that calls `.backward()`), also inside a function or method of the file that such a
+    loop calls on every step (`self.training_step(batch)`, where the step itself may
+    backpropagate).
 
     ## Why is this bad?
     `empty_cache()` hands the caching allocator's unused blocks back to the driver. The next
@@ -82,6 +84,40 @@ class EmptyCacheInLoop(PerStepCallRule):
     required_text = ("empty_cache",)
 
     VALID = (
+        Valid(
+            """
+import gc
+import torch
+
+class Trainer:
+    def _clear_memory(self):
+        gc.collect()
+        torch.cuda.empty_cache()
+
+    def train(self, loader, epochs):
+        for epoch in range(epochs):
+            for batch in loader:
+                self.model(batch).loss.backward()
+                self.optimizer.step()
+            self._clear_memory()  # once per epoch, not per step
+"""
+        ),
+        Valid(
+            """
+import torch
+
+class Trainer:
+    def free_memory(self):
+        torch.cuda.empty_cache()
+
+    def train(self, loader):
+        for step, batch in enumerate(loader):
+            self.model(batch).loss.backward()
+            self.optimizer.step()
+            if step % 1000 == 0:
+                self.free_memory()  # now and then: fine
+"""
+        ),
         Valid(
             """
 import torch
@@ -170,6 +206,25 @@ def train_step(batch):
         Invalid(
             """
 import torch
+
+class Trainer:
+    def training_step(self, model, inputs):
+        loss = model(**inputs).loss
+        del inputs
+        torch.cuda.empty_cache()  # TCK203
+        self.accelerator.backward(loss)
+        return loss.detach()
+
+    def train(self, loader):
+        for inputs in loader:
+            self.training_step(self.model, inputs)
+            self.optimizer.step()
+            self.model.zero_grad()
+"""
+        ),
+        Invalid(
+            """
+import torch
 for x, y in loader:
     optimizer.zero_grad()
     loss = criterion(model(x), y)
@@ -226,6 +281,8 @@ for x, y in loader:
 """
         ),
     )
+
+    reaches_helpers = True
 
     def __init__(self, context: LintContext) -> None:
         super().__init__(context)
