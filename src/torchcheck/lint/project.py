@@ -363,6 +363,7 @@ class ModuleLocator:
     def __init__(self, root: Path) -> None:
         self._root = Path(os.path.abspath(root))
         self._exists: dict[Path, bool] = {}
+        self._found: dict[tuple[Path, tuple[str, ...]], str | None] = {}  # files of one folder ask alike
 
     def __call__(self, importer: str, module: str, level: int) -> str | None:
         parts = [part for part in module.split(".") if part]
@@ -394,6 +395,12 @@ class ModuleLocator:
         return directory
 
     def _module_file(self, base: Path, parts: list[str]) -> str | None:
+        key = (base, tuple(parts))
+        if key not in self._found:
+            self._found[key] = self._find_module_file(base, parts)
+        return self._found[key]
+
+    def _find_module_file(self, base: Path, parts: list[str]) -> str | None:
         folder = base.joinpath(*parts)
         candidates = [folder / "__init__.py"] if not parts else [folder.with_name(f"{parts[-1]}.py"), folder / "__init__.py"]
         for candidate in candidates:

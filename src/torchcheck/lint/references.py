@@ -139,21 +139,29 @@ def runs_before(binder: Binder, node: cst.CSTNode, statements: set[cst.Assign] |
     return not any(loop in around for statement in statements for loop in binder.loops_around(statement))
 
 
-def self_attribute_references(binder: Binder, owner: cst.ClassDef, attribute: str) -> list[cst.Attribute] | None:
-    """Every ``self.<attribute>`` in ``owner`` (bindings included, nested classes left out),
-    in source order; None where ``self`` is used as a value (``hook(self)``, ``return self``),
-    except as ``super(Owner, self)``."""
-    found: list[cst.Attribute] = []
+def self_attributes_by_name(binder: Binder, owner: cst.ClassDef) -> dict[str, list[cst.Attribute]] | None:
+    """Every ``self.<name>`` in ``owner`` by name, in source order (bindings included, nested
+    classes left out), in one walk; None where ``self`` is used as a value (``hook(self)``,
+    ``return self``), except as ``super(Owner, self)``."""
+    found: dict[str, list[cst.Attribute]] = {}
     nested_classes = lambda node: node is not owner and isinstance(node, cst.ClassDef)
     for node in subtree(owner, nested_classes, attribute_names=False):
-        if isinstance(node, cst.Attribute) and node.attr.value == attribute:
+        if isinstance(node, cst.Attribute):
             if isinstance(node.value, cst.Name) and node.value.value == "self":
-                found.append(node)
+                found.setdefault(node.attr.value, []).append(node)
         elif isinstance(node, cst.Name) and node.value == "self" and _is_bare(binder, node):
             super_call = binder.parent(binder.parent(node))  # type: ignore[arg-type]
             if not (isinstance(super_call, cst.Call) and called_name(super_call) == "super"):
                 return None
     return found
+
+
+def self_attribute_references(binder: Binder, owner: cst.ClassDef, attribute: str) -> list[cst.Attribute] | None:
+    """Every ``self.<attribute>`` in ``owner`` (bindings included, nested classes left out),
+    in source order; None where ``self`` is used as a value (``hook(self)``, ``return self``),
+    except as ``super(Owner, self)``."""
+    by_name = self_attributes_by_name(binder, owner)
+    return None if by_name is None else by_name.get(attribute, [])
 
 
 def _is_bare(binder: Binder, node: cst.Name) -> bool:

@@ -117,16 +117,15 @@ class PerStepCallRule(Rule):
                 self.report(candidate.call)
 
     def _note_helper(self, node: cst.Call, loops: tuple[Loop, ...]) -> None:
-        unguarded = not guard_loops(self.context.flow.path, self.is_periodic)
-        function = self.context.flow.function
         if not loops:
-            if function is not None and unguarded and self.is_candidate(node):
+            function = self.context.flow.function
+            if function is not None and self.is_candidate(node) and not guard_loops(self.context.flow.path, self.is_periodic):
                 self._in_functions.append((node, function))
             return
         if self.context.backward_subject(node) is not None:
             self._stepping_loops.add(loops[-1])
         resolved = self.context.resolve_call(node)
-        if resolved is not None and unguarded:
+        if resolved is not None and not guard_loops(self.context.flow.path, self.is_periodic):
             self._called_per_step.setdefault(resolved.function, []).append(loops[-1])
 
     def leave_Module(self, node: cst.Module) -> None:

@@ -376,11 +376,14 @@ class Trainer:
         self._classes: dict[Function, cst.ClassDef | None] = {}  # each function -> the class it is a method of
         self._distributed_classes: set[cst.ClassDef] = set()  # classes with a method that sets it up
         self._built_on_every_rank: set[cst.ClassDef] = set()  # classes instantiated outside a rank check
+        self._instantiations: list[cst.Call] = []  # calls of a class name of the file, outside a rank check
+        self._class_names: frozenset[str] = frozenset()
         self._distributed = False
         self._defined: frozenset[str] = frozenset()  # names of the functions the file defines
 
     def visit_Module(self, node: cst.Module) -> None:
         self._defined = _defined_functions(node)
+        self._class_names = frozenset(statement.name.value for statement in node.body if isinstance(statement, cst.ClassDef))
 
     def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
         self._functions[node] = False
@@ -402,9 +405,8 @@ class Trainer:
                 branches = tuple(branch for branch in event.path if isinstance(branch.owner, cst.If))
                 self._saves.append(_Save(node, function, branches))
             return
-        instantiated = instance_class(self.context.binder, node)
-        if instantiated is not None and not self._guarded(node):
-            self._built_on_every_rank.add(instantiated)  # `trainer = Trainer(args)` on every rank
+        if isinstance(node.func, cst.Name) and node.func.value in self._class_names and not self._guarded(node):
+            self._instantiations.append(node)  # `trainer = Trainer(args)` on every rank (resolved at the end)
         handed = [name for name in _names_handed(node) if name in self._defined]
         called = node.func.value if isinstance(node.func, cst.Name) else None
         method = node.func.attr.value if isinstance(node.func, cst.Attribute) else None
@@ -425,6 +427,8 @@ class Trainer:
     def leave_Module(self, original_node: cst.Module) -> None:
         if not self._distributed:
             return
+        built = (instance_class(self.context.binder, call) for call in self._instantiations)
+        self._built_on_every_rank = {cls for cls in built if cls is not None}
         verdicts: dict[Function, bool] = {}
         for save in self._saves:
             if self._reaches_every_rank(save, verdicts):

@@ -59,7 +59,6 @@ class _ClassState:
     rebound: dict[str, list[tuple[cst.CSTNode, bool]]] = field(default_factory=dict)
 
 
-_CONDITIONAL = (cst.If, cst.For, cst.While, cst.Try, cst.IfExp)
 # What a read may ask of a tensor without using its values or its device: a sentinel's
 # `self.cache.numel() == 0` works wherever the tensor is.
 _METADATA = frozenset({"numel", "nelement", "shape", "size", "dim", "ndim", "dtype", "device", "is_cuda"})
@@ -467,6 +466,8 @@ class Head(nn.Module):
         super().__init__(context)
         self._classes: dict[cst.ClassDef, _ClassState] = {}  # the torch module classes of the file
         self._moved_by_apply: set[str] = set()  # attributes some `_apply` override of the file moves
+        self._references: dict[cst.ClassDef, dict[str, list[cst.Attribute]] | None] = {}  # per class, once
+        self._entry_depth: dict[cst.FunctionDef, int] = {}  # how long the walk's path was at each def
 
     @property
     def _state(self) -> _ClassState | None:
@@ -485,8 +486,8 @@ class Head(nn.Module):
         for cls, state in self._classes.items():
             placeholders = {candidate.attribute for candidate in state.candidates if candidate.placeholder}
             set_at_run_time = {
-                name for name, rebound in state.rebound.items()
-                if name in placeholders or not self._init_value_read(cls, name, rebound)
+                name for name in {candidate.attribute for candidate in state.candidates} & state.rebound.keys()
+                if name in placeholders or not self._init_value_read(cls, name, state.rebound[name])
             }
             handled = state.handled | self._moved_by_apply | set_at_run_time
             for candidate in state.candidates:
@@ -501,6 +502,7 @@ class Head(nn.Module):
         return self._classes[cls].handles_everything or any(self._inherits_handling(by_name[base], by_name, seen) for base in bases)
 
     def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
+        self._entry_depth[node] = len(self.context.flow.path)
         state, frame = self._state, self.class_frame
         if state is not None and frame is not None and not frame.functions:  # a method of a module class
             if node.name.value == "_apply":
@@ -626,20 +628,21 @@ class Head(nn.Module):
             # runtime state set by another method: it handles the attribute only if it is set
             # before every read there (`self.h = x.mean()` first); `self.h += ...` reads it first
             writes = isinstance(statement, (cst.Assign, cst.AnnAssign))
-            state.rebound.setdefault(attribute, []).append((target, writes and self._surely_runs(statement, attribute)))
+            surely = writes and self._surely_runs(frame.functions[-1], attribute)
+            state.rebound.setdefault(attribute, []).append((target, surely))
         else:
             state.handled.add(attribute)  # rebound to a Parameter in `__init__`
 
-    def _surely_runs(self, statement: cst.CSTNode, attribute: str) -> bool:
-        """``statement`` runs whenever its method does while ``__init__``'s value is still in
-        place: under no branch, loop or ``try``, except a test of the attribute itself (a
-        sentinel: ``if self.cache.numel() == 0:``, ``if self.state is None:``)."""
-        binder, above = self.context.binder, self.context.binder.parent(statement)
-        while above is not None and not isinstance(above, cst.FunctionDef):
-            if isinstance(above, _CONDITIONAL) and not (isinstance(above, cst.If) and self._tests(above.test, attribute)):
-                return False
-            above = binder.parent(above)
-        return True
+    def _surely_runs(self, function: cst.FunctionDef, attribute: str) -> bool:
+        """The statement being walked runs whenever its method does while ``__init__``'s
+        value is still in place: in no branch or loop of the method that may be skipped,
+        except under a test of the attribute itself (a sentinel: ``if self.cache.numel() == 0:``,
+        ``if self.state is None:``). Asked of the walk's path: no parent map is needed."""
+        branches = self.context.flow.path[self._entry_depth.get(function, 0) :]
+        return all(
+            not branch.is_conditional or (isinstance(branch.owner, cst.If) and self._tests(branch.owner.test, attribute))
+            for branch in branches
+        )
 
     def _tests(self, test: cst.BaseExpression, attribute: str) -> bool:
         return any(self_attribute(node, self.self_name) == attribute for node in subtree(test) if isinstance(node, cst.Attribute))
@@ -648,9 +651,12 @@ class Head(nn.Module):
         """Whether a method other than ``__init__`` reads ``self.<attribute>`` before any re-binding
         of its that surely runs: then the tensor ``__init__`` stored is used."""
         binder = self.context.binder
-        found = references.self_attribute_references(binder, cls, attribute)
-        if found is None:
+        if cls not in self._references:
+            self._references[cls] = references.self_attributes_by_name(binder, cls)
+        by_name = self._references[cls]
+        if by_name is None:
             return False  # `self` handed on: the reads cannot all be seen
+        found = by_name.get(attribute, [])
         order = {id(node): index for index, node in enumerate(found)}
         sure = [(order.get(id(target), -1), binder.enclosing(target, cst.FunctionDef)) for target, surely in rebound if surely]
         for index, node in enumerate(found):
