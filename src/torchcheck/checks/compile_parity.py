@@ -28,13 +28,7 @@ from typing import Any, Union
 import torch
 from torch import nn
 
-from torchcheck.checks._compare import (
-    callable_name,
-    compare_tensors,
-    format_index,
-    indent,
-    map_tensors,
-)
+from torchcheck.checks._compare import callable_name, compare_tensors, format_index, indent, map_tensors
 from torchcheck.checks._compile_health import (
     CompileWatch,
     HealthSummary,
@@ -45,11 +39,7 @@ from torchcheck.checks._compile_health import (
     is_recompile_limit_error,
     recompile_from_error,
 )
-from torchcheck.checks._gradient_noise import (
-    add_noise,
-    noise_level_elements,
-    without_noise,
-)
+from torchcheck.checks._gradient_noise import add_noise, noise_level_elements, without_noise
 from torchcheck.checks._inputs import instantiate
 from torchcheck.checks._localize_setting import localize_level
 from torchcheck.checks._stochastic import RandomOps, random_calls_at_expected_value

@@ -12,12 +12,7 @@ import torch
 import torch.distributed as dist
 from torch import nn
 
-from torchcheck.checks._compare import (
-    callable_name,
-    first_mismatch,
-    indent,
-    map_tensors,
-)
+from torchcheck.checks._compare import callable_name, first_mismatch, indent, map_tensors
 from torchcheck.checks._forward_effects import (
     BatchCoupled,
     ForwardEffects,
@@ -26,11 +21,7 @@ from torchcheck.checks._forward_effects import (
     describe_coupled,
     observed_forwards,
 )
-from torchcheck.checks._gradient_noise import (
-    add_noise,
-    noise_level_elements,
-    without_noise,
-)
+from torchcheck.checks._gradient_noise import add_noise, noise_level_elements, without_noise
 from torchcheck.checks._inputs import instantiate
 from torchcheck.checks._localize_setting import localize_level
 from torchcheck.checks._ranks import (
@@ -46,11 +37,7 @@ from torchcheck.checks._ranks import (
     shard_model,
 )
 from torchcheck.checks._stochastic import RandomOps, random_ops_at_expected_value
-from torchcheck.checks._train_mode import (
-    TrainModeLayers,
-    module_list,
-    recording_train_mode_layers,
-)
+from torchcheck.checks._train_mode import TrainModeLayers, module_list, recording_train_mode_layers
 from torchcheck.checks.accumulation import _batched_tensors, _slice
 from torchcheck.checks.errors import CheckFailed
 from torchcheck.checks.localize import BatchSplit, where_split_starts
@@ -345,11 +332,14 @@ def _batches_of_rank(setup: _Setup, rank: int, device: torch.device) -> tuple[li
         reference, own = list(setup.batches(0, 1)), list(setup.batches(rank, setup.world_size))
     else:
         reference = list(setup.batches)
-        own = []
-        for step, batch in enumerate(reference, start=1):
-            size = _shard_size(batch, setup.world_size, step)
-            own.append(_slice(batch, rank * size, (rank + 1) * size))
+        own = [_shards(batch, setup.world_size, step)[rank] for step, batch in enumerate(reference, start=1)]
     return _on_device(reference, device), _on_device(own, device)
+
+
+def _shards(batch: Any, world_size: int, step: int) -> list[Any]:
+    """The global batch of ``step`` cut into the ranks' equal consecutive shards."""
+    size = _shard_size(batch, world_size, step)
+    return [_slice(batch, rank * size, (rank + 1) * size) for rank in range(world_size)]
 
 
 def _on_device(batches: list[Any], device: torch.device) -> list[Any]:
@@ -624,8 +614,8 @@ def _difference_message(setup: _Setup, reference: _Run, distributed: _Run) -> tu
     if found is None:
         return None
     step, kind, mismatch = found
-    named = _named_cause(setup, reference, distributed, step)
-    ratio, cosine = _update_ratio(reference, distributed, step)
+    ratio, cosine = _ratio_and_cosine(_change(distributed, step), _change(reference, step))
+    named = _named_cause(setup, reference, distributed, step, ratio, cosine)
     message = _DIFFERS.format(
         strategy=setup.strategy_name,
         world_size=setup.world_size,
@@ -665,8 +655,7 @@ def _where_it_starts(
     if setup.user_shards:
         return ""
     global_batch = _in_precision([batches[step - 1]], dtype)[0]
-    size = _shard_size(global_batch, setup.world_size, step)
-    shards = [_slice(global_batch, rank * size, (rank + 1) * size) for rank in range(setup.world_size)]
+    shards = _shards(global_batch, setup.world_size, step)
     state = reference.steps[step - 2] if step > 1 else None
 
     def forwards(parts: list[Any]) -> Callable[[], None]:
@@ -684,21 +673,20 @@ def _where_it_starts(
 
         return run
 
-    split = BatchSplit(setup.world_size, size * setup.world_size, "shard", "ranks' shards")
+    rows = _shard_size(global_batch, setup.world_size, step) * setup.world_size
+    split = BatchSplit(setup.world_size, rows, "shard", "ranks' shards")
     section = where_split_starts(forwards([global_batch]), forwards(shards), split, level=localize_level())
     return f"\n{section}" if section else ""
 
 
-def _update_ratio(reference: _Run, distributed: _Run, step: int) -> tuple[float, float]:
-    """The distributed update's size relative to the single-process one's, and their cosine."""
-    return _ratio_and_cosine(_change(distributed, step), _change(reference, step))
-
-
-def _named_cause(setup: _Setup, reference: _Run, distributed: _Run, step: int) -> str | None:
+def _named_cause(
+    setup: _Setup, reference: _Run, distributed: _Run, step: int, ratio: float, cosine: float
+) -> str | None:
+    """The cause the runs show, given the distributed update's size relative to the
+    single-process one's and their cosine; None when none is recognised."""
     if distributed.ranks_disagree is not None and distributed.ranks_disagree[0] <= step:
         disagree_step, name = distributed.ranks_disagree
         return _CAUSE_RANKS_DISAGREE.format(step=disagree_step, name=name)
-    ratio, cosine = _update_ratio(reference, distributed, step)
     if cosine > _SAME_DIRECTION:
         factors = ((1 / setup.world_size, _CAUSE_SUMMED), (setup.world_size, _CAUSE_SUMMED_OVER_RANKS))
         for expected, template in factors:

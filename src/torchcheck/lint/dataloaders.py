@@ -157,32 +157,34 @@ class Assignments:
         return (*self.values.get(name, ()), *(() if default is None else (default,)))
 
 
-def set_on_some_path(expression: cst.BaseExpression | None, assignments: Assignments, _depth: int = 0) -> bool:
+def set_on_some_path(expression: cst.BaseExpression | None, assignments: Assignments) -> bool:
     """Whether ``expression`` is surely not None on at least one path: ``never_none`` for one
     of its values (``sampler = DistributedSampler(ds)`` on the multi-GPU branch only, or
     ``DistributedSampler(ds) if distributed else None``)."""
-    if expression is None or _depth > 8:
-        return False
-    if isinstance(expression, cst.IfExp):
-        return any(set_on_some_path(branch, assignments, _depth + 1) for branch in (expression.body, expression.orelse))
-    if isinstance(expression, cst.Name) and expression.value != "None":
-        values = assignments.known_values(expression.value)
-        return any(set_on_some_path(value, assignments, _depth + 1) for value in values)
-    return never_none(expression, assignments, _depth)
+    return any(never_none(value, assignments, depth) for value, depth in _values_on_some_path(expression, assignments))
 
 
-def calls_on_some_path(expression: cst.BaseExpression | None, assignments: Assignments, _depth: int = 0) -> list[cst.Call]:
+def calls_on_some_path(expression: cst.BaseExpression | None, assignments: Assignments) -> list[cst.Call]:
     """The calls whose result ``expression`` holds on some path (``sampler = make(ds)`` on
     one branch, ``None`` on the other): what ``set_on_some_path`` cannot judge by itself."""
-    if expression is None or _depth > 8:
-        return []
-    if isinstance(expression, cst.Call):
-        return [expression]
+    return [value for value, _ in _values_on_some_path(expression, assignments) if isinstance(value, cst.Call)]
+
+
+def _values_on_some_path(
+    expression: cst.BaseExpression | None, assignments: Assignments, depth: int = 0
+) -> Iterator[tuple[cst.BaseExpression, int]]:
+    """The values ``expression`` may hold, each with how deep it was found: the branches of a
+    conditional expression, and what each assignment of a name binds, followed."""
+    if expression is None or depth > 8:
+        return
     if isinstance(expression, cst.IfExp):
-        return [call for branch in (expression.body, expression.orelse) for call in calls_on_some_path(branch, assignments, _depth + 1)]
-    if isinstance(expression, cst.Name) and expression.value != "None":
-        return [call for value in assignments.known_values(expression.value) for call in calls_on_some_path(value, assignments, _depth + 1)]
-    return []
+        for branch in (expression.body, expression.orelse):
+            yield from _values_on_some_path(branch, assignments, depth + 1)
+    elif isinstance(expression, cst.Name) and expression.value != "None":
+        for value in assignments.known_values(expression.value):
+            yield from _values_on_some_path(value, assignments, depth + 1)
+    else:
+        yield expression, depth
 
 
 def scope_assignments(scope: cst.CSTNode) -> Assignments:

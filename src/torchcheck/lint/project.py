@@ -356,8 +356,9 @@ class ModuleLocator:
     ``from . import x`` and ``from ..pkg import y`` start at the importing file's package;
     an absolute import is looked up below the importing file's package root (the directory
     above its outermost package), its own directory (where a script's sibling imports
-    live), each directory above it up to the project root, and ``src/`` under the root. Only files inside the project root are
-    found. Answers are memoised: one run asks many times about the same files.
+    live), each directory above it up to the project root, and ``src/`` under the root.
+    Only files inside the project root are found. Answers are memoised: one run asks many
+    times about the same files.
     """
 
     def __init__(self, root: Path) -> None:

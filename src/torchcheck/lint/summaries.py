@@ -30,13 +30,7 @@ from typing import Any, Protocol
 import libcst as cst
 
 from torchcheck.lint import idioms, torch_api
-from torchcheck.lint.kinds import (
-    TENSOR_KINDS,
-    GradMode,
-    Kind,
-    grad_mode_of,
-    tensor_method_kind,
-)
+from torchcheck.lint.kinds import TENSOR_KINDS, GradMode, Kind, grad_mode_of, tensor_method_kind
 from torchcheck.lint.nodes import (
     argument_for,
     called_name,

@@ -6,6 +6,7 @@ import libcst as cst
 
 from torchcheck.lint import dataloaders, nodes, references
 from torchcheck.lint.binder import Binder
+from torchcheck.lint.buffers import methods_of
 from torchcheck.lint.context import LintContext, Loop
 from torchcheck.lint.project import MAY, NO, PLACE, Condition, Symbol
 from torchcheck.lint.rule import Invalid, Rule, Valid
@@ -70,8 +71,7 @@ def _key_of(target: cst.CSTNode) -> _Key | None:
 
 def _shuffles(call: cst.Call) -> bool:
     """``shuffle`` left at its default (True) or passed as a literal True."""
-    shuffle = nodes.argument_for(call, 3, "shuffle")
-    return shuffle is None or (not shuffle.star and nodes.literal_bool(shuffle.value) is True)
+    return nodes.argument_for(call, 3, "shuffle") is None or _asks_to_shuffle(call)
 
 
 def _asks_to_shuffle(call: cst.Call) -> bool:
@@ -592,8 +592,7 @@ while step < max_steps:
         owner = binder.parent(binder.parent(caller))
         if not positional or positional[0].name.value != func.value.value or not isinstance(owner, cst.ClassDef):
             return None
-        methods = (statement for statement in owner.body.body if isinstance(statement, cst.FunctionDef))
-        return next((method for method in methods if method.name.value == func.attr.value), None)
+        return methods_of(owner).get(func.attr.value)
 
     def _is_epoch_loop(self, loop: Loop) -> bool:
         """``while ...``, ``for epoch in ...``, ``for _ in range(n)`` (possibly in ``tqdm``),

@@ -332,8 +332,9 @@ class Discriminator(nn.Module):
 
     # ----------------------------------------------------------------- what values hold
     def _value_of(self, expression: cst.BaseExpression) -> _Held | None:
-        if isinstance(expression, (cst.Name, cst.Attribute)) and self.context.qualified_name(expression) in _FUNCTIONAL_LOSSES:
-            return _Held("loss", loss=self.context.qualified_name(expression))  # `self.loss_fn = F.cross_entropy`
+        qualified = self.context.qualified_name(expression) if isinstance(expression, (cst.Name, cst.Attribute)) else None
+        if qualified in _FUNCTIONAL_LOSSES:
+            return _Held("loss", loss=qualified)  # `self.loss_fn = F.cross_entropy`
         if isinstance(expression, cst.Name):
             for scope in reversed(self._names):
                 if expression.value in scope:
