@@ -19,7 +19,7 @@ without a walk of its own, what :mod:`torchcheck.lint.project` needs:
 
 Everything is cheap: classes are read statement by statement (their ``forward`` only in
 files that mention an activation), function summaries are made only for the functions that
-call a protocol method or set ``.grad`` (directly or through another function of the file),
+call a protocol method, set ``.grad`` or shard a module (directly or through another function of the file),
 and the lines that messages quote are found in the text instead of computing positions for
 the whole file.
 """
@@ -34,6 +34,7 @@ from typing import TYPE_CHECKING
 import libcst as cst
 
 from torchcheck.lint.nodes import dotted_name, is_autocast_name, self_attribute, source_text
+from torchcheck.lint.torch_api import PARAMETER_REPLACING
 from torchcheck.lint.project import (
     AUTOCAST,
     BENCHMARK,
@@ -100,7 +101,7 @@ _ACTIVATION_TEXT = re.compile(r"[sS]oftmax|[sS]igmoid|expit")
 _SUMMARISED_TEXT = re.compile(
     r"\.(?:eval|train|zero_grad|step|backward|set_epoch|unscale_|update|zero_)\(|\.grad\b"
     r"|[sS]oftmax|[sS]igmoid|expit|autocast|MixedPrecision|init_process_group|DistributedDataParallel|deterministic"
-    r"|def _apply\("
+    r"|def _apply\(|fully_shard|FullyShardedDataParallel"
 )
 _TOP_LEVEL_DEFINITION = re.compile(r"^(?:async[ \t]+)?(?:def|class)[ \t]+(\w+)", re.MULTILINE)
 
@@ -251,6 +252,7 @@ class ProjectFacts:
         self._mentions_activation: bool | None = None
         self._mentions_autocast = AUTOCAST in text
         self._may_autocast = AUTOCAST in text.lower() or "MixedPrecision" in text
+        self._may_shard = "fully_shard" in text or "FullyShardedDataParallel" in text
         self._moved_by_apply: set[str] = set()  # attributes an `_apply` override moves by name
         self._number_settings: dict[str, cst.Assign] = {}  # setting path -> where it is given a number
 
@@ -390,6 +392,8 @@ class ProjectFacts:
         if self._function is not None and last is not None:
             if isinstance(func, cst.Attribute) and last in _PROTOCOL_METHODS:
                 self._acting.add(self._function)
+            elif self._may_shard and self._context.call_name(node) in PARAMETER_REPLACING:
+                self._acting.add(self._function)  # shards a module it may be given
             elif isinstance(func, cst.Name):
                 self._calls.setdefault(self._function, set()).add(last)
         if last not in _FLAG_CALL_NAMES:

@@ -31,6 +31,8 @@ class Effect(str, enum.Enum):
     UNSCALE = "unscale_"
     UPDATE = "update"
     FORWARD = "forward"  # calls the value: runs a module
+    FULLY_SHARD = "fully_shard"  # FSDP2 replaces the module's parameters with sharded ones
+    FSDP_WRAP = "fsdp_wrap"  # FSDP1 flattens the module's parameters into new ones
     # a backward() on a module that is surely in eval mode when it runs (see summaries)
     BACKWARD_IN_EVAL = "backward_in_eval"
 

@@ -171,3 +171,13 @@ def names_read(expression: cst.CSTNode) -> list[cst.Name]:
         elif type(node) is not cst.Lambda:
             stack.extend(reversed(children(node)))
     return found
+
+
+def replaces_fsdp1_parameters(call: cst.Call) -> bool:
+    """Whether ``FullyShardedDataParallel(...)`` swaps in ``FlatParameter``s: it does unless
+    ``use_orig_params=True``, which keeps the original parameter objects (as views); an
+    unknown setting counts as keeping them."""
+    if has_star_kwargs(call):
+        return False
+    setting = keyword_argument(call, "use_orig_params")
+    return setting is None or literal_bool(setting.value) is False

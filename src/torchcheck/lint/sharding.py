@@ -16,17 +16,20 @@ binder; a name the binder cannot pin to one binding is left as it is spelled.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import libcst as cst
 
 from torchcheck.lint.context import LintContext
+from torchcheck.lint.exports import call_shape, imported_callee
+from torchcheck.lint.idioms import Effect
+from torchcheck.lint.project import MAY, Condition
+from torchcheck.lint.summaries import ANONYMOUS
 from torchcheck.lint.distributed import DDP_CLASSES
-from torchcheck.lint.nodes import argument_for, has_star_kwargs, keyword_argument, literal_bool, source_text, subtree
+from torchcheck.lint.guards import known_at
+from torchcheck.lint.nodes import argument_for, replaces_fsdp1_parameters, source_text, subtree
+from torchcheck.lint.torch_api import FSDP1_WRAPPERS, FSDP2_SHARDING, PARAMETER_REPLACING
 
-FSDP2_SHARDING = frozenset({"torch.distributed.fsdp.fully_shard", "torch.distributed._composable.fsdp.fully_shard"})
-FSDP1_WRAPPERS = frozenset(
-    {"torch.distributed.fsdp.FullyShardedDataParallel", "torch.distributed.fsdp.fully_sharded_data_parallel.FullyShardedDataParallel"}
-)
-PARAMETER_REPLACING = FSDP2_SHARDING | FSDP1_WRAPPERS
 # Text a file that shards a module must hold (the FSDP1 class is often imported `as FSDP`).
 SHARDING_TEXT = ("fully_shard", "FullyShardedDataParallel")
 
@@ -85,7 +88,7 @@ def sharded_paths(context: LintContext, call: cst.Call, calls: frozenset[str] = 
     """The module paths whose parameters ``call`` replaces: the module (or the list of
     modules) given to ``fully_shard`` / ``FullyShardedDataParallel`` (or to one of ``calls``)."""
     name = context.call_name(call)
-    if name not in calls or (name in FSDP1_WRAPPERS and not _replaces_fsdp1_parameters(call)):
+    if name not in calls or (name in FSDP1_WRAPPERS and not replaces_fsdp1_parameters(call)):
         return []
     argument = argument_for(call, 0, "module")
     if argument is None:
@@ -95,27 +98,41 @@ def sharded_paths(context: LintContext, call: cst.Call, calls: frozenset[str] = 
     return [path for element in elements if (path := module_path(context, element)) is not None]
 
 
-def _replaces_fsdp1_parameters(call: cst.Call) -> bool:
-    """FSDP1 swaps in ``FlatParameter``s unless ``use_orig_params=True``, which keeps the
-    original parameter objects (as views); an unknown setting counts as keeping them."""
-    if has_star_kwargs(call):
-        return False
-    setting = keyword_argument(call, "use_orig_params")
-    return setting is None or literal_bool(setting.value) is False
+@dataclass(frozen=True)
+class Sharding:
+    """A call that replaces the parameters of the modules at ``paths``: ``fully_shard`` itself,
+    or a helper that calls it on what it is passed. ``condition`` is set for a helper of another
+    file: the project index must confirm it shards that argument."""
+
+    paths: tuple[str, ...]
+    fsdp2: bool
+    condition: Condition | None = None
 
 
-def parameters_sharded_by(
-    context: LintContext, function: cst.FunctionDef, calls: frozenset[str] = PARAMETER_REPLACING
-) -> frozenset[str]:
-    """The parameters of a project helper (``def parallelize(model): fully_shard(model)``)
-    whose module, or a descendant of it, the helper passes to a parameter-replacing call
-    (or to one of ``calls``)."""
-    parameters = {parameter.name.value for parameter in function.params.params}
-    sharded = set()
-    for node in subtree(function.body):
-        if isinstance(node, cst.Call):
-            sharded.update(root_name(path) for path in sharded_paths(context, node, calls))
-    return frozenset(sharded & parameters)
+def shardings_by(context: LintContext, call: cst.Call, *, fsdp2_only: bool = False, through_helpers: bool = True) -> list[Sharding]:
+    """What ``call`` shards: directly, or (``through_helpers``) through a function of this file
+    or a method of ``self`` (its summary), or a helper imported from the project (with a
+    condition)."""
+    direct = sharded_paths(context, call, FSDP2_SHARDING if fsdp2_only else PARAMETER_REPLACING)
+    if direct or not through_helpers:
+        return [Sharding(tuple(direct), context.call_name(call) in FSDP2_SHARDING)] if direct else []
+    effects = (Effect.FULLY_SHARD,) if fsdp2_only else (Effect.FULLY_SHARD, Effect.FSDP_WRAP)
+    summary = context.call_summary(call)
+    if summary is not None:
+        found = [effect for effect in summary.effects if effect.action in effects and effect.target != ANONYMOUS]
+        return [Sharding((effect.target,), effect.action == Effect.FULLY_SHARD) for effect in found]
+    helper = imported_callee(context, call)
+    if helper is None:
+        return []
+    shardings = []
+    for argument in call.args:
+        path = module_path(context, argument.value)
+        if path is None or argument.star:
+            continue
+        for effect in effects:
+            condition = Condition(helper, f"effect:{effect.value}:{path}", MAY, call_shape(call))
+            shardings.append(Sharding((path,), effect is Effect.FULLY_SHARD, condition))
+    return shardings
 
 
 def class_made_by(context: LintContext, name: str) -> cst.ClassDef | str | None:
@@ -212,19 +229,17 @@ def _parameters_read_for_parameters(context: LintContext, function: cst.Function
 def ddp_only_sync_deferral(context: LintContext, function: cst.FunctionDef) -> tuple[str, cst.BaseExpression] | None:
     """The parameter, and the test guarding it, of a helper that defers gradient sync only for
     ``DistributedDataParallel``: it calls ``m.no_sync()`` (or sets
-    ``m.require_backward_grad_sync``) only under ``isinstance(m, DistributedDataParallel)`` or
-    ``hasattr(m, "no_sync")``, which a ``fully_shard`` module fails."""
+    ``m.require_backward_grad_sync``) only where ``isinstance(m, DistributedDataParallel)`` or
+    ``hasattr(m, "no_sync")`` holds (a branch, or past an early return), which a
+    ``fully_shard`` module fails."""
     parameters = {parameter.name.value for parameter in function.params.params}
     for node in subtree(function.body):
         deferred = _sync_deferred_on(node)
         if deferred is None or deferred not in parameters:
             continue
-        for ancestor in context.binder.ancestors(node):
-            if ancestor is function:
-                break
-            test = ancestor.test if isinstance(ancestor, (cst.If, cst.IfExp)) else None
-            if test is not None and _accepts_only_ddp(context, test, deferred):
-                return deferred, test
+        for held in known_at(context.binder, node):
+            if held.holds and _accepts_only_ddp(context, held.test, deferred):
+                return deferred, held.test
     return None
 
 
@@ -241,9 +256,7 @@ def _sync_deferred_on(node: cst.CSTNode) -> str | None:
 
 
 def _accepts_only_ddp(context: LintContext, test: cst.BaseExpression, name: str) -> bool:
-    """``isinstance(name, DDP)`` / ``hasattr(name, "no_sync")``, alone or as a term of an ``and``."""
-    if isinstance(test, cst.BooleanOperation) and isinstance(test.operator, cst.And):
-        return _accepts_only_ddp(context, test.left, name) or _accepts_only_ddp(context, test.right, name)
+    """``isinstance(name, DDP)`` / ``hasattr(name, "no_sync")``."""
     if not (isinstance(test, cst.Call) and isinstance(test.func, cst.Name) and len(test.args) == 2):
         return False
     subject, second = test.args[0].value, test.args[1].value

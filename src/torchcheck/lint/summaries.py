@@ -31,13 +31,7 @@ import libcst as cst
 
 from torchcheck.lint import idioms, torch_api
 from torchcheck.lint.kinds import TENSOR_KINDS, GradMode, Kind, grad_mode_of, tensor_method_kind
-from torchcheck.lint.nodes import (
-    argument_for,
-    called_name,
-    dotted_name,
-    is_none,
-    source_text,
-)
+from torchcheck.lint.nodes import argument_for, called_name, dotted_name, is_none, replaces_fsdp1_parameters, source_text
 from torchcheck.lint.walker import children
 
 # Methods whose calls a summary records.
@@ -774,6 +768,7 @@ class _FunctionPass:
         self.locals = _local_names(function) - self.parameter_names
         self.sites: dict[_Fact, Site] = {}
         self.gradient_holders: dict[str, str] = {}  # `p` in `for p in model.parameters()` -> "model"
+        self.module_parts: dict[str, str] = {}  # `block` in `for block in model.blocks` -> "model.blocks"
         self.assigned: dict[str, cst.BaseExpression] = {}  # last `name = value`, in source order
         self.returned: list[Returns] = []
         owner = summaries.index.enclosing_class(function)
@@ -881,6 +876,7 @@ class _FunctionPass:
         if isinstance(node, cst.For):
             state = self._expression(node.iter, state)
             self._note_gradient_holders(node)
+            self._note_module_parts(node)
         else:
             state = self._expression(node.test, state)
         body = self._suite(node.body, state)
@@ -935,6 +931,11 @@ class _FunctionPass:
         resolved = self.summaries.resolve_inside(call, self.function, self.locals)
         if resolved is not None:  # `self.step()` of a Trainer runs its own `step` method
             return self._apply(resolved, certain, state)
+        sharding = self._sharding_effect(call)
+        if sharding is not None:
+            for target in self._modules_given(call):
+                state = self._record((sharding, target), call, certain, state)
+            return state
         func = call.func
         if isinstance(func, cst.Attribute):
             method = _SYNONYMS.get(func.attr.value, func.attr.value)
@@ -1043,6 +1044,38 @@ class _FunctionPass:
             return
         for name in _target_names(loop.target):
             self.gradient_holders[name] = holder
+
+    def _note_module_parts(self, loop: cst.For) -> None:
+        """``for block in model.blocks`` (also ``enumerate(model.layers)``,
+        ``model.layers.values()``): sharding ``block`` shards part of ``model.blocks``."""
+        iterable, target = loop.iter, loop.target
+        if isinstance(iterable, cst.Call) and called_name(iterable) == "enumerate" and iterable.args and isinstance(target, cst.Tuple):
+            iterable, target = iterable.args[0].value, target.elements[-1].value
+        if isinstance(iterable, cst.Call) and isinstance(iterable.func, cst.Attribute) and iterable.func.attr.value in ("values", "children"):
+            iterable = iterable.func.value
+        container = self._target(iterable)
+        if container != ANONYMOUS and isinstance(target, cst.Name):
+            self.module_parts[target.value] = container
+
+    def _sharding_effect(self, call: cst.Call) -> str | None:
+        """The effect of a call that replaces the parameters of the modules it is given."""
+        name = self.summaries.names.qualified_name(call.func)
+        if name in torch_api.FSDP2_SHARDING:
+            return idioms.Effect.FULLY_SHARD.value
+        if name in torch_api.FSDP1_WRAPPERS and replaces_fsdp1_parameters(call):
+            return idioms.Effect.FSDP_WRAP.value
+        return None
+
+    def _modules_given(self, call: cst.Call) -> list[str]:
+        """The modules (or the list of modules) a sharding call is given, as the caller names them."""
+        argument = argument_for(call, 0, "module")
+        if argument is None or argument.star:
+            return []
+        value = argument.value
+        elements = [element.value for element in value.elements] if isinstance(value, (cst.List, cst.Tuple)) else [value]
+        targets = [self.module_parts.get(element.value) if isinstance(element, cst.Name) else None for element in elements]
+        targets = [part or self._target(element) for part, element in zip(targets, elements)]
+        return [target for target in targets if target != ANONYMOUS]
 
     def _gradient_of(self, expression: cst.BaseExpression) -> str | None:
         """The holder whose gradients ``p.grad`` is, for a loop variable ``p`` over them."""

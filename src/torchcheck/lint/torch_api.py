@@ -26,6 +26,14 @@ LEGACY_TENSOR_CONSTRUCTORS = frozenset(
     {"torch.Tensor", *(f"torch.{name}" for name in _TYPED_TENSORS), *(f"torch.cuda.{name}" for name in _TYPED_TENSORS)}
 )
 
+# Calls that replace a module's parameters: FSDP2's `fully_shard` swaps each for a sharded
+# DTensor parameter; FSDP1 flattens them into new `FlatParameter`s (unless `use_orig_params=True`).
+FSDP2_SHARDING = frozenset({"torch.distributed.fsdp.fully_shard", "torch.distributed._composable.fsdp.fully_shard"})
+FSDP1_WRAPPERS = frozenset(
+    {"torch.distributed.fsdp.FullyShardedDataParallel", "torch.distributed.fsdp.fully_sharded_data_parallel.FullyShardedDataParallel"}
+)
+PARAMETER_REPLACING = FSDP2_SHARDING | FSDP1_WRAPPERS
+
 # The deprecated wrapper: `Variable(t)` returns the tensor itself.
 VARIABLE = frozenset({"torch.autograd.Variable", "torch.autograd.variable.Variable"})
 

@@ -1,6 +1,6 @@
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import libcst as cst
 
@@ -8,14 +8,8 @@ from torchcheck.lint.context import LintContext
 from torchcheck.lint.flow import Event
 from torchcheck.lint.nodes import source_text
 from torchcheck.lint.rule import Invalid, Rule, Valid
-from torchcheck.lint.sharding import (
-    FSDP2_SHARDING,
-    ddp_only_sync_deferral,
-    module_path,
-    parameters_sharded_by,
-    root_name,
-    sharded_paths,
-)
+from torchcheck.lint.project import Condition
+from torchcheck.lint.sharding import ddp_only_sync_deferral, module_path, root_name, shardings_by
 
 _DIRECT = (
     "`{call}`: a fully_shard model has no `no_sync()` (DistributedDataParallel's), so this raises AttributeError "
@@ -31,6 +25,7 @@ _THROUGH_HELPER = (
 class _Shard:
     event: Event
     paths: tuple[str, ...]
+    condition: Condition | None  # a helper of another file: the project must confirm it shards
 
 
 class DdpNoSyncOnFullySharded(Rule):
@@ -96,7 +91,7 @@ class DdpNoSyncOnFullySharded(Rule):
     code = "TCK214"
     name = "ddp-no-sync-on-fully-sharded"
     message = "DDP's no_sync() on a fully_shard model defers nothing; use model.set_requires_gradient_sync(is_last_microbatch)"
-    required_text = ("fully_shard",)
+    required_text = ("no_sync", "require_backward_grad_sync")  # the model may be sharded by an imported helper
 
     VALID = (
         Valid(
@@ -157,6 +152,26 @@ def train(net, loader, optimizer, n, encoder):
     INVALID = (
         Invalid(
             """
+import contextlib
+from torch.distributed.fsdp import fully_shard
+
+def maybe_no_sync(model, sync):
+    if sync or not hasattr(model, "no_sync"):
+        return contextlib.nullcontext()
+    return model.no_sync()
+
+def train(model, loader, optimizer, n):
+    fully_shard(model)
+    for i, (x, y) in enumerate(loader):
+        with maybe_no_sync(model, (i + 1) % n == 0):  # TCK214
+            model(x).sub(y).pow(2).mean().backward()
+        if (i + 1) % n == 0:
+            optimizer.step()
+            optimizer.zero_grad()
+"""
+        ),
+        Invalid(
+            """
 from torch.distributed.fsdp import fully_shard
 
 def train(model, loader, optimizer, n):
@@ -208,16 +223,17 @@ def train(model, loader, optimizer, n):
         self._shards: list[_Shard] = []
 
     def visit_Call(self, node: cst.Call) -> None:
-        sharded = self._sharded_by(node)
-        if sharded:
-            self._shards.append(_Shard(self.context.flow.event(node), tuple(sharded)))
+        shardings = shardings_by(self.context, node, fsdp2_only=True, through_helpers=True)
+        for sharding in shardings:
+            self._shards.append(_Shard(self.context.flow.event(node), sharding.paths, sharding.condition))
+        if shardings:
             return
         if not self.context.loops or not self._shards:
             return
         if isinstance(node.func, cst.Attribute) and node.func.attr.value == "no_sync":
-            model = self._fully_sharded(node.func.value)
-            if model is not None:
-                self.report(node, _DIRECT.format(call=_one_line(node), model=model))
+            shard = self._fully_sharded(node.func.value)
+            if shard is not None:
+                self._report(node, _DIRECT.format(call=_one_line(node), model=shard.paths[0]), shard)
             return
         self._helper(node)
 
@@ -227,39 +243,33 @@ def train(model, loader, optimizer, n):
             return
         deferral = ddp_only_sync_deferral(self.context, resolved.function)
         passed = resolved.arguments.get(deferral[0]) if deferral is not None else None
-        model = self._fully_sharded(passed) if passed is not None else None
-        if deferral is not None and model is not None:
+        shard = self._fully_sharded(passed) if passed is not None else None
+        if deferral is not None and shard is not None:
             test = deferral[1]
             line = self.context.line_of(test)
-            self.report(call, _THROUGH_HELPER.format(call=_one_line(call), test=_one_line(test), line=line, model=model))
+            self._report(call, _THROUGH_HELPER.format(call=_one_line(call), test=_one_line(test), line=line, model=shard.paths[0]), shard)
 
-    def _sharded_by(self, call: cst.Call) -> list[str]:
-        direct = sharded_paths(self.context, call, FSDP2_SHARDING)
-        if direct:
-            return direct
-        resolved = self.context.resolve_call(call)
-        if resolved is None or resolved.arguments is None:
-            return []
-        names = parameters_sharded_by(self.context, resolved.function, FSDP2_SHARDING)
-        passed = [resolved.arguments.get(name) for name in names]
-        return [path for value in passed if value is not None and (path := module_path(self.context, value)) is not None]
+    def _report(self, node: cst.Call, message: str, shard: _Shard) -> None:
+        self.report(node, message, conditions=(shard.condition,) if shard.condition is not None else ())
 
-    def _fully_sharded(self, expression: cst.BaseExpression) -> str | None:
-        """The path of ``expression`` when it names a module passed to ``fully_shard`` earlier
-        in this function, on the way here, and not re-bound since."""
+    def _fully_sharded(self, expression: cst.BaseExpression) -> _Shard | None:
+        """The sharding of the module ``expression`` names, when it was passed to ``fully_shard``
+        earlier in this function, on the way here, and not re-bound since (a sharding the
+        project must confirm comes last); its path comes first."""
         path = module_path(self.context, expression)
         if path is None:
             return None
         here = self.context.flow.event(expression)
-        for shard in self._shards:
-            if (
-                path in shard.paths
-                and shard.event.function is here.function
-                and not shard.event.exclusive_with(here)
-                and not self._rebound_between(root_name(path), shard.event.node, expression)
-            ):
-                return path
-        return None
+        found = [
+            shard
+            for shard in self._shards
+            if path in shard.paths
+            and shard.event.function is here.function
+            and not shard.event.exclusive_with(here)
+            and not self._rebound_between(root_name(path), shard.event.node, expression)
+        ]
+        shard = min(found, key=lambda shard: shard.condition is not None, default=None)
+        return replace(shard, paths=(path,)) if shard is not None else None
 
     def _rebound_between(self, name: str, first: cst.CSTNode, second: cst.CSTNode) -> bool:
         binder = self.context.binder

@@ -8,16 +8,8 @@ from torchcheck.lint.context import LintContext
 from torchcheck.lint.flow import Event
 from torchcheck.lint.nodes import source_text
 from torchcheck.lint.rule import Invalid, Rule, Valid
-from torchcheck.lint.sharding import (
-    FSDP2_SHARDING,
-    SHARDING_TEXT,
-    module_path,
-    optimized_paths,
-    parameters_sharded_by,
-    related,
-    root_name,
-    sharded_paths,
-)
+from torchcheck.lint.project import Condition
+from torchcheck.lint.sharding import module_path, optimized_paths, related, root_name, shardings_by
 
 _BEFORE_SHARDING = (
     "optimizer is built from parameters that `{shard}` at line {line} replaces; "
@@ -41,6 +33,11 @@ class _Shard:
     event: Event
     paths: tuple[str, ...]
     fsdp2: bool
+    condition: Condition | None  # a helper of another file: the project must confirm it shards
+
+
+def _needs_the_project(shard: _Shard) -> bool:
+    return shard.condition is not None
 
 
 @dataclass(frozen=True)
@@ -66,7 +63,7 @@ class OptimizerBuiltBeforeSharding(Rule):
     updates. Build the optimizer from the sharded model's `parameters()`, after sharding and
     before the first forward.
 
-    A project helper that shards its argument (`parallelize(model)`) counts as sharding
+    A project helper, of this file or another, that shards its argument (`parallelize(model)`) counts as sharding
     it, and a factory that builds the optimizer from its argument's `parameters()` counts
     as building it. `DistributedDataParallel`, `torch.compile`, `.to()` and
     `accelerator.prepare` keep the parameter objects and are not reported (so does
@@ -112,7 +109,7 @@ class OptimizerBuiltBeforeSharding(Rule):
     code = "TCK211"
     name = "optimizer-built-before-sharding"
     message = "optimizer is built from parameters that fully_shard replaces; it will step stale tensors — build it after sharding"
-    required_text = SHARDING_TEXT
+    required_text = ("optim",)  # the model may be sharded by an imported helper
 
     VALID = (
         Valid(
@@ -261,31 +258,23 @@ def main(model, batch):
             if isinstance(target, (cst.Name, cst.Attribute)):
                 self._builds.append(_Build(self.context.flow.event(node), target, tuple(paths)))
             return
-        sharded = self._sharded_by(node)
-        if sharded:
-            fsdp2 = self.context.call_name(node) in FSDP2_SHARDING
-            self._shards.append(_Shard(self.context.flow.event(node), tuple(sharded), fsdp2))
+        # a helper can only matter once an optimizer was built before it
+        shardings = shardings_by(self.context, node, through_helpers=bool(self._builds))
+        for sharding in shardings:
+            self._shards.append(_Shard(self.context.flow.event(node), sharding.paths, sharding.fsdp2, sharding.condition))
+        if shardings:
             return
         path = module_path(self.context, node.func) if isinstance(node.func, (cst.Name, cst.Attribute)) else None
         function = self.context.flow.function
         if path is not None and any(shard.fsdp2 and path in shard.paths and shard.event.function is function for shard in self._shards):
             self._forwards.append(_Forward(self.context.flow.event(node), path))
 
-    def _sharded_by(self, call: cst.Call) -> list[str]:
-        direct = sharded_paths(self.context, call)
-        if direct:
-            return direct
-        resolved = self.context.resolve_call(call)
-        if resolved is None or resolved.arguments is None:
-            return []
-        passed = [resolved.arguments.get(name) for name in parameters_sharded_by(self.context, resolved.function)]
-        return [path for value in passed if value is not None and (path := module_path(self.context, value)) is not None]
-
     def leave_Module(self, node: cst.Module) -> None:
         for build in self._builds:
-            shard = next((shard for shard in self._shards if self._replaces_after(build, shard)), None)
+            shard = min((shard for shard in self._shards if self._replaces_after(build, shard)), key=_needs_the_project, default=None)
             if shard is not None:
-                self.report(build.event.node, _BEFORE_SHARDING.format(shard=_head(shard.event.node), line=self._line(shard.event)))
+                message = _BEFORE_SHARDING.format(shard=_head(shard.event.node), line=self._line(shard.event))
+                self.report(build.event.node, message, conditions=(shard.condition,) if shard.condition is not None else ())
                 continue
             forward = next((forward for forward in self._forwards if self._ran_before(forward, build)), None)
             if forward is not None:

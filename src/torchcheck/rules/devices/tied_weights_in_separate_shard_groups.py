@@ -5,7 +5,9 @@ from dataclasses import dataclass
 import libcst as cst
 
 from torchcheck.lint.context import LintContext
-from torchcheck.lint.flow import BODY, ELSE, Event
+from torchcheck.lint.binder import Binder
+from torchcheck.lint.flow import Event
+from torchcheck.lint.guards import known_at
 from torchcheck.lint.nodes import source_text
 from torchcheck.lint.rule import Invalid, Rule, Valid
 from torchcheck.lint.sharding import FSDP2_SHARDING, class_made_by, contains, root_name, sharded_paths
@@ -50,28 +52,11 @@ def _mentions_a_tie(test: cst.BaseExpression) -> bool:
     return "tie" in source_text(test).lower()
 
 
-def _runs_only_untied(event: Event) -> bool:
-    """Whether ``event`` sits where a tie flag is off: ``if not cfg.tie_embeddings:`` or the
-    ``else:`` of ``if cfg.tie_embeddings:``."""
-    for branch in event.path:
-        if not isinstance(branch.owner, cst.If) or not _mentions_a_tie(branch.owner.test):
-            continue
-        if branch.label == BODY and any(_is_negated_tie(term) for term in _conjuncts(branch.owner.test)):
-            return True  # `if not cfg.tie:` and `if self.head is not None and not self.tie:`
-        if branch.label == ELSE and not _is_negated_tie(branch.owner.test):
-            return True
-    return False
-
-
-def _conjuncts(test: cst.BaseExpression) -> list[cst.BaseExpression]:
-    """The terms of an ``and`` chain, each of which holds in the body."""
-    if isinstance(test, cst.BooleanOperation) and isinstance(test.operator, cst.And):
-        return [*_conjuncts(test.left), *_conjuncts(test.right)]
-    return [test]
-
-
-def _is_negated_tie(term: cst.BaseExpression) -> bool:
-    return isinstance(term, cst.UnaryOperation) and isinstance(term.operator, cst.Not) and _mentions_a_tie(term.expression)
+def _runs_only_untied(binder: Binder, event: Event) -> bool:
+    """Whether ``event`` runs only where a tie flag is off: under ``if not cfg.tie_embeddings:``
+    (also as a term of an ``and``), in the ``else:`` of ``if cfg.tie_embeddings:``, or past
+    ``if cfg.tie_embeddings: return``."""
+    return any(not held.holds and _mentions_a_tie(held.test) for held in known_at(binder, event.node))
 
 
 class TiedWeightsInSeparateShardGroups(Rule):
@@ -325,7 +310,7 @@ def apply_fsdp(model, mesh):
         groups = [_group_of(f"{model}.{part}", shards) for part in (tie.source, tie.user)]
         if None in groups or groups[0] is groups[1]:
             return None
-        if any(_runs_only_untied(group.event) for group in groups if group is not None):
+        if any(_runs_only_untied(self.context.binder, group.event) for group in groups if group is not None):
             return None
         return max(groups, key=lambda group: group.event.order)  # type: ignore[union-attr]
 
