@@ -42,10 +42,12 @@ def dtype_of(context: LintContext, expression: cst.BaseExpression | None) -> str
     return _DTYPES.get(context.qualified_name(expression) or "")
 
 
-def autocast_dtype(context: LintContext, expression: cst.BaseExpression) -> tuple[str, str] | None:
+def autocast_dtype(context: LintContext, expression: cst.BaseExpression) -> tuple[str | None, str] | None:
     """``(device, dtype)`` of an enabled torch autocast manager (a ``with`` item or a
-    decorator): ``("cuda", "float16")`` for ``torch.autocast("cuda")``; None when it is no
-    torch autocast, is disabled, or its device or dtype is unknown (a conditional dtype)."""
+    decorator): ``("cuda", "float16")`` for ``torch.autocast("cuda")``, ``(None, "float16")``
+    for an explicit ``dtype=torch.float16`` on a device the file does not show; None when it
+    is no torch autocast, is disabled, or its dtype is unknown (a conditional dtype, or the
+    default of an unknown device)."""
     call = expression if isinstance(expression, cst.Call) else None
     qualified = context.qualified_name(call.func if call is not None else expression)
     if not is_autocast_name(qualified) or call is None or qualified.startswith("torch.cpu."):
@@ -56,11 +58,9 @@ def autocast_dtype(context: LintContext, expression: cst.BaseExpression) -> tupl
     dtype_position = 1
     if device is None:
         device = device_type(context, argument_for(call, 0, "device_type"))
-    if device is None:
-        return None
     dtype_argument = argument_for(call, dtype_position, "dtype")
     if dtype_argument is None:
-        return device, _DEFAULT_DTYPE[device]
+        return (device, _DEFAULT_DTYPE[device]) if device is not None else None
     dtype = dtype_of(context, dtype_argument.value) if not dtype_argument.star else None
     return (device, dtype) if dtype is not None else None
 

@@ -35,8 +35,9 @@ class _Region:
 class Fp16AutocastWithoutScaler(Rule):
     """
     ## What it does
-    Checks for an autocast region that runs in float16 on CUDA - `torch.autocast("cuda")`
-    with no `dtype` (float16 is the CUDA default), or `dtype=torch.float16` - whose result is
+    Checks for an autocast region that runs in float16 - `torch.autocast("cuda")` with no
+    `dtype` (float16 is the CUDA default), or an explicit `dtype=torch.float16` on CUDA or on a
+    device chosen elsewhere (`torch.autocast(device, dtype=torch.float16)`) - whose result is
     backpropagated in a file that builds no `GradScaler`.
 
     ## Why is this bad?
@@ -48,7 +49,7 @@ class Fp16AutocastWithoutScaler(Rule):
 
     Use `dtype=torch.bfloat16` (which has float32's exponent range and needs no scaler) or a
     `torch.amp.GradScaler`. A region under `no_grad()`, on the CPU (where autocast defaults to
-    bfloat16), with a dtype chosen at run time, or in a file that passes a scaler on, builds
+    bfloat16), with a dtype chosen at run time or the default dtype of an unknown device, or in a file that passes a scaler on, builds
     one, or imports a framework that scales the loss for you (Accelerate, Lightning,
     DeepSpeed, apex.amp, MMEngine ...) is not reported; nor is one in a file that imports a
     project module naming `GradScaler`.
@@ -90,7 +91,7 @@ class Fp16AutocastWithoutScaler(Rule):
     code = "TCK311"
     name = "fp16-autocast-without-scaler"
     message = (
-        "this autocast region runs in float16 (the CUDA default) and its loss is backpropagated without a "
+        "this autocast region runs in float16 and its loss is backpropagated without a "
         "GradScaler: small gradients underflow to zero — use dtype=torch.bfloat16 or a torch.amp.GradScaler"
     )
     required_text = ("autocast",)
@@ -157,6 +158,16 @@ accelerator.backward(loss)
         Valid(
             """
 import torch
+from testing_utils import torch_device
+
+with torch.autocast(torch_device):
+    loss = model(x).loss
+loss.backward()
+"""
+        ),
+        Valid(
+            """
+import torch
 with torch.autocast("cuda", enabled=False):
     loss = criterion(model(x), y)
 loss.backward()
@@ -164,6 +175,17 @@ loss.backward()
         ),
     )
     INVALID = (
+        Invalid(
+            """
+import torch
+from testing_utils import torch_device
+
+def check_training(model, inputs):
+    with torch.amp.autocast(torch_device, dtype=torch.float16):  # TCK311
+        out = model(**inputs)[0]
+        out.norm().backward()
+"""
+        ),
         Invalid(
             """
 import torch
@@ -217,7 +239,8 @@ for x in loader:
             return
         scope = self.context.flow.function or self.context.binder.enclosing(node, cst.Module)
         for item in node.items:
-            if autocast_dtype(self.context, item.item) == ("cuda", "float16"):
+            # float16 gradients underflow on any device; only the default dtype depends on it
+            if autocast_dtype(self.context, item.item) in (("cuda", "float16"), (None, "float16")):
                 self._regions.append(_Region(item, node.body, scope))
 
     def visit_Call(self, node: cst.Call) -> None:

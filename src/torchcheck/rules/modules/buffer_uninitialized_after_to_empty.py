@@ -12,6 +12,9 @@ _MESSAGE = (
 )
 # `model.apply(fn)` runs an unknown function on every submodule: it may recompute anything.
 _RUNS_ANY_INIT = "apply"
+# A module loaded from a state dict is finished: no caller re-initialises it (that would
+# overwrite the loaded weights), and the state dict holds no non-persistent buffer.
+_LOADS = "load_state_dict"
 
 
 def _own_code(node: cst.CSTNode) -> bool:
@@ -35,8 +38,11 @@ class BufferUninitializedAfterToEmpty(Rule):
     sometimes NaN. Recompute such buffers in a method you call after `to_empty` (torchtitan's
     `init_weights`, `reset_parameters`).
 
-    A later `model.apply(fn)` or a call that hands the model to code of another module may
-    recompute the buffers and is trusted to; a state-dict load is not.
+    A later `model.apply(fn)`, a call that hands the model to code of another module, or
+    returning it may recompute the buffers and is trusted to; a state-dict load is not, and a
+    model returned after one is finished (re-initialising it would overwrite the loaded
+    weights). A recomputing method counts when called on the model or on one of its
+    submodules (`model.rotary_emb.reset_parameters()`).
 
     ## Example
     ```python
@@ -126,6 +132,37 @@ import torch.nn as nn
 class Rope(nn.Module):
     def __init__(self, dim):
         super().__init__()
+        self.dim = dim
+        self.register_buffer("inv_freq", self._frequencies(), persistent=False)
+
+    def _frequencies(self):
+        return 1.0 / 10000 ** (torch.arange(0, self.dim, 2).float() / self.dim)
+
+    def reset_parameters(self):
+        self.inv_freq.copy_(self._frequencies())
+
+class Model(nn.Module):
+    def __init__(self, dim):
+        super().__init__()
+        self.rope = Rope(dim)
+
+def materialise(dim, state_dict):
+    with torch.device("meta"):
+        model = Model(dim)
+    model.to_empty(device="cuda")
+    model.rope.reset_parameters()
+    model.load_state_dict(state_dict, strict=False)
+    return model
+"""
+        ),
+        Valid(
+            """
+import torch
+import torch.nn as nn
+
+class Rope(nn.Module):
+    def __init__(self, dim):
+        super().__init__()
         self.register_buffer("freqs", torch.arange(dim).float(), persistent=False)
 
 class Model(nn.Module):
@@ -203,6 +240,30 @@ def build(dim):
         ),
     )
     INVALID = (
+        Invalid(
+            """
+import torch
+import torch.nn as nn
+
+class Rope(nn.Module):
+    def __init__(self, dim):
+        super().__init__()
+        self.register_buffer("inv_freq", 1.0 / 10000 ** (torch.arange(0, dim, 2).float() / dim), persistent=False)
+
+class Model(nn.Module):
+    def __init__(self, dim):
+        super().__init__()
+        self.proj = nn.Linear(dim, dim)
+        self.rope = Rope(dim)
+
+def materialise(dim, state_dict):
+    with torch.device("meta"):
+        model = Model(dim)
+    model.to_empty(device="cuda")  # TCK612
+    model.load_state_dict(state_dict, strict=False)
+    return model
+"""
+        ),
         Invalid(
             """
 import torch
@@ -314,12 +375,12 @@ def main(seq_len, state_dict):
         for later in subtree(body, _own_code):
             if not isinstance(later, (cst.Call, cst.Return, cst.Yield)) or later is call or not binder.precedes(call, later):
                 continue
-            if isinstance(later, (cst.Return, cst.Yield)) and _names(later.value, receiver.value):
-                return []
+            if isinstance(later, (cst.Return, cst.Yield)) and _names(later.value, receiver.value) and _LOADS not in called:
+                return []  # handed on to code that may initialise it (not once loaded: it is finished)
             if not isinstance(later, cst.Call):
                 continue
             func = later.func
-            if isinstance(func, cst.Attribute) and isinstance(func.value, cst.Name) and func.value.value == receiver.value:
+            if isinstance(func, cst.Attribute) and _part_of(func.value, receiver.value):  # `model.rope.reset()` too
                 if func.attr.value == _RUNS_ANY_INIT:
                     return []
                 called.add(func.attr.value)
@@ -336,4 +397,11 @@ def _names(expression: cst.BaseExpression | None, name: str) -> bool:
     """``expression`` is the module ``name``, or a method chain on it (``model.cuda()``)."""
     while isinstance(expression, cst.Call) and isinstance(expression.func, cst.Attribute):
         expression = expression.func.value
+    return isinstance(expression, cst.Name) and expression.value == name
+
+
+def _part_of(expression: cst.BaseExpression, name: str) -> bool:
+    """``expression`` is the module ``name`` or a submodule of it (``model.layers[0].rope``)."""
+    while isinstance(expression, (cst.Attribute, cst.Subscript)):
+        expression = expression.value
     return isinstance(expression, cst.Name) and expression.value == name
