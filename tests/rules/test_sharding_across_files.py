@@ -55,3 +55,42 @@ def test_an_imported_helper_that_shards_its_argument_shards_it(tmp_path: Path) -
 
 def test_an_imported_helper_that_does_not_shard_leaves_the_module_alone(tmp_path: Path) -> None:
     assert _findings(tmp_path, "describe") == []
+
+
+MODEL = """
+import torch.nn as nn
+
+class Transformer(nn.Module):
+    def __init__(self, vocab, dim, tie=True):
+        super().__init__()
+        self.tok_embeddings = nn.Embedding(vocab, dim)
+        self.norm = nn.LayerNorm(dim)
+        self.output = nn.Linear(dim, vocab, bias=False)
+        if tie:
+            self.output.weight = self.tok_embeddings.weight
+"""
+
+PARALLELIZE = """
+from torch.distributed.fsdp import fully_shard
+from model import Transformer
+
+def apply_fsdp(model: Transformer, mesh):
+    fully_shard(model.tok_embeddings, mesh=mesh)
+    fully_shard({last_group}, mesh=mesh)
+    fully_shard(model, mesh=mesh)
+"""
+
+
+def _tie_findings(root: Path, last_group: str) -> list[tuple[str, int, str]]:
+    (root / "model.py").write_text(textwrap.dedent(MODEL), encoding="utf-8")
+    (root / "parallelize.py").write_text(textwrap.dedent(PARALLELIZE.format(last_group=last_group)), encoding="utf-8")
+    result = lint(LintOptions(paths=(root,), select=("TCK212",), use_cache=False))
+    return sorted((Path(d.filename).name, d.location.row, d.code) for d in result.diagnostics)
+
+
+def test_a_tie_in_a_class_of_another_file_splits_across_shard_groups(tmp_path: Path) -> None:
+    assert _tie_findings(tmp_path, "[model.norm, model.output]") == [("parallelize.py", 7, "TCK212")]
+
+
+def test_untied_submodules_of_a_class_of_another_file_may_shard_apart(tmp_path: Path) -> None:
+    assert _tie_findings(tmp_path, "model.norm") == []

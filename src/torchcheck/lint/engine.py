@@ -201,14 +201,15 @@ def _fix_of(report: Report, located: _Located) -> Fix | None:
 
 def _diagnostics(filename: str, reports: list[Report], located: _Located, suppressions: Suppressions) -> list[_Finding]:
     found: list[_Finding] = []
-    seen: set[tuple[str, int, int]] = set()
+    seen: set[tuple[object, ...]] = set()
     for report in reports:
         first, last = _suppression_range(report, located)
         if suppressions.suppresses(report.rule.code, report.rule.name, first, last):
             continue
         node_range = located.range_of(report.node, report.top_level)
         start = Location(node_range.start.line, node_range.start.column + 1)
-        key = (report.rule.code, start.row, start.column)
+        # alternatives the project decides between (which of two submodules is tied) stay apart
+        key = (report.rule.code, start.row, start.column, tuple(report.conditions))
         if key in seen:
             continue
         seen.add(key)

@@ -34,6 +34,7 @@ from typing import TYPE_CHECKING
 import libcst as cst
 
 from torchcheck.lint.nodes import dotted_name, is_autocast_name, self_attribute, source_text
+from torchcheck.lint.ties import TIE, ties_of
 from torchcheck.lint.torch_api import PARAMETER_REPLACING
 from torchcheck.lint.project import (
     AUTOCAST,
@@ -101,8 +102,9 @@ _ACTIVATION_TEXT = re.compile(r"[sS]oftmax|[sS]igmoid|expit")
 _SUMMARISED_TEXT = re.compile(
     r"\.(?:eval|train|zero_grad|step|backward|set_epoch|unscale_|update|zero_)\(|\.grad\b"
     r"|[sS]oftmax|[sS]igmoid|expit|autocast|MixedPrecision|init_process_group|DistributedDataParallel|deterministic"
-    r"|def _apply\(|fully_shard|FullyShardedDataParallel"
+    r"|def _apply\(|fully_shard|FullyShardedDataParallel|\.(?:weight|bias) = self\."
 )
+_TIE_TEXT = re.compile(r"\.(?:weight|bias) = self\.")
 _TOP_LEVEL_DEFINITION = re.compile(r"^(?:async[ \t]+)?(?:def|class)[ \t]+(\w+)", re.MULTILINE)
 
 _Scope = dict[str, "Symbol | None"]  # local name -> what it imports; None when ambiguous
@@ -253,6 +255,7 @@ class ProjectFacts:
         self._mentions_autocast = AUTOCAST in text
         self._may_autocast = AUTOCAST in text.lower() or "MixedPrecision" in text
         self._may_shard = "fully_shard" in text or "FullyShardedDataParallel" in text
+        self._may_tie = _TIE_TEXT.search(text) is not None
         self._moved_by_apply: set[str] = set()  # attributes an `_apply` override moves by name
         self._number_settings: dict[str, cst.Assign] = {}  # setting path -> where it is given a number
 
@@ -513,6 +516,9 @@ class ProjectFacts:
                 facts.update(reader.outputs(forward))
             facts[FORWARD_AUTOCAST] = reader.autocast(forward, self._mentions_autocast)
         facts[TORCH_MODULE] = Fact(self._torch_module(node), self._lines.line_at(start), f"`{node.name.value}`")
+        if self._may_tie:
+            for tie in ties_of(node):
+                facts[f"{TIE}{tie.user}"] = Fact(tie.source, self._lines.line_of(tie.node, start), f"`{source_text(tie.node)}`")
         return Definition("class", self._lines.line_at(start), facts)
 
     def _torch_module(self, node: cst.ClassDef) -> str:

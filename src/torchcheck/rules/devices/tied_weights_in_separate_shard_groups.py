@@ -11,13 +11,17 @@ from torchcheck.lint.guards import known_at
 from torchcheck.lint.nodes import source_text
 from torchcheck.lint.rule import Invalid, Rule, Valid
 from torchcheck.lint.sharding import FSDP2_SHARDING, class_made_by, contains, root_name, sharded_paths
+from torchcheck.lint.project import Condition, Symbol
+from torchcheck.lint.ties import TIE, TYING_METHODS, tie_made_by
 
 _MESSAGE = (
     "{second} shares its {attribute} with {first} (tied at line {line}) but is sharded in a different "
     "fully_shard group; shard them together: fully_shard([{first}, {second}])"
 )
-# Methods in which an assignment between submodules' parameters ties them.
-_TYING_METHODS = frozenset({"__init__", "tie_weights", "_tie_weights", "tie_embeddings"})
+_MESSAGE_ELSEWHERE = (
+    "{second} shares a parameter with {first} (tied in `{owner}`) but is sharded in a different "
+    "fully_shard group; shard them together: fully_shard([{first}, {second}])"
+)
 
 
 @dataclass(frozen=True)
@@ -34,18 +38,6 @@ class _Shard:
     event: Event
     paths: tuple[str, ...]
     made_by: tuple[cst.ClassDef | str | None, ...]  # what made each path's root name
-
-
-def _relative(expression: cst.BaseExpression) -> tuple[str, str] | None:
-    """``("tok_embeddings", "weight")`` for ``self.tok_embeddings.weight``; None unless the
-    expression is an attribute of a submodule of ``self``."""
-    if not isinstance(expression, cst.Attribute):
-        return None
-    text = source_text(expression)
-    if not text.startswith("self.") or text.count(".") < 2 or not all(part.isidentifier() for part in text.split(".")):
-        return None
-    owner, _, attribute = text[len("self.") :].rpartition(".")
-    return owner, attribute
 
 
 def _mentions_a_tie(test: cst.BaseExpression) -> bool:
@@ -76,7 +68,10 @@ class TiedWeightsInSeparateShardGroups(Rule):
     both to the root's.
 
     The tie is an assignment `self.output.weight = self.tok_embeddings.weight` in a model
-    class of the file (in `__init__` or `tie_weights()`). A group is the innermost
+    class (in `__init__` or `tie_weights()`), of the file or of another file of the project
+    that the sharded model's annotation or constructor names (`model: Transformer`); for
+    another file's class, two submodules sharded in different explicit groups are checked.
+    A group is the innermost
     `fully_shard` call whose module (or list of modules) holds the submodule, else the
     root's. Sharding code that runs only when the tie flag is off
     (`if not cfg.tie_embeddings:`) is not reported, nor is a shared *module* sharded as its
@@ -276,11 +271,11 @@ def apply_fsdp(model, mesh):
 
     def visit_Assign(self, node: cst.Assign) -> None:
         owner, function = self.context.current_class, self.context.flow.function
-        if owner is None or function is None or function.name.value not in _TYING_METHODS or len(node.targets) != 1:
+        if owner is None or function is None or function.name.value not in TYING_METHODS:
             return
-        user, source = _relative(node.targets[0].target), _relative(node.value)
-        if user is not None and source is not None and user[1] == source[1] and user[0] != source[0]:
-            self._ties.append(_Tie(owner, source[0], user[0], user[1], node))
+        tie = tie_made_by(node)
+        if tie is not None:
+            self._ties.append(_Tie(owner, tie.source, tie.user, tie.attribute, node))
 
     def visit_Call(self, node: cst.Call) -> None:
         if self.context.call_name(node) not in FSDP2_SHARDING:
@@ -300,6 +295,46 @@ def apply_fsdp(model, mesh):
                         if second is not None and second.event.node not in reported:
                             reported.add(second.event.node)
                             self._report(tie, model, second)
+
+        for function in {shard.event.function for shard in self._shards}:
+            self._ties_elsewhere([shard for shard in self._shards if shard.event.function is function])
+
+    def _ties_elsewhere(self, shards: list[_Shard]) -> None:
+        """Submodules of a model whose class another file defines, sharded in different groups:
+        reported if the project shows that class tying one to the other."""
+        parts: dict[str, set[str]] = {}
+        for shard in shards:
+            for path, made_by in zip(shard.paths, shard.made_by):
+                root, _, part = path.partition(".")
+                if part.isidentifier() and not isinstance(made_by, cst.ClassDef):
+                    parts.setdefault(root, set()).add(part)
+        for root, names in parts.items():
+            owner = self._class_elsewhere(root, shards[0].event.node)
+            for first, second in ((a, b) for a in sorted(names) for b in sorted(names) if a != b):
+                groups = [_group_of(f"{root}.{part}", shards) for part in (first, second)]
+                if owner is None or groups[0] is groups[1] or any(_runs_only_untied(self.context.binder, g.event) for g in groups if g):
+                    continue
+                later = max(groups, key=lambda group: group.event.order)  # type: ignore[union-attr]
+                message = _MESSAGE_ELSEWHERE.format(first=f"{root}.{first}", second=f"{root}.{second}", owner=owner.name)
+                self.report(later.event.node, message, conditions=(Condition(owner, f"{TIE}{second}", first),))  # type: ignore[union-attr]
+
+    def _class_elsewhere(self, name: str, near: cst.CSTNode) -> Symbol | None:
+        """The class of another project file that made ``name``: its annotation
+        (``model: Transformer``) or its constructor (``model = Transformer(cfg)``)."""
+        project = self.context.project
+        binder = self.context.binder
+        bindings = binder.bindings_of(name, binder.scope_of(near)) if project is not None else []
+        if len(bindings) != 1:
+            return None
+        node = bindings[0].node
+        if isinstance(node, cst.Param) and node.annotation is not None:
+            maker = node.annotation.annotation
+        elif isinstance(node, cst.Assign) and isinstance(node.value, cst.Call):
+            maker = node.value.func
+        else:
+            return None
+        symbol = project.symbol_of(maker)  # type: ignore[union-attr]
+        return symbol if symbol is not None and not symbol.is_local else None
 
     def _second_group(self, tie: _Tie, model: str, function: cst.FunctionDef | None) -> _Shard | None:
         """The later of the two groups the tie's modules land in, when they differ."""
