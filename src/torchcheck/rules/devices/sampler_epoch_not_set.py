@@ -13,6 +13,8 @@ from torchcheck.lint.rule import Invalid, Rule, Valid
 
 # What a sampler or a loader is bound to: ("name", "train_sampler") or ("self", "train_loader").
 _Key = tuple[str, str]
+# A finding's message (None: the rule's own) and the conditions it stands on.
+_Verdict = tuple[str | None, tuple[Condition, ...]]
 _HANDED_TO_HELPER = (
     "`DistributedSampler` never gets `set_epoch(epoch)`: its loader goes to a training helper every epoch "
     f"({PLACE}) and neither file calls `set_epoch`, so every epoch sees the same shuffle"
@@ -35,19 +37,13 @@ class _Loops:
     handed: list[tuple[Symbol | cst.FunctionDef, tuple[Loop, ...]]] = field(default_factory=list)  # helpers, loops around the call
 
 
-def _callee(node: cst.CSTNode | None) -> str | None:
-    return nodes.called_name(node) if isinstance(node, cst.Call) else None
-
-
 def _alias_assignment(binder: Binder, node: cst.CSTNode) -> cst.Assign | None:
     """``alias = loader`` or ``alias = tqdm(loader, ...)``: the assignment, else None."""
     wrapped = references.iteration_wrapper(binder, node)
     if wrapped is not None and (wrapped[0].keyword is not None or wrapped[0] is not wrapped[1].args[0]):
         return None
-    node = wrapped[1] if wrapped is not None else node
-    assignment = binder.parent(node)
-    single = isinstance(assignment, cst.Assign) and assignment.value is node and len(assignment.targets) == 1
-    return assignment if single and isinstance(assignment.targets[0].target, cst.Name) else None  # type: ignore[union-attr,return-value]
+    assignment = references.assignment_of(binder, wrapped[1] if wrapped is not None else node)
+    return assignment if assignment is not None and isinstance(assignment.targets[0].target, cst.Name) else None
 
 
 def _is_harmless(binder: Binder, node: cst.CSTNode) -> bool:
@@ -55,7 +51,7 @@ def _is_harmless(binder: Binder, node: cst.CSTNode) -> bool:
     above = binder.parent(node)
     call = binder.parent(above)  # type: ignore[arg-type]
     if isinstance(above, cst.Arg):
-        return _callee(call) == "len" and above.keyword is None
+        return isinstance(call, cst.Call) and nodes.called_name(call) == "len" and above.keyword is None
     if not isinstance(above, cst.Attribute) or node is not above.value or above.attr.value in ("sampler", "batch_sampler"):
         return False
     # a method call may do anything to the object
@@ -65,13 +61,8 @@ def _is_harmless(binder: Binder, node: cst.CSTNode) -> bool:
 def _key_of(target: cst.CSTNode) -> _Key | None:
     if isinstance(target, cst.Name):
         return ("name", target.value)
-    is_self = isinstance(target, cst.Attribute) and isinstance(target.value, cst.Name) and target.value.value == "self"
-    return ("self", target.attr.value) if is_self else None  # type: ignore[attr-defined]
-
-
-def _shuffles(call: cst.Call) -> bool:
-    """``shuffle`` left at its default (True) or passed as a literal True."""
-    return nodes.argument_for(call, 3, "shuffle") is None or _asks_to_shuffle(call)
+    attribute = nodes.self_attribute(target)  # type: ignore[arg-type]
+    return ("self", attribute) if attribute is not None else None
 
 
 def _asks_to_shuffle(call: cst.Call) -> bool:
@@ -95,10 +86,9 @@ def _calls_unknown_methods(loop: Loop, loader_loop: cst.For, owner: cst.ClassDef
     """``self.hook()`` in the epoch loop (outside the loop over the batches) where ``hook``
     is neither a method of the class nor an attribute it assigns: an inherited method could
     call ``set_epoch``."""
-    known = {("self", statement.name.value) for statement in owner.body.body if isinstance(statement, cst.FunctionDef)}
-    known |= {_key_of(node.target) for node in nodes.subtree(owner) if isinstance(node, cst.AssignTarget)}
-    keys = [_key_of(call.func) for call in _calls(loop, skip=loader_loop.body)]
-    return any(key is not None and key[0] == "self" and key not in known for key in keys)
+    known = {*methods_of(owner), *(nodes.self_attribute(node.target) for node in nodes.subtree(owner) if isinstance(node, cst.AssignTarget))}
+    called = {nodes.self_attribute(call.func) for call in _calls(loop, skip=loader_loop.body)}
+    return bool(called - known - {None})
 
 
 class SamplerEpochNotSet(Rule):
@@ -426,7 +416,7 @@ while step < max_steps:
     visit_FormattedStringText = visit_SimpleString
 
     def visit_Call(self, node: cst.Call) -> None:
-        if self.context.call_name(node) in dataloaders.DISTRIBUTED_SAMPLERS and _shuffles(node):
+        if self.context.call_name(node) in dataloaders.DISTRIBUTED_SAMPLERS and (nodes.argument_for(node, 3, "shuffle") is None or _asks_to_shuffle(node)):
             self._samplers.append((node, frozenset(self.context.loops), self.context.current_class))
         elif dataloaders.is_dataloader_call(self.context, node):
             self._dataloaders.add(node)
@@ -449,8 +439,7 @@ while step < max_steps:
                 loaders, names = [self._loader_of(use) for use in found[1]] if found else [None], (key[1],)
             if None in loaders:
                 continue  # the sampler escapes: passed on, returned, stored ...
-            asked = _asks_to_shuffle(call)
-            verdict = next(filter(None, (self._iterated_in_epoch_loop(loader, loops, names, asked) for loader in loaders)), None)
+            verdict = next(filter(None, (self._iterated_in_epoch_loop(loader, loops, names, _asks_to_shuffle(call)) for loader in loaders)), None)
             if verdict is not None:
                 self.report(call, verdict[0], conditions=verdict[1])
 
@@ -458,9 +447,7 @@ while step < max_steps:
         """The innermost module, function, lambda or class around ``node``."""
         return self.context.binder.enclosing(node, *_FRAMES) or self._module
 
-    def _occurrences(
-        self, key: _Key, frame: cst.CSTNode, owner: cst.ClassDef | None
-    ) -> tuple[list[tuple[cst.CSTNode, cst.CSTNode | None]], list[cst.CSTNode]] | None:
+    def _occurrences(self, key: _Key, frame: cst.CSTNode, owner: cst.ClassDef | None) -> tuple[list[tuple[cst.CSTNode, cst.CSTNode | None]], list[cst.CSTNode]] | None:
         """The bindings of ``key`` (each target with its statement) and the places that use it
         other than to test it; None when a use cannot be followed (in a nested function,
         through ``self`` passed on, ...). A module's names are also globals of its functions."""
@@ -486,12 +473,9 @@ while step < max_steps:
         while isinstance(above, cst.IfExp) and node is not above.test:
             node, above = above, self.context.binder.parent(above)
         call = self.context.binder.parent(above)  # type: ignore[arg-type]
-        found = call in self._dataloaders and dataloaders.dataloader_arguments(call).get("sampler") is node  # type: ignore[arg-type]
-        return call if found else None  # type: ignore[return-value]
+        return call if call in self._dataloaders and dataloaders.dataloader_arguments(call).get("sampler") is node else None  # type: ignore
 
-    def _iterated_in_epoch_loop(
-        self, loader: cst.Call, sampler_loops: frozenset[Loop], names: tuple[str, ...], asked_to_shuffle: bool = False
-    ) -> tuple[str | None, tuple[Condition, ...]] | None:
+    def _iterated_in_epoch_loop(self, loader: cst.Call, sampler_loops: frozenset[Loop], names: tuple[str, ...], asked_to_shuffle: bool) -> _Verdict | None:
         """Whether ``loader`` is iterated by a training loop, or handed to a training helper,
         inside an outer loop that keeps the same sampler across its iterations (not one of
         ``sampler_loops``, which build the sampler)."""
@@ -500,9 +484,7 @@ while step < max_steps:
             return None
         names = (*names, *found.names)
         # a helper of another file must not call set_epoch either
-        imported = tuple(
-            Condition(helper, "module:set_epoch", NO) for helper, _ in found.handed if isinstance(helper, Symbol) and not helper.is_local
-        )
+        imported = tuple(Condition(helper, "module:set_epoch", NO) for helper, _ in found.handed if isinstance(helper, Symbol) and not helper.is_local)
         for loop, outer in found.loops:
             # an explicit shuffle=True asks for a new order every epoch, training or not
             if not (asked_to_shuffle or _trains(loop) or any("train" in name.lower() for name in names)):
@@ -516,8 +498,7 @@ while step < max_steps:
                 if isinstance(helper, Symbol) and not helper.is_local:
                     return _HANDED_TO_HELPER, (Condition(helper, f"does:{','.join(_TRAINING_ACTIONS)}", MAY), *imported)
                 function = helper if isinstance(helper, cst.FunctionDef) else self._functions[helper.name]
-                effects = self.context.summary_of(function).effects
-                site = next((effect.site for effect in effects if effect.action in _TRAINING_ACTIONS), None)
+                site = next((effect.site for effect in self.context.summary_of(function).effects if effect.action in _TRAINING_ACTIONS), None)
                 if site is not None:
                     return _HANDED_TO_HELPER.replace(PLACE, site.describe(self.context.line_of)), imported
         return None
@@ -536,9 +517,7 @@ while step < max_steps:
             return None
         return self._follow(key, frame, owner if key[0] == "self" else None, {assignment}, 0)  # type: ignore[arg-type]
 
-    def _follow(
-        self, key: _Key, frame: cst.CSTNode, owner: cst.ClassDef | None, assignments: set[cst.Assign], depth: int
-    ) -> _Loops | None:
+    def _follow(self, key: _Key, frame: cst.CSTNode, owner: cst.ClassDef | None, assignments: set[cst.Assign], depth: int) -> _Loops | None:
         """Where the loader bound to ``key`` by ``assignments`` (and nothing else) is iterated,
         following aliases such as ``progress = tqdm(loader)``; None when it escapes."""
         occurrences, binder = self._occurrences(key, frame, owner), self.context.binder
@@ -574,10 +553,8 @@ while step < max_steps:
         binder, project = self.context.binder, self.context.project
         call = references.argument_of(binder, node)
         method = self._own_method(call) if call is not None else None
-        if method is not None:
-            return method, references.loops_running(binder, node)
-        helper = project.symbol_of(call.func) if call is not None and project is not None else None
-        if helper is None or (helper.is_local and helper.name not in self._functions):
+        helper = method if method is not None else project.symbol_of(call.func) if call is not None and project is not None else None
+        if helper is None or (isinstance(helper, Symbol) and helper.is_local and helper.name not in self._functions):
             return None
         return helper, references.loops_running(binder, node)
 
@@ -586,17 +563,15 @@ while step < max_steps:
         first parameter of the method the call sits in."""
         func, binder = call.func, self.context.binder
         caller = binder.enclosing(call, cst.FunctionDef)
-        if not isinstance(func, cst.Attribute) or not isinstance(func.value, cst.Name) or caller is None:
-            return None
-        positional = (*caller.params.posonly_params, *caller.params.params)
-        owner = binder.parent(binder.parent(caller))
-        if not positional or positional[0].name.value != func.value.value or not isinstance(owner, cst.ClassDef):
-            return None
-        return methods_of(owner).get(func.attr.value)
+        owner = binder.parent(binder.parent(caller)) if caller is not None else None
+        receiver = func.value if isinstance(func, cst.Attribute) and isinstance(func.value, cst.Name) else None
+        positional = (*caller.params.posonly_params, *caller.params.params) if isinstance(owner, cst.ClassDef) and receiver is not None else ()  # type: ignore[union-attr]
+        return methods_of(owner).get(func.attr.value) if positional and positional[0].name.value == receiver.value else None  # type: ignore
 
     def _is_epoch_loop(self, loop: Loop) -> bool:
         """``while ...``, ``for epoch in ...``, ``for _ in range(n)`` (possibly in ``tqdm``),
         also over a name bound once to a counting iterable (``it = trange(epochs)`` ... ``for _ in it:``)."""
         if isinstance(loop, cst.While) or "epoch" in (nodes.dotted_name(loop.target) or "").lower():
             return True
-        return _callee(references.iterated_value(self.context.binder, loop)) in _COUNTING_LOOPS
+        iterated = references.iterated_value(self.context.binder, loop)
+        return isinstance(iterated, cst.Call) and nodes.called_name(iterated) in _COUNTING_LOOPS

@@ -1,5 +1,6 @@
 from __future__ import annotations
 
+import functools
 from typing import NamedTuple
 
 import libcst as cst
@@ -7,7 +8,7 @@ import libcst as cst
 from torchcheck.lint import torch_api
 from torchcheck.lint.flow import BoundName
 from torchcheck.lint.kinds import Kind
-from torchcheck.lint.nodes import argument_for, dotted_name, is_none, method_call
+from torchcheck.lint.nodes import argument_for, dotted_name, is_none, method_call, self_attribute
 from torchcheck.lint.rule import FixSafety, Invalid, Rule, Valid
 
 
@@ -34,8 +35,8 @@ class _UnitDims(NamedTuple):
         """After ``squeeze(dim)`` of a dimension the code knows has size 1: the known ones
         beyond it, counted from the same end as ``dim``, move one closer to that end."""
         step = 1 if (at := self.position(dim)) >= 0 else -1
-        units = frozenset(unit - step if (unit - at) * step > 0 else unit for unit in self.units if unit != at)
-        return _UnitDims(self.rank - 1 if self.rank is not None else None, units)
+        rank = self.rank - 1 if self.rank is not None else None
+        return _UnitDims(rank, frozenset(unit - step if (unit - at) * step > 0 else unit for unit in self.units if unit != at))
 
     def swaps_a_unit(self, swapped: tuple[int, int]) -> bool:
         """Whether a transpose of these two dimensions swaps neighbours one of which has size 1."""
@@ -66,10 +67,8 @@ _KEEPS_SHAPE_FUNCTIONS = frozenset(
 )
 # Layers that produce one channel (``nn.Conv1d(channels, 1, ...)``): the size-1 dimension of
 # their (batched) output; nn.Linear's is the last.
-_ONE_CHANNEL_LAYERS = {
-    **{f"torch.nn.{kind}{n}d": _UnitDims(n + 2, frozenset({1})) for kind in ("Conv", "ConvTranspose") for n in (1, 2, 3)},
-    "torch.nn.Linear": _UnitDims(None, frozenset({-1})),
-}
+_ONE_CHANNEL_LAYERS = {f"torch.nn.{kind}{n}d": _UnitDims(n + 2, frozenset({1})) for kind in ("Conv", "ConvTranspose") for n in (1, 2, 3)}
+_ONE_CHANNEL_LAYERS["torch.nn.Linear"] = _UnitDims(None, frozenset({-1}))
 
 
 class ViewAfterTranspose(Rule):
@@ -132,10 +131,7 @@ class ViewAfterTranspose(Rule):
 
     code = "TCK705"
     name = "view-after-transpose"
-    message = (
-        "`.view()` merges dimensions that the transpose made non-adjacent in memory; it raises unless "
-        "a merged dimension has size 1; use `.reshape()`"
-    )
+    message = "`.view()` merges dimensions that the transpose made non-adjacent in memory; it raises unless a merged dimension has size 1; use `.reshape()`"
     fix_title = "Use `.reshape()`"
     fix_safety = FixSafety.SAFE
     required_text = (".view(",)
@@ -442,22 +438,21 @@ class Attention:
         shape = self._unit_dims(subscript.value, reader, budget - 1) or _UnitDims(None)
         split = kinds.index("...") if "..." in kinds else len(kinds)
         leading = [position for position, kind in enumerate(kinds[:split]) if kind == "none"]
-        for position in leading + [-1 - position for position, kind in enumerate(reversed(kinds[split + 1 :])) if kind == "none"]:
-            shape = shape.inserted(position)
-        return shape
+        trailing = [-1 - position for position, kind in enumerate(reversed(kinds[split + 1 :])) if kind == "none"]
+        return functools.reduce(_UnitDims.inserted, leading + trailing, shape)
 
     def _layer_output(self, call: cst.Call) -> _UnitDims | None:
         """``self.conv_post(x)`` where a method of the class assigns ``nn.Conv1d(channels, 1, ...)``
         to that attribute in one of its top-level statements."""
-        func, owner = call.func, self.context.current_class
-        if owner is None or not isinstance(func, cst.Attribute) or dotted_name(func.value) != "self":
+        attribute, owner = self_attribute(call.func), self.context.current_class
+        if owner is None or attribute is None:
             return None
         layers = [
             small.value
             for method in owner.body.body if isinstance(method, cst.FunctionDef)
             for statement in method.body.body if isinstance(statement, cst.SimpleStatementLine)
             for small in statement.body if isinstance(small, cst.Assign) and isinstance(small.value, cst.Call) and self._one_channel(small.value)
-            for target in small.targets if isinstance(target.target, cst.Attribute) and target.target.attr.value == func.attr.value
+            for target in small.targets if isinstance(target.target, cst.Attribute) and target.target.attr.value == attribute
         ]
         return _ONE_CHANNEL_LAYERS[self.context.call_name(layers[-1]) or ""] if layers else None  # type: ignore[arg-type]
 
@@ -472,10 +467,9 @@ class Attention:
         An elementwise operation of two tensors takes the memory order of its first operand
         (``pred.eq(target.expand_as(pred))`` keeps ``pred``'s; PyTorch 2.13, checked)."""
         if isinstance(expression, cst.BinaryOperation):
-            if isinstance(expression.operator, cst.MatrixMultiply):
-                return None  # a matrix product is contiguous
-            # the left operand's memory order decides the result's; a number on the left leaves it to the right
-            return expression.right if _is_number(expression.left) else expression.left
+            # a matrix product is contiguous; otherwise the left operand's memory order decides the
+            # result's, and a number on the left leaves it to the right
+            return None if isinstance(expression.operator, cst.MatrixMultiply) else expression.right if _is_number(expression.left) else expression.left
         if isinstance(expression, cst.UnaryOperation) and isinstance(expression.operator, cst.Minus):
             return expression.expression
         if isinstance(expression, cst.Comparison):
@@ -578,7 +572,6 @@ def _transpose(expression: cst.BaseExpression) -> tuple[cst.BaseExpression, tupl
             values = [None if isinstance(element, cst.StarredElement) else element.value for element in values[0].elements]
         dims = [_integer(value) for value in values]
         order = [dim % len(dims) for dim in dims] if dims and None not in dims else None  # type: ignore[operator]
-        if order is None or sorted(order) != list(range(len(order))):
-            return None
-        return source, (1 + sum(after != before + 1 for before, after in zip(order, order[1:])), True), None
+        runs = 1 + sum(after != before + 1 for before, after in zip(order, order[1:])) if order is not None else 0
+        return (source, (runs, True), None) if order is not None and sorted(order) == list(range(len(order))) else None
     return None

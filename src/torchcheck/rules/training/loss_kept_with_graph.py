@@ -8,7 +8,7 @@ from torchcheck.lint.accumulators import accumulated_arguments, attribute_class,
 from torchcheck.lint.context import LintContext, Loop
 from torchcheck.lint.flow import Function
 from torchcheck.lint.kinds import TENSOR_KINDS, Kind
-from torchcheck.lint.nodes import dotted_name, root_name, source_text
+from torchcheck.lint.nodes import called_name, dotted_name, root_name, self_attribute, source_text
 from torchcheck.lint.rule import FixSafety, Invalid, Rule, Valid
 
 _CONTAINER_METHODS = frozenset({"append", "extend", "insert"})
@@ -549,9 +549,7 @@ class Trainer:
 
     def _may_carry_graph(self, value: cst.BaseExpression) -> bool:
         kind = self.context.kind_of(value)
-        unknown_holder = isinstance(value, cst.Name) or (
-            isinstance(value, (cst.Subscript, cst.Attribute)) and isinstance(value.value, cst.Name)
-        )
+        unknown_holder = isinstance(value, cst.Name) or isinstance(value, (cst.Subscript, cst.Attribute)) and isinstance(value.value, cst.Name)
         if kind is Kind.GRAPH_TENSOR or (unknown_holder and kind in (None, Kind.OTHER)):
             return True
         if isinstance(value, cst.BinaryOperation) and kind is None:  # `loss / len(loader)`
@@ -562,10 +560,8 @@ class Trainer:
         if isinstance(receiver, cst.Name):
             binding = self.context.flow.last_binding(receiver.value)
             return instance_class(self.context.binder, binding.value) if binding is not None else None
-        owner = self.context.current_class
-        if isinstance(receiver, cst.Attribute) and root_name(receiver.value) == "self" and isinstance(receiver.value, cst.Name):
-            return attribute_class(self.context.binder, owner, receiver.attr.value) if owner is not None else None
-        return None
+        owner, attribute = self.context.current_class, self_attribute(receiver)
+        return attribute_class(self.context.binder, owner, attribute) if owner is not None and attribute is not None else None
 
     def _consider(
         self, node: cst.CSTNode, container: str | None, value: cst.BaseExpression, accumulated_in: cst.CSTNode | None = None
@@ -585,9 +581,7 @@ class Trainer:
     def _loop_creating(self, container: str, loops: tuple[Loop, ...]) -> Loop | None:
         """The innermost of ``loops`` whose iterations bind ``container`` afresh, if any."""
         binding = self.context.flow.last_binding(container)
-        if binding is None:
-            return None
-        return next((loop for loop in reversed(loops) if loop in binding.loops), None)
+        return next((loop for loop in reversed(loops) if loop in binding.loops), None) if binding is not None else None
 
     def leave_loop(self, loop: Loop) -> None:
         """Decide once the outermost loop is complete: only then are all its calls known."""
@@ -611,9 +605,7 @@ class Trainer:
         scaled = isinstance(candidate.value, cst.BinaryOperation) and bool(_combined_from(candidate.value) & backpropagated)
         # `epoch_loss[key] += losses[key]` after `losses["total"].backward()`: an entry of what was backpropagated
         kept_entry = isinstance(candidate.value, cst.Subscript) and root_name(candidate.value) in backpropagated
-        is_backward_target = (
-            kept_name in backpropagated or kept_entry or scaled or any(root_name(part) in backpropagated for part in parts)
-        )
+        is_backward_target = kept_name in backpropagated or kept_entry or scaled or any(root_name(part) in backpropagated for part in parts)
         if not (candidate.graph_attached or is_backward_target):
             return None
         in_data_loop = any(self._is_data_loop(loop) for loop in candidate.loops)
@@ -630,28 +622,23 @@ class Trainer:
         return self.context.is_training_loop(loop) or self.context.iterates_dataloader(loop)
 
     def _report(self, candidate: _Candidate, scalar: bool) -> None:
-        message = self._message_for(candidate)
+        node, value, message = candidate.node, candidate.value, self._message_for(candidate)
         if not scalar:
-            self.report(candidate.node, message)
-            return
-        value = candidate.value
-        receiver = value
-        if not isinstance(value, (cst.Name, cst.Attribute, cst.Subscript, cst.Call)):
-            receiver = value.with_changes(lpar=[cst.LeftParen()], rpar=[cst.RightParen()])  # `(loss / n).item()`
+            return self.report(node, message)
+        bare = isinstance(value, (cst.Name, cst.Attribute, cst.Subscript, cst.Call))
+        receiver = value if bare else value.with_changes(lpar=[cst.LeftParen()], rpar=[cst.RightParen()])  # `(loss / n).item()`
         with_item = cst.Call(func=cst.Attribute(value=receiver, attr=cst.Name("item")))
-        if isinstance(candidate.node, cst.AugAssign):
-            self.report(candidate.node, message, replacement=candidate.node.with_changes(value=with_item))
+        if isinstance(node, cst.AugAssign):
+            self.report(node, message, replacement=node.with_changes(value=with_item))
         else:
-            self.report(candidate.node, message, replacement=with_item, replace_target=value)
+            self.report(node, message, replacement=with_item, replace_target=value)
 
     def _message_for(self, candidate: _Candidate) -> str | None:
         """For a project method's call: name the statement that accumulates the argument."""
         statement = candidate.accumulated_in
         if statement is None or not isinstance(candidate.node, cst.Call):
             return None
-        called = source_text(candidate.node.func)
-        kept = source_text(statement).strip()
-        line = self.context.line_of(statement)
+        called, kept, line = source_text(candidate.node.func), source_text(statement).strip(), self.context.line_of(statement)
         return f"Graph-attached tensor passed to `{called}()`, which accumulates it (`{kept}`, line {line}); pass `.item()` or `.detach()`"
 
 
@@ -679,8 +666,7 @@ def _combined_arguments(call: cst.Call) -> list[cst.BaseExpression]:
     func = call.func
     if isinstance(func, cst.Attribute) and func.attr.value in ("sum", "mean") and not call.args:
         return [func.value]  # torch.stack(parts).sum()
-    name = func.attr.value if isinstance(func, cst.Attribute) else func.value if isinstance(func, cst.Name) else None
-    if name not in _COMBINING or not call.args:
+    if called_name(call) not in _COMBINING or not call.args:
         return []
     argument = call.args[0].value
     if isinstance(argument, cst.Call) and isinstance(argument.func, cst.Attribute) and argument.func.attr.value == "values":

@@ -4,7 +4,7 @@ from dataclasses import dataclass
 
 import libcst as cst
 
-from torchcheck.lint.nodes import has_star_kwargs, keyword_argument
+from torchcheck.lint.nodes import has_star_kwargs, keyword_argument, literal_bool
 from torchcheck.lint.rule import FixSafety, Invalid, Rule, Valid
 from torchcheck.rules.vision._weights import (
     BY_BACKBONE_NAME,
@@ -285,7 +285,7 @@ def build(pretrained, **kwargs):
             quantize = keyword_argument(call, "quantize")
             if quantize is None:
                 return PRETRAINED[builder]
-            flag = _literal_bool(quantize.value)
+            flag = literal_bool(quantize.value)
             if flag is None:
                 return None
             return QUANTIZED[builder] if flag else PRETRAINED[builder]
@@ -345,7 +345,7 @@ def _legacy_arguments(call: cst.Call, builder: str) -> list[_Legacy]:
     for old, new in (("pretrained", "weights"), ("pretrained_backbone", "weights_backbone")):
         argument = keyword_argument(call, old)
         if argument is not None:
-            found.append(_Legacy(argument, old, new, _literal_bool(argument.value)))
+            found.append(_Legacy(argument, old, new, literal_bool(argument.value)))
     if found:
         return found
     # The builders accept their first parameter positionally (with a warning): `resnet50(True)`
@@ -354,16 +354,10 @@ def _legacy_arguments(call: cst.Call, builder: str) -> list[_Legacy]:
     positional = [argument for argument in call.args if argument.keyword is None]
     if any(argument.star for argument in positional[: position + 1]) or len(positional) <= position:
         return found
-    flag = _literal_bool(positional[position].value)
+    flag = literal_bool(positional[position].value)
     if flag is not None:
         found.append(_Legacy(positional[position], "pretrained", "weights", flag))
     return found
-
-
-def _literal_bool(expression: cst.BaseExpression) -> bool | None:
-    if isinstance(expression, cst.Name) and expression.value in ("True", "False"):
-        return expression.value == "True"
-    return None
 
 
 def _path_to(qualified: str, homes: tuple[str, ...]) -> list[str] | None:
