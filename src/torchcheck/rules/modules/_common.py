@@ -1,9 +1,7 @@
-"""What the nn.Module rules share: which classes are torch modules, and where in them we are.
-
-``LintContext.is_module_class`` also accepts classes that only *look* like modules
-(``eqx.Module``, flax's ``nn.Module``, ``nn.Parameter`` subclasses). These rules need the
-stronger fact - a base that resolves to a ``torch.nn`` module class, or another such class
-of the same file - so :class:`ModuleClassRule` tracks it alongside the walk.
+"""What the nn.Module rules share: whether the walk is inside a torch module class (the
+context's ``is_module_class``, or the project index for bases of other files), which method
+of it and what that method calls its instance; and the plain-container analysis of
+TCK601/TCK602.
 """
 
 from __future__ import annotations
@@ -15,6 +13,7 @@ from typing import Any, ClassVar
 import libcst as cst
 
 from torchcheck.lint import torch_api
+from torchcheck.lint.buffers import methods_of
 from torchcheck.lint.context import LintContext
 from torchcheck.lint.kinds import Kind
 from torchcheck.lint.nodes import decorator_names, dotted_name, is_none, method_call, subtree
@@ -90,7 +89,9 @@ class ModuleClassRule(Rule):
     """Base of the TCK6xx rules: knows whether the walk is inside a torch ``nn.Module``.
 
     Subclasses that implement ``visit_ClassDef``/``leave_ClassDef``/``visit_FunctionDef``/
-    ``leave_FunctionDef`` must call ``super()`` first (visit) or last (leave).
+    ``leave_FunctionDef`` must call ``super()`` first (visit) or last (leave). Each target of
+    an assignment reaches :meth:`assigned`, unless a subclass overrides ``visit_Assign``/
+    ``visit_AnnAssign``.
     """
 
     # Whether a class counts as a module when its bases come from other files (its findings
@@ -100,7 +101,6 @@ class ModuleClassRule(Rule):
     def __init__(self, context: LintContext) -> None:
         super().__init__(context)
         self._class_frames: list[ClassFrame] = []
-        self._torch_module_classes: set[str] = set()
 
     # ----------------------------------------------------------------- facts
     @property
@@ -125,30 +125,10 @@ class ModuleClassRule(Rule):
         frame = self.class_frame
         return frame.self_name if frame is not None else None
 
-    def is_torch_module_class(self, node: cst.ClassDef) -> bool:
-        if not self.context.is_module_class(node):
-            return False
-        for base in node.bases:
-            if base.keyword is not None or base.star:
-                continue
-            qualified = self.context.qualified_name(base.value)
-            if qualified is not None:
-                if torch_api.is_module_class_name(qualified):
-                    return True
-                continue
-            name = dotted_name(base.value)
-            if name is not None and name in self._torch_module_classes:
-                return True
-        return False
-
     # ----------------------------------------------------------------- walk
     def visit_ClassDef(self, node: cst.ClassDef) -> None:
-        is_module = self.is_torch_module_class(node)
-        condition = None
-        if is_module:
-            self._torch_module_classes.add(node.name.value)
-        elif self.follows_project_bases:
-            condition = self.context.module_class_condition(node)
+        is_module = self.context.is_module_class(node)
+        condition = self.context.module_class_condition(node) if self.follows_project_bases and not is_module else None
         self._class_frames.append(ClassFrame(node, is_module or condition is not None, condition=condition))
 
     def report(self, node: cst.CSTNode, message: str | None = None, **options: Any) -> None:
@@ -174,6 +154,17 @@ class ModuleClassRule(Rule):
             frame.functions.pop()
             if not frame.functions:
                 frame.self_name = None
+
+    def visit_Assign(self, node: cst.Assign) -> None:
+        for target in node.targets:
+            self.assigned(node, target.target, node.value)
+
+    def visit_AnnAssign(self, node: cst.AnnAssign) -> None:
+        if node.value is not None:
+            self.assigned(node, node.target, node.value)
+
+    def assigned(self, statement: cst.CSTNode, target: cst.BaseExpression, value: cst.BaseExpression | None) -> None:
+        """Hook: ``target = value`` (each target of an assignment; an annotated one with a value)."""
 
 
 def is_overload(function: cst.FunctionDef) -> bool:
@@ -255,8 +246,6 @@ class PlainContainerRule(ModuleClassRule):
     def __init__(self, context: LintContext) -> None:
         super().__init__(context)
         self._states: list[_ContainerState | None] = []
-        # per function: local name -> the call it was last assigned (judged only when a container uses it)
-        self._locals: list[dict[str, cst.Call | None]] = []
         self._registering_helpers: dict[cst.ClassDef, frozenset[str]] = {}
         self._pending_condition: Condition | None = None  # of the statement being read
 
@@ -288,8 +277,9 @@ class PlainContainerRule(ModuleClassRule):
         return False, frozenset()
 
     def _holds_element(self, name: str) -> bool:
-        assigned = self._locals[-1].get(name) if self._locals else None
-        return assigned is not None and self.is_element_call(assigned)
+        """The local ``name`` was last assigned a call that builds an element."""
+        binding = self.context.flow.last_binding(name)
+        return binding is not None and isinstance(binding.value, cst.Call) and self.is_element_call(binding.value)
 
     def _built_element(self, expression: cst.BaseExpression) -> bool:
         """A comprehension's element: a construction or a container of them (a name there is
@@ -305,28 +295,22 @@ class PlainContainerRule(ModuleClassRule):
 
     def _contents(self, value: cst.BaseExpression) -> _Contents | None:
         """What a plain container literal holds, or None when ``value`` is not one."""
-        if type(value) in (cst.List, cst.Tuple):
-            if any(isinstance(element, cst.StarredElement) for element in value.elements):
-                return _Contents("list", False, False, frozenset(), False)
-            every, some, names = self._sequence([element.value for element in value.elements])
-            empty = not value.elements and isinstance(value, cst.List)
-            return _Contents("list", empty, every and bool(value.elements), names, False, some)
+        if type(value) in (cst.List, cst.Tuple, cst.Dict):
+            container, elements = "dict" if type(value) is cst.Dict else "list", value.elements  # type: ignore[attr-defined]
+            if any(isinstance(element, (cst.StarredElement, cst.StarredDictElement)) for element in elements):
+                return _Contents(container, False, False, frozenset(), False)
+            every, some, names = self._sequence([element.value for element in elements])
+            string_keys = container == "dict" and all(is_string_key(element.key, self) for element in elements)
+            empty = not elements and type(value) is not cst.Tuple
+            return _Contents(container, empty, every and bool(elements), names, string_keys, some)
         if isinstance(value, cst.ListComp):
             built = self._built_element(value.elt)
             return _Contents("list", False, built, frozenset(), False, built)
-        if isinstance(value, cst.Dict):
-            if any(not isinstance(element, cst.DictElement) for element in value.elements):
-                return _Contents("dict", False, False, frozenset(), False)
-            elements = [element for element in value.elements if isinstance(element, cst.DictElement)]
-            every, some, names = self._sequence([element.value for element in elements])
-            string_keys = all(is_string_key(element.key, self) for element in elements)
-            return _Contents("dict", not elements, every and bool(elements), names, string_keys, some)
         if isinstance(value, cst.DictComp):
             is_element = self._built_element(value.value)
             return _Contents("dict", False, is_element, frozenset(), is_string_key(value.key, self), is_element)
         if isinstance(value, cst.Call) and not value.args and isinstance(value.func, cst.Name) and value.func.value in ("list", "dict"):
-            if self.context.qualified_name(value.func) is None:
-                return _Contents(value.func.value, True, False, frozenset(), False)
+            return _Contents(value.func.value, True, False, frozenset(), False) if self.context.qualified_name(value.func) is None else None
         return None
 
     # ----------------------------------------------------------------- walk
@@ -344,22 +328,6 @@ class PlainContainerRule(ModuleClassRule):
             self._resolve(state)
         super().leave_ClassDef(node)
 
-    def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
-        super().visit_FunctionDef(node)
-        self._locals.append({})
-
-    def leave_FunctionDef(self, node: cst.FunctionDef) -> None:
-        self._locals.pop()
-        super().leave_FunctionDef(node)
-
-    def visit_Assign(self, node: cst.Assign) -> None:
-        for target in node.targets:
-            self._assigned(node, target.target, node.value)
-
-    def visit_AnnAssign(self, node: cst.AnnAssign) -> None:
-        if node.value is not None:
-            self._assigned(node, node.target, node.value)
-
     def visit_AugAssign(self, node: cst.AugAssign) -> None:
         state, self_name = self._state, self.self_name
         attribute = self_attribute(node.target, self_name)
@@ -375,46 +343,32 @@ class PlainContainerRule(ModuleClassRule):
         contents = self._contents(items)
         if contents is None or contents.container != "list" or isinstance(items, cst.Call):
             return False
-        function = self._current_function()
-        fill = _Fill("list", contents.all_elements, contents.names, False, function, concatenated, _holds_containers(items))
-        state.fills.setdefault(attribute, []).append(fill)
-        self._keep_condition(state, attribute)
+        function, nested = self.context.flow.function, _holds_containers(items)
+        fill = _Fill("list", contents.all_elements, contents.names, False, function, concatenated, nested)
+        self._fill(state, attribute, fill)
         return True
 
-    def _assigned(self, statement: cst.CSTNode, target: cst.BaseExpression, value: cst.BaseExpression) -> None:
-        if isinstance(target, cst.Name):
-            if self._locals:
-                self._locals[-1][target.value] = value if isinstance(value, cst.Call) else None
-            return
-        state, self_name, function = self._state, self.self_name, self.method
-        if state is None or self_name is None or function is None:
+    def assigned(self, statement: cst.CSTNode, target: cst.BaseExpression, value: cst.BaseExpression | None) -> None:
+        state, self_name = self._state, self.self_name
+        if state is None or self_name is None or self.method is None or value is None:
             return
         attribute = self_attribute(target, self_name)
         if attribute is not None:
-            self._attribute_assigned(state, statement, attribute, value, function)
+            self._attribute_assigned(state, statement, attribute, value)
         elif isinstance(target, cst.Subscript):
             attribute = self_attribute(target.value, self_name)
             if attribute is not None and len(target.slice) == 1 and isinstance(target.slice[0].slice, cst.Index):
                 is_element, names = self._element(value)
                 key = target.slice[0].slice.value
-                state.fills.setdefault(attribute, []).append(
-                    _Fill("dict", is_element, names, is_string_key(key, self), self._current_function(), nested=_is_container(value))
-                )
-                self._keep_condition(state, attribute)
+                fill = _Fill("dict", is_element, names, is_string_key(key, self), self.context.flow.function, nested=_is_container(value))
+                self._fill(state, attribute, fill)
         elif isinstance(target, (cst.Tuple, cst.List)):
             for element in target.elements:
                 attribute = self_attribute(element.value, self_name)
                 if attribute is not None:
                     state.other_assigned.add(attribute)
 
-    def _current_function(self) -> cst.FunctionDef:
-        frame = self.class_frame
-        assert frame is not None and frame.functions
-        return frame.functions[-1]
-
-    def _attribute_assigned(
-        self, state: _ContainerState, statement: cst.CSTNode, attribute: str, value: cst.BaseExpression, method: cst.FunctionDef
-    ) -> None:
+    def _attribute_assigned(self, state: _ContainerState, statement: cst.CSTNode, attribute: str, value: cst.BaseExpression) -> None:
         if isinstance(value, cst.BinaryOperation) and self._concatenated(value, attribute):
             if self._appended(state, attribute, value.right, concatenated=True):
                 return
@@ -438,7 +392,7 @@ class PlainContainerRule(ModuleClassRule):
                 container=contents.container,
                 empty=contents.empty,
                 names=contents.names,
-                function=self._current_function(),
+                function=self.context.flow.function,
                 replacement=replacement,
             )
         )
@@ -462,7 +416,7 @@ class PlainContainerRule(ModuleClassRule):
         state, self_name = self._state, self.self_name
         if state is None or self_name is None or self.method is None:
             return
-        function = self._current_function()
+        function = self.context.flow.function
         func = node.func
         if isinstance(func, cst.Attribute):
             attribute = self_attribute(func.value, self_name)
@@ -528,27 +482,20 @@ class PlainContainerRule(ModuleClassRule):
 
     def _list_filled(self, state: _ContainerState, attribute: str, method: str, call: cst.Call, function: cst.FunctionDef) -> None:
         positional = [argument.value for argument in call.args if argument.keyword is None and not argument.star]
-        fills = state.fills.setdefault(attribute, [])
-        nested = False
-        if method == "append" and len(positional) == 1:
-            is_element, names = self._element(positional[0])
-            nested = _is_container(positional[0])
-        elif method == "insert" and len(positional) == 2:
-            is_element, names = self._element(positional[1])
-            nested = _is_container(positional[1])
-        elif method == "extend" and len(positional) == 1:
-            nested = _holds_containers(positional[0])
-            contents = self._contents(positional[0])
-            if isinstance(positional[0], cst.GeneratorExp):
-                elt = positional[0].elt
-                is_element, names = self._built_element(elt), frozenset()
+        is_element, names, nested = False, frozenset[str](), False
+        if (method, len(positional)) in (("append", 1), ("insert", 2)):  # the item is the last argument
+            (is_element, names), nested = self._element(positional[-1]), _is_container(positional[-1])
+        elif (method, len(positional)) == ("extend", 1):
+            items, nested = positional[0], _holds_containers(positional[0])
+            contents = self._contents(items)
+            if isinstance(items, cst.GeneratorExp):
+                is_element = self._built_element(items.elt)
             elif contents is not None and contents.container == "list":
                 is_element, names = contents.all_elements, contents.names
-            else:
-                is_element, names = False, frozenset()
-        else:
-            is_element, names = False, frozenset()
-        fills.append(_Fill("list", is_element, names, False, function, nested=nested))
+        self._fill(state, attribute, _Fill("list", is_element, names, False, function, nested=nested))
+
+    def _fill(self, state: _ContainerState, attribute: str, fill: _Fill) -> None:
+        state.fills.setdefault(attribute, []).append(fill)
         self._keep_condition(state, attribute)
 
     def _keep_condition(self, state: _ContainerState, attribute: str) -> None:
@@ -558,25 +505,18 @@ class PlainContainerRule(ModuleClassRule):
 
     # ----------------------------------------------------------------- decision
     def _resolve(self, state: _ContainerState) -> None:
+        registered = lambda function: state.registered.get(function, set())
         for candidate in state.candidates:
-            attribute = candidate.attribute
-            if attribute in state.other_assigned or attribute in state.passed:
+            attribute, replacement, fills = candidate.attribute, candidate.replacement, state.fills.get(candidate.attribute, [])
+            if attribute in state.other_assigned or attribute in state.passed or candidate.names & registered(candidate.function):
                 continue
-            if candidate.names & state.registered.get(candidate.function, set()):
-                continue
-            replacement = candidate.replacement
-            if candidate.empty:
-                fills = state.fills.get(attribute, [])
+            if candidate.empty:  # judged by what fills it
                 if not fills or any(
-                    fill.container != candidate.container
-                    or not fill.is_element
-                    or fill.names & state.registered.get(fill.function, set())
-                    for fill in fills
+                    fill.container != candidate.container or not fill.is_element or fill.names & registered(fill.function) for fill in fills
                 ):
                     continue
-                if candidate.container == "dict" and not all(fill.string_key for fill in fills):
-                    replacement = None
-                if any(fill.nested or (fill.concatenated and not self.list_class_concatenates) for fill in fills):
+                unfixable = any(fill.nested or (fill.concatenated and not self.list_class_concatenates) for fill in fills)
+                if unfixable or (candidate.container == "dict" and not all(fill.string_key for fill in fills)):
                     replacement = None
             condition = state.conditions.get(attribute)
             self.report(
@@ -595,15 +535,12 @@ _CONTENT_METHODS = frozenset({"parameters", "named_parameters", "buffers", "name
 def _registering_methods(class_def: cst.ClassDef) -> frozenset[str]:
     """Methods of ``class_def`` that register what they are given on ``self``."""
     found = set()
-    for method in class_def.body.body if isinstance(class_def.body, cst.IndentedBlock) else ():
-        if not isinstance(method, cst.FunctionDef) or not method.params.params:
-            continue
-        instance = method.params.params[0].name.value
-        for node in subtree(method.body):
-            called = method_call(node) if isinstance(node, cst.Call) else None
-            if called is not None and called[1] in REGISTERING_METHODS and isinstance(called[0], cst.Name) and called[0].value == instance:
-                found.add(method.name.value)
-                break
+    for name, method in methods_of(class_def).items():
+        instance = method.params.params[0].name.value if method.params.params else None
+        calls = (method_call(node) for node in subtree(method.body) if isinstance(node, cst.Call))
+        if any(called and called[1] in REGISTERING_METHODS and isinstance(called[0], cst.Name) and called[0].value == instance
+               for called in calls):
+            found.add(name)
     return frozenset(found)
 
 

@@ -5,19 +5,12 @@ from dataclasses import dataclass, field
 import libcst as cst
 
 from torchcheck.lint import references, torch_api
-from torchcheck.lint.binder import Binder
+from torchcheck.lint.buffers import methods_of
 from torchcheck.lint.context import LintContext
 from torchcheck.lint.exports import moved_attributes, setting_path
 from torchcheck.lint.kinds import TENSOR_KINDS, Kind, tensor_method_kind
 from torchcheck.lint.nodes import dotted_name, is_none, keyword_argument, method_call, subtree
-from torchcheck.lint.project import (
-    MOVED_BY_APPLY,
-    NO,
-    NUMBER_SETTINGS,
-    PROJECT,
-    Condition,
-    Symbol,
-)
+from torchcheck.lint.project import MOVED_BY_APPLY, NO, NUMBER_SETTINGS, PROJECT, Condition, Symbol
 from torchcheck.lint.rule import Invalid, Valid
 from torchcheck.rules.modules._common import ModuleClassRule, self_attribute
 
@@ -29,7 +22,7 @@ _MOVING_METHODS = frozenset({"to", "cuda", "cpu", "type_as", "to_device"})
 # Tensor methods whose result is not a tensor.
 _LEAVING_TENSORS = torch_api.NUMBER_METHODS | {"tolist", "numpy", "item"}
 # Methods that, defined on the module, take over device moves or state.
-_HANDLING_METHODS = frozenset({"_apply", "to", "cuda", "_save_to_state_dict", "state_dict"})
+_HANDLING_METHODS = frozenset({"to", "cuda", "_save_to_state_dict", "state_dict"})
 _THIS_FILE = Symbol(None, "")
 # A tensor that `__init__` already puts on a device is where the model runs, until the model
 # is moved, cast or replicated: then it stays behind.
@@ -70,19 +63,8 @@ def _empty(value: cst.BaseExpression) -> bool:
         return False
     sizes = [argument.value for argument in value.args if argument.keyword is None]
     if len(sizes) == 1 and isinstance(sizes[0], (cst.List, cst.Tuple)):
-        elements = [element.value for element in sizes[0].elements]
-        return not elements or any(isinstance(size, cst.Integer) and size.evaluated_value == 0 for size in elements)
+        sizes = [element.value for element in sizes[0].elements] or [cst.Integer("0")]
     return any(isinstance(size, cst.Integer) and size.evaluated_value == 0 for size in sizes)
-
-
-def _metadata_only(binder: Binder, node: cst.CSTNode) -> bool:
-    above = binder.parent(node)
-    return isinstance(above, cst.Attribute) and above.value is node and above.attr.value in _METADATA
-
-
-def _written(binder: Binder, node: cst.CSTNode) -> bool:
-    """``node`` is only written (an assignment's target); ``self.x += 1`` reads it too."""
-    return references.is_bound(binder, node) and not isinstance(binder.parent(node), cst.AugAssign)
 
 
 def _is_number(expression: cst.BaseExpression) -> bool:
@@ -465,14 +447,12 @@ class Head(nn.Module):
     def __init__(self, context: LintContext) -> None:
         super().__init__(context)
         self._classes: dict[cst.ClassDef, _ClassState] = {}  # the torch module classes of the file
-        self._moved_by_apply: set[str] = set()  # attributes some `_apply` override of the file moves
         self._references: dict[cst.ClassDef, dict[str, list[cst.Attribute]] | None] = {}  # per class, once
         self._entry_depth: dict[cst.FunctionDef, int] = {}  # how long the walk's path was at each def
 
     @property
     def _state(self) -> _ClassState | None:
-        frame = self.class_frame
-        return self._classes.get(frame.node) if frame is not None else None
+        return self._classes.get(self.context.current_class)  # type: ignore[arg-type]
 
     def visit_ClassDef(self, node: cst.ClassDef) -> None:
         super().visit_ClassDef(node)
@@ -482,14 +462,18 @@ class Head(nn.Module):
     def leave_Module(self, node: cst.Module) -> None:
         """Decide at the end of the file: a later class's ``_apply`` may move an attribute,
         and a subclass inherits the device handling of its bases."""
-        by_name = {cls.name.value: cls for cls in self._classes}
+        by_name, moved_by_apply = {cls.name.value: cls for cls in self._classes}, set()
+        for cls, state in self._classes.items():  # an `_apply` that moves tensors we cannot name: trust it
+            methods = methods_of(cls)
+            moved = moved_attributes(methods["_apply"]) if "_apply" in methods else set()
+            moved_by_apply |= moved
+            state.handles_everything |= ("_apply" in methods and not moved) or not _HANDLING_METHODS.isdisjoint(methods)
         for cls, state in self._classes.items():
-            placeholders = {candidate.attribute for candidate in state.candidates if candidate.placeholder}
-            set_at_run_time = {
-                name for name in {candidate.attribute for candidate in state.candidates} & state.rebound.keys()
-                if name in placeholders or not self._init_value_read(cls, name, state.rebound[name])
+            set_at_run_time = {  # a placeholder re-bound later, or runtime state set before every read
+                candidate.attribute for candidate in state.candidates if candidate.attribute in state.rebound
+                and (candidate.placeholder or not self._init_value_read(cls, candidate.attribute, state.rebound[candidate.attribute]))
             }
-            handled = state.handled | self._moved_by_apply | set_at_run_time
+            handled = state.handled | moved_by_apply | set_at_run_time
             for candidate in state.candidates:
                 if candidate.attribute not in handled and not self._inherits_handling(cls, by_name, frozenset()):
                     message = _PLACED_MESSAGE if candidate.placed else None
@@ -503,14 +487,6 @@ class Head(nn.Module):
 
     def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
         self._entry_depth[node] = len(self.context.flow.path)
-        state, frame = self._state, self.class_frame
-        if state is not None and frame is not None and not frame.functions:  # a method of a module class
-            if node.name.value == "_apply":
-                moved = moved_attributes(node)
-                self._moved_by_apply |= moved
-                state.handles_everything |= not moved  # moves tensors we cannot name: trust it
-            elif node.name.value in _HANDLING_METHODS:
-                state.handles_everything = True
         super().visit_FunctionDef(node)
 
     def _tensor_built(self, value: cst.BaseExpression) -> bool:
@@ -593,18 +569,10 @@ class Head(nn.Module):
         summary = self.context.call_summary(call)
         return summary is not None and summary.returns.kind in TENSOR_KINDS and not summary.returns.non_contiguous
 
-    def visit_Assign(self, node: cst.Assign) -> None:
-        for target in node.targets:
-            self._assigned(node, target.target, node.value)
-
-    def visit_AnnAssign(self, node: cst.AnnAssign) -> None:
-        if node.value is not None:
-            self._assigned(node, node.target, node.value)
-
     def visit_AugAssign(self, node: cst.AugAssign) -> None:
-        self._assigned(node, node.target, None)
+        self.assigned(node, node.target, None)
 
-    def _assigned(self, statement: cst.CSTNode, target: cst.BaseExpression, value: cst.BaseExpression | None) -> None:
+    def assigned(self, statement: cst.CSTNode, target: cst.BaseExpression, value: cst.BaseExpression | None) -> None:
         """``self.x = <tensor>`` in ``__init__`` is a candidate; any other binding of
         ``self.x`` (a ``Parameter``, runtime state, ``self.x += ...``) handles it."""
         state = self._state
@@ -660,8 +628,11 @@ class Head(nn.Module):
         order = {id(node): index for index, node in enumerate(found)}
         sure = [(order.get(id(target), -1), binder.enclosing(target, cst.FunctionDef)) for target, surely in rebound if surely]
         for index, node in enumerate(found):
-            method = binder.enclosing(node, cst.FunctionDef)
-            if method is None or method.name.value == "__init__" or _written(binder, node) or _metadata_only(binder, node):
+            method, above = binder.enclosing(node, cst.FunctionDef), binder.parent(node)
+            # skipped: `__init__`, a write (`self.x += 1` reads too), a metadata read (`self.x.numel()`)
+            written = references.is_bound(binder, node) and not isinstance(above, cst.AugAssign)
+            metadata = isinstance(above, cst.Attribute) and above.value is node and above.attr.value in _METADATA
+            if method is None or method.name.value == "__init__" or written or metadata:
                 continue
             if not any(method is where and position < index for position, where in sure):
                 return True
