@@ -12,6 +12,7 @@ from torchcheck.lint.kinds import Kind
 from torchcheck.lint.nodes import dotted_name
 from torchcheck.lint.project import MAY, MUST, NONE, PLACE, CallShape, Condition, Symbol
 from torchcheck.lint.rule import Invalid, Rule, Valid
+from torchcheck.lint.sharding import optimized_paths
 from torchcheck.lint.summaries import (
     ANONYMOUS,
     BACKWARD_IN_EVAL,
@@ -77,10 +78,12 @@ class EvalModeNotRestored(Rule):
     statistics, and a model that quietly trains worse. Call `model.train()` at the start of
     each epoch (or right after validating).
 
-    To stay precise, the rule reports only a module that the loop also runs with gradients
-    enabled (so a frozen teacher network set to `eval()` and run under `torch.no_grad()` is
-    not reported), and is silent when the loop calls any `.train()`, or when the `eval()` is
-    followed by `break`/`return` (the last epoch).
+    To stay precise, the rule reports only a module that the loop also trains: runs with
+    gradients enabled, or steps with an optimizer built from its parameters, whatever runs it
+    (`loss = loss_fn(model, x)`). A frozen teacher network set to `eval()` and run under
+    `torch.no_grad()`, or handed to a loss while the optimizer holds only the student, is
+    not reported. The rule is also silent when the loop calls any `.train()`, or when the
+    `eval()` is followed by `break`/`return` (the last epoch).
 
     Helper functions count, whether defined in the same file or imported from another file
     of the project: an `evaluate(model, loader)` that leaves `model` in eval mode on every
@@ -132,6 +135,20 @@ class EvalModeNotRestored(Rule):
     required_text = ("eval", "valid")
 
     VALID = (
+        Valid(
+            """
+import torch
+
+def distill(student, teacher, loader, distill_loss):
+    optimizer = torch.optim.AdamW(student.parameters())
+    for x in loader:
+        teacher.eval()
+        loss = distill_loss(student, teacher, x)
+        loss.backward()
+        optimizer.step()
+        optimizer.zero_grad()
+"""
+        ),
         Valid(
             """
 for epoch in range(epochs):
@@ -273,6 +290,23 @@ for epoch in range(epochs):
     INVALID = (
         Invalid(
             """
+import torch
+
+def train(score, loader, loss_fn, test_x):
+    optimizer = torch.optim.Adam(score.parameters(), lr=1e-3)
+    for step, (x, y) in enumerate(loader):
+        loss = loss_fn(score, x)
+        optimizer.zero_grad()
+        loss.backward()
+        optimizer.step()
+        if step % 100 == 0:
+            score.eval()  # TCK106
+            with torch.no_grad():
+                print(loss_fn(score, test_x).item())
+"""
+        ),
+        Invalid(
+            """
 model.train()
 for epoch in range(epochs):
     for x, y in loader:
@@ -360,6 +394,10 @@ for epoch in range(epochs):
                 self._facts().evals.append(_Eval(self.context.flow.event(node), receiver))
         elif method == "train" and not _sets_eval_mode(node):
             self._facts().trained.update(loops)
+        elif method == "step" and not node.args:
+            # the modules whose parameters the stepped optimizer holds are what the loop trains,
+            # whatever runs them (`loss = loss_fn(model, x)`)
+            self._run_with_grad(loops, set(self._optimized_by(node.func.value)))  # type: ignore[union-attr]
         elif not self.context.grad_maybe_disabled:
             callee = dotted_name(node.func.value if method == "forward" else node.func)  # type: ignore[union-attr]
             if callee is not None:
@@ -380,6 +418,11 @@ for epoch in range(epochs):
             # what it runs of its object's (`self.model(x)` in `self.train_epoch()`) it trains too
             ran = {effect.target for effect in summary.effects if effect.action == FORWARD and effect.target != ANONYMOUS}
             self._run_with_grad(loops, {name for name in passed | ran if name is not None})
+
+    def _optimized_by(self, optimizer: cst.BaseExpression) -> list[str]:
+        binding = self.context.flow.last_binding(optimizer.value) if isinstance(optimizer, cst.Name) else None
+        made = binding.value if binding is not None else None
+        return optimized_paths(self.context, made) if isinstance(made, cst.Call) else []
 
     def _imported_helper(self, call: cst.Call) -> bool:
         """A helper from another file of the project: what it does to the modules it is
