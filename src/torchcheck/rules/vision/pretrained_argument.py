@@ -72,7 +72,10 @@ class TorchvisionPretrainedArgument(Rule):
     ## What it does
     Checks for torchvision model builders called with the legacy `pretrained=` or
     `pretrained_backbone=` argument, such as `models.resnet50(pretrained=True)` or
-    `detection.fasterrcnn_resnet50_fpn(pretrained_backbone=False)`.
+    `detection.fasterrcnn_resnet50_fpn(pretrained_backbone=False)`, also when the builder is
+    picked by name from a torchvision models module (`models.__dict__[args.arch](pretrained=True)`,
+    `getattr(models, arch)(pretrained=True)`; reported without a fix: which weights enum
+    applies is known only at run time).
 
     ## Why is this bad?
     Since torchvision 0.13 the builders take a weights enum: `weights=` (and
@@ -132,6 +135,14 @@ class TorchvisionPretrainedArgument(Rule):
     VALID = (
         Valid(
             """
+import timm.models
+
+def build(name):
+    return getattr(timm.models, name)(pretrained=True)
+"""
+        ),
+        Valid(
+            """
 import timm
 import torchvision
 from transformers import AutoModel
@@ -174,6 +185,22 @@ net = models.resnet18(models.ResNet18_Weights.DEFAULT)
         ),
     )
     INVALID = (
+        Invalid(
+            """
+import torchvision.models as models
+
+def build(arch):
+    return models.__dict__[arch](pretrained=True)  # TCK909
+"""
+        ),
+        Invalid(
+            """
+from torchvision.models import vgg
+
+def features(vgg_type):
+    return getattr(vgg, vgg_type)(pretrained=False).features  # TCK909
+"""
+        ),
         Invalid(
             """
 import torchvision.models as models
@@ -263,6 +290,7 @@ def build(pretrained, **kwargs):
     def visit_Call(self, node: cst.Call) -> None:
         builder = BUILDERS.get(self.context.call_name(node) or "")
         if builder is None:
+            self._dynamic_builder(node)
             return
         legacy = _legacy_arguments(node, builder)
         if not legacy:
@@ -275,6 +303,18 @@ def build(pretrained, **kwargs):
             self.report(node, message)
         else:
             self.report(node, message, replacement=replacement)
+
+    def _dynamic_builder(self, call: cst.Call) -> None:
+        """A builder picked by name from a torchvision models module (``getattr(models,
+        arch)(pretrained=True)``, ``models.__dict__[arch](pretrained=True)``): every builder
+        there takes ``weights=``; which enum member is unknown, so there is no fix."""
+        module = _dynamic_member_of(call.func)
+        if module is None or not (self.context.qualified_name(module) or "").startswith(MODELS):
+            return
+        legacy = [item for item in _legacy_arguments(call, "") if item.argument.keyword is not None]
+        if legacy:
+            values = ["None" if item.flag is False else _ANY_WEIGHTS for item in legacy]
+            self.report(call, "; ".join(MESSAGE.format(old=item.old, new=item.new, value=value) for item, value in zip(legacy, values)))
 
     # ------------------------------------------------------------------ the weights to pass
     def _member(self, call: cst.Call, builder: str, item: _Legacy) -> str | None:
@@ -338,6 +378,15 @@ def build(pretrained, **kwargs):
             if path is not None:
                 return _attributes(cst.Name(name), [*path, enum, value])
         return None
+
+
+def _dynamic_member_of(function: cst.BaseExpression) -> cst.BaseExpression | None:
+    """``models`` in ``getattr(models, name)`` and ``models.__dict__[name]``."""
+    if isinstance(function, cst.Call) and isinstance(function.func, cst.Name) and function.func.value == "getattr":
+        return function.args[0].value if len(function.args) == 2 and not function.args[0].star else None
+    if isinstance(function, cst.Subscript) and isinstance(function.value, cst.Attribute) and function.value.attr.value == "__dict__":
+        return function.value.value
+    return None
 
 
 def _legacy_arguments(call: cst.Call, builder: str) -> list[_Legacy]:
