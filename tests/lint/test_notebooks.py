@@ -83,6 +83,14 @@ def test_a_cell_magic_blanks_its_whole_cell() -> None:
     assert notebook.python_source == "\n\nimport torch\n"
 
 
+def test_a_shell_command_continued_with_backslashes_is_blanked_to_its_end() -> None:
+    source = "!pip install -q \\\n    transformers \\\n    peft\nimport torch\nx = 1 + \\\n    2\n"
+    notebook = notebooks.parse(notebook_of(source))
+    assert isinstance(notebook, notebooks.Notebook)
+    assert notebook.python_source == "pass\n\n\nimport torch\nx = 1 + \\\n    2\n"
+    cst.parse_module(notebook.python_source)
+
+
 def test_python_that_looks_like_ipython_is_left_alone() -> None:
     source = 'text = ("%d items"\n        % 3)\ndoc = """Is this a help line?\n!not a shell command\n"""\nok = 1 != 2\n'
     notebook = notebooks.parse(notebook_of(source))

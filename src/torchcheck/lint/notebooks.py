@@ -222,14 +222,21 @@ def _is_ipython_line(line: str) -> bool:
 
 
 def _neutralised_lines(raw_lines: Sequence[str]) -> list[str]:
-    """Rows as Python can parse them: each IPython line becomes ``pass`` at its indentation."""
+    """Rows as Python can parse them: each IPython line becomes ``pass`` at its indentation,
+    and the lines a backslash continues it onto (`!pip install \\`) become blank."""
     first = next((line for line in raw_lines if line.strip()), "")
     if _CELL_MAGIC.match(first):
         return [_line_break(line) for line in raw_lines]
     scanner = _Scanner()
     lines = []
+    in_magic = False  # a magic continued with a backslash (`!pip install \`) goes on here
     for line in raw_lines:
+        if in_magic:
+            in_magic = line.rstrip("\r\n").endswith("\\")
+            lines.append(_line_break(line))
+            continue
         if scanner.at_statement_start and _is_ipython_line(line):
+            in_magic = line.rstrip("\r\n").endswith("\\")
             line = _INDENT.match(line).group() + "pass" + _line_break(line)  # type: ignore[union-attr]
         elif not line.endswith(("\n", "\r")):
             line += "\n"
