@@ -18,7 +18,8 @@ from torchcheck.lint.dtensors import (
 )
 from torchcheck.lint.nodes import argument_for, source_text
 from torchcheck.lint.rule import Invalid, Rule, Valid
-from torchcheck.lint.sharding import module_path, related, root_name
+from torchcheck.lint.project import Condition
+from torchcheck.lint.sharding import module_path, related, root_name, shardings_by
 from torchcheck.lint.summaries import ResolvedCall
 
 _MESSAGE = (
@@ -33,6 +34,7 @@ class _Shard:
     call: cst.Call
     path: str
     scope: cst.CSTNode  # the function (or module) whose names the path uses; a class for `self.` paths
+    condition: Condition | None = None  # a helper of another file: the project must confirm it shards
 
 
 @dataclass(frozen=True)
@@ -46,7 +48,8 @@ class ShardedGradNormReadLocally(Rule):
     ## What it does
     Checks for the norm of a sharded parameter or gradient (`p.grad.norm()`,
     `torch.linalg.vector_norm(p.grad)` over the parameters of a module given to
-    `fully_shard`, `parallelize_module` or `distribute_module`) turned into a number or
+    `fully_shard`, `parallelize_module` or `distribute_module`, directly or through a helper
+    of the project that calls `fully_shard` on what it is given) turned into a number or
     logged without `.full_tensor()`.
 
     ## Why is this bad?
@@ -149,6 +152,22 @@ print(torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0).item())
     INVALID = (
         Invalid(
             """
+from torch.distributed.fsdp import fully_shard
+
+def parallelize(model):
+    for layer in model.layers:
+        fully_shard(layer)
+    fully_shard(model)
+
+def step(model, batch, logger):
+    parallelize(model)
+    model(batch).sum().backward()
+    for name, p in model.named_parameters():
+        logger.log({name: p.grad.norm().item()})  # TCK213
+"""
+        ),
+        Invalid(
+            """
 import torch
 from torch.distributed.fsdp import fully_shard
 
@@ -189,8 +208,13 @@ def train(model, mesh, batches):
         self._total_norms = self.context.settings.target_version is not None and self.context.settings.target_version < TOTAL_NORM_FIXED_IN
 
     def visit_Call(self, node: cst.Call) -> None:
-        for path in dtensor_modules(self.context, node):
+        direct = dtensor_modules(self.context, node)
+        for path in direct:
             self._shards.append(_Shard(node, path, self._scope_of(path)))
+        # a helper that shards what it is given (`parallelize(model)`), of this file or another
+        for sharding in shardings_by(self.context, node, fsdp2_only=True) if not direct else ():
+            for path in sharding.paths:
+                self._shards.append(_Shard(node, path, self._scope_of(path), sharding.condition))
         subject = tensor_norm_subject(self.context, node)
         owner = owner_of_parameter(self.context, subject) if subject is not None else None
         if owner is not None:
@@ -216,7 +240,8 @@ def train(model, mesh, batches):
             for value, read in self._reads(norm.call):
                 line = self.context.line_of(shard.call)
                 shard_text = source_text(shard.call.func)
-                self.report(read, _MESSAGE.format(value=_short(value), shard=shard_text, line=line, read=_short(read)))
+                message = _MESSAGE.format(value=_short(value), shard=shard_text, line=line, read=_short(read))
+                self.report(read, message, conditions=(shard.condition,) if shard.condition is not None else ())
 
     def _sharding(self, owner: cst.BaseExpression, at: cst.CSTNode, depth: int) -> _Shard | None:
         """The sharding call that makes ``owner``'s parameters DTensors before ``at``: in the
