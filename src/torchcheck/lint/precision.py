@@ -42,6 +42,43 @@ def dtype_of(context: LintContext, expression: cst.BaseExpression | None) -> str
     return _DTYPES.get(context.qualified_name(expression) or "")
 
 
+def possible_dtypes(context: LintContext, expression: cst.BaseExpression, depth: int = 0) -> set[str]:
+    """The dtypes ``expression`` may hold on some path, as far as the file shows: both arms of
+    ``torch.float16 if fp16 else torch.bfloat16``, the values of a dict literal it indexes
+    (``{"float16": torch.float16, ...}[cfg.dtype]``), through the bindings of a name. An
+    unknown part adds nothing."""
+    known = dtype_of(context, expression)
+    if known is not None or depth > _DEPTH:
+        return {known} if known is not None else set()
+    if isinstance(expression, cst.IfExp):
+        return possible_dtypes(context, expression.body, depth + 1) | possible_dtypes(context, expression.orelse, depth + 1)
+    if isinstance(expression, cst.Subscript) and isinstance(expression.value, cst.Dict):
+        values = [element.value for element in expression.value.elements if isinstance(element, cst.DictElement)]
+        return set().union(*(possible_dtypes(context, value, depth + 1) for value in values))
+    if isinstance(expression, cst.Name):
+        bindings = context.binder.bindings_before(expression)
+        values = [binding.node.value for binding in bindings if isinstance(binding.node, cst.Assign)]
+        return set().union(*(possible_dtypes(context, value, depth + 1) for value in values))
+    return set()
+
+
+def may_autocast_float16(context: LintContext, expression: cst.BaseExpression) -> bool:
+    """An enabled torch autocast that runs in float16 on some path: the CUDA default, an
+    explicit ``dtype=torch.float16`` on any device, or a dtype chosen at run time among
+    values that include float16."""
+    region = autocast_dtype(context, expression)
+    if region is not None:
+        return region in (("cuda", "float16"), (None, "float16"))
+    call = expression if isinstance(expression, cst.Call) else None
+    qualified = context.qualified_name(call.func) if call is not None else None
+    if call is None or not is_autocast_name(qualified) or qualified.startswith("torch.cpu."):  # type: ignore[union-attr]
+        return False
+    if autocast_enabled(context.qualified_name, cst.WithItem(item=call)) is False:
+        return False
+    dtype = argument_for(call, 1, "dtype")  # second for `torch.autocast` and `torch.cuda.amp.autocast` alike
+    return dtype is not None and not dtype.star and "float16" in possible_dtypes(context, dtype.value)
+
+
 def autocast_dtype(context: LintContext, expression: cst.BaseExpression) -> tuple[str | None, str] | None:
     """``(device, dtype)`` of an enabled torch autocast manager (a ``with`` item or a
     decorator): ``("cuda", "float16")`` for ``torch.autocast("cuda")``, ``(None, "float16")``

@@ -8,7 +8,7 @@ from torchcheck.lint import idioms, torch_api
 from torchcheck.lint.context import LintContext
 from torchcheck.lint.kinds import GradMode, Kind, grad_mode_of
 from torchcheck.lint.nodes import dotted_name, names_read, subtree
-from torchcheck.lint.precision import autocast_dtype
+from torchcheck.lint.precision import may_autocast_float16
 from torchcheck.lint.project import GRAD_SCALER, IMPORTS, NO, Condition, Symbol, is_mixed_precision_framework
 from torchcheck.lint.rule import Invalid, Rule, Valid
 
@@ -36,9 +36,10 @@ class Fp16AutocastWithoutScaler(Rule):
     """
     ## What it does
     Checks for an autocast region that runs in float16 - `torch.autocast("cuda")` with no
-    `dtype` (float16 is the CUDA default), or an explicit `dtype=torch.float16` on CUDA or on a
-    device chosen elsewhere (`torch.autocast(device, dtype=torch.float16)`) - whose result is
-    backpropagated in a file that builds no `GradScaler`.
+    `dtype` (float16 is the CUDA default), an explicit `dtype=torch.float16` on CUDA or on a
+    device chosen elsewhere (`torch.autocast(device, dtype=torch.float16)`), or a dtype chosen
+    at run time that is float16 on some path (`torch.float16 if args.fp16 else torch.bfloat16`)
+    - whose result is backpropagated in a file that builds no `GradScaler`.
 
     ## Why is this bad?
     Under float16 autocast the backward pass produces float16 gradients. Below float16's
@@ -49,7 +50,7 @@ class Fp16AutocastWithoutScaler(Rule):
 
     Use `dtype=torch.bfloat16` (which has float32's exponent range and needs no scaler) or a
     `torch.amp.GradScaler`. A region under `no_grad()`, on the CPU (where autocast defaults to
-    bfloat16), with a dtype chosen at run time or the default dtype of an unknown device, or in a file that passes a scaler on, builds
+    bfloat16), with the default dtype of an unknown device or a run-time dtype that is never float16, or in a file that passes a scaler on, builds
     one, or imports a framework that scales the loss for you (Accelerate, Lightning,
     DeepSpeed, apex.amp, MMEngine ...) is not reported; nor is one in a file that imports a
     project module naming `GradScaler`.
@@ -178,6 +179,18 @@ loss.backward()
         Invalid(
             """
 import torch
+
+amp_dtype = torch.float16 if args.fp16 else torch.bfloat16
+for x, y in loader:
+    with torch.autocast("cuda", dtype=amp_dtype):  # TCK311
+        loss = criterion(model(x), y)
+    loss.backward()
+    optimizer.step()
+"""
+        ),
+        Invalid(
+            """
+import torch
 from testing_utils import torch_device
 
 def check_training(model, inputs):
@@ -239,8 +252,7 @@ for x in loader:
             return
         scope = self.context.flow.function or self.context.binder.enclosing(node, cst.Module)
         for item in node.items:
-            # float16 gradients underflow on any device; only the default dtype depends on it
-            if autocast_dtype(self.context, item.item) in (("cuda", "float16"), (None, "float16")):
+            if may_autocast_float16(self.context, item.item):
                 self._regions.append(_Region(item, node.body, scope))
 
     def visit_Call(self, node: cst.Call) -> None:
