@@ -3,8 +3,11 @@ there. Asked after the walk (the binder answers which definition a name reads).
 
 A region is opened by ``torch.utils.checkpoint.checkpoint(fn, ...)``,
 ``checkpoint_sequential(functions, ...)``, ``checkpoint_wrapper(module, ...)`` or
-``apply_activation_checkpointing(model, check_fn=...)``. What runs inside is resolved as far
-as this file shows: a ``def`` or lambda, a bound method, a module class of the file with its
+``apply_activation_checkpointing(model, check_fn=...)``, or by a call of a checkpoint function
+made as a value (:class:`CheckpointCalls`): ``ckpt = partial(checkpoint, preserve_rng_state=False)``
+called later as ``ckpt(self._attend, x)``, followed through names, functions of the file that
+return it and the ``self.<attribute>`` it is stored in. What runs inside is resolved as far as
+this file shows: a ``def`` or lambda, a bound method, a module class of the file with its
 ``forward``, the module classes it builds (its submodule tree) and the library layers it
 builds. Anything else (a parameter, a class of another file) is unknown and adds nothing, so
 the rules asking stay silent about it.
@@ -19,6 +22,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
+from typing import Protocol
 
 import libcst as cst
 
@@ -32,6 +36,7 @@ from torchcheck.lint.nodes import (
     self_attribute,
     subtree,
 )
+from torchcheck.lint.references import self_attribute_references
 
 QualifiedName = Callable[[cst.Call], "str | None"]
 
@@ -41,6 +46,9 @@ _WRAPPERS = "torch.distributed.algorithms._checkpoint.checkpoint_wrapper"
 CHECKPOINT_WRAPPER = f"{_WRAPPERS}.checkpoint_wrapper"
 APPLY_ACTIVATION_CHECKPOINTING = f"{_WRAPPERS}.apply_activation_checkpointing"
 _PARTIAL = "functools.partial"
+# What a `partial` may make a checkpoint function of; apply_activation_checkpointing takes one.
+_CHECKPOINT_FUNCTIONS = frozenset({CHECKPOINT, CHECKPOINT_SEQUENTIAL, CHECKPOINT_WRAPPER})
+_FOLLOW_DEPTH = 6
 _CONTAINERS = frozenset({"torch.nn.Sequential", "torch.nn.ModuleList", "torch.nn.ModuleDict"})
 _ITERATING_BUILTINS = frozenset({"enumerate", "zip", "reversed", "list", "tuple", "iter"})
 _ITEM_METHODS = frozenset({"values", "children", "items", "__call__", "forward"})
@@ -137,6 +145,146 @@ def is_false(expression: cst.BaseExpression, binder: Binder) -> bool:
     return bool(bindings) and all(
         isinstance(b.node, cst.Assign) and len(b.node.targets) == 1 and literal_bool(b.node.value) is False for b in bindings
     )
+
+
+class WalkContext(Protocol):
+    """What :class:`CheckpointCalls` asks of the rule's context during the walk."""
+
+    @property
+    def in_no_grad(self) -> bool: ...
+
+    def call_name(self, call: cst.Call) -> str | None: ...
+
+    def qualified_name(self, expression: cst.BaseExpression) -> str | None: ...
+
+
+class CheckpointCalls:
+    """The calls that open checkpointed regions in one file, gathered during the walk
+    (:meth:`see` each call) and completed after it (:meth:`resolved`).
+
+    Besides the direct calls, a checkpoint function made as a value counts:
+    ``functools.partial(checkpoint, preserve_rng_state=False, ...)`` (or of
+    ``checkpoint_sequential``, ``checkpoint_wrapper``), followed through the names bound to
+    it, the functions of this file that return it and the ``self.<attribute>`` it is stored
+    in, to where it is called: ``ckpt(self._attend, x)`` opens a region exactly like
+    ``checkpoint(self._attend, x, preserve_rng_state=False)``, with the partial's keywords
+    (where the call passes none of its own) and the partial's ``preserve_rng_state``
+    argument as the one to report. Passed as ``checkpoint_wrapper_fn`` to
+    ``apply_activation_checkpointing`` it sets that call's ``preserve_rng_state``. A value
+    handed anywhere else (an argument of another function, a container) is not followed.
+    Calls made with gradients off (``torch.no_grad()``) open no region: nothing recomputes.
+    """
+
+    def __init__(self) -> None:
+        self._direct: list[CheckpointCall] = []
+        self._made: list[tuple[cst.Call, str]] = []  # partial(checkpoint, ...) and the function it binds
+        self._no_grad: set[int] = set()  # ids of calls met with gradients off (the tree keeps them alive)
+
+    def __bool__(self) -> bool:
+        """Whether the file has anything to resolve (else the binder need not be built)."""
+        return bool(self._direct or self._made)
+
+    def see(self, call: cst.Call, context: WalkContext) -> None:
+        name = context.call_name(call)
+        if name == _PARTIAL and call.args and call.args[0].keyword is None and not call.args[0].star:
+            bound = context.qualified_name(call.args[0].value)
+            if bound in _CHECKPOINT_FUNCTIONS:
+                self._made.append((call, bound))  # made anywhere; where it is called decides
+        if context.in_no_grad:
+            self._no_grad.add(id(call))
+            return
+        found = checkpoint_call(call, name, context.call_name)
+        if found is not None:
+            self._direct.append(found)
+
+    def resolved(self, reader: RegionReader) -> list[CheckpointCall]:
+        """The direct calls and those of checkpoint functions made as values, in that order;
+        an ``apply_activation_checkpointing`` call handed a followed partial by name appears
+        once, with the partial's ``preserve_rng_state``."""
+        through_values = [
+            found
+            for made, bound in self._made
+            for site in _sites(made, reader, 0)
+            if id(site) not in self._no_grad
+            for found in [_called_through(site, made, bound, reader)]
+            if found is not None
+        ]
+        replaced = {id(found.call) for found in through_values}
+        return [*(found for found in self._direct if id(found.call) not in replaced), *through_values]
+
+
+def _sites(value: cst.BaseExpression, reader: RegionReader, depth: int) -> Iterator[cst.Call]:
+    """The calls of ``value``, and the ``apply_activation_checkpointing`` calls it is handed
+    to by name, as far as assignments, returns and ``self.<attribute>`` show where it goes."""
+    if depth > _FOLLOW_DEPTH:
+        return
+    binder = reader.binder
+    above = binder.parent(value)
+    if isinstance(above, cst.IfExp) and (value is above.body or value is above.orelse):
+        value, above = above, binder.parent(above)  # `fn() if enabled else None`
+    if isinstance(above, cst.Call) and above.func is value:
+        yield above
+    elif isinstance(above, cst.Arg) and above.value is value and depth > 0:  # depth 0: the direct call has it
+        call = binder.parent(above)
+        handed = above.keyword is not None and above.keyword.value == "checkpoint_wrapper_fn"
+        if handed and isinstance(call, cst.Call) and reader.name_of(call) == APPLY_ACTIVATION_CHECKPOINTING:
+            yield call
+    elif isinstance(above, (cst.Assign, cst.AnnAssign)) and above.value is value:
+        targets = [t.target for t in above.targets] if isinstance(above, cst.Assign) else [above.target]
+        if len(targets) == 1:
+            for reference in _references(targets[0], reader):
+                yield from _sites(reference, reader, depth + 1)
+    elif isinstance(above, cst.Return) and above.value is value:
+        function = binder.enclosing(above, cst.FunctionDef, cst.Lambda)
+        if isinstance(function, cst.FunctionDef):
+            for reference in _references_to_function(function, reader):
+                call = binder.parent(reference)
+                if isinstance(call, cst.Call) and call.func is reference:
+                    yield from _sites(call, reader, depth + 1)
+
+
+def _references(target: cst.BaseExpression, reader: RegionReader) -> list[cst.BaseExpression]:
+    """The reads of what an assignment to ``target`` (a name or ``self.<attribute>``) stores."""
+    binder = reader.binder
+    if isinstance(target, cst.Name):
+        binding = binder.binding_made_by(target)
+        if binding is None:
+            return []
+        # A use in another scope (a function's body) runs later, whatever its place in the file.
+        return [use for use in binding.references if binder.scope_of(use) is not binding.scope or binding in binder.bindings_before(use)]
+    attribute = self_attribute(target)
+    cls = binder.enclosing(target, cst.ClassDef) if attribute is not None else None
+    if attribute is None or not isinstance(cls, cst.ClassDef):
+        return []
+    return [use for use in self_attribute_references(binder, cls, attribute) or [] if use is not target]
+
+
+def _references_to_function(function: cst.FunctionDef, reader: RegionReader) -> list[cst.BaseExpression]:
+    """The names of a function of the file, or the ``self.<name>`` of a method, where read."""
+    binder = reader.binder
+    binding = binder.binding_made_by(function.name)
+    if binding is None:
+        return []
+    cls = binding.scope.node
+    if isinstance(cls, cst.ClassDef):
+        return list(self_attribute_references(binder, cls, function.name.value) or ())
+    return list(binding.references)
+
+
+def _called_through(site: cst.Call, made: cst.Call, bound: str, reader: RegionReader) -> CheckpointCall | None:
+    """The region ``site`` opens, calling (or handing on) ``made = partial(bound, ...)``."""
+    preserve = keyword_argument(made, "preserve_rng_state")
+    if reader.name_of(site) == APPLY_ACTIVATION_CHECKPOINTING:
+        if bound != CHECKPOINT_WRAPPER:
+            return None
+        return CheckpointCall(site, APPLY_ACTIVATION_CHECKPOINTING, None, _value(keyword_argument(site, "check_fn")), preserve)
+    fixed = [argument for argument in made.args[1:] if argument.keyword is None]
+    if any(argument.star for argument in fixed):
+        return None  # `partial(checkpoint, *parts)`: what it runs is unknown
+    own = keyword_argument(site, "preserve_rng_state") or next((a for a in site.args if a.star == "**"), None)
+    keyword = "module" if bound == CHECKPOINT_WRAPPER else "functions" if bound == CHECKPOINT_SEQUENTIAL else "function"
+    wrapped = fixed[0].value if fixed else _value(argument_for(site, 0, keyword))
+    return CheckpointCall(site, bound, wrapped, None, own or preserve)
 
 
 class RegionReader:

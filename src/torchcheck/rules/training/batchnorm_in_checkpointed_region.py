@@ -5,10 +5,9 @@ import re
 import libcst as cst
 
 from torchcheck.lint.checkpointing import (
-    CheckpointCall,
+    CheckpointCalls,
     RegionReader,
     batch_norms,
-    checkpoint_call,
 )
 from torchcheck.lint.rule import Invalid, Rule, Valid
 
@@ -30,7 +29,7 @@ class BatchnormInCheckpointedRegion(Rule):
     ## What it does
     Checks for BatchNorm layers (`BatchNorm1d/2d/3d`, `SyncBatchNorm`) with running
     statistics inside a region checkpointed with `torch.utils.checkpoint` or
-    `checkpoint_wrapper`.
+    `checkpoint_wrapper`, called directly or through a `functools.partial` of one.
 
     ## Why is this bad?
     Checkpointing runs the region again during the backward pass, and in training mode
@@ -178,6 +177,18 @@ class ResNet(nn.Module):
         return self
 """
         ),
+        Valid(
+            """
+from functools import partial
+
+import torch.nn as nn
+from torch.distributed.algorithms._checkpoint.checkpoint_wrapper import checkpoint_wrapper
+
+wrap = partial(checkpoint_wrapper, preserve_rng_state=False)
+
+stem = wrap(nn.Sequential(nn.Conv2d(3, 64, 3), nn.GroupNorm(8, 64), nn.ReLU()))
+"""
+        ),
     )
     INVALID = (
         Invalid(
@@ -215,11 +226,23 @@ from torch.distributed.algorithms._checkpoint.checkpoint_wrapper import checkpoi
 head = checkpoint_wrapper(nn.Sequential(nn.Linear(64, 64), nn.SyncBatchNorm(64), nn.ReLU()))  # TCK119
 """
         ),
+        Invalid(
+            """
+from functools import partial
+
+import torch.nn as nn
+from torch.distributed.algorithms._checkpoint.checkpoint_wrapper import checkpoint_wrapper
+
+wrap = partial(checkpoint_wrapper, preserve_rng_state=False)
+
+stem = wrap(nn.Sequential(nn.Conv2d(3, 64, 3), nn.BatchNorm2d(64), nn.ReLU()))  # TCK119
+"""
+        ),
     )
 
     def __init__(self, context) -> None:  # type: ignore[no-untyped-def]
         super().__init__(context)
-        self._checkpoints: list[CheckpointCall] = []
+        self._checkpoints = CheckpointCalls()
         self._norms_frozen_in_file = False
 
     def visit_Call(self, node: cst.Call) -> None:
@@ -227,17 +250,13 @@ head = checkpoint_wrapper(nn.Sequential(nn.Linear(64, 64), nn.SyncBatchNorm(64),
             function = self.context.flow.function
             if isinstance(function, cst.FunctionDef) and _freezes_norms(function, in_class=self.context.current_class is not None):
                 self._norms_frozen_in_file = True
-        if self.context.in_no_grad:
-            return  # no backward, so no recompute
-        found = checkpoint_call(node, self.context.call_name(node), self.context.call_name)
-        if found is not None:
-            self._checkpoints.append(found)
+        self._checkpoints.see(node, self.context)
 
     def leave_Module(self, node: cst.Module) -> None:
         if not self._checkpoints or self._norms_frozen_in_file:
             return
         reader = RegionReader(self.context.binder, self.context.call_name)
-        for checkpoint in self._checkpoints:
+        for checkpoint in self._checkpoints.resolved(reader):
             if reader.in_test_function(checkpoint.call):
                 continue
             region = reader.region(checkpoint)

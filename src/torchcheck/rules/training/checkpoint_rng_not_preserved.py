@@ -5,9 +5,8 @@ import libcst as cst
 from torchcheck.lint.checkpointing import (
     DROPOUT_FUNCTIONS,
     DROPOUT_LAYERS,
-    CheckpointCall,
+    CheckpointCalls,
     RegionReader,
-    checkpoint_call,
     is_false,
     random_draws,
 )
@@ -28,7 +27,10 @@ class CheckpointRngNotPreserved(Rule):
     in-place samplers (`bernoulli_`, `uniform_`, ...). The calls are
     `torch.utils.checkpoint.checkpoint`, `checkpoint_sequential`, `checkpoint_wrapper` and
     `apply_activation_checkpointing(..., checkpoint_wrapper_fn=partial(checkpoint_wrapper,
-    preserve_rng_state=False))`.
+    preserve_rng_state=False))`. A checkpoint function made as a value,
+    `ckpt_fn = partial(checkpoint, preserve_rng_state=False)`, counts where the file calls
+    it (`ckpt_fn(self._attend, x)`), through names, functions that return it and
+    attributes of `self`; it is reported at its `preserve_rng_state=False`.
 
     ## Why is this bad?
     Checkpointing discards the region's activations and runs the region again during the
@@ -190,6 +192,71 @@ from torch.utils.checkpoint import checkpoint
 
 def apply_ac(block, ac_config):
     return checkpoint(block, use_reentrant=False, preserve_rng_state=ac_config.preserve_rng_state)
+"""
+        ),
+        Valid(
+            """
+from functools import partial
+
+import torch.nn as nn
+from torch.utils.checkpoint import checkpoint
+
+def activation_checkpoint_function():
+    return partial(checkpoint, use_reentrant=False)
+
+class Block(nn.Module):
+    def __init__(self, dim, dropout):
+        super().__init__()
+        self.att_proj = nn.Linear(dim, dim)
+        self.dropout = nn.Dropout(dropout)
+        self._activation_checkpoint_fn = None
+
+    def set_activation_checkpointing(self, enabled):
+        self._activation_checkpoint_fn = activation_checkpoint_function() if enabled else None
+
+    def _attend(self, x):
+        return self.dropout(self.att_proj(x))
+
+    def forward(self, x):
+        if self._activation_checkpoint_fn is not None:
+            return x + self._activation_checkpoint_fn(self._attend, x)
+        return x + self._attend(x)
+"""
+        ),
+        Valid(
+            """
+from functools import partial
+
+import torch
+import torch.nn as nn
+from torch.utils.checkpoint import checkpoint
+
+no_rng = partial(checkpoint, use_reentrant=False, preserve_rng_state=False)
+
+class Mlp(nn.Module):
+    def __init__(self, dim):
+        super().__init__()
+        self.up = nn.Linear(dim, 4 * dim)
+        self.down = nn.Linear(4 * dim, dim)
+
+    def forward(self, x):
+        return self.down(torch.relu(self.up(x)))
+
+class Block(nn.Module):
+    def __init__(self, dim):
+        super().__init__()
+        self.mlp = Mlp(dim)
+        self.drop = nn.Dropout(0.1)
+        self.ckpt = no_rng
+        register_checkpoint_fn(partial(checkpoint, preserve_rng_state=False))
+
+    def forward(self, x):
+        x = self.ckpt(self.mlp, x)
+        return self.drop(x)
+
+    @torch.no_grad()
+    def embed(self, x):
+        return no_rng(self.drop, x)
 """
         ),
     )
@@ -358,30 +425,209 @@ def forward(x, weight):
     return checkpoint(noisy_mlp, x, weight, use_reentrant=False, preserve_rng_state=True)  # TCK116
 """
         ),
+        Invalid(
+            """
+from functools import partial
+
+import torch.nn as nn
+from torch.utils.checkpoint import checkpoint
+
+def activation_checkpoint_function():
+    return partial(checkpoint, use_reentrant=False, preserve_rng_state=False)  # TCK116
+
+class Block(nn.Module):
+    def __init__(self, dim, dropout):
+        super().__init__()
+        self.att_proj = nn.Linear(dim, dim)
+        self.dropout = nn.Dropout(dropout)
+        self._activation_checkpoint_fn = None
+
+    def set_activation_checkpointing(self, enabled):
+        self._activation_checkpoint_fn = activation_checkpoint_function() if enabled else None
+
+    def _attend(self, x):
+        return self.dropout(self.att_proj(x))
+
+    def forward(self, x):
+        if self._activation_checkpoint_fn is not None:
+            return x + self._activation_checkpoint_fn(self._attend, x)
+        return x + self._attend(x)
+""",
+            expected_replacement="""
+from functools import partial
+
+import torch.nn as nn
+from torch.utils.checkpoint import checkpoint
+
+def activation_checkpoint_function():
+    return partial(checkpoint, use_reentrant=False, preserve_rng_state=True)  # TCK116
+
+class Block(nn.Module):
+    def __init__(self, dim, dropout):
+        super().__init__()
+        self.att_proj = nn.Linear(dim, dim)
+        self.dropout = nn.Dropout(dropout)
+        self._activation_checkpoint_fn = None
+
+    def set_activation_checkpointing(self, enabled):
+        self._activation_checkpoint_fn = activation_checkpoint_function() if enabled else None
+
+    def _attend(self, x):
+        return self.dropout(self.att_proj(x))
+
+    def forward(self, x):
+        if self._activation_checkpoint_fn is not None:
+            return x + self._activation_checkpoint_fn(self._attend, x)
+        return x + self._attend(x)
+""",
+        ),
+        Invalid(
+            """
+from functools import partial
+
+import torch.nn as nn
+from torch.utils.checkpoint import checkpoint
+
+ckpt_fn = partial(checkpoint, use_reentrant=False, preserve_rng_state=False)  # TCK116
+
+class Block(nn.Module):
+    def __init__(self, dim, dropout):
+        super().__init__()
+        self.proj = nn.Linear(dim, dim)
+        self.drop = nn.Dropout(dropout)
+
+    def forward(self, x):
+        return self.drop(self.proj(x))
+
+class Model(nn.Module):
+    def __init__(self, dim, depth, dropout=0.1):
+        super().__init__()
+        self.blocks = nn.ModuleList([Block(dim, dropout) for _ in range(depth)])
+
+    def forward(self, x):
+        for block in self.blocks:
+            x = ckpt_fn(block, x)
+        return x
+""",
+            expected_replacement="""
+from functools import partial
+
+import torch.nn as nn
+from torch.utils.checkpoint import checkpoint
+
+ckpt_fn = partial(checkpoint, use_reentrant=False, preserve_rng_state=True)  # TCK116
+
+class Block(nn.Module):
+    def __init__(self, dim, dropout):
+        super().__init__()
+        self.proj = nn.Linear(dim, dim)
+        self.drop = nn.Dropout(dropout)
+
+    def forward(self, x):
+        return self.drop(self.proj(x))
+
+class Model(nn.Module):
+    def __init__(self, dim, depth, dropout=0.1):
+        super().__init__()
+        self.blocks = nn.ModuleList([Block(dim, dropout) for _ in range(depth)])
+
+    def forward(self, x):
+        for block in self.blocks:
+            x = ckpt_fn(block, x)
+        return x
+""",
+        ),
+        Invalid(
+            """
+import functools
+
+import torch.nn as nn
+import torch.nn.functional as F
+from torch.distributed.algorithms._checkpoint.checkpoint_wrapper import (
+    apply_activation_checkpointing,
+    checkpoint_wrapper,
+)
+
+class Layer(nn.Module):
+    def __init__(self, dim, attn_dropout):
+        super().__init__()
+        self.qkv = nn.Linear(dim, 3 * dim)
+        self.attn_dropout = attn_dropout
+
+    def forward(self, x):
+        q, k, v = self.qkv(x).chunk(3, dim=-1)
+        return F.scaled_dot_product_attention(q, k, v, dropout_p=self.attn_dropout if self.training else 0.0)
+
+class Model(nn.Module):
+    def __init__(self, dim, depth, attn_dropout=0.1, checkpointing=True):
+        super().__init__()
+        wrapper = functools.partial(checkpoint_wrapper, preserve_rng_state=False)  # TCK116
+        self.layers = nn.ModuleList()
+        for _ in range(depth):
+            layer = Layer(dim, attn_dropout)
+            self.layers.append(wrapper(layer) if checkpointing else layer)
+
+def apply_ac(model):
+    wrapper_fn = functools.partial(checkpoint_wrapper, preserve_rng_state=False)  # TCK116
+    apply_activation_checkpointing(model, checkpoint_wrapper_fn=wrapper_fn, check_fn=lambda m: isinstance(m, Layer))
+""",
+            expected_replacement="""
+import functools
+
+import torch.nn as nn
+import torch.nn.functional as F
+from torch.distributed.algorithms._checkpoint.checkpoint_wrapper import (
+    apply_activation_checkpointing,
+    checkpoint_wrapper,
+)
+
+class Layer(nn.Module):
+    def __init__(self, dim, attn_dropout):
+        super().__init__()
+        self.qkv = nn.Linear(dim, 3 * dim)
+        self.attn_dropout = attn_dropout
+
+    def forward(self, x):
+        q, k, v = self.qkv(x).chunk(3, dim=-1)
+        return F.scaled_dot_product_attention(q, k, v, dropout_p=self.attn_dropout if self.training else 0.0)
+
+class Model(nn.Module):
+    def __init__(self, dim, depth, attn_dropout=0.1, checkpointing=True):
+        super().__init__()
+        wrapper = functools.partial(checkpoint_wrapper, preserve_rng_state=True)  # TCK116
+        self.layers = nn.ModuleList()
+        for _ in range(depth):
+            layer = Layer(dim, attn_dropout)
+            self.layers.append(wrapper(layer) if checkpointing else layer)
+
+def apply_ac(model):
+    wrapper_fn = functools.partial(checkpoint_wrapper, preserve_rng_state=True)  # TCK116
+    apply_activation_checkpointing(model, checkpoint_wrapper_fn=wrapper_fn, check_fn=lambda m: isinstance(m, Layer))
+""",
+        ),
     )
 
     def __init__(self, context) -> None:  # type: ignore[no-untyped-def]
         super().__init__(context)
-        self._checkpoints: list[CheckpointCall] = []
+        self._checkpoints = CheckpointCalls()
 
     def visit_Call(self, node: cst.Call) -> None:
-        if self.context.in_no_grad:
-            return  # no backward, so no recompute
-        found = checkpoint_call(node, self.context.call_name(node), self.context.call_name)
-        if found is not None and found.preserve_rng_state is not None and not found.preserve_rng_state.star:
-            self._checkpoints.append(found)
+        self._checkpoints.see(node, self.context)
 
     def leave_Module(self, node: cst.Module) -> None:
         if not self._checkpoints:
             return
         reader = RegionReader(self.context.binder, self.context.call_name)
-        for checkpoint in self._checkpoints:
+        reported: set[int] = set()  # one partial called in several places is one finding
+        for checkpoint in self._checkpoints.resolved(reader):
             argument = checkpoint.preserve_rng_state
-            assert argument is not None
+            if argument is None or argument.star or id(argument) in reported:
+                continue
             if not is_false(argument.value, reader.binder) or reader.in_test_function(checkpoint.call):
                 continue
             draws = random_draws(reader.region(checkpoint), reader)
             if draws:
+                reported.add(id(argument))
                 self._report(argument, min(draws, key=self.context.line_of), reader)
 
     def _report(self, argument: cst.Arg, draw: cst.Call, reader: RegionReader) -> None:

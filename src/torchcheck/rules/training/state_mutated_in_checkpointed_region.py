@@ -3,9 +3,8 @@ from __future__ import annotations
 import libcst as cst
 
 from torchcheck.lint.checkpointing import (
-    CheckpointCall,
+    CheckpointCalls,
     RegionReader,
-    checkpoint_call,
     state_updates,
 )
 from torchcheck.lint.rule import Invalid, Rule, Valid
@@ -20,8 +19,8 @@ class StateMutatedInCheckpointedRegion(Rule):
     """
     ## What it does
     Checks for code inside an activation-checkpointed region (`torch.utils.checkpoint`,
-    `checkpoint_sequential`, `checkpoint_wrapper`, `apply_activation_checkpointing`) that
-    updates state outliving the call in a way that does not give the same result when run
+    `checkpoint_sequential`, `checkpoint_wrapper`, `apply_activation_checkpointing`, or a
+    `functools.partial` of one that the file calls later) that updates state outliving the call in a way that does not give the same result when run
     twice: `self.n += 1`, `self.load = self.load + counts`, `self.aux_losses.append(loss)`,
     in-place updates of a registered buffer (`self.cluster_size.mul_(decay)`), item updates
     or appends on module-level containers (`STATS[key] += 1`), and updates of module-level
@@ -181,6 +180,35 @@ class Model(nn.Module):
         return checkpoint(self.head, x, use_reentrant=False)
 """
         ),
+        Valid(
+            """
+from functools import partial
+
+import torch
+import torch.nn as nn
+from torch.utils.checkpoint import checkpoint
+
+class Router(nn.Module):
+    def __init__(self, dim, experts):
+        super().__init__()
+        self.gate = nn.Linear(dim, experts)
+        self.register_buffer("expert_load", torch.zeros(experts))
+
+    def forward(self, x):
+        scores = self.gate(x).softmax(-1)
+        self.expert_load += scores.sum(0).detach()
+        return scores
+
+class Layer(nn.Module):
+    def __init__(self, dim, experts):
+        super().__init__()
+        self.router = Router(dim, experts)
+        self._checkpoint_fn = partial(checkpoint, use_reentrant=False)
+
+    def forward(self, x):
+        return self.router(x)
+"""
+        ),
     )
     INVALID = (
         Invalid(
@@ -243,25 +271,50 @@ def forward(x):
     return checkpoint(lambda h: encode(h), x, use_reentrant=False)
 """
         ),
+        Invalid(
+            """
+from functools import partial
+
+import torch
+import torch.nn as nn
+from torch.utils.checkpoint import checkpoint
+
+class Router(nn.Module):
+    def __init__(self, dim, experts):
+        super().__init__()
+        self.gate = nn.Linear(dim, experts)
+        self.register_buffer("expert_load", torch.zeros(experts))
+
+    def forward(self, x):
+        scores = self.gate(x).softmax(-1)
+        self.expert_load += scores.sum(0).detach()  # TCK117
+        return scores
+
+class Layer(nn.Module):
+    def __init__(self, dim, experts):
+        super().__init__()
+        self.router = Router(dim, experts)
+        self._checkpoint_fn = partial(checkpoint, use_reentrant=False)
+
+    def forward(self, x):
+        return self._checkpoint_fn(self.router, x)
+"""
+        ),
     )
 
     def __init__(self, context) -> None:  # type: ignore[no-untyped-def]
         super().__init__(context)
-        self._checkpoints: list[CheckpointCall] = []
+        self._checkpoints = CheckpointCalls()
 
     def visit_Call(self, node: cst.Call) -> None:
-        if self.context.in_no_grad:
-            return  # no backward, so no recompute
-        found = checkpoint_call(node, self.context.call_name(node), self.context.call_name)
-        if found is not None:
-            self._checkpoints.append(found)
+        self._checkpoints.see(node, self.context)
 
     def leave_Module(self, node: cst.Module) -> None:
         if not self._checkpoints:
             return
         reader = RegionReader(self.context.binder, self.context.call_name)
         reported: set[int] = set()
-        for checkpoint in self._checkpoints:
+        for checkpoint in self._checkpoints.resolved(reader):
             if reader.in_test_function(checkpoint.call):
                 continue
             for update in state_updates(reader.region(checkpoint), reader):
