@@ -68,7 +68,10 @@ class OptimizerBuiltBeforeSharding(Rule):
     as building it. `DistributedDataParallel`, `torch.compile`, `.to()` and
     `accelerator.prepare` keep the parameter objects and are not reported (so does
     `FullyShardedDataParallel(..., use_orig_params=True)`, as views), nor is an
-    optimizer rebuilt after sharding, or one over a module that is never sharded.
+    optimizer rebuilt after sharding, or one over a module that is never sharded. An
+    optimizer stored on `self` in `__init__` is built before any other method of the class
+    runs, so a method that shards the same `self.<module>` (and does not rebuild it) is
+    reported too.
 
     ## Example
     ```python
@@ -112,6 +115,22 @@ class OptimizerBuiltBeforeSharding(Rule):
     required_text = ("optim",)  # the model may be sharded by an imported helper
 
     VALID = (
+        Valid(
+            """
+import torch
+from torch.distributed.fsdp import fully_shard
+
+class Trainer:
+    def __init__(self, model, lr):
+        self.model = model
+        self.lr = lr
+        self.optimizer = torch.optim.AdamW(self.model.parameters(), lr=lr)
+
+    def setup_distributed(self, mesh):
+        fully_shard(self.model, mesh=mesh)
+        self.optimizer = torch.optim.AdamW(self.model.parameters(), lr=self.lr)
+"""
+        ),
         Valid(
             """
 import torch
@@ -180,6 +199,22 @@ train(model, optimizer)
         ),
     )
     INVALID = (
+        Invalid(
+            """
+import torch
+from torch.distributed.fsdp import fully_shard
+
+class Trainer:
+    def __init__(self, model, lr):
+        self.model = model
+        self.optimizer = torch.optim.AdamW(self.model.parameters(), lr=lr)  # TCK211
+
+    def setup_distributed(self, mesh):
+        for block in self.model.blocks:
+            fully_shard(block, mesh=mesh)
+        fully_shard(self.model, mesh=mesh)
+"""
+        ),
         Invalid(
             """
 import torch
@@ -283,12 +318,28 @@ def main(model, batch):
     def _replaces_after(self, build: _Build, shard: _Shard) -> bool:
         """Whether ``shard`` replaces parameters the optimizer of ``build`` took, after it, on
         the same pass, with the optimizer still the one used afterwards."""
-        if not _same_pass(build.event, shard.event) or shard.event.order < build.event.order:
+        if not _same_pass(build.event, shard.event):
+            return self._built_in_init_sharded_later(build, shard)
+        if shard.event.order < build.event.order:
             return False
         shared = [path for path in build.paths if any(related(path, sharded) for sharded in shard.paths)]
         if not shared or all(self._rebound_between(root_name(path), build.event.node, shard.event.node) for path in shared):
             return False
         return self._still_used_after(build, shard.event)
+
+    def _built_in_init_sharded_later(self, build: _Build, shard: _Shard) -> bool:
+        """An optimizer stored on ``self`` in ``__init__`` from ``self.<module>``, which another
+        method of the class shards (``__init__`` runs first), and never rebuilt."""
+        init, binder = build.event.function, self.context.binder
+        if not (isinstance(build.target, cst.Attribute) and isinstance(init, cst.FunctionDef) and init.name.value == "__init__"):
+            return False
+        owner = binder.parent(binder.parent(init))  # the class body, then the class
+        if not isinstance(owner, cst.ClassDef) or binder.enclosing(shard.event.node, cst.ClassDef) is not owner:
+            return False
+        if not any(root_name(path) == "self" and related(path, sharded) for path in build.paths for sharded in shard.paths):
+            return False
+        text = source_text(build.target)
+        return not any(other is not build and source_text(other.target) == text for other in self._builds)
 
     def _ran_before(self, forward: _Forward, build: _Build) -> bool:
         if not _same_pass(build.event, forward.event) or forward.event.order > build.event.order:
