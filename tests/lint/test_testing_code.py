@@ -10,7 +10,7 @@ from torchcheck.rules.devices.data_parallel import DataParallel
 from torchcheck.rules.training.forward_called_directly import ForwardCalledDirectly
 
 
-def _test_code_names(source: str, filename: str = "tests/test_loader.py") -> list[str]:
+def _test_code_names(source: str, filename: str = "test_loader.py") -> list[str]:
     module = cst.parse_module(textwrap.dedent(source))
     return [block.name.value for block in blocks_of_test_code(module, filename)]  # type: ignore[attr-defined]
 
@@ -117,3 +117,15 @@ def test_training_script_named_function_test_keeps_its_findings() -> None:
         return nn.DataParallel(model)
     """
     assert _reported_lines(source, [DataParallel], filename="main.py") == [(5, "TCK204")]
+
+
+def test_every_file_under_a_tests_folder_is_test_code() -> None:
+    source = """
+    import torch
+
+    def main():
+        model = torch.nn.DataParallel(torch.nn.Linear(2, 2))
+        return model
+    """
+    assert _reported_lines(source, [DataParallel], "scripts/parity.py") == [(5, "TCK204")]
+    assert _reported_lines(source, [DataParallel], "tests/functional_tests/parity.py") == []

@@ -6,7 +6,9 @@ check a layer's dtype handling. Advice about how to train well (speed, the numer
 training step) does not apply there. A rule says so with ``applies_in_tests = False`` and
 the engine drops its findings inside test code.
 
-Test code is recognised by the conventions the test runners collect tests by:
+Test code is recognised by where it lives - every file under a ``tests/`` or ``test/``
+folder, collected or not (a parity script, a test utility) - and by the conventions the
+test runners collect tests by:
 
 * a whole class - helpers and ``setUp`` included - deriving from a ``*TestCase`` class
   (``unittest.TestCase``, ``absltest.TestCase``, PyTorch's ``TestCase``) or from another
@@ -39,6 +41,7 @@ _TEST_CASE_SUFFIX = "TestCase"
 _FIXTURE = "fixture"
 _PYTEST = "pytest"
 _CONFTEST = "conftest.py"
+_TEST_DIRECTORIES = frozenset({"tests", "test"})
 
 
 @dataclass
@@ -52,8 +55,16 @@ class _Search:
 def blocks_of_test_code(module: cst.Module, filename: str) -> list[cst.CSTNode]:
     """The functions and classes of ``module`` (read from ``filename``) that are test code,
     outermost only."""
+    if _in_test_directory(filename):
+        return list(module.body)
     search = _Search(in_test_module=_is_test_file(filename) or _imports_pytest(module))
     return list(_test_code_in(module.body, search))
+
+
+def _in_test_directory(filename: str) -> bool:
+    """A file under a ``tests/`` (or ``test/``) folder: a test, a parity script or a test
+    utility, run to exercise the code rather than to train."""
+    return any(part in _TEST_DIRECTORIES for part in PurePath(filename).parent.parts)
 
 
 def _is_test_file(filename: str) -> bool:
