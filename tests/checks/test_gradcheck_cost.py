@@ -48,6 +48,9 @@ def test_gradcheck_of_a_large_module_switches_to_fast_mode_and_says_so() -> None
 
 
 def test_fast_mode_still_finds_a_wrong_backward_in_a_large_module() -> None:
+    # fast mode compares random projections; on about one draw of layer and input in twelve
+    # this 1.5x derivative error stays within tolerance, so the draw is fixed
+    torch.manual_seed(0)
     with pytest.warns(RuntimeWarning, match="using fast_mode=True"), pytest.raises(CheckFailed) as failure:
         assert_gradcheck(SlowLayer(wrong_backward=True), torch.randn(1, 160))
     assert "disagrees with finite differences for input x " in str(failure.value)
