@@ -94,3 +94,58 @@ def test_a_tie_in_a_class_of_another_file_splits_across_shard_groups(tmp_path: P
 
 def test_untied_submodules_of_a_class_of_another_file_may_shard_apart(tmp_path: Path) -> None:
     assert _tie_findings(tmp_path, "model.norm") == []
+
+
+MODELING = """
+import torch
+import torch.nn as nn
+
+class Rope(nn.Module):
+    def __init__(self, dim):
+        super().__init__()
+        inv_freq = 1.0 / 10000 ** (torch.arange(0, dim, 2).float() / dim)
+        self.register_buffer("inv_freq", inv_freq, persistent=False)
+
+class TextModel(nn.Module):
+    def __init__(self, dim):
+        super().__init__()
+        self.proj = nn.Linear(dim, dim)
+        self.rope = Rope(dim)
+
+class Plain(nn.Module):
+    def __init__(self, dim):
+        super().__init__()
+        self.proj = nn.Linear(dim, dim)
+"""
+
+LOAD = """
+import torch
+from modeling import {model}
+
+def materialise(dim, state_dict):
+    with torch.device("meta"):
+        model = {model}(dim)
+    model.to_empty(device="cuda")
+    {after}
+    model.load_state_dict(state_dict)
+    return model
+"""
+
+
+def _to_empty_findings(root: Path, model: str, after: str = "pass") -> list[tuple[str, int, str, str]]:
+    (root / "modeling.py").write_text(textwrap.dedent(MODELING), encoding="utf-8")
+    (root / "load.py").write_text(textwrap.dedent(LOAD.format(model=model, after=after)), encoding="utf-8")
+    result = lint(LintOptions(paths=(root,), select=("TCK612",), use_cache=False))
+    return sorted((Path(d.filename).name, d.location.row, d.code, d.message) for d in result.diagnostics)
+
+
+def test_to_empty_on_a_model_whose_class_of_another_file_computes_a_buffer(tmp_path: Path) -> None:
+    [(name, row, code, message)] = _to_empty_findings(tmp_path, "TextModel")
+    assert (name, row, code) == ("load.py", 8, "TCK612")
+    assert message.startswith("to_empty() leaves `Rope.inv_freq` at ")
+    assert "modeling.py:9 (a non-persistent buffer that `TextModel` computes in __init__) uninitialised" in message
+
+
+def test_to_empty_followed_by_an_init_method_or_on_a_class_without_such_buffers(tmp_path: Path) -> None:
+    assert _to_empty_findings(tmp_path, "TextModel", after="model.init_weights()") == []
+    assert _to_empty_findings(tmp_path, "Plain") == []

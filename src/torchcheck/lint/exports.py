@@ -33,9 +33,8 @@ from typing import TYPE_CHECKING
 
 import libcst as cst
 
+from torchcheck.lint.buffers import ComputedBuffer, computed_non_persistent_buffers, submodule_classes
 from torchcheck.lint.nodes import dotted_name, is_autocast_name, self_attribute, source_text
-from torchcheck.lint.ties import TIE, ties_of
-from torchcheck.lint.torch_api import PARAMETER_REPLACING
 from torchcheck.lint.project import (
     AUTOCAST,
     BENCHMARK,
@@ -57,6 +56,8 @@ from torchcheck.lint.project import (
     text_facts,
     torch_module_via,
 )
+from torchcheck.lint.ties import TIE, ties_of
+from torchcheck.lint.torch_api import PARAMETER_REPLACING
 
 if TYPE_CHECKING:
     from torchcheck.lint.context import LintContext
@@ -80,6 +81,9 @@ ACTIVATION_METHODS = {"softmax": SOFTMAX, "sigmoid": SIGMOID, "log_softmax": LOG
 SEQUENTIAL = "torch.nn.Sequential"
 
 FORWARD_AUTOCAST = "forward_autocast"  # a class's fact: its forward opens an autocast region
+# A module class's fact: it, or a module class of its file it builds, computes a non-persistent
+# buffer in `__init__` (valued "yes", placed at the first such registration).
+COMPUTED_BUFFER = "computed_non_persistent_buffer"
 
 _BENCHMARK_FLAG = "torch.backends.cudnn.benchmark"
 _DETERMINISTIC_FLAG = "torch.backends.cudnn.deterministic"
@@ -102,7 +106,7 @@ _ACTIVATION_TEXT = re.compile(r"[sS]oftmax|[sS]igmoid|expit")
 _SUMMARISED_TEXT = re.compile(
     r"\.(?:eval|train|zero_grad|step|backward|set_epoch|unscale_|update|zero_)\(|\.grad\b"
     r"|[sS]oftmax|[sS]igmoid|expit|autocast|MixedPrecision|init_process_group|DistributedDataParallel|deterministic"
-    r"|def _apply\(|fully_shard|FullyShardedDataParallel|\.(?:weight|bias) = self\."
+    r"|def _apply\(|fully_shard|FullyShardedDataParallel|\.(?:weight|bias) = self\.|persistent=False"
 )
 _TIE_TEXT = re.compile(r"\.(?:weight|bias) = self\.")
 _TOP_LEVEL_DEFINITION = re.compile(r"^(?:async[ \t]+)?(?:def|class)[ \t]+(\w+)", re.MULTILINE)
@@ -128,6 +132,25 @@ def imported_callee(context: LintContext, call: cst.Call) -> Symbol | None:
     if context.project is None or not isinstance(call.func, (cst.Name, cst.Attribute)):
         return None
     symbol = context.project.symbol_of(call.func)
+    return symbol if symbol is not None and not symbol.is_local else None
+
+
+def project_class_of(context: LintContext, name: str, near: cst.CSTNode) -> Symbol | None:
+    """The class of another file of the project that made the value of ``name`` where
+    ``near`` stands: its annotation (``model: Transformer``) or its constructor (``model =
+    Transformer(cfg)``), when the name has that one binding; None otherwise."""
+    project, binder = context.project, context.binder
+    bindings = binder.bindings_of(name, binder.scope_of(near)) if project is not None else []
+    if len(bindings) != 1:
+        return None
+    node = bindings[0].node
+    if isinstance(node, cst.Param) and node.annotation is not None:
+        maker = node.annotation.annotation
+    elif isinstance(node, cst.Assign) and isinstance(node.value, cst.Call):
+        maker = node.value.func
+    else:
+        return None
+    symbol = project.symbol_of(maker)  # type: ignore[union-attr]
     return symbol if symbol is not None and not symbol.is_local else None
 
 
@@ -256,6 +279,7 @@ class ProjectFacts:
         self._may_autocast = AUTOCAST in text.lower() or "MixedPrecision" in text
         self._may_shard = "fully_shard" in text or "FullyShardedDataParallel" in text
         self._may_tie = _TIE_TEXT.search(text) is not None
+        self._may_compute_buffers = "persistent=False" in text
         self._moved_by_apply: set[str] = set()  # attributes an `_apply` override moves by name
         self._number_settings: dict[str, cst.Assign] = {}  # setting path -> where it is given a number
 
@@ -516,10 +540,32 @@ class ProjectFacts:
                 facts.update(reader.outputs(forward))
             facts[FORWARD_AUTOCAST] = reader.autocast(forward, self._mentions_autocast)
         facts[TORCH_MODULE] = Fact(self._torch_module(node), self._lines.line_at(start), f"`{node.name.value}`")
+        if self._may_compute_buffers:
+            buffer = self._computed_buffer(node)
+            if buffer is not None:
+                where = f"`{buffer.owner}.{buffer.name}`"
+                line = self._lines.line_of(buffer.registration, self._lines.definition(buffer.owner))
+                facts[COMPUTED_BUFFER] = Fact(YES, line, where)
         if self._may_tie:
             for tie in ties_of(node):
                 facts[f"{TIE}{tie.user}"] = Fact(tie.source, self._lines.line_of(tie.node, start), f"`{source_text(tie.node)}`")
         return Definition("class", self._lines.line_at(start), facts)
+
+    def _computed_buffer(self, node: cst.ClassDef) -> ComputedBuffer | None:
+        """The first non-persistent buffer computed in ``__init__`` by the class or by a module
+        class of this file that it builds (transitively)."""
+        classes = {name: value for name, value in self._top_level.items() if isinstance(value, cst.ClassDef)}
+        pending, seen = [node.name.value], set()
+        while pending:
+            name = pending.pop()
+            if name in seen or name not in classes:
+                continue
+            seen.add(name)
+            found = computed_non_persistent_buffers(classes[name])
+            if found:
+                return found[0]
+            pending.extend(sorted(submodule_classes(classes[name], set(classes))))
+        return None
 
     def _torch_module(self, node: cst.ClassDef) -> str:
         """YES when the file shows the class derives from ``nn.Module``; otherwise "via:" its

@@ -5,6 +5,7 @@ from dataclasses import dataclass
 import libcst as cst
 
 from torchcheck.lint.context import LintContext
+from torchcheck.lint.exports import project_class_of
 from torchcheck.lint.binder import Binder
 from torchcheck.lint.flow import Event
 from torchcheck.lint.guards import known_at
@@ -309,7 +310,7 @@ def apply_fsdp(model, mesh):
                 if part.isidentifier() and not isinstance(made_by, cst.ClassDef):
                     parts.setdefault(root, set()).add(part)
         for root, names in parts.items():
-            owner = self._class_elsewhere(root, shards[0].event.node)
+            owner = project_class_of(self.context, root, shards[0].event.node)
             for first, second in ((a, b) for a in sorted(names) for b in sorted(names) if a != b):
                 groups = [_group_of(f"{root}.{part}", shards) for part in (first, second)]
                 if owner is None or groups[0] is groups[1] or any(_runs_only_untied(self.context.binder, g.event) for g in groups if g):
@@ -317,24 +318,6 @@ def apply_fsdp(model, mesh):
                 later = max(groups, key=lambda group: group.event.order)  # type: ignore[union-attr]
                 message = _MESSAGE_ELSEWHERE.format(first=f"{root}.{first}", second=f"{root}.{second}", owner=owner.name)
                 self.report(later.event.node, message, conditions=(Condition(owner, f"{TIE}{second}", first),))  # type: ignore[union-attr]
-
-    def _class_elsewhere(self, name: str, near: cst.CSTNode) -> Symbol | None:
-        """The class of another project file that made ``name``: its annotation
-        (``model: Transformer``) or its constructor (``model = Transformer(cfg)``)."""
-        project = self.context.project
-        binder = self.context.binder
-        bindings = binder.bindings_of(name, binder.scope_of(near)) if project is not None else []
-        if len(bindings) != 1:
-            return None
-        node = bindings[0].node
-        if isinstance(node, cst.Param) and node.annotation is not None:
-            maker = node.annotation.annotation
-        elif isinstance(node, cst.Assign) and isinstance(node.value, cst.Call):
-            maker = node.value.func
-        else:
-            return None
-        symbol = project.symbol_of(maker)  # type: ignore[union-attr]
-        return symbol if symbol is not None and not symbol.is_local else None
 
     def _second_group(self, tie: _Tie, model: str, function: cst.FunctionDef | None) -> _Shard | None:
         """The later of the two groups the tie's modules land in, when they differ."""

@@ -3,7 +3,9 @@ from __future__ import annotations
 import libcst as cst
 
 from torchcheck.lint.buffers import ComputedBuffer, computed_non_persistent_buffers, methods_reaching, submodule_classes
+from torchcheck.lint.exports import COMPUTED_BUFFER, project_class_of
 from torchcheck.lint.nodes import subtree
+from torchcheck.lint.project import PLACE, YES, Condition
 from torchcheck.lint.rule import Invalid, Rule, Valid
 
 _MESSAGE = (
@@ -15,6 +17,12 @@ _RUNS_ANY_INIT = "apply"
 # A module loaded from a state dict is finished: no caller re-initialises it (that would
 # overwrite the loaded weights), and the state dict holds no non-persistent buffer.
 _LOADS = "load_state_dict"
+# Methods called on a materialised model that compute no buffer.
+_NOT_INITIALISING = frozenset({_LOADS, "to", "cuda", "cpu", "train", "eval", "half", "float", "bfloat16", "requires_grad_", "parameters", "named_parameters", "state_dict"})
+_MESSAGE_ELSEWHERE = (
+    "to_empty() leaves {place} (a non-persistent buffer that `{owner}` computes in __init__) uninitialised, "
+    "and no checkpoint restores it; recompute it after to_empty (e.g. in init_weights)"
+)
 
 
 def _own_code(node: cst.CSTNode) -> bool:
@@ -37,6 +45,11 @@ class BufferUninitializedAfterToEmpty(Rule):
     meaningless frequencies and training starts from a far worse loss with no error -
     sometimes NaN. Recompute such buffers in a method you call after `to_empty` (torchtitan's
     `init_weights`, `reset_parameters`).
+
+    The classes may live in another file of the project: a model built from an imported class
+    (`model = TextModel(cfg)`, or annotated `model: TextModel`) is reported when the project
+    shows that class (or a module class of its file that it builds) computing such a buffer,
+    and nothing but loads and moves is called on the model after `to_empty`.
 
     A later `model.apply(fn)`, a call that hands the model to code of another module, or
     returning it may recompute the buffers and is trusted to; a state-dict load is not, and a
@@ -335,6 +348,7 @@ def main(seq_len, state_dict):
             receiver = call.func.value  # type: ignore[attr-defined]
             built = self._class_built_into(receiver)
             if built is None:
+                self._class_of_another_file(call, receiver)
                 continue
             tree = self._tree(built)
             buffers = [buffer for name in sorted(tree) for buffer in computed_non_persistent_buffers(self._classes[name])]
@@ -343,6 +357,16 @@ def main(seq_len, state_dict):
                 first = uncovered[0]
                 line = self.context.line_of(first.registration)
                 self.report(call, _MESSAGE.format(owner=first.owner, buffer=first.name, line=line))
+
+    def _class_of_another_file(self, call: cst.Call, receiver: cst.Name) -> None:
+        """A model of a class another file defines: reported if the project shows that class
+        computing a non-persistent buffer, when nothing after ``to_empty`` may recompute it
+        (no method of the model other than a load or a move is called, and it goes nowhere)."""
+        owner = project_class_of(self.context, receiver.value, call)
+        called = self._called_after(call, receiver) if owner is not None else None
+        if owner is not None and called is not None and not called - _NOT_INITIALISING:
+            message = _MESSAGE_ELSEWHERE.format(owner=owner.name, place=PLACE)
+            self.report(call, message, conditions=(Condition(owner, COMPUTED_BUFFER, YES),))
 
     def _class_built_into(self, receiver: cst.Name) -> str | None:
         """The class of this file every reaching binding of ``receiver`` constructs."""
@@ -368,6 +392,14 @@ def main(seq_len, state_dict):
     ) -> list[ComputedBuffer]:
         """The buffers that no later statement of the scope recomputes; none when the model
         leaves the scope or goes to code that may initialise it."""
+        called = self._called_after(call, receiver)
+        if called is None:
+            return []
+        return [buffer for buffer in buffers if not called & methods_reaching(classes, buffer.name)]
+
+    def _called_after(self, call: cst.Call, receiver: cst.Name) -> set[str] | None:
+        """The methods called on the model (or a submodule of it) after ``to_empty`` in its
+        scope; None when it leaves the scope or goes to code that may initialise it."""
         binder = self.context.binder
         scope = binder.scope_of(call).node
         body = scope if isinstance(scope, cst.Module) else getattr(scope, "body", scope)
@@ -376,17 +408,17 @@ def main(seq_len, state_dict):
             if not isinstance(later, (cst.Call, cst.Return, cst.Yield)) or later is call or not binder.precedes(call, later):
                 continue
             if isinstance(later, (cst.Return, cst.Yield)) and _names(later.value, receiver.value) and _LOADS not in called:
-                return []  # handed on to code that may initialise it (not once loaded: it is finished)
+                return None  # handed on to code that may initialise it (not once loaded: it is finished)
             if not isinstance(later, cst.Call):
                 continue
             func = later.func
             if isinstance(func, cst.Attribute) and _part_of(func.value, receiver.value):  # `model.rope.reset()` too
                 if func.attr.value == _RUNS_ANY_INIT:
-                    return []
+                    return None
                 called.add(func.attr.value)
             elif any(_names(argument.value, receiver.value) for argument in later.args) and not self._is_torch(func):
-                return []
-        return [buffer for buffer in buffers if not called & methods_reaching(classes, buffer.name)]
+                return None
+        return called
 
     def _is_torch(self, func: cst.BaseExpression) -> bool:
         qualified = self.context.qualified_name(func)
