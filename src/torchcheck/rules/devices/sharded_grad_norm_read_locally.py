@@ -50,7 +50,8 @@ class ShardedGradNormReadLocally(Rule):
     `torch.linalg.vector_norm(p.grad)` over the parameters of a module given to
     `fully_shard`, `parallelize_module` or `distribute_module`, directly or through a helper
     of the project that calls `fully_shard` on what it is given) turned into a number or
-    logged without `.full_tensor()`.
+    logged without `.full_tensor()`, also once put in a dict or list that is then logged
+    (`norms[name] = p.grad.norm()`, then `wandb.log(norms)`).
 
     ## Why is this bad?
     The parameters of a sharded module are DTensors, and so are their gradients. The norm of
@@ -108,6 +109,20 @@ class ShardedGradNormReadLocally(Rule):
     VALID = (
         Valid(
             """
+import wandb
+from torch.distributed.fsdp import fully_shard
+
+def step(model, batch):
+    fully_shard(model)
+    model(batch).sum().backward()
+    norms = {}
+    for name, p in model.named_parameters():
+        norms[f"grad_norm/{name}"] = p.grad.norm().full_tensor()
+    wandb.log(norms)
+"""
+        ),
+        Valid(
+            """
 import torch
 from torch.distributed.fsdp import fully_shard
 from torch.distributed.tensor import DTensor
@@ -150,6 +165,20 @@ print(torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0).item())
         ),
     )
     INVALID = (
+        Invalid(
+            """
+import wandb
+from torch.distributed.fsdp import fully_shard
+
+def step(model, batch):
+    fully_shard(model)
+    model(batch).sum().backward()
+    norms = {}
+    for name, p in model.named_parameters():
+        norms[f"grad_norm/{name}"] = p.grad.norm()
+    wandb.log(norms)  # TCK213
+"""
+        ),
         Invalid(
             """
 from torch.distributed.fsdp import fully_shard
@@ -272,6 +301,9 @@ def train(model, mesh, batches):
         if read is not None:
             return [(norm, read)]
         statement = self.context.binder.parent(norm)
+        container = self._container_holding(norm, statement)
+        if container is not None:
+            return self._container_reads(norm, container)
         if not (isinstance(statement, cst.Assign) and len(statement.targets) == 1 and isinstance(statement.targets[0].target, cst.Name)):
             return []
         binding = self.context.binder.binding_made_by(statement.targets[0].target)
@@ -282,6 +314,30 @@ def train(model, mesh, batches):
         for reference in self.context.binder.references_to(binding):
             if self.context.binder.bindings_before(reference) == [binding] and (found := local_read(self.context, reference)) is not None:
                 reads.append((reference, found))
+        return reads
+
+
+    def _container_holding(self, norm: cst.Call, statement: cst.CSTNode | None) -> cst.Name | None:
+        """``norms`` for ``norms[name] = p.grad.norm()`` and ``norms.append(p.grad.norm())``."""
+        if isinstance(statement, cst.Assign) and statement.value is norm and len(statement.targets) == 1:
+            target = statement.targets[0].target
+            return target.value if isinstance(target, cst.Subscript) and isinstance(target.value, cst.Name) else None
+        call = self.context.binder.parent(statement) if isinstance(statement, cst.Arg) else None
+        if isinstance(call, cst.Call) and isinstance(call.func, cst.Attribute) and call.func.attr.value == "append":
+            return call.func.value if isinstance(call.func.value, cst.Name) else None
+        return None
+
+    def _container_reads(self, norm: cst.Call, container: cst.Name) -> list[tuple[cst.BaseExpression, cst.CSTNode]]:
+        """Where a container the norm was put in is read as numbers, after the norm went in."""
+        binder = self.context.binder
+        bindings = binder.bindings_before(container)
+        if len(bindings) != 1:
+            return []
+        reads = []
+        for reference in binder.references_to(bindings[0]):
+            found = local_read(self.context, reference) if binder.precedes(norm, reference) else None
+            if found is not None:
+                reads.append((norm, found))
         return reads
 
 
