@@ -180,27 +180,29 @@ class Binder:
         """Pre-order, iteratively: deep expression chains must not exhaust the stack. (Nodes
         are keyed by ``id``: the tree keeps them alive, and a node's hash is a Python call.)"""
         parents, order, scope_of_node = self._parents, self._order, self._scope_of_node
+        uses, binding_of_target = self._uses, self._binding_of_target
         stack: list[tuple[cst.CSTNode, Scope, cst.CSTNode | None]] = [(node, scope, parent)]
+        pop, push = stack.pop, stack.append
         while stack:
-            current, current_scope, current_parent = stack.pop()
+            current, current_scope, current_parent = pop()
             key = id(current)
             if current_parent is not None:
                 parents[key] = current_parent
             order[key] = len(order)
             scope_of_node[key] = current_scope
-            inner = self._enter(current, current_scope)
-            for child, child_scope in reversed(self._children_with_scopes(current, current_scope, inner)):
-                stack.append((child, child_scope, current))
-
-    def _enter(self, node: cst.CSTNode, scope: Scope) -> Scope | None:
-        """Record the bindings ``node`` makes; the scope it opens, if any."""
-        node_type = type(node)
-        if node_type is cst.Name:
-            if id(node) not in self._binding_of_target:
-                self._uses.append((node, scope))  # type: ignore[arg-type]
-            return None
-        enter = _ENTER_BY_TYPE.get(node_type)
-        return enter(self, node, scope) if enter is not None else None
+            node_type = type(current)
+            if node_type is cst.Name:  # a use, unless a binding made it its target; no children
+                if key not in binding_of_target:
+                    uses.append((current, current_scope))  # type: ignore[arg-type]
+                continue
+            enter = _ENTER_BY_TYPE.get(node_type)
+            inner = enter(self, current, current_scope) if enter is not None else None
+            if inner is None:
+                for child in reversed(_children_in_scope(current, node_type)):
+                    push((child, current_scope, current))
+            else:
+                for child, child_scope in reversed(self._children_with_scopes(current, current_scope, inner)):
+                    push((child, child_scope, current))
 
     def _enter_definition(self, node: cst.FunctionDef | cst.ClassDef, scope: Scope) -> Scope:
         self._bind(node.name.value, scope, node, node.name)
@@ -234,19 +236,12 @@ class Binder:
     def _enter_nonlocal(self, node: cst.Nonlocal, scope: Scope) -> None:
         scope.declared_nonlocal.update(item.name.value for item in node.names)
 
-    def _children_with_scopes(self, node: cst.CSTNode, scope: Scope, inner: Scope | None) -> list[tuple[cst.CSTNode, Scope]]:
-        """Children, each with the scope its code runs in: a ``def``'s decorators, defaults
-        and annotations run outside it, a comprehension's first iterable outside it."""
+    def _children_with_scopes(self, node: cst.CSTNode, scope: Scope, inner: Scope) -> list[tuple[cst.CSTNode, Scope]]:
+        """Children of a node that opens ``inner``, each with the scope its code runs in: a
+        ``def``'s decorators, defaults and annotations run outside it, a comprehension's
+        first iterable outside it."""
         node_type = type(node)
-        if node_type is cst.Import or node_type is cst.ImportFrom:
-            return []  # module paths and imported names are no variables
-        found = children(node)
-        if node_type is cst.Attribute:
-            found = [child for child in found if child is not node.attr]  # type: ignore[attr-defined]
-        elif node_type is cst.Arg:
-            found = [child for child in found if child is not node.keyword]  # type: ignore[attr-defined]
-        if inner is None:
-            return [(child, scope) for child in found]
+        found = _children_in_scope(node, node_type)
         outside: set[int] = set()
         if node_type is cst.FunctionDef:
             outside = {id(d) for d in node.decorators} | {id(node.returns)} | {id(node.name)}  # type: ignore[attr-defined]
@@ -306,6 +301,19 @@ class Binder:
         for use, scope in self._uses:
             for binding in self.bindings_of(use.value, scope):
                 binding.references.append(use)
+
+
+def _children_in_scope(node: cst.CSTNode, node_type: type[cst.CSTNode]) -> list[cst.CSTNode]:
+    """The children whose names are variables of the node's scope: not an import's module
+    paths and imported names, an attribute's name or a keyword argument's keyword."""
+    if node_type is cst.Import or node_type is cst.ImportFrom:
+        return []
+    found = children(node)
+    if node_type is cst.Attribute:
+        return [child for child in found if child is not node.attr]  # type: ignore[attr-defined]
+    if node_type is cst.Arg:
+        return [child for child in found if child is not node.keyword]  # type: ignore[attr-defined]
+    return found
 
 
 def _all_params(params: cst.Parameters) -> list[cst.Param]:

@@ -371,6 +371,7 @@ class LintContext:
         self._elsewhere = 0  # > 0 while inferring an expression away from the walk's position
         self._called_names: frozenset[str] | None = None
         self._top_level_methods: frozenset[str] | None = None
+        self._class_texts: dict[str, bool] = {}  # name -> whether the text may define a class of it
         self._summaries: ModuleSummaries | None = None
         # by id, with the node kept so that its id is never reused (a node's hash is a Python call)
         self._call_summaries: dict[int, tuple[cst.Call, FunctionSummary | None]] = {}
@@ -477,6 +478,17 @@ class LintContext:
             self._binder = Binder(self._module)
         return self._binder
 
+    def may_define_class(self, name: str) -> bool:
+        """False when no ``class`` statement of this file can define ``name``: a test on the
+        file's text, cheap enough to ask before the binder is built. True also where the
+        text only looks like one (``class Foo`` in a string or a comment, or ``class Foobar``)."""
+        if self._text is None:
+            return True
+        known = self._class_texts.get(name)
+        if known is None:
+            known = self._class_texts[name] = re.search(r"class[\s\\]+" + re.escape(name), self._text) is not None
+        return known
+
     def is_module_class(self, node: cst.ClassDef) -> bool:
         return node.name.value in self.module_classes
 
@@ -504,12 +516,11 @@ class LintContext:
         """The ``def`` of this file that ``call`` runs - a top-level function, a nested
         function in scope, or ``self.method(...)`` of the current class - with the call's
         arguments mapped onto its parameters; None for any other call."""
+        if not self._module_summaries().may_run_a_def(call) or self.qualified_name(call.func) is not None:
+            return None  # runs no def of this file, or an imported one
         from torchcheck.lint.summaries import (
             Unresolved,  # summaries import Kind from here
         )
-
-        if not self._module_summaries().may_run_a_def(call) or self.qualified_name(call.func) is not None:
-            return None  # runs no def of this file, or an imported one
 
         def meaning_of(name: str) -> cst.FunctionDef | Unresolved:
             binding = self.flow.last_binding(name)

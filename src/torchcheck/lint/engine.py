@@ -76,8 +76,26 @@ class FileResult:
     exports: ExportSummary | None = None
 
 
+_DEFAULT_TEXT_GATE = Rule.may_fire_in.__func__
+
+
 def _rules_for(text: str, rules: Sequence[type[Rule]], settings: LintSettings) -> list[type[Rule]]:
-    return [rule for rule in rules if settings.has_torch_api(rule.requires_torch) and rule.may_fire_in(text)]
+    """The rules that may fire in ``text``. Rules share their required substrings (`torch`,
+    `backward`, `DataLoader` ...): each is looked for in the file once, not once a rule."""
+    found: dict[str, bool] = {}
+
+    def occurs(token: str) -> bool:
+        present = found.get(token)
+        if present is None:
+            present = found[token] = token in text
+        return present
+
+    def may_fire(rule: type[Rule]) -> bool:
+        if rule.may_fire_in.__func__ is not _DEFAULT_TEXT_GATE:  # a rule with its own gate
+            return rule.may_fire_in(text)
+        return not rule.required_text or any(map(occurs, rule.required_text))
+
+    return [rule for rule in rules if settings.has_torch_api(rule.requires_torch) and may_fire(rule)]
 
 
 def collect_reports(module: cst.Module, rules: Sequence[type[Rule]], settings: LintSettings | None = None) -> list[Report]:
@@ -334,9 +352,13 @@ def _with_libcst(
     source: bytes, text: str, filename: str, rules: Sequence[type[Rule]], settings: LintSettings | None, enabled: frozenset[str] = frozenset()
 ) -> _Analysis:
     """The analysis on a deep stack; a file libcst cannot take is one TCK000 finding."""
+    # Handed over in a list that is emptied here: the deep-stack thread keeps its last call
+    # and result until the next one comes, and the result must not keep the tree alive.
+    handed: list[_Analysis] = []
     try:
         with _without_cyclic_collection():
-            return nesting.on_deep_stack(_parse_and_report, source, text, filename, rules, settings, enabled)
+            nesting.on_deep_stack(lambda: handed.append(_parse_and_report(source, text, filename, rules, settings, enabled)))
+            return handed.pop()
     except cst.ParserSyntaxError as error:
         return _unlintable(unparsable(text, filename, error, max(error.raw_line, 1), error.raw_column + 1))
     except cst.CSTValidationError as error:  # e.g. a bare `except:` that is not the last handler
@@ -407,12 +429,24 @@ def lint_source(source: bytes, filename: str, rules: Sequence[type[Rule]], setti
     """
     if not source.strip():
         return FileResult((), exports=imports_summary(""))
-    pairs, _, _, exports = _analyse(source, filename, rules, settings)
-    immediate = [diagnostic for diagnostic, report in pairs if report is None or not report.conditions]
-    waiting = [DeferredFinding(diagnostic, report.conditions) for diagnostic, report in pairs if report is not None and report.conditions]
+    # The collector stays off until the tree is freed: switched on while the tree is alive,
+    # its next pass would walk every node of it once more.
+    with _without_cyclic_collection():
+        immediate, waiting, exports = _findings(source, filename, rules, settings)
     standing, deferred = settle_locally(filename, exports, waiting)
     diagnostics = sorted((*immediate, *standing), key=lambda diagnostic: diagnostic.sort_key)
     return FileResult(tuple(diagnostics), deferred=tuple(deferred), exports=exports)
+
+
+def _findings(
+    source: bytes, filename: str, rules: Sequence[type[Rule]], settings: LintSettings | None
+) -> tuple[list[Diagnostic], list[DeferredFinding], ExportSummary | None]:
+    """The file's findings that stand alone, those that wait for facts, and its exports;
+    nothing of its tree outlives this call."""
+    pairs, _, _, exports = _analyse(source, filename, rules, settings)
+    immediate = [diagnostic for diagnostic, report in pairs if report is None or not report.conditions]
+    waiting = [DeferredFinding(diagnostic, report.conditions) for diagnostic, report in pairs if report is not None and report.conditions]
+    return immediate, waiting, exports
 
 
 def export_summary(source: bytes, filename: str, settings: LintSettings | None = None) -> ExportSummary | None:

@@ -8,6 +8,7 @@ conventional name (``model``, ``optimizer``: CONVENTION). Only strong evidence m
 from __future__ import annotations
 
 import enum
+import functools
 import re
 from collections.abc import Callable
 from typing import NamedTuple
@@ -133,6 +134,7 @@ _FACTORY_PREFIXES = (
 _ROLE_MARK = re.compile(r"(?:_[A-Za-z]|[A-Z]|_?\d+)")
 
 
+@functools.lru_cache(maxsize=4096)  # asked for every name bound, and files reuse their names
 def conventional_kind(name: str) -> Kind | None:
     """The kind a name suggests by convention (``optimizer`` -> OPTIMIZER), or None. A
     private spelling (``_grad_scaler``) and a role mark (``optim_g``) keep the convention."""

@@ -155,8 +155,8 @@ def is_optimizer_class(context: LintContext, call: cst.Call) -> bool:
     name = context.call_name(call)
     if name is not None:
         return name.startswith(_OPTIMIZER_PACKAGES) and not name.startswith(_NOT_OPTIMIZERS) and name.rpartition(".")[2][:1].isupper()
-    if not isinstance(call.func, cst.Name):
-        return False
+    if not isinstance(call.func, cst.Name) or not context.may_define_class(call.func.value):
+        return False  # the binder is built only where a class of this file may be called
     bindings = context.binder.bindings_before(call.func)
     if len(bindings) != 1 or not isinstance(bindings[0].node, cst.ClassDef):
         return False

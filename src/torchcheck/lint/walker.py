@@ -105,23 +105,22 @@ def _handler_names(visitor_class: type) -> frozenset[str]:
     return names
 
 
-# Which visitors (by position) handle a node type, for one sequence of visitor classes:
-# the same rules walk file after file, so this is worked out once per run, not per file.
-_HandlerPositions = tuple[tuple[int, ...], tuple[int, ...]]
-_POSITIONS: dict[tuple[type, ...], dict[type, _HandlerPositions]] = {}
+# Which visitors (by position) define each handler, for one sequence of visitor classes:
+# the same rules walk file after file, so this is worked out once per set of rules, and a
+# walker looks up the handlers of a node type in it instead of asking every visitor.
+_Handlers = dict[str, tuple[int, ...]]
+_HANDLERS: dict[tuple[type, ...], _Handlers] = {}
 
 
-def _handler_positions(visitor_classes: tuple[type, ...], node_type: type) -> _HandlerPositions:
-    known = _POSITIONS.setdefault(visitor_classes, {})
-    positions = known.get(node_type)
-    if positions is None:
-        visit_name, leave_name = f"visit_{node_type.__name__}", f"leave_{node_type.__name__}"
-        order = range(len(visitor_classes))
-        positions = known[node_type] = (
-            tuple(i for i in order if visit_name in _handler_names(visitor_classes[i])),
-            tuple(i for i in reversed(order) if leave_name in _handler_names(visitor_classes[i])),
-        )
-    return positions
+def _handlers_of(visitor_classes: tuple[type, ...]) -> _Handlers:
+    handlers = _HANDLERS.get(visitor_classes)
+    if handlers is None:
+        found: dict[str, list[int]] = {}
+        for position, visitor_class in enumerate(visitor_classes):
+            for name in _handler_names(visitor_class):
+                found.setdefault(name, []).append(position)
+        handlers = _HANDLERS[visitor_classes] = {name: tuple(positions) for name, positions in found.items()}
+    return handlers
 
 
 class BatchedWalker:
@@ -134,14 +133,14 @@ class BatchedWalker:
 
     def __init__(self, visitors: Sequence[object]) -> None:
         self._visitors = tuple(visitors)
-        self._classes = tuple(type(visitor) for visitor in self._visitors)
+        self._handlers = _handlers_of(tuple(type(visitor) for visitor in self._visitors))
         self._plans: dict[type, _Plan] = {}
 
     def _plan(self, node_type: type[cst.CSTNode]) -> _Plan:
-        visit_at, leave_at = _handler_positions(self._classes, node_type)
         visit_name, leave_name = f"visit_{node_type.__name__}", f"leave_{node_type.__name__}"
-        visit = tuple(getattr(self._visitors[i], visit_name) for i in visit_at)
-        leave = tuple(getattr(self._visitors[i], leave_name) for i in leave_at)
+        visitors, handlers = self._visitors, self._handlers
+        visit = tuple(getattr(visitors[i], visit_name) for i in handlers.get(visit_name, ()))
+        leave = tuple(getattr(visitors[i], leave_name) for i in reversed(handlers.get(leave_name, ())))
         plan = self._plans[node_type] = (visit, _fields_of(node_type), leave)
         return plan
 

@@ -299,8 +299,10 @@ def main(model, batch):
             self._shards.append(_Shard(self.context.flow.event(node), sharding.paths, sharding.fsdp2, sharding.condition))
         if shardings:
             return
-        path = module_path(self.context, node.func) if isinstance(node.func, (cst.Name, cst.Attribute)) else None
         function = self.context.flow.function
+        if not any(shard.fsdp2 and shard.event.function is function for shard in self._shards):
+            return  # a call can only forward through a module this function sharded with fully_shard
+        path = module_path(self.context, node.func) if isinstance(node.func, (cst.Name, cst.Attribute)) else None
         if path is not None and any(shard.fsdp2 and path in shard.paths and shard.event.function is function for shard in self._shards):
             self._forwards.append(_Forward(self.context.flow.event(node), path))
 
