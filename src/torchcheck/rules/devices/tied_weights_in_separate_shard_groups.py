@@ -4,15 +4,15 @@ from dataclasses import dataclass
 
 import libcst as cst
 
+from torchcheck.lint.binder import Binder
 from torchcheck.lint.context import LintContext
 from torchcheck.lint.exports import project_class_of
-from torchcheck.lint.binder import Binder
 from torchcheck.lint.flow import Event
 from torchcheck.lint.guards import known_at
 from torchcheck.lint.nodes import source_text
+from torchcheck.lint.project import Condition
 from torchcheck.lint.rule import Invalid, Rule, Valid
 from torchcheck.lint.sharding import FSDP2_SHARDING, class_made_by, contains, root_name, sharded_paths
-from torchcheck.lint.project import Condition, Symbol
 from torchcheck.lint.ties import TIE, TYING_METHODS, tie_made_by
 
 _MESSAGE = (
