@@ -368,6 +368,9 @@ class RegionReader:
             return self.resolve(node.value, depth + 1)
         if isinstance(node, cst.For):
             return self.resolve(node.iter, depth + 1)  # the loop variable holds the iterable's items
+        if isinstance(node, cst.Param) and node.annotation is not None:  # `model: Transformer`
+            annotated = self._class_named(node.annotation.annotation)
+            return [annotated] if annotated is not None else []
         return []
 
     def _attribute(self, expression: cst.Attribute, depth: int) -> list[Entry]:
@@ -381,7 +384,10 @@ class RegionReader:
             return [entry for value in self.self_assignments(cls).get(expression.attr.value, []) for entry in self.resolve(value, depth + 1)]
         if expression.attr.value in _ITEM_METHODS:
             return self.resolve(expression.value, depth + 1)
-        return []
+        # `model.layers` of a model whose class the file shows: what that class stores there
+        owners = [entry for entry in self.resolve(expression.value, depth + 1) if isinstance(entry, cst.ClassDef)]
+        stored = [value for owner in owners for value in self.self_assignments(owner).get(expression.attr.value, [])]
+        return [entry for value in stored for entry in self.resolve(value, depth + 1)]
 
     def _called(self, call: cst.Call, depth: int) -> list[Entry]:
         name = self.name_of(call)

@@ -113,6 +113,22 @@ class CompiledStateDictPrefixed(Rule):
             """
 import torch
 
+class Evaluator:
+    def __init__(self, net):
+        self.net = net
+
+    def save(self, path):
+        torch.save(self.net.state_dict(), path)
+
+    def load(self, path):
+        self.net.load_state_dict(torch.load(path, weights_only=True))
+        self.net = torch.compile(self.net)
+"""
+        ),
+        Valid(
+            """
+import torch
+
 model = Net()
 model.load_state_dict(torch.load("last.pt", weights_only=True))
 model.compile()
@@ -303,9 +319,14 @@ compiled.load_state_dict(torch.load("init.pt", weights_only=True))  # TCK405
             if owner is None:
                 return []
             text = source_text(module)
+            binder, function = self.context.binder, self.context.binder.enclosing(module, cst.FunctionDef)
             return [
                 node.value
                 for node in subtree(owner)
-                if isinstance(node, cst.Assign) and any(source_text(target.target) == text for target in node.targets)
+                if isinstance(node, cst.Assign)
+                and any(source_text(target.target) == text for target in node.targets)
+                # `self.net.load_state_dict(...)` then `self.net = torch.compile(self.net)`: the later
+                # assignment of the same method does not reach the load (unless a loop brings it back)
+                and not (binder.enclosing(node, cst.FunctionDef) is function and binder.precedes(module, node) and not binder.loops_around(node))
             ]
         return []

@@ -264,6 +264,52 @@ class Block(nn.Module):
         Invalid(
             """
 import torch.nn as nn
+from torch.distributed.algorithms._checkpoint.checkpoint_wrapper import checkpoint_wrapper
+
+class Block(nn.Module):
+    def __init__(self, dim, dropout):
+        super().__init__()
+        self.proj = nn.Linear(dim, dim)
+        self.drop = nn.Dropout(dropout)
+
+    def forward(self, x):
+        return self.drop(self.proj(x))
+
+class Transformer(nn.Module):
+    def __init__(self, dim, depth, dropout):
+        super().__init__()
+        self.layers = nn.ModuleList(Block(dim, dropout) for _ in range(depth))
+
+def apply_ac(model: Transformer):
+    for i, block in enumerate(model.layers):
+        model.layers[i] = checkpoint_wrapper(block, preserve_rng_state=False)  # TCK116
+""",
+            expected_replacement="""
+import torch.nn as nn
+from torch.distributed.algorithms._checkpoint.checkpoint_wrapper import checkpoint_wrapper
+
+class Block(nn.Module):
+    def __init__(self, dim, dropout):
+        super().__init__()
+        self.proj = nn.Linear(dim, dim)
+        self.drop = nn.Dropout(dropout)
+
+    def forward(self, x):
+        return self.drop(self.proj(x))
+
+class Transformer(nn.Module):
+    def __init__(self, dim, depth, dropout):
+        super().__init__()
+        self.layers = nn.ModuleList(Block(dim, dropout) for _ in range(depth))
+
+def apply_ac(model: Transformer):
+    for i, block in enumerate(model.layers):
+        model.layers[i] = checkpoint_wrapper(block, preserve_rng_state=True)  # TCK116
+""",
+        ),
+        Invalid(
+            """
+import torch.nn as nn
 import torch.nn.functional as F
 from torch.utils.checkpoint import checkpoint
 
