@@ -178,6 +178,24 @@ teacher.load_state_dict(torch.load("teacher.pt", weights_only=True))
         Invalid(
             """
 import torch
+from torch.nn.parallel import DistributedDataParallel as DDP
+
+model = GPT()
+if resume:
+    model.load_state_dict(torch.load("ckpt.pt", weights_only=True)["model"])
+if compile:
+    model = torch.compile(model)
+if ddp:
+    model = DDP(model, device_ids=[rank])
+raw_model = model.module if ddp else model
+for step in range(steps):
+    train_step(model)
+    torch.save({"model": raw_model.state_dict()}, "ckpt.pt")  # TCK405
+"""
+        ),
+        Invalid(
+            """
+import torch
 
 model = Net()
 if resume:
@@ -287,6 +305,10 @@ compiled.load_state_dict(torch.load("init.pt", weights_only=True))  # TCK405
         if isinstance(value, cst.IfExp):
             branches = {self._compiled_value(value.body, depth), self._compiled_value(value.orelse, depth)}
             return _Compiled.SOMETIMES if _Compiled.SOMETIMES in branches else _Compiled.UNKNOWN
+        if isinstance(value, cst.Name):  # `raw_model = model`
+            return self._compiled(value, depth + 1)
+        if isinstance(value, cst.Attribute) and value.attr.value == "module":  # `model.module` of `DDP(compiled)`
+            return self._compiled(value.value, depth + 1)
         if not isinstance(value, cst.Call):
             return _Compiled.UNKNOWN
         if self._compiles(value):
