@@ -175,9 +175,10 @@ def names_read(expression: cst.CSTNode) -> list[cst.Name]:
 
 def replaces_fsdp1_parameters(call: cst.Call) -> bool:
     """Whether ``FullyShardedDataParallel(...)`` swaps in ``FlatParameter``s: it does unless
-    ``use_orig_params=True``, which keeps the original parameter objects (as views); an
-    unknown setting counts as keeping them."""
+    ``use_orig_params=True`` (PyTorch's) or ``flatten_parameters=False`` (fairscale's) keeps
+    the original parameter objects; an unknown setting counts as keeping them."""
     if has_star_kwargs(call):
         return False
-    setting = keyword_argument(call, "use_orig_params")
-    return setting is None or literal_bool(setting.value) is False
+    keeps = keyword_argument(call, "use_orig_params")
+    flattens = keyword_argument(call, "flatten_parameters")
+    return (keeps is None or literal_bool(keeps.value) is False) and (flattens is None or literal_bool(flattens.value) is True)

@@ -182,6 +182,26 @@ def optimized_paths(context: LintContext, call: cst.Call) -> list[str]:
     return paths
 
 
+def optimizers_stored_by(context: LintContext, call: cst.Call) -> list[tuple[cst.Attribute, list[str], cst.Call]]:
+    """For ``self.create_optimizer()``, a method of the class that stores an optimizer on
+    ``self`` (``self.optimizer = AdamW(self.model.parameters())``): each attribute it stores
+    one at, with the module paths (of ``self``) whose parameters it takes, and the construction."""
+    if not (isinstance(call.func, cst.Attribute) and isinstance(call.func.value, cst.Name) and call.func.value.value == "self"):
+        return []
+    resolved = context.resolve_call(call)
+    if resolved is None:
+        return []
+    stored = []
+    for node in subtree(resolved.function.body):
+        if isinstance(node, cst.Assign) and len(node.targets) == 1 and isinstance(node.value, cst.Call) and is_optimizer_class(context, node.value):
+            target = node.targets[0].target
+            argument = argument_for(node.value, 0, "params")
+            paths = _parameter_sources(context, argument.value) if argument is not None else []
+            if isinstance(target, cst.Attribute) and source_text(target.value) == "self" and paths:
+                stored.append((target, [path for path in paths if root_name(path) == "self"], node.value))
+    return [(target, paths, built) for target, paths, built in stored if paths]
+
+
 def _parameter_sources(context: LintContext, expression: cst.BaseExpression) -> list[str]:
     found: list[str] = []
     pending: list[cst.CSTNode] = [expression]

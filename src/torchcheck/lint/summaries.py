@@ -302,8 +302,11 @@ def spelled(target: str) -> cst.BaseExpression:
 
 
 def _argument_name(expression: cst.BaseExpression) -> str | None:
-    """``model`` for ``model`` and for ``model.parameters()`` (a helper clearing the
-    gradients of what it is given clears the model's)."""
+    """``model`` for ``model``, for ``model.parameters()`` (a helper clearing the gradients
+    of what it is given clears the model's) and for ``model.cuda()`` (a module's ``to()``,
+    ``cuda()``, ``train()``... return the module itself)."""
+    while isinstance(expression, cst.Call) and isinstance(expression.func, cst.Attribute) and expression.func.attr.value in torch_api.MODULE_SELF_METHODS:
+        expression = expression.func.value
     if isinstance(expression, cst.Call) and isinstance(expression.func, cst.Attribute) and not expression.args:
         if expression.func.attr.value in ("parameters", "named_parameters"):
             return dotted_name(expression.func.value)

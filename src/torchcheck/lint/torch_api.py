@@ -30,7 +30,14 @@ LEGACY_TENSOR_CONSTRUCTORS = frozenset(
 # DTensor parameter; FSDP1 flattens them into new `FlatParameter`s (unless `use_orig_params=True`).
 FSDP2_SHARDING = frozenset({"torch.distributed.fsdp.fully_shard", "torch.distributed._composable.fsdp.fully_shard"})
 FSDP1_WRAPPERS = frozenset(
-    {"torch.distributed.fsdp.FullyShardedDataParallel", "torch.distributed.fsdp.fully_sharded_data_parallel.FullyShardedDataParallel"}
+    {
+        "torch.distributed.fsdp.FullyShardedDataParallel",
+        "torch.distributed.fsdp.fully_sharded_data_parallel.FullyShardedDataParallel",
+        # fairscale's, which flattens too (unless `flatten_parameters=False`)
+        "fairscale.nn.FullyShardedDataParallel",
+        "fairscale.nn.data_parallel.FullyShardedDataParallel",
+        "fairscale.nn.data_parallel.fully_sharded_data_parallel.FullyShardedDataParallel",
+    }
 )
 PARAMETER_REPLACING = FSDP2_SHARDING | FSDP1_WRAPPERS
 

@@ -9,7 +9,7 @@ from torchcheck.lint.flow import Event
 from torchcheck.lint.nodes import source_text
 from torchcheck.lint.rule import Invalid, Rule, Valid
 from torchcheck.lint.project import Condition
-from torchcheck.lint.sharding import module_path, optimized_paths, related, root_name, shardings_by
+from torchcheck.lint.sharding import module_path, optimized_paths, optimizers_stored_by, related, root_name, shardings_by
 
 _BEFORE_SHARDING = (
     "optimizer is built from parameters that `{shard}` at line {line} replaces; "
@@ -26,6 +26,7 @@ class _Build:
     event: Event
     target: cst.BaseExpression  # the name or attribute the optimizer is bound to
     paths: tuple[str, ...]  # modules whose parameters it takes
+    site: cst.CSTNode | None = None  # the construction, when a method of self builds it
 
 
 @dataclass(frozen=True)
@@ -202,6 +203,30 @@ train(model, optimizer)
         Invalid(
             """
 import torch
+from fairscale.nn.data_parallel import FullyShardedDataParallel as FSDP
+
+class Trainer:
+    def __init__(self, model, lr):
+        self.model = model
+        self.lr = lr
+
+    def create_optimizer(self):
+        self.optimizer = torch.optim.AdamW(self.model.parameters(), lr=self.lr)  # TCK211
+
+    def wrap(self, model):
+        return FSDP(model)
+
+    def train(self, loader):
+        self.create_optimizer()
+        self.model = self.wrap(self.model.cuda())
+        for batch in loader:
+            self.model(batch).sum().backward()
+            self.optimizer.step()
+"""
+        ),
+        Invalid(
+            """
+import torch
 from torch.distributed.fsdp import fully_shard
 
 class Trainer:
@@ -293,6 +318,11 @@ def main(model, batch):
             if isinstance(target, (cst.Name, cst.Attribute)):
                 self._builds.append(_Build(self.context.flow.event(node), target, tuple(paths)))
             return
+        stored = optimizers_stored_by(self.context, node) if isinstance(statement, cst.Expr) else []
+        for target, paths, built in stored:  # `self.create_optimizer()` stores one on self
+            self._builds.append(_Build(self.context.flow.event(node), target, tuple(paths), built))
+        if stored:
+            return
         # a helper can only matter once an optimizer was built before it
         shardings = shardings_by(self.context, node, through_helpers=bool(self._builds))
         for sharding in shardings:
@@ -311,11 +341,11 @@ def main(model, batch):
             shard = min((shard for shard in self._shards if self._replaces_after(build, shard)), key=_needs_the_project, default=None)
             if shard is not None:
                 message = _BEFORE_SHARDING.format(shard=_head(shard.event.node), line=self._line(shard.event))
-                self.report(build.event.node, message, conditions=(shard.condition,) if shard.condition is not None else ())
+                self.report(build.site or build.event.node, message, conditions=(shard.condition,) if shard.condition is not None else ())
                 continue
             forward = next((forward for forward in self._forwards if self._ran_before(forward, build)), None)
             if forward is not None:
-                self.report(build.event.node, _AFTER_FORWARD.format(forward=_head(forward.event.node), line=self._line(forward.event)))
+                self.report(build.site or build.event.node, _AFTER_FORWARD.format(forward=_head(forward.event.node), line=self._line(forward.event)))
 
     def _replaces_after(self, build: _Build, shard: _Shard) -> bool:
         """Whether ``shard`` replaces parameters the optimizer of ``build`` took, after it, on
