@@ -72,7 +72,9 @@ class OptimizerBuiltBeforeSharding(Rule):
     optimizer rebuilt after sharding, or one over a module that is never sharded. An
     optimizer stored on `self` in `__init__` is built before any other method of the class
     runs, so a method that shards the same `self.<module>` (and does not rebuild it) is
-    reported too.
+    reported too. A method of `self` that stores an optimizer (`self.create_optimizer()`)
+    builds it where it is called (reported at its construction), and fairscale's
+    `FullyShardedDataParallel` flattens like PyTorch's FSDP1 (unless `flatten_parameters=False`).
 
     ## Example
     ```python
