@@ -5,6 +5,7 @@ from dataclasses import dataclass, field
 import libcst as cst
 
 from torchcheck.lint.accumulators import accumulated_arguments, attribute_class, instance_class
+from torchcheck.lint import torch_api
 from torchcheck.lint.context import LintContext, Loop
 from torchcheck.lint.flow import Function
 from torchcheck.lint.kinds import TENSOR_KINDS, Kind
@@ -112,6 +113,17 @@ class LossKeptWithGraph(Rule):
     required_text = (".append(", ".extend(", ".insert(", "+=")
 
     VALID = (
+        Valid(
+            """
+def train(model, loader, optimizer, scale):
+    metrics = {"kl": 0.0}
+    for x, ref in loader:
+        kl_loss = (model(x) - ref).pow(2).mean()
+        kl_loss.backward()
+        optimizer.step()
+        metrics["kl"] += kl_loss.detach().item() * scale
+"""
+        ),
         Valid(
             """
 import torch
@@ -553,6 +565,10 @@ class Trainer:
         if kind is Kind.GRAPH_TENSOR or (unknown_holder and kind in (None, Kind.OTHER)):
             return True
         if isinstance(value, cst.BinaryOperation) and kind is None:  # `loss / len(loader)`
+            operands = (value.left, value.right)
+            if any(_detached(operand) for operand in operands):
+                # `loss.detach().item() * scale`: what was detached, scaled by a value the file cannot name
+                return any(self.context.kind_of(operand) is Kind.GRAPH_TENSOR for operand in operands)
             return self._may_carry_graph(value.left) or self._may_carry_graph(value.right)
         return any(self._may_carry_graph(part) for part in _literal_parts(value))
 
@@ -672,6 +688,15 @@ def _combined_arguments(call: cst.Call) -> list[cst.BaseExpression]:
     if isinstance(argument, cst.Call) and isinstance(argument.func, cst.Attribute) and argument.func.attr.value == "values":
         argument = argument.func.value  # sum(parts.values())
     return [argument]
+
+
+def _detached(value: cst.BaseExpression) -> bool:
+    """``loss.item()``, ``loss.detach()``, ``float(loss)``: a value cut from the graph."""
+    if not isinstance(value, cst.Call):
+        return False
+    if isinstance(value.func, cst.Attribute):
+        return value.func.attr.value in torch_api.DETACHING_METHODS
+    return isinstance(value.func, cst.Name) and value.func.value in ("float", "int")
 
 
 def _literal_parts(value: cst.BaseExpression) -> tuple[cst.BaseExpression, ...]:
