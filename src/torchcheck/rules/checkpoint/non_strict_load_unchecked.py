@@ -118,6 +118,8 @@ class NonStrictLoadUnchecked(Rule):
     the `missing_keys` and `unexpected_keys` it skipped (`set_model_state_dict` and
     `set_state_dict` return the same `_IncompatibleKeys`); check or at least log them.
 
+    Test code (test functions and classes, files under a `tests/` folder) is not checked: a test loads partial state dicts on purpose and checks the outcome its own way.
+
     ## Example
     ```python
     model.load_state_dict(state_dict, strict=False)
@@ -155,6 +157,7 @@ class NonStrictLoadUnchecked(Rule):
     """
 
     code = "TCK403"
+    applies_in_tests = False
     name = "non-strict-load-unchecked"
     message = "Result of `load_state_dict(..., strict=False)` is discarded; missing and unexpected keys go unnoticed"
     required_text = ("load_state_dict", "StateDictOptions", "strict=False")

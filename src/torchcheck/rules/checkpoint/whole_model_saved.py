@@ -21,6 +21,8 @@ class WholeModelSaved(Rule):
     arbitrary code from the file. A `state_dict()` is a plain dictionary of tensors that
     loads into any compatible model with `load_state_dict`.
 
+    Test code (test functions and classes, files under a `tests/` folder) is not checked: a test that saves a whole model does so to check saving or loading it.
+
     ## Example
     ```python
     import torch
@@ -45,6 +47,7 @@ class WholeModelSaved(Rule):
     """
 
     code = "TCK402"
+    applies_in_tests = False
     name = "whole-model-saved"
     message = "`torch.save` pickles the whole module, which breaks when the code moves; save `model.state_dict()`"
     required_text = ("save(",)

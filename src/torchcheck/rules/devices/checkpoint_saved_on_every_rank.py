@@ -76,6 +76,8 @@ class CheckpointSavedOnEveryRank(Rule):
     test calls it; a torch module's own `train()`/`eval()` (`self.model.train()`) is not a
     call of a trainer's method of the same name.
 
+    Test code (test functions and classes, files under a `tests/` folder) is not checked: a test saves from one process, or exercises the save itself.
+
     ## Example
     ```python
     import torch
@@ -113,6 +115,7 @@ class CheckpointSavedOnEveryRank(Rule):
     """
 
     code = "TCK208"
+    applies_in_tests = False
     name = "checkpoint-saved-on-every-rank"
     message = (
         "`torch.save` runs on every rank of this distributed script: all ranks write the same file at once; "

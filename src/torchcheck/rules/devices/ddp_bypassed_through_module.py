@@ -66,6 +66,8 @@ class DdpBypassedThroughModule(Rule):
     bound from `DistributedDataParallel(...)` in the file, and names bound to the model it
     wraps (`unwrapped = model.module if isinstance(model, DistributedDataParallel) else model`).
 
+    Test code (test functions and classes, files under a `tests/` folder) is not checked: a test reaches past the wrapper on purpose (to compare outputs, or to check that gradients are not synchronised).
+
     ## Example
     ```python
     from torch.nn.parallel import DistributedDataParallel as DDP
@@ -99,6 +101,7 @@ class DdpBypassedThroughModule(Rule):
     """
 
     code = "TCK210"
+    applies_in_tests = False
     name = "ddp-bypassed-through-module"
     message = "the forward runs around `DistributedDataParallel` through `.module`; its gradients are never all-reduced"
     required_text = (".module",)

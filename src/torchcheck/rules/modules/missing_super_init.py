@@ -53,6 +53,8 @@ class MissingSuperInit(ModuleClassRule):
     would raise even if initialised) and stores nothing that needs registering. Such classes
     stand in for a model where only an attribute is read (`model.config` in a test).
 
+    Test code (test functions and classes, files under a `tests/` folder) is not checked: a test stub that skips the parent initialiser does so on purpose, and would fail loudly if it mattered.
+
     ## Example
     ```python
     from torch import nn
@@ -81,6 +83,7 @@ class MissingSuperInit(ModuleClassRule):
     """
 
     code = "TCK603"
+    applies_in_tests = False
     name = "missing-super-init"
     follows_project_bases = True
     message = "`nn.Module` subclass's `__init__` never calls `super().__init__()`; the module is not initialised"
