@@ -1,0 +1,18 @@
+import torch
+
+from kbnet_model import KBNetModel
+
+
+def train(train_loader, n_epoch, device="cuda"):
+    model = KBNetModel(device)
+    if torch.cuda.device_count() > 1:
+        model.data_parallel()
+    optimizer = torch.optim.Adam(model.parameters(), lr=1e-4)
+    for epoch in range(n_epoch):
+        for image, sparse_depth in train_loader:
+            image, sparse_depth = image.to(device), sparse_depth.to(device)
+            output_depth = model.forward(image, sparse_depth)
+            loss = model.compute_loss(output_depth, sparse_depth)
+            optimizer.zero_grad()
+            loss.backward()
+            optimizer.step()

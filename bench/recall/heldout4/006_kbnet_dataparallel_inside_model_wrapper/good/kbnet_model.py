@@ -1,0 +1,24 @@
+import torch
+from torch.nn.parallel import DistributedDataParallel
+
+
+class KBNetModel:
+    def __init__(self, device):
+        self.device = device
+        self.sparse_to_dense_pool = torch.nn.Conv2d(1, 8, 3, padding=1).to(device)
+        self.depth_model = torch.nn.Sequential(torch.nn.Conv2d(11, 32, 3, padding=1), torch.nn.ReLU(), torch.nn.Conv2d(32, 1, 3, padding=1)).to(device)
+
+    def forward(self, image, sparse_depth):
+        filtered = self.sparse_to_dense_pool(sparse_depth)
+        return self.depth_model(torch.cat([image, filtered], dim=1))
+
+    def parameters(self):
+        return list(self.sparse_to_dense_pool.parameters()) + list(self.depth_model.parameters())
+
+    def distributed_data_parallel(self, local_rank):
+        self.sparse_to_dense_pool = DistributedDataParallel(self.sparse_to_dense_pool, device_ids=[local_rank])
+        self.depth_model = DistributedDataParallel(self.depth_model, device_ids=[local_rank])
+
+    def compute_loss(self, output_depth, sparse_depth):
+        mask = (sparse_depth > 0).float()
+        return ((output_depth - sparse_depth).abs() * mask).sum() / mask.sum()

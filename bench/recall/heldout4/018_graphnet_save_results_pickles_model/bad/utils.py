@@ -1,0 +1,14 @@
+import os
+
+import pandas as pd
+import torch
+from torch.nn import Module
+
+
+def save_results(db: str, tag: str, results: pd.DataFrame, archive: str, model: Module) -> None:
+    db_name = os.path.basename(db).split(".")[0]
+    path = os.path.join(archive, db_name, tag)
+    os.makedirs(path, exist_ok=True)
+    results.to_csv(os.path.join(path, "results.csv"))
+    torch.save(model.cpu(), os.path.join(path, tag + ".pth"))  # expect: TCK402
+    print("Model saved to", path)

@@ -1,0 +1,11 @@
+from torch import nn
+
+
+def set_requires_grad(model: nn.Module, requires_grad: bool):
+    for module in model.children():
+        module.requires_grad = requires_grad  # expect: TCK611
+
+
+def freeze_encoder(model: nn.Module, frozen: bool = True):
+    set_requires_grad(model.encoder, not frozen)
+    return model
