@@ -11,6 +11,7 @@ from collections.abc import Callable, Iterator
 
 import libcst as cst
 
+from torchcheck.lint import torch_api
 from torchcheck.lint.walker import children
 
 
@@ -182,3 +183,13 @@ def replaces_fsdp1_parameters(call: cst.Call) -> bool:
     keeps = keyword_argument(call, "use_orig_params")
     flattens = keyword_argument(call, "flatten_parameters")
     return (keeps is None or literal_bool(keeps.value) is False) and (flattens is None or literal_bool(flattens.value) is True)
+
+
+
+def is_detached(value: cst.BaseExpression) -> bool:
+    """``loss.item()``, ``loss.detach()``, ``float(loss)``: a value cut from the autograd graph."""
+    if not isinstance(value, cst.Call):
+        return False
+    if isinstance(value.func, cst.Attribute):
+        return value.func.attr.value in torch_api.DETACHING_METHODS
+    return isinstance(value.func, cst.Name) and value.func.value in ("float", "int")

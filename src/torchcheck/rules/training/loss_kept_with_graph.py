@@ -5,11 +5,10 @@ from dataclasses import dataclass, field
 import libcst as cst
 
 from torchcheck.lint.accumulators import accumulated_arguments, attribute_class, instance_class
-from torchcheck.lint import torch_api
 from torchcheck.lint.context import LintContext, Loop
 from torchcheck.lint.flow import Function
 from torchcheck.lint.kinds import TENSOR_KINDS, Kind
-from torchcheck.lint.nodes import called_name, dotted_name, root_name, self_attribute, source_text
+from torchcheck.lint.nodes import called_name, dotted_name, is_detached, root_name, self_attribute, source_text
 from torchcheck.lint.rule import FixSafety, Invalid, Rule, Valid
 
 _CONTAINER_METHODS = frozenset({"append", "extend", "insert"})
@@ -565,10 +564,8 @@ class Trainer:
         if kind is Kind.GRAPH_TENSOR or (unknown_holder and kind in (None, Kind.OTHER)):
             return True
         if isinstance(value, cst.BinaryOperation) and kind is None:  # `loss / len(loader)`
-            operands = (value.left, value.right)
-            if any(_detached(operand) for operand in operands):
-                # `loss.detach().item() * scale`: what was detached, scaled by a value the file cannot name
-                return any(self.context.kind_of(operand) is Kind.GRAPH_TENSOR for operand in operands)
+            if is_detached(value.left) or is_detached(value.right):  # `loss.item() * scale`: scale may be anything
+                return Kind.GRAPH_TENSOR in (self.context.kind_of(value.left), self.context.kind_of(value.right))
             return self._may_carry_graph(value.left) or self._may_carry_graph(value.right)
         return any(self._may_carry_graph(part) for part in _literal_parts(value))
 
@@ -688,15 +685,6 @@ def _combined_arguments(call: cst.Call) -> list[cst.BaseExpression]:
     if isinstance(argument, cst.Call) and isinstance(argument.func, cst.Attribute) and argument.func.attr.value == "values":
         argument = argument.func.value  # sum(parts.values())
     return [argument]
-
-
-def _detached(value: cst.BaseExpression) -> bool:
-    """``loss.item()``, ``loss.detach()``, ``float(loss)``: a value cut from the graph."""
-    if not isinstance(value, cst.Call):
-        return False
-    if isinstance(value.func, cst.Attribute):
-        return value.func.attr.value in torch_api.DETACHING_METHODS
-    return isinstance(value.func, cst.Name) and value.func.value in ("float", "int")
 
 
 def _literal_parts(value: cst.BaseExpression) -> tuple[cst.BaseExpression, ...]:
