@@ -5,8 +5,10 @@ from dataclasses import dataclass
 
 import libcst as cst
 
+from torchcheck.lint.binder import Binder
 from torchcheck.lint.context import LintContext
-from torchcheck.lint.flow import Branch, Event
+from torchcheck.lint.flow import BODY, Branch, Event
+from torchcheck.lint.guards import known_at, terms
 from torchcheck.lint.nodes import source_text
 from torchcheck.lint.rule import Invalid, Rule, Valid
 from torchcheck.rules.amp._common import ScalerCall, scaler_calls
@@ -126,6 +128,17 @@ class UnscaleEveryMicroStep(Rule):
     required_text = ("unscale_",)
 
     VALID = (
+        Valid(
+            """
+def optimizer_step(scaler, optimizer, closure_result, handles_unscaling):
+    skip = closure_result is None
+    if not handles_unscaling and not skip:
+        scaler.unscale_(optimizer)
+    if not skip:
+        scaler.step(optimizer)
+        scaler.update()
+"""
+        ),
         Valid(
             """
 for i, (x, y) in enumerate(loader):
@@ -325,7 +338,7 @@ class Trainer:
             return  # no update at all is TCK303's finding
         if any(_covers(update, unscale) for update in updates):
             return
-        gate = _gate(updates[0], unscale)
+        gate = _gate(updates[0], unscale, self.context.binder)
         if gate is not None:
             self._report(unscale, gate)
 
@@ -336,12 +349,17 @@ class Trainer:
         self.report(unscale.event.node, message)
 
 
-def _gate(update: _Fact, unscale: _Fact) -> cst.If | None:
-    """The innermost ``if`` around ``update`` that ``unscale`` is not under, if any."""
+def _gate(update: _Fact, unscale: _Fact, binder: Binder) -> cst.If | None:
+    """The innermost ``if`` around ``update`` that ``unscale`` is not under, if any: a test
+    whose terms all hold where ``unscale`` runs (``if a and not skip:`` around the unscale,
+    ``if not skip:`` around the update) is no gate between them."""
     around_unscale = _conditions(unscale.event)
+    held = {(source_text(found.test), found.holds) for found in known_at(binder, unscale.event.node)}
     for branch in reversed(update.event.path):
         if branch.is_conditional and _key(branch) not in around_unscale and isinstance(branch.owner, cst.If):
-            return branch.owner
+            implied = {(source_text(term.test), term.holds) for term in terms(branch.owner.test, branch.label == BODY)}
+            if not (implied and implied <= held):
+                return branch.owner
     return None
 
 
