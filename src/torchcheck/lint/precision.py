@@ -69,13 +69,10 @@ def may_autocast_float16(context: LintContext, expression: cst.BaseExpression) -
     region = autocast_dtype(context, expression)
     if region is not None:
         return region in (("cuda", "float16"), (None, "float16"))
-    call = expression if isinstance(expression, cst.Call) else None
-    qualified = context.qualified_name(call.func) if call is not None else None
-    if call is None or not is_autocast_name(qualified) or qualified.startswith("torch.cpu."):  # type: ignore[union-attr]
+    enabled = _enabled_autocast(context, expression)
+    if enabled is None:
         return False
-    if autocast_enabled(context.qualified_name, cst.WithItem(item=call)) is False:
-        return False
-    dtype = argument_for(call, 1, "dtype")  # second for `torch.autocast` and `torch.cuda.amp.autocast` alike
+    dtype = argument_for(enabled[0], 1, "dtype")  # second for `torch.autocast` and `torch.cuda.amp.autocast` alike
     return dtype is not None and not dtype.star and "float16" in possible_dtypes(context, dtype.value)
 
 
@@ -85,13 +82,11 @@ def autocast_dtype(context: LintContext, expression: cst.BaseExpression) -> tupl
     for an explicit ``dtype=torch.float16`` on a device the file does not show; None when it
     is no torch autocast, is disabled, or its dtype is unknown (a conditional dtype, or the
     default of an unknown device)."""
-    call = expression if isinstance(expression, cst.Call) else None
-    qualified = context.qualified_name(call.func if call is not None else expression)
-    if not is_autocast_name(qualified) or call is None or qualified.startswith("torch.cpu."):
+    enabled = _enabled_autocast(context, expression)
+    if enabled is None:
         return None
-    if autocast_enabled(context.qualified_name, cst.WithItem(item=call)) is False:
-        return None
-    device = _DEVICE_AUTOCASTS.get(qualified or "")
+    call, qualified = enabled
+    device = _DEVICE_AUTOCASTS.get(qualified)
     dtype_position = 1
     if device is None:
         device = device_type(context, argument_for(call, 0, "device_type"))
@@ -100,6 +95,19 @@ def autocast_dtype(context: LintContext, expression: cst.BaseExpression) -> tupl
         return (device, _DEFAULT_DTYPE[device]) if device is not None else None
     dtype = dtype_of(context, dtype_argument.value) if not dtype_argument.star else None
     return (device, dtype) if dtype is not None else None
+
+
+def _enabled_autocast(context: LintContext, expression: cst.BaseExpression) -> tuple[cst.Call, str] | None:
+    """The call and qualified name of a torch autocast manager that is not disabled (not the
+    CPU-only ``torch.cpu.amp.autocast``); None for anything else."""
+    if not isinstance(expression, cst.Call):
+        return None
+    qualified = context.qualified_name(expression.func)
+    if not is_autocast_name(qualified) or qualified.startswith("torch.cpu."):  # type: ignore[union-attr]
+        return None
+    if autocast_enabled(context.qualified_name, cst.WithItem(item=expression)) is False:
+        return None
+    return expression, qualified  # type: ignore[return-value]
 
 
 def device_type(context: LintContext, argument: cst.Arg | None) -> str | None:
