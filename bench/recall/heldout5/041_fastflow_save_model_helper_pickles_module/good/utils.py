@@ -1,0 +1,17 @@
+import os
+
+import torch
+
+MODEL_DIR = "./models"
+
+
+def save_model(state_dict, filename):
+    if not os.path.exists(MODEL_DIR):
+        os.makedirs(MODEL_DIR)
+    torch.save(state_dict, os.path.join(MODEL_DIR, filename))
+
+
+def save_weights(model, filename):
+    if not os.path.exists(MODEL_DIR):
+        os.makedirs(MODEL_DIR)
+    torch.save(model.state_dict(), os.path.join(MODEL_DIR, filename + ".weights"))
