@@ -2,6 +2,7 @@ from __future__ import annotations
 
 import libcst as cst
 
+from torchcheck.lint import references
 from torchcheck.lint.context import LintContext
 from torchcheck.lint.nodes import argument_for, keyword_argument, method_call, subtree
 from torchcheck.lint.precision import HALF, cast_of, construction_of, dtype_of, module_precision, region_precision
@@ -285,8 +286,7 @@ loss = F.nll_loss(F.log_softmax(logits, dim=-1), y)  # TCK312
         receiver_method = method_call(construction)
         if receiver_method is not None and receiver_method[1] in ("from_pretrained", "from_config"):
             return True
-        qualified = self.context.qualified_name(construction.func) or ""
-        if qualified.startswith(_LIBRARIES):
+        if (self.context.qualified_name(construction.func) or "").startswith(_LIBRARIES):
             return True
         bindings = self.context.binder.bindings_before(construction.func) if isinstance(construction.func, cst.Name) else []
         classes = [binding.node for binding in bindings if isinstance(binding.node, cst.ClassDef)]
@@ -294,14 +294,14 @@ loss = F.nll_loss(F.log_softmax(logits, dim=-1), y)  # TCK312
 
     def _policy_output(self, module: cst.Name) -> str | None:
         """The output dtype of the ``fully_shard(module, mp_policy=...)`` policy on this module."""
-        for binding in self.context.binder.bindings_before(module):
+        binder = self.context.binder
+        for binding in binder.bindings_before(module):
             for reference in binding.references:
-                call = self.context.binder.parent(self.context.binder.parent(reference) or reference)
-                if not isinstance(call, cst.Call) or self.context.call_name(call) not in _SHARDING:
+                call = references.argument_of(binder, reference)
+                sharded = call is not None and self.context.call_name(call) in _SHARDING and call.args[0].value is reference
+                if not sharded or not binder.precedes(call, module):  # type: ignore[arg-type]
                     continue
-                if call.args[0].value is not reference or not self.context.binder.precedes(call, module):
-                    continue
-                policy = keyword_argument(call, "mp_policy")
+                policy = keyword_argument(call, "mp_policy")  # type: ignore[arg-type]
                 return self._policy_dtype(policy.value) if policy is not None else None
         return None
 
@@ -313,11 +313,9 @@ loss = F.nll_loss(F.log_softmax(logits, dim=-1), y)  # TCK312
             policy = bindings[0].node.value
         if not isinstance(policy, cst.Call) or self.context.call_name(policy) not in _POLICIES:
             return None
-        output = argument_for(policy, 2, "output_dtype")
-        if output is not None:
-            return dtype_of(self.context, output.value)
-        parameters = argument_for(policy, 0, "param_dtype")
-        return dtype_of(self.context, parameters.value) if parameters is not None else None
+        # the output dtype, else the parameters'
+        chosen = argument_for(policy, 2, "output_dtype") or argument_for(policy, 0, "param_dtype")
+        return dtype_of(self.context, chosen.value) if chosen is not None else None
 
 
 def _forward_upcasts(context: LintContext, class_def: cst.ClassDef) -> bool:

@@ -10,6 +10,7 @@ from torchcheck.lint.context import LintContext
 from torchcheck.lint.kinds import Kind
 from torchcheck.lint.nodes import method_call
 from torchcheck.lint.rule import Invalid, Rule, Valid
+from torchcheck.lint.save_sites import string_value
 from torchcheck.rules.checkpoint._common import TORCH_SAVE, saved_object
 
 
@@ -41,14 +42,9 @@ def _last_name(expression: cst.BaseExpression) -> str | None:
     return None
 
 
-def _string(expression: cst.BaseExpression | None) -> str | None:
-    value = expression.evaluated_value if isinstance(expression, cst.SimpleString) else None
-    return value if isinstance(value, str) else None
-
-
 def _subscript_key(target: cst.Subscript) -> str | None:
     index = target.slice[0].slice if len(target.slice) == 1 else None
-    return _string(index.value) if isinstance(index, cst.Index) else None
+    return string_value(index.value) if isinstance(index, cst.Index) else None
 
 
 class CheckpointWithoutOptimizer(Rule):
@@ -244,7 +240,7 @@ class Trainer:
         """Facts about a ``{...}`` or ``dict(...)`` expression, or None if it is neither."""
         if isinstance(expression, cst.Dict):
             entries = [
-                self._entry(_string(element.key), element.value) if isinstance(element, cst.DictElement) else _UNKNOWN
+                self._entry(string_value(element.key), element.value) if isinstance(element, cst.DictElement) else _UNKNOWN
                 for element in expression.elements
             ]
         elif isinstance(expression, cst.Call) and isinstance(expression.func, cst.Name) and expression.func.value == "dict":

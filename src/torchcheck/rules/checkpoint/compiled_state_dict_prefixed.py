@@ -7,17 +7,7 @@ import libcst as cst
 from torchcheck.lint.context import LintContext
 from torchcheck.lint.nodes import source_text, subtree
 from torchcheck.lint.rule import Invalid, Rule, Valid
-from torchcheck.lint.save_sites import (
-    file_keys,
-    is_save,
-    loaded_entry,
-    loaded_path,
-    mentions_string,
-    same_entry,
-    saved_path,
-    saved_value,
-    state_dict_calls,
-)
+from torchcheck.lint.save_sites import file_keys, is_save, loaded_entry, loaded_path, mentions_string, same_entry, saved_path, saved_value, state_dict_calls
 
 _COMPILE = frozenset({"torch.compile"})
 _OPTIMIZE = frozenset({"torch._dynamo.optimize"})
@@ -314,11 +304,9 @@ compiled.load_state_dict(torch.load("init.pt", weights_only=True))  # TCK405
         if self._compiles(value):
             return _Compiled.SOMETIMES
         wrapped = value.args[0].value if value.args and not value.args[0].star else None
-        if wrapped is not None and (isinstance(wrapped, cst.Call) and self._compiles(wrapped)):
-            return _Compiled.SOMETIMES  # `DDP(torch.compile(m))`
-        if isinstance(wrapped, cst.Name) and self._compiled(wrapped, depth + 1) is _Compiled.SOMETIMES:
-            return _Compiled.SOMETIMES
-        return _Compiled.NEVER
+        compiled_inside = isinstance(wrapped, cst.Call) and self._compiles(wrapped)  # `DDP(torch.compile(m))`
+        compiled_before = isinstance(wrapped, cst.Name) and self._compiled(wrapped, depth + 1) is _Compiled.SOMETIMES
+        return _Compiled.SOMETIMES if compiled_inside or compiled_before else _Compiled.NEVER
 
     def _compiles(self, call: cst.Call) -> bool:
         """``torch.compile(m)`` or ``torch._dynamo.optimize(...)(m)``."""
@@ -330,12 +318,9 @@ compiled.load_state_dict(torch.load("init.pt", weights_only=True))  # TCK405
         """What the bindings of a name reaching here assign, or every ``self.x = ...`` of the
         enclosing class; empty when one of them is no plain assignment."""
         if isinstance(module, cst.Name):
-            values = []
-            for binding in self.context.binder.bindings_before(module):
-                if not isinstance(binding.node, cst.Assign):
-                    return []
-                values.append(binding.node.value)
-            return values
+            bindings = self.context.binder.bindings_before(module)
+            plain = all(isinstance(binding.node, cst.Assign) for binding in bindings)
+            return [binding.node.value for binding in bindings] if plain else []  # type: ignore[attr-defined]
         if isinstance(module, cst.Attribute) and isinstance(module.value, cst.Name) and module.value.value == "self":
             owner = self.context.binder.enclosing(module, cst.ClassDef)
             if owner is None:

@@ -465,10 +465,7 @@ def resume(model, path, pretrained):
         (in this function, or once at module level)."""
         value = self._value_of(options)
         if isinstance(options, cst.Name) and value is options:
-            binding = self.context.flow.last_binding(options.value)
-            if binding is None or binding.path or binding.loops or binding.value is None:
-                return False
-            value = binding.value
+            value = self._settled_value(options)
         if not isinstance(value, cst.Call) or self.context.call_name(value) != _STATE_DICT_OPTIONS:
             return False
         strict = keyword_argument(value, "strict")
@@ -503,8 +500,12 @@ def resume(model, path, pretrained):
         flow = self.context.flow
         if flow.function is not None and flow.reaching_binding(expression.value) is not None:
             return False  # a local of the function
-        binding = flow.last_binding(expression.value)
-        return binding is not None and not binding.path and not binding.loops and holds(binding.value)
+        return holds(self._settled_value(expression))
+
+    def _settled_value(self, name: cst.Name) -> cst.BaseExpression | None:
+        """The value of the last binding of ``name`` when it sits outside any branch or loop."""
+        binding = self.context.flow.last_binding(name.value)
+        return binding.value if binding is not None and not binding.path and not binding.loops else None
 
     def _value_of(self, expression: cst.BaseExpression) -> cst.BaseExpression:
         """The value a name surely holds here (its reaching assignment), else the expression."""

@@ -1,17 +1,12 @@
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 import libcst as cst
 
 from torchcheck.lint.context import LintContext
-from torchcheck.lint.dataloaders import (
-    dataloader_arguments,
-    integer_value,
-    is_constant,
-    is_dataloader_call,
-)
-from torchcheck.lint.nodes import dotted_name, self_attribute, source_text
+from torchcheck.lint.dataloaders import dataloader_arguments, integer_value, is_constant, is_dataloader_call
+from torchcheck.lint.nodes import dotted_name, self_attribute, source_text, subtree
 from torchcheck.lint.rule import Invalid, Rule, Valid
 
 # Random-number generator objects that carry their own state. DataLoader reseeds Python's,
@@ -27,32 +22,6 @@ _MESSAGE = (
     "`{rng}` is made once in `{cls}.__init__` and drawn from in `__getitem__`; the DataLoader at line {line} "
     "(num_workers={workers}, no worker_init_fn) copies it into every worker, so all workers draw the same numbers"
 )
-
-
-@dataclass
-class _ClassFacts:
-    node: cst.ClassDef
-    rngs: dict[str, cst.Call] = field(default_factory=dict)  # attribute -> its creation in __init__
-    reads: dict[str, set[str]] = field(default_factory=dict)  # method -> `self.<attribute>`s it reads
-    calls: dict[str, set[str]] = field(default_factory=dict)  # method -> `self.<method>()`s it calls
-    reseeded: set[str] = field(default_factory=set)  # attributes given a new state outside __init__
-    per_worker: bool = False  # asks `get_worker_info()`: it arranges per-worker streams itself
-    methods: list[str] = field(default_factory=list)  # the methods open in the walk, outermost first
-
-    @property
-    def method(self) -> str | None:
-        return self.methods[0] if self.methods else None
-
-    def item_reads(self) -> set[str]:
-        """The attributes ``__getitem__`` reads, directly or through methods it calls."""
-        seen: set[str] = set()
-        pending = [name for name in _ITEM_METHODS if name in self.reads or name in self.calls]
-        while pending:
-            method = pending.pop()
-            if method not in seen:
-                seen.add(method)
-                pending.extend(self.calls.get(method, ()))
-        return {attribute for method in seen for attribute in self.reads.get(method, ())}
 
 
 @dataclass(frozen=True)
@@ -287,72 +256,14 @@ def main(args):
 
     def __init__(self, context: LintContext) -> None:
         super().__init__(context)
-        self._classes: list[_ClassFacts] = []
-        self._open: list[_ClassFacts] = []
         self._loaders: list[_Loader] = []
-        self._assigned: set[cst.Attribute] = set()
-
-    # ------------------------------------------------------------ the dataset classes
-    @property
-    def _facts(self) -> _ClassFacts | None:
-        return self._open[-1] if self._open else None
-
-    def visit_ClassDef(self, node: cst.ClassDef) -> None:
-        facts = _ClassFacts(node)
-        self._open.append(facts)
-        if self.context.flow.function is None and len(self._open) == 1:
-            self._classes.append(facts)  # top-level classes: the ones a loader can name
-
-    def leave_ClassDef(self, node: cst.ClassDef) -> None:
-        self._open.pop()
-
-    def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
-        if self._facts is not None:
-            self._facts.methods.append(node.name.value)
-
-    def leave_FunctionDef(self, node: cst.FunctionDef) -> None:
-        if self._facts is not None:
-            self._facts.methods.pop()
-
-    def visit_Assign(self, node: cst.Assign) -> None:
-        facts = self._facts
-        for target in node.targets:
-            attribute = self_attribute(target.target)
-            if facts is None or attribute is None or facts.method is None or not isinstance(target.target, cst.Attribute):
-                continue
-            self._assigned.add(target.target)
-            if facts.method != "__init__":
-                facts.reseeded.add(attribute)
-            elif isinstance(node.value, cst.Call) and self.context.call_name(node.value) in _RNG_CONSTRUCTORS:
-                facts.rngs[attribute] = node.value
-            elif _is_seeded_generator(self.context, node.value):
-                facts.rngs[attribute] = node.value  # torch.Generator().manual_seed(seed)
-
-    def visit_Attribute(self, node: cst.Attribute) -> None:
-        facts = self._facts
-        attribute = self_attribute(node)
-        if facts is not None and facts.method is not None and attribute is not None and node not in self._assigned:
-            facts.reads.setdefault(facts.method, set()).add(attribute)
+        self._generators: set[cst.Call] = set()  # `np.random.default_rng()` and the like, as the walk resolves them
 
     def visit_Call(self, node: cst.Call) -> None:
-        facts = self._facts
-        if facts is not None and facts.method is not None:
-            self._class_call(facts, node)
+        if self.context.call_name(node) in _RNG_CONSTRUCTORS:
+            self._generators.add(node)
         if is_dataloader_call(self.context, node):
             self._loader(node)
-
-    def _class_call(self, facts: _ClassFacts, call: cst.Call) -> None:
-        callee = dotted_name(call.func) or ""
-        if callee.rsplit(".", 1)[-1] == "get_worker_info":
-            facts.per_worker = True
-        if not isinstance(call.func, cst.Attribute):
-            return
-        method = self_attribute(call.func)
-        if method is not None:
-            facts.calls.setdefault(facts.method or "", set()).add(method)
-        owner = self_attribute(call.func.value)
-        if owner is not None and call.func.attr.value in _RESEEDING_METHODS and facts.method != "__init__":
-            facts.reseeded.add(owner)
 
     # ------------------------------------------------------------ the loaders
     def _loader(self, call: cst.Call) -> None:
@@ -393,37 +304,81 @@ def main(args):
 
     # ------------------------------------------------------------ decision
     def leave_Module(self, node: cst.Module) -> None:
-        classes = {facts.node.name.value: facts for facts in self._classes}
+        if not self._loaders:
+            return
+        outside_definitions = lambda found: found is not node and isinstance(found, (cst.FunctionDef, cst.ClassDef))
+        # top-level classes: the ones a loader can name
+        classes = {found.name.value: found for found in subtree(node, outside_definitions) if isinstance(found, cst.ClassDef)}
         reported: set[str] = set()
         for loader in self._loaders:
-            facts = classes.get(loader.dataset_class)
-            if facts is None or facts.per_worker or loader.dataset_class in reported:
-                continue
-            shared = [attribute for attribute in facts.rngs if attribute in facts.item_reads() and attribute not in facts.reseeded]
-            for attribute in shared:
-                self._report(facts, facts.rngs[attribute], loader)
+            owner = classes.get(loader.dataset_class)
+            shared = self._shared_generators(owner) if owner is not None and loader.dataset_class not in reported else []
+            for creation in shared:
+                self._report(owner, creation, loader)  # type: ignore[arg-type]
             if shared:
                 reported.add(loader.dataset_class)
 
-    def _report(self, facts: _ClassFacts, creation: cst.Call, loader: _Loader) -> None:
+    def _shared_generators(self, owner: cst.ClassDef) -> list[cst.Call]:
+        """The generators ``__init__`` stores on ``self`` that ``__getitem__`` draws from
+        (directly or through the methods it calls) and no other method reseeds; none where
+        the class asks ``get_worker_info()``. A function inside a method counts as the method;
+        a nested class is a class of its own."""
+        rngs: dict[str, cst.Call] = {}  # attribute -> its creation in __init__
+        reads: dict[str, set[str]] = {}  # method -> `self.<attribute>`s it reads
+        calls: dict[str, set[str]] = {}  # method -> `self.<method>()`s it calls
+        reseeded: set[str | None] = set()  # attributes given a new state outside __init__ (None: not one)
+        methods = lambda found: found is not owner and isinstance(found, (cst.FunctionDef, cst.ClassDef))
+        for method in (found for found in subtree(owner, methods) if isinstance(found, cst.FunctionDef)):
+            name, assigned = method.name.value, set()
+            for found in subtree(method, lambda inner: isinstance(inner, cst.ClassDef)):
+                if isinstance(found, cst.Assign):
+                    for target in found.targets:
+                        attribute = self_attribute(target.target)
+                        if attribute is None:
+                            continue
+                        assigned.add(target.target)
+                        if name != "__init__":
+                            reseeded.add(attribute)
+                        elif self._is_generator(found.value):
+                            rngs[attribute] = found.value  # type: ignore[assignment]
+                elif isinstance(found, cst.Attribute) and self_attribute(found) is not None and found not in assigned:
+                    reads.setdefault(name, set()).add(found.attr.value)
+                elif isinstance(found, cst.Call):
+                    if (dotted_name(found.func) or "").rsplit(".", 1)[-1] == "get_worker_info":
+                        return []  # it arranges per-worker streams itself
+                    if self_attribute(found.func) is not None:
+                        calls.setdefault(name, set()).add(found.func.attr.value)  # type: ignore[attr-defined]
+                    if isinstance(found.func, cst.Attribute) and found.func.attr.value in _RESEEDING_METHODS and name != "__init__":
+                        reseeded.add(self_attribute(found.func.value))
+        drawn = _item_reads(reads, calls)
+        return [creation for attribute, creation in rngs.items() if attribute in drawn and attribute not in reseeded]
+
+    def _is_generator(self, value: cst.BaseExpression) -> bool:
+        """A generator made here, or seeded as made: ``torch.Generator().manual_seed(seed)``
+        (``manual_seed`` returns the generator)."""
+        seeded = isinstance(value, cst.Call) and isinstance(value.func, cst.Attribute) and value.func.attr.value == "manual_seed"
+        return value in self._generators or seeded and value.func.value in self._generators  # type: ignore[union-attr]
+
+    def _report(self, owner: cst.ClassDef, creation: cst.Call, loader: _Loader) -> None:
         message = _MESSAGE.format(
             rng=_short(creation),
-            cls=facts.node.name.value,
+            cls=owner.name.value,
             line=self.context.line_of(loader.call),
             workers=source_text(loader.workers),
         )
         self.report(creation, message)
 
 
-def _is_seeded_generator(context: LintContext, value: cst.BaseExpression) -> bool:
-    """``torch.Generator().manual_seed(seed)``: ``manual_seed`` returns the generator."""
-    return (
-        isinstance(value, cst.Call)
-        and isinstance(value.func, cst.Attribute)
-        and value.func.attr.value == "manual_seed"
-        and isinstance(value.func.value, cst.Call)
-        and context.call_name(value.func.value) in _RNG_CONSTRUCTORS
-    )
+def _item_reads(reads: dict[str, set[str]], calls: dict[str, set[str]]) -> set[str]:
+    """The attributes ``__getitem__`` reads, directly or through methods it calls."""
+    seen: set[str] = set()
+    pending = [name for name in _ITEM_METHODS if name in reads or name in calls]
+    while pending:
+        method = pending.pop()
+        if method not in seen:
+            seen.add(method)
+            pending.extend(calls.get(method, ()))
+    return {attribute for method in seen for attribute in reads.get(method, ())}
 
 
 def _short(creation: cst.Call) -> str:

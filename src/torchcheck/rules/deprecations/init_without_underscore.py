@@ -10,19 +10,8 @@ _INIT = "torch.nn.init"
 # The old names are wrappers that emit a FutureWarning and call the in-place `*_` function
 # (`torch/nn/init.py`, `_make_deprecate`).
 _DEPRECATED = frozenset(
-    {
-        "uniform",
-        "normal",
-        "constant",
-        "eye",
-        "dirac",
-        "xavier_uniform",
-        "xavier_normal",
-        "kaiming_uniform",
-        "kaiming_normal",
-        "orthogonal",
-        "sparse",
-    }
+    {"uniform", "normal", "constant", "eye", "dirac", "xavier_uniform", "xavier_normal", "kaiming_uniform", "kaiming_normal"}
+    | {"orthogonal", "sparse"}
 )
 
 MESSAGE = "`nn.init.{old}` is deprecated; use the in-place `nn.init.{old}_`"
@@ -268,20 +257,9 @@ def reset(layer):
         return qualified is not None and qualified.startswith(f"{_INIT}.")
 
     def _store(self, node: cst.List | cst.Tuple | cst.Set | cst.Dict) -> None:
-        elements = [element for element in node.elements if type(element) is not cst.StarredDictElement]
-        self._stored.update(element.value for element in elements)
+        self._stored.update(_elements(node))
 
-    def visit_List(self, node: cst.List) -> None:
-        self._store(node)
-
-    def visit_Tuple(self, node: cst.Tuple) -> None:
-        self._store(node)
-
-    def visit_Set(self, node: cst.Set) -> None:
-        self._store(node)
-
-    def visit_Dict(self, node: cst.Dict) -> None:
-        self._store(node)
+    visit_List = visit_Tuple = visit_Set = visit_Dict = _store
 
     def visit_ImportFrom(self, node: cst.ImportFrom) -> None:
         if node.relative or node.module is None or isinstance(node.names, cst.ImportStar):
@@ -356,6 +334,9 @@ def reset(layer):
             return self._stored_in(expression.value, depth + 1)
         if isinstance(expression, cst.Call) and isinstance(expression.func, cst.Attribute) and expression.func.attr.value == "get":
             return self._stored_in(expression.func.value, depth + 1)
-        if isinstance(expression, (cst.List, cst.Tuple, cst.Set, cst.Dict)):
-            return [element.value for element in expression.elements if not isinstance(element, cst.StarredDictElement)]
-        return []
+        return _elements(expression) if isinstance(expression, (cst.List, cst.Tuple, cst.Set, cst.Dict)) else []
+
+
+def _elements(container: cst.List | cst.Tuple | cst.Set | cst.Dict) -> list[cst.BaseExpression]:
+    """The values a container literal holds (a ``**spread`` of a dict left out)."""
+    return [element.value for element in container.elements if not isinstance(element, cst.StarredDictElement)]

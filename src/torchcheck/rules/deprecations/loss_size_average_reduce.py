@@ -47,9 +47,7 @@ _FUNCTIONAL_LOSSES: dict[str, tuple[str, ...]] = {
     "poisson_nll_loss": ("input", "target", "log_input", "full", "size_average", "eps", "reduce", "reduction"),
     "smooth_l1_loss": ("input", "target", "size_average", "reduce", "reduction"),
     "soft_margin_loss": ("input", "target", "size_average", "reduce", "reduction"),
-    "triplet_margin_loss": (
-        "anchor", "positive", "negative", "margin", "p", "eps", "swap", "size_average", "reduce", "reduction",
-    ),
+    "triplet_margin_loss": ("anchor", "positive", "negative", "margin", "p", "eps", "swap", "size_average", "reduce", "reduction"),
 }
 SIGNATURES: dict[str, tuple[str, ...]] = {
     **{f"torch.nn.{name}": parameters for name, parameters in _NN_LOSSES.items()},
@@ -254,13 +252,11 @@ d = nn.SmoothL1Loss(reduce=False, **loss_kwargs)  # TCK916
             return
         values = {name: value for (name, _), (_, value) in zip(legacy, literals)}
         reduction = legacy_reduction(values.get("size_average"), values.get("reduce"))
-        message = MESSAGE.format(reduction=reduction)
-        if has_star_kwargs(node) or any(argument.keyword is None for _, argument in legacy):
-            self.report(node, message)  # positional, or `**kwargs` may also hold `reduction=`
-            return
-        replacement = keyword("reduction", cst.SimpleString(f'"{reduction}"'))
         removed = [argument for _, argument in legacy]
-        self.report(node, message, replacement=with_arguments_replaced(node, removed, replacement))
+        # no fix for a positional flag, or where `**kwargs` may also hold `reduction=`
+        fixable = not has_star_kwargs(node) and all(argument.keyword is not None for argument in removed)
+        replacement = with_arguments_replaced(node, removed, keyword("reduction", cst.SimpleString(f'"{reduction}"'))) if fixable else None
+        self.report(node, MESSAGE.format(reduction=reduction), replacement=replacement)
 
 
 def _legacy_arguments(call: cst.Call, parameters: tuple[str, ...]) -> list[tuple[str, cst.Arg]]:

@@ -65,6 +65,13 @@ def _key_of(target: cst.CSTNode) -> _Key | None:
     return ("self", attribute) if attribute is not None else None
 
 
+def _mentions_set_epoch(node: cst.CSTNode) -> bool:
+    """``set_epoch`` as a name (``sampler.set_epoch(epoch)``) or in a string (``getattr(s, "set_epoch")``)."""
+    if isinstance(node, cst.Name):
+        return node.value == "set_epoch"
+    return isinstance(node, (cst.SimpleString, cst.FormattedStringText)) and "set_epoch" in node.value
+
+
 def _asks_to_shuffle(call: cst.Call) -> bool:
     """``shuffle=True`` written out, not left at its default."""
     shuffle = nodes.argument_for(call, 3, "shuffle")
@@ -405,15 +412,6 @@ while step < max_steps:
         self._samplers: list[tuple[cst.Call, frozenset[Loop], cst.ClassDef | None]] = []  # shuffling ones
         self._inline: dict[cst.Call, cst.Call] = {}  # sampler construction -> its DataLoader
         self._dataloaders: set[cst.Call] = set()
-        self._mentions_set_epoch = False
-
-    def visit_Name(self, node: cst.Name) -> None:
-        self._mentions_set_epoch |= node.value == "set_epoch"
-
-    def visit_SimpleString(self, node: cst.SimpleString | cst.FormattedStringText) -> None:
-        self._mentions_set_epoch |= "set_epoch" in node.value
-
-    visit_FormattedStringText = visit_SimpleString
 
     def visit_Call(self, node: cst.Call) -> None:
         if self.context.call_name(node) in dataloaders.DISTRIBUTED_SAMPLERS and (nodes.argument_for(node, 3, "shuffle") is None or _asks_to_shuffle(node)):
@@ -426,7 +424,7 @@ while step < max_steps:
 
     def leave_Module(self, node: cst.Module) -> None:
         """Decided at the end: set_epoch may be called anywhere (on the sampler, the loader, a helper ...)."""
-        if self._mentions_set_epoch:
+        if not self._samplers or any(map(_mentions_set_epoch, nodes.subtree(node))):
             return
         self._module, self._functions = node, {s.name.value: s for s in node.body if isinstance(s, cst.FunctionDef)}
         for call, loops, current_class in self._samplers:  # each shuffling sampler and the loops around it

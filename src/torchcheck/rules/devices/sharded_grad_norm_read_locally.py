@@ -5,18 +5,9 @@ from dataclasses import dataclass
 import libcst as cst
 
 from torchcheck.lint.context import LintContext
-from torchcheck.lint.dtensors import (
-    DTENSOR_TEXT,
-    TOTAL_NORM_FIXED_IN,
-    TOTAL_NORMS,
-    dtensor_modules,
-    local_read,
-    narrowed_to_dtensor,
-    owner_of_parameter,
-    parameter_owners,
-    tensor_norm_subject,
-)
-from torchcheck.lint.nodes import argument_for, source_text
+from torchcheck.lint.dtensors import DTENSOR_TEXT, TOTAL_NORM_FIXED_IN, TOTAL_NORMS, dtensor_modules, local_read, narrowed_to_dtensor, owner_of_parameter, parameter_owners, tensor_norm_subject
+from torchcheck.lint import references
+from torchcheck.lint.nodes import argument_for, method_call, source_text
 from torchcheck.lint.rule import Invalid, Rule, Valid
 from torchcheck.lint.project import Condition
 from torchcheck.lint.sharding import module_path, related, root_name, shardings_by
@@ -297,35 +288,34 @@ def train(model, mesh, batches):
     def _reads(self, norm: cst.Call) -> list[tuple[cst.BaseExpression, cst.CSTNode]]:
         """Where the norm is read as this rank's number: at once, or through the name it is
         bound to while that binding alone reaches the read."""
+        binder = self.context.binder
         read = local_read(self.context, norm)
         if read is not None:
             return [(norm, read)]
-        statement = self.context.binder.parent(norm)
-        container = self._container_holding(norm, statement)
+        container = self._container_holding(norm)
         if container is not None:
             return self._container_reads(norm, container)
-        if not (isinstance(statement, cst.Assign) and len(statement.targets) == 1 and isinstance(statement.targets[0].target, cst.Name)):
-            return []
-        binding = self.context.binder.binding_made_by(statement.targets[0].target)
-        function = self.context.binder.enclosing(norm, cst.FunctionDef) or self.context.binder.module_scope.node
+        assignment = references.assignment_of(binder, norm)
+        target = assignment.targets[0].target if assignment is not None else None
+        binding = binder.binding_made_by(target) if isinstance(target, cst.Name) else None
+        function = binder.enclosing(norm, cst.FunctionDef) or binder.module_scope.node
         if binding is None or narrowed_to_dtensor(self.context, binding.name, function):
             return []
-        reads = []
-        for reference in self.context.binder.references_to(binding):
-            if self.context.binder.bindings_before(reference) == [binding] and (found := local_read(self.context, reference)) is not None:
-                reads.append((reference, found))
-        return reads
+        return [
+            (reference, found)
+            for reference in binder.references_to(binding)
+            if binder.bindings_before(reference) == [binding] and (found := local_read(self.context, reference)) is not None
+        ]
 
-
-    def _container_holding(self, norm: cst.Call, statement: cst.CSTNode | None) -> cst.Name | None:
+    def _container_holding(self, norm: cst.Call) -> cst.Name | None:
         """``norms`` for ``norms[name] = p.grad.norm()`` and ``norms.append(p.grad.norm())``."""
-        if isinstance(statement, cst.Assign) and statement.value is norm and len(statement.targets) == 1:
-            target = statement.targets[0].target
+        assignment = references.assignment_of(self.context.binder, norm)
+        if assignment is not None:
+            target = assignment.targets[0].target
             return target.value if isinstance(target, cst.Subscript) and isinstance(target.value, cst.Name) else None
-        call = self.context.binder.parent(statement) if isinstance(statement, cst.Arg) else None
-        if isinstance(call, cst.Call) and isinstance(call.func, cst.Attribute) and call.func.attr.value == "append":
-            return call.func.value if isinstance(call.func.value, cst.Name) else None
-        return None
+        call = references.argument_of(self.context.binder, norm)
+        appended = method_call(call) if call is not None else None
+        return appended[0] if appended is not None and appended[1] == "append" and isinstance(appended[0], cst.Name) else None
 
     def _container_reads(self, norm: cst.Call, container: cst.Name) -> list[tuple[cst.BaseExpression, cst.CSTNode]]:
         """Where a container the norm was put in is read as numbers, after the norm went in."""
@@ -333,12 +323,11 @@ def train(model, mesh, batches):
         bindings = binder.bindings_before(container)
         if len(bindings) != 1:
             return []
-        reads = []
-        for reference in binder.references_to(bindings[0]):
-            found = local_read(self.context, reference) if binder.precedes(norm, reference) else None
-            if found is not None:
-                reads.append((norm, found))
-        return reads
+        return [
+            (norm, found)
+            for reference in binder.references_to(bindings[0])
+            if binder.precedes(norm, reference) and (found := local_read(self.context, reference)) is not None
+        ]
 
 
 def _short(node: cst.CSTNode) -> str:

@@ -6,7 +6,7 @@ import libcst as cst
 
 from torchcheck.lint.context import LintContext
 from torchcheck.lint.flow import Event
-from torchcheck.lint.nodes import source_text
+from torchcheck.lint.nodes import literal_bool, source_text
 from torchcheck.lint.rule import Invalid, Rule, Valid
 
 _BENCHMARK = "torch.backends.cudnn.benchmark"
@@ -26,14 +26,6 @@ class _Reference:
 
     event: Event  # where the name is, in the flow (its function is the caller)
     function: cst.FunctionDef
-
-
-def _is_true(expression: cst.BaseExpression) -> bool:
-    return isinstance(expression, cst.Name) and expression.value == "True"
-
-
-def _is_false(expression: cst.BaseExpression) -> bool:
-    return isinstance(expression, cst.Name) and expression.value == "False"
 
 
 class BenchmarkDefeatsDeterminism(Rule):
@@ -273,26 +265,17 @@ def main():
         self._deterministic: list[Event] = []
         self._functions: dict[str, cst.FunctionDef] = {}  # top level, by name
         self._references: list[_Reference] = []
-        self._not_references: set[cst.Name] = set()  # attribute and keyword names, def names
 
     def visit_Module(self, node: cst.Module) -> None:
-        for statement in node.body:
-            if isinstance(statement, cst.FunctionDef):
-                self._functions[statement.name.value] = statement
-                self._not_references.add(statement.name)
+        self._functions = {statement.name.value: statement for statement in node.body if isinstance(statement, cst.FunctionDef)}
 
     # ------------------------------------------------------------ references to functions
-    def visit_Attribute(self, node: cst.Attribute) -> None:
-        self._not_references.add(node.attr)
-
-    def visit_Arg(self, node: cst.Arg) -> None:
-        if node.keyword is not None:
-            self._not_references.add(node.keyword)
-
     def visit_Name(self, node: cst.Name) -> None:
+        """Kept if the binder, at the end, finds ``node`` is a variable (not a ``def``'s, an
+        attribute's or a keyword's name)."""
         function = self._functions.get(node.value)
         flow = self.context.flow
-        if function is None or node in self._not_references or function is flow.function:
+        if function is None or function is flow.function:
             return
         binding = flow.last_binding(node.value)
         if binding is not None and binding.node is not function:
@@ -305,22 +288,27 @@ def main():
             if not isinstance(target.target, cst.Attribute):
                 continue
             name = self.context.qualified_name(target.target)
-            if name == _BENCHMARK and _is_true(node.value):
-                self._fast.append(self.context.flow.event(node))
-            elif name == _BENCHMARK and _is_false(node.value):
-                self._slow.append(self.context.flow.event(node))
-            elif name == _DETERMINISTIC_FLAG and _is_true(node.value):
+            value = literal_bool(node.value)
+            if name == _BENCHMARK and value is not None:
+                (self._fast if value else self._slow).append(self.context.flow.event(node))
+            elif name == _DETERMINISTIC_FLAG and value is True:
                 self._deterministic.append(self.context.flow.event(node))
 
     def visit_Call(self, node: cst.Call) -> None:
         if not node.args or self.context.call_name(node) not in _DETERMINISTIC_CALLS:
             return
         mode = node.args[0]
-        if (mode.keyword is None or mode.keyword.value == "mode") and _is_true(mode.value):
+        if (mode.keyword is None or mode.keyword.value == "mode") and literal_bool(mode.value) is True:
             self._deterministic.append(self.context.flow.event(node))
 
     # ------------------------------------------------------------ decision at the end
     def leave_Module(self, node: cst.Module) -> None:
+        if not self._fast:
+            return
+        # the binder gives no parent to an attribute's or a keyword's name, and binds a `def`'s
+        binder = self.context.binder
+        is_variable = lambda name: binder.parent(name) is not None and binder.binding_made_by(name) is None
+        self._references = [reference for reference in self._references if is_variable(reference.event.node)]
         for fast in self._fast:
             if any(self._conflicts(fast, deterministic) for deterministic in self._deterministic):
                 self.report(fast.node)

@@ -4,15 +4,9 @@ from dataclasses import dataclass
 
 import libcst as cst
 
-from torchcheck.lint.nodes import has_star_kwargs, keyword_argument, literal_bool
+from torchcheck.lint.nodes import argument_for, has_star_kwargs, keyword_argument, literal_bool
 from torchcheck.lint.rule import FixSafety, Invalid, Rule, Valid
-from torchcheck.rules.vision._weights import (
-    BY_BACKBONE_NAME,
-    ENUM_MODULES,
-    PRETRAINED,
-    PRETRAINED_BACKBONE,
-    QUANTIZED,
-)
+from torchcheck.rules.vision._weights import BY_BACKBONE_NAME, ENUM_MODULES, PRETRAINED, PRETRAINED_BACKBONE, QUANTIZED
 
 MODELS = "torchvision.models"
 MESSAGE = "`{old}=` is deprecated since torchvision 0.13; pass `{new}={value}` instead"
@@ -298,11 +292,7 @@ def build(pretrained, **kwargs):
         message = "; ".join(
             MESSAGE.format(old=item.old, new=item.new, value=self._value_text(node, builder, item)) for item in legacy
         )
-        replacement = self._replacement(node, builder, legacy)
-        if replacement is None:
-            self.report(node, message)
-        else:
-            self.report(node, message, replacement=replacement)
+        self.report(node, message, replacement=self._replacement(node, builder, legacy))
 
     def _dynamic_builder(self, call: cst.Call) -> None:
         """A builder picked by name from a torchvision models module (``getattr(models,
@@ -321,15 +311,9 @@ def build(pretrained, **kwargs):
         """The enum member (``ResNet50_Weights.IMAGENET1K_V1``) a literal ``True`` selects."""
         if item.old == "pretrained_backbone":
             return PRETRAINED_BACKBONE.get(builder)
-        if builder in QUANTIZED:
-            quantize = keyword_argument(call, "quantize")
-            if quantize is None:
-                return PRETRAINED[builder]
-            flag = literal_bool(quantize.value)
-            if flag is None:
-                return None
-            return QUANTIZED[builder] if flag else PRETRAINED[builder]
-        return PRETRAINED.get(builder)
+        quantize = keyword_argument(call, "quantize") if builder in QUANTIZED else None
+        flag = literal_bool(quantize.value) if quantize is not None else False
+        return None if flag is None else QUANTIZED[builder] if flag else PRETRAINED.get(builder)
 
     def _value_text(self, call: cst.Call, builder: str, item: _Legacy) -> str:
         if item.flag is False:
@@ -399,13 +383,10 @@ def _legacy_arguments(call: cst.Call, builder: str) -> list[_Legacy]:
         return found
     # The builders accept their first parameter positionally (with a warning): `resnet50(True)`
     # is the old `pretrained=True`. Only a literal flag tells it from a weights enum.
-    position = 1 if builder in BY_BACKBONE_NAME else 0
-    positional = [argument for argument in call.args if argument.keyword is None]
-    if any(argument.star for argument in positional[: position + 1]) or len(positional) <= position:
-        return found
-    flag = literal_bool(positional[position].value)
+    argument = argument_for(call, 1 if builder in BY_BACKBONE_NAME else 0, "pretrained")
+    flag = literal_bool(argument.value) if argument is not None and not argument.star else None
     if flag is not None:
-        found.append(_Legacy(positional[position], "pretrained", "weights", flag))
+        found.append(_Legacy(argument, "pretrained", "weights", flag))  # type: ignore[arg-type]
     return found
 
 
