@@ -3,15 +3,8 @@ from __future__ import annotations
 import libcst as cst
 
 from torchcheck.lint.context import LintContext
-from torchcheck.lint.flow import BoundName
 from torchcheck.lint.kinds import TENSOR_KINDS, GradMode, grad_mode_of
-from torchcheck.lint.nodes import (
-    called_name,
-    dotted_name,
-    has_star_kwargs,
-    keyword_argument,
-    method_call,
-)
+from torchcheck.lint.nodes import argument_for, called_name, dotted_name, has_star_kwargs, keyword_argument, method_call
 from torchcheck.lint.rule import Invalid, Rule, Valid
 
 # torch.autograd.backward(tensors, ...) / torch.autograd.grad(outputs, inputs, ...)
@@ -319,24 +312,17 @@ class Trainer:
     def __init__(self, context: LintContext) -> None:
         super().__init__(context)
         # what each binding (the flow's node, the name) gave its name, when this rule cares
-        self._states: dict[tuple[cst.CSTNode, str], str] = {}
+        self._states: dict[tuple[cst.CSTNode, str], str | None] = {}
 
     # ----------------------------------------------------------------- what names hold
-    def _binding(self, name: str) -> BoundName | None:
-        return self.context.flow.reaching_binding(name)
-
     def _name_state(self, name: str) -> str | None:
-        binding = self._binding(name)
+        binding = self.context.flow.reaching_binding(name)
         return self._states.get((binding.node, name)) if binding is not None else None
 
     def _set_state(self, name: str, state: str | None) -> None:
         """Change what the binding of ``name`` that reaches here holds (``+=``, ``requires_grad_()``)."""
-        binding = self._binding(name)
-        if binding is None:
-            return
-        if state is None:
-            self._states.pop((binding.node, name), None)
-        else:
+        binding = self.context.flow.reaching_binding(name)
+        if binding is not None:
             self._states[binding.node, name] = state
 
     def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
@@ -401,13 +387,11 @@ class Trainer:
     def _bind(self, node: cst.CSTNode, target: cst.BaseExpression, state: str | None) -> None:
         """Record what ``node`` (the binding statement, as the flow knows it) gives ``target``."""
         if isinstance(target, cst.Name):
-            if state is not None:
-                self._states[node, target.value] = state
-        elif isinstance(target, (cst.Tuple, cst.List)):
-            for element in target.elements:
-                self._bind(node, element.value, state if state == _NO_GRAPH else None)
-        elif isinstance(target, cst.StarredElement):
-            self._bind(node, target.value, state if state == _NO_GRAPH else None)
+            self._states[node, target.value] = state
+        elif isinstance(target, (cst.Tuple, cst.List, cst.StarredElement)):
+            parts = [target.value] if isinstance(target, cst.StarredElement) else [element.value for element in target.elements]
+            for part in parts:
+                self._bind(node, part, state if state == _NO_GRAPH else None)
 
     def _assign(self, node: cst.CSTNode, target: cst.BaseExpression, value: cst.BaseExpression | None) -> None:
         if (
@@ -444,8 +428,7 @@ class Trainer:
 
     # ----------------------------------------------------------------- calls
     def visit_Call(self, node: cst.Call) -> None:
-        receiver_method = method_call(node)
-        receiver, method = receiver_method if receiver_method is not None else (None, None)
+        receiver, method = method_call(node) or (None, None)
         if method == "requires_grad_" and isinstance(receiver, cst.Name):
             self._set_state(receiver.value, None)  # made a leaf that requires grad
             return
@@ -472,7 +455,7 @@ class Trainer:
                 expression = expression.value
             else:
                 return None
-        binding = self._binding(expression.value)
+        binding = self.context.flow.reaching_binding(expression.value)
         return (expression.value, binding.node) if binding is not None else None
 
     def _autograd_roots(self, call: cst.Call) -> list[cst.BaseExpression]:
@@ -486,9 +469,7 @@ class Trainer:
         keyword = _AUTOGRAD_ENTRY_POINTS.get(qualified or "")
         if keyword is None or any(argument.star for argument in call.args):
             return []
-        argument = keyword_argument(call, keyword)
-        if argument is None and call.args and call.args[0].keyword is None:
-            argument = call.args[0]
+        argument = argument_for(call, 0, keyword)  # no star argument is passed
         if argument is None:
             return []
         if isinstance(argument.value, (cst.List, cst.Tuple)):

@@ -10,7 +10,8 @@ from torchcheck.lint.context import LintContext
 from torchcheck.lint.flow import Event
 from torchcheck.lint.idioms import Effect
 from torchcheck.lint.kinds import Kind
-from torchcheck.lint.nodes import dotted_name, keyword_argument, literal_bool, method_call, source_text, subtree
+from torchcheck.lint.modes import covers, mode_set_by, modes_left_by, uses_gradients
+from torchcheck.lint.nodes import dotted_name, keyword_argument, method_call, source_text, subtree
 from torchcheck.lint.rule import Invalid, Rule, Valid
 from torchcheck.lint.summaries import ANONYMOUS, EVAL, TRAIN, FunctionSummary, ResolvedCall, spelled
 
@@ -42,9 +43,6 @@ _GRADIENTS_OFF_TEXT = frozenset(name.rsplit(".", 1)[-1] for name in torch_api.NO
 _DEF_NAME = re.compile(r"def\s+(\w+)")
 # Factories whose result is a module even when the linter does not otherwise know them.
 _MODEL_ZOOS = ("torchvision.models.", "timm.create_model", "timm.models.")
-_GRADIENT_USES = frozenset({"backward", "grad", "enable_grad", "requires_grad_", "vjp", "jacobian", "manual_backward"})
-_GRADIENT_FUNCTIONS = frozenset({"torch.autograd.backward", "torch.autograd.grad"}) | torch_api.ENABLE_GRAD_CONTEXTS
-_SET = "set"  # `model.train(flag)`: the author chooses the mode
 
 
 class _ModelCall(NamedTuple):
@@ -68,20 +66,6 @@ def _chain(call: cst.Call) -> list[cst.Call]:
     while isinstance(call.func, cst.Attribute) and isinstance(call.func.value, cst.Call):
         calls.append(call := call.func.value)
     return calls
-
-
-def _mode_set_by(call: cst.Call) -> str | None:
-    """EVAL for ``m.eval()`` and ``m.train(False)``, TRAIN for ``m.train()``, _SET for
-    ``m.train(flag)``; None for any other call."""
-    method = (method_call(call) or (None, None))[1]
-    if method != TRAIN:
-        return EVAL if method == EVAL else None
-    return {True: TRAIN, False: EVAL}.get(literal_bool(call.args[0].value) if call.args else True, _SET)
-
-
-def _covers(switched: str, names: frozenset[str]) -> bool:
-    """``model.eval()`` switches ``model.encoder`` too."""
-    return any(name == switched or name.startswith(switched + ".") for name in names)
 
 
 def _one_line(node: cst.CSTNode) -> str:
@@ -396,7 +380,7 @@ with torch.no_grad():
 
     def __init__(self, context: LintContext) -> None:
         super().__init__(context)
-        self._switches: list[tuple[Event, str, str]] = []  # (where, the module, EVAL, TRAIN or _SET)
+        self._switches: list[tuple[Event, str, str]] = []  # (where, the module, EVAL, TRAIN or CHOSEN)
         # `name = Net()`: (where, name, mode-dependent, from a model zoo such as `torchvision.models.resnet18()`)
         self._builds: list[tuple[Event, str, bool | None, bool]] = []
         # backward() calls and helpers that backpropagate, with the names passed to a helper
@@ -432,29 +416,24 @@ with torch.no_grad():
     def visit_Call(self, node: cst.Call) -> None:
         if self.context.in_module_class:
             return  # a module's own methods: its mode is its owner's business
-        summary, mode = self.context.call_summary(node), _mode_set_by(node)
+        summary, mode = self.context.call_summary(node), mode_set_by(node)
         if summary is not None:
             self._helper(node, summary)
         elif mode is not None and (target := dotted_name(node.func.value)) is not None:  # type: ignore[attr-defined]
             self._switches.append((self.context.flow.event(node), target, mode))
-        elif not self._uses_gradients(node):  # a backward is recorded when left, after its forward passes
+        elif not uses_gradients(self.context, node):  # a backward is recorded when left, after its forward passes
             found = method_call(node)
             self._model_call(node, found[0] if found is not None and found[1] == "forward" else node.func)
 
-    def _uses_gradients(self, call: cst.Call) -> bool:
-        return (method_call(call) or (None, None))[1] in _GRADIENT_USES or self.context.call_name(call) in _GRADIENT_FUNCTIONS
-
     def leave_Call(self, original_node: cst.Call) -> None:
-        if not self.context.in_module_class and self.context.call_summary(original_node) is None and self._uses_gradients(original_node):
+        if not self.context.in_module_class and self.context.call_summary(original_node) is None and uses_gradients(self.context, original_node):
             self._backwards.append((self.context.flow.event(original_node), frozenset()))
 
     def _helper(self, call: cst.Call, summary: FunctionSummary) -> None:
         """A helper of this file: the modes it leaves modules in, whether it backpropagates,
         and that this function calls it (for the callers of evaluation functions)."""
         event = self.context.flow.event(call)
-        for mode in summary.exit_modes:
-            if mode.target != ANONYMOUS:
-                self._switches.append((event, mode.target, EVAL if EVAL in mode.modes else TRAIN))
+        self._switches.extend((event, target, mode) for target, mode in modes_left_by(summary))
         if summary.does(Effect.BACKWARD):
             self._backwards.append((event, frozenset({dotted_name(argument.value) for argument in call.args} - {None})))
         if (resolved := self.context.resolve_call(call)) is not None:
@@ -484,7 +463,7 @@ with torch.no_grad():
         (``DataParallel(model)``) nor a method of a local object."""
         chain = _chain(value)
         passed = (argument.value for argument in chain[-1].args if isinstance(argument.value, (cst.Name, cst.Attribute)))
-        if any(_mode_set_by(call) == EVAL for call in chain) or any(self.context.kind_of(module) is Kind.MODULE for module in passed):
+        if any(mode_set_by(call) == EVAL for call in chain) or any(self.context.kind_of(module) is Kind.MODULE for module in passed):
             return False  # `Net().eval()`, or a wrapper of a module: not a new module in training mode
         func = chain[-1].func
         name = func.value if isinstance(func, cst.Name) else self.context.qualified_name(func)
@@ -525,7 +504,7 @@ with torch.no_grad():
         """The mode the module is in at ``order`` in ``function``, as far as this file tells:
         EVAL (switched, or managed on purpose), None (unknown: a caller in another file may
         switch it), or why it is certainly in training mode."""
-        switches = [(event, mode) for event, target, mode in self._switches if event.function is function and _covers(target, spellings)]
+        switches = [(event, mode) for event, target, mode in self._switches if event.function is function and any(covers(target, name) for name in spellings)]
         before = [(event, mode) for event, mode in switches if event.order < order]
         backwards = [(event, passed) for event, passed in self._backwards if event.function is function and event.order < order]
         if before:

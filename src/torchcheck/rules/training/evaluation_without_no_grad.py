@@ -9,18 +9,15 @@ from torchcheck.lint.context import LintContext, Loop
 from torchcheck.lint.flow import Event
 from torchcheck.lint.idioms import Effect
 from torchcheck.lint.kinds import Kind
-from torchcheck.lint.nodes import dotted_name
+from torchcheck.lint.modes import CHOSEN, covers, mode_set_by, modes_left_by, uses_gradients
+from torchcheck.lint.nodes import decorator_names, dotted_name, method_call
 from torchcheck.lint.rule import Invalid, Rule, Valid
-from torchcheck.lint.summaries import ANONYMOUS, EVAL, TRAIN, FunctionSummary
+from torchcheck.lint.summaries import EVAL, FunctionSummary
 
 _MESSAGE = (
     "Evaluation loop runs `{module}` (switched to `eval()` at line {line}) without `torch.no_grad()`: "
     "every forward pass records an autograd graph that is never used"
 )
-# Calls that mean the loop wants gradients: backpropagation, gradients with respect to the
-# input (saliency maps, adversarial examples), or gradient mode turned back on.
-_GRADIENT_METHODS = frozenset({"backward", "manual_backward", "grad", "requires_grad_", "enable_grad", "vjp", "jacobian"})
-_GRADIENT_FUNCTIONS = frozenset({"torch.autograd.backward", "torch.autograd.grad"}) | torch_api.ENABLE_GRAD_CONTEXTS
 # `torch.set_grad_enabled(False)` as a statement turns gradients off for the rest of the thread.
 _GRAD_SWITCHES = torch_api.SET_GRAD_ENABLED | torch_api.INFERENCE_MODE | torch_api.NO_GRAD_CONTEXTS
 
@@ -44,33 +41,6 @@ class _FunctionFacts:
     forwards: list[_Forward] = field(default_factory=list)  # module calls with gradients on, in loops
     grad_switched: bool = False  # calls `torch.set_grad_enabled(...)`, or has a project's no-grad decorator
     called_without_grad: bool = False  # a caller in this file runs it under no_grad
-
-
-def _disables_gradients(decorator: cst.Decorator) -> bool:
-    """A project's own wrapper of ``torch.no_grad`` / ``torch.inference_mode``, known by its
-    name: ``@smart_inference_mode()``, ``@utils.no_grad_if_eval``."""
-    expression = decorator.decorator
-    name = dotted_name(expression.func if isinstance(expression, cst.Call) else expression) or ""
-    last = name.rsplit(".", 1)[-1].lower()
-    return "no_grad" in last or "inference_mode" in last
-
-
-def _covers(switched: str, called: str) -> bool:
-    """``model.eval()`` switches ``model.encoder`` too."""
-    return called == switched or called.startswith(switched + ".")
-
-
-def _sets_eval(call: cst.Call) -> bool | None:
-    """True for ``m.eval()`` and ``m.train(False)``, False for ``m.train()``; None otherwise."""
-    method = call.func.attr.value if isinstance(call.func, cst.Attribute) else None
-    if method == EVAL and not call.args:
-        return True
-    if method != TRAIN:
-        return None
-    flag = call.args[0].value if call.args else None
-    if flag is None or (isinstance(flag, cst.Name) and flag.value == "True"):
-        return False
-    return True if isinstance(flag, cst.Name) and flag.value == "False" else None
 
 
 class EvaluationWithoutNoGrad(Rule):
@@ -274,36 +244,31 @@ class Trainer:
         return self._functions.setdefault(self.context.flow.function, _FunctionFacts())
 
     def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
-        if any(_disables_gradients(decorator) for decorator in node.decorators):
+        # a project's own wrapper of `torch.no_grad`, known by its name: `@smart_inference_mode()`, `@utils.no_grad_if_eval`
+        if any("no_grad" in name.lower() or "inference_mode" in name.lower() for name in decorator_names(node)):
             self._here().grad_switched = True
 
     def visit_Call(self, node: cst.Call) -> None:
-        summary = self.context.call_summary(node)
+        summary, mode = self.context.call_summary(node), mode_set_by(node)
         if summary is not None:
             self._helper(node, summary)
-            return
-        qualified = self.context.call_name(node)
-        if qualified in _GRAD_SWITCHES:
+        elif self.context.call_name(node) in _GRAD_SWITCHES:
             self._here().grad_switched = True
-            return
-        to_eval = _sets_eval(node)
-        if to_eval is not None:
+        elif mode is not None:
             target = dotted_name(node.func.value)  # type: ignore[attr-defined]
-            if target is not None:
-                self._here().switches.append(_Switch(self.context.flow.event(node), target, to_eval))
-            return
-        method = node.func.attr.value if isinstance(node.func, cst.Attribute) else None
-        if method in _GRADIENT_METHODS or qualified in _GRADIENT_FUNCTIONS:
+            if target is not None and mode != CHOSEN:
+                self._here().switches.append(_Switch(self.context.flow.event(node), target, mode == EVAL))
+        elif uses_gradients(self.context, node):
             self._gradient_loops.update(self.context.loops)
         elif self.context.loops and not self.context.grad_maybe_disabled:
-            self._forward(node, node.func.value if method == "forward" else node.func)  # type: ignore[attr-defined]
+            found = method_call(node)
+            self._forward(node, found[0] if found is not None and found[1] == "forward" else node.func)
 
     def _helper(self, call: cst.Call, summary: FunctionSummary) -> None:
         if summary.does(Effect.BACKWARD):
             self._gradient_loops.update(self.context.loops)
-        for mode in summary.exit_modes:
-            if mode.target != ANONYMOUS:
-                self._here().switches.append(_Switch(self.context.flow.event(call), mode.target, EVAL in mode.modes))
+        for target, mode in modes_left_by(summary):
+            self._here().switches.append(_Switch(self.context.flow.event(call), target, mode == EVAL))
         resolved = self.context.resolve_call(call)
         if resolved is not None and self.context.grad_maybe_disabled:
             self._functions.setdefault(resolved.function, _FunctionFacts()).called_without_grad = True
@@ -334,7 +299,7 @@ class Trainer:
         before = [
             switch
             for switch in facts.switches
-            if switch.event.order < forward.event.order and _covers(switch.target, forward.module)
+            if switch.event.order < forward.event.order and covers(switch.target, forward.module)
         ]
         if not before:
             return None

@@ -621,7 +621,7 @@ class Trainer:
         is_backward_target = kept_name in backpropagated or kept_entry or scaled or any(root_name(part) in backpropagated for part in parts)
         if not (candidate.graph_attached or is_backward_target):
             return None
-        in_data_loop = any(self._is_data_loop(loop) for loop in candidate.loops)
+        in_data_loop = any(self.context.is_training_loop(loop) or self.context.iterates_dataloader(loop) for loop in candidate.loops)
         evaluation = candidate.evaluating and not any(self.context.is_training_loop(loop) for loop in candidate.loops)
         if not (is_backward_target or in_data_loop or evaluation):
             return None
@@ -630,9 +630,6 @@ class Trainer:
         if kept_entry and self.context.kind_of(candidate.value.value) in TENSOR_KINDS:  # type: ignore[attr-defined]
             return False  # `loss[0]` of a tensor loss: indexing is the mistake (TCK115), `.item()` would not help
         return is_backward_target or _looks_like_loss(candidate.value)
-
-    def _is_data_loop(self, loop: Loop) -> bool:
-        return self.context.is_training_loop(loop) or self.context.iterates_dataloader(loop)
 
     def _report(self, candidate: _Candidate, scalar: bool) -> None:
         node, value, message = candidate.node, candidate.value, self._message_for(candidate)

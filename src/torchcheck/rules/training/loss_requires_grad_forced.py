@@ -8,7 +8,7 @@ from torchcheck.lint import torch_api
 from torchcheck.lint.context import LintContext
 from torchcheck.lint.flow import Event
 from torchcheck.lint.kinds import Kind
-from torchcheck.lint.nodes import dotted_name, source_text, subtree
+from torchcheck.lint.nodes import dotted_name, literal_bool, source_text, subtree
 from torchcheck.lint.rule import Invalid, Rule, Valid
 
 _BACKPROPAGATED_AT = (
@@ -219,7 +219,7 @@ class Trainer:
     def visit_Assign(self, node: cst.Assign) -> None:
         if self.context.in_no_grad:
             self._without_graph.add(node)
-        if _is_true(node.value):
+        if literal_bool(node.value):
             for target in node.targets:
                 if isinstance(target.target, cst.Attribute) and target.target.attr.value == "requires_grad":
                     # assigning raises on a value that has a graph: when it runs, there was none
@@ -237,24 +237,26 @@ class Trainer:
                 self._force(node.func.value, node)  # type: ignore[attr-defined]
             return
         if isinstance(node.func, cst.Attribute) and node.func.attr.value == "backward" and _forces_requires_grad(node.func.value):
-            self._force_and_backpropagate(node.func.value, node)  # type: ignore[arg-type]
+            # `loss.requires_grad_().backward()`: both in one expression
+            receiver = node.func.value.func.value  # type: ignore[attr-defined]
+            forced = self._forced_value(receiver, node.func.value) if self._graph_cut(receiver, 0) else None
+            if forced is not None:
+                self._report(forced, node)
             return
         backpropagated = self._backpropagated(node)
         if backpropagated is not None:
             self._check_backward(backpropagated, node)
 
     def _force(self, target: cst.BaseExpression, node: cst.CSTNode, *, stamp: cst.CSTNode | None = None) -> None:
+        forced = self._forced_value(target, node, stamp)
+        if forced is not None:
+            self._forced.append(forced)
+
+    def _forced_value(self, target: cst.BaseExpression, node: cst.CSTNode, stamp: cst.CSTNode | None = None) -> _Forced | None:
         name = dotted_name(target)
         if name is None or self._built_as_leaf(name):
-            return
-        self._forced.append(_Forced(name, node, self.context.flow.event(stamp or node)))
-
-    def _force_and_backpropagate(self, forcing: cst.Call, backward: cst.Call) -> None:
-        """``loss.requires_grad_().backward()``: both in one expression."""
-        receiver = forcing.func.value  # type: ignore[attr-defined]
-        name = dotted_name(receiver)
-        if name is not None and not self._built_as_leaf(name) and self._graph_cut(receiver, 0):
-            self._report(_Forced(name, forcing, self.context.flow.event(forcing)), backward)
+            return None
+        return _Forced(name, node, self.context.flow.event(stamp or node))
 
     def _graph_cut(self, expression: cst.BaseExpression, depth: int) -> bool:
         """Whether the code shows the value was computed without a graph: ``.detach()``,
@@ -262,17 +264,8 @@ class Trainer:
         under ``no_grad`` - in the expression or, two names deep, in what its names were bound
         to. ``requires_grad_()`` on a value with a graph is a no-op, so only then is it hiding
         anything. A value forced right there (``out.detach().requires_grad_()``) has a graph."""
-        with_graph: set[cst.CSTNode] = set()
-
-        def has_graph(node: cst.CSTNode) -> bool:
-            """A forced leaf, or what may be a model's output."""
-            if _forces_requires_grad(node) or self._may_add_parameters(node):
-                with_graph.add(node)
-                return True
-            return False
-
-        for node in subtree(expression, prune=has_graph):
-            if node in with_graph:
+        for node in subtree(expression, prune=self._has_graph):
+            if self._has_graph(node):
                 continue
             if isinstance(node, cst.Attribute) and node.attr.value == "data":
                 return True
@@ -281,6 +274,10 @@ class Trainer:
             if isinstance(node, cst.Name) and depth < _MAX_CUT_DEPTH and self._bound_without_graph(node.value, depth):
                 return True
         return False
+
+    def _has_graph(self, node: cst.CSTNode) -> bool:
+        """A forced leaf, or what may be a model's output."""
+        return _forces_requires_grad(node) or self._may_add_parameters(node)
 
     def _may_add_parameters(self, node: cst.CSTNode) -> bool:
         """A call that may run a model (``head(features)``, ``self.encoder(x)``): its output has
@@ -370,17 +367,13 @@ class Trainer:
         self.report(forced.node, message)
 
 
-def _is_true(expression: cst.BaseExpression) -> bool:
-    return isinstance(expression, cst.Name) and expression.value == "True"
-
-
 def _forces_requires_grad(expression: cst.BaseExpression) -> bool:
     """``x.requires_grad_()``, ``x.requires_grad_(True)``, ``x.requires_grad_(requires_grad=True)``."""
     if not (isinstance(expression, cst.Call) and isinstance(expression.func, cst.Attribute)):
         return False
     if expression.func.attr.value != "requires_grad_":
         return False
-    return not expression.args or (len(expression.args) == 1 and _is_true(expression.args[0].value))
+    return not expression.args or (len(expression.args) == 1 and literal_bool(expression.args[0].value) is True)
 
 
 def _is_literal(expression: cst.BaseExpression) -> bool:

@@ -6,14 +6,13 @@ import libcst as cst
 
 from torchcheck.lint.context import Loop
 from torchcheck.lint.flow import Event
-from torchcheck.lint.exports import imported_callee
+from torchcheck.lint.handed import handed_to_imported_helper
 from torchcheck.lint.idioms import Effect
-from torchcheck.lint.summaries import Certainty
 from torchcheck.lint.kinds import Kind
 from torchcheck.lint.nodes import dotted_name
 from torchcheck.lint.project import NONE, Condition, Symbol
 from torchcheck.lint.rule import Invalid, Rule, Valid
-
+from torchcheck.lint.summaries import Certainty, FunctionSummary
 
 _HELPER_MESSAGE = (
     "`{helper}()` backpropagates and steps but never calls `zero_grad()`, and neither does this loop; "
@@ -260,42 +259,25 @@ for epoch in range(epochs):
         loops = self.context.loops
         if not loops:
             return
-        self._note_imported_helper(node, loops)
-        if not isinstance(node.func, cst.Attribute) or node.func.attr.value == "forward":
-            if self._helper_clears_gradients(node):
-                self._zeroed(node)
-            return
-        method = node.func.attr.value
-        if "zero_grad" in method or (method == "zero_" and _is_grad(node.func.value)) or self._helper_clears_gradients(node):
+        handed = handed_to_imported_helper(self.context, node, (Kind.OPTIMIZER, Kind.MODULE))
+        if handed is not None:
+            self._facts().imported.append((handed[0], loops))  # a helper of another file: the project decides
+        summary = self.context.call_summary(node)
+        method = node.func.attr.value if isinstance(node.func, cst.Attribute) and node.func.attr.value != "forward" else None
+        if summary is not None and summary.does(Effect.ZERO_GRAD) or _clears_gradients(node, method):
             self._zeroed(node)
-        elif self._helper_steps_uncleared(node):
+        elif method is not None and summary is not None and self._steps_uncleared(summary):
             self._facts().steps.append(_Step(node, loops, self.context.flow.event(node), helper=method))
         elif method == "step":
             optimizer = self._stepped_optimizer(node)
             if optimizer is not None and not self._built_in_this_iteration(optimizer, loops):
                 self._facts().steps.append(_Step(node, loops, self.context.flow.event(node)))
 
-    def _note_imported_helper(self, call: cst.Call, loops: tuple[Loop, ...]) -> None:
-        """A helper of another file of the project handed an optimizer or a module (by name)."""
-        handed = (argument.value for argument in call.args if dotted_name(argument.value) is not None)
-        if any(self.context.kind_of(value) in (Kind.OPTIMIZER, Kind.MODULE) for value in handed):
-            helper = imported_callee(self.context, call)
-            if helper is not None:
-                self._facts().imported.append((helper, loops))
-
-    def _helper_steps_uncleared(self, call: cst.Call) -> bool:
-        """``self.train_step(batch)`` whose every run backpropagates and steps, and never clears."""
-        summary = self.context.call_summary(call)
-        return (
-            summary is not None
-            and summary.does(Effect.BACKWARD, certainty=Certainty.MUST)
-            and summary.does(Effect.STEP, certainty=Certainty.MUST)
-            and not summary.does(Effect.ZERO_GRAD)
-        )
-
-    def _helper_clears_gradients(self, call: cst.Call) -> bool:
-        summary = self.context.call_summary(call)
-        return summary is not None and summary.does(Effect.ZERO_GRAD)
+    @staticmethod
+    def _steps_uncleared(summary: FunctionSummary) -> bool:
+        """``self.train_step(batch)`` whose every run backpropagates and steps (and, asked
+        after the summary is known not to clear, never clears)."""
+        return summary.does(Effect.BACKWARD, certainty=Certainty.MUST) and summary.does(Effect.STEP, certainty=Certainty.MUST)
 
     def visit_Assign(self, node: cst.Assign) -> None:
         if self.context.loops and any(_is_grad(target.target) for target in node.targets):
@@ -339,6 +321,11 @@ for epoch in range(epochs):
                     Condition(helper, "does:zero_grad", NONE) for helper, loops in facts.imported if set(loops) & set(step.loops)
                 )
                 self.report(step.call, message, conditions=tuple(dict.fromkeys(unless)))
+
+
+def _clears_gradients(call: cst.Call, method: str | None) -> bool:
+    """``optimizer.zero_grad()``, ``model.zero_grad(set_to_none=True)``, ``p.grad.zero_()``."""
+    return method is not None and ("zero_grad" in method or method == "zero_" and _is_grad(call.func.value))  # type: ignore[attr-defined]
 
 
 def _is_grad(expression: cst.BaseExpression) -> bool:

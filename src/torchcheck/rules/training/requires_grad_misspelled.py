@@ -427,11 +427,9 @@ def _parameter_targets(target: cst.BaseExpression, iterable: cst.BaseExpression)
     found = method_call(inner)
     if found is None or found[1] not in _PARAMETER_METHODS:
         return []
-    if enumerated:
-        if not isinstance(target, (cst.Tuple, cst.List)) or len(target.elements) != 2:
-            return []
-        target = target.elements[1].value
-    if found[1] == "named_parameters":
+    for paired in (enumerated, found[1] == "named_parameters"):  # `(index, p)`, then `(name, p)`
+        if not paired:
+            continue
         if not isinstance(target, (cst.Tuple, cst.List)) or len(target.elements) != 2:
             return []
         target = target.elements[1].value

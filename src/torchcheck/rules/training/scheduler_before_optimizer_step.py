@@ -5,8 +5,9 @@ from dataclasses import dataclass, replace
 import libcst as cst
 
 from torchcheck.lint.context import LintContext
-from torchcheck.lint.exports import call_shape, imported_callee
+from torchcheck.lint.exports import call_shape
 from torchcheck.lint.flow import Event, encloses
+from torchcheck.lint.handed import handed_to_imported_helper
 from torchcheck.lint.kinds import Kind
 from torchcheck.lint.nodes import dotted_name
 from torchcheck.lint.project import MAY, NONE, PLACE, Condition
@@ -294,25 +295,19 @@ for epoch in range(epochs):
     def _helper_step(self, call: cst.Call, summary: FunctionSummary) -> None:
         """A helper that (maybe) steps an optimizer or a GradScaler the caller passes it."""
         for effect in summary.effects:
-            if effect.action == "step" and effect.target != ANONYMOUS:
-                if self.context.kind_of(spelled(effect.target)) in (Kind.OPTIMIZER, Kind.SCALER):
-                    self._optimizers.append(_OptimizerStep(self.context.flow.event(call), effect.site))
-                    return
+            if effect.action == "step" and effect.target != ANONYMOUS and self.context.kind_of(spelled(effect.target)) in (Kind.OPTIMIZER, Kind.SCALER):
+                self._optimizers.append(_OptimizerStep(self.context.flow.event(call), effect.site))
+                return
 
     def _imported_helper_step(self, call: cst.Call) -> bool:
         """A helper from another file of the project, handed an optimizer (or a GradScaler):
         whether it steps it is a question for the project index."""
-        for argument in call.args:
-            name = dotted_name(argument.value)
-            if name is None or self.context.kind_of(argument.value) not in (Kind.OPTIMIZER, Kind.SCALER):
-                continue
-            helper = imported_callee(self.context, call)
-            if helper is None:
-                return False
-            condition = Condition(helper, f"effect:step:{name}", MAY, call_shape(call))
-            self._optimizers.append(_OptimizerStep(self.context.flow.event(call), condition=condition))
-            return True
-        return False
+        handed = handed_to_imported_helper(self.context, call, (Kind.OPTIMIZER, Kind.SCALER))
+        if handed is None:
+            return False
+        condition = Condition(handed[0], f"effect:step:{handed[1]}", MAY, call_shape(call))
+        self._optimizers.append(_OptimizerStep(self.context.flow.event(call), condition=condition))
+        return True
 
     def leave_Module(self, node: cst.Module) -> None:
         for scheduler in self._schedulers:

@@ -5,20 +5,16 @@ from dataclasses import dataclass
 import libcst as cst
 
 from torchcheck.lint.context import LintContext
-from torchcheck.lint.exports import call_shape, imported_callee
+from torchcheck.lint.exports import call_shape
 from torchcheck.lint.flow import Event, encloses
+from torchcheck.lint.handed import handed_to_imported_helper
 from torchcheck.lint.idioms import Effect
 from torchcheck.lint.kinds import Kind
 from torchcheck.lint.nodes import dotted_name
 from torchcheck.lint.project import MUST, NONE, PLACE, Condition
 from torchcheck.lint.rule import Invalid, Rule, Valid
-from torchcheck.lint.summaries import (
-    ANONYMOUS,
-    Certainty,
-    FunctionSummary,
-    Site,
-    spelled,
-)
+from torchcheck.lint.steps import step_of
+from torchcheck.lint.summaries import ANONYMOUS, Certainty, FunctionSummary, Site, spelled
 from torchcheck.rules.training._common import receiver_text
 
 _BACKWARD = "backward"
@@ -284,20 +280,19 @@ for x, y in loader:
             return
         self._imported_helper_fact(node)
         func = node.func
-        if not isinstance(func, cst.Attribute):
-            if isinstance(func, cst.Name) and not self.context.grad_maybe_disabled:
-                self._facts.append(_Fact(_CALL, self.event(node), func.value))
-            return
-        method = func.attr.value
+        method = func.attr.value if isinstance(func, cst.Attribute) else None
         if method == _BACKWARD:
             self._facts.append(_Fact(_BACKWARD, self.event(node)))
         elif method == _ZERO_GRAD:
-            kind = self.context.kind_of(func.value)
+            kind = self.context.kind_of(func.value)  # type: ignore[attr-defined]
             self._facts.append(_Fact(_ZERO_GRAD, self.event(node), receiver_text(node), kind))
         elif method == _STEP:
-            self._record_step(node, func)
-        elif not self.context.grad_maybe_disabled:
-            callee = func.value if method == "forward" else func
+            step = step_of(self.context, node)
+            if step is not None and step.receiver_kind is not Kind.SCHEDULER:
+                # step(closure) recomputes the gradients itself (LBFGS): it sees what the closure made
+                self._facts.append(_Fact(_STEP, self.event(node), step.optimizer, step.receiver_kind, not step.closure))
+        elif isinstance(func, (cst.Name, cst.Attribute)) and not self.context.grad_maybe_disabled:
+            callee = func.value if method == "forward" else func  # type: ignore[attr-defined]
             self._facts.append(_Fact(_CALL, self.event(node), dotted_name(callee)))
 
     def _helper_fact(self, call: cst.Call, summary: FunctionSummary) -> bool:
@@ -317,30 +312,12 @@ for x, y in loader:
     def _imported_helper_fact(self, call: cst.Call) -> None:
         """A helper of another file of the project handed an optimizer or a module: a
         ``zero_grad()`` at its call if the project index says it always clears its gradients."""
-        for argument in call.args:
-            name = dotted_name(argument.value)
-            kind = self.context.kind_of(argument.value) if name is not None else None
-            if kind in (Kind.OPTIMIZER, Kind.MODULE):
-                helper = imported_callee(self.context, call)
-                if helper is None:
-                    return
-                shape = call_shape(call)
-                clears = Condition(helper, f"effect:{_ZERO_GRAD}:{name}", MUST, shape)
-                only_clears = Condition(helper, f"does:{_BACKWARD},{_STEP}", NONE)
-                self._facts.append(_Fact(_ZERO_GRAD, self.event(call), name, kind, conditions=(clears, only_clears)))
-                return
-
-    def _record_step(self, node: cst.Call, func: cst.Attribute) -> None:
-        kind = self.context.kind_of(func.value)
-        if kind is Kind.SCHEDULER:
-            return
-        positional = [argument for argument in node.args if argument.keyword is None]
-        if kind is Kind.SCALER and positional:
-            target, usable = dotted_name(positional[0].value), True
-        else:
-            # step(closure) recomputes the gradients itself (LBFGS): it sees what the closure made
-            target, usable = receiver_text(node), not positional
-        self._facts.append(_Fact(_STEP, self.event(node), target, kind, usable))
+        handed = handed_to_imported_helper(self.context, call, (Kind.OPTIMIZER, Kind.MODULE))
+        if handed is not None:
+            helper, name, kind = handed
+            clears = Condition(helper, f"effect:{_ZERO_GRAD}:{name}", MUST, call_shape(call))
+            only_clears = Condition(helper, f"does:{_BACKWARD},{_STEP}", NONE)
+            self._facts.append(_Fact(_ZERO_GRAD, self.event(call), name, kind, conditions=(clears, only_clears)))
 
     def leave_Module(self, node: cst.Module) -> None:
         groups: dict[object, list[_Fact]] = {}

@@ -1,7 +1,6 @@
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
 from dataclasses import dataclass, field
 
 import libcst as cst
@@ -10,16 +9,17 @@ from torchcheck.lint.context import Loop
 from torchcheck.lint.flow import BODY, LOOP, Branch, Event
 from torchcheck.lint.idioms import Effect
 from torchcheck.lint.kinds import Kind
-from torchcheck.lint.nodes import dotted_name, source_text
+from torchcheck.lint.nodes import source_text
 from torchcheck.lint.rule import Invalid, Rule, Valid
-from torchcheck.lint.summaries import ANONYMOUS, Certainty, FunctionSummary, Site
+from torchcheck.lint.steps import step_of
+from torchcheck.lint.summaries import ANONYMOUS, Certainty, FunctionSummary
 from torchcheck.rules.training._common import receiver_text
 
 _MESSAGE = (
     "{zero_grad} clears the gradients on every micro-batch, but `{step}` runs only when `{condition}` "
     "(line {line}): the step sees only the last micro-batch's gradients"
 )
-_THROUGH_HELPER = "`{call}` ({site})"
+_THROUGH_HELPER = "`{call}` (which calls {site})"
 # Tests that let only some iterations through to the optimizer step: `(i + 1) % accum == 0`,
 # `step % args.gradient_accumulation_steps == 0`, `accelerator.sync_gradients`, `should_step`.
 _ACCUMULATION_WORDS = re.compile(r"accum|sync_grad|(?:should|do|need|time_to)_?(?:step|update|optim)", re.IGNORECASE)
@@ -261,22 +261,16 @@ for i, (x, y) in enumerate(loader):
                 _ZeroGrad(self.context.flow.event(node), receiver_text(node), self.context.kind_of(receiver), f"`{_one_line(node)}`")
             )
         elif method == "step":
-            self._record_step(node, node.func.value)
+            self._record_step(node)
         elif method == "backward":
             self._facts().backwards.append(self.context.flow.event(node))
 
-    def _record_step(self, call: cst.Call, receiver: cst.BaseExpression) -> None:
-        kind = self.context.kind_of(receiver)
-        if kind in _NOT_OPTIMIZERS:
-            return
-        positional = [argument for argument in call.args if argument.keyword is None]
-        if kind is Kind.SCALER and positional:
-            optimizer, kind = dotted_name(positional[0].value), Kind.OPTIMIZER
-        elif positional:
-            return  # `optimizer.step(closure)`: the closure clears and recomputes the gradients
-        else:
-            optimizer = receiver_text(call)
-        self._facts().steps.append(_Step(self.context.flow.event(call), optimizer, kind))
+    def _record_step(self, call: cst.Call) -> None:
+        step = step_of(self.context, call)
+        # `optimizer.step(closure)`: the closure clears and recomputes the gradients
+        if step is not None and step.receiver_kind not in _NOT_OPTIMIZERS and not step.closure:
+            kind = Kind.OPTIMIZER if step.through_scaler else step.receiver_kind
+            self._facts().steps.append(_Step(self.context.flow.event(call), step.optimizer, kind))
 
     def _helper(self, call: cst.Call, summary: FunctionSummary) -> None:
         """A helper of this file that clears gradients on every call counts as a ``zero_grad()``
@@ -290,7 +284,7 @@ for i, (x, y) in enumerate(loader):
             facts.steps.append(_Step(event, step.target, Kind.OPTIMIZER))
         zero = summary.effect(Effect.ZERO_GRAD, certainty=Certainty.MUST)
         if zero is not None and zero.target != ANONYMOUS and step is None:
-            text = _THROUGH_HELPER.format(call=_one_line(call), site=_site(zero.site, self.context.line_of))
+            text = _THROUGH_HELPER.format(call=_one_line(call), site=zero.site.describe(self.context.line_of))
             facts.zero_grads.append(_ZeroGrad(event, zero.target, Kind.OPTIMIZER, text))
 
     def leave_loop(self, loop: Loop) -> None:
@@ -346,10 +340,6 @@ for i, (x, y) in enumerate(loader):
             line=self.context.line_of(step.event.node),
         )
         self.report(zero.event.node, message)
-
-
-def _site(site: Site, line_of: Callable[[cst.CSTNode], int]) -> str:
-    return "which calls " + site.describe(line_of)
 
 
 def _one_line(node: cst.CSTNode) -> str:
