@@ -327,7 +327,9 @@ class Discriminator(nn.Module):
 
     def __init__(self, context: LintContext) -> None:
         super().__init__(context)
-        self._names: list[dict[str, _Held | None]] = [{}]  # module scope, then one per function
+        # what a name holds, per binding (the statement that binds it, the name): the flow says
+        # which binding a name reads
+        self._held: dict[tuple[int, str], _Held | None] = {}
         self._attributes: list[dict[str, _Held | None]] = []  # one per class
 
     # ----------------------------------------------------------------- what values hold
@@ -336,10 +338,8 @@ class Discriminator(nn.Module):
         if qualified in _FUNCTIONAL_LOSSES:
             return _Held("loss", loss=qualified)  # `self.loss_fn = F.cross_entropy`
         if isinstance(expression, cst.Name):
-            for scope in reversed(self._names):
-                if expression.value in scope:
-                    return scope[expression.value]
-            return None
+            binding = self.context.flow.last_binding(expression.value)
+            return self._held.get((id(binding.node), binding.name)) if binding is not None else None
         if isinstance(expression, cst.Attribute) and isinstance(expression.value, cst.Name) and expression.value.value == "self":
             return self._attributes[-1].get(expression.attr.value) if self._attributes else None
         if isinstance(expression, cst.Subscript):
@@ -430,32 +430,29 @@ class Discriminator(nn.Module):
     def leave_ClassDef(self, node: cst.ClassDef) -> None:
         self._attributes.pop()
 
-    def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
-        params = node.params
-        self._names.append(
-            {param.name.value: None for param in (*params.posonly_params, *params.params, *params.kwonly_params)}
-        )
-
-    def leave_FunctionDef(self, node: cst.FunctionDef) -> None:
-        self._names.pop()
-
     def leave_Assign(self, node: cst.Assign) -> None:
         value = self._value_of(node.value)
         for target in node.targets:
-            self._bind(target.target, value)
+            self._bind(node, target.target, value)
 
     def leave_AnnAssign(self, node: cst.AnnAssign) -> None:
-        self._bind(node.target, self._value_of(node.value) if node.value is not None else None)
+        if node.value is None:
+            self._forget(node.target)  # `x: Tensor` re-declares `x`
+        self._bind(node, node.target, self._value_of(node.value) if node.value is not None else None)
 
     def leave_AugAssign(self, node: cst.AugAssign) -> None:
-        self._bind(node.target, None)
+        self._forget(node.target)
+        self._bind(node, node.target, None)
 
-    def visit_For(self, node: cst.For) -> None:
-        self._bind(node.target, None)
+    def _forget(self, target: cst.BaseExpression) -> None:
+        """What the name ``target`` holds is unknown from here (``x += ...`` changes it)."""
+        binding = self.context.flow.last_binding(target.value) if isinstance(target, cst.Name) else None
+        if binding is not None:
+            self._held[id(binding.node), binding.name] = None
 
-    def _bind(self, target: cst.BaseExpression, value: _Held | None) -> None:
+    def _bind(self, statement: cst.CSTNode, target: cst.BaseExpression, value: _Held | None) -> None:
         if isinstance(target, cst.Name):
-            self._names[-1][target.value] = value
+            self._held[id(statement), target.value] = value
         elif isinstance(target, cst.Attribute) and isinstance(target.value, cst.Name) and target.value.value == "self":
             if self._attributes:
                 attributes = self._attributes[-1]
@@ -467,6 +464,6 @@ class Discriminator(nn.Module):
             for index, element in enumerate(target.elements):
                 # `real, aux = discriminator(x)`: each name holds one element of what it returns
                 held = value.element(index) if value is not None and not starred else None
-                self._bind(element.value, held)
+                self._bind(statement, element.value, held)
         elif isinstance(target, cst.StarredElement):
-            self._bind(target.value, None)
+            self._bind(statement, target.value, None)

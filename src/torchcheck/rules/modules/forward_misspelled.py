@@ -19,20 +19,15 @@ _FORWARDLESS_NN_CLASSES = frozenset({"Module", "ModuleList", "ModuleDict", "Para
 _REAL_WORDS = frozenset({"forwards"})
 
 
-def _edit_distance(a: str, b: str) -> int:
-    """Optimal string alignment distance: insertions, deletions, substitutions and swaps of
-    two adjacent letters (``froward``) each count 1."""
-    previous2: list[int] = []
-    previous = list(range(len(b) + 1))
-    for i in range(1, len(a) + 1):
-        current = [i] + [0] * len(b)
-        for j in range(1, len(b) + 1):
-            cost = 0 if a[i - 1] == b[j - 1] else 1
-            current[j] = min(previous[j] + 1, current[j - 1] + 1, previous[j - 1] + cost)
-            if i > 1 and j > 1 and a[i - 1] == b[j - 2] and a[i - 2] == b[j - 1]:
-                current[j] = min(current[j], previous2[j - 2] + 1)
-        previous2, previous = previous, current
-    return previous[len(b)]
+def _one_edit_apart(a: str, b: str) -> bool:
+    """At most one insertion, deletion, substitution or swap of two adjacent letters
+    (``froward``) turns ``a`` into ``b``."""
+    if len(a) == len(b):
+        differ = [i for i in range(len(a)) if a[i] != b[i]]
+        swapped = len(differ) == 2 and differ[1] == differ[0] + 1 and (a[differ[0]], a[differ[1]]) == (b[differ[1]], b[differ[0]])
+        return len(differ) <= 1 or swapped
+    shorter, longer = sorted((a, b), key=len)
+    return any(longer[:i] + longer[i + 1 :] == shorter for i in range(len(longer)))
 
 
 def is_forward_typo(name: str) -> bool:
@@ -44,7 +39,7 @@ def is_forward_typo(name: str) -> bool:
         and name.isalpha()
         and lowered not in _REAL_WORDS
         and abs(len(lowered) - len("forward")) <= 1
-        and _edit_distance(lowered, "forward") <= 1
+        and _one_edit_apart(lowered, "forward")
     )
 
 
@@ -243,7 +238,7 @@ class Stack(ModuleList):
 
     def __init__(self, context: LintContext) -> None:
         super().__init__(context)
-        self._facts: list[_ClassFacts | None] = []
+        self._facts: dict[cst.ClassDef, _ClassFacts] = {}  # the torch module classes of the file
         self._classes: dict[str, _ClassFacts | None] = {}  # None: defined twice, ambiguous
         self._patched: set[str] = set()  # `Name.forward = ...` / `setattr(Name, "forward", ...)`
 
@@ -252,14 +247,9 @@ class Stack(ModuleList):
         super().visit_ClassDef(node)
         facts = None
         if self.in_torch_module:
-            facts = _ClassFacts(node, [self._base(base) for base in node.bases if base.keyword is None])
-        self._facts.append(facts)
+            facts = self._facts[node] = _ClassFacts(node, [self._base(base) for base in node.bases if base.keyword is None])
         name = node.name.value
         self._classes[name] = None if name in self._classes else facts
-
-    def leave_ClassDef(self, node: cst.ClassDef) -> None:
-        self._facts.pop()
-        super().leave_ClassDef(node)
 
     def _base(self, base: cst.Arg) -> str | None:
         if base.star:
@@ -275,14 +265,20 @@ class Stack(ModuleList):
     @property
     def _in_class_body(self) -> _ClassFacts | None:
         """Facts of the class whose body (not a method of it) is being walked."""
-        frame = self.class_frame
-        if frame is None or frame.functions or not self._facts:
-            return None
-        return self._facts[-1]
+        return self._facts.get(self.context.current_class) if self.method is None else None  # type: ignore[arg-type]
+
+    def _defines_forward(self, owner: str | None) -> None:
+        """``self.forward = ...`` / ``setattr(cls, "forward", ...)`` in a module class, or
+        ``Name.forward = ...`` patching a class from outside."""
+        facts = self._facts.get(self.context.current_class)  # type: ignore[arg-type]
+        if owner in ("self", "cls") and facts is not None:
+            facts.defines.add("forward")
+        elif owner is not None:
+            self._patched.add(owner)
 
     def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
         facts = self._in_class_body
-        if facts is not None and self.class_frame is not None and self.class_frame.node is facts.node:
+        if facts is not None:
             facts.defines.add(node.name.value)
             if is_forward_typo(node.name.value):
                 facts.candidates.append(node)
@@ -304,49 +300,31 @@ class Stack(ModuleList):
         if isinstance(target, cst.Name) and facts is not None:
             facts.defines.add(target.value)  # forward = _forward_impl
         elif type(target) is cst.Attribute and target.attr.value == "forward":
-            owner = dotted_name(target.value)
-            if owner in ("self", "cls") and self._facts and self._facts[-1] is not None:
-                self._facts[-1].defines.add("forward")
-            elif owner is not None:
-                self._patched.add(owner)
+            self._defines_forward(dotted_name(target.value))
 
     def visit_Call(self, node: cst.Call) -> None:
         if type(node.func) is cst.Name and node.func.value == "setattr" and len(node.args) >= 2:
             owner, attribute = node.args[0].value, node.args[1].value
             if isinstance(attribute, cst.SimpleString) and attribute.evaluated_value == "forward":
-                name = dotted_name(owner)
-                if name in ("self", "cls") and self._facts and self._facts[-1] is not None:
-                    self._facts[-1].defines.add("forward")
-                elif name is not None:
-                    self._patched.add(name)
+                self._defines_forward(dotted_name(owner))
 
     # ----------------------------------------------------------------- decide
     def leave_Module(self, node: cst.Module) -> None:
-        verdicts: dict[str, bool] = {}
         for facts in self._classes.values():
-            if facts is None or not facts.candidates:
-                continue
-            if self._lacks_forward(facts, verdicts, set()):
+            if facts is not None and facts.candidates and self._lacks_forward(facts):
                 for method in facts.candidates:
                     self.report(method.name)
 
-    def _lacks_forward(self, facts: _ClassFacts, verdicts: dict[str, bool], seen: set[str]) -> bool:
-        """Neither the class nor any of its bases defines ``forward`` (or overrides ``__call__``)."""
-        name = facts.node.name.value
-        if name in verdicts:
-            return verdicts[name]
-        if name in seen:
-            return False  # a cycle through redefined names: give up
-        seen.add(name)
-        verdict = (
+    def _lacks_forward(self, facts: _ClassFacts) -> bool:
+        """Neither the class nor any of its bases defines ``forward`` (or overrides ``__call__``).
+        A base of this file is a class defined before it, so the bases form no cycle."""
+        return (
             bool(facts.bases)
             and not facts.defines & {"forward", "__call__"}
-            and name not in self._patched
-            and all(base == "torch" or self._local_lacks_forward(base, verdicts, seen) for base in facts.bases)
+            and facts.node.name.value not in self._patched
+            and all(base == "torch" or self._base_lacks_forward(base) for base in facts.bases)
         )
-        verdicts[name] = verdict
-        return verdict
 
-    def _local_lacks_forward(self, base: str | None, verdicts: dict[str, bool], seen: set[str]) -> bool:
+    def _base_lacks_forward(self, base: str | None) -> bool:
         facts = self._classes.get(base) if base is not None else None
-        return facts is not None and self._lacks_forward(facts, verdicts, seen)
+        return facts is not None and self._lacks_forward(facts)

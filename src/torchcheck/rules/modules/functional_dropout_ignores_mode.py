@@ -5,7 +5,7 @@ import libcst as cst
 from torchcheck.lint.context import LintContext
 from torchcheck.lint.edits import keyword, with_keyword_appended
 from torchcheck.lint.flow import Branch
-from torchcheck.lint.nodes import argument_for, has_star_kwargs, keyword_argument
+from torchcheck.lint.nodes import argument_for, has_star_kwargs, keyword_argument, subtree
 from torchcheck.lint.rule import FixSafety, Invalid, Valid
 from torchcheck.rules.modules._common import ModuleClassRule
 
@@ -32,14 +32,10 @@ _MODULE_MESSAGE = (
 
 
 def _mentions_training(expression: cst.CSTNode) -> bool:
-    """Whether an expression reads ``self.training`` / ``training`` anywhere (expressions are small)."""
-    if isinstance(expression, cst.Name):
-        return expression.value == "training"
-    if isinstance(expression, cst.Attribute) and expression.attr.value == "training":
-        return True
-    if isinstance(expression, (cst.Lambda, cst.BaseSuite)):
-        return False
-    return any(_mentions_training(child) for child in expression.children)
+    """Whether an expression reads ``self.training`` / ``training`` anywhere, lambdas left out
+    (expressions are small)."""
+    unread = lambda node: isinstance(node, (cst.Lambda, cst.BaseSuite))
+    return any(type(node) is cst.Name and node.value == "training" for node in subtree(expression, unread))  # type: ignore[attr-defined]
 
 
 def _is_zero(expression: cst.BaseExpression) -> bool:

@@ -4,14 +4,9 @@ import libcst as cst
 
 from torchcheck.lint.context import LintContext
 from torchcheck.lint.kinds import Kind
-from torchcheck.lint.nodes import runs_a_parent_initialiser
+from torchcheck.lint.nodes import decorator_names, runs_a_parent_initialiser
 from torchcheck.lint.rule import Invalid, Valid
-from torchcheck.rules.modules._common import (
-    PARAMETER_CLASSES,
-    ModuleClassRule,
-    is_overload,
-    self_attribute,
-)
+from torchcheck.rules.modules._common import PARAMETER_CLASSES, ModuleClassRule, self_attribute
 
 _MODULE_BASE = frozenset({"torch.nn.Module", "torch.nn.modules.module.Module"})
 
@@ -196,9 +191,8 @@ class Encoder(nn.Module):
         self._registering: set[cst.FunctionDef] = set()  # constructors that store a submodule or parameter
 
     def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
-        is_method = self.class_frame is not None and not self.class_frame.functions
         super().visit_FunctionDef(node)
-        if is_method and self.in_torch_module and node.name.value == "__init__" and not is_overload(node):
+        if self.method is node and self.in_torch_module and node.name.value == "__init__" and "overload" not in decorator_names(node):
             self._constructors.append((node, [False]))
 
     def leave_FunctionDef(self, node: cst.FunctionDef) -> None:
@@ -237,10 +231,9 @@ class Encoder(nn.Module):
     def _is_stand_in(self, constructor: cst.FunctionDef) -> bool:
         """A direct ``nn.Module`` subclass without ``forward`` whose constructor registers
         nothing: never used as a module, so the missing initialisation is harmless."""
-        frame = self.class_frame
-        if frame is None or constructor in self._registering:
+        owner = self.context.current_class
+        if owner is None or constructor in self._registering:
             return False
-        owner = frame.node
         bases = [self.context.qualified_name(base.value) for base in owner.bases if base.keyword is None]
         if not bases or any(base not in _MODULE_BASE for base in bases):
             return False

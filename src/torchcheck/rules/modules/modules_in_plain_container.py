@@ -2,9 +2,12 @@ from __future__ import annotations
 
 import libcst as cst
 
+from torchcheck.lint import torch_api
+from torchcheck.lint.kinds import Kind
+from torchcheck.lint.nodes import is_none
 from torchcheck.lint.project import Condition
-from torchcheck.lint.rule import FixSafety, Invalid, Valid
-from torchcheck.rules.modules._common import PlainContainerRule, constructs_module
+from torchcheck.lint.rule import FixSafety, Invalid, Rule, Valid
+from torchcheck.rules.modules._plain_containers import PlainContainerRule
 
 _LIST_MESSAGE = (
     "Modules in a plain list are not registered: not in `parameters()`, not moved by `.to()`, "
@@ -14,6 +17,38 @@ _DICT_MESSAGE = (
     "Modules in a plain dict are not registered: not in `parameters()`, not moved by `.to()`, "
     "not saved; use `nn.ModuleDict`"
 )
+
+
+# Losses whose first parameter is a per-class `weight` tensor.
+_WEIGHT_FIRST_LOSSES = frozenset({"CrossEntropyLoss", "NLLLoss", "BCELoss", "BCEWithLogitsLoss", "MultiLabelSoftMarginLoss"})
+
+
+def constructs_module(rule: Rule, call: cst.Call) -> bool:
+    """``nn.Linear(...)``, ``Block(...)`` (a module class of this file), ``nn.Conv2d(...).to(d)``.
+
+    Loss modules count only when they hold state: a list of plain loss functions is a common,
+    harmless pattern, but ``nn.CrossEntropyLoss(weight=w)`` keeps ``w`` as a buffer that
+    ``.to()`` must move and ``state_dict()`` saves.
+    """
+    qualified = rule.context.call_name(call)
+    if qualified is not None:
+        if not torch_api.is_module_class_name(qualified):
+            return False
+        return not qualified.endswith("Loss") or _loss_holds_weights(call, qualified.rsplit(".", 1)[-1])
+    func = call.func
+    if isinstance(func, cst.Name):
+        return rule.context.kind_of(call) is Kind.MODULE
+    if isinstance(func, cst.Attribute) and func.attr.value in torch_api.MODULE_SELF_METHODS and isinstance(func.value, cst.Call):
+        return constructs_module(rule, func.value)
+    return False
+
+
+def _loss_holds_weights(call: cst.Call, loss: str) -> bool:
+    for argument in call.args:
+        if argument.keyword is not None and argument.keyword.value in ("weight", "pos_weight"):
+            return not is_none(argument.value)
+    first = call.args[0] if call.args else None
+    return first is not None and first.keyword is None and not first.star and loss in _WEIGHT_FIRST_LOSSES and not is_none(first.value)
 
 
 class ModulesInPlainContainer(PlainContainerRule):
@@ -27,7 +62,10 @@ class ModulesInPlainContainer(PlainContainerRule):
     module (`[nn.Linear(...), getattr(nn, act)()]`); loss modules count when they hold state,
     a per-class `weight` or `pos_weight` (`nn.CrossEntropyLoss(weight=w)` keeps `w` as a
     buffer), while a list of plain loss functions is left alone. An instance of a class of
-    another file of the project counts when that class derives from `nn.Module` there.
+    another file of the project counts when that class derives from `nn.Module` there. A
+    container that is only an index of modules registered elsewhere under a name
+    (`self.add_module(name, layer)`, `setattr(parent, name, layer)`,
+    `parent.set_submodule(path, layer)`, or a function of the file that does so) is left alone.
 
     ## Why is this bad?
     A module registers the submodules assigned to its attributes, but it does not look
@@ -175,6 +213,33 @@ class EMA(nn.Module):
         super().__init__()
         self._model = [model]  # deliberately hidden from parameters()
         self.losses = [nn.MSELoss(), nn.L1Loss()]
+"""
+        ),
+        Valid(
+            """
+from functools import reduce
+from torch import nn
+def set_module_by_path(model, path, new_module):
+    *parents, name = path.split(".")
+    setattr(reduce(getattr, parents, model), name, new_module)
+class Adapter(nn.Module):
+    def __init__(self, inner):
+        super().__init__()
+        self.inner = inner
+class Adapted(nn.Module):
+    def __init__(self, net, paths):
+        super().__init__()
+        self.net = net
+        self.adapters = {}  # an index: each adapter is installed into self.net
+        for path in paths:
+            adapter = Adapter(net.get_submodule(path))
+            set_module_by_path(net, path, adapter)
+            self.adapters[path] = adapter
+        self.heads = []
+        for path in paths:
+            head = nn.Linear(8, 8)
+            net.set_submodule(path, head)
+            self.heads.append(head)
 """
         ),
         Valid(

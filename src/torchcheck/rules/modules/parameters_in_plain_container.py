@@ -3,7 +3,8 @@ from __future__ import annotations
 import libcst as cst
 
 from torchcheck.lint.rule import FixSafety, Invalid, Valid
-from torchcheck.rules.modules._common import PARAMETER_CLASSES, PlainContainerRule
+from torchcheck.rules.modules._common import PARAMETER_CLASSES
+from torchcheck.rules.modules._plain_containers import PlainContainerRule
 
 _LIST_MESSAGE = (
     "Parameters in a plain list are not registered: not in `parameters()`, not moved by `.to()`, "

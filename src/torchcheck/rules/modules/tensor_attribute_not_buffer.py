@@ -9,7 +9,8 @@ from torchcheck.lint.buffers import methods_of
 from torchcheck.lint.context import LintContext
 from torchcheck.lint.exports import moved_attributes, setting_path
 from torchcheck.lint.kinds import TENSOR_KINDS, Kind, tensor_method_kind
-from torchcheck.lint.nodes import dotted_name, is_none, keyword_argument, method_call, subtree
+from torchcheck.lint.nodes import dotted_name, is_none, method_call, subtree
+from torchcheck.lint.placement import placed_on_device
 from torchcheck.lint.project import MOVED_BY_APPLY, NO, NUMBER_SETTINGS, PROJECT, Condition, Symbol
 from torchcheck.lint.rule import Invalid, Valid
 from torchcheck.rules.modules._common import ModuleClassRule, self_attribute
@@ -71,10 +72,6 @@ def _is_number(expression: cst.BaseExpression) -> bool:
     while isinstance(expression, cst.UnaryOperation):
         expression = expression.expression
     return isinstance(expression, (cst.Integer, cst.Float))
-
-
-def _names_cpu(expression: cst.BaseExpression) -> bool:
-    return isinstance(expression, cst.SimpleString) and expression.evaluated_value == "cpu"
 
 
 def _conditions(attribute: str, setting: str | None) -> tuple[Condition, ...]:
@@ -450,10 +447,6 @@ class Head(nn.Module):
         self._references: dict[cst.ClassDef, dict[str, list[cst.Attribute]] | None] = {}  # per class, once
         self._entry_depth: dict[cst.FunctionDef, int] = {}  # how long the walk's path was at each def
 
-    @property
-    def _state(self) -> _ClassState | None:
-        return self._classes.get(self.context.current_class)  # type: ignore[arg-type]
-
     def visit_ClassDef(self, node: cst.ClassDef) -> None:
         super().visit_ClassDef(node)
         if self.in_torch_module:
@@ -498,10 +491,8 @@ class Head(nn.Module):
         if isinstance(value, cst.Subscript):
             return self._tensor_built(value.value)
         if isinstance(value, cst.IfExp):
-            branches = (value.body, value.orelse)
-            return any(self._tensor_built(branch) for branch in branches) and all(
-                is_none(branch) or self._tensor_built(branch) for branch in branches
-            )
+            branches = [branch for branch in (value.body, value.orelse) if not is_none(branch)]
+            return bool(branches) and all(self._tensor_built(branch) for branch in branches)
         if not isinstance(value, cst.Call):
             return False
         root, methods = value, []
@@ -535,34 +526,6 @@ class Head(nn.Module):
         top_level = constant is not None and isinstance(binder.parent(binder.parent(constant)), cst.Module)  # not under an `if`
         return top_level and isinstance(constant, cst.Assign) and len(constant.targets) == 1 and _is_number(constant.value)
 
-    def _placed(self, value: cst.BaseExpression) -> bool:
-        """The tensor ``value`` builds is put on a device: a factory given ``device=``
-        (other than ``"cpu"``), or ``.cuda()`` / ``.to(...)`` with something other than a
-        dtype, anywhere along its chain of method calls, indexing and arithmetic."""
-        if isinstance(value, cst.BinaryOperation):
-            return self._placed(value.left) or self._placed(value.right)
-        if isinstance(value, cst.Subscript):
-            return self._placed(value.value)
-        if isinstance(value, cst.IfExp):
-            branches = [branch for branch in (value.body, value.orelse) if not is_none(branch)]
-            return all(self._placed(branch) for branch in branches)
-        if not isinstance(value, cst.Call):
-            return False
-        if isinstance(value.func, cst.Attribute) and self.context.call_name(value) is None:
-            method = value.func.attr.value
-            return method == "cuda" or (method == "to" and self._to_device(value)) or self._placed(value.func.value)
-        if self.context.call_name(value) in torch_api.TENSOR_OPS:  # `torch.tril(torch.ones(n, n, device=d))`
-            return any(self._placed(argument.value) for argument in value.args if argument.keyword is None)
-        device = keyword_argument(value, "device")
-        return device is not None and not is_none(device.value) and not _names_cpu(device.value)
-
-    def _to_device(self, call: cst.Call) -> bool:
-        """``.to(device)``, ``.to(other_tensor)``, ``.to(device, dtype)``: not ``.to(torch.float16)``."""
-        first = call.args[0] if call.args else None
-        if first is None or first.star or _names_cpu(first.value):
-            return False
-        return first.keyword.value in ("device", "other") if first.keyword is not None else self.context.kind_of(first.value) is not Kind.DTYPE
-
     def _helper_returns_tensor(self, call: cst.Call) -> bool:
         """A function of this file whose summary returns a tensor. One known to be a tensor
         only through ``.transpose()``/``.T`` is left out: NumPy arrays have those too."""
@@ -575,7 +538,7 @@ class Head(nn.Module):
     def assigned(self, statement: cst.CSTNode, target: cst.BaseExpression, value: cst.BaseExpression | None) -> None:
         """``self.x = <tensor>`` in ``__init__`` is a candidate; any other binding of
         ``self.x`` (a ``Parameter``, runtime state, ``self.x += ...``) handles it."""
-        state = self._state
+        state = self._classes.get(self.context.current_class)  # type: ignore[arg-type]
         if state is None:
             return
         if type(target) in (cst.Tuple, cst.List):
@@ -584,22 +547,22 @@ class Head(nn.Module):
         attribute = self_attribute(target, self.self_name)
         if attribute is None:
             return
-        frame = self.class_frame
-        in_init = frame is not None and len(frame.functions) == 1 and frame.functions[0].name.value == "__init__"
+        method, function = self.method, self.context.flow.function
+        in_init = method is not None and method is function and method.name.value == "__init__"
         if in_init and value is not None and self._tensor_built(value):
             data = self._tensor_data(value)
             setting = setting_path(data) if data is not None else None
-            state.candidates.append(_Candidate(statement, attribute, setting, self._placed(value), _empty(value)))
-        elif in_init and value is not None and self._reshapes(value, attribute):
-            pass  # `self.tem = self.tem.permute(2, 0, 1)`: the same plain tensor, reshaped
-        elif not in_init and frame is not None and frame.functions:
+            state.candidates.append(_Candidate(statement, attribute, setting, placed_on_device(self.context, value), _empty(value)))
+        elif not in_init and method is not None:
             # runtime state set by another method: it handles the attribute only if it is set
             # before every read there (`self.h = x.mean()` first); `self.h += ...` reads it first
             writes = isinstance(statement, (cst.Assign, cst.AnnAssign))
-            surely = writes and self._surely_runs(frame.functions[-1], attribute)
+            surely = writes and self._surely_runs(function, attribute)  # type: ignore[arg-type]
             state.rebound.setdefault(attribute, []).append((target, surely))
-        else:
-            state.handled.add(attribute)  # rebound to a Parameter in `__init__`
+        elif not (in_init and value is not None and self._reshapes(value, attribute)):
+            # rebound to a Parameter in `__init__`; not `self.tem = self.tem.permute(2, 0, 1)`,
+            # the same plain tensor reshaped
+            state.handled.add(attribute)
 
     def _surely_runs(self, function: cst.FunctionDef, attribute: str) -> bool:
         """The statement being walked runs whenever its method does while ``__init__``'s
@@ -648,7 +611,7 @@ class Head(nn.Module):
         return same and bool(methods) and all(tensor_method_kind(method) is Kind.TENSOR for method in methods)
 
     def visit_Call(self, node: cst.Call) -> None:
-        state = self._state
+        state = self._classes.get(self.context.current_class)  # type: ignore[arg-type]
         if state is None or not isinstance(node.func, cst.Attribute):
             return
         method = node.func.attr.value

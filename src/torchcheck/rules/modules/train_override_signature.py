@@ -175,15 +175,13 @@ class Policy(nn.Module):
     )
 
     def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
-        frame = self.class_frame
-        is_method = frame is not None and not frame.functions
         super().visit_FunctionDef(node)
-        if not is_method or not self.in_torch_module or node.name.value != "train" or node.decorators:
+        owner = self.context.current_class
+        if self.method is not node or not self.in_torch_module or node.name.value != "train" or node.decorators:
             return
         message = self._problem(node)
-        if message is not None:
-            assert frame is not None
-            self.report(node.name, message.format(cls=frame.node.name.value, param=self._first_parameter(node)))
+        if message is not None and owner is not None:
+            self.report(node.name, message.format(cls=owner.name.value, param=self._first_parameter(node)))
 
     @staticmethod
     def _first_parameter(node: cst.FunctionDef) -> str | None:

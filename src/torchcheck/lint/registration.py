@@ -1,0 +1,76 @@
+"""What a call registers in a module under a name.
+
+``nn.Module`` keeps the submodules, parameters and buffers handed to ``add_module`` and the
+``register_*`` methods, assigned with ``setattr(parent, name, value)`` or installed with
+``parent.set_submodule(path, value)``; a function of this file that does so with one of its
+parameters (``set_module_by_path(model, path, module)``) registers what its callers pass.
+
+Rules that find a module or tensor kept where a module does not look (a plain list, a plain
+attribute) ask whether the same value is registered elsewhere: TCK601/TCK602 ask it; TCK606
+(a tensor attribute also given to ``register_buffer``) and TCK603 (what a constructor stores
+before ``super().__init__()``) could ask the same question.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import libcst as cst
+
+from torchcheck.lint.context import LintContext
+from torchcheck.lint.nodes import method_call, subtree
+
+# Methods of `nn.Module` that register their value under a name.
+REGISTERING_METHODS = frozenset({"add_module", "register_module", "register_parameter", "register_buffer"})
+# What a module hands on of itself: registering `m.parameters()` registers `m`'s contents.
+_CONTENT_METHODS = frozenset({"parameters", "named_parameters", "buffers", "named_buffers", "modules", "children", "named_children"})
+# (callee, number of arguments) of the calls that install their last argument by name.
+_INSTALLING_CALLS = frozenset({("setattr", 3), ("set_submodule", 2), ("add_module", 2), ("register_module", 2)})
+
+
+def registered_values(context: LintContext, call: cst.Call, instance: str, registering: Callable[[cst.FunctionDef], frozenset[str]]) -> list[cst.BaseExpression]:
+    """The values ``call`` registers in a module: every argument of ``<instance>.add_module(...)``
+    (or a ``register_*`` method), of the builtin ``setattr(...)`` and of ``<module>.set_submodule(...)``;
+    and the arguments it passes to a def of this file for the parameters that
+    ``registering(def)`` names (``registering_parameters``, memoised by the caller). An argument
+    ``m.parameters()`` stands for ``m``."""
+    func = call.func
+    if isinstance(func, cst.Attribute):
+        to_instance = isinstance(func.value, cst.Name) and func.value.value == instance
+        found = call.args if (to_instance and func.attr.value in REGISTERING_METHODS) or func.attr.value == "set_submodule" else ()
+        values = [argument.value for argument in found]
+    elif isinstance(func, cst.Name) and func.value == "setattr" and context.qualified_name(func) is None:
+        values = [argument.value for argument in call.args]
+    else:
+        values = []
+    resolved = context.resolve_call(call)
+    if resolved is not None and resolved.arguments is not None:
+        parameters = registering(resolved.function)
+        values += [value for name, value in resolved.arguments.items() if name in parameters]
+    return [_holder(value) for value in values]
+
+
+def _holder(value: cst.BaseExpression) -> cst.BaseExpression:
+    """``m`` for ``m.parameters()`` (its contents are what is registered), else ``value``."""
+    called = method_call(value)
+    return called[0] if called is not None and called[1] in _CONTENT_METHODS and isinstance(called[0], cst.Name) else value
+
+
+def registering_parameters(function: cst.FunctionDef) -> frozenset[str]:
+    """The parameters whose arguments ``function`` registers in a module: all of them when it
+    calls ``add_module`` or a ``register_*`` method on its first parameter
+    (``self._add(m.parameters(), name)``), else those it installs as the last argument of
+    ``setattr(parent, name, p)``, ``parent.set_submodule(path, p)`` or ``parent.add_module(name, p)``."""
+    params = function.params
+    names = frozenset(param.name.value for param in (*params.posonly_params, *params.params, *params.kwonly_params))
+    instance = params.params[0].name.value if params.params else None
+    installed = set()
+    for node in subtree(function.body):
+        called = method_call(node) if isinstance(node, cst.Call) else None
+        if called and called[1] in REGISTERING_METHODS and isinstance(called[0], cst.Name) and called[0].value == instance:
+            return names
+        if isinstance(node, cst.Call) and node.args and isinstance(node.args[-1].value, cst.Name):
+            callee = node.func.value if isinstance(node.func, cst.Name) else called[1] if called else None
+            if (callee, len(node.args)) in _INSTALLING_CALLS:
+                installed.add(node.args[-1].value.value)
+    return frozenset(installed & names)

@@ -1,0 +1,107 @@
+"""What a plain container expression (``[...]``, ``(...)``, ``{...}``, a comprehension, an
+empty ``list()``/``dict()``) holds, for TCK601/TCK602: whether its elements are what the rule
+looks for (modules, parameters), which locals it holds, and whether an ``nn`` container could
+take its place (string keys, no nested containers).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import libcst as cst
+
+from torchcheck.lint.context import LintContext
+from torchcheck.lint.nodes import dotted_name
+from torchcheck.lint.project import Condition
+
+
+@dataclass(frozen=True)
+class Contents:
+    """What a plain container expression holds."""
+
+    container: str
+    empty: bool
+    all_elements: bool
+    names: frozenset[str]
+    string_keys: bool
+    # at least one element is one (`[nn.Linear(..), getattr(nn, act)()]`): it goes unregistered,
+    # though only a container of nothing else can become an `nn` container
+    some_elements: bool = False
+
+
+class ContainerReader:
+    """Reads container expressions for a rule that says which calls build an element, and
+    under which condition a call of a class of another file does (kept in
+    ``pending_condition`` until the rule takes it)."""
+
+    def __init__(self, context: LintContext, is_element: Callable[[cst.Call], bool], condition_of: Callable[[cst.Call], Condition | None]) -> None:
+        self.context = context
+        self._is_element = is_element
+        self._condition_of = condition_of
+        self.pending_condition: Condition | None = None
+
+    def element(self, expression: cst.BaseExpression) -> tuple[bool, frozenset[str]]:
+        if isinstance(expression, cst.Call):
+            if self._is_element(expression):
+                return True, frozenset()
+            condition = self._condition_of(expression)
+            if condition is not None:
+                self.pending_condition = condition
+            return condition is not None, frozenset()
+        if isinstance(expression, (cst.List, cst.Tuple, cst.Dict)):
+            contents = self.contents(expression)  # a nested container: `[[nn.Linear(..), act()]]`
+            return (contents.some_elements, contents.names) if contents is not None else (False, frozenset())
+        binding = self.context.flow.last_binding(expression.value) if isinstance(expression, cst.Name) else None
+        if binding is not None and isinstance(binding.value, cst.Call) and self._is_element(binding.value):
+            return True, frozenset({expression.value})  # a local last assigned an element
+        return False, frozenset()
+
+    def built_element(self, expression: cst.BaseExpression) -> bool:
+        """A comprehension's element: a construction or a container of them (a name there is
+        the loop variable, not a local we know)."""
+        return isinstance(expression, (cst.Call, cst.List, cst.Tuple, cst.Dict)) and self.element(expression)[0]
+
+    def contents(self, value: cst.BaseExpression) -> Contents | None:
+        """What a plain container literal holds, or None when ``value`` is not one."""
+        if type(value) in (cst.List, cst.Tuple, cst.Dict):
+            container, elements = "dict" if type(value) is cst.Dict else "list", value.elements  # type: ignore[attr-defined]
+            if any(isinstance(element, (cst.StarredElement, cst.StarredDictElement)) for element in elements):
+                return Contents(container, False, False, frozenset(), False)
+            verdicts = [self.element(element.value) for element in elements]
+            every = all(ok for ok, _ in verdicts)
+            names = frozenset().union(*(used for _, used in verdicts)) if every else frozenset()
+            string_keys = container == "dict" and all(is_string_key(element.key, self.context) for element in elements)
+            empty = not elements and type(value) is not cst.Tuple
+            return Contents(container, empty, every and bool(elements), names, string_keys, any(ok for ok, _ in verdicts))
+        if isinstance(value, (cst.ListComp, cst.DictComp)):
+            built = self.built_element(value.elt if isinstance(value, cst.ListComp) else value.value)
+            keys = isinstance(value, cst.DictComp) and is_string_key(value.key, self.context)
+            return Contents("list" if isinstance(value, cst.ListComp) else "dict", False, built, frozenset(), keys, built)
+        if isinstance(value, cst.Call) and not value.args and isinstance(value.func, cst.Name) and value.func.value in ("list", "dict"):
+            return Contents(value.func.value, True, False, frozenset(), False) if self.context.qualified_name(value.func) is None else None
+        return None
+
+
+def is_string_key(expression: cst.BaseExpression, context: LintContext) -> bool:
+    """A key that is certainly a ``str``: a literal, an f-string, or ``str(...)``."""
+    if isinstance(expression, (cst.SimpleString, cst.FormattedString, cst.ConcatenatedString)):
+        return not (isinstance(expression, cst.SimpleString) and "b" in expression.prefix.lower())
+    return isinstance(expression, cst.Call) and dotted_name(expression.func) == "str" and context.qualified_name(expression.func) is None
+
+
+def is_container(value: cst.BaseExpression) -> bool:
+    return isinstance(value, (cst.List, cst.Tuple, cst.Dict))
+
+
+def holds_containers(value: cst.BaseExpression) -> bool:
+    """A container whose elements are containers: ``nn.ModuleList`` cannot hold a plain list,
+    so wrapping only the outer one would fail at construction."""
+    if isinstance(value, (cst.ListComp, cst.GeneratorExp)):
+        return is_container(value.elt)
+    if isinstance(value, cst.DictComp):
+        return is_container(value.value)
+    if is_container(value):
+        items = [element.value for element in value.elements if isinstance(element, (cst.Element, cst.DictElement))]
+        return any(is_container(item) for item in items)
+    return False

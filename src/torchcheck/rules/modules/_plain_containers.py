@@ -1,0 +1,271 @@
+"""The plain-container analysis of TCK601/TCK602: ``self.x = [...]`` in a module, holding
+things only ``nn`` containers register, that nothing else registers.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import libcst as cst
+
+from torchcheck.lint.context import LintContext
+from torchcheck.lint.project import Condition
+from torchcheck.lint.registration import registered_values, registering_parameters
+from torchcheck.lint.rule import Rule
+from torchcheck.rules.modules._common import ModuleClassRule, self_attribute
+from torchcheck.rules.modules._container_contents import ContainerReader, Contents, holds_containers, is_container, is_string_key
+
+
+def nn_class_expression(rule: Rule, qualified: str) -> cst.BaseExpression | None:
+    """How this file spells ``torch.nn.<Class>`` here (``nn.X``, ``X`` or ``torch.nn.X``), or None.
+
+    Only a spelling that resolves to the torch class in the current scope is returned, so a
+    fix never emits a name the file does not define (or defines as something else).
+    """
+    short = qualified.rsplit(".", 1)[-1]
+    candidates: tuple[cst.BaseExpression, ...] = (
+        cst.Attribute(value=cst.Name("nn"), attr=cst.Name(short)),
+        cst.Name(short),
+        cst.Attribute(value=cst.Attribute(value=cst.Name("torch"), attr=cst.Name("nn")), attr=cst.Name(short)),
+    )
+    for candidate in candidates:
+        resolved = rule.context.qualified_name(candidate)
+        if resolved is not None and resolved.startswith("torch.nn.") and resolved.endswith(f".{short}"):
+            return candidate
+    return None
+
+
+# Builtins that only read a container: passing `self.x` to them registers nothing.
+_READING_BUILTINS = frozenset(
+    {"len", "enumerate", "zip", "reversed", "iter", "print", "range", "isinstance", "sorted", "any", "all",
+     "sum", "map", "filter", "min", "max", "list", "tuple", "repr", "str", "next", "id", "hasattr", "getattr"}
+)
+_LIST_FILLS = frozenset({"append", "extend", "insert"})
+
+
+@dataclass(frozen=True)
+class _Candidate:
+    """A ``self.x = <plain container>`` assignment that may hold unregistered modules/parameters."""
+
+    statement: cst.Assign | cst.AnnAssign  # reported; its value is replaced by the fix
+    attribute: str
+    contents: Contents
+    function: cst.FunctionDef
+    replacement: cst.BaseExpression | None
+
+
+@dataclass(frozen=True)
+class _Fill:
+    """``self.x.append(v)`` / ``self.x[k] = v`` / ``self.x += [...]`` on an attribute."""
+
+    container: str
+    is_element: bool
+    names: frozenset[str]
+    function: cst.FunctionDef
+    # whether an `nn` container filled the same way works: not for nested containers (no `nn`
+    # container holds a plain list), a dict key that may not be a string, or `self.x = self.x + [...]`
+    # on a list class without `+`
+    fixable: bool
+
+
+@dataclass
+class _ContainerState:
+    candidates: list[_Candidate] = field(default_factory=list)
+    fills: dict[str, list[_Fill]] = field(default_factory=dict)
+    # also bound to something else, or handed to a call that may register them
+    excused: set[str] = field(default_factory=set)
+    registered: dict[cst.FunctionDef, set[str]] = field(default_factory=dict)
+    # per attribute: an element counted only if a class of another file is a module
+    conditions: dict[str, Condition] = field(default_factory=dict)
+
+
+class PlainContainerRule(ModuleClassRule):
+    """TCK601/TCK602: ``self.x = [...]`` in a module holding things only ``nn`` containers register.
+
+    Subclasses name the containers and say which calls build an element. Decisions wait
+    for the end of the class: a list later wrapped (``nn.Sequential(*self.x)``), reassigned
+    (``self.x = nn.ModuleList(self.x)``) or holding names registered elsewhere
+    (``self.add_module(name, layer)``, ``parent.set_submodule(path, layer)``) is correct code.
+    """
+
+    follows_project_bases = True
+    list_class: str
+    dict_class: str
+    list_class_concatenates: bool  # whether `list_class(...) + [...]` works (ModuleList yes, ParameterList no)
+
+    def __init__(self, context: LintContext) -> None:
+        super().__init__(context)
+        self._states: dict[cst.ClassDef, _ContainerState] = {}
+        self._installed: dict[cst.FunctionDef, frozenset[str]] = {}  # per def of this file: the parameters it registers
+        self._reader = ContainerReader(context, self.is_element_call, self.element_condition)
+
+    def is_element_call(self, call: cst.Call) -> bool:
+        raise NotImplementedError
+
+    def element_condition(self, call: cst.Call) -> Condition | None:
+        """The condition under which ``call`` builds an element after all (an instance of a
+        class of another file); None when nothing would make it one."""
+        return None
+
+    def message_for(self, container: str) -> str:
+        raise NotImplementedError
+
+    # ----------------------------------------------------------------- walk
+    @property
+    def _state(self) -> _ContainerState | None:
+        return self._states.get(self.context.current_class)  # type: ignore[arg-type]
+
+    def visit_ClassDef(self, node: cst.ClassDef) -> None:
+        super().visit_ClassDef(node)
+        if self.in_torch_module:
+            self._states[node] = _ContainerState()
+
+    def leave_ClassDef(self, node: cst.ClassDef) -> None:
+        state = self._states.pop(node, None)
+        if state is not None:
+            self._resolve(state)
+
+    def visit_AugAssign(self, node: cst.AugAssign) -> None:
+        state, attribute = self._state, self_attribute(node.target, self.self_name)
+        if state is not None and attribute is not None:
+            if not (isinstance(node.operator, cst.AddAssign) and self._appended(state, attribute, node.value, concatenated=False)):
+                state.excused.add(attribute)
+
+    def _appended(self, state: _ContainerState, attribute: str, items: cst.BaseExpression, *, concatenated: bool) -> bool:
+        """Record ``self.x += items`` / ``self.x = self.x + items`` as filling the list ``x``;
+        False when ``items`` is not a list literal or comprehension."""
+        contents = self._reader.contents(items)
+        if contents is None or contents.container != "list" or isinstance(items, cst.Call):
+            return False
+        fixable = not holds_containers(items) and (not concatenated or self.list_class_concatenates)
+        self._fill(state, attribute, _Fill("list", contents.all_elements, contents.names, self.context.flow.function, fixable))
+        return True
+
+    def assigned(self, statement: cst.CSTNode, target: cst.BaseExpression, value: cst.BaseExpression | None) -> None:
+        state, self_name = self._state, self.self_name
+        if state is None or self_name is None or value is None:
+            return
+        attribute = self_attribute(target, self_name)
+        if attribute is not None:
+            self._attribute_assigned(state, statement, attribute, value)
+        elif isinstance(target, cst.Subscript):
+            attribute = self_attribute(target.value, self_name)
+            if attribute is not None and len(target.slice) == 1 and isinstance(target.slice[0].slice, cst.Index):
+                is_element, names = self._reader.element(value)
+                fixable = is_string_key(target.slice[0].slice.value, self.context) and not is_container(value)
+                self._fill(state, attribute, _Fill("dict", is_element, names, self.context.flow.function, fixable))
+        elif isinstance(target, (cst.Tuple, cst.List)):
+            state.excused.update(filter(None, (self_attribute(element.value, self_name) for element in target.elements)))
+
+    def _attribute_assigned(self, state: _ContainerState, statement: cst.CSTNode, attribute: str, value: cst.BaseExpression) -> None:
+        # `self.x = self.x + [...]`
+        concatenated = isinstance(value, cst.BinaryOperation) and isinstance(value.operator, cst.Add) and self_attribute(value.left, self.self_name) == attribute
+        if concatenated and self._appended(state, attribute, value.right, concatenated=True):  # type: ignore[union-attr]
+            return
+        contents = self._reader.contents(value)
+        if contents is None:
+            if not (isinstance(value, cst.Name) and value.value == "None"):
+                state.excused.add(attribute)
+            return
+        if not contents.empty and not contents.some_elements:
+            return  # a plain container of something else: nothing to say
+        self._keep_condition(state, attribute)
+        replacement = None
+        fixable = contents.empty or contents.all_elements
+        if fixable and (contents.container == "list" or contents.string_keys or contents.empty) and not holds_containers(value):
+            replacement = self._wrapped(value, contents)
+        state.candidates.append(_Candidate(statement, attribute, contents, self.context.flow.function, replacement))  # type: ignore[arg-type]
+
+    def _wrapped(self, value: cst.BaseExpression, contents: Contents) -> cst.BaseExpression | None:
+        func = nn_class_expression(self, self.list_class if contents.container == "list" else self.dict_class)
+        if func is None:
+            return None
+        if contents.empty:
+            return cst.Call(func=func)
+        if isinstance(value, cst.Tuple) and not value.lpar:
+            value = value.with_changes(lpar=[cst.LeftParen()], rpar=[cst.RightParen()])
+        return cst.Call(func=func, args=[cst.Arg(value=value)])
+
+    def visit_Call(self, node: cst.Call) -> None:
+        state, self_name, func = self._state, self.self_name, node.func
+        if state is None or self_name is None:
+            return
+        attribute = self_attribute(func.value, self_name) if isinstance(func, cst.Attribute) else None
+        if attribute is not None and func.attr.value in _LIST_FILLS:  # type: ignore[attr-defined]
+            self._list_filled(state, attribute, func.attr.value, node)  # type: ignore[attr-defined]
+            return
+        if isinstance(func, cst.Name) and func.value in _READING_BUILTINS and self.context.qualified_name(func) is None:
+            return
+        # a helper's registrations matter once the class holds a plain container
+        helpers = self._registering if state.candidates or state.fills else lambda function: frozenset()
+        names = state.registered.setdefault(self.context.flow.function, set())  # type: ignore[arg-type]
+        for value in registered_values(self.context, node, self_name, helpers):
+            if isinstance(value, cst.Name):
+                names.add(value.value)
+                state.excused.update(filter(None, [self._iterated_attribute(value.value)]))  # each item registered in a loop
+            elif isinstance(value, cst.Subscript):
+                state.excused.update(filter(None, [self_attribute(value.value, self_name)]))  # `self.add_module(n, self.heads[-1])`
+        state.excused.update(filter(None, (self_attribute(argument.value, self_name) for argument in node.args)))
+
+    def _registering(self, function: cst.FunctionDef) -> frozenset[str]:
+        if function not in self._installed:
+            self._installed[function] = registering_parameters(function)
+        return self._installed[function]
+
+    def _iterated_attribute(self, name: str) -> str | None:
+        """``layers`` when ``name`` is the target of an enclosing ``for ... in
+        enumerate(self.layers):`` (or ``in self.layers``)."""
+        binding = self.context.flow.last_binding(name)
+        loop = binding.node if binding is not None else None
+        if not isinstance(loop, cst.For) or loop not in self.context.loops:
+            return None
+        iterable = loop.iter
+        candidates = [iterable, *(argument.value for argument in iterable.args)] if isinstance(iterable, cst.Call) else [iterable]
+        return next(filter(None, (self_attribute(candidate, self.self_name) for candidate in candidates)), None)
+
+    def _list_filled(self, state: _ContainerState, attribute: str, method: str, call: cst.Call) -> None:
+        positional = [argument.value for argument in call.args if argument.keyword is None and not argument.star]
+        is_element, names, nested = False, frozenset[str](), False
+        if (method, len(positional)) in (("append", 1), ("insert", 2)):  # the item is the last argument
+            (is_element, names), nested = self._reader.element(positional[-1]), is_container(positional[-1])
+        elif (method, len(positional)) == ("extend", 1):
+            items, nested = positional[0], holds_containers(positional[0])
+            contents = self._reader.contents(items)
+            if isinstance(items, cst.GeneratorExp):
+                is_element = self._reader.built_element(items.elt)
+            elif contents is not None and contents.container == "list":
+                is_element, names = contents.all_elements, contents.names
+        self._fill(state, attribute, _Fill("list", is_element, names, self.context.flow.function, not nested))  # type: ignore[arg-type]
+
+    def _fill(self, state: _ContainerState, attribute: str, fill: _Fill) -> None:
+        state.fills.setdefault(attribute, []).append(fill)
+        self._keep_condition(state, attribute)
+
+    def _keep_condition(self, state: _ContainerState, attribute: str) -> None:
+        if self._reader.pending_condition is not None:  # the statement read holds an element of another file
+            state.conditions.setdefault(attribute, self._reader.pending_condition)
+            self._reader.pending_condition = None
+
+    # ----------------------------------------------------------------- decision
+    def _resolve(self, state: _ContainerState) -> None:
+        registered = lambda function: state.registered.get(function, set())
+        for candidate in state.candidates:
+            attribute, replacement, fills = candidate.attribute, candidate.replacement, state.fills.get(candidate.attribute, [])
+            if attribute in state.excused or candidate.contents.names & registered(candidate.function):
+                continue
+            if candidate.contents.empty:  # judged by what fills it
+                container = candidate.contents.container
+                if not fills or any(
+                    fill.container != container or not fill.is_element or fill.names & registered(fill.function) for fill in fills
+                ):
+                    continue
+                if not all(fill.fixable for fill in fills):
+                    replacement = None
+            condition = state.conditions.get(attribute)
+            self.report(
+                candidate.statement,
+                self.message_for(candidate.contents.container),
+                replacement=replacement,
+                replace_target=candidate.statement.value if replacement is not None else None,
+                conditions=(condition,) if condition is not None else (),
+            )
