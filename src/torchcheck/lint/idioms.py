@@ -145,3 +145,9 @@ def framework_made_by(maker: str | None) -> Framework | None:
     if maker is None:
         return None
     return next((framework for framework in FRAMEWORKS if maker in framework.makers), None)
+
+# Words in the name of a call that runs the function it is handed on one rank only (the
+# coordinator, the main process, rank zero): `checkpointer.run_coordinator_step(write_meta)`,
+# `accelerator.on_main_process(save)`, `rank_zero_only(save)()`. A call that runs it on every
+# rank in turn (`main_process_first()`) names none of them.
+ONE_RANK_RUNNER_WORDS = ("coordinator", "rank_zero", "rank0", "on_main_process", "main_process_only", "master_only")

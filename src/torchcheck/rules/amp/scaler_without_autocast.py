@@ -5,6 +5,7 @@ import libcst as cst
 from torchcheck.lint import torch_api
 from torchcheck.lint.context import LintContext
 from torchcheck.lint.dataloaders import call_arguments, is_constant
+from torchcheck.lint.flow import BODY, ELSE
 from torchcheck.lint.nodes import dotted_name, method_call
 from torchcheck.lint.project import AUTOCAST, IMPORTS, MODULE, NO, Condition, Symbol
 from torchcheck.lint.rule import Invalid, Rule, Valid
@@ -14,6 +15,9 @@ from torchcheck.rules.amp._common import is_scaler_call
 _AMP_SCALER_POSITIONAL = ("device", "init_scale", "growth_factor", "backoff_factor", "growth_interval", "enabled")
 _DEVICE_SCALER_POSITIONAL = _AMP_SCALER_POSITIONAL[1:]
 _DEVICE_SCALERS = frozenset({"torch.cuda.amp.GradScaler", "torch.cpu.amp.GradScaler", "torch.cuda.amp.grad_scaler.GradScaler"})
+# How a test names the float16 compute dtype: `dtype == torch.float16`, `args.dtype == "fp16"`.
+_FLOAT16_DTYPES = frozenset({"torch.float16", "torch.half"})
+_FLOAT16_NAMES = frozenset({"float16", "fp16", "half"})
 
 # Methods that turn a loss into the same loss (reduced, cast, reshaped), not into a new value.
 _LOSS_METHODS = frozenset({"mean", "sum", "float", "double", "to", "clone", "squeeze", "view", "reshape"})
@@ -53,7 +57,11 @@ class ScalerWithoutAutocast(Rule):
     MMEngine, Detectron2 ...) is left alone, and so are scalers built with `enabled=False`,
     scalers handed to a helper that does the scaling, and scaler wrappers that scale a loss
     their caller computed (`def __call__(self, loss, optimizer)`): the caller's file may
-    open autocast.
+    open autocast. A scaler made (or enabled) only when the compute dtype is float16
+    (`GradScaler() if dtype == torch.float16 else None`,
+    `GradScaler(enabled=(dtype == "float16"))`) is not reported either: such code picks its
+    compute dtype itself, and without autocast it casts weights and activations to it by hand
+    in the forward pass, where float16 gradients need the scaler all the same.
 
     ## Example
     ```python
@@ -177,6 +185,39 @@ for x, y in loader:
     scaler.update()
 """
         ),
+        Valid(
+            """
+import torch
+
+COMPUTE_DTYPE = torch.float16 if torch.cuda.get_device_capability() < (8, 0) else torch.bfloat16
+scaler = torch.amp.GradScaler("cuda") if COMPUTE_DTYPE == torch.float16 else None
+for x, y in loader:
+    loss = criterion(model(x.to(COMPUTE_DTYPE)), y)
+    if scaler is not None:
+        scaler.scale(loss).backward()
+        scaler.step(optimizer)
+        scaler.update()
+    else:
+        loss.backward()
+        optimizer.step()
+"""
+        ),
+        Valid(
+            """
+import torch
+
+def train(model, loader, optimizer, precision):
+    if precision != "fp16":
+        scaler = None
+    else:
+        scaler = torch.cuda.amp.GradScaler()
+    half_scaler = torch.amp.GradScaler("cuda", enabled=(precision == "float16"))
+    for x, y in loader:
+        loss = model(x.half() if scaler else x, y)
+        scaler.scale(loss).backward()
+        half_scaler.scale(loss)
+"""
+        ),
     )
     INVALID = (
         Invalid(
@@ -208,6 +249,18 @@ class Trainer:
         self.scaler.update()
 """
         ),
+        Invalid(
+            """
+import torch
+scaler = torch.amp.GradScaler("cuda") if args.fp16 else None  # TCK309
+if args.dtype == torch.bfloat16:
+    bf16_scaler = torch.amp.GradScaler("cuda")  # TCK309
+for x, y in loader:
+    loss = criterion(model(x), y)
+    scaler.scale(loss).backward()
+    bf16_scaler.scale(loss)
+"""
+        ),
     )
 
     def __init__(self, context: LintContext) -> None:
@@ -215,6 +268,7 @@ class Trainer:
         self._scalers: list[tuple[cst.Call, _Owner]] = []
         self._scaled_by: set[_Owner] = set()  # receivers of scale() calls on a loss computed here
         self._scales_a_loss = False
+        self._float16_branches: set[int] = set()  # ids of the float16 branches of `a if dtype == torch.float16 else b`
 
     def visit_Call(self, node: cst.Call) -> None:
         receiver_method = method_call(node)
@@ -224,8 +278,47 @@ class Trainer:
                 self._scaled_by.add(self._owner(receiver_method[0]))
             return
         qualified = self.context.call_name(node)
-        if qualified is not None and qualified in torch_api.GRAD_SCALERS and not _built_disabled(node, qualified):
+        if qualified is None or qualified not in torch_api.GRAD_SCALERS or _built_disabled(node, qualified):
+            return
+        if not self._built_for_float16(node, qualified):
             self._scalers.append((node, self._owner_of_construction()))
+
+    def visit_IfExp(self, node: cst.IfExp) -> None:
+        """``GradScaler() if dtype == torch.float16 else None``: the branch taken for float16."""
+        label = self._float16_label(node.test)
+        if label is not None:
+            self._float16_branches.add(id(node.body if label == BODY else node.orelse))
+
+    def _built_for_float16(self, call: cst.Call, qualified: str) -> bool:
+        """The scaler is made (or enabled) only when the compute dtype is float16: in the
+        float16 branch of a dtype test, or with ``enabled=(dtype == torch.float16)``. The code
+        then picks its compute dtype itself, and without autocast it casts weights and
+        activations to it by hand, which the scaler serves."""
+        positional = _DEVICE_SCALER_POSITIONAL if qualified in _DEVICE_SCALERS else _AMP_SCALER_POSITIONAL
+        enabled = call_arguments(call, positional).get("enabled")
+        if enabled is not None and self._float16_label(enabled) == BODY:
+            return True
+        if id(call) in self._float16_branches:
+            return True
+        path = self.context.flow.event(call).path
+        return any(isinstance(branch.owner, cst.If) and self._float16_label(branch.owner.test) == branch.label for branch in path)
+
+    def _float16_label(self, test: cst.BaseExpression) -> str | None:
+        """BODY for ``dtype == torch.float16`` (the branch that runs in float16), ELSE for
+        ``dtype != torch.float16``; None for any other test."""
+        if not isinstance(test, cst.Comparison) or len(test.comparisons) != 1:
+            return None
+        target = test.comparisons[0]
+        if not any(self._names_float16(side) for side in (test.left, target.comparator)):
+            return None
+        if isinstance(target.operator, (cst.Equal, cst.Is)):
+            return BODY
+        return ELSE if isinstance(target.operator, (cst.NotEqual, cst.IsNot)) else None
+
+    def _names_float16(self, expression: cst.BaseExpression) -> bool:
+        if isinstance(expression, cst.SimpleString):
+            return expression.evaluated_value in _FLOAT16_NAMES
+        return self.context.qualified_name(expression) in _FLOAT16_DTYPES
 
     def _owner(self, receiver: cst.BaseExpression) -> _Owner:
         """``(class, "self._scaler")`` for a scaler an object keeps; None for any other."""

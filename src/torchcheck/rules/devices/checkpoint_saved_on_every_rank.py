@@ -14,6 +14,7 @@ from torchcheck.lint.distributed import (
     sets_up_process_group,
 )
 from torchcheck.lint.flow import BODY, Branch, Function
+from torchcheck.lint.idioms import ONE_RANK_RUNNER_WORDS
 from torchcheck.lint.kinds import Kind
 from torchcheck.lint.nodes import argument_for, dotted_name, subtree
 from torchcheck.lint.rule import Invalid, Rule, Valid
@@ -69,7 +70,9 @@ class CheckpointSavedOnEveryRank(Rule):
     `self.global_rank == 0`, `accelerator.is_main_process`), after an early `return` taken on
     one, in a function decorated `@rank_zero_only`-style, or in a helper of the file that is
     only ever called under such a condition (or whose other calls pass a literal flag that
-    skips the save: `save_checkpoint(best=True)` never runs `if not best: torch.save(...)`).
+    skips the save: `save_checkpoint(best=True)` never runs `if not best: torch.save(...)`),
+    or only handed to a call whose name says it runs what it is handed on one rank
+    (`checkpointer.run_coordinator_step(write_metadata)`, `accelerator.on_main_process(save)`).
     Files whose path is built from the rank are one per process and are not reported.
     A method of a class that every rank builds (`trainer = Trainer(args)` outside a rank
     check) and that the file never calls is taken to run on every rank, as a launcher or a
@@ -270,6 +273,30 @@ def main(model, samples):
         save(model, "model.pt")
 """
         ),
+        Valid(
+            """
+import torch
+import torch.distributed as dist
+from torch.nn.parallel import DistributedDataParallel
+
+class Recipe:
+    def setup(self, model, device):
+        dist.init_process_group("nccl")
+        self.model = DistributedDataParallel(model.to(device))
+
+    def _write_progress(self, directory, epoch):
+        torch.save({"epoch": epoch}, f"{directory}/progress.pt")
+
+    def checkpoint(self, directory, epoch):
+        self.store.save_shards(self.model, directory)
+
+        def write_metadata():
+            self._write_progress(directory, epoch)
+
+        self.store.run_coordinator_step(write_metadata, description="metadata")
+        dist.barrier()
+"""
+        ),
     )
     INVALID = (
         Invalid(
@@ -368,6 +395,23 @@ class Trainer:
             torch.save(state, "best.pth")  # TCK208
 """
         ),
+        Invalid(
+            """
+import torch
+import torch.distributed as dist
+
+class Recipe:
+    def setup(self, model):
+        dist.init_process_group("nccl")
+        self.model = model
+
+    def checkpoint(self, directory):
+        def write_metadata():
+            torch.save({"step": self.step}, f"{directory}/meta.pt")  # TCK208
+
+        self.pool.submit(write_metadata)
+"""
+        ),
     )
 
     def __init__(self, context: LintContext) -> None:
@@ -416,8 +460,10 @@ class Trainer:
         if not (handed or called in self._defined or method in self._defined):
             return  # runs no function of this file: where it sits does not matter
         guarded = self._guarded(node)
+        # `lifecycle.run_coordinator_step(write_metadata)` runs what it is handed on one rank
+        handed_to_one_rank = guarded or _runs_handed_on_one_rank(node)
         for name in handed:
-            self._uses.setdefault(name, []).append(_Use(function, guarded))
+            self._uses.setdefault(name, []).append(_Use(function, handed_to_one_rank))
         if called is not None:
             self._uses.setdefault(called, []).append(_Use(function, guarded, node))
         elif method is not None:  # `self.save()`, `trainer.fit()`: a method
@@ -502,6 +548,13 @@ class Trainer:
             if truth is not None and truth != (branch.label == BODY):
                 return True
         return False
+
+
+def _runs_handed_on_one_rank(call: cst.Call) -> bool:
+    """A call whose name says it runs the function it is handed on one rank only
+    (``run_coordinator_step(fn)``, ``on_main_process(fn)``, ``rank_zero_only(fn)``)."""
+    name = call.func.attr.value if isinstance(call.func, cst.Attribute) else dotted_name(call.func) or ""
+    return any(word in name.lower() for word in ONE_RANK_RUNNER_WORDS)
 
 
 def _names_handed(call: cst.Call) -> list[str]:

@@ -5,7 +5,7 @@ from typing import TYPE_CHECKING
 
 import libcst as cst
 
-from torchcheck.lint.nodes import called_name, dotted_name, method_call
+from torchcheck.lint.nodes import argument_for, called_name, dotted_name, method_call
 from torchcheck.lint.rule import Invalid, Report, Rule, Valid
 
 if TYPE_CHECKING:
@@ -15,6 +15,8 @@ _DATA_PARALLEL = frozenset(
     {"torch.nn.DataParallel", "torch.nn.parallel.DataParallel", "torch.nn.parallel.data_parallel.DataParallel"}
 )
 _GRADIENT_FUNCTIONS = frozenset({"torch.autograd.backward", "torch.autograd.grad"})
+# The decorator that marks a method as overriding its base class's (`typing.override`).
+_OVERRIDE = "override"
 
 # Where a wrapped model's name means the same value: a `self.` attribute anywhere in its
 # class, any other name within its function (or the module's top level).
@@ -80,6 +82,11 @@ class DataParallel(Rule):
     to every GPU on each forward pass, which one process per GPU running the plain model
     on its share of the data avoids; that is a trade against launching several processes,
     not a mistake.
+
+    Nor is it reported in a method that overrides a base class's hook (marked `@override`)
+    and wraps the module it is handed: the class implements a wrapping interface (a
+    training library's "dp" strategy), and the choice of `DataParallel` is made by the code
+    that picks that class, not in the method.
 
     This is advice about how to train, so it is not given inside tests: a test that wraps
     a model in `DataParallel` checks how code handles such a model (the `module.` prefix
@@ -209,6 +216,22 @@ def test_unwraps_data_parallel(wrapped_model):
     assert unwrap(model) is model.module
 """
         ),
+        Valid(
+            """
+from torch import nn
+from typing_extensions import override
+
+from .base import MultiDeviceBackend
+
+class SingleProcessReplicas(MultiDeviceBackend):
+    def __init__(self, devices):
+        self.devices = devices
+
+    @override
+    def wrap_model(self, network: nn.Module) -> nn.Module:
+        return nn.DataParallel(network, device_ids=self.devices)
+"""
+        ),
     )
     INVALID = (
         Invalid(
@@ -272,6 +295,17 @@ net = torch.nn.DataParallel(  # TCK204
 )
 """
         ),
+        Invalid(
+            """
+from torch import nn
+from typing_extensions import override
+
+class Task(BaseTask):
+    @override
+    def configure_model(self, config):
+        self.net = nn.DataParallel(Net(config))  # TCK204
+"""
+        ),
     )
 
     def __init__(self, context: LintContext) -> None:
@@ -309,11 +343,27 @@ net = torch.nn.DataParallel(  # TCK204
     def _wrapped(self, call: cst.Call) -> None:
         """Report now, so that the finding carries its statement; keep it until the end of
         the file shows whether the wrapped model only serves inference."""
+        if self._implements_a_wrapping_hook(call):
+            return
         self.report(call)
         assignments = _assigned_values(self.context.current_statement)
         target = next((target for target, value in assignments if _wrapped_call(value) is call), None)
         binding = self._binding_of(target) if target is not None else None
         self._wraps.append(_Wrap(self.reports.pop(), binding, self.context.in_no_grad))
+
+    def _implements_a_wrapping_hook(self, call: cst.Call) -> bool:
+        """``@override def setup_module(self, module): return DataParallel(module)``: a method
+        overriding a base class's hook wraps the module it is handed. The class implements
+        a wrapping interface (a "dp" strategy); which wrapper runs is chosen by the code that
+        picks the class, not here."""
+        function = self.context.flow.function
+        if function is None or self.context.current_class is None:
+            return False
+        if not any((dotted_name(decorator.decorator) or "").rsplit(".", 1)[-1] == _OVERRIDE for decorator in function.decorators):
+            return False
+        wrapped = argument_for(call, 0, "module")
+        parameters = {parameter.name.value for parameter in (*function.params.posonly_params, *function.params.params)}
+        return wrapped is not None and isinstance(wrapped.value, cst.Name) and wrapped.value.value in parameters
 
     def _evaluated(self, receiver: cst.BaseExpression) -> None:
         wrapped = _wrapped_call(receiver)

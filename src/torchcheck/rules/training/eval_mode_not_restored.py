@@ -88,7 +88,8 @@ class EvalModeNotRestored(Rule):
     Helper functions count, whether defined in the same file or imported from another file
     of the project: an `evaluate(model, loader)` that leaves `model` in eval mode on every
     exit is reported where the loop calls it, a training helper that calls `model.train()`
-    restores the mode, and a loop that backpropagates through a helper
+    restores the mode (also one that evaluates at its end and returns in eval mode: each call
+    sets train mode again before it trains), and a loop that backpropagates through a helper
     (`train_one_epoch(model, ...)`) is a training loop for the modules it passes. A training
     helper that itself calls `model.eval()` and then backpropagates trains in eval mode on
     purpose (the linear-probe protocol keeps batch-norm statistics frozen): it sets the mode it
@@ -286,6 +287,26 @@ for epoch in range(epochs):
     validate(val_loader, model, criterion)
 """
         ),
+        Valid(
+            """
+import torch
+
+def measure(net, features, labels, split):
+    net.eval()
+    with torch.no_grad():
+        return (net(features)[split].argmax(1) == labels[split]).float().mean().item()
+
+def fit_step(net, optimizer, features, labels, train_split, val_split):
+    net.train()
+    optimizer.zero_grad()
+    torch.nn.functional.cross_entropy(net(features)[train_split], labels[train_split]).backward()
+    optimizer.step()
+    return measure(net, features, labels, val_split)
+
+for epoch in range(epochs):
+    accuracy = fit_step(graph_net, optimizer, features, labels, train_split, val_split)
+"""
+        ),
     )
     INVALID = (
         Invalid(
@@ -372,6 +393,20 @@ for epoch in range(epochs):
     train_and_validate(model, loader, optimizer)  # TCK106
 """
         ),
+        Invalid(
+            """
+def step(net, optimizer, batch, warmup):
+    if warmup:
+        net.train()
+    criterion(net(batch.x), batch.y).backward()
+    optimizer.step()
+    optimizer.zero_grad()
+    net.eval()
+
+for index, batch in enumerate(loader):
+    step(model, optimizer, batch, index < 10)  # TCK106
+"""
+        ),
     )
 
     def _facts(self) -> _LoopFacts:
@@ -406,9 +441,11 @@ for epoch in range(epochs):
     def _helper(self, call: cst.Call, summary: FunctionSummary, loops: tuple[Loop, ...]) -> None:
         facts = self._facts()
         for mode in summary.exit_modes:
-            # a train_one_epoch() that starts with model.train(), or a linear-probe train()
-            # that starts with model.eval() and backpropagates: it sets the mode it trains in
-            if TRAIN in mode.modes or summary.effect(Effect.BACKWARD_IN_EVAL, mode.target) is not None:
+            # a train_one_epoch() that starts with model.train() (even one that then evaluates
+            # and returns in eval mode: the next call sets train mode again before it trains),
+            # or a linear-probe train() that starts with model.eval() and backpropagates: it
+            # sets the mode it trains in
+            if TRAIN in mode.modes or self._sets_mode(summary, mode.target):
                 facts.trained.update(loops)
             elif mode.leaves_eval is Certainty.MUST:
                 facts.evals.append(_Eval(self.context.flow.event(call), mode.target, mode.eval_site))
@@ -418,6 +455,15 @@ for epoch in range(epochs):
             # what it runs of its object's (`self.model(x)` in `self.train_epoch()`) it trains too
             ran = {effect.target for effect in summary.effects if effect.action == FORWARD and effect.target != ANONYMOUS}
             self._run_with_grad(loops, {name for name in passed | ran if name is not None})
+
+    @staticmethod
+    def _sets_mode(summary: FunctionSummary, target: str) -> bool:
+        """The helper puts ``target`` in train mode on every path (``model.train()``), or
+        backpropagates through it while it is surely in eval mode: each call sets the mode
+        the module trains in, whatever mode it is left in."""
+        if summary.effect(Effect.TRAIN, target, certainty=Certainty.MUST) is not None:
+            return True
+        return summary.effect(Effect.BACKWARD_IN_EVAL, target) is not None
 
     def _optimized_by(self, optimizer: cst.BaseExpression) -> list[str]:
         binding = self.context.flow.last_binding(optimizer.value) if isinstance(optimizer, cst.Name) else None

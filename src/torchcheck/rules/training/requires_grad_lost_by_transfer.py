@@ -3,6 +3,7 @@ from __future__ import annotations
 import libcst as cst
 
 from torchcheck.lint import torch_api
+from torchcheck.lint.binder import Binder
 from torchcheck.lint.context import LintContext
 from torchcheck.lint.edits import keyword, with_keyword_appended
 from torchcheck.lint.flow import BoundName
@@ -33,6 +34,8 @@ _GRAD_METHODS = frozenset({"requires_grad_", "retain_grad"})
 _WANTED = "gradient wanted"
 
 _OPTIMIZERS = "torch.optim."
+# Where a binding leaves a tensor: wherever it already was (a re-binding that casts only).
+_KEEPS = "<unchanged>"
 
 _REBOUND = (
     "`{name}` was made a tensor that requires grad at line {line}; re-binding it to a moved or cast copy "
@@ -82,7 +85,10 @@ class RequiresGradLostByTransfer(Rule):
     requires grad; it is still not a leaf). A re-binding is not reported when the code then
     calls `x.retain_grad()` on the copy, or makes the copy a new leaf
     (`x = x.detach().to(device).requires_grad_()`), or when the factory already passed the
-    `device=`/`dtype=` the call sets (it may return the leaf itself).
+    `device=`/`dtype=` the call sets (it may return the leaf itself). Likewise
+    `nn.Parameter(w).to(device)` is not reported when every assignment of `w` that reaches it
+    already moved `w` to that same `device` (or only changed its dtype after such a move):
+    the transfer then returns the parameter itself.
 
     ## Example
     ```python
@@ -187,6 +193,27 @@ def leaves(device, data):
     return w, v, p, a, e, d, data
 """
         ),
+        Valid(
+            """
+import torch
+from torch import nn
+
+def place(module, name, value, device, dtype=None):
+    if value is None:
+        moved = module.weight.to(device)
+        if dtype is not None:
+            moved = moved.to(dtype)
+    elif isinstance(value, torch.Tensor):
+        moved = value.to(device, non_blocking=True)
+    else:
+        moved = torch.tensor(value, device=device)
+    if name.endswith("_q"):
+        moved = moved.to("cpu")
+        setattr(module, name, nn.Parameter(moved, requires_grad=False).cpu())
+    else:
+        setattr(module, name, nn.Parameter(moved).to(device))
+"""
+        ),
     )
     INVALID = (
         Invalid(
@@ -255,6 +282,21 @@ class Scale(nn.Module):
         self.gamma = torch.zeros(1, requires_grad=True).to(reference)  # TCK108
 """
         ),
+        Invalid(
+            """
+import torch
+from torch import nn
+
+def load(module, value, device):
+    if value.is_floating_point():
+        value = value.to(device)
+    module.weight = nn.Parameter(value).to(device)  # TCK108
+    staged = value.to("cpu")
+    module.bias = nn.Parameter(staged).to(device)  # TCK108
+    scaled = value.to(device)
+    module.scale = nn.Parameter(scaled).to(device, torch.float16)  # TCK108
+"""
+        ),
     )
 
     def __init__(self, context: LintContext) -> None:
@@ -266,6 +308,12 @@ class Scale(nn.Module):
         # (node, statement, name, the leaf re-bound or None, fix). A re-binding `x = x.cuda()`
         # names x's leaf; a copy bound at once (`w = torch.randn(3, requires_grad=True).cuda()`) does not.
         self._pending: list[tuple[cst.CSTNode, cst.Assign, str, cst.CSTNode | None, cst.Call | None]] = []
+        # `nn.Parameter(w).to(device)`: (the transfer, the Name wrapped, the device as spelled),
+        # decided at the end: a `w` already moved to that device makes the transfer a no-op
+        self._wrapped_moves: list[tuple[cst.Call, cst.Name, str]] = []
+        # (assignment, name) -> the device it surely leaves the name on, as spelled (_KEEPS:
+        # wherever it was; None: unknown)
+        self._placed: dict[tuple[int, str], str | None] = {}
 
     def _mark(self, expression: cst.BaseExpression, what: str) -> None:
         """Note ``what`` of the binding of a name (or, for _WANTED, of names in a tuple or list)."""
@@ -286,6 +334,9 @@ class Scale(nn.Module):
             self._mark(node.value, _WANTED)
 
     def leave_Module(self, node: cst.Module) -> None:
+        for transfer, wrapped, device in self._wrapped_moves:
+            if not self._already_on(wrapped, device):
+                self.report(transfer)
         # A copy that only feeds a forward pass still carries requires_grad (checkpointing
         # tests, gradcheck): only a copy whose `.grad` the code wants is a mistake.
         for reported, statement, name, leaf, replacement in self._pending:
@@ -299,6 +350,8 @@ class Scale(nn.Module):
     # reads still resolve to the bindings that reach it.
     def leave_Assign(self, node: cst.Assign) -> None:
         for target, value in _target_values(node):
+            if isinstance(target, cst.Name):
+                self._placed[(id(node), target.value)] = self._device_left(value, target.value)
             if isinstance(target, cst.Attribute) and target.attr.value == "requires_grad" and literal_bool(value):
                 self._mark(target.value, "requires_grad_")
                 continue
@@ -360,12 +413,94 @@ class Scale(nn.Module):
         if moves == []:
             return  # no leaf, not a transfer (`.to()`), or a no-op cast (`.to(torch.float32)`)
         if factory is None:
-            self.report(node)  # `nn.Parameter(w).cuda()` is no parameter, whatever the code does with it
+            # `nn.Parameter(w).cuda()` is no parameter, whatever the code does with it, unless
+            # `w` is already on that device: then the transfer returns the parameter itself
+            wrapped = source.args[0].value if source.args and not source.args[0].star else None
+            device = self._destination(node, method)
+            only_moves = moves is not None and [name for name, _ in moves] == ["device"]
+            if isinstance(wrapped, cst.Name) and device not in (None, _KEEPS) and only_moves:
+                self._wrapped_moves.append((node, wrapped, device))
+            else:
+                self.report(node)
             return
         replacement = _with_keywords(factory, moves)
         if replacement is not None and wrapper is not None:
             replacement = wrapper.with_changes(func=wrapper.func.with_changes(value=replacement))
         self._report_unless_unwanted(node, replacement)
+
+    def _destination(self, call: cst.Call, method: str) -> str | None:
+        """The device ``call`` (a link ``.to(...)``/``.cuda(...)``/``.cpu()``) moves to, as
+        spelled; _KEEPS for a link that sets only the dtype; None when unknown."""
+        if method == "cpu":
+            return _spelled_device(cst.SimpleString('"cpu"'))
+        if method == "cuda":
+            kept = [argument for argument in call.args if _keyword_name(argument) in (None, "device")]
+            return _spelled_device(kept[0].value if kept else cst.SimpleString('"cuda"'))
+        if method != "to":
+            return None
+        argument = keyword_argument(call, "device") or next((arg for arg in call.args if arg.keyword is None), None)
+        if argument is None or argument.star:
+            return _KEEPS if argument is None and keyword_argument(call, "dtype") is not None else None
+        value = argument.value
+        if self.context.kind_of(value) is Kind.DTYPE or self.context.qualified_name(value) in torch_api.DTYPES:
+            return _KEEPS
+        return _spelled_device(value)
+
+    def _device_left(self, value: cst.BaseExpression, name: str) -> str | None:
+        """Where ``name = value`` surely leaves the tensor: the device its outermost move
+        names (``old.to(device)``, ``torch.tensor(data, device=device)``), _KEEPS for a
+        re-binding that moves nothing (``name = name.to(dtype)``); None when unknown. A link
+        that may move or cast by an argument of unknown kind counts as keeping the device
+        only in a re-binding of the name itself, whose earlier value is judged on its own."""
+        links: list[tuple[cst.Call, str]] = []
+        expression = value
+        while isinstance(expression, cst.Call) and not (self.context.call_name(expression) or "").startswith("torch."):
+            found = method_call(expression)
+            if found is None:
+                break
+            links.append((expression, found[1]))
+            expression = found[0]
+        start: str | None = None  # anything else: where it is, unknown
+        if isinstance(expression, cst.Call) and (self.context.call_name(expression) or "").startswith("torch."):
+            device = keyword_argument(expression, "device")  # `torch.tensor(data, device=device)`
+            start = _spelled_device(device.value) if device is not None else None
+        elif isinstance(expression, cst.Name) and expression.value == name:
+            start = _KEEPS
+        where = start
+        for call, method in reversed(links):  # innermost first
+            if method == "type":
+                return None
+            if method not in ("to", "cuda", "cpu"):
+                continue
+            moved = self._destination(call, method)
+            if moved == _KEEPS or (start == _KEEPS and not self._names_a_device(call, method)):
+                continue  # a cast, or in a re-binding a link that need not move
+            where = moved
+        return where
+
+    def _names_a_device(self, call: cst.Call, method: str) -> bool:
+        """The link surely names a device: ``.cuda()``, ``.cpu()``, ``.to("cuda")``,
+        ``.to(device=...)``, ``.to(torch.device(...))``."""
+        if method != "to":
+            return True
+        if keyword_argument(call, "device") is not None:
+            return True
+        first = next((argument.value for argument in call.args if argument.keyword is None), None)
+        return first is not None and is_device_expression(first, self.context.kind_of(first))
+
+    def _already_on(self, wrapped: cst.Name, device: str) -> bool:
+        """Whether every binding of ``wrapped`` that may reach it left the tensor on
+        ``device`` (as spelled): one of them moved it there, and the others only changed
+        its dtype. Bindings in another branch of an ``if`` around it never reach it."""
+        binder = self.context.binder
+        around = {id(ancestor) for ancestor in binder.ancestors(wrapped)}  # the statement binding the result
+        reaching = [
+            binding
+            for binding in binder.bindings_before(wrapped)
+            if id(binding.node) not in around and not _exclusive(binder, binding.node, wrapped)
+        ]
+        placed = [self._placed.get((id(binding.node), wrapped.value)) for binding in reaching]
+        return bool(placed) and device in placed and all(where in (device, _KEEPS) for where in placed)
 
     def _report_unless_unwanted(self, node: cst.Call, replacement: cst.BaseExpression | None) -> None:
         """A copy bound to a name waits until the file shows whether that name's gradient is wanted."""
@@ -411,6 +546,33 @@ class Scale(nn.Module):
         """The factory keyword a positional argument of ``.to()`` stands for."""
         kind = self.context.kind_of(value)
         return "dtype" if kind is Kind.DTYPE else "device" if is_device_expression(value, kind) else None
+
+
+def _spelled_device(expression: cst.BaseExpression) -> str | None:
+    """A device as the code spells it: a name (``device``, ``self.device``) or a string
+    literal (``"cuda"``); None for anything else."""
+    if isinstance(expression, cst.SimpleString):
+        return repr(expression.evaluated_value)
+    if isinstance(expression, cst.Integer):
+        return repr(f"cuda:{expression.value}")
+    return dotted_name(expression)
+
+
+def _exclusive(binder: Binder, first: cst.CSTNode, second: cst.CSTNode) -> bool:
+    """Whether two nodes sit in different branches of one ``if`` (never both run in a pass)."""
+    branches: dict[int, cst.CSTNode] = {}  # if statement -> the branch holding ``second``
+    child: cst.CSTNode = second
+    for ancestor in binder.ancestors(second):
+        if isinstance(ancestor, cst.If):
+            branches[id(ancestor)] = child
+        child = ancestor
+    child = first
+    for ancestor in binder.ancestors(first):
+        if isinstance(ancestor, cst.If) and id(ancestor) in branches:
+            theirs = branches[id(ancestor)]
+            return child is not theirs and child is not ancestor.test and theirs is not ancestor.test
+        child = ancestor
+    return False
 
 
 def _cuda_moves(call: cst.Call) -> _Moves:
