@@ -150,3 +150,31 @@ def test_self_attribute_references_cover_every_method_and_stop_where_self_escape
     assert found is not None and len(found) == 2
     module, binder = _parse(code.replace("pass", "hooks.register(self)"))
     assert references.self_attribute_references(binder, module.body[0], "loader") is None
+
+
+def _calls(module: cst.Module, method: str) -> list[cst.Call]:
+    return [node for node in subtree(module) if isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute) and node.func.attr.value == method]
+
+
+def test_a_method_called_only_before_a_rebinding_runs_before_it_and_one_called_after_or_from_outside_does_not() -> None:
+    module, binder = _parse("""
+        class Trainer:
+            def __init__(self, model):
+                self.model = model
+                self.early()
+                self.model = wrap(self.model)
+                self.late()
+
+            def early(self):
+                self.model.load()
+
+            def late(self):
+                self.model.load_late()
+
+            def outside(self):
+                self.model.load_outside()
+    """)
+    owner = next(node for node in subtree(module) if isinstance(node, cst.ClassDef))
+    rebinding = [node for node in subtree(module) if isinstance(node, cst.Assign) and isinstance(node.value, cst.Call)]
+    asked = {name: references.runs_before_through_methods(binder, _calls(module, name)[0], rebinding, owner) for name in ("load", "load_late", "load_outside")}
+    assert asked == {"load": True, "load_late": False, "load_outside": False}

@@ -139,6 +139,23 @@ def runs_before(binder: Binder, node: cst.CSTNode, statements: set[cst.Assign] |
     return not any(loop in around for statement in statements for loop in binder.loops_around(statement))
 
 
+def runs_before_through_methods(binder: Binder, node: cst.CSTNode, statements: list[cst.CSTNode], owner: cst.ClassDef) -> bool:
+    """``node`` runs before each of ``statements``: in their function (``runs_before``), or in
+    another method of ``owner`` that the class calls (``self.load(path)``) only at places that
+    run before them. A method nothing in the class calls is called from outside: False."""
+    method = binder.enclosing(node, cst.FunctionDef)
+    homes = {binder.enclosing(statement, cst.FunctionDef) for statement in statements}
+    if homes == {method}:
+        return runs_before(binder, node, set(statements))
+    if method in homes or not isinstance(method, cst.FunctionDef) or binder.enclosing(method, cst.ClassDef) is not owner:
+        return False
+    references = self_attribute_references(binder, owner, method.name.value) or []
+    calls = [binder.parent(reference) for reference in references]
+    called_only = all(isinstance(call, cst.Call) and call.func is reference for call, reference in zip(calls, references))
+    in_homes = all(binder.enclosing(call, cst.FunctionDef) in homes for call in calls)  # type: ignore[arg-type]
+    return bool(calls) and called_only and in_homes and len(homes) == 1 and all(runs_before(binder, call, set(statements)) for call in calls)  # type: ignore[arg-type]
+
+
 def self_attributes_by_name(binder: Binder, owner: cst.ClassDef) -> dict[str, list[cst.Attribute]] | None:
     """Every ``self.<name>`` in ``owner`` by name, in source order (bindings included, nested
     classes left out), in one walk; None where ``self`` is used as a value (``hook(self)``,

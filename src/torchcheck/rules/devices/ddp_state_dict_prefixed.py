@@ -7,7 +7,8 @@ import libcst as cst
 from torchcheck.lint.context import LintContext
 from torchcheck.lint.distributed import is_ddp_name, is_ddp_wrap, strips_module_prefix
 from torchcheck.lint.kinds import Kind
-from torchcheck.lint.nodes import source_text
+from torchcheck.lint.nodes import self_attribute, source_text
+from torchcheck.lint.references import runs_before_through_methods, self_attribute_references
 from torchcheck.lint.rule import Invalid, Rule, Valid
 
 _MESSAGE = (
@@ -39,7 +40,9 @@ class DdpStateDictPrefixed(Rule):
     ## What it does
     Checks for the `state_dict()` of a `DistributedDataParallel` wrapper saved to a
     checkpoint that the same file loads into the bare model, with nothing stripping the
-    `module.` prefix from its keys.
+    `module.` prefix from its keys. The model may be an attribute of a trainer class that
+    re-binds it to the wrapper on one path (`self.model = DDP(self.model)` when running
+    distributed), with the checkpoint loaded by a method the class only runs before that.
 
     ## Why is this bad?
     `DistributedDataParallel` holds the real model as its `module` attribute, so every key
@@ -151,6 +154,26 @@ ema_model = Net()
 ema_model.load_state_dict(torch.load("ckpt.pt")["ema"])
 """
         ),
+        Valid(
+            """
+import torch
+from torch.nn.parallel import DistributedDataParallel
+
+class Trainer:
+    def __init__(self, model, config):
+        self.model = model
+        if config.distributed:
+            self.model = DistributedDataParallel(self.model)
+        if config.resume:
+            self.load(config.resume)
+
+    def load(self, path):
+        self.model.load_state_dict(torch.load(path, weights_only=True)["model"])
+
+    def save(self, path):
+        torch.save({"model": self.model.state_dict()}, path)
+"""
+        ),
     )
     INVALID = (
         Invalid(
@@ -184,6 +207,27 @@ def main(args):
             torch.save(state, "checkpoint.pth")
 """
         ),
+        Invalid(
+            """
+import torch
+from torch.nn.parallel import DistributedDataParallel
+
+class Trainer:
+    def __init__(self, model, config):
+        self.model = model
+        if config.checkpoint:
+            self.load_pretrained(config.checkpoint)
+        if config.distributed:
+            self.model = DistributedDataParallel(self.model, device_ids=[config.local_rank])
+
+    def load_pretrained(self, path):
+        checkpoint = torch.load(path, map_location="cpu", weights_only=True)
+        self.model.load_state_dict(checkpoint["state_dict"])
+
+    def save(self, path):
+        torch.save({"state_dict": self.model.state_dict()}, path)  # TCK209
+"""
+        ),
     )
 
     def __init__(self, context: LintContext) -> None:
@@ -211,7 +255,7 @@ def main(args):
         literal, or the value a name saved was bound to."""
         if isinstance(value, cst.Call) and _method(value) == "state_dict" and not value.args:
             receiver = value.func.value  # type: ignore[attr-defined]
-            if is_ddp_name(self.context, receiver):
+            if is_ddp_name(self.context, receiver) or self._holds_ddp_wrapper(receiver, value):
                 return [_Saved(value, source_text(receiver), key)]
             return []
         if isinstance(value, cst.Dict):
@@ -226,12 +270,34 @@ def main(args):
                 return self._ddp_state_dicts(binding.value, key, depth + 1)
         return []
 
+    def _ddp_wraps_of(self, attribute: str) -> list[cst.CSTNode]:
+        """The statements of this class that store a DDP wrapper in ``self.<attribute>``."""
+        owner = self.context.current_class
+        references = self_attribute_references(self.context.binder, owner, attribute) if owner is not None else None
+        wraps = []
+        for reference in references or ():
+            statement = self.context.binder.statement_of(reference)
+            if isinstance(statement, cst.Assign) and is_ddp_wrap(self.context, statement.value) and any(target.target is reference for target in statement.targets):
+                wraps.append(statement)
+        return wraps
+
+    def _holds_ddp_wrapper(self, receiver: cst.BaseExpression, call: cst.Call) -> bool:
+        """``self.model`` that the class re-binds to a DDP wrapper on some path, read where
+        that may have happened (not before it in the wrapping method)."""
+        attribute = self_attribute(receiver)
+        wraps = self._ddp_wraps_of(attribute) if attribute is not None else []
+        return bool(wraps) and not runs_before_through_methods(self.context.binder, call, wraps, self.context.current_class)  # type: ignore[arg-type]
+
     def _bare_load(self, call: cst.Call) -> _Loaded | None:
         """``net.load_state_dict(torch.load(...)[key])`` into a model that is not the DDP
         wrapper: its ``module``, or a name bound here to something else."""
         target = call.func.value  # type: ignore[attr-defined]
         if isinstance(target, cst.Attribute) and target.attr.value == "module":
             pass
+        elif self_attribute(target) is not None:
+            wraps = self._ddp_wraps_of(self_attribute(target))
+            if not wraps or not runs_before_through_methods(self.context.binder, call, wraps, self.context.current_class):  # type: ignore[arg-type]
+                return None
         elif isinstance(target, cst.Name):
             binding = self.context.flow.last_binding(target.value)
             if binding is None or binding.value is None or is_ddp_wrap(self.context, binding.value):
