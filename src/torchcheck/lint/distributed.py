@@ -38,6 +38,9 @@ _RANK_WORDS = re.compile(
     r"rank|master|main_process|is_main|main_proc|primary|global_zero|chief|process_zero|process_index|should_save",
     re.IGNORECASE,
 )
+# Whole identifiers that name a rank: `args.nr` (the node's rank, in the multi-node DDP
+# tutorial's spelling that many training scripts copied).
+_RANK_NAMES = frozenset({"nr"})
 # Identifiers of a "this run is distributed" flag: `if ddp: ... else: <one process>`.
 _DISTRIBUTED_WORDS = re.compile(r"^(ddp|is_ddp|distributed|is_distributed|use_ddp|multiprocessing_distributed)$", re.IGNORECASE)
 _WORLD_SIZE = "world_size"
@@ -79,7 +82,7 @@ def _identifiers(expression: cst.CSTNode, *, strings: bool = False) -> list[str]
 
 def is_rank_check(test: cst.BaseExpression) -> bool:
     """Whether a condition asks which rank runs it (or whether this is the main process)."""
-    return any(_RANK_WORDS.search(name) for name in _identifiers(test, strings=True))
+    return any(_RANK_WORDS.search(name) or name in _RANK_NAMES for name in _identifiers(test, strings=True))
 
 
 def names_a_rank(expression: cst.BaseExpression) -> bool:

@@ -34,6 +34,7 @@ from typing import TYPE_CHECKING
 import libcst as cst
 
 from torchcheck.lint.buffers import ComputedBuffer, computed_non_persistent_buffers, submodule_classes
+from torchcheck.lint.distributed import guarded_by_rank
 from torchcheck.lint.nodes import dotted_name, is_autocast_name, self_attribute, source_text
 from torchcheck.lint.project import (
     AUTOCAST,
@@ -46,6 +47,7 @@ from torchcheck.lint.project import (
     NUMBER_SETTINGS,
     OUTPUT,
     TORCH_MODULE,
+    UNGUARDED_CALLS,
     YES,
     CallShape,
     Definition,
@@ -281,6 +283,10 @@ class ProjectFacts:
         self._may_tie = _TIE_TEXT.search(text) is not None
         self._may_compute_buffers = "persistent=False" in text
         self._moved_by_apply: set[str] = set()  # attributes an `_apply` override moves by name
+        self._may_distribute = "init_process_group" in text or "DistributedDataParallel" in text
+        # imported name -> its calls outside a rank check, with the function each is in
+        self._unguarded_calls: dict[str, list[tuple[cst.Call, cst.FunctionDef | None]]] = {}
+        self._distributing: set[cst.FunctionDef | None] = set()  # functions (None: the module) that set up a process group
         self._number_settings: dict[str, cst.Assign] = {}  # setting path -> where it is given a number
 
     # ----------------------------------------------------------------- queries
@@ -415,6 +421,11 @@ class ProjectFacts:
     def visit_Call(self, node: cst.Call) -> None:
         func = node.func
         self._note_autocast(func, node)
+        if self._may_distribute and type(func) is cst.Name:
+            symbol = self._symbol_of_name(func.value)
+            event = self._context.flow.event(node)
+            if symbol is not None and not symbol.is_local and not guarded_by_rank(self._context, event):
+                self._unguarded_calls.setdefault(func.value, []).append((node, event.function))
         last = func.attr.value if type(func) is cst.Attribute else func.value if type(func) is cst.Name else None
         if self._function is not None and last is not None:
             if isinstance(func, cst.Attribute) and last in _PROTOCOL_METHODS:
@@ -430,6 +441,7 @@ class ProjectFacts:
             self._flag(DETERMINISTIC, node)
         elif qualified in _DISTRIBUTED_CALLS:
             self._flag(DISTRIBUTED, node)
+            self._distributing.add(self._context.flow.function)
 
     def visit_With(self, node: cst.With) -> None:
         for item in node.items:
@@ -495,6 +507,15 @@ class ProjectFacts:
         flags.update(text_facts(self._lines.text))
         if self._moved_by_apply:
             flags[MOVED_BY_APPLY] = self._moved_fact()
+        # only calls in the code that sets up the process group (a worker's `main()`, the
+        # module's top level) surely run on every rank; a method or helper may be called on one
+        for name, calls in self._unguarded_calls.items():
+            for call, function in calls:
+                if function not in self._distributing:
+                    continue
+                where = f"`{_one_line(call)}` outside a rank check"
+                flags[f"{UNGUARDED_CALLS}:{name}"] = Fact(YES, self._context.line_of(call), where)
+                break
         if self._number_settings:
             first = next(iter(self._number_settings.values()))
             where = "a configuration default"

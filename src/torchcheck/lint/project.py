@@ -82,6 +82,10 @@ _VIA = "via:"
 # `_apply` override of the module moves by name (`m.stride = fn(m.stride)`), whichever
 # class of the project stores them.
 MOVED_BY_APPLY = "moved_by_apply"
+# `unguarded_calls:<name>`: a file that sets up a process group calls its import <name>
+# outside a rank check. `project:unguarded_calls:<function>` asks whether any file of the
+# project calls the asking file's top-level <function> that way.
+UNGUARDED_CALLS = "unguarded_calls"
 # A list fact: the settings the module assigns a number (`cfg.MODEL.HEAD.POS_WEIGHT = 1.5`),
 # each spelled without its root name (`MODEL.HEAD.POS_WEIGHT`), as configuration defaults are.
 NUMBER_SETTINGS = "number_settings"
@@ -586,10 +590,27 @@ class ProjectIndex:
         root = self._package_root(importer)
         prefix = f"{root}/" if root != "." else ""
         for file in sorted(self._files):
-            fact = self._files[file].exports.facts.get(name) if file.startswith(prefix) else None
+            if not file.startswith(prefix):
+                continue
+            facts = self._files[file].exports.facts
+            if name == UNGUARDED_CALLS:
+                for key, fact in sorted(facts.items()):
+                    flag, _, called = key.partition(":")
+                    if flag == UNGUARDED_CALLS and self._is_definition(file, called, importer, item):
+                        return Answer(YES, *self._place(file, fact))
+                continue
+            fact = facts.get(name)
             if fact is not None and item in fact.value.split(","):
                 return Answer(YES, *self._place(file, fact))
         return Answer(NO, "")
+
+    def _is_definition(self, file: str, name: str, importer: str, definition: str) -> bool:
+        """Whether ``file``'s import ``name`` is ``importer``'s top-level ``definition``."""
+        imported = self._files[file].exports.imports.get(name)
+        target = self.target(file, imported) if imported is not None else None
+        if target is None or target.file != importer or target.definition is None:
+            return False
+        return target.definition is self._files[importer].exports.definitions.get(definition)
 
     def _package_root(self, file: str) -> str:
         """The directory above the outermost package around ``file`` (its own directory for

@@ -17,10 +17,16 @@ from torchcheck.lint.flow import BODY, Branch, Function
 from torchcheck.lint.idioms import ONE_RANK_RUNNER_WORDS
 from torchcheck.lint.kinds import Kind
 from torchcheck.lint.nodes import argument_for, dotted_name, subtree
+from torchcheck.lint.project import PLACE, PROJECT, UNGUARDED_CALLS, YES, Condition, Symbol
 from torchcheck.lint.rule import Invalid, Rule, Valid
 from torchcheck.lint.summaries import bind_arguments
 
 _SAVE = "torch.save"
+_THIS_FILE = Symbol(None, "")
+_CALLED_ON_EVERY_RANK = (
+    f"`torch.save` runs on every rank: a distributed script calls this helper ({PLACE}), so all ranks write the "
+    "same file at once; call it on one rank (`if dist.get_rank() == 0:`)"
+)
 _LITERALS = {"True": True, "False": False, "None": False}
 _STATEMENT_PARTS = (
     cst.BaseStatement,
@@ -74,6 +80,9 @@ class CheckpointSavedOnEveryRank(Rule):
     or only handed to a call whose name says it runs what it is handed on one rank
     (`checkpointer.run_coordinator_step(write_metadata)`, `accelerator.on_main_process(save)`).
     Files whose path is built from the rank are one per process and are not reported.
+    A save in a top-level helper that its own file never calls (`def save_model(args, model)`
+    in `model.py`) is reported when a distributed script of the project imports the helper and
+    calls it outside a rank check; the message names that call.
     A method of a class that every rank builds (`trainer = Trainer(args)` outside a rank
     check) and that the file never calls is taken to run on every rank, as a launcher or a
     test calls it; a torch module's own `train()`/`eval()` (`self.model.train()`) is not a
@@ -124,8 +133,9 @@ class CheckpointSavedOnEveryRank(Rule):
         "`torch.save` runs on every rank of this distributed script: all ranks write the same file at once; "
         "save on one rank (`if dist.get_rank() == 0:`)"
     )
-    # the script must set up a process group or a DDP wrapper itself
-    required_text = PROCESS_GROUP_TEXT
+    # the script must set up a process group or a DDP wrapper itself, or save in a helper that
+    # a distributed script of the project may import
+    required_text = (*PROCESS_GROUP_TEXT, "save")
 
     VALID = (
         Valid(
@@ -474,14 +484,27 @@ class Recipe:
         return guarded_by_rank(self.context, self.context.flow.event(node))
 
     def leave_Module(self, original_node: cst.Module) -> None:
-        if not self._distributed:
-            return
-        built = (instance_class(self.context.binder, call) for call in self._instantiations)
-        self._built_on_every_rank = {cls for cls in built if cls is not None}
+        top_level = {statement for statement in original_node.body if isinstance(statement, cst.FunctionDef)}
+        if self._distributed:
+            built = (instance_class(self.context.binder, call) for call in self._instantiations)
+            self._built_on_every_rank = {cls for cls in built if cls is not None}
         verdicts: dict[Function, bool] = {}
         for save in self._saves:
-            if self._reaches_every_rank(save, verdicts):
+            if self._distributed and self._reaches_every_rank(save, verdicts):
                 self.report(save.call)
+            elif self._left_to_importers(save, top_level):
+                # a helper of the project: a distributed script of the project that imports it
+                # and calls it outside a rank check runs the save on every rank
+                condition = Condition(_THIS_FILE, f"{PROJECT}:{UNGUARDED_CALLS}:{save.function.name.value}", YES)  # type: ignore[union-attr]
+                self.report(save.call, _CALLED_ON_EVERY_RANK, conditions=(condition,))
+
+    def _left_to_importers(self, save: _Save, top_level: set[cst.FunctionDef]) -> bool:
+        """``save`` is in a top-level function of the file that the file never runs itself
+        (nor limits to one rank): whether it runs on every rank is up to the files importing it."""
+        function = save.function
+        if function not in top_level or any(runs_on_one_rank(decorator) for decorator in function.decorators):
+            return False
+        return not self._uses_of(function)
 
     def _reaches_every_rank(self, save: _Save, verdicts: dict[Function, bool]) -> bool:
         """Whether a run of the file reaches ``save`` on every rank (see ``_runs_on_every_rank``);
