@@ -43,3 +43,39 @@ def test_a_module_list_yields_modules() -> None:
                 return x
     """
     assert (9, "TCK105") in findings(code, all_rules())
+
+
+def test_a_list_filled_with_append_holds_what_was_appended_and_its_sum_is_such_a_tensor() -> None:
+    code = """
+        import torch
+        def validate(net, loader, criterion):
+            val_loss = 0
+            net.eval()
+            for images, targets in loader:
+                outputs = net(images)
+                losses = []
+                for head in range(3):
+                    losses.append(criterion(outputs[head], targets))
+                loss = sum(losses)
+                val_loss += loss
+            return val_loss
+    """
+    assert (12, "TCK101") in findings(code, all_rules())
+
+
+def test_a_list_filled_with_numbers_sums_to_no_tensor() -> None:
+    code = """
+        import torch
+        def validate(net, loader, criterion):
+            val_loss = 0
+            net.eval()
+            for images, targets in loader:
+                outputs = net(images)
+                losses = []
+                for head in range(3):
+                    losses.append(criterion(outputs[head], targets).item())
+                loss = sum(losses)
+                val_loss += loss
+            return val_loss
+    """
+    assert [finding for finding in findings(code, all_rules()) if finding[1] == "TCK101"] == []

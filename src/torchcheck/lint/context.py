@@ -36,6 +36,7 @@ import libcst as cst
 
 from torchcheck.lint import idioms, torch_api
 from torchcheck.lint.binder import Binder
+from torchcheck.lint.containers import appended_items, is_empty_list
 from torchcheck.lint.distant import DistantKinds
 from torchcheck.lint.flow import ControlFlow
 from torchcheck.lint.kinds import (
@@ -763,6 +764,8 @@ class LintContext:
                 return strong(Kind.NUMBER)
             if name in ("iter", "next") and binding is None and call.args:
                 return self._drawn_from_loader(name, call.args[0].value)
+            if name == "sum" and binding is None and call.args:
+                return self._sum_of(call.args[0].value)
         receiver_method = method_call(call)
         if receiver_method is not None:
             receiver, method = receiver_method
@@ -777,6 +780,12 @@ class LintContext:
         if callee.kind in (Kind.MODULE, Kind.LOSS_FUNCTION):
             return inferred(self._graph_or_plain(), callee.evidence)
         return UNKNOWN
+
+    def _sum_of(self, iterable: cst.BaseExpression) -> Inferred:
+        """``sum(losses)`` of tensors is a tensor, in the graph when an item is."""
+        items = self._container_items(iterable)
+        element = items.element if items is not None else UNKNOWN
+        return element if element.kind in TENSOR_KINDS else UNKNOWN
 
     def _passed_through_framework(self, receiver: cst.BaseExpression, method: str, call: cst.Call) -> cst.BaseExpression | None:
         """The one argument that ``accelerator.prepare(model)`` or
@@ -1107,6 +1116,9 @@ class LintContext:
         if isinstance(iterable, cst.Name):
             binding = self.flow.reaching_binding(iterable.value)
             value = binding.value if binding is not None else None
+            appended = appended_items(self.binder, iterable) if is_empty_list(value) and not self._elsewhere else None
+            if appended is not None:
+                return self._items_like(appended)
         if isinstance(value, (cst.ListComp, cst.GeneratorExp, cst.SetComp)):
             return self._items_like([value.elt])
         if isinstance(value, (cst.List, cst.Tuple, cst.Set)) and value.elements:
