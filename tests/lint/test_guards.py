@@ -54,3 +54,47 @@ def test_elif_and_conditional_expressions_and_the_frame_boundary() -> None:
     """
     assert _held_at(code, "run()") == {("ready", True), ("fast", True), ("x is None", False)}
     assert _held_at(code, "wait()") == {("ready", False), ("fast", True), ("x is None", False)}
+
+
+def _never_together(code: str, first_text: str, second_text: str) -> bool:
+    from torchcheck.lint.guards import never_together
+
+    module = cst.parse_module(textwrap.dedent(code))
+    binder = Binder(module)
+    calls = {source_text(node): node for node in subtree(module) if isinstance(node, cst.Call)}
+    return never_together(binder, calls[first_text], calls[second_text])
+
+
+def test_two_ifs_with_the_same_test_split_their_branches_when_the_test_reads_the_same_values() -> None:
+    code = """
+        def f(shared):
+            if shared:
+                alias()
+            else:
+                fresh()
+            work()
+            if not shared:
+                write_back()
+    """
+    assert _never_together(code, "alias()", "write_back()")
+    assert not _never_together(code, "fresh()", "write_back()")
+
+
+def test_a_test_whose_name_is_bound_again_in_between_or_that_calls_something_decides_nothing() -> None:
+    rebound = """
+        def f(shared):
+            if shared:
+                alias()
+            shared = other()
+            if not shared:
+                write_back()
+    """
+    called = """
+        def f(x):
+            if ready(x):
+                alias()
+            if not ready(x):
+                write_back()
+    """
+    assert not _never_together(rebound, "alias()", "write_back()")
+    assert not _never_together(called, "alias()", "write_back()")

@@ -6,6 +6,10 @@ tie flag is off" asks :func:`known_at` for the tests that are true (or false) wh
 the node runs, each split into its simplest terms: ``not a`` false is ``a`` true, an ``and``
 that holds makes each term hold, an ``or`` that fails makes each term fail. Nothing is
 inferred from a term that only may hold (a term of a true ``or``).
+
+Two nodes under opposite values of the same test (``if fresh: b = a`` ... ``if not fresh:
+a[i] = b``) never both run in one pass, even in two separate ``if`` statements, as long as
+the test reads the same values both times: :func:`never_together` answers that.
 """
 
 from __future__ import annotations
@@ -16,9 +20,13 @@ from dataclasses import dataclass
 import libcst as cst
 
 from torchcheck.lint.binder import Binder
+from torchcheck.lint.nodes import names_read, source_text, subtree
 
 _EXITS = (cst.Return, cst.Raise, cst.Continue, cst.Break)
 _FRAMES = (cst.FunctionDef, cst.Lambda, cst.ClassDef, cst.Module)
+# Calls whose answer depends only on their arguments: a test made of these reads the same
+# twice. Any other call may answer differently the second time (`random.random() < p`).
+_PURE_CALLS = frozenset({"isinstance", "hasattr", "callable", "len"})
 
 
 @dataclass(frozen=True)
@@ -71,3 +79,35 @@ def _ends_in_exit(body: cst.BaseSuite) -> bool:
     if isinstance(last, cst.SimpleStatementLine):
         return isinstance(last.body[-1], _EXITS)
     return isinstance(body, cst.SimpleStatementSuite) and isinstance(body.body[-1], _EXITS)
+
+
+def never_together(binder: Binder, first: cst.CSTNode, second: cst.CSTNode) -> bool:
+    """Whether ``first`` and ``second`` never both run in one pass: one runs only where a
+    test holds and the other only where the same test (the same code) fails, and the test
+    reads the same values at both: it calls nothing but :data:`_PURE_CALLS`, and none of
+    the names it reads is bound again between the two, nor anywhere in a loop around both
+    (the next iteration could see the other value)."""
+    if binder.precedes(second, first):
+        first, second = second, first
+    opposite = {(source_text(held.test), not held.holds) for held in known_at(binder, second)}
+    return any(
+        (source_text(held.test), held.holds) in opposite and _reads_the_same(binder, held.test, first, second)
+        for held in known_at(binder, first)
+    )
+
+
+def _reads_the_same(binder: Binder, test: cst.BaseExpression, first: cst.CSTNode, second: cst.CSTNode) -> bool:
+    for node in subtree(test, attribute_names=False):
+        if isinstance(node, (cst.Lambda, cst.NamedExpr, cst.Await, cst.Yield)):
+            return False
+        if isinstance(node, cst.Call) and not (isinstance(node.func, cst.Name) and node.func.value in _PURE_CALLS):
+            return False
+    shared_loops = {id(loop) for loop in binder.loops_around(first)} & {id(loop) for loop in binder.loops_around(second)}
+    scope = binder.scope_of(first)
+    for name in names_read(test):
+        for binding in binder.bindings_of(name.value, scope):
+            if binder.precedes(first, binding.node) and binder.precedes(binding.node, second):
+                return False
+            if any(id(node) in shared_loops for node in (binding.node, *binder.ancestors(binding.node))):
+                return False
+    return True

@@ -6,6 +6,7 @@ import libcst as cst
 
 from torchcheck.lint.context import LintContext
 from torchcheck.lint.flow import Event
+from torchcheck.lint.guards import never_together
 from torchcheck.lint.rule import FixSafety, Invalid, Rule, Valid
 
 
@@ -42,8 +43,11 @@ class AliasInsteadOfClone(Rule):
     place (`b[i] = ...`, `b += ...`, `b.add_(...)`) while the other is still used.
 
     An alias and a write in different branches of one `if`/`else` (or `try`/`except`,
-    `match`) never meet, and a name bound again before the write (`x: Tensor = f(x)`,
-    `x, w = f(x)`) no longer refers to the aliased tensor: neither is reported.
+    `match`) never meet, nor do two under opposite values of the same test in two separate
+    `if` statements, when nothing the test reads changes between them (`if fused: buf = out`
+    ... `if not fused: out[i] = buf`, an output buffer used directly in one configuration
+    and copied back in the other). A name bound again before the write (`x: Tensor = f(x)`,
+    `x, w = f(x)`) no longer refers to the aliased tensor. None of these is reported.
 
     ## Why is this bad?
     Assignment does not copy a tensor: `b` and `a` are the same storage. Modifying one in
@@ -154,6 +158,22 @@ def residual(self, x: torch.Tensor) -> torch.Tensor:
     return x
 """
         ),
+        Valid(
+            """
+import torch
+import torch.distributed as dist
+def reduce_grads(dk: torch.Tensor, buffer: torch.Tensor, chunks: torch.Tensor, stride: int, heads: int):
+    for i in range(0, heads, stride):
+        if stride != heads:
+            dk_i = buffer[0]
+        else:
+            dk_i = dk
+        dist.reduce_scatter_tensor(dk_i, chunks[i], group=None)
+        if stride != heads:
+            dk[:, i : i + stride] = dk_i
+    return dk
+"""
+        ),
     )
     INVALID = (
         Invalid(
@@ -222,6 +242,34 @@ def clipped(x: torch.Tensor, limit: float, clip: bool) -> torch.Tensor:
     return y
 """,
         ),
+        Invalid(
+            """
+import torch
+def smooth(x: torch.Tensor, steps: int) -> torch.Tensor:
+    out = torch.zeros_like(x)
+    prev = torch.zeros_like(x)
+    for i in range(steps):
+        if i % 2:
+            prev = out  # TCK701
+        if not i % 2:
+            out.add_(x)
+        x = x - prev
+    return out
+""",
+            expected_replacement="""
+import torch
+def smooth(x: torch.Tensor, steps: int) -> torch.Tensor:
+    out = torch.zeros_like(x)
+    prev = torch.zeros_like(x)
+    for i in range(steps):
+        if i % 2:
+            prev = out.clone()  # TCK701
+        if not i % 2:
+            out.add_(x)
+        x = x - prev
+    return out
+""",
+        ),
     )
 
     def __init__(self, context: LintContext) -> None:
@@ -268,7 +316,7 @@ def clipped(x: torch.Tensor, limit: float, clip: bool) -> torch.Tensor:
         for alias in pending:
             other, write = self._mutated[alias]
             read = self.context.flow.event(node)
-            if read.exclusive_with(write):
+            if read.exclusive_with(write) or never_together(self.context.binder, node, write.node):
                 continue  # the read runs on another path; a later one may not
             if not self.context.flow.rebound_between(other, write, read):
                 self._report_alias(alias)
@@ -286,7 +334,7 @@ def clipped(x: torch.Tensor, limit: float, clip: bool) -> torch.Tensor:
 
     def _still_aliased(self, alias: _Alias, write: Event) -> bool:
         """The write can see the alias: not in another branch, and neither name bound anew since."""
-        if alias.made.exclusive_with(write):
+        if alias.made.exclusive_with(write) or never_together(self.context.binder, alias.assignment, write.node):
             return False
         return not any(self.context.flow.rebound_between(name, alias.made, write) for name in alias.names)
 

@@ -1,13 +1,33 @@
 from __future__ import annotations
 
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
 import libcst as cst
 
-from torchcheck.lint.kinds import TENSOR_KINDS
+from torchcheck.lint.kinds import TENSOR_KINDS, Evidence, Kind
 from torchcheck.lint.rule import FixSafety, Invalid, Rule, Valid, fix_safety_on
+
+if TYPE_CHECKING:
+    from torchcheck.lint.context import LintContext
 
 _TORCH_TENSOR = "torch.tensor"
 # Receivers that need no parentheses before `.clone()`.
 _ATOMS = (cst.Name, cst.Attribute, cst.Call, cst.Subscript)
+# `next(loader)`, `iter(loader)`, `enumerate(loader)`: what is drawn from the loader inside.
+_DRAWING = frozenset({"next", "iter", "enumerate", "tqdm"})
+
+
+@dataclass(frozen=True)
+class _Deferred:
+    """A finding that stands only if the callers of ``function`` agree with the annotation
+    of ``parameter``."""
+
+    call: cst.Call
+    replacement: cst.CSTNode | None
+    fix_safety: FixSafety
+    function: cst.FunctionDef
+    parameter: str
 
 
 class TensorFromTensor(Rule):
@@ -45,7 +65,17 @@ class TensorFromTensor(Rule):
     new leaf tensor without history, like before. It is safe when the code shows that `x`
     is a tensor (built by a torch function, or checked with `isinstance`). When only a type
     annotation says so it is unsafe: callers may pass a `torch.Size` or a list, on which
-    `torch.tensor` works and `.clone()` does not. Inside `if isinstance(x, torch.Size):`
+    `torch.tensor` works and `.clone()` does not.
+
+    An annotation is evidence, but the callers in the file outrank it: for
+    `torch.tensor(param)` whose only evidence is the parameter's annotation, the finding
+    stands when no call of the function is in the file, or when every call passes a value
+    known to be a tensor. When a caller passes anything else (`latents_mean: torch.Tensor`
+    that callers fill from a config's list of floats) the helper converts what it is given
+    and nothing is reported. A name that suggests a batch is no evidence either when the
+    file builds the loader it is drawn from with a call the linter cannot see into
+    (`batch = next(data_loader)` after `data_loader = build_dataloader(args)`, which may
+    yield numpy arrays). Inside `if isinstance(x, torch.Size):`
     (or any non-tensor class) nothing is reported, nor for an entry of what a dataloader
     yields (`shapes[i][0]`): a custom `collate_fn` often batches sizes or paths as tuples,
     so only the loop variable itself counts as a tensor. The fix is offered only when `x` is the
@@ -144,6 +174,35 @@ def evaluate(model, dataloader):
             gain = torch.tensor(shapes[si][0])[[1, 0, 1, 0]]
 """
         ),
+        Valid(
+            """
+import torch
+
+class VideoPipeline:
+    @staticmethod
+    def _denormalize(latents: torch.Tensor, mean: torch.Tensor, std: torch.Tensor) -> torch.Tensor:
+        mean = torch.tensor(mean).view(1, -1, 1, 1, 1).to(latents.device, latents.dtype)
+        std = torch.tensor(std).view(1, -1, 1, 1, 1).to(latents.device, latents.dtype)
+        return latents * std + mean
+
+    def decode(self, latents: torch.Tensor) -> torch.Tensor:
+        latents = self._denormalize(latents, self.vae.config.latents_mean, self.vae.config.latents_std)
+        return self.vae.decode(latents)
+"""
+        ),
+        Valid(
+            """
+import torch
+def train(args, model, optimizer, steps):
+    data_loader = build_dataloader_from_args(args.data)
+    for step in range(steps):
+        batch, state = next(data_loader)
+        batch = torch.tensor(batch, dtype=torch.long)
+        loss = model(batch).mean()
+        loss.backward()
+        optimizer.step()
+"""
+        ),
     )
     INVALID = (
         Invalid(
@@ -177,7 +236,42 @@ for images, labels in T.utils.data.DataLoader(dataset):
     weights = T.tensor(labels, dtype=T.float32)  # TCK704
 """
         ),
+        Invalid(
+            """
+import torch
+
+def as_target(prediction: torch.Tensor) -> torch.Tensor:
+    return torch.tensor(prediction)  # TCK704
+
+logits = torch.randn(8, 4, requires_grad=True)
+target = as_target(logits.softmax(-1))
+""",
+            expected_replacement="""
+import torch
+
+def as_target(prediction: torch.Tensor) -> torch.Tensor:
+    return prediction.clone().detach()  # TCK704
+
+logits = torch.randn(8, 4, requires_grad=True)
+target = as_target(logits.softmax(-1))
+""",
+        ),
+        Invalid(
+            """
+import torch
+def scale(x: torch.Tensor, factor: float) -> torch.Tensor:
+    x = x * factor
+    return torch.tensor(x, dtype=torch.float16)  # TCK704
+"""
+        ),
     )
+
+    def __init__(self, context: LintContext) -> None:
+        super().__init__(context)
+        self._deferred: list[_Deferred] = []
+        # (function, parameter) -> the kind each call seen after the `def` passes for it
+        self._passed: dict[tuple[cst.FunctionDef, str], list[Kind | None]] = {}
+        self._self_calls: dict[str, list[cst.Call]] = {}  # `self.<name>(...)` calls by name
 
     def _indexes_loader_item(self, source: cst.BaseExpression) -> bool:
         """``shapes[i][0]`` where ``shapes`` is drawn from a dataloader: what the loader yields
@@ -193,7 +287,49 @@ for images, labels in T.utils.data.DataLoader(dataset):
         binding = self.context.flow.last_binding(root.value)
         return binding is not None and isinstance(binding.node, cst.For) and self.context.iterates_dataloader(binding.node)
 
+    def _own_parameter(self, source: cst.BaseExpression) -> str | None:
+        """The parameter ``source`` still holds, if it is a bare name of one."""
+        if not isinstance(source, cst.Name):
+            return None
+        binding = self.context.flow.reaching_binding(source.value)
+        return source.value if binding is not None and isinstance(binding.node, cst.Param) else None
+
+    def _drawn_from_built_loader(self, source: cst.BaseExpression) -> bool:
+        """``batch`` drawn (``next(loader)``, ``for batch in loader``) from a loader this
+        function binds to a call's result: only the loader's name says it yields tensors,
+        and the call that built it decides what it yields."""
+        if not isinstance(source, cst.Name):
+            return False
+        binding = self.context.flow.reaching_binding(source.value)
+        if binding is None:
+            return False
+        drawn = binding.node.iter if isinstance(binding.node, cst.For) else binding.node.value if isinstance(binding.node, cst.Assign) else None
+        while isinstance(drawn, cst.Call) and isinstance(drawn.func, cst.Name) and drawn.func.value in _DRAWING and drawn.args:
+            drawn = drawn.args[0].value
+        if not isinstance(drawn, cst.Name):
+            return False
+        loader = self.context.flow.reaching_binding(drawn.value)
+        return loader is not None and isinstance(loader.value, cst.Call)
+
+    def _note_caller(self, node: cst.Call) -> None:
+        callee = node.func.attr.value if isinstance(node.func, cst.Attribute) else node.func.value if isinstance(node.func, cst.Name) else None
+        if not any(deferred.function.name.value == callee for deferred in self._deferred):
+            return
+        resolved = self.context.resolve_call(node)
+        if resolved is None:
+            return
+        for deferred in self._deferred:
+            if deferred.function is resolved.function:
+                argument = resolved.arguments.get(deferred.parameter) if resolved.arguments is not None else None
+                kind = self.context.kind_of(argument) if argument is not None else None
+                self._passed.setdefault((deferred.function, deferred.parameter), []).append(kind)
+
     def visit_Call(self, node: cst.Call) -> None:
+        func = node.func
+        if type(func) is cst.Attribute and type(func.value) is cst.Name and func.value.value == "self":
+            self._self_calls.setdefault(func.attr.value, []).append(node)
+        if self._deferred:
+            self._note_caller(node)
         if not node.args or node.args[0].keyword is not None or node.args[0].star:
             return
         if self.context.call_name(node) != _TORCH_TENSOR:
@@ -202,15 +338,49 @@ for images, labels in T.utils.data.DataLoader(dataset):
         kind, evidence = self.context.kind_and_evidence(source)
         if kind not in TENSOR_KINDS:
             return
+        if evidence is Evidence.CONVENTION and self._drawn_from_built_loader(source):
+            return
         if isinstance(source, cst.Name) and self.context.flow.bound_conditionally(source.value):
             return  # `if isinstance(x, Tensor): x = ... else: torch.tensor(x)`
         if self._indexes_loader_item(source):
             return
-        if len(node.args) != 1:
-            self.report(node)
+        replacement = None
+        if len(node.args) == 1:
+            if not isinstance(source, _ATOMS) and not source.lpar:
+                source = source.with_changes(lpar=[cst.LeftParen()], rpar=[cst.RightParen()])
+            clone = cst.Call(func=cst.Attribute(value=source, attr=cst.Name("clone")))
+            detached = cst.Call(func=cst.Attribute(value=clone, attr=cst.Name("detach")))
+            replacement = detached.with_changes(lpar=node.lpar, rpar=node.rpar)
+        parameter = self._own_parameter(source) if evidence is Evidence.ANNOTATION else None
+        function = self.context.flow.function
+        if parameter is not None and function is not None:
+            self._deferred.append(_Deferred(node, replacement, fix_safety_on(evidence), function, parameter))
             return
-        if not isinstance(source, _ATOMS) and not source.lpar:
-            source = source.with_changes(lpar=[cst.LeftParen()], rpar=[cst.RightParen()])
-        clone = cst.Call(func=cst.Attribute(value=source, attr=cst.Name("clone")))
-        detached = cst.Call(func=cst.Attribute(value=clone, attr=cst.Name("detach")))
-        self.report(node, replacement=detached.with_changes(lpar=node.lpar, rpar=node.rpar), fix_safety=fix_safety_on(evidence))
+        self._report(node, replacement, fix_safety_on(evidence))
+
+    def _report(self, node: cst.Call, replacement: cst.CSTNode | None, fix_safety: FixSafety) -> None:
+        if replacement is None:
+            self.report(node)
+        else:
+            self.report(node, replacement=replacement, fix_safety=fix_safety)
+
+    def leave_Module(self, node: cst.Module) -> None:
+        """The deferred findings: the annotation stands unless a caller in the file passes
+        something not known to be a tensor (a call before the ``def`` passes a value the
+        walk did not weigh there: unknown, so it does not confirm the annotation)."""
+        for deferred in self._deferred:
+            callers = self._calls_of(deferred.function)
+            passed = self._passed.get((deferred.function, deferred.parameter), [])
+            if not callers or (len(passed) == len(callers) and all(kind in TENSOR_KINDS for kind in passed)):
+                self._report(deferred.call, deferred.replacement, deferred.fix_safety)
+
+    def _calls_of(self, function: cst.FunctionDef) -> list[cst.Call]:
+        """The calls of ``function`` in the file: by its name, or as ``self.<name>(...)``
+        in its class."""
+        binder = self.context.binder
+        owner = binder.scope_of(function.name).node
+        if isinstance(owner, cst.ClassDef):
+            return [call for call in self._self_calls.get(function.name.value, []) if binder.enclosing(call, cst.ClassDef) is owner]
+        binding = binder.binding_made_by(function.name)
+        references = binding.references if binding is not None else []
+        return [parent for reference in references if isinstance(parent := binder.parent(reference), cst.Call) and parent.func is reference]
