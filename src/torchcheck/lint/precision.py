@@ -63,14 +63,14 @@ def possible_dtypes(context: LintContext, expression: cst.BaseExpression, depth:
 
 
 def may_autocast_float16(context: LintContext, expression: cst.BaseExpression) -> bool:
-    """An enabled torch autocast that runs in float16 on some path: the CUDA default, an
-    explicit ``dtype=torch.float16`` on any device, or a dtype chosen at run time among
-    values that include float16."""
+    """An enabled torch autocast on CUDA or a device the file does not show that runs in
+    float16 on some path: the CUDA default, an explicit ``dtype=torch.float16``, or a dtype
+    chosen at run time among values that include float16."""
     region = autocast_dtype(context, expression)
     if region is not None:
         return region in (("cuda", "float16"), (None, "float16"))
     enabled = _enabled_autocast(context, expression)
-    if enabled is None:
+    if enabled is None or _device_of(context, *enabled) not in (None, "cuda"):
         return False
     dtype = argument_for(enabled[0], 1, "dtype")  # second for `torch.autocast` and `torch.cuda.amp.autocast` alike
     return dtype is not None and not dtype.star and "float16" in possible_dtypes(context, dtype.value)
@@ -86,15 +86,17 @@ def autocast_dtype(context: LintContext, expression: cst.BaseExpression) -> tupl
     if enabled is None:
         return None
     call, qualified = enabled
-    device = _DEVICE_AUTOCASTS.get(qualified)
-    dtype_position = 1
-    if device is None:
-        device = device_type(context, argument_for(call, 0, "device_type"))
-    dtype_argument = argument_for(call, dtype_position, "dtype")
+    device = _device_of(context, call, qualified)
+    dtype_argument = argument_for(call, 1, "dtype")
     if dtype_argument is None:
         return (device, _DEFAULT_DTYPE[device]) if device is not None else None
     dtype = dtype_of(context, dtype_argument.value) if not dtype_argument.star else None
     return (device, dtype) if dtype is not None else None
+
+
+def _device_of(context: LintContext, call: cst.Call, qualified: str) -> str | None:
+    """The device type an autocast call names (``torch.cuda.amp.autocast`` is CUDA's)."""
+    return _DEVICE_AUTOCASTS.get(qualified) or device_type(context, argument_for(call, 0, "device_type"))
 
 
 def _enabled_autocast(context: LintContext, expression: cst.BaseExpression) -> tuple[cst.Call, str] | None:

@@ -121,6 +121,17 @@ for x, y in loader:
         Valid(
             """
 import torch
+dtype = torch.float16 if args.fp16 else torch.bfloat16
+for x, y in loader:
+    with torch.autocast("cpu", dtype=dtype):
+        loss = criterion(model(x), y)
+    loss.backward()
+    optimizer.step()
+"""
+        ),
+        Valid(
+            """
+import torch
 with torch.autocast("cuda"), torch.no_grad():
     pred = model(x)
 """
