@@ -354,12 +354,26 @@ def _kill_workers(executor: ProcessPoolExecutor) -> None:
             process.kill()
 
 
+def _import_engine_for_forked_workers() -> None:
+    """Import the engine, libcst and the rules here, once, before forked workers start: they
+    inherit them instead of each importing them again (measured: 5% of a cold lint's CPU
+    time on timm with two workers; the saving grows with the workers). Only a run that
+    parses files in a pool gets here; workers that are not forked import for themselves."""
+    import multiprocessing
+
+    if (multiprocessing.get_start_method(allow_none=True) or multiprocessing.get_all_start_methods()[0]) == "fork":
+        from torchcheck.lint import engine  # noqa: F401 - imported for the workers to inherit
+
+        registry.all_rules()
+
+
 def _execute_in_pool(tasks: list[_Task], jobs: int) -> list[FileResult]:
     """Lint in worker processes. A worker that dies (the native parser can crash on absurd
     input) takes down only its own files: those are re-run one per process, and the file
     that kills its process is reported, never the whole run."""
     results: dict[int, FileResult] = {}
     lost: list[int] = []
+    _import_engine_for_forked_workers()
     with _worker_pool(jobs, _prepare_worker) as executor:
         futures = []
         for indices in _chunks(tasks, jobs):

@@ -17,7 +17,7 @@ no fix becomes safe on it.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 import libcst as cst
@@ -57,6 +57,8 @@ class DistantKinds:
         self._attributes: dict[tuple[cst.ClassDef, str], Inferred] = {}
         # per class: for each method name, its `self.<name>(...)` calls and its other mentions
         self._self_calls: dict[cst.ClassDef, dict[str, tuple[list[cst.Call], int]]] = {}
+        # per class: for each attribute, the values `self.<attribute> = ...` stores, in source order
+        self._stores: dict[cst.ClassDef, dict[str, list[cst.BaseExpression]]] = {}
         self._asking: list[cst.CSTNode] = []
 
     # ----------------------------------------------------------------- questions
@@ -158,14 +160,22 @@ class DistantKinds:
                 kinds.append(self._infer_elsewhere(value))
         return agreeing(kinds)
 
-    @staticmethod
-    def _stored_values(class_def: cst.ClassDef, attribute: str) -> Iterator[cst.BaseExpression]:
-        for node in subtree(class_def):
-            if type(node) is cst.Assign:
-                if any(self_attribute(target.target) == attribute for target in node.targets):  # type: ignore[attr-defined]
-                    yield node.value  # type: ignore[attr-defined]
-            elif type(node) is cst.AnnAssign and node.value is not None and self_attribute(node.target) == attribute:  # type: ignore[attr-defined]
-                yield node.value  # type: ignore[attr-defined]
+    def _stored_values(self, class_def: cst.ClassDef, attribute: str) -> list[cst.BaseExpression]:
+        """The values stored in ``self.<attribute>`` in the class; one pass over the class
+        answers for all its attributes."""
+        stores = self._stores.get(class_def)
+        if stores is None:
+            stores = self._stores[class_def] = {}
+            for node in subtree(class_def):
+                if type(node) is cst.Assign:
+                    for name in dict.fromkeys(self_attribute(target.target) for target in node.targets):  # type: ignore[attr-defined]
+                        if name is not None:
+                            stores.setdefault(name, []).append(node.value)  # type: ignore[attr-defined]
+                elif type(node) is cst.AnnAssign and node.value is not None:  # type: ignore[attr-defined]
+                    name = self_attribute(node.target)  # type: ignore[attr-defined]
+                    if name is not None:
+                        stores.setdefault(name, []).append(node.value)  # type: ignore[attr-defined]
+        return stores.get(attribute, [])
 
     # ----------------------------------------------------------------- names
     def _binding_kind(self, binding: Binding, fallback: Callable[[str], Inferred]) -> Inferred:
