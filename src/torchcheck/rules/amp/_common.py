@@ -11,6 +11,7 @@ from dataclasses import dataclass
 import libcst as cst
 
 from torchcheck.lint.context import LintContext
+from torchcheck.lint.flow import Event
 from torchcheck.lint.kinds import TENSOR_KINDS, Kind
 from torchcheck.lint.nodes import dotted_name, method_call, source_text
 from torchcheck.lint.summaries import ANONYMOUS, Certainty, Site, spelled
@@ -40,10 +41,8 @@ def is_tensor_backward(context: LintContext, call: cst.Call) -> bool:
     if isinstance(receiver, cst.Call) and isinstance(receiver.func, cst.Name) and receiver.func.value == "super":
         return False
     kind = context.kind_of(receiver)
-    if kind in TENSOR_KINDS:
-        return True
     if kind is not None:
-        return False
+        return kind in TENSOR_KINDS
     return not any(argument.keyword is None for argument in call.args)
 
 
@@ -55,22 +54,28 @@ class ScalerCall:
     action: str  # "unscale_", "step" or "update"
     scaler: str  # the scaler as the caller spells it: `scaler`, `self.scaler`
     certain: bool  # a helper does it on every path that returns (a direct call always does)
+    event: Event  # the call site in this file, with where it runs
     site: Site | None = None  # the call inside the helper, for messages; None when direct
 
 
 def scaler_calls(context: LintContext, call: cst.Call, actions: frozenset[str]) -> list[ScalerCall]:
-    """The ``actions`` that ``call`` performs on a GradScaler, directly or through a helper."""
-    receiver_method = method_call(call)
-    if receiver_method is not None and receiver_method[1] in actions and context.kind_of(receiver_method[0]) is Kind.SCALER:
-        receiver = receiver_method[0]
-        return [ScalerCall(receiver_method[1], dotted_name(receiver) or source_text(receiver), True)]
+    """The ``actions`` that ``call`` performs on a GradScaler, directly or through a helper
+    (call it while visiting ``call``: each call site is stamped with one flow event)."""
+    if is_scaler_call(context, call, actions):
+        receiver, action = method_call(call)  # type: ignore[misc]
+        return [ScalerCall(action, dotted_name(receiver) or source_text(receiver), True, context.flow.event(call))]
     summary = context.call_summary(call)
-    if summary is None:
-        return []
-    return [
-        ScalerCall(effect.action, effect.target, effect.certainty is Certainty.MUST, effect.site)
-        for effect in summary.effects
+    effects = [
+        effect
+        for effect in (summary.effects if summary is not None else ())
         if effect.action in actions
         and effect.target != ANONYMOUS
         and context.kind_of(spelled(effect.target)) is Kind.SCALER
+    ]
+    if not effects:
+        return []
+    event = context.flow.event(call)
+    return [
+        ScalerCall(effect.action, effect.target, effect.certainty is Certainty.MUST, event, effect.site)
+        for effect in effects
     ]

@@ -177,19 +177,15 @@ class Trainer:
     )
 
     def visit_Call(self, node: cst.Call) -> None:
-        if not self.context.loops:
-            return
         receiver_method = method_call(node)
-        if receiver_method is None or receiver_method[1] not in ("step", "scale", "backward"):
+        if not self.context.loops or receiver_method is None:
             return
         flow = self.context.flow
         facts = flow.loop_facts(self, _LoopFacts)
-        method = receiver_method[1]
-        if method == "scale":
+        if receiver_method[1] == "scale":
             facts.scales = True
-        elif method == "step":
-            if node.args and is_scaler_call(self.context, node, ("step",)):
-                facts.steps.append(flow.path)
+        elif node.args and is_scaler_call(self.context, node, ("step",)):
+            facts.steps.append(flow.path)
         elif is_tensor_backward(self.context, node):
             facts.backwards.append((node, flow.path))
 

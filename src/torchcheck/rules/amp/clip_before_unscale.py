@@ -1,11 +1,9 @@
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-
 import libcst as cst
 
 from torchcheck.lint.context import LintContext
-from torchcheck.lint.flow import Event
+from torchcheck.lint.flow import Event, Function
 from torchcheck.lint.nodes import method_call
 from torchcheck.lint.rule import Invalid, Rule, Valid
 from torchcheck.rules.amp._common import is_scaler_call
@@ -22,15 +20,6 @@ def _runs_with(use: Event, clip: Event) -> bool:
     """The scaler call happens around ``clip``: before it, or in a loop they share, and not
     in another branch of the same statement."""
     return not use.exclusive_with(clip) and (use.order < clip.order or bool(set(use.loops) & set(clip.loops)))
-
-
-@dataclass
-class _Unit:
-    """What one function body (or the module's top level) does, in walk order."""
-
-    unscaled: bool = False  # an unscale_() call has been seen
-    scaler_uses: list[Event] = field(default_factory=list)
-    clips: list[Event] = field(default_factory=list)  # clips before any unscale_()
 
 
 class ClipBeforeUnscale(Rule):
@@ -200,33 +189,22 @@ class Trainer:
 
     def __init__(self, context: LintContext) -> None:
         super().__init__(context)
-        self._units: list[_Unit] = []
-
-    def visit_Module(self, node: cst.Module) -> None:
-        self._units.append(_Unit())
-
-    def leave_Module(self, node: cst.Module) -> None:
-        self._resolve()
-
-    def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
-        self._units.append(_Unit())
-
-    def leave_FunctionDef(self, node: cst.FunctionDef) -> None:
-        self._resolve()
+        self._unscaled: set[Function | None] = set()  # the functions (None: the module) seen calling unscale_()
+        self._scaler_uses: list[Event] = []
+        self._clips: list[Event] = []  # clips before any unscale_() of their function
 
     def visit_Call(self, node: cst.Call) -> None:
-        unit = self._units[-1]
+        flow = self.context.flow
         receiver_method = method_call(node)
         if receiver_method is not None and receiver_method[1] in _SCALER_METHODS:
             if receiver_method[1] == "unscale_":
-                unit.unscaled = True
+                self._unscaled.add(flow.function)
             if is_scaler_call(self.context, node, _SCALER_METHODS):
-                unit.scaler_uses.append(self.context.flow.event(node))
-        elif not unit.unscaled and self.context.call_name(node) in _CLIP_FUNCTIONS:
-            unit.clips.append(self.context.flow.event(node))
+                self._scaler_uses.append(flow.event(node))
+        elif flow.function not in self._unscaled and self.context.call_name(node) in _CLIP_FUNCTIONS:
+            self._clips.append(flow.event(node))
 
-    def _resolve(self) -> None:
-        unit = self._units.pop()
-        for clip in unit.clips:
-            if any(_runs_with(use, clip) for use in unit.scaler_uses):
+    def leave_Module(self, node: cst.Module) -> None:
+        for clip in self._clips:
+            if any(use.function is clip.function and _runs_with(use, clip) for use in self._scaler_uses):
                 self.report(clip.node)

@@ -4,13 +4,7 @@ import libcst as cst
 
 from torchcheck.lint.edits import keyword
 from torchcheck.lint.nodes import source_text
-from torchcheck.lint.rule import (
-    FixSafety,
-    ImportedName,
-    ImportTrackingRule,
-    Invalid,
-    Valid,
-)
+from torchcheck.lint.rule import FixSafety, ImportedName, ImportTrackingRule, Invalid, Valid
 
 # deprecated qualified name -> (its torch.amp replacement, the device it implied)
 _DEPRECATED: dict[str, tuple[str, str]] = {
@@ -269,15 +263,13 @@ with amp.autocast(*flags):  # TCK301
     def report_imports(self, imports: list[ImportedName]) -> None:
         """One finding per import statement (a name also imported from ``torch.amp`` in a
         fallback is ambiguous and never gets here)."""
-        reported: set[cst.CSTNode] = set()
+        first_of_statement: dict[cst.CSTNode, ImportedName] = {}
         for found in imports:
-            if found.node in reported:
-                continue
-            reported.add(found.node)
-            if not self._replacement_exists(found.qualified):
-                continue
-            new, device = _DEPRECATED[found.qualified]
-            self.report(found.node, IMPORT_MESSAGE.format(old=found.qualified, new=new, device=device))
+            first_of_statement.setdefault(found.node, found)
+        for found in first_of_statement.values():
+            if self._replacement_exists(found.qualified):
+                new, device = _DEPRECATED[found.qualified]
+                self.report(found.node, IMPORT_MESSAGE.format(old=found.qualified, new=new, device=device))
 
     def _replacement_exists(self, qualified: str) -> bool:
         new, _ = _DEPRECATED[qualified]
@@ -290,11 +282,7 @@ with amp.autocast(*flags):  # TCK301
             return
         new, device = _DEPRECATED[qualified]
         message = CALL_MESSAGE.format(old=qualified, new=new, device=device)
-        replacement = self._replacement(node, new, device)
-        if replacement is None:
-            self.report(node, message)
-        else:
-            self.report(node, message, replacement=replacement)
+        self.report(node, message, replacement=self._replacement(node, new, device))
 
     def _replacement(self, call: cst.Call, new: str, device: str) -> cst.Call | None:
         function = self.context.reference_to(f"torch.amp.{new}", call.func)
@@ -305,22 +293,17 @@ with amp.autocast(*flags):  # TCK301
 
 
 def _new_arguments(call: cst.Call, device: str, *, convert_positional: bool) -> list[cst.Arg] | None:
-    arguments: list[cst.Arg] = []
-    position = 0
-    for argument in call.args:
-        if argument.star == "*" and convert_positional:
-            return None  # cannot tell which parameters the unpacked values fill
-        if argument.keyword is None and not argument.star and convert_positional:
-            if position >= len(_AUTOCAST_POSITIONAL):
-                return None
-            named = keyword(_AUTOCAST_POSITIONAL[position], argument.value)
-            argument = named.with_changes(comma=argument.comma, whitespace_after_arg=argument.whitespace_after_arg)
-            position += 1
-        arguments.append(argument)
-    device_argument = cst.Arg(value=cst.SimpleString(f'"{device}"'))
-    if arguments:
-        comma = arguments[0].comma
-        if not (isinstance(comma, cst.Comma) and isinstance(comma.whitespace_after, cst.ParenthesizedWhitespace)):
-            comma = cst.Comma(whitespace_after=cst.SimpleWhitespace(" "))
-        device_argument = device_argument.with_changes(comma=comma)
-    return [device_argument, *arguments]
+    arguments = list(call.args)
+    if convert_positional:
+        positional = [index for index, argument in enumerate(arguments) if not (argument.keyword or argument.star)]
+        if any(argument.star == "*" for argument in arguments) or len(positional) > len(_AUTOCAST_POSITIONAL):
+            return None  # cannot tell which parameters the values fill
+        for name, index in zip(_AUTOCAST_POSITIONAL, positional):
+            old = arguments[index]
+            named = keyword(name, old.value)
+            arguments[index] = named.with_changes(comma=old.comma, whitespace_after_arg=old.whitespace_after_arg)
+    comma = arguments[0].comma if arguments else cst.MaybeSentinel.DEFAULT
+    breaks_line = isinstance(comma, cst.Comma) and isinstance(comma.whitespace_after, cst.ParenthesizedWhitespace)
+    if arguments and not breaks_line:
+        comma = cst.Comma(whitespace_after=cst.SimpleWhitespace(" "))
+    return [cst.Arg(value=cst.SimpleString(f'"{device}"'), comma=comma), *arguments]

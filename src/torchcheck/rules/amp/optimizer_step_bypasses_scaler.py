@@ -1,11 +1,9 @@
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-
 import libcst as cst
 
 from torchcheck.lint.context import LintContext
-from torchcheck.lint.flow import Path, exclusive
+from torchcheck.lint.flow import Event
 from torchcheck.lint.kinds import Kind
 from torchcheck.lint.nodes import method_call, source_text
 from torchcheck.lint.rule import Invalid, Rule, Valid
@@ -16,17 +14,6 @@ _STEPPED_TWICE = (
     "`optimizer.step()` on the same path as `scaler.step(optimizer)`: the optimizer steps twice per iteration; "
     "let the scaler step it"
 )
-
-
-@dataclass
-class _Unit:
-    """What one function body (or the module's top level) does, in walk order."""
-
-    scaled_backwards: list[Path] = field(default_factory=list)
-    # `opt` in scaler.step(opt), with where each such call is
-    stepped_through_scaler: dict[str, list[Path]] = field(default_factory=dict)
-    # optimizer.step() calls after a scaled backward: (call, where, receiver text)
-    steps: list[tuple[cst.Call, Path, str]] = field(default_factory=list)
 
 
 class OptimizerStepBypassesScaler(Rule):
@@ -167,34 +154,26 @@ def train_gan(real, noise):
 
     def __init__(self, context: LintContext) -> None:
         super().__init__(context)
-        self._units: list[_Unit] = []
-
-    def visit_Module(self, node: cst.Module) -> None:
-        self._units.append(_Unit())
-
-    def leave_Module(self, node: cst.Module) -> None:
-        self._resolve()
-
-    def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
-        self._units.append(_Unit())
-
-    def leave_FunctionDef(self, node: cst.FunctionDef) -> None:
-        self._resolve()
+        self._scaled_backwards: list[Event] = []
+        self._through_scaler: list[tuple[Event, str]] = []  # scaler.step(opt), with `opt`
+        self._steps: list[tuple[Event, str]] = []  # optimizer.step() after a scaled backward, with the optimizer
 
     def visit_Call(self, node: cst.Call) -> None:
         receiver_method = method_call(node)
         if receiver_method is None:
             return
         receiver, method = receiver_method
-        unit = self._units[-1]
+        flow = self.context.flow
         if method == "backward" and self._is_scaled(receiver):
-            unit.scaled_backwards.append(self.context.flow.path)
+            self._scaled_backwards.append(flow.event(node))
         elif method == "step":
             if is_scaler_call(self.context, node, ("step",)):
-                for argument in node.args:
-                    unit.stepped_through_scaler.setdefault(source_text(argument.value), []).append(self.context.flow.path)
-            elif unit.scaled_backwards and self.context.kind_of(receiver) is Kind.OPTIMIZER:
-                unit.steps.append((node, self.context.flow.path, source_text(receiver)))
+                event = flow.event(node)
+                self._through_scaler.extend((event, source_text(argument.value)) for argument in node.args)
+            elif any(backward.function is flow.function for backward in self._scaled_backwards) and (
+                self.context.kind_of(receiver) is Kind.OPTIMIZER
+            ):
+                self._steps.append((flow.event(node), source_text(receiver)))
 
     def _is_scaled(self, receiver: cst.BaseExpression) -> bool:
         """``scaler.scale(loss)``, or a name last bound to one (``scaled = scaler.scale(loss)``)."""
@@ -203,11 +182,13 @@ def train_gan(real, noise):
             receiver = binding.value if binding is not None and binding.value is not None else receiver
         return isinstance(receiver, cst.Call) and is_scaler_call(self.context, receiver, ("scale",))
 
-    def _resolve(self) -> None:
-        unit = self._units.pop()
-        for step, path, optimizer in unit.steps:
-            through_scaler = unit.stepped_through_scaler.get(optimizer, [])
-            if any(not exclusive(path, other) for other in through_scaler):
-                self.report(step, _STEPPED_TWICE)  # on the same path as the scaler's step of it
-            elif not through_scaler and any(not exclusive(path, backward) for backward in unit.scaled_backwards):
-                self.report(step)
+    def leave_Module(self, node: cst.Module) -> None:
+        for step, optimizer in self._steps:
+            through_scaler = [
+                use for use, name in self._through_scaler if name == optimizer and use.function is step.function
+            ]
+            backwards = [backward for backward in self._scaled_backwards if backward.function is step.function]
+            if any(not step.exclusive_with(use) for use in through_scaler):
+                self.report(step.node, _STEPPED_TWICE)  # on the same path as the scaler's step of it
+            elif not through_scaler and any(not step.exclusive_with(backward) for backward in backwards):
+                self.report(step.node)

@@ -8,7 +8,7 @@ from torchcheck.lint.context import Loop
 from torchcheck.lint.kinds import Kind
 from torchcheck.lint.nodes import method_call, source_text
 from torchcheck.lint.rule import Invalid, Rule, Valid
-from torchcheck.lint.summaries import ANONYMOUS, FunctionSummary, spelled
+from torchcheck.lint.summaries import ANONYMOUS, spelled
 from torchcheck.rules.amp._common import is_scaler_call
 
 
@@ -164,28 +164,20 @@ class Trainer:
         if not self.context.loops:
             return
         summary = self.context.call_summary(node)
-        if summary is not None:
-            self._helper(summary)
-            return
         receiver_method = method_call(node)
-        if receiver_method is None or receiver_method[1] not in ("step", "update"):
-            return
-        receiver, method = receiver_method
-        if method == "update":
-            self._updated(source_text(receiver), self.context.kind_of(receiver))
-        elif node.args and is_scaler_call(self.context, node, ("step",)):
-            self._facts().steps.append((node, source_text(receiver)))
+        if summary is not None:  # a helper of this file that calls `scaler.update()` updates the scale too
+            for effect in summary.effects:
+                if effect.action == "update" and effect.target != ANONYMOUS:
+                    self._updated(effect.target, spelled(effect.target))
+        elif receiver_method is not None and receiver_method[1] == "update":
+            self._updated(source_text(receiver_method[0]), receiver_method[0])
+        elif receiver_method is not None and node.args and is_scaler_call(self.context, node, ("step",)):
+            self._facts().steps.append((node, source_text(receiver_method[0])))
 
-    def _helper(self, summary: FunctionSummary) -> None:
-        """A helper of this file that calls ``scaler.update()`` updates the scale too."""
-        for effect in summary.effects:
-            if effect.action == "update" and effect.target != ANONYMOUS:
-                self._updated(effect.target, self.context.kind_of(spelled(effect.target)))
-
-    def _updated(self, receiver: str, kind: Kind | None) -> None:
+    def _updated(self, receiver: str, expression: cst.BaseExpression) -> None:
         facts = self._facts()
         facts.updated.add(receiver)
-        facts.scaler_updated = facts.scaler_updated or kind is Kind.SCALER
+        facts.scaler_updated |= self.context.kind_of(expression) is Kind.SCALER
 
     def leave_loop(self, loop: Loop) -> None:
         facts = self._facts()

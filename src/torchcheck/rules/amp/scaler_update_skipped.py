@@ -1,7 +1,5 @@
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 import libcst as cst
 
 from torchcheck.lint.context import LintContext
@@ -10,8 +8,8 @@ from torchcheck.lint.rule import Invalid, Rule, Valid
 from torchcheck.rules.amp._common import ScalerCall, scaler_calls
 
 _ACTIONS = frozenset({"unscale_", "step", "update"})
-_JUMPS = (cst.Continue, cst.Break, cst.Return)
-_KEYWORDS = {cst.Continue: "continue", cst.Break: "break", cst.Return: "return"}
+# The exits that may jump over an update, with their keyword (a `raise` ends the training).
+_JUMPS = {cst.Continue: "continue", cst.Break: "break", cst.Return: "return"}
 # What the next iteration's call raises once the scaler is left in each state.
 _CONSEQUENCE = {
     "unscale_": "the next `unscale_()` raises RuntimeError",
@@ -20,20 +18,13 @@ _CONSEQUENCE = {
 _MESSAGE = "`{jump}` after {done} skips `{scaler}.update()` at line {update_line}; {consequence}"
 
 
-@dataclass(frozen=True)
-class _Fact:
-    call: ScalerCall
-    event: Event
-    finally_of: cst.Try | cst.TryStar | None  # the `try` whose `finally:` block holds the call
-
-
 def _same_pass(first: Event, second: Event) -> bool:
     """Both run in one pass of the loops around them: one's loops enclose the other's."""
     shared = min(len(first.loops), len(second.loops))
     return first.function is second.function and first.loops[:shared] == second.loops[:shared]
 
 
-def _in_jumped_loop(fact: _Fact, jump: Event) -> bool:
+def _in_jumped_loop(fact: ScalerCall, jump: Event) -> bool:
     """For ``continue``/``break``: the fact is inside the loop the jump leaves; for
     ``return``: it runs in the same pass of the function."""
     if not _same_pass(fact.event, jump):
@@ -264,38 +255,14 @@ for epoch in range(epochs):
 
     def __init__(self, context: LintContext) -> None:
         super().__init__(context)
-        self._facts: list[_Fact] = []
-        self._tries: list[cst.Try | cst.TryStar] = []
-        self._finally_of: list[cst.Try | cst.TryStar] = []
-
-    def visit_Try(self, node: cst.Try) -> None:
-        self._tries.append(node)
-
-    def leave_Try(self, node: cst.Try) -> None:
-        self._tries.pop()
-
-    def visit_TryStar(self, node: cst.TryStar) -> None:
-        self._tries.append(node)
-
-    def leave_TryStar(self, node: cst.TryStar) -> None:
-        self._tries.pop()
-
-    def visit_Finally(self, node: cst.Finally) -> None:
-        self._finally_of.append(self._tries[-1])
-
-    def leave_Finally(self, node: cst.Finally) -> None:
-        self._finally_of.pop()
+        self._facts: list[ScalerCall] = []
 
     def visit_Call(self, node: cst.Call) -> None:
-        found = scaler_calls(self.context, node, _ACTIONS)
-        if found:
-            event = self.context.flow.event(node)
-            finally_of = self._finally_of[-1] if self._finally_of else None
-            self._facts.extend(_Fact(call, event, finally_of) for call in found)
+        self._facts.extend(scaler_calls(self.context, node, _ACTIONS))
 
     def leave_Module(self, node: cst.Module) -> None:
         for jump in self.context.flow.exits:
-            if isinstance(jump.node, _JUMPS):
+            if type(jump.node) in _JUMPS:
                 self._check(jump)
 
     def _check(self, jump: Event) -> None:
@@ -306,39 +273,46 @@ for epoch in range(epochs):
             for fact in self._facts
             if fact.event.order < jump.order and not fact.event.exclusive_with(jump) and _in_jumped_loop(fact, jump)
         ]
-        for scaler in sorted({fact.call.scaler for fact in before}):
-            last = [fact for fact in before if fact.call.scaler == scaler][-1]
-            if last.call.action == "update" or not last.call.certain:
+        for scaler in sorted({fact.scaler for fact in before}):
+            last = [fact for fact in before if fact.scaler == scaler][-1]
+            if last.action == "update" or not last.certain:
                 continue
             skipped = self._skipped_update(scaler, jump)
             if skipped is not None:
                 self._report(jump, last, skipped)
                 return
 
-    def _skipped_update(self, scaler: str, jump: Event) -> _Fact | None:
-        """The first ``scaler.update()`` after ``jump`` that the jump passes over."""
+    def _skipped_update(self, scaler: str, jump: Event) -> ScalerCall | None:
+        """The first ``scaler.update()`` after ``jump`` that the jump passes over (an update
+        in the ``finally:`` of a ``try`` the jump leaves runs on the way out)."""
         owners = {branch.owner for branch in jump.path}
         for fact in self._facts:
             if (
-                fact.call.action == "update"
-                and fact.call.scaler == scaler
+                fact.action == "update"
+                and fact.scaler == scaler
                 and fact.event.order > jump.order
                 and _in_jumped_loop(fact, jump)
-                and fact.finally_of not in owners  # a `finally:` runs on the way out
+                and self._finally_of(fact) not in owners
             ):
                 return fact
         return None
 
-    def _report(self, jump: Event, last: _Fact, skipped: _Fact) -> None:
+    def _finally_of(self, fact: ScalerCall) -> cst.CSTNode | None:
+        """The ``try`` whose ``finally:`` block holds the call, if any."""
+        binder = self.context.binder
+        block = binder.enclosing(fact.event.node, cst.Finally)
+        return binder.parent(block) if block is not None else None
+
+    def _report(self, jump: Event, last: ScalerCall, skipped: ScalerCall) -> None:
         line = self.context.line_of(last.event.node)
-        done = f"`{last.call.scaler}.{last.call.action}()` at line {line}"
-        if last.call.site is not None:
-            done = f"{last.call.site.describe(self.context.line_of)} (called at line {line})"
+        done = f"`{last.scaler}.{last.action}()` at line {line}"
+        if last.site is not None:
+            done = f"{last.site.describe(self.context.line_of)} (called at line {line})"
         message = _MESSAGE.format(
-            jump=_KEYWORDS[type(jump.node)],
-            scaler=skipped.call.scaler,
+            jump=_JUMPS[type(jump.node)],
+            scaler=skipped.scaler,
             done=done,
             update_line=self.context.line_of(skipped.event.node),
-            consequence=_CONSEQUENCE[last.call.action],
+            consequence=_CONSEQUENCE[last.action],
         )
         self.report(jump.node, message)

@@ -1,7 +1,6 @@
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 
 import libcst as cst
 
@@ -28,12 +27,6 @@ _MESSAGE = (
 )
 
 
-@dataclass(frozen=True)
-class _Fact:
-    call: ScalerCall
-    event: Event
-
-
 def _key(branch: Branch) -> tuple[object, str]:
     """Two ``if`` statements with the same test are the same condition (a loop that clips
     under `if (i + 1) % n == 0:` and steps under another `if (i + 1) % n == 0:`)."""
@@ -46,13 +39,9 @@ def _conditions(event: Event) -> set[tuple[object, str]]:
     return {_key(branch) for branch in event.path if branch.is_conditional}
 
 
-def _is_step_gate(test: cst.BaseExpression) -> bool:
-    text = source_text(test)
-    return "%" in text or _STEP_GATE_NAME.search(text) is not None
-
-
 def _under_step_gate(event: Event) -> bool:
-    return any(isinstance(branch.owner, cst.If) and _is_step_gate(branch.owner.test) for branch in event.path)
+    tests = [source_text(branch.owner.test) for branch in event.path if isinstance(branch.owner, cst.If)]
+    return any("%" in test or _STEP_GATE_NAME.search(test) is not None for test in tests)
 
 
 class UnscaleEveryMicroStep(Rule):
@@ -304,37 +293,30 @@ class Trainer:
 
     def __init__(self, context: LintContext) -> None:
         super().__init__(context)
-        self._facts: list[_Fact] = []
+        self._facts: list[ScalerCall] = []
 
     def visit_Call(self, node: cst.Call) -> None:
-        found = scaler_calls(self.context, node, _ACTIONS)
-        if found:
-            event = self.context.flow.event(node)
-            self._facts.extend(_Fact(call, event) for call in found)
+        self._facts.extend(scaler_calls(self.context, node, _ACTIONS))
 
     def leave_Module(self, node: cst.Module) -> None:
-        groups: dict[object, list[_Fact]] = {}
-        for fact in self._facts:
-            function, loop = fact.event.iteration
-            if function is not None or loop is not None:  # top-level code without a loop runs once
-                groups.setdefault(fact.event.iteration, []).append(fact)
-        for facts in groups.values():
-            for fact in facts:
-                if fact.call.action == "unscale_" and fact.call.certain:
-                    self._check(fact, facts)
+        for unscale in self._facts:
+            iteration = unscale.event.iteration
+            # top-level code without a loop runs once
+            if unscale.action == "unscale_" and unscale.certain and iteration != (None, None):
+                self._check(unscale, [fact for fact in self._facts if fact.event.iteration == iteration])
 
-    def _check(self, unscale: _Fact, facts: list[_Fact]) -> None:
+    def _check(self, unscale: ScalerCall, facts: list[ScalerCall]) -> None:
         if _under_step_gate(unscale.event):
             return  # unscaled under a step gate of its own: assume it is the step's
         later = [
             fact
             for fact in facts
-            if fact.call.scaler == unscale.call.scaler
+            if fact.scaler == unscale.scaler
             and fact.event.order > unscale.event.order
             and not fact.event.exclusive_with(unscale.event)
         ]
-        updates = [fact for fact in later if fact.call.action == "update"]
-        if not updates or not any(fact.call.action == "step" for fact in later):
+        updates = [fact for fact in later if fact.action == "update"]
+        if not updates or not any(fact.action == "step" for fact in later):
             return  # no update at all is TCK303's finding
         if any(_covers(update, unscale) for update in updates):
             return
@@ -342,14 +324,14 @@ class Trainer:
         if gate is not None:
             self._report(unscale, gate)
 
-    def _report(self, unscale: _Fact, gate: cst.If) -> None:
-        site = unscale.call.site
-        subject = f"`{unscale.call.scaler}.unscale_()`" if site is None else site.describe(self.context.line_of)
+    def _report(self, unscale: ScalerCall, gate: cst.If) -> None:
+        site = unscale.site
+        subject = f"`{unscale.scaler}.unscale_()`" if site is None else site.describe(self.context.line_of)
         message = _MESSAGE.format(unscale=subject, condition=source_text(gate.test), line=self.context.line_of(gate))
         self.report(unscale.event.node, message)
 
 
-def _gate(update: _Fact, unscale: _Fact, binder: Binder) -> cst.If | None:
+def _gate(update: ScalerCall, unscale: ScalerCall, binder: Binder) -> cst.If | None:
     """The innermost ``if`` around ``update`` that ``unscale`` is not under, if any: a test
     whose terms all hold where ``unscale`` runs (``if a and not skip:`` around the unscale,
     ``if not skip:`` around the update) is no gate between them."""
@@ -363,8 +345,7 @@ def _gate(update: _Fact, unscale: _Fact, binder: Binder) -> cst.If | None:
     return None
 
 
-def _covers(update: _Fact, unscale: _Fact) -> bool:
-    """``update`` runs after ``unscale`` whenever ``unscale`` runs."""
-    later = update.event.order > unscale.event.order
+def _covers(update: ScalerCall, unscale: ScalerCall) -> bool:
+    """``update`` (a later call) runs whenever ``unscale`` runs."""
     same_loop = update.event.loops == unscale.event.loops[: len(update.event.loops)]
-    return later and same_loop and _conditions(update.event) <= _conditions(unscale.event)
+    return same_loop and _conditions(update.event) <= _conditions(unscale.event)
