@@ -46,6 +46,7 @@ from torchcheck.lint.kinds import (
     GradMode,
     Inferred,
     Kind,
+    called_as_loss,
     conventional,
     grad_mode_of,
     inferred,
@@ -264,6 +265,16 @@ def _attribute_kind(owner: Kind | None, attribute: str) -> Kind | None:
     if attribute == "device" and owner is Kind.MODULE:
         return Kind.DEVICE
     return None
+
+
+def _called_as_loss(callee: cst.BaseExpression) -> bool:
+    """Whether ``callee`` (a name, or a container of callables indexed: ``losses[i]``) is
+    named as a loss function."""
+    while isinstance(callee, cst.Subscript):
+        callee = callee.value
+    if isinstance(callee, cst.Attribute):
+        callee = callee.attr
+    return isinstance(callee, cst.Name) and called_as_loss(callee.value)
 
 
 def _combine(left: Inferred, right: Inferred) -> Inferred:
@@ -775,10 +786,23 @@ class LintContext:
             if method in _PRETRAINED_CONSTRUCTORS and self._is_module_class_name(receiver):
                 return strong(Kind.MODULE)  # a model class of this file with a Hugging Face-style constructor
             owner = self.kind_and_evidence(receiver)
-            return inferred(self._method_result_kind(owner.kind, method), owner.evidence)
+            result = self._method_result_kind(owner.kind, method)
+            if result is None and owner.kind not in TENSOR_KINDS:
+                # `self.encoder(x)`, `self.criterion(out, y)`: a module held in an attribute; on
+                # another object only one the code shows (`client.model(id)` may be any method)
+                held = self.kind_and_evidence(call.func)
+                own = isinstance(receiver, cst.Name) and receiver.value == "self"
+                if held.kind in (Kind.MODULE, Kind.LOSS_FUNCTION) and (own or held.evidence > Evidence.CONVENTION):
+                    return inferred(self._graph_or_plain(), held.evidence)
+            if result is None and owner.kind is not Kind.MODULE and called_as_loss(method):
+                # `self.loss_func(out, y)` of a trainer; a model's own `model.loss(batch)` returns what its author chose
+                return inferred(self._graph_or_plain(), Evidence.CONVENTION)
+            return inferred(result, owner.evidence)
         callee = self.kind_and_evidence(call.func)
         if callee.kind in (Kind.MODULE, Kind.LOSS_FUNCTION):
             return inferred(self._graph_or_plain(), callee.evidence)
+        if callee.kind is None and _called_as_loss(call.func):
+            return inferred(self._graph_or_plain(), Evidence.CONVENTION)  # `loss(out, y)`, `yolo_losses[i](out, y)`
         return UNKNOWN
 
     def _sum_of(self, iterable: cst.BaseExpression) -> Inferred:
@@ -1098,6 +1122,9 @@ class LintContext:
         submodules = self._submodules_of(iterable)
         if submodules is not None:
             return submodules
+        returned = self._returned_entries(iterable)
+        if returned is not None:
+            return returned
         contents = self._container_items(iterable)
         if contents is not None:
             return contents
@@ -1105,6 +1132,21 @@ class LintContext:
         if loader.kind is Kind.DATALOADER:
             return _Items(Inferred(Kind.TENSOR, loader.evidence), batches=True)
         return _NOTHING_KNOWN
+
+    def _returned_entries(self, iterable: cst.BaseExpression) -> _Items | None:
+        """``parts.items()`` / ``parts.values()`` of ``parts = self.train_step(batch)``, a
+        function of this file that returns a container of the losses it backpropagated: the
+        entries carry the graph (``totals[name] += value`` keeps it)."""
+        receiver_method = method_call(iterable)
+        if receiver_method is None or receiver_method[1] not in ("items", "values") or iterable.args or self._elsewhere:  # type: ignore[attr-defined]
+            return None
+        holder, method = receiver_method
+        binding = self.flow.reaching_binding(holder.value) if isinstance(holder, cst.Name) else None
+        value = binding.value if binding is not None else None
+        summary = self.call_summary(value) if isinstance(value, cst.Call) else None
+        if summary is None or not summary.returns.graph_entries:
+            return None
+        return _Items(strong(Kind.GRAPH_TENSOR), key=strong(Kind.OTHER) if method == "items" else None)
 
     def _container_items(self, iterable: cst.BaseExpression) -> _Items | None:
         """A loop over a container the code builds - a list, a tuple or a comprehension, here

@@ -153,6 +153,27 @@ def conventional_kind(name: str) -> Kind | None:
     return None
 
 
+# A callable named as a loss: `loss(out, y)`, `loss_func`, `self.loss_function`, `seg_loss`,
+# `yolo_losses[i]`, `criterions[k]`. Only a *called* name counts: `loss` alone is a tensor.
+_LOSS_CALLEE = re.compile(r"(?:\w*_)?(?:loss|losses|criterion|criterions|criteria)|loss_?(?:fn|func|function|module|layer)s?")
+
+
+# A verb names a computation whose result the author shapes (`compute_loss` may return a dict
+# or a `(loss, items)` pair), not a loss function.
+_COMPUTING_PREFIXES = ("compute_", "calc_", "calculate_", "eval_", "evaluate_", "run_", "forward_", "update_", "log_")
+
+
+@functools.lru_cache(maxsize=1024)
+def called_as_loss(name: str) -> bool:
+    """Whether calling something named ``name`` (a parameter, an attribute, a container of
+    callables indexed) calls a loss function by convention: ``loss(output, target)``,
+    ``self.loss_func(...)``, ``yolo_losses[i](...)``. A factory's name (``build_loss``) returns
+    the loss function, not its value, a verb's (``compute_loss``) a computation of any shape; a
+    scaler's or a weight's name (``loss_scaler``) is no loss."""
+    name = name.lstrip("_")
+    return not name.startswith(_FACTORY_PREFIXES + _COMPUTING_PREFIXES) and _LOSS_CALLEE.fullmatch(name) is not None
+
+
 def conventional(name: str) -> Inferred:
     """What ``name`` suggests by convention, with CONVENTION evidence, or UNKNOWN."""
     return inferred(conventional_kind(name), Evidence.CONVENTION)

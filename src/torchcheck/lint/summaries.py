@@ -143,20 +143,25 @@ class ExitMode:
 @dataclass(frozen=True)
 class Returns:
     """What the function returns on every path that returns: its kind where all paths agree,
-    and whether it is always a softmax/sigmoid output or a non-contiguous view."""
+    whether it is always a softmax/sigmoid output or a non-contiguous view, and whether it is
+    always a container holding a loss it backpropagated."""
 
     kind: Kind | None = None
     probabilities: bool = False  # softmax() / sigmoid() output
     non_contiguous: bool = False  # .t(), .transpose(), .permute(), .T ...
+    # `parts["total"].backward()` then `return parts`, or `return {"loss": loss, ...}` after
+    # `loss.backward()`: a dict or list whose entries carry the graph
+    graph_entries: bool = False
 
     def to_dict(self) -> dict[str, Any]:
         kind = self.kind.name if self.kind is not None else None
-        return {"kind": kind, "probabilities": self.probabilities, "non_contiguous": self.non_contiguous}
+        found = {"kind": kind, "probabilities": self.probabilities, "non_contiguous": self.non_contiguous}
+        return {**found, "graph_entries": True} if self.graph_entries else found
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> Returns:
         kind = Kind[data["kind"]] if data.get("kind") else None
-        return cls(kind, bool(data["probabilities"]), bool(data["non_contiguous"]))
+        return cls(kind, bool(data["probabilities"]), bool(data["non_contiguous"]), bool(data.get("graph_entries")))
 
 
 class ParameterKind(enum.Enum):
@@ -773,6 +778,8 @@ class _FunctionPass:
         self.gradient_holders: dict[str, str] = {}  # `p` in `for p in model.parameters()` -> "model"
         self.module_parts: dict[str, str] = {}  # `block` in `for block in model.blocks` -> "model.blocks"
         self.assigned: dict[str, cst.BaseExpression] = {}  # last `name = value`, in source order
+        self.backpropagated: set[str] = set()  # local names `.backward()` ran on, not rebound since
+        self.backpropagated_entries: set[str] = set()  # local containers an entry of which it ran on
         self.returned: list[Returns] = []
         owner = summaries.index.enclosing_class(function)
         self.in_module_class = owner is not None and owner.name.value in summaries.names.module_classes
@@ -944,12 +951,28 @@ class _FunctionPass:
             method = _SYNONYMS.get(func.attr.value, func.attr.value)
             if method in ACTIONS:
                 action = EVAL if method == TRAIN and _sets_eval_mode(call) else method
+                if action == "backward":
+                    self._note_backpropagated(call, func)
                 return self._record((action, self._target(func.value)), call, certain, state)
             if method == "zero_" and self._gradient_of(func.value) is not None:
                 return self._record(("zero_grad", self._gradient_of(func.value) or ANONYMOUS), call, certain, state)
         if self.summaries.names.qualified_name(func) == "torch.autograd.backward":
             return self._record(("backward", ANONYMOUS), call, certain, state)
         return self._called_value(call, certain, state)
+
+    def _note_backpropagated(self, call: cst.Call, func: cst.Attribute) -> None:
+        """The local name a ``backward`` call backpropagates: ``loss.backward()``,
+        ``scaler.scale(loss).backward()``, ``accelerator.backward(loss)``,
+        ``self.manual_backward(loss)``; returned, the caller holds a graph-attached tensor."""
+        receiver = func.value
+        if isinstance(receiver, cst.Call) and receiver.args:  # scaler.scale(loss)
+            receiver = receiver.args[0].value
+        if isinstance(receiver, cst.Subscript) and isinstance(receiver.value, cst.Name) and receiver.value.value in self.assigned:
+            self.backpropagated_entries.add(receiver.value.value)  # parts["total"].backward()
+        elif isinstance(receiver, cst.Name) and receiver.value in self.assigned:
+            self.backpropagated.add(receiver.value)
+        elif call.args and not call.args[0].keyword and isinstance(call.args[0].value, cst.Name):
+            self.backpropagated.add(call.args[0].value.value)  # a framework's backward(loss)
 
     def _called_value(self, call: cst.Call, certain: bool, state: _State) -> _State:
         """``model(x)``, ``self.encoder(x)``: the function runs a value its caller can name (a
@@ -1015,6 +1038,8 @@ class _FunctionPass:
             for target in statement.targets:
                 if isinstance(target.target, cst.Name):
                     self.assigned[target.target.value] = statement.value
+                    self.backpropagated.discard(target.target.value)
+                    self.backpropagated_entries.discard(target.target.value)
                 holder = self._gradient_of(target.target)
                 if holder is not None and is_none(statement.value):
                     state = self._record(("zero_grad", holder), statement, True, state)
@@ -1101,10 +1126,15 @@ class _FunctionPass:
             kinds.pop() if len(kinds) == 1 else None,
             all(item.probabilities for item in found),
             all(item.non_contiguous for item in found),
+            all(item.graph_entries for item in found),
         )
 
     def _classify_value(self, value: cst.BaseExpression, depth: int) -> Returns:
         if isinstance(value, cst.Name):
+            if value.value in self.backpropagated:
+                return Returns(Kind.GRAPH_TENSOR)  # `loss.backward()` then `return loss`
+            if value.value in self.backpropagated_entries:
+                return Returns(graph_entries=True)
             if value.value in self.assigned and depth < _MAX_ALIAS_DEPTH:
                 return self._classify_value(self.assigned[value.value], depth + 1)
             if self.in_module_class and _is_receiver(value, self.function):
@@ -1116,6 +1146,11 @@ class _FunctionPass:
             return self._classify_call(value, depth)
         if isinstance(value, (cst.Integer, cst.Float)):
             return Returns(Kind.NUMBER)
+        if isinstance(value, (cst.Dict, cst.List, cst.Tuple)) and any(
+            isinstance(entry, (cst.DictElement, cst.Element)) and isinstance(entry.value, cst.Name) and entry.value.value in self.backpropagated
+            for entry in value.elements
+        ):
+            return Returns(graph_entries=True)  # `return {"loss": loss, "acc": acc}` after `loss.backward()`
         if isinstance(value, cst.UnaryOperation):
             return self._classify_value(value.expression, depth + 1)
         if isinstance(value, cst.BinaryOperation) and not isinstance(value.operator, cst.MatrixMultiply):

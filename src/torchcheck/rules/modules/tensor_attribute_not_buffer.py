@@ -87,7 +87,8 @@ class TensorAttributeNotBuffer(ModuleClassRule):
     ## What it does
     Checks for `nn.Module.__init__` methods that store a tensor built with a `torch`
     factory as a plain attribute (`self.mask = torch.ones(...)`), also indexed or chosen by
-    a condition (`torch.linspace(...)[..., None]`, `torch.tensor(m) if m else None`) or
+    a condition (`torch.linspace(...)[..., None]`, `torch.tensor(m) if m else None`), wrapped
+    in the legacy `Variable(...)` (`Variable(torch.zeros(1), requires_grad=False)`), or
     returned by a function of the same file (`self.pe = self._build_pe(n)`, also when that
     function computes the tensor with arithmetic and tensor methods, or with a legacy
     constructor such as `torch.FloatTensor(n, n)`). Re-binding the attribute in `__init__` to
@@ -495,6 +496,8 @@ class Head(nn.Module):
             return bool(branches) and all(self._tensor_built(branch) for branch in branches)
         if not isinstance(value, cst.Call):
             return False
+        if self.context.call_name(value) in torch_api.VARIABLE and value.args and not value.args[0].keyword:
+            return self._tensor_built(value.args[0].value)  # `Variable(torch.zeros(1))`: the tensor itself
         root, methods = value, []
         # `torch.ones(n).float()`: down to the first call; `self._build_pe(...)` is a helper, not a method
         while (called := method_call(root)) is not None and isinstance(called[0], cst.Call) and self.context.call_name(root) is None:

@@ -55,7 +55,11 @@ class LossKeptWithGraph(Rule):
     in each iteration of an outer loop and backpropagated there (`style_loss = 0.` per step,
     `style_loss += ...` over the layers, then `style_loss.backward()`) is correct code. A
     training loop in a method of the model itself (a `fit` method) counts like any other; a
-    `forward` that collects one pass's features does not.
+    `forward` that collects one pass's features does not. What a helper or method of the file
+    backpropagated and returned counts too (`loss = self.train_step(batch)`, then
+    `total += loss`; `for name, value in parts.items()` over the dict of losses it returned),
+    and so does the result of a loss function reached only through its name (a `loss` or
+    `loss_func` parameter, `self.loss_function`, `yolo_losses[i]`).
 
     A loss (or a dict or list holding it, or the parts it is made of) handed without
     `.item()`/`.detach()` to a method of a class of the same file that accumulates its
