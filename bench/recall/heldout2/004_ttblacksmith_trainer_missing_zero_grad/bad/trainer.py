@@ -14,13 +14,13 @@ class Trainer:
         outputs = self.model(input_ids=batch["input_ids"], attention_mask=batch["attention_mask"], labels=batch["labels"])
         loss = outputs.loss
         loss.backward()
-        self.optimizer.step()  # expect: TCK102
+        self.optimizer.step()
         return loss.item()
 
     def train(self):
         self.model.train()
         for epoch in range(self.config.num_epochs):
             for step, batch in enumerate(self.train_loader):
-                loss = self.train_step(batch)
+                loss = self.train_step(batch)  # expect: TCK102
                 if step % self.config.log_every == 0:
                     print(f"epoch {epoch} step {step} loss {loss:.4f}")
