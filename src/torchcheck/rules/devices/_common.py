@@ -32,13 +32,9 @@ def is_periodic_condition(test: cst.BaseExpression) -> bool:
     for node in subtree(test, prune=lambda node: isinstance(node, cst.Lambda)):
         if isinstance(node, cst.BinaryOperation) and isinstance(node.operator, cst.Modulo):
             return True
-        if isinstance(node, cst.Name) and _has_periodic_word(node.value):
+        if isinstance(node, cst.Name) and any(word.lower() in _PERIODIC_WORDS for word in _WORD_SPLIT.split(node.value) if word):
             return True
     return False
-
-
-def _has_periodic_word(identifier: str) -> bool:
-    return any(word.lower() in _PERIODIC_WORDS for word in _WORD_SPLIT.split(identifier) if word)
 
 
 @dataclass(frozen=True)

@@ -2,8 +2,8 @@ from __future__ import annotations
 
 import libcst as cst
 
-from torchcheck.lint.context import LintContext
 from torchcheck.lint.kinds import Evidence, Kind
+from torchcheck.lint.nodes import called_name
 from torchcheck.lint.rule import FixSafety, Invalid, Rule, Valid
 
 _MATERIALISERS = frozenset({"list", "tuple"})
@@ -145,23 +145,13 @@ class Trainer:
         ),
     )
 
-    def __init__(self, context: LintContext) -> None:
-        super().__init__(context)
-        self._asserts = 0
-
-    def visit_Assert(self, node: cst.Assert) -> None:
-        self._asserts += 1
-
-    def leave_Assert(self, node: cst.Assert) -> None:
-        self._asserts -= 1
-
     def visit_Call(self, node: cst.Call) -> None:
         if not _is_builtin_call(node, "len") or self.context.flow.last_binding("len") is not None:
             return
         loader = _materialised_iterable(node)
         if loader is None or self.context.kind_of(loader) is not Kind.DATALOADER:
             return
-        if self._built_otherwise(loader) or self._counts_on_purpose():
+        if self._built_otherwise(loader) or self._counts_on_purpose(node):
             return
         self.report(node, replacement=node.with_changes(args=[cst.Arg(loader)]))
 
@@ -175,13 +165,13 @@ class Trainer:
             return False
         value = binding.value
         if isinstance(value, cst.Call):
-            return _callee_name(value)[:1].isupper()  # a class that is not torch's DataLoader
+            return (called_name(value) or "")[:1].isupper()  # a class that is not torch's DataLoader
         return isinstance(value, _NOT_LOADERS)
 
-    def _counts_on_purpose(self) -> bool:
+    def _counts_on_purpose(self, call: cst.Call) -> bool:
         """A test that checks what iterating the loader yields (``assert len(list(loader)) == 3``)."""
         function = self.context.flow.function
-        return self._asserts > 0 or (function is not None and function.name.value.startswith("test_"))
+        return self.context.binder.enclosing(call, cst.Assert) is not None or (function is not None and function.name.value.startswith("test_"))
 
 
 def _materialised_iterable(call: cst.Call) -> cst.BaseExpression | None:
@@ -197,12 +187,6 @@ def _materialised_iterable(call: cst.Call) -> cst.BaseExpression | None:
     if _is_builtin_call(iterable, "iter") and len(iterable.args) == 1 and not iterable.args[0].star:  # type: ignore[union-attr]
         return iterable.args[0].value  # type: ignore[union-attr]
     return iterable
-
-
-def _callee_name(call: cst.Call) -> str:
-    if isinstance(call.func, cst.Attribute):
-        return call.func.attr.value
-    return call.func.value if isinstance(call.func, cst.Name) else ""
 
 
 def _is_builtin_call(expression: cst.BaseExpression, name: str) -> bool:

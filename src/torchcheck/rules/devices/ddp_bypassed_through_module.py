@@ -13,31 +13,8 @@ _MESSAGE = (
 )
 # Methods of the wrapped module that are not a forward pass.
 _NOT_FORWARD = frozenset(
-    {
-        "parameters",
-        "named_parameters",
-        "buffers",
-        "named_buffers",
-        "modules",
-        "named_modules",
-        "children",
-        "named_children",
-        "state_dict",
-        "load_state_dict",
-        "train",
-        "eval",
-        "to",
-        "cpu",
-        "cuda",
-        "half",
-        "float",
-        "apply",
-        "zero_grad",
-        "requires_grad_",
-        "generate",
-        "get_input_embeddings",
-        "get_output_embeddings",
-    }
+    {"parameters", "named_parameters", "buffers", "named_buffers", "modules", "named_modules", "children", "named_children", "state_dict", "load_state_dict", "train"}
+    | {"eval", "to", "cpu", "cuda", "half", "float", "apply", "zero_grad", "requires_grad_", "generate", "get_input_embeddings", "get_output_embeddings"}
 )
 _GRAPH_CUTS = frozenset({"detach", "item", "tolist", "numpy"})
 _FOLLOWED_BINDINGS = 64  # `out = ...; loss = f(out); total = loss + ...` is followed this far
@@ -295,13 +272,10 @@ def _subtree(root: cst.CSTNode) -> list[cst.CSTNode]:
     """The nodes of ``root`` a gradient can flow through: not into functions, nor behind
     ``.detach()`` or ``.item()``."""
     def stops_the_gradient(node: cst.CSTNode) -> bool:
-        return _cuts_the_graph(node) or isinstance(node, (cst.Lambda, cst.FunctionDef))
+        cuts_the_graph = isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute) and node.func.attr.value in _GRAPH_CUTS
+        return cuts_the_graph or isinstance(node, (cst.Lambda, cst.FunctionDef))
 
     return list(subtree(root, prune=stops_the_gradient, attribute_names=False))
-
-
-def _cuts_the_graph(node: cst.CSTNode) -> bool:
-    return isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute) and node.func.attr.value in _GRAPH_CUTS
 
 
 def _head(call: cst.Call) -> str:

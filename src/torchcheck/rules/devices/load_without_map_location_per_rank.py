@@ -3,30 +3,11 @@ from __future__ import annotations
 import libcst as cst
 
 from torchcheck.lint.context import LintContext
-from torchcheck.lint.distributed import (
-    PROCESS_GROUP_TEXT,
-    guarded_by_rank,
-    names_a_rank,
-    runs_on_one_rank,
-    sets_up_process_group,
-)
+from torchcheck.lint.distributed import PROCESS_GROUP_TEXT, guarded_by_rank, names_a_rank, runs_on_one_rank, sets_up_process_group
 from torchcheck.lint.edits import keyword, with_keyword_appended
-from torchcheck.lint.nodes import (
-    argument_for,
-    called_name,
-    has_star_kwargs,
-    keyword_argument,
-)
+from torchcheck.lint.nodes import argument_for, called_name, has_star_kwargs, keyword_argument
 from torchcheck.lint.rule import FixSafety, Invalid, Rule, Valid
-from torchcheck.lint.save_sites import (
-    TORCH_LOAD,
-    file_keys,
-    is_save,
-    loaded_path,
-    saved_path,
-    saved_value,
-    state_dict_calls,
-)
+from torchcheck.lint.save_sites import TORCH_LOAD, file_keys, is_save, loaded_path, saved_path, saved_value, state_dict_calls
 
 _MESSAGE = (
     "every rank loads this checkpoint onto the device it was saved from (cuda:0; saved at line {line}); "

@@ -37,10 +37,6 @@ class _Shard:
     condition: Condition | None  # a helper of another file: the project must confirm it shards
 
 
-def _needs_the_project(shard: _Shard) -> bool:
-    return shard.condition is not None
-
-
 @dataclass(frozen=True)
 class _Forward:
     event: Event
@@ -340,7 +336,7 @@ def main(model, batch):
 
     def leave_Module(self, node: cst.Module) -> None:
         for build in self._builds:
-            shard = min((shard for shard in self._shards if self._replaces_after(build, shard)), key=_needs_the_project, default=None)
+            shard = min((shard for shard in self._shards if self._replaces_after(build, shard)), key=lambda shard: shard.condition is not None, default=None)
             if shard is not None:
                 message = _BEFORE_SHARDING.format(shard=_head(shard.event.node), line=self._line(shard.event))
                 self.report(build.site or build.event.node, message, conditions=(shard.condition,) if shard.condition is not None else ())

@@ -312,10 +312,9 @@ def apply_fsdp(model, mesh):
         for root, names in parts.items():
             owner = project_class_of(self.context, root, shards[0].event.node)
             for first, second in ((a, b) for a in sorted(names) for b in sorted(names) if a != b):
-                groups = [_group_of(f"{root}.{part}", shards) for part in (first, second)]
-                if owner is None or groups[0] is groups[1] or any(_runs_only_untied(self.context.binder, g.event) for g in groups if g):
+                later = self._later_group([_group_of(f"{root}.{part}", shards) for part in (first, second)])
+                if owner is None or later is None:
                     continue
-                later = max(groups, key=lambda group: group.event.order)  # type: ignore[union-attr]
                 message = _MESSAGE_ELSEWHERE.format(first=f"{root}.{first}", second=f"{root}.{second}", owner=owner.name)
                 self.report(later.event.node, message, conditions=(Condition(owner, f"{TIE}{second}", first),))  # type: ignore[union-attr]
 
@@ -325,20 +324,17 @@ def apply_fsdp(model, mesh):
         shared = f"{model}.{tie.source}.{tie.attribute}"
         if any(shared in shard.paths for shard in shards):
             return None  # a shared module sharded as its own group: its parents skip it
-        groups = [_group_of(f"{model}.{part}", shards) for part in (tie.source, tie.user)]
-        if None in groups or groups[0] is groups[1]:
-            return None
-        if any(_runs_only_untied(self.context.binder, group.event) for group in groups if group is not None):
+        return self._later_group([_group_of(f"{model}.{part}", shards) for part in (tie.source, tie.user)])
+
+    def _later_group(self, groups: list[_Shard | None]) -> _Shard | None:
+        """The later of two groups when both exist, differ, and may run with the weights tied."""
+        if None in groups or groups[0] is groups[1] or any(_runs_only_untied(self.context.binder, group.event) for group in groups if group is not None):
             return None
         return max(groups, key=lambda group: group.event.order)  # type: ignore[union-attr]
 
     def _report(self, tie: _Tie, model: str, shard: _Shard) -> None:
-        message = _MESSAGE.format(
-            first=f"{model}.{tie.source}",
-            second=f"{model}.{tie.user}",
-            attribute=tie.attribute,
-            line=self.context.line_of(tie.node),
-        )
+        line = self.context.line_of(tie.node)
+        message = _MESSAGE.format(first=f"{model}.{tie.source}", second=f"{model}.{tie.user}", attribute=tie.attribute, line=line)
         self.report(shard.event.node, message)
 
 
@@ -347,11 +343,7 @@ def _models_holding(tie: _Tie, path: str, made_by: cst.ClassDef | str | None) ->
     meets one of the tie's submodules, for a model of the tying class or of unknown class."""
     if made_by is not None and made_by is not tie.owner:
         return []
-    found = []
-    for part in (tie.source, tie.user):
-        if path.endswith("." + part):
-            found.append(path[: -len(part) - 1])
-    return found
+    return [path[: -len(part) - 1] for part in (tie.source, tie.user) if path.endswith("." + part)]
 
 
 def _group_of(module: str, shards: list[_Shard]) -> _Shard | None:

@@ -230,7 +230,7 @@ x = torch.arange(10, device=torch.device("cuda"))  # TCK201
         random = self.context.call_name(factory) in _RANDOM_FACTORIES
         named_only = self.context.evidence_of(device) is Evidence.CONVENTION  # `.to(state.device)`
         unsafe = random or named_only
-        self.report(node, replacement=_with_device(factory, device), fix_safety=FixSafety.UNSAFE if unsafe else None)
+        self.report(node, replacement=with_keyword_appended(factory, keyword("device", device)), fix_safety=FixSafety.UNSAFE if unsafe else None)
 
     def _target_device(self, call: cst.Call, method: str) -> cst.BaseExpression | None:
         if method == "cuda":
@@ -245,10 +245,6 @@ x = torch.arange(10, device=torch.device("cuda"))  # TCK201
             return None  # .to(device, dtype) also converts: leave it alone
         device = first.value
         return device if is_device_expression(device, self.context.kind_of(device)) else None
-
-
-def _with_device(factory: cst.Call, device: cst.BaseExpression) -> cst.Call:
-    return with_keyword_appended(factory, keyword("device", device))
 
 
 def _cuda_device(call: cst.Call) -> cst.BaseExpression | None:
