@@ -782,6 +782,9 @@ def _supervise(
     release.release()
     _wait_for_exit(ranks, _RELEASE_WAIT_SECONDS)
     _collect_results(ranks, files, results)
+    # a rank whose collective failed after the grace period ran out (a slow machine) still
+    # failed after the first: it belongs in the order, behind the cause
+    failure_order += [r.rank for r in ranks if r.rank not in failure_order and _reported_failure(r.rank, files, results)]
     _finish_all(ranks)
     outcomes = tuple(_outcome(r, results, stacks, files) for r in ranks)
     return RanksResult(outcomes, stop_reason, tuple(failure_order))
