@@ -108,6 +108,29 @@ def test_an_instance_of_a_module_class_of_another_file_is_a_module(tmp_path: Pat
     assert sorted((Path(d.filename).name, d.location.row) for d in result.diagnostics) == [("model.py", 12)]
 
 
+def test_an_instance_moved_to_a_device_stays_a_module_in_the_functions_that_use_it(tmp_path: Path) -> None:
+    files = {
+        "layers.py": LAYERS,
+        "helpers.py": "class Config:\n    def forward(self, x):\n        return x\n\n    def to(self, device):\n        return self\n",
+        "train.py": """
+            import torch
+            from layers import Block
+            from helpers import Config
+
+            device = torch.device("cpu")
+            online = Block().to(device)
+            target = Block().cuda().eval()
+            config = Config().to(device)
+
+            def learn(x):
+                config.forward(x)
+                return online.forward(x) + target.forward(x)
+        """,
+    }
+    result = lint(LintOptions(paths=(_project(tmp_path, files),), select=("TCK105",), use_cache=False))
+    assert sorted(d.location.row for d in result.diagnostics) == [13, 13]
+
+
 def test_instances_of_a_module_class_of_another_file_in_a_plain_list_are_unregistered(tmp_path: Path) -> None:
     cells = """
     import torch.nn as nn

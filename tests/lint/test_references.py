@@ -178,3 +178,25 @@ def test_a_method_called_only_before_a_rebinding_runs_before_it_and_one_called_a
     rebinding = [node for node in subtree(module) if isinstance(node, cst.Assign) and isinstance(node.value, cst.Call)]
     asked = {name: references.runs_before_through_methods(binder, _calls(module, name)[0], rebinding, owner) for name in ("load", "load_late", "load_outside")}
     assert asked == {"load": True, "load_late": False, "load_outside": False}
+
+
+def test_a_binding_on_another_branch_of_the_same_if_does_not_replace_the_value() -> None:
+    module, binder = _parse("""
+        loader = fallback()
+        if distributed:
+            loader = sharded()
+        elif single:
+            loader = single_device()
+        else:
+            loader = plain()
+        if late:
+            loader = other()
+        for batch in loader:
+            pass
+    """)
+    targets = _names(module, "loader")[:5]
+    sharded = binder.parent(binder.parent(targets[1]))  # the Assign
+    assert references.on_other_branch(binder, targets[1], targets[2]) and references.on_other_branch(binder, targets[2], targets[3])
+    assert not references.on_other_branch(binder, targets[1], targets[4])
+    others = [targets[0], *targets[2:]]
+    assert [references.may_replace(binder, target, {sharded}) for target in others] == [False, False, False, True]

@@ -11,8 +11,10 @@ from __future__ import annotations
 import libcst as cst
 
 from torchcheck.lint.binder import Binder
+from torchcheck.lint.nodes import called_name
 
 _FILLING_METHODS = frozenset({"append", "insert"})
+_COMBINING = frozenset({"sum", "mean", "stack", "cat", "fsum"})  # sum(parts), torch.stack(parts) ...
 
 
 def appended_items(binder: Binder, use: cst.Name) -> list[cst.BaseExpression] | None:
@@ -43,3 +45,44 @@ def is_empty_list(value: cst.BaseExpression | None) -> bool:
     if isinstance(value, cst.List):
         return not value.elements
     return isinstance(value, cst.Call) and isinstance(value.func, cst.Name) and value.func.value == "list" and not value.args
+
+
+def combined_names(value: cst.BaseExpression) -> set[str]:
+    """Names ``value`` adds up or stacks: ``a + b``, ``sum(parts)``, ``sum(parts.values())``,
+    ``torch.stack(parts).sum()``, ``parts[0] + parts[1]``."""
+    found: set[str] = set()
+    pending = [value]
+    while pending:
+        node = pending.pop()
+        if isinstance(node, cst.Name):
+            found.add(node.value)
+        elif isinstance(node, cst.BinaryOperation):
+            pending += [node.left, node.right]
+        elif isinstance(node, cst.UnaryOperation):
+            pending.append(node.expression)
+        elif isinstance(node, cst.Subscript):
+            pending.append(node.value)
+        elif isinstance(node, cst.Call):
+            pending += _combined_arguments(node)
+    return found
+
+
+def _combined_arguments(call: cst.Call) -> list[cst.BaseExpression]:
+    func = call.func
+    if isinstance(func, cst.Attribute) and func.attr.value in ("sum", "mean") and not call.args:
+        return [func.value]  # torch.stack(parts).sum()
+    if called_name(call) not in _COMBINING or not call.args:
+        return []
+    argument = call.args[0].value
+    if isinstance(argument, cst.Call) and isinstance(argument.func, cst.Attribute) and argument.func.attr.value == "values":
+        argument = argument.func.value  # sum(parts.values())
+    return [argument]
+
+
+def literal_items(value: cst.BaseExpression) -> tuple[cst.BaseExpression, ...]:
+    """The values of a dict, list or tuple written in place (``{"loss": loss, "rate": rate}``)."""
+    if isinstance(value, cst.Dict):
+        return tuple(element.value for element in value.elements if isinstance(element, cst.DictElement))
+    if isinstance(value, (cst.List, cst.Tuple)):
+        return tuple(element.value for element in value.elements if isinstance(element, cst.Element))
+    return ()

@@ -1045,6 +1045,9 @@ class LintContext:
         """The class of the project that ``value`` (a call) instantiates, as the index names it."""
         if type(value) is not cst.Call or self.project is None:
             return None
+        receiver_method = method_call(value)  # type: ignore[arg-type]
+        if receiver_method is not None and receiver_method[1] in torch_api.MODULE_SELF_METHODS:
+            return self._project_maker(receiver_method[0])  # `QNetwork().to(device)`: a module's `.to` returns it
         symbol = self.project.symbol_of(value.func)  # type: ignore[attr-defined]
         return symbol if symbol is not None and not symbol.is_local else None
 

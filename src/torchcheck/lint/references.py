@@ -115,6 +115,23 @@ def argument_of(binder: Binder, node: cst.CSTNode) -> cst.Call | None:
     return None
 
 
+def on_other_branch(binder: Binder, first: cst.CSTNode, second: cst.CSTNode) -> bool:
+    """``first`` and ``second`` sit in different branches of one ``if`` (its body, and its
+    ``else`` or an ``elif``): one pass through that statement runs at most one of them."""
+    branch_of = {}
+    node = first
+    for ancestor in binder.ancestors(first):
+        if isinstance(ancestor, cst.If):
+            branch_of[id(ancestor)] = node is ancestor.body
+        node = ancestor
+    node = second
+    for ancestor in binder.ancestors(second):
+        if isinstance(ancestor, cst.If) and id(ancestor) in branch_of:
+            return branch_of[id(ancestor)] != (node is ancestor.body)
+        node = ancestor
+    return False
+
+
 def loops_running(binder: Binder, node: cst.CSTNode) -> tuple[Loop, ...]:
     """The loops that run ``node`` once per iteration, within its function, outermost first:
     a ``for`` loop's body, a ``while`` loop's test and body (not a ``for`` loop's iterable,
@@ -137,6 +154,15 @@ def runs_before(binder: Binder, node: cst.CSTNode, statements: set[cst.Assign] |
         return False
     around = set(binder.loops_around(node))
     return not any(loop in around for statement in statements for loop in binder.loops_around(statement))
+
+
+def may_replace(binder: Binder, target: cst.CSTNode, statements: set[cst.Assign]) -> bool:
+    """Whether the binding of ``target`` may replace the value ``statements`` bind before a
+    later use: not when it runs before them, nor when it sits on another branch of their ``if``
+    (the non-distributed loader of an ``else`` leaves the path through the ``if`` intact)."""
+    if runs_before(binder, target, statements):
+        return False
+    return not all(on_other_branch(binder, target, statement) for statement in statements)
 
 
 def runs_before_through_methods(binder: Binder, node: cst.CSTNode, statements: list[cst.CSTNode], owner: cst.ClassDef) -> bool:

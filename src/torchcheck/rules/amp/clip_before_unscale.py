@@ -17,9 +17,12 @@ _SCALER_METHODS = ("scale", "step", "unscale_", "update")
 
 
 def _runs_with(use: Event, clip: Event) -> bool:
-    """The scaler call happens around ``clip``: before it, or in a loop they share, and not
-    in another branch of the same statement."""
-    return not use.exclusive_with(clip) and (use.order < clip.order or bool(set(use.loops) & set(clip.loops)))
+    """The scaler call happens around ``clip``: before it, in a loop they share, or it is the
+    ``scaler.step(optimizer)`` after it in the same loops (that step means the gradients were scaled, wherever
+    the backward ran); and not in another branch of the same statement."""
+    steps_the_clipped = use.loops == clip.loops and method_call(use.node)[1] == "step"  # type: ignore[index]
+    around = use.order < clip.order or bool(set(use.loops) & set(clip.loops)) or steps_the_clipped
+    return not use.exclusive_with(clip) and around
 
 
 class ClipBeforeUnscale(Rule):
@@ -35,6 +38,9 @@ class ClipBeforeUnscale(Rule):
     threshold moves every time the scale does. Call `scaler.unscale_(optimizer)` first;
     `scaler.step(optimizer)` then knows the gradients are already unscaled.
 
+    A function that clips and then calls `scaler.step(optimizer)` (in the same loop, or in
+    no loop) is reported too, wherever the scaled backward ran: a scaler's step means the
+    gradients it steps were scaled.
     A clip in a branch that never runs together with the scaler (the `else:` of
     `if scaler is not None:`) is left alone.
 
@@ -154,6 +160,17 @@ def train(model, warmup_loader, loader, optimizer):
         ),
     )
     INVALID = (
+        Invalid(
+            """
+import torch
+
+class Updater:
+    def step(self, *, grad_scaler):
+        torch.nn.utils.clip_grad_norm_(self.network.parameters(), 1.0)  # TCK305
+        grad_scaler.step(self.optimizer)
+        grad_scaler.update()
+"""
+        ),
         Invalid(
             """
 import torch

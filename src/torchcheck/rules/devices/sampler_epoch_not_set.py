@@ -72,10 +72,10 @@ def _mentions_set_epoch(node: cst.CSTNode) -> bool:
     return isinstance(node, (cst.SimpleString, cst.FormattedStringText)) and "set_epoch" in node.value
 
 
-def _asks_to_shuffle(call: cst.Call) -> bool:
-    """``shuffle=True`` written out, not left at its default."""
+def _shuffle_written(call: cst.Call) -> bool | None:
+    """``shuffle=True``/``False`` written out; None when left at its default or taken from a setting."""
     shuffle = nodes.argument_for(call, 3, "shuffle")
-    return shuffle is not None and not shuffle.star and nodes.literal_bool(shuffle.value) is True
+    return nodes.literal_bool(shuffle.value) if shuffle is not None and not shuffle.star else None
 
 
 def _calls(root: cst.CSTNode, skip: cst.CSTNode | None = None) -> list[cst.Call]:
@@ -118,7 +118,9 @@ class SamplerEpochNotSet(Rule):
     helper of the project or a method of the same class (`self._train_epoch(loader)`) (a
     function that calls `backward()` or `step()`, in the same file or imported from
     another) - and `set_epoch` appears nowhere in the module, nor in the helper's.
-    Samplers built with `shuffle=False` are never reported.
+    Samplers built with `shuffle=False` are never reported; one whose `shuffle=` comes from
+    a setting (`shuffle=opt["shuffle"]`) shuffles whenever the setting is on, and is treated
+    like the default.
 
     ## Example
     ```python
@@ -289,6 +291,22 @@ for fold in folds:
     INVALID = (
         Invalid(
             """
+from torch.utils.data import DataLoader
+from torch.utils.data.distributed import DistributedSampler
+
+def main(options, train_set, model):
+    if options["dist"]:
+        train_sampler = DistributedSampler(train_set, shuffle=options["shuffle"])  # TCK206
+        train_loader = DataLoader(train_set, batch_size=8, sampler=train_sampler)
+    else:
+        train_loader = DataLoader(train_set, batch_size=8, shuffle=options["shuffle"])
+    for epoch in range(options["epochs"]):
+        for batch in train_loader:
+            model.optimize_parameters(batch)
+"""
+        ),
+        Invalid(
+            """
 import torch
 from torch.utils.data import DataLoader
 from torch.utils.data.distributed import DistributedSampler
@@ -414,7 +432,7 @@ while step < max_steps:
         self._dataloaders: set[cst.Call] = set()
 
     def visit_Call(self, node: cst.Call) -> None:
-        if self.context.call_name(node) in dataloaders.DISTRIBUTED_SAMPLERS and (nodes.argument_for(node, 3, "shuffle") is None or _asks_to_shuffle(node)):
+        if self.context.call_name(node) in dataloaders.DISTRIBUTED_SAMPLERS and _shuffle_written(node) is not False:
             self._samplers.append((node, frozenset(self.context.loops), self.context.current_class))
         elif dataloaders.is_dataloader_call(self.context, node):
             self._dataloaders.add(node)
@@ -437,7 +455,7 @@ while step < max_steps:
                 loaders, names = [self._loader_of(use) for use in found[1]] if found else [None], (key[1],)
             if None in loaders:
                 continue  # the sampler escapes: passed on, returned, stored ...
-            verdict = next(filter(None, (self._iterated_in_epoch_loop(loader, loops, names, _asks_to_shuffle(call)) for loader in loaders)), None)
+            verdict = next(filter(None, (self._iterated_in_epoch_loop(loader, loops, names, _shuffle_written(call) is True) for loader in loaders)), None)
             if verdict is not None:
                 self.report(call, verdict[0], conditions=verdict[1])
 
@@ -521,7 +539,7 @@ while step < max_steps:
         occurrences, binder = self._occurrences(key, frame, owner), self.context.binder
         if occurrences is None or depth > 3:
             return None
-        if any(statement not in assignments and not references.runs_before(binder, target, assignments) for target, statement in occurrences[0]):
+        if any(statement not in assignments and references.may_replace(binder, target, assignments) for target, statement in occurrences[0]):
             return None  # rebound to something else: a loop may iterate another object
         found = _Loops((key[1],), owner)
         aliases: dict[tuple[str, cst.CSTNode], set[cst.Assign]] = {}

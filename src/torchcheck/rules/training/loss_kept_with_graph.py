@@ -5,14 +5,14 @@ from dataclasses import dataclass, field
 import libcst as cst
 
 from torchcheck.lint.accumulators import accumulated_arguments, attribute_class, instance_class
+from torchcheck.lint.containers import combined_names, literal_items
 from torchcheck.lint.context import LintContext, Loop
 from torchcheck.lint.flow import Function
 from torchcheck.lint.kinds import TENSOR_KINDS, Kind
-from torchcheck.lint.nodes import called_name, dotted_name, is_detached, root_name, self_attribute, source_text
+from torchcheck.lint.nodes import dotted_name, is_detached, root_name, self_attribute, source_text
 from torchcheck.lint.rule import FixSafety, Invalid, Rule, Valid
 
 _CONTAINER_METHODS = frozenset({"append", "extend", "insert"})
-_COMBINING = frozenset({"sum", "mean", "stack", "cat", "fsum"})  # sum(parts), torch.stack(parts) ...
 
 
 @dataclass(frozen=True)
@@ -116,6 +116,19 @@ class LossKeptWithGraph(Rule):
     required_text = (".append(", ".extend(", ".insert(", "+=")
 
     VALID = (
+        Valid(
+            """
+def train(module, loader, optimizer):
+    outputs = []
+    for i, batch in enumerate(loader):
+        output = module.training_step(batch, i)
+        output["loss"].backward()
+        optimizer.step()
+        output["loss"] = output["loss"].detach()
+        outputs.append(output)
+    return outputs
+"""
+        ),
         Valid(
             """
 def train(model, loader, optimizer, scale):
@@ -291,6 +304,32 @@ def train(model, loader, criterion, optimizer):
         ),
     )
     INVALID = (
+        Invalid(
+            """
+from accelerate import Accelerator
+
+def train(model, loader, optimizer):
+    accelerator = Accelerator()
+    total = 0.0
+    for batch in loader:
+        loss = model(**batch).loss
+        accelerator.backward(loss)
+        optimizer.step()
+        total += loss  # TCK101
+""",
+            expected_replacement="""
+from accelerate import Accelerator
+
+def train(model, loader, optimizer):
+    accelerator = Accelerator()
+    total = 0.0
+    for batch in loader:
+        loss = model(**batch).loss
+        accelerator.backward(loss)
+        optimizer.step()
+        total += loss.item()  # TCK101
+""",
+        ),
         Invalid(
             """
 def fit(model, loss, optimizer, loader, epochs):
@@ -509,11 +548,11 @@ class Trainer:
     def visit_Call(self, node: cst.Call) -> None:
         if type(node.func) is not cst.Attribute:
             return
-        method = node.func.attr.value
+        method, subject = node.func.attr.value, self.context.backward_subject(node)
         if method == "eval" and not node.args:
             self._evaluating.add(self.context.flow.function)
-        elif method == "backward" and self.context.loops:
-            self._backpropagated(node.func.value)
+        elif subject is not None and self.context.loops:  # `loss.backward()`, `accelerator.backward(loss)` ...
+            self._backpropagated(subject)
         elif method in _CONTAINER_METHODS and node.args and (method != "insert" or len(node.args) >= 2):
             value = node.args[-1].value
             if method == "extend":
@@ -523,6 +562,16 @@ class Trainer:
             self._consider(node, root_name(node.func.value), value)
         elif node.args and self.context.loops:
             self._meter_call(node, node.func.value)
+
+    def visit_Assign(self, node: cst.Assign) -> None:
+        """``output["loss"] = output["loss"].detach()`` after backpropagating that entry: the
+        container no longer holds the graph."""
+        target = node.targets[0].target
+        if len(node.targets) == 1 and isinstance(target, cst.Subscript) and is_detached(node.value) and self.context.loops:
+            facts = self._facts()
+            if source_text(target) in facts.backpropagated.get(self.context.loops[-1], ()):
+                for names in (*facts.backpropagated.values(), *facts.backpropagated_directly.values()):
+                    names.discard(root_name(target))
 
     def visit_AugAssign(self, node: cst.AugAssign) -> None:
         if isinstance(node.operator, cst.AddAssign):
@@ -536,12 +585,12 @@ class Trainer:
         name = root_name(receiver)
         if name is None:
             return
-        names = {name}
+        names = {name, source_text(receiver)}  # `output["loss"].backward()`: that entry, until detached in place
         if isinstance(receiver, cst.Attribute) and (path := dotted_name(receiver)) is not None:
             names.add(path)  # `output.loss.backward()`: that attribute, kept as `total += output.loss`
         binding = self.context.flow.last_binding(name)
         if binding is not None and binding.value is not None:
-            names.update(_combined_from(binding.value))
+            names.update(combined_names(binding.value))
         facts = self._facts()
         for loop in self.context.loops:
             facts.backpropagated.setdefault(loop, set()).update(names)
@@ -571,7 +620,7 @@ class Trainer:
             if is_detached(value.left) or is_detached(value.right):  # `loss.item() * scale`: scale may be anything
                 return Kind.GRAPH_TENSOR in (self.context.kind_of(value.left), self.context.kind_of(value.right))
             return self._may_carry_graph(value.left) or self._may_carry_graph(value.right)
-        return any(self._may_carry_graph(part) for part in _literal_parts(value))
+        return any(self._may_carry_graph(part) for part in literal_items(value))
 
     def _instance_class(self, receiver: cst.BaseExpression) -> cst.ClassDef | None:
         if isinstance(receiver, cst.Name):
@@ -589,7 +638,7 @@ class Trainer:
         created_in = self._loop_creating(container, loops)
         if created_in is loops[-1]:
             return  # created inside this iteration: dies with it
-        graph_attached = any(self.context.kind_of(part) is Kind.GRAPH_TENSOR for part in (value, *_literal_parts(value)))
+        graph_attached = any(self.context.kind_of(part) is Kind.GRAPH_TENSOR for part in (value, *literal_items(value)))
         if graph_attached or self._may_carry_graph(value):
             evaluating = isinstance(node, cst.AugAssign) and self.context.flow.function in self._evaluating
             candidate = _Candidate(node, value, container, loops, graph_attached, created_in, evaluating, accumulated_in)
@@ -617,9 +666,9 @@ class Trainer:
         backpropagated = set(facts.backpropagated.get(candidate.loops[-1], ()))
         backpropagated.update(*(facts.backpropagated_directly.get(loop, ()) for loop in candidate.loops))
         kept_name = dotted_name(candidate.value) if isinstance(candidate.value, (cst.Name, cst.Attribute)) else None
-        parts = _literal_parts(candidate.value)
+        parts = literal_items(candidate.value)
         # `e_train += e_batch / len(loader)`: arithmetic on what was backpropagated keeps its graph
-        scaled = isinstance(candidate.value, cst.BinaryOperation) and bool(_combined_from(candidate.value) & backpropagated)
+        scaled = isinstance(candidate.value, cst.BinaryOperation) and bool(combined_names(candidate.value) & backpropagated)
         # `epoch_loss[key] += losses[key]` after `losses["total"].backward()`: an entry of what was backpropagated
         kept_entry = isinstance(candidate.value, cst.Subscript) and root_name(candidate.value) in backpropagated
         is_backward_target = kept_name in backpropagated or kept_entry or scaled or any(root_name(part) in backpropagated for part in parts)
@@ -654,47 +703,6 @@ class Trainer:
             return None
         called, kept, line = source_text(candidate.node.func), source_text(statement).strip(), self.context.line_of(statement)
         return f"Graph-attached tensor passed to `{called}()`, which accumulates it (`{kept}`, line {line}); pass `.item()` or `.detach()`"
-
-
-def _combined_from(value: cst.BaseExpression) -> set[str]:
-    """Names ``value`` adds up or stacks: ``a + b``, ``sum(parts)``, ``sum(parts.values())``,
-    ``torch.stack(parts).sum()``, ``parts[0] + parts[1]``."""
-    found: set[str] = set()
-    pending = [value]
-    while pending:
-        node = pending.pop()
-        if isinstance(node, cst.Name):
-            found.add(node.value)
-        elif isinstance(node, cst.BinaryOperation):
-            pending += [node.left, node.right]
-        elif isinstance(node, cst.UnaryOperation):
-            pending.append(node.expression)
-        elif isinstance(node, cst.Subscript):
-            pending.append(node.value)
-        elif isinstance(node, cst.Call):
-            pending += _combined_arguments(node)
-    return found
-
-
-def _combined_arguments(call: cst.Call) -> list[cst.BaseExpression]:
-    func = call.func
-    if isinstance(func, cst.Attribute) and func.attr.value in ("sum", "mean") and not call.args:
-        return [func.value]  # torch.stack(parts).sum()
-    if called_name(call) not in _COMBINING or not call.args:
-        return []
-    argument = call.args[0].value
-    if isinstance(argument, cst.Call) and isinstance(argument.func, cst.Attribute) and argument.func.attr.value == "values":
-        argument = argument.func.value  # sum(parts.values())
-    return [argument]
-
-
-def _literal_parts(value: cst.BaseExpression) -> tuple[cst.BaseExpression, ...]:
-    """The values of a dict, list or tuple written in place (``{"loss": loss, "rate": rate}``)."""
-    if isinstance(value, cst.Dict):
-        return tuple(element.value for element in value.elements if isinstance(element, cst.DictElement))
-    if isinstance(value, (cst.List, cst.Tuple)):
-        return tuple(element.value for element in value.elements if isinstance(element, cst.Element))
-    return ()
 
 
 def _looks_like_loss(value: cst.BaseExpression) -> bool:
