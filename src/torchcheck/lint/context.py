@@ -461,6 +461,14 @@ class LintContext:
         positional = (*function.params.posonly_params, *function.params.params)
         return class_def if positional and positional[0].name.value == expression.value else None  # type: ignore[attr-defined]
 
+    def sole_module_class(self) -> cst.ClassDef | None:
+        """The one ``nn.Module`` class the file defines at its top level, if it defines exactly
+        one (a training script with its model): what a parameter named as a model most
+        likely holds when nothing else tells."""
+        classes = [statement for statement in self._module.body if type(statement) is cst.ClassDef] if self._module else []
+        modules = [class_def for class_def in classes if any(self._is_module_base(base.value) for base in class_def.bases)]
+        return modules[0] if len(modules) == 1 else None
+
     @property
     def in_module_class(self) -> bool:
         """Inside the body of an ``nn.Module`` subclass (directly or in one of its methods)."""

@@ -13,6 +13,7 @@ from torchcheck.lint.exports import (
     SOFTMAX,
     layer_activation,
 )
+from torchcheck.lint.kinds import Kind, conventional_kind
 from torchcheck.lint.nodes import keyword_argument
 from torchcheck.lint.project import INSTANCE_OUTPUT, OUTPUT, PLACE, Condition, Symbol
 from torchcheck.lint.rule import Invalid, Rule, Valid
@@ -92,7 +93,10 @@ class ActivationBeforeLogitsLoss(Rule):
     activation (a final `nn.Softmax()` layer of an `nn.Sequential` head included), in the
     same file or in another file of the project. The output is followed through reshapes,
     casts and moves (`probs.view(1, -1)`, `.float()`, `.cuda()`), and `self(x)` in a method
-    of the model runs its own `forward`. A functional loss held in a name or an attribute
+    of the model runs its own `forward`. A parameter annotated with a model class
+    (`model: Classifier`) holds that model; so does a parameter named as a model (`model`,
+    `net`) in a file that defines exactly one module class (a script with its model), when
+    nothing else tells what it holds. A functional loss held in a name or an attribute
     (`self.loss_func = F.binary_cross_entropy_with_logits`) is that loss. The finding is reported at the loss call and names
     where the activation is applied.
 
@@ -158,6 +162,25 @@ class ActivationBeforeLogitsLoss(Rule):
     required_text = ("cross_entropy", "CrossEntropyLoss", "nll_loss", "NLLLoss", "binary_cross_entropy_with_logits", "BCEWithLogitsLoss")
 
     VALID = (
+        Valid(
+            """
+import torch.nn as nn
+import torch.nn.functional as F
+
+class Scorer(nn.Module):
+    def forward(self, x):
+        return F.softmax(x, dim=-1)
+
+class Classifier(nn.Module):
+    def forward(self, x):
+        return x * 2
+
+def train(model, loader):
+    criterion = nn.CrossEntropyLoss()
+    for x, y in loader:
+        criterion(model(x), y).backward()
+"""
+        ),
         Valid(
             """
 import torch.nn.functional as F
@@ -245,6 +268,26 @@ def step(x, y):
         ),
     )
     INVALID = (
+        Invalid(
+            """
+import torch.nn as nn
+import torch.nn.functional as F
+
+class Network(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.fc = nn.Linear(8, 4)
+
+    def forward(self, x):
+        return F.softmax(self.fc(x), dim=1)
+
+def train(model, loader):
+    criterion = nn.CrossEntropyLoss()
+    for x, y in loader:
+        output = model(x)
+        criterion(output, y).backward()  # TCK605
+"""
+        ),
         Invalid(
             """
 import torch
@@ -339,6 +382,8 @@ class Discriminator(nn.Module):
             return _Held("loss", loss=qualified)  # `self.loss_fn = F.cross_entropy`
         if isinstance(expression, cst.Name):
             binding = self.context.flow.last_binding(expression.value)
+            if binding is not None and isinstance(binding.node, cst.Param):
+                return self._parameter(binding.node)
             return self._held.get((id(binding.node), binding.name)) if binding is not None else None
         if isinstance(expression, cst.Attribute) and isinstance(expression.value, cst.Name) and expression.value.value == "self":
             return self._attributes[-1].get(expression.attr.value) if self._attributes else None
@@ -347,6 +392,17 @@ class Discriminator(nn.Module):
         if isinstance(expression, cst.Call):
             return self._result_of(expression)
         return None
+
+    def _parameter(self, parameter: cst.Param) -> _Held | None:
+        """A parameter annotated with a class of the project (`model: TransformerGCNQA`), or
+        named as a model in a file that defines a single module class: calling it runs that class."""
+        if parameter.annotation is not None:
+            project = self.context.project
+            symbol = project.symbol_of(parameter.annotation.annotation) if project is not None else None
+        else:
+            sole = self.context.sole_module_class() if conventional_kind(parameter.name.value) is Kind.MODULE else None
+            symbol = Symbol(None, sole.name.value) if sole is not None and self.context.project is not None else None
+        return _Held("call", symbol=symbol, depth=1) if symbol is not None else None
 
     def _element_of(self, subscript: cst.Subscript) -> _Held | None:
         """``outputs[1]`` of a call result that returns a tuple."""
