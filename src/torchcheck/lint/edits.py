@@ -11,6 +11,8 @@ from collections.abc import Sequence
 
 import libcst as cst
 
+from torchcheck.lint.nodes import has_star_kwargs, keyword_argument
+
 _NO_SPACE = cst.SimpleWhitespace("")
 _ONE_SPACE = cst.SimpleWhitespace(" ")
 
@@ -75,3 +77,15 @@ def with_arguments_replaced(call: cst.Call, removed: Sequence[cst.Arg], replacem
             comma=original[-1].comma, whitespace_after_arg=original[-1].whitespace_after_arg
         )
     return call.with_changes(args=arguments)
+
+
+def with_keywords_added(call: cst.Call, pairs: Sequence[tuple[str, cst.BaseExpression]]) -> cst.Call | None:
+    """``call`` given each ``name=value`` of ``pairs``; None when there are none, a name repeats,
+    or the call already passes one of them (by name or through ``**kwargs``)."""
+    names = [name for name, _ in pairs]
+    taken = has_star_kwargs(call) or any(keyword_argument(call, name) is not None for name in names)
+    if not pairs or taken or len(set(names)) != len(names):
+        return None
+    for name, value in pairs:
+        call = with_keyword_appended(call, keyword(name, value))
+    return call

@@ -193,3 +193,15 @@ def is_detached(value: cst.BaseExpression) -> bool:
     if isinstance(value.func, cst.Attribute):
         return value.func.attr.value in torch_api.DETACHING_METHODS
     return isinstance(value.func, cst.Name) and value.func.value in ("float", "int")
+
+
+def assigned_pairs(node: cst.Assign) -> list[tuple[cst.BaseExpression, cst.BaseExpression]]:
+    """Each assigned target with its value; ``a, b = a.cuda(), b.cuda()`` pairs them up."""
+    pairs: list[tuple[cst.BaseExpression, cst.BaseExpression]] = []
+    for target, value in ((assign_target.target, node.value) for assign_target in node.targets):
+        unpacked = type(target) in (cst.Tuple, cst.List) and type(value) in (cst.Tuple, cst.List)
+        if unpacked and len(target.elements) == len(value.elements):
+            pairs.extend((mine.value, theirs.value) for mine, theirs in zip(target.elements, value.elements))
+        else:
+            pairs.append((target, value))
+    return pairs

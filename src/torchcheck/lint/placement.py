@@ -4,10 +4,9 @@ A factory given ``device=`` (other than ``"cpu"``), ``.cuda()``, or ``.to(...)``
 or another tensor (not only a dtype) places the tensor; so does any of these along a chain of
 method calls, indexing, arithmetic and torch ops (``torch.tril(torch.ones(n, n, device=d))``).
 
-TCK606 asks it of the tensors a module stores in ``__init__``. The rules that look at device
-moves could ask the same question instead of their own ``.to()`` argument checks:
-TCK202 (``devices/transfer_after_construction``, ``_target_device``) and
-``training/requires_grad_lost_by_transfer`` (``_names_a_device``).
+TCK606 asks it of the tensors a module stores in ``__init__``. Where a value ends up, as the
+code spells the device (:func:`device_left`: ``"cuda"``, ``device``, ``self.device``), is asked
+by TCK108 to tell a move to the device a tensor is already on from a real one.
 """
 
 from __future__ import annotations
@@ -17,7 +16,18 @@ import libcst as cst
 from torchcheck.lint import torch_api
 from torchcheck.lint.context import LintContext
 from torchcheck.lint.kinds import Kind
-from torchcheck.lint.nodes import is_none, keyword_argument
+from torchcheck.lint.nodes import dotted_name, is_none, keyword_argument, method_call
+
+KEEPS = "<unchanged>"  # a move that sets only the dtype: the device stays
+_DEVICE_PREFIXES = ("cuda", "cpu", "mps", "xpu", "meta", "hpu", "npu", "xla")
+
+
+def is_device_expression(expression: cst.BaseExpression, kind: Kind | None) -> bool:
+    """A string literal naming a device, ``torch.device(...)``, or a value known to be a device."""
+    if isinstance(expression, cst.SimpleString):
+        text = expression.evaluated_value
+        return isinstance(text, str) and text.split(":", 1)[0] in _DEVICE_PREFIXES
+    return kind is Kind.DEVICE
 
 
 def names_cpu(expression: cst.BaseExpression) -> bool:
@@ -53,3 +63,69 @@ def placed_on_device(context: LintContext, value: cst.BaseExpression) -> bool:
         return any(placed_on_device(context, argument.value) for argument in value.args if argument.keyword is None)
     device = keyword_argument(value, "device")
     return device is not None and not is_none(device.value) and not names_cpu(device.value)
+
+
+def spelled_device(expression: cst.BaseExpression) -> str | None:
+    """A device as the code spells it: a name (``device``, ``self.device``) or a string
+    literal (``"cuda"``); None for anything else."""
+    if isinstance(expression, cst.SimpleString):
+        return repr(expression.evaluated_value)
+    if isinstance(expression, cst.Integer):
+        return repr(f"cuda:{expression.value}")
+    return dotted_name(expression)
+
+
+def destination(context: LintContext, call: cst.Call, method: str) -> str | None:
+    """The device ``call`` (a link ``.to(...)``/``.cuda(...)``/``.cpu()``) moves to, as
+    spelled; KEEPS for a link that sets only the dtype; None when unknown."""
+    if method in ("cpu", "cuda"):
+        kept = [argument for argument in call.args if argument.keyword is None or argument.keyword.value == "device"]
+        return spelled_device(kept[0].value if kept and method == "cuda" else cst.SimpleString(f'"{method}"'))
+    if method != "to":
+        return None
+    argument = keyword_argument(call, "device") or next((arg for arg in call.args if arg.keyword is None), None)
+    if argument is None or argument.star:
+        return KEEPS if argument is None and keyword_argument(call, "dtype") is not None else None
+    if context.kind_of(argument.value) is Kind.DTYPE or context.qualified_name(argument.value) in torch_api.DTYPES:
+        return KEEPS
+    return spelled_device(argument.value)
+
+
+def device_left(context: LintContext, value: cst.BaseExpression, name: str) -> str | None:
+    """Where ``name = value`` surely leaves the tensor: the device its outermost move names
+    (``old.to(device)``, ``torch.tensor(data, device=device)``), KEEPS for a re-binding that
+    moves nothing (``name = name.to(dtype)``); None when unknown. A link that may move or cast
+    by an argument of unknown kind counts as keeping the device only in a re-binding of the
+    name itself, whose earlier value is judged on its own."""
+    links: list[tuple[cst.Call, str]] = []
+    expression = value
+    while isinstance(expression, cst.Call) and not (context.call_name(expression) or "").startswith("torch."):
+        found = method_call(expression)
+        if found is None:
+            break
+        links.append((expression, found[1]))
+        expression = found[0]
+    start: str | None = None  # anything else: where it is, unknown
+    if isinstance(expression, cst.Call) and (context.call_name(expression) or "").startswith("torch."):
+        device = keyword_argument(expression, "device")  # `torch.tensor(data, device=device)`
+        start = spelled_device(device.value) if device is not None else None
+    elif isinstance(expression, cst.Name) and expression.value == name:
+        start = KEEPS
+    where = start
+    for call, method in reversed(links):  # innermost first
+        if method == "type":
+            return None
+        moved = destination(context, call, method) if method in ("to", "cuda", "cpu") else KEEPS
+        if moved == KEEPS or (start == KEEPS and not _names_a_device(context, call, method)):
+            continue  # a cast, or in a re-binding a link that need not move
+        where = moved
+    return where
+
+
+def _names_a_device(context: LintContext, call: cst.Call, method: str) -> bool:
+    """The link surely names a device: ``.cuda()``, ``.cpu()``, ``.to("cuda")``,
+    ``.to(device=...)``, ``.to(torch.device(...))``."""
+    if method != "to" or keyword_argument(call, "device") is not None:
+        return True
+    first = next((argument.value for argument in call.args if argument.keyword is None), None)
+    return first is not None and is_device_expression(first, context.kind_of(first))

@@ -118,18 +118,22 @@ def argument_of(binder: Binder, node: cst.CSTNode) -> cst.Call | None:
 def on_other_branch(binder: Binder, first: cst.CSTNode, second: cst.CSTNode) -> bool:
     """``first`` and ``second`` sit in different branches of one ``if`` (its body, and its
     ``else`` or an ``elif``): one pass through that statement runs at most one of them."""
-    branch_of = {}
-    node = first
-    for ancestor in binder.ancestors(first):
-        if isinstance(ancestor, cst.If):
-            branch_of[id(ancestor)] = node is ancestor.body
-        node = ancestor
-    node = second
-    for ancestor in binder.ancestors(second):
-        if isinstance(ancestor, cst.If) and id(ancestor) in branch_of:
-            return branch_of[id(ancestor)] != (node is ancestor.body)
-        node = ancestor
+    branch_of = {id(owner): branch for owner, branch in _if_branches(binder, first)}
+    for owner, branch in _if_branches(binder, second):
+        if id(owner) in branch_of:
+            return branch_of[id(owner)] is not branch and owner.test not in (branch, branch_of[id(owner)])  # type: ignore[attr-defined]
     return False
+
+
+def _if_branches(binder: Binder, node: cst.CSTNode) -> list[tuple[cst.If, cst.CSTNode]]:
+    """Each ``if`` around ``node``, innermost first, with its part holding ``node`` (its test,
+    body or ``else``)."""
+    found = []
+    for ancestor in binder.ancestors(node):
+        if isinstance(ancestor, cst.If):
+            found.append((ancestor, node))
+        node = ancestor
+    return found
 
 
 def loops_running(binder: Binder, node: cst.CSTNode) -> tuple[Loop, ...]:

@@ -4,8 +4,9 @@ import libcst as cst
 
 from torchcheck.lint import torch_api
 from torchcheck.lint.edits import keyword, with_keyword_appended
-from torchcheck.lint.kinds import Evidence, Kind
+from torchcheck.lint.kinds import Evidence
 from torchcheck.lint.nodes import has_star_kwargs, keyword_argument, method_call
+from torchcheck.lint.placement import is_device_expression
 from torchcheck.lint.rule import FixSafety, Invalid, Rule, Valid
 
 # Constructors that copy data out of host memory (Python numbers, lists, NumPy arrays): they
@@ -17,21 +18,12 @@ _HOST_DATA_CONSTRUCTORS = frozenset({"torch.tensor", "torch.as_tensor", "torch.f
 _DEVICE_FACTORIES = torch_api.TENSOR_FACTORIES - _HOST_DATA_CONSTRUCTORS - {
     "torch.multinomial", "torch.bernoulli", "torch.normal", "torch.polar", "torch.complex"
 }
-_DEVICE_PREFIXES = ("cuda", "cpu", "mps", "xpu", "meta", "hpu", "npu", "xla")
 # Factories that draw random numbers: CPU and CUDA generators give different numbers for one
 # seed, so building the tensor on the device changes what a seeded run computes.
 _RANDOM_FACTORIES = frozenset(
     f"torch.{name}"
     for name in "rand randn randint randperm normal bernoulli multinomial poisson rand_like randn_like randint_like".split()
 )
-
-
-def is_device_expression(expression: cst.BaseExpression, kind: Kind | None) -> bool:
-    """A string literal naming a device, ``torch.device(...)``, or a value known to be a device."""
-    if isinstance(expression, cst.SimpleString):
-        text = expression.evaluated_value
-        return isinstance(text, str) and text.split(":", 1)[0] in _DEVICE_PREFIXES
-    return kind is Kind.DEVICE
 
 
 class TransferAfterConstruction(Rule):

@@ -2,15 +2,14 @@ from __future__ import annotations
 
 import libcst as cst
 
-from torchcheck.lint import torch_api
-from torchcheck.lint.binder import Binder
+from torchcheck.lint import references, torch_api
 from torchcheck.lint.context import LintContext
-from torchcheck.lint.edits import keyword, with_keyword_appended
+from torchcheck.lint.edits import with_keywords_added
 from torchcheck.lint.flow import BoundName
 from torchcheck.lint.kinds import Kind
-from torchcheck.lint.nodes import dotted_name, has_star_kwargs, keyword_argument, literal_bool, method_call
+from torchcheck.lint.placement import KEEPS, destination, device_left, is_device_expression
+from torchcheck.lint.nodes import assigned_pairs, dotted_name, keyword_argument, literal_bool, method_call
 from torchcheck.lint.rule import FixSafety, Invalid, Rule, Valid
-from torchcheck.rules.devices.transfer_after_construction import is_device_expression
 
 # Factories that accept device=, dtype= and requires_grad= (torch.from_numpy takes none).
 _FACTORIES = (torch_api.TENSOR_FACTORIES | torch_api.TENSOR_LIKE_FACTORIES) - {"torch.from_numpy"}
@@ -35,7 +34,6 @@ _WANTED = "gradient wanted"
 
 _OPTIMIZERS = "torch.optim."
 # Where a binding leaves a tensor: wherever it already was (a re-binding that casts only).
-_KEEPS = "<unchanged>"
 
 _REBOUND = (
     "`{name}` was made a tensor that requires grad at line {line}; re-binding it to a moved or cast copy "
@@ -44,10 +42,6 @@ _REBOUND = (
 
 # (keyword, value) pairs to move into the factory; None where no fix can be built.
 _Moves = list[tuple[str, cst.BaseExpression]] | None
-
-
-def _keyword(call: cst.Call | None, name: str) -> cst.Arg | None:
-    return keyword_argument(call, name) if call is not None else None
 
 
 def _keyword_name(argument: cst.Arg) -> str | None:
@@ -311,7 +305,7 @@ def load(module, value, device):
         # `nn.Parameter(w).to(device)`: (the transfer, the Name wrapped, the device as spelled),
         # decided at the end: a `w` already moved to that device makes the transfer a no-op
         self._wrapped_moves: list[tuple[cst.Call, cst.Name, str]] = []
-        # (assignment, name) -> the device it surely leaves the name on, as spelled (_KEEPS:
+        # (assignment, name) -> the device it surely leaves the name on, as spelled (KEEPS:
         # wherever it was; None: unknown)
         self._placed: dict[tuple[int, str], str | None] = {}
 
@@ -349,9 +343,9 @@ def load(module, value, device):
     # The rules see a binding statement before the flow records it, so the names its value
     # reads still resolve to the bindings that reach it.
     def leave_Assign(self, node: cst.Assign) -> None:
-        for target, value in _target_values(node):
+        for target, value in assigned_pairs(node):
             if isinstance(target, cst.Name):
-                self._placed[(id(node), target.value)] = self._device_left(value, target.value)
+                self._placed[(id(node), target.value)] = device_left(self.context, value, target.value)
             if isinstance(target, cst.Attribute) and target.attr.value == "requires_grad" and literal_bool(value):
                 self._mark(target.value, "requires_grad_")
                 continue
@@ -377,7 +371,7 @@ def load(module, value, device):
     def _copies(self, call: cst.Call, method: str, factory: cst.Call | None) -> bool:
         """Whether ``call`` (a link of ``x.cuda().double()``) returns a copy of the leaf. Where
         the factory already chose the device or dtype the call sets, it may return the leaf."""
-        chose = {name: argument.value for name in ("device", "dtype") if (argument := _keyword(factory, name))}
+        chose = {name: argument.value for name in ("device", "dtype") if factory is not None and (argument := keyword_argument(factory, name))}
         if method == "float":
             return "dtype" in chose and not call.args and self.context.qualified_name(chose["dtype"]) not in _FLOAT32
         if method == "type":
@@ -416,77 +410,17 @@ def load(module, value, device):
             # `nn.Parameter(w).cuda()` is no parameter, whatever the code does with it, unless
             # `w` is already on that device: then the transfer returns the parameter itself
             wrapped = source.args[0].value if source.args and not source.args[0].star else None
-            device = self._destination(node, method)
+            device = destination(self.context, node, method)
             only_moves = moves is not None and [name for name, _ in moves] == ["device"]
-            if isinstance(wrapped, cst.Name) and device not in (None, _KEEPS) and only_moves:
+            if isinstance(wrapped, cst.Name) and device not in (None, KEEPS) and only_moves:
                 self._wrapped_moves.append((node, wrapped, device))
             else:
                 self.report(node)
             return
-        replacement = _with_keywords(factory, moves)
+        replacement = with_keywords_added(factory, moves or [])
         if replacement is not None and wrapper is not None:
             replacement = wrapper.with_changes(func=wrapper.func.with_changes(value=replacement))
         self._report_unless_unwanted(node, replacement)
-
-    def _destination(self, call: cst.Call, method: str) -> str | None:
-        """The device ``call`` (a link ``.to(...)``/``.cuda(...)``/``.cpu()``) moves to, as
-        spelled; _KEEPS for a link that sets only the dtype; None when unknown."""
-        if method == "cpu":
-            return _spelled_device(cst.SimpleString('"cpu"'))
-        if method == "cuda":
-            kept = [argument for argument in call.args if _keyword_name(argument) in (None, "device")]
-            return _spelled_device(kept[0].value if kept else cst.SimpleString('"cuda"'))
-        if method != "to":
-            return None
-        argument = keyword_argument(call, "device") or next((arg for arg in call.args if arg.keyword is None), None)
-        if argument is None or argument.star:
-            return _KEEPS if argument is None and keyword_argument(call, "dtype") is not None else None
-        value = argument.value
-        if self.context.kind_of(value) is Kind.DTYPE or self.context.qualified_name(value) in torch_api.DTYPES:
-            return _KEEPS
-        return _spelled_device(value)
-
-    def _device_left(self, value: cst.BaseExpression, name: str) -> str | None:
-        """Where ``name = value`` surely leaves the tensor: the device its outermost move
-        names (``old.to(device)``, ``torch.tensor(data, device=device)``), _KEEPS for a
-        re-binding that moves nothing (``name = name.to(dtype)``); None when unknown. A link
-        that may move or cast by an argument of unknown kind counts as keeping the device
-        only in a re-binding of the name itself, whose earlier value is judged on its own."""
-        links: list[tuple[cst.Call, str]] = []
-        expression = value
-        while isinstance(expression, cst.Call) and not (self.context.call_name(expression) or "").startswith("torch."):
-            found = method_call(expression)
-            if found is None:
-                break
-            links.append((expression, found[1]))
-            expression = found[0]
-        start: str | None = None  # anything else: where it is, unknown
-        if isinstance(expression, cst.Call) and (self.context.call_name(expression) or "").startswith("torch."):
-            device = keyword_argument(expression, "device")  # `torch.tensor(data, device=device)`
-            start = _spelled_device(device.value) if device is not None else None
-        elif isinstance(expression, cst.Name) and expression.value == name:
-            start = _KEEPS
-        where = start
-        for call, method in reversed(links):  # innermost first
-            if method == "type":
-                return None
-            if method not in ("to", "cuda", "cpu"):
-                continue
-            moved = self._destination(call, method)
-            if moved == _KEEPS or (start == _KEEPS and not self._names_a_device(call, method)):
-                continue  # a cast, or in a re-binding a link that need not move
-            where = moved
-        return where
-
-    def _names_a_device(self, call: cst.Call, method: str) -> bool:
-        """The link surely names a device: ``.cuda()``, ``.cpu()``, ``.to("cuda")``,
-        ``.to(device=...)``, ``.to(torch.device(...))``."""
-        if method != "to":
-            return True
-        if keyword_argument(call, "device") is not None:
-            return True
-        first = next((argument.value for argument in call.args if argument.keyword is None), None)
-        return first is not None and is_device_expression(first, self.context.kind_of(first))
 
     def _already_on(self, wrapped: cst.Name, device: str) -> bool:
         """Whether every binding of ``wrapped`` that may reach it left the tensor on
@@ -494,13 +428,9 @@ def load(module, value, device):
         its dtype. Bindings in another branch of an ``if`` around it never reach it."""
         binder = self.context.binder
         around = {id(ancestor) for ancestor in binder.ancestors(wrapped)}  # the statement binding the result
-        reaching = [
-            binding
-            for binding in binder.bindings_before(wrapped)
-            if id(binding.node) not in around and not _exclusive(binder, binding.node, wrapped)
-        ]
+        reaching = [b for b in binder.bindings_before(wrapped) if id(b.node) not in around and not references.on_other_branch(binder, b.node, wrapped)]
         placed = [self._placed.get((id(binding.node), wrapped.value)) for binding in reaching]
-        return bool(placed) and device in placed and all(where in (device, _KEEPS) for where in placed)
+        return bool(placed) and device in placed and all(where in (device, KEEPS) for where in placed)
 
     def _report_unless_unwanted(self, node: cst.Call, replacement: cst.BaseExpression | None) -> None:
         """A copy bound to a name waits until the file shows whether that name's gradient is wanted."""
@@ -540,39 +470,12 @@ def load(module, value, device):
             if name not in _DROPPED_KEYWORDS:
                 moves.append((name, argument.value))
         to_float32 = [name for name, _ in moves] == ["dtype"] and self.context.qualified_name(moves[0][1]) in _FLOAT32
-        return [] if to_float32 and _keyword(factory, "dtype") is None else moves  # float32 already: the leaf itself
+        return [] if to_float32 and (factory is None or keyword_argument(factory, "dtype") is None) else moves  # float32 already: the leaf itself
 
     def _keyword_for(self, value: cst.BaseExpression) -> str | None:
         """The factory keyword a positional argument of ``.to()`` stands for."""
         kind = self.context.kind_of(value)
         return "dtype" if kind is Kind.DTYPE else "device" if is_device_expression(value, kind) else None
-
-
-def _spelled_device(expression: cst.BaseExpression) -> str | None:
-    """A device as the code spells it: a name (``device``, ``self.device``) or a string
-    literal (``"cuda"``); None for anything else."""
-    if isinstance(expression, cst.SimpleString):
-        return repr(expression.evaluated_value)
-    if isinstance(expression, cst.Integer):
-        return repr(f"cuda:{expression.value}")
-    return dotted_name(expression)
-
-
-def _exclusive(binder: Binder, first: cst.CSTNode, second: cst.CSTNode) -> bool:
-    """Whether two nodes sit in different branches of one ``if`` (never both run in a pass)."""
-    branches: dict[int, cst.CSTNode] = {}  # if statement -> the branch holding ``second``
-    child: cst.CSTNode = second
-    for ancestor in binder.ancestors(second):
-        if isinstance(ancestor, cst.If):
-            branches[id(ancestor)] = child
-        child = ancestor
-    child = first
-    for ancestor in binder.ancestors(first):
-        if isinstance(ancestor, cst.If) and id(ancestor) in branches:
-            theirs = branches[id(ancestor)]
-            return child is not theirs and child is not ancestor.test and theirs is not ancestor.test
-        child = ancestor
-    return False
 
 
 def _cuda_moves(call: cst.Call) -> _Moves:
@@ -583,23 +486,11 @@ def _cuda_moves(call: cst.Call) -> _Moves:
     return [("device", cst.SimpleString(f'"cuda:{device.value}"') if isinstance(device, cst.Integer) else device)]
 
 
-def _target_values(node: cst.Assign) -> list[tuple[cst.BaseExpression, cst.BaseExpression]]:
-    """Each assigned target with its value; ``a, b = a.cuda(), b.cuda()`` pairs them up."""
-    pairs: list[tuple[cst.BaseExpression, cst.BaseExpression]] = []
-    for target, value in ((assign_target.target, node.value) for assign_target in node.targets):
-        unpacked = type(target) in (cst.Tuple, cst.List) and type(value) in (cst.Tuple, cst.List)
-        if unpacked and len(target.elements) == len(value.elements):
-            pairs.extend((mine.value, theirs.value) for mine, theirs in zip(target.elements, value.elements))
-        else:
-            pairs.append((target, value))
-    return pairs
-
-
 def _bound_value(binding: BoundName, name: str) -> cst.BaseExpression | None:
     """The value ``binding`` gave ``name``, also for one name of ``a, b = x, y``."""
     if binding.value is not None or not isinstance(binding.node, cst.Assign):
         return binding.value
-    values = (value for target, value in _target_values(binding.node) if isinstance(target, cst.Name) and target.value == name)
+    values = (value for target, value in assigned_pairs(binding.node) if isinstance(target, cst.Name) and target.value == name)
     return next(values, None)
 
 
@@ -615,13 +506,3 @@ def _transfer_chain(value: cst.BaseExpression, name: str) -> list[tuple[cst.Call
         chain.append((expression, found[1]))  # type: ignore[arg-type]
         expression = found[0]
     return chain[::-1] if isinstance(expression, cst.Name) and expression.value == name else []
-
-
-def _with_keywords(factory: cst.Call, moves: _Moves) -> cst.Call | None:
-    names = [name for name, _ in moves or ()]
-    taken = has_star_kwargs(factory) or any(keyword_argument(factory, name) is not None for name in names)
-    if not moves or taken or len(set(names)) != len(names):
-        return None
-    for name, value in moves:
-        factory = with_keyword_appended(factory, keyword(name, value))
-    return factory
