@@ -736,6 +736,10 @@ class LintContext:
             return strong(self._kind_of_qualified_value(binding.qualified_name))
         return binding.inferred
 
+    def values_stored_in(self, class_def: cst.ClassDef, attribute: str) -> list[cst.BaseExpression]:
+        """Every value the class stores in ``self.<attribute>`` (``self.model = model``), in any method."""
+        return self._distant_kinds().stored_values(class_def, attribute)
+
     def _distant_kinds(self) -> DistantKinds:
         if self._distant is None:
             owner = weakref.ref(self)  # no cycle: the file's tree is freed with the context

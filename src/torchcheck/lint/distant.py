@@ -155,12 +155,12 @@ class DistantKinds:
     # ----------------------------------------------------------------- attributes
     def _assigned_to(self, class_def: cst.ClassDef, attribute: str) -> Inferred:
         kinds = []
-        for value in self._stored_values(class_def, attribute):
+        for value in self.stored_values(class_def, attribute):
             if not is_none(value):
                 kinds.append(self._infer_elsewhere(value))
         return agreeing(kinds)
 
-    def _stored_values(self, class_def: cst.ClassDef, attribute: str) -> list[cst.BaseExpression]:
+    def stored_values(self, class_def: cst.ClassDef, attribute: str) -> list[cst.BaseExpression]:
         """The values stored in ``self.<attribute>`` in the class; one pass over the class
         answers for all its attributes."""
         stores = self._stores.get(class_def)

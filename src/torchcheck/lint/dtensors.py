@@ -115,19 +115,27 @@ def local_read(context: LintContext, value: cst.BaseExpression) -> cst.CSTNode |
     :data:`LOCAL_READS`, ``float(value)``, an f-string or ``%`` formatting, a logger call it is
     handed to (``wandb.log({"grad_norm": value})``); None when it is not read so."""
     parent = context.binder.parent(value)
+    while isinstance(parent, (cst.BinaryOperation, cst.UnaryOperation)) and not _formats(parent):
+        value, parent = parent, context.binder.parent(parent)  # `(norm ** 2).item()`: arithmetic keeps a DTensor
     if isinstance(parent, cst.Attribute) and parent.value is value and parent.attr.value in LOCAL_READS:
         call = context.binder.parent(parent)
         return call if isinstance(call, cst.Call) and call.func is parent else None
     if isinstance(parent, cst.FormattedStringExpression):
         return context.binder.parent(parent)
-    if isinstance(parent, cst.BinaryOperation) and isinstance(parent.operator, cst.Modulo) and parent.right is value:
-        return parent if isinstance(parent.left, (cst.SimpleString, cst.ConcatenatedString)) else None
+    if isinstance(parent, cst.BinaryOperation) and _formats(parent):
+        return parent if parent.right is value else None
     node: cst.CSTNode | None = value
     while isinstance(parent, _CONTAINERS):
         node, parent = parent, context.binder.parent(parent)
     if isinstance(parent, cst.Call) and node is not parent.func and _logs_or_converts(parent):
         return parent
     return None
+
+
+def _formats(operation: cst.BinaryOperation | cst.UnaryOperation) -> bool:
+    """``"%.3f" % value``: string formatting, not arithmetic."""
+    modulo = isinstance(operation, cst.BinaryOperation) and isinstance(operation.operator, cst.Modulo)
+    return modulo and isinstance(operation.left, (cst.SimpleString, cst.ConcatenatedString))  # type: ignore[union-attr]
 
 
 def _logs_or_converts(call: cst.Call) -> bool:

@@ -42,7 +42,9 @@ class ShardedGradNormReadLocally(Rule):
     `fully_shard`, `parallelize_module` or `distribute_module`, directly or through a helper
     of the project that calls `fully_shard` on what it is given) turned into a number or
     logged without `.full_tensor()`, also once put in a dict or list that is then logged
-    (`norms[name] = p.grad.norm()`, then `wandb.log(norms)`).
+    (`norms[name] = p.grad.norm()`, then `wandb.log(norms)`), or after arithmetic
+    (`(p.grad.norm() ** 2).item()`). A module a class stores (`self.model = model`) in the
+    method that shards it (`fully_shard(model)`) is sharded in every method of the class.
 
     ## Why is this bad?
     The parameters of a sharded module are DTensors, and so are their gradients. The norm of
@@ -156,6 +158,23 @@ print(torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0).item())
         ),
     )
     INVALID = (
+        Invalid(
+            """
+from torch.distributed.fsdp import fully_shard
+
+class Trainer:
+    def __init__(self, model, mesh):
+        fully_shard(model, mesh=mesh)
+        self.model = model
+
+    def grad_norms(self):
+        squares = []
+        for p in self.model.parameters():
+            if p.grad is not None:
+                squares.append((p.grad.norm() ** 2).item())  # TCK213
+        return squares
+"""
+        ),
         Invalid(
             """
 import wandb
@@ -277,12 +296,26 @@ def train(model, mesh, batches):
             same_place = shard.scope is scope and (isinstance(scope, cst.ClassDef) or self.context.binder.precedes(shard.call, at))
             if same_place and related(shard.path, path):
                 return shard
+        if isinstance(scope, cst.ClassDef) and (stored := self._stored_sharded(path, scope)) is not None:
+            return stored
         if not isinstance(function, cst.FunctionDef) or depth >= _CALLERS_FOLLOWED:
             return None
         for call, resolved in self._calls:
             passed = resolved.arguments.get(root_name(path)) if resolved.function is function and resolved.arguments else None
             if passed is not None and (found := self._sharding(passed, call, depth + 1)) is not None:
                 return found
+        return None
+
+    def _stored_sharded(self, path: str, owner: cst.ClassDef) -> _Shard | None:
+        """``self.model`` stored from a module the same method shards: ``fully_shard(model)``
+        and ``self.model = model`` (in place: in either order) make the same module sharded."""
+        attribute = path.split(".")[1].split("[")[0]
+        for value in self.context.values_stored_in(owner, attribute):
+            method, stored = self.context.binder.enclosing(value, cst.FunctionDef), module_path(self.context, value)
+            whole = f"{stored}{path[len('self.' + attribute):]}" if stored is not None and root_name(stored) != "self" else None
+            found = (shard for shard in self._shards if whole is not None and shard.scope is method and related(shard.path, whole))
+            if (shard := next(found, None)) is not None:
+                return shard
         return None
 
     def _reads(self, norm: cst.Call) -> list[tuple[cst.BaseExpression, cst.CSTNode]]:
