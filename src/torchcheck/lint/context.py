@@ -61,9 +61,10 @@ from torchcheck.lint.nodes import (
     keyword_argument,
     method_call,
     source_text,
+    subtree,
 )
 from torchcheck.lint.positions import Positions
-from torchcheck.lint.project import TORCH_MODULE, YES, Condition, Symbol
+from torchcheck.lint.project import GRAD_OFF, MODULE, NONE, TORCH_MODULE, YES, Condition, Symbol
 from torchcheck.lint.settings import LintSettings
 
 if TYPE_CHECKING:
@@ -160,6 +161,8 @@ class Frame:
     # innermost decides, so `enable_grad()` inside `no_grad()` turns gradients back on.
     grad_modes: list[GradMode] = field(default_factory=list)
     autocast: list[bool] = field(default_factory=list)  # enabled flag of each open autocast block
+    # decorators imported from elsewhere in the project: the gradients are on only if none disables them
+    grad_conditions: tuple[Condition, ...] = ()
 
 
 # An `if` that tests the torch version or probes for an API guards compatibility code.
@@ -408,6 +411,24 @@ class LintContext:
         ``set_grad_enabled(False)``; an ``enable_grad()`` region nested in it is grad-enabled."""
         modes = self._frames[-1].grad_modes
         return bool(modes) and modes[-1] is GradMode.OFF
+
+    @property
+    def grad_conditions(self) -> tuple[Condition, ...]:
+        """What must hold for the gradients to be as :attr:`grad_maybe_disabled` says: that
+        no decorator imported from another file of the project disables them (its module
+        spells no grad-off API; a library's decorator holds it too)."""
+        return self._frames[-1].grad_conditions
+
+    def _grad_condition(self, decorator: cst.BaseExpression) -> Condition | None:
+        symbol = self.project.symbol_of(decorator.func if type(decorator) is cst.Call else decorator) if self.project else None  # type: ignore[attr-defined]
+        return Condition(symbol, f"{MODULE}:{GRAD_OFF}", NONE) if symbol is not None and not symbol.is_local else None
+
+    def _defined_here_off(self, decorator: cst.BaseExpression) -> bool:
+        """A decorator of this file whose code spells a grad-off API (``smart_inference_mode()``)."""
+        callee = decorator.func if type(decorator) is cst.Call else decorator  # type: ignore[attr-defined]
+        bindings = self.binder.bindings_of(callee.value, self.binder.module_scope) if type(callee) is cst.Name else []  # type: ignore[attr-defined]
+        defined = [binding.node for binding in bindings if type(binding.node) is cst.FunctionDef]
+        return any(type(name) is cst.Name and name.value in torch_api.GRAD_OFF_NAMES for d in defined for name in subtree(d))  # type: ignore[attr-defined]
 
     @property
     def grad_maybe_disabled(self) -> bool:
@@ -1342,8 +1363,12 @@ class LintContext:
     def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
         # The last decorator wraps the function first, so its mode is the innermost one.
         modes = [grad_mode_of(self.qualified_name, decorator.decorator) for decorator in node.decorators]
+        unknown = [decorator.decorator for decorator, mode in zip(node.decorators, modes) if mode is None]
+        conditions = tuple(filter(None, map(self._grad_condition, unknown)))
+        if any(map(self._defined_here_off, unknown)):
+            modes.append(GradMode.UNKNOWN)
         self._scopes.append(Scope(node))
-        self._frames.append(Frame(grad_modes=[mode for mode in modes if mode is not None]))
+        self._frames.append(Frame(grad_modes=[mode for mode in modes if mode is not None], grad_conditions=conditions))
         positional = (*node.params.posonly_params, *node.params.params)
         for param in (*positional, *node.params.kwonly_params):
             self._bind_parameter(node, param)

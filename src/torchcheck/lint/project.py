@@ -60,6 +60,7 @@ GRAD_SCALER_TEXT = "GradScaler"
 # of other files: a `flex_attention` call there may run compiled. Compiling `flex_attention`
 # itself (`torch.compile(flex_attention)`) covers only the calls of that alias and is not counted.
 COMPILES = "compiles"
+_GRAD_OFF_TEXT = re.compile(r"\b(?:no_grad|inference_mode|set_grad_enabled)\b")
 _COMPILE_TEXT = re.compile(
     r"\btorch\.compile\b(?!\(\s*\w*flex_attention\b)|\.compile\(\s*(?:\)|mode=|backend=|fullgraph=|dynamic=)"
     r"|_dynamo\.optimize|torch_compile|dynamo_backend"
@@ -69,6 +70,7 @@ _COMPILE_TEXT = re.compile(
 # helper or parameter named for it), sets up FSDP's `MixedPrecision`, or imports a framework
 # that runs the forward pass under autocast for its users (MIXED_PRECISION_FRAMEWORKS).
 AUTOCAST = "autocast"
+GRAD_OFF = "grad_off"  # the module spells a grad-off API: a decorator it defines may disable gradients
 BENCHMARK = "benchmark"
 DETERMINISTIC = "deterministic"
 DISTRIBUTED = "distributed"
@@ -481,10 +483,14 @@ class ProjectIndex:
         if condition.fact.startswith(f"{PROJECT}:"):
             return self._project_fact(importer, condition.fact.partition(":")[2])
         target = self.target(importer, condition.symbol)
-        if target is None:
-            outside = condition.value == NONE and self._outside_project(importer, condition.symbol)
-            return Answer(NONE, "") if outside else None
         kind, _, detail = condition.fact.partition(":")
+        symbol = condition.symbol
+        if kind == MODULE and target is None and symbol.module is not None:  # a file with nothing to summarise
+            file = self._locate(importer, symbol.module, symbol.level)
+            target = _Target(file, None) if file is not None else None
+        if target is None:
+            outside = condition.value == NONE and self._outside_project(importer, symbol)
+            return Answer(NONE, "") if outside else None
         if kind == MODULE:
             return self._module_fact(target.file, detail)
         if kind == IMPORTS:
@@ -803,6 +809,8 @@ def text_facts(text: str) -> dict[str, Fact]:
     facts = {SET_EPOCH: Fact(NO, 0, "") if offset < 0 else Fact(YES, text.count("\n", 0, offset) + 1, f"`{SET_EPOCH}`")}
     scaler = text.find(GRAD_SCALER_TEXT)
     facts[GRAD_SCALER] = Fact(NO, 0, "") if scaler < 0 else Fact(YES, text.count("\n", 0, scaler) + 1, f"`{GRAD_SCALER_TEXT}`")
+    grad_off = _GRAD_OFF_TEXT.search(text)
+    facts[GRAD_OFF] = Fact(NONE, 0, "") if grad_off is None else Fact(YES, text.count("\n", 0, grad_off.start()) + 1, f"`{grad_off.group()}`")
     compiled = _COMPILE_TEXT.search(text)
     if compiled is not None:
         facts[COMPILES] = Fact(YES, text.count("\n", 0, compiled.start()) + 1, "a `torch.compile`")

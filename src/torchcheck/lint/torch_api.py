@@ -97,6 +97,7 @@ INFERENCE_MODE = frozenset({"torch.inference_mode", "torch.autograd.inference_mo
 NO_GRAD_CONTEXTS = frozenset({"torch.no_grad", "torch.autograd.no_grad", "torch.autograd.grad_mode.no_grad"}) | INFERENCE_MODE
 ENABLE_GRAD_CONTEXTS = frozenset({"torch.enable_grad", "torch.autograd.enable_grad", "torch.autograd.grad_mode.enable_grad"})
 SET_GRAD_ENABLED = frozenset({"torch.set_grad_enabled", "torch.autograd.set_grad_enabled", "torch.autograd.grad_mode.set_grad_enabled"})
+GRAD_OFF_NAMES = frozenset({"no_grad", "inference_mode", "set_grad_enabled"})  # as a decorator factory spells them
 
 DTYPES = frozenset(
     f"torch.{name}"

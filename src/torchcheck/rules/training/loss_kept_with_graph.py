@@ -59,7 +59,10 @@ class LossKeptWithGraph(Rule):
     backpropagated and returned counts too (`loss = self.train_step(batch)`, then
     `total += loss`; `for name, value in parts.items()` over the dict of losses it returned),
     and so does the result of a loss function reached only through its name (a `loss` or
-    `loss_func` parameter, `self.loss_function`, `yolo_losses[i]`).
+    `loss_func` parameter, `self.loss_function`, `yolo_losses[i]`). A function under a
+    decorator that may turn gradients off is not reported: one of the file whose code spells
+    `no_grad`/`inference_mode`, or one imported from a project module that does
+    (`@smart_inference_mode()`).
 
     A loss (or a dict or list holding it, or the parts it is made of) handed without
     `.item()`/`.detach()` to a method of a class of the same file that accumulates its
@@ -686,15 +689,16 @@ class Trainer:
 
     def _report(self, candidate: _Candidate, scalar: bool) -> None:
         node, value, message = candidate.node, candidate.value, self._message_for(candidate)
+        conditions = self.context.grad_conditions  # no decorator of another file turned gradients off
         if not scalar:
-            return self.report(node, message)
+            return self.report(node, message, conditions=conditions)
         bare = isinstance(value, (cst.Name, cst.Attribute, cst.Subscript, cst.Call))
         receiver = value if bare else value.with_changes(lpar=[cst.LeftParen()], rpar=[cst.RightParen()])  # `(loss / n).item()`
         with_item = cst.Call(func=cst.Attribute(value=receiver, attr=cst.Name("item")))
         if isinstance(node, cst.AugAssign):
-            self.report(node, message, replacement=node.with_changes(value=with_item))
+            self.report(node, message, replacement=node.with_changes(value=with_item), conditions=conditions)
         else:
-            self.report(node, message, replacement=with_item, replace_target=value)
+            self.report(node, message, replacement=with_item, replace_target=value, conditions=conditions)
 
     def _message_for(self, candidate: _Candidate) -> str | None:
         """For a project method's call: name the statement that accumulates the argument."""
