@@ -18,7 +18,7 @@ import libcst as cst
 from torchcheck.lint import idioms
 from torchcheck.lint.context import LintContext
 from torchcheck.lint.flow import BODY, ELSE, Branch, Event, Path
-from torchcheck.lint.nodes import dotted_name
+from torchcheck.lint.nodes import dotted_name, self_attribute, subtree
 from torchcheck.lint.walker import children
 
 DDP_CLASSES = frozenset(
@@ -116,14 +116,17 @@ def runs_on_one_rank(decorator: cst.Decorator) -> bool:
 
 
 def _asks_rank(context: LintContext, test: cst.BaseExpression) -> bool:
-    """A rank check, directly or through a name bound to one (``is_first = rank == 0``)."""
+    """A rank check, directly or through a name or an attribute of the class bound to one
+    (``is_first = rank == 0``, ``self.can_save = self.is_main``)."""
     if is_rank_check(test):
         return True
     for name in _identifiers(test):
         binding = context.flow.last_binding(name)
         if binding is not None and binding.value is not None and is_rank_check(binding.value):
             return True
-    return False
+    owner = context.current_class  # `self.can_checkpoint = self.is_local_main if ... else self.is_main`
+    attributes = {self_attribute(node) for node in subtree(test) if type(node) is cst.Attribute} - {None} if owner else set()
+    return any(is_rank_check(value) for attribute in attributes for value in context.values_stored_in(owner, attribute))  # type: ignore[arg-type]
 
 
 def _one_rank_label(test: cst.BaseExpression) -> str | None:

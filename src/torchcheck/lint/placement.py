@@ -13,13 +13,15 @@ from __future__ import annotations
 
 import libcst as cst
 
-from torchcheck.lint import torch_api
+from torchcheck.lint import references, torch_api
 from torchcheck.lint.context import LintContext
 from torchcheck.lint.kinds import Kind
 from torchcheck.lint.nodes import dotted_name, is_none, keyword_argument, method_call
 
 KEEPS = "<unchanged>"  # a move that sets only the dtype: the device stays
 _DEVICE_PREFIXES = ("cuda", "cpu", "mps", "xpu", "meta", "hpu", "npu", "xla")
+# Methods whose result is the same tensor's data, reshaped or repeated: a move after them moves it.
+_SHAPING_METHODS = torch_api.VALUE_KEEPING_METHODS | {"repeat", "expand", "expand_as", "permute", "transpose", "flip"}
 
 
 def is_device_expression(expression: cst.BaseExpression, kind: Kind | None) -> bool:
@@ -129,3 +131,27 @@ def _names_a_device(context: LintContext, call: cst.Call, method: str) -> bool:
         return True
     first = next((argument.value for argument in call.args if argument.keyword is None), None)
     return first is not None and is_device_expression(first, context.kind_of(first))
+
+
+def moved_at_every_read(context: LintContext, owner: cst.ClassDef, attribute: str) -> bool:
+    """Every read of ``self.<attribute>`` in ``owner`` moves it to where the input is before
+    using it (``self.kernel.to(x.device, x.dtype)``, ``self.kernel.repeat(c, 1).to(x)``,
+    ``.type_as(x)``): where the module is does not matter to that tensor."""
+    binder = context.binder
+    found = references.self_attribute_references(binder, owner, attribute)
+    reads = [node for node in found or () if not references.is_bound(binder, node)]
+    return bool(reads) and all(_moved_before_use(context, read) for read in reads)
+
+
+def _moved_before_use(context: LintContext, node: cst.CSTNode) -> bool:
+    while True:
+        above = context.binder.parent(node)
+        call = context.binder.parent(above) if isinstance(above, cst.Attribute) and above.value is node else None
+        if not isinstance(call, cst.Call) or call.func is not above:
+            return False
+        method = above.attr.value  # type: ignore[union-attr]
+        if method == "type_as" or (method == "to" and moves_to_device(context, call)):
+            return True
+        if method not in _SHAPING_METHODS:
+            return False
+        node = call

@@ -142,6 +142,31 @@ class CheckpointSavedOnEveryRank(Rule):
             """
 import torch
 import torch.distributed as dist
+
+class Trainer:
+    def __init__(self, model, accelerator, local_filesystem):
+        dist.init_process_group("nccl")
+        self.model, self.accelerator = model, accelerator
+        self.can_checkpoint = self.is_local_main if local_filesystem else self.is_main
+
+    @property
+    def is_main(self):
+        return self.accelerator.is_main_process
+
+    @property
+    def is_local_main(self):
+        return self.accelerator.is_local_main_process
+
+    def save(self, path):
+        if not self.can_checkpoint:
+            return
+        torch.save(self.model.state_dict(), path)
+"""
+        ),
+        Valid(
+            """
+import torch
+import torch.distributed as dist
 from torch.nn.parallel import DistributedDataParallel
 
 class Trainer:

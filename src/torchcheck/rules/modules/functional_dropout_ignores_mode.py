@@ -54,7 +54,9 @@ class FunctionalDropoutIgnoresMode(ModuleClassRule):
     `feature_alpha_dropout`) called in an `nn.Module` method without `training=`; for
     `F.scaled_dot_product_attention(..., dropout_p=p)` with a rate that does not depend on
     `self.training`; and for a dropout module built and called inside a method
-    (`nn.Dropout(p)(x)`).
+    (`nn.Dropout(p)(x)`). A method other than `forward` that runs with gradients off
+    (`@torch.no_grad()` on a diffusion model's `p_sample`) never trains: dropout there is
+    the sampler's own choice and is not reported.
 
     ## Why is this bad?
     Unlike the `nn.Dropout` module, the functional form does not know the module's mode:
@@ -119,6 +121,19 @@ class FunctionalDropoutIgnoresMode(ModuleClassRule):
     required_text = ("dropout", "Dropout")  # F.dropout / dropout_p=, nn.Dropout(p)(x)
 
     VALID = (
+        Valid(
+            """
+import torch
+import torch.nn.functional as F
+
+class Diffusion(torch.nn.Module):
+    @torch.no_grad()
+    def p_sample(self, x, noise, noise_dropout=0.0):
+        if noise_dropout > 0.0:
+            noise = F.dropout(noise, p=noise_dropout)
+        return x + noise
+"""
+        ),
         Valid(
             """
 import torch.nn.functional as F
@@ -296,9 +311,12 @@ class Head(nn.Module):
 
     # ----------------------------------------------------------------- where we are
     def _runs_in_one_mode(self) -> bool:
-        """Inside ``if self.training:`` (or its ``else``), ``x if self.training else y``, or
-        after ``if not self.training: return x`` in the same method."""
+        """Inside ``if self.training:`` (or its ``else``), ``x if self.training else y``, after
+        ``if not self.training: return x`` in the same method, or in a method other than
+        ``forward`` that runs with gradients off (a sampler: it never trains)."""
         flow = self.context.flow
+        if self.context.in_no_grad and self.method is not None and self.method.name.value != "forward":
+            return True
         if any(self._mode_expressions) or any(_mode_branch(branch) for branch in flow.path):
             return True
         functions = {self.method, flow.function}

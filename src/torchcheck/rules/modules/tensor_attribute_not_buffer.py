@@ -10,7 +10,7 @@ from torchcheck.lint.context import LintContext
 from torchcheck.lint.exports import moved_attributes, setting_path
 from torchcheck.lint.kinds import TENSOR_KINDS, Kind, tensor_method_kind
 from torchcheck.lint.nodes import dotted_name, is_none, method_call, subtree
-from torchcheck.lint.placement import placed_on_device
+from torchcheck.lint.placement import moved_at_every_read, placed_on_device
 from torchcheck.lint.project import MOVED_BY_APPLY, NO, NUMBER_SETTINGS, PROJECT, Condition, Symbol
 from torchcheck.lint.rule import Invalid, Valid
 from torchcheck.rules.modules._common import ModuleClassRule, self_attribute
@@ -97,7 +97,9 @@ class TensorAttributeNotBuffer(ModuleClassRule):
     it before every read there - unconditionally, or under a test of the attribute itself
     (`if self.cache.numel() == 0:`); a recurrent state read first (`cell * self.state`, then
     `self.state = cell.detach()`) or set on one branch only still uses the tensor
-    `__init__` stored. An empty placeholder (`torch.empty(0, 0)`) re-bound later is not reported.
+    `__init__` stored. An empty placeholder (`torch.empty(0, 0)`) re-bound later is not reported,
+    nor is a tensor that every read moves to the input's device first
+    (`self.kernel.repeat(c, 1).to(x.device, x.dtype)`, `.type_as(x)`).
 
     ## Why is this bad?
     A module only knows about its parameters, buffers and submodules. A plain tensor
@@ -162,6 +164,21 @@ class TensorAttributeNotBuffer(ModuleClassRule):
     required_text = ("torch",)
 
     VALID = (
+        Valid(
+            """
+import torch
+import torch.nn.functional as F
+
+class NonMaximaSuppression3d(torch.nn.Module):
+    def __init__(self, size):
+        super().__init__()
+        self.kernel = torch.eye(size * size * size).view(-1, 1, size, size, size)
+
+    def forward(self, x):
+        kernel = self.kernel.repeat(x.shape[1], 1, 1, 1, 1).to(x.device, x.dtype)
+        return F.conv3d(x, kernel, groups=x.shape[1])
+"""
+        ),
         Valid(
             """
 import torch
@@ -469,7 +486,8 @@ class Head(nn.Module):
             }
             handled = state.handled | moved_by_apply | set_at_run_time
             for candidate in state.candidates:
-                if candidate.attribute not in handled and not self._inherits_handling(cls, by_name, frozenset()):
+                moved_at_use = moved_at_every_read(self.context, cls, candidate.attribute)  # `self.kernel.to(x.device)`
+                if candidate.attribute not in handled and not moved_at_use and not self._inherits_handling(cls, by_name, frozenset()):
                     message = _PLACED_MESSAGE if candidate.placed else None
                     self.report(candidate.assignment, message, conditions=_conditions(candidate.attribute, candidate.setting))
 
@@ -508,9 +526,7 @@ class Head(nn.Module):
 
     def _tensor_data(self, value: cst.BaseExpression) -> cst.BaseExpression | None:
         """``data`` in ``torch.tensor(data, ...)``."""
-        if not isinstance(value, cst.Call) or self.context.call_name(value) != "torch.tensor":
-            return None
-        first = value.args[0] if value.args else None
+        first = value.args[0] if isinstance(value, cst.Call) and value.args and self.context.call_name(value) == "torch.tensor" else None
         return first.value if first is not None and first.keyword is None and not first.star else None
 
     def _scalar_tensor(self, value: cst.Call) -> bool:
