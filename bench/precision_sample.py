@@ -14,7 +14,8 @@ cell), the message, the source lines around the finding (three either side, the 
 line marked ``>``), how many findings the rule had in all, and empty ``label`` and ``reason``
 columns. ``--save-findings`` keeps the whole JSON report, ``--findings`` reads one saved earlier
 instead of linting again, and
-``--opt-in`` samples the opt-in flow rules too (after enabling them). ``--labels-from`` copies
+``--opt-in`` samples the opt-in flow rules too (after enabling them), and ``--every-rule`` the
+rules outside the flow families (deprecations, style, idioms) as well. ``--labels-from`` copies
 the labels and reasons of an earlier sheet onto the rows that show the same finding (same rule,
 file, line and message), so a second pass over the same corpus only needs its new findings
 labelled.
@@ -91,11 +92,12 @@ class Finding:
 # ----------------------------------------------------------------------------- sample
 
 
-def flow_rules_by_default() -> dict[str, bool]:
-    """Each flow rule's code and whether it is on by default, from torchcheck's own catalogue."""
+def flow_rules_by_default(every_rule: bool = False) -> dict[str, bool]:
+    """Each flow rule's code (with ``every_rule``, each rule's) and whether it is on by
+    default, from torchcheck's own catalogue."""
     from torchcheck.lint.catalogue import rule_infos
 
-    return {rule.code: rule.default_enabled for rule in rule_infos() if rule.code in FLOW_RULES}
+    return {rule.code: rule.default_enabled for rule in rule_infos() if every_rule or rule.code in FLOW_RULES}
 
 
 def lint_report(corpus: Path, extra_rules: Sequence[str], keep: Path | None) -> list[dict]:
@@ -202,7 +204,7 @@ def earlier_labels(sheet: Path | None) -> dict[tuple[str, str, str, str], tuple[
 
 def run_sample(options: argparse.Namespace) -> int:
     corpus = options.corpus.resolve()
-    default = flow_rules_by_default()
+    default = flow_rules_by_default(options.every_rule)
     opt_in = sorted(code for code, on in default.items() if not on) if options.opt_in else []
     wanted = {code for code, on in default.items() if on or options.opt_in}
     records = (
@@ -303,6 +305,7 @@ def parse_options(argv: Sequence[str] | None) -> argparse.Namespace:
     sample.add_argument("--findings", type=Path, help="JSON report of an earlier `torchcheck lint` run on CORPUS")
     sample.add_argument("--save-findings", type=Path, help="keep the whole JSON report of the lint run here")
     sample.add_argument("--opt-in", action="store_true", help="sample the opt-in flow rules too")
+    sample.add_argument("--every-rule", action="store_true", help="sample every rule, not only the flow rules")
     sample.add_argument("--labels-from", type=Path, help="earlier sheet whose labels to copy onto the same findings")
     table = commands.add_parser("table", help="print the precision table of a filled-in sheet")
     table.add_argument("sheet", type=Path, help="CSV labelling sheet with the label column filled in")
