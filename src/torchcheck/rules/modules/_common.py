@@ -48,6 +48,7 @@ class ModuleClassRule(Rule):
         # the torch module classes of the file -> the condition set by a base of another file
         self._module_classes: dict[cst.ClassDef, Condition | None] = {}
         self._functions: list[tuple[cst.ClassDef | None, cst.FunctionDef]] = []  # open defs, with their class
+        self._self_names: dict[cst.FunctionDef, str | None] = {}
 
     @property
     def in_torch_module(self) -> bool:
@@ -64,10 +65,13 @@ class ModuleClassRule(Rule):
     def self_name(self) -> str | None:
         """The name of the instance in the current method (``self``), or None for static/class methods."""
         method = self.method
-        if method is None or decorator_names(method) & {"staticmethod", "classmethod"}:
+        if method is None:
             return None
-        params = (*method.params.posonly_params, *method.params.params)
-        return params[0].name.value if params else None
+        if method not in self._self_names:  # asked on every call in a method: answered once per method
+            params = (*method.params.posonly_params, *method.params.params)
+            static = decorator_names(method) & {"staticmethod", "classmethod"}
+            self._self_names[method] = params[0].name.value if params and not static else None
+        return self._self_names[method]
 
     def visit_ClassDef(self, node: cst.ClassDef) -> None:
         if self.context.is_module_class(node):
