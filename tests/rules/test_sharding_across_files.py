@@ -149,3 +149,27 @@ def test_to_empty_on_a_model_whose_class_of_another_file_computes_a_buffer(tmp_p
 def test_to_empty_followed_by_an_init_method_or_on_a_class_without_such_buffers(tmp_path: Path) -> None:
     assert _to_empty_findings(tmp_path, "TextModel", after="model.init_weights()") == []
     assert _to_empty_findings(tmp_path, "Plain") == []
+
+
+AFTER_FORWARD = """
+import torch
+from parallel import {helper}
+
+def probe(head):
+    probe_optimizer = torch.optim.SGD(head.parameters(), lr=0.1)
+    return probe_optimizer
+
+def fit(model, mesh, x):
+    {helper}(model, mesh)
+    model(x)
+    optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+    return optimizer
+"""
+
+
+def test_an_optimizer_built_after_a_forward_is_reported_only_if_the_helper_shards(tmp_path: Path) -> None:
+    (tmp_path / "parallel.py").write_text(textwrap.dedent(PARALLEL), encoding="utf-8")
+    for helper in ("parallelize", "describe"):
+        (tmp_path / f"fit_{helper}.py").write_text(textwrap.dedent(AFTER_FORWARD.format(helper=helper)), encoding="utf-8")
+    result = lint(LintOptions(paths=(tmp_path,), select=("TCK211",), use_cache=False))
+    assert [(Path(d.filename).name, d.location.row) for d in result.diagnostics] == [("fit_parallelize.py", 12)]

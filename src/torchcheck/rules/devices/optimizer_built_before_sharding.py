@@ -41,6 +41,7 @@ class _Shard:
 class _Forward:
     event: Event
     path: str
+    condition: Condition | None  # the sharding of the module it runs, when another file decides it
 
 
 class OptimizerBuiltBeforeSharding(Rule):
@@ -331,8 +332,10 @@ def main(model, batch):
         if not any(shard.fsdp2 and shard.event.function is function for shard in self._shards):
             return  # a call can only forward through a module this function sharded with fully_shard
         path = module_path(self.context, node.func) if isinstance(node.func, (cst.Name, cst.Attribute)) else None
-        if path is not None and any(shard.fsdp2 and path in shard.paths and shard.event.function is function for shard in self._shards):
-            self._forwards.append(_Forward(self.context.flow.event(node), path))
+        sharded = [shard for shard in self._shards if shard.fsdp2 and path in shard.paths and shard.event.function is function]
+        if path is not None and sharded:  # sharded surely, or only if a helper of another file shards it
+            condition = min(sharded, key=lambda shard: shard.condition is not None).condition
+            self._forwards.append(_Forward(self.context.flow.event(node), path, condition))
 
     def leave_Module(self, node: cst.Module) -> None:
         for build in self._builds:
@@ -343,7 +346,8 @@ def main(model, batch):
                 continue
             forward = next((forward for forward in self._forwards if self._ran_before(forward, build)), None)
             if forward is not None:
-                self.report(build.site or build.event.node, _AFTER_FORWARD.format(forward=_head(forward.event.node), line=self._line(forward.event)))
+                message = _AFTER_FORWARD.format(forward=_head(forward.event.node), line=self._line(forward.event))
+                self.report(build.site or build.event.node, message, conditions=(forward.condition,) if forward.condition is not None else ())
 
     def _replaces_after(self, build: _Build, shard: _Shard) -> bool:
         """Whether ``shard`` replaces parameters the optimizer of ``build`` took, after it, on
