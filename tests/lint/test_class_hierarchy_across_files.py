@@ -131,6 +131,23 @@ def test_an_instance_moved_to_a_device_stays_a_module_in_the_functions_that_use_
     assert sorted(d.location.row for d in result.diagnostics) == [13, 13]
 
 
+def test_a_parameter_annotated_with_a_module_class_of_another_file_is_a_module(tmp_path: Path) -> None:
+    files = {
+        "layers.py": LAYERS,
+        "helpers.py": "class Config:\n    def forward(self, x):\n        return x\n",
+        "solve.py": """
+            from layers import Block
+            from helpers import Config
+
+            def solve(operator: Block, config: Config, x):
+                config.forward(x)
+                return operator.forward(x)
+        """,
+    }
+    result = lint(LintOptions(paths=(_project(tmp_path, files),), select=("TCK105",), use_cache=False))
+    assert [d.location.row for d in result.diagnostics] == [7]
+
+
 def test_instances_of_a_module_class_of_another_file_in_a_plain_list_are_unregistered(tmp_path: Path) -> None:
     cells = """
     import torch.nn as nn

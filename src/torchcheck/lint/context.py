@@ -1084,6 +1084,11 @@ class LintContext:
         symbol = self.project.symbol_of(value.func)  # type: ignore[attr-defined]
         return symbol if symbol is not None and not symbol.is_local else None
 
+    def _project_class(self, annotation: cst.BaseExpression) -> Symbol | None:
+        """The class of another project file an annotation names."""
+        symbol = self.project.symbol_of(annotation) if self.project is not None else None
+        return symbol if symbol is not None and not symbol.is_local else None
+
     def module_condition(self, expression: cst.BaseExpression) -> Condition | None:
         """For a value made by a class of another project file (``self.norm = DishTS(...)``
         with ``DishTS`` imported from ``layers.py``), or for such a call itself: the condition
@@ -1388,7 +1393,9 @@ class LintContext:
         call of the function in this file passes."""
         name = param.name.value
         if param.annotation is not None or conventional(name).kind is not None or not self._is_called_in_file(function.name.value):
-            self.bind(name, self._annotated(param.annotation))
+            annotated = self._annotated(param.annotation)  # `operator: LinearOperator` of another file: a module if it is one
+            symbol = self._project_class(param.annotation.annotation) if param.annotation is not None and annotated.kind is None else None
+            self.bind(name, annotated, maker_symbol=symbol)
             return
         distant, owner = self._distant_kinds(), self._method_owner()
         self._scopes[-1].bindings[name] = Binding(pending=lambda: distant.parameter(function, param, owner))

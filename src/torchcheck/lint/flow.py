@@ -231,6 +231,18 @@ class ControlFlow:
         binding = earlier[-1]
         return binding if encloses(_conditional(binding.path), _conditional(path)) else None
 
+    def reaching_bindings(self, name: str) -> list[BoundName]:
+        """Every binding of ``name`` in the current function that the current point may read:
+        the last one that surely ran on the way here, and those after it in branches that may
+        have run instead (``x = x.cuda()`` under ``if use_cuda:``). Empty when none surely ran."""
+        history = self._scopes[-1].history(name) or []
+        found = []
+        for binding in reversed([binding for binding in history if binding.order < self._order + 1]):
+            found.append(binding)
+            if encloses(_conditional(binding.path), _conditional(self.path)):
+                return found
+        return []
+
     def _history(self, name: str) -> list[BoundName] | None:
         innermost = len(self._scopes) - 1
         for index in range(innermost, -1, -1):

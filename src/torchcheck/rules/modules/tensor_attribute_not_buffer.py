@@ -92,7 +92,8 @@ class TensorAttributeNotBuffer(ModuleClassRule):
     returned by a function of the same file (`self.pe = self._build_pe(n)`, also when that
     function computes the tensor with arithmetic and tensor methods, or with a legacy
     constructor such as `torch.FloatTensor(n, n)`). Re-binding the attribute in `__init__` to
-    a reshape of itself (`self.pe = self.pe.permute(1, 0)`) keeps it the same plain tensor.
+    a reshape of itself (`self.pe = self.pe.permute(1, 0)`) keeps it the same plain tensor, and
+    binding it to a `Parameter` on the other branch of an `if` leaves this branch's plain tensor.
     Another method that re-binds the attribute (runtime state) handles it only when it sets
     it before every read there - unconditionally, or under a test of the attribute itself
     (`if self.cache.numel() == 0:`); a recurrent state read first (`cell * self.state`, then
@@ -351,6 +352,20 @@ class Encoder(nn.Module):
 import torch
 from torch import nn
 
+class CustomizedLinear(nn.Module):
+    def __init__(self, mask):
+        super().__init__()
+        if isinstance(mask, torch.Tensor):
+            self.mask = nn.Parameter(mask.float(), requires_grad=False)
+        else:
+            self.mask = torch.tensor(mask, dtype=torch.float).t()  # TCK606
+"""
+        ),
+        Invalid(
+            """
+import torch
+from torch import nn
+
 class RecurrentBlock(nn.Module):
     def __init__(self, size, device):
         super().__init__()
@@ -578,10 +593,14 @@ class Head(nn.Module):
             writes = isinstance(statement, (cst.Assign, cst.AnnAssign))
             surely = writes and self._surely_runs(function, attribute)  # type: ignore[arg-type]
             state.rebound.setdefault(attribute, []).append((target, surely))
-        elif not (in_init and value is not None and self._reshapes(value, attribute)):
+        elif not (in_init and value is not None and self._reshapes(value, attribute)) and not self._built_on_another_branch(statement, attribute):
             # rebound to a Parameter in `__init__`; not `self.tem = self.tem.permute(2, 0, 1)`,
-            # the same plain tensor reshaped
+            # the same plain tensor reshaped, nor on the other branch of an `if` that stores a tensor
             state.handled.add(attribute)
+
+    def _built_on_another_branch(self, statement: cst.CSTNode, attribute: str) -> bool:
+        stored, binder = self.context.values_stored_in(self.context.current_class, attribute), self.context.binder  # type: ignore[arg-type]
+        return any(self._tensor_built(value) and references.on_other_branch(binder, value, statement) for value in stored)
 
     def _surely_runs(self, function: cst.FunctionDef, attribute: str) -> bool:
         """The statement being walked runs whenever its method does while ``__init__``'s
@@ -601,9 +620,7 @@ class Head(nn.Module):
         """Whether a method other than ``__init__`` reads ``self.<attribute>`` before any re-binding
         of its that surely runs: then the tensor ``__init__`` stored is used."""
         binder = self.context.binder
-        if cls not in self._references:
-            self._references[cls] = references.self_attributes_by_name(binder, cls)
-        by_name = self._references[cls]
+        by_name = self._references[cls] if cls in self._references else self._references.setdefault(cls, references.self_attributes_by_name(binder, cls))
         if by_name is None:
             return False  # `self` handed on: the reads cannot all be seen
         found = by_name.get(attribute, [])

@@ -213,6 +213,20 @@ def place(module, name, value, device, dtype=None):
         Invalid(
             """
 import torch
+
+def transfer(model, content, use_cuda):
+    image = torch.randn(content.shape) * 1e-3
+    image.requires_grad = True
+    if use_cuda:
+        image = image.cuda()  # TCK108
+    optimizer = torch.optim.Adam([image], lr=0.002)
+    model(image).sum().backward()
+    optimizer.step()
+"""
+        ),
+        Invalid(
+            """
+import torch
 import torch.nn as nn
 
 def fit(device, inputs, targets):
@@ -314,10 +328,8 @@ def load(module, value, device):
         if isinstance(expression, (cst.Tuple, cst.List)) and what == _WANTED:
             for element in expression.elements:
                 self._mark(element.value, what)
-        elif isinstance(expression, cst.Name):
-            binding = self.context.flow.reaching_binding(expression.value)
-            if binding is not None:
-                self._marks.add((binding.node, expression.value, what))
+        elif isinstance(expression, cst.Name):  # every binding that may reach: one path is enough
+            self._marks.update((binding.node, expression.value, what) for binding in self.context.flow.reaching_bindings(expression.value))
 
     def visit_Attribute(self, node: cst.Attribute) -> None:
         if node.attr.value == "grad":
