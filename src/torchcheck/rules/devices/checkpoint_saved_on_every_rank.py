@@ -5,6 +5,7 @@ from dataclasses import dataclass
 import libcst as cst
 
 from torchcheck.lint.accumulators import instance_class
+from torchcheck.lint.binder import Binder
 from torchcheck.lint.context import LintContext
 from torchcheck.lint.distributed import (
     PROCESS_GROUP_TEXT,
@@ -79,7 +80,8 @@ class CheckpointSavedOnEveryRank(Rule):
     skips the save: `save_checkpoint(best=True)` never runs `if not best: torch.save(...)`),
     or only handed to a call whose name says it runs what it is handed on one rank
     (`checkpointer.run_coordinator_step(write_metadata)`, `accelerator.on_main_process(save)`).
-    Files whose path is built from the rank are one per process and are not reported.
+    Files whose path is built from the rank (also through the name the path is bound to) are
+    one per process and are not reported.
     A save in a top-level helper that its own file never calls (`def save_model(args, model)`
     in `model.py`) is reported when a distributed script of the project imports the helper and
     calls it outside a rank check; the message names that call.
@@ -138,6 +140,19 @@ class CheckpointSavedOnEveryRank(Rule):
     required_text = (*PROCESS_GROUP_TEXT, "save")
 
     VALID = (
+        Valid(
+            """
+import os
+import torch
+import torch.distributed as dist
+
+def main(args, queue):
+    dist.init_process_group("nccl")
+    queue_path = os.path.join(args.dump_path, "queue" + str(args.rank) + ".pth")
+    for epoch in range(args.epochs):
+        torch.save({"queue": queue}, queue_path)
+"""
+        ),
         Valid(
             """
 import torch
@@ -483,7 +498,7 @@ class Recipe:
                     self._distributed_classes.add(owner)
         if qualified == _SAVE:
             event = self.context.flow.event(node)
-            if not guarded_by_rank(self.context, event) and not _per_rank_file(node):
+            if not guarded_by_rank(self.context, event) and not _per_rank_file(self.context.binder, node):
                 branches = tuple(branch for branch in event.path if isinstance(branch.owner, cst.If))
                 self._saves.append(_Save(node, function, branches))
             return
@@ -633,7 +648,11 @@ def _literal_truth(test: cst.BaseExpression, arguments: dict[str, cst.BaseExpres
     return None
 
 
-def _per_rank_file(call: cst.Call) -> bool:
-    """The path names the rank: each process writes a file of its own."""
+def _per_rank_file(binder: Binder, call: cst.Call) -> bool:
+    """The path names the rank, also through the name it is bound to (``queue_path =
+    os.path.join(dump, "queue" + str(args.rank) + ".pth")``): each process writes a file of its own."""
     path = argument_for(call, 1, "f")
-    return path is not None and names_a_rank(path.value)
+    if path is None or names_a_rank(path.value):
+        return path is not None
+    values = [getattr(binding.node, "value", None) for binding in binder.bindings_before(path.value)] if type(path.value) is cst.Name else []
+    return bool(values) and all(isinstance(value, cst.BaseExpression) and names_a_rank(value) for value in values)
