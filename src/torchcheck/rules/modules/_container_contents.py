@@ -70,7 +70,7 @@ class ContainerReader:
                 return Contents(container, False, False, frozenset(), False)
             verdicts = [self.element(element.value) for element in elements]
             every = all(ok for ok, _ in verdicts)
-            names = frozenset().union(*(used for _, used in verdicts)) if every else frozenset()
+            names = frozenset().union(*(used for _, used in verdicts))  # `(stage, name)`: the module is `stage`
             string_keys = container == "dict" and all(is_string_key(element.key, self.context) for element in elements)
             empty = not elements and type(value) is not cst.Tuple
             return Contents(container, empty, every and bool(elements), names, string_keys, any(ok for ok, _ in verdicts))

@@ -124,6 +124,21 @@ class ModulesInPlainContainer(PlainContainerRule):
         Valid(
             """
 import torch.nn as nn
+
+class ResNet(nn.Module):
+    def __init__(self, stages):
+        super().__init__()
+        self.stages_and_names = []
+        for i, blocks in enumerate(stages):
+            stage = nn.Sequential(*blocks)
+            name = "res" + str(i + 2)
+            self.add_module(name, stage)
+            self.stages_and_names.append((stage, name))
+"""
+        ),
+        Valid(
+            """
+import torch.nn as nn
 class MLP(nn.Module):
     def __init__(self, sizes):
         super().__init__()

@@ -36,6 +36,8 @@ class _LoopFacts:
     backpropagated: dict[Loop, set[str]] = field(default_factory=dict)
     # the same, only for the loop whose own body makes the call (not an inner loop's)
     backpropagated_directly: dict[Loop, set[str]] = field(default_factory=dict)
+    # `loss += part`: the accumulators each name was added into
+    summed_into: dict[str, set[str]] = field(default_factory=dict)
 
 
 class LossKeptWithGraph(Rule):
@@ -119,6 +121,22 @@ class LossKeptWithGraph(Rule):
     required_text = (".append(", ".extend(", ".insert(", "+=")
 
     VALID = (
+        Valid(
+            """
+import torch
+
+def perturb(model, inputs, steps, optimizer):
+    for step in range(steps):
+        loss = 0.0
+        parts = []
+        for x in inputs:
+            part = -torch.log(model(x).sum())
+            loss += part
+            parts.append(part)
+        loss.backward()
+        optimizer.step()
+"""
+        ),
         Valid(
             """
 def train(module, loader, optimizer):
@@ -579,6 +597,8 @@ class Trainer:
     def visit_AugAssign(self, node: cst.AugAssign) -> None:
         if isinstance(node.operator, cst.AddAssign):
             self._consider(node, root_name(node.target), node.value)
+            if self.context.loops and isinstance(node.value, cst.Name) and (total := root_name(node.target)) is not None:
+                self._facts().summed_into.setdefault(node.value.value, set()).add(total)
 
     def _backpropagated(self, receiver: cst.BaseExpression) -> None:
         """Note what ``receiver.backward()`` backpropagates: the name, and the names its
@@ -663,8 +683,9 @@ class Trainer:
     def _decide(self, candidate: _Candidate, facts: _LoopFacts) -> bool | None:
         """None: not a finding; else whether the kept value is a scalar loss (for the fix)."""
         created_in = candidate.created_in
-        if created_in is not None and candidate.container in facts.backpropagated.get(created_in, ()):
-            return None  # an accumulator re-created and backpropagated every iteration of that loop
+        renewed = facts.backpropagated.get(created_in, set()) if created_in is not None else set()
+        if candidate.container in renewed or facts.summed_into.get(dotted_name(candidate.value) or "", set()) & renewed:
+            return None  # re-created every iteration of a loop that backpropagates it, or what it keeps
         # what this iteration backpropagated, also in the body of a loop around the one keeping it
         backpropagated = set(facts.backpropagated.get(candidate.loops[-1], ()))
         backpropagated.update(*(facts.backpropagated_directly.get(loop, ()) for loop in candidate.loops))
