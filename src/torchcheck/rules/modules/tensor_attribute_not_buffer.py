@@ -109,7 +109,7 @@ class TensorAttributeNotBuffer(ModuleClassRule):
     in `state_dict()`, and is not replicated by `DataParallel`/FSDP. Register it with
     `self.register_buffer("mask", torch.ones(...))` - pass `persistent=False` to keep it
     out of the checkpoint. A 0-dim tensor of a number (`torch.tensor(0.5)`, of a parameter
-    default or a module constant that is a number, or of a setting that a configuration
+    default or a module constant that is a number, of a value an `isinstance(x, float)` test shows is one, or of a setting that a configuration
     default of the project sets to a number: `torch.tensor(cfg.MODEL.POS_WEIGHT)` after
     `cfg.MODEL.POS_WEIGHT = 1.5`) is not reported: PyTorch combines a CPU scalar tensor with
     tensors on any device.
@@ -165,6 +165,19 @@ class TensorAttributeNotBuffer(ModuleClassRule):
     required_text = ("torch",)
 
     VALID = (
+        Valid(
+            """
+import torch
+
+class Rescale(torch.nn.Module):
+    def __init__(self, factor):
+        super().__init__()
+        if isinstance(factor, float):
+            self.factor = torch.tensor(factor)
+        else:
+            self.factor = factor
+"""
+        ),
         Valid(
             """
 import torch
@@ -549,8 +562,8 @@ class Head(nn.Module):
         constant bound once: a 0-dim CPU tensor, which PyTorch combines with tensors on any
         device, so leaving it behind on ``.to(device)`` breaks nothing."""
         data = self._tensor_data(value)
-        if not isinstance(data, cst.Name):
-            return data is not None and _is_number(data)
+        if not isinstance(data, cst.Name) or self.context.kind_of(data) is Kind.NUMBER:  # also `isinstance(x, float)`
+            return data is not None and (isinstance(data, cst.Name) or _is_number(data))
         binder = self.context.binder
         bindings = binder.bindings_of(data.value, binder.scope_of(data))
         defaults = [binding.node.default for binding in bindings if isinstance(binding.node, cst.Param) and binding.node.default is not None]
