@@ -73,7 +73,9 @@ class DataParallel(Rule):
     machine, and the PyTorch documentation recommends it instead.
 
     A `DataParallel` that only serves inference or sampling is not reported: the file
-    never trains (no `backward()`, no `torch.optim` optimizer) and the wrapped model is put
+    never trains (no `backward()`, no `torch.optim` optimizer) - or, for a model wrapped
+    into a local name of a function (an `evaluate()` beside the training loop), that
+    function never trains - and the wrapped model is put
     in `eval()` mode, called under `no_grad()`/`inference_mode()`, or unwrapped again with
     `.module` (the idiom for loading a checkpoint saved from a wrapped model). Without a
     backward pass there are no gradients to gather and reduce, and the advice does not
@@ -132,6 +134,23 @@ class DataParallel(Rule):
     applies_in_tests = False
 
     VALID = (
+        Valid(
+            """
+import torch
+
+def train(model, loader, optimizer):
+    for x, y in loader:
+        torch.nn.functional.mse_loss(model(x), y).backward()
+        optimizer.step()
+
+def evaluate(model, loader, n_gpu):
+    if n_gpu > 1 and not isinstance(model, torch.nn.DataParallel):
+        model = torch.nn.DataParallel(model)
+    model.eval()
+    with torch.no_grad():
+        return [model(x) for x, _ in loader]
+"""
+        ),
         Valid(
             """
 import torch.nn as nn
@@ -314,6 +333,7 @@ class Task(BaseTask):
         self._inference_uses: set[_Binding] = set()  # bindings put in eval(), unwrapped, or called with gradients off
         self._inference_calls: set[cst.Call] = set()  # `DataParallel(m).eval()`: the wrap itself
         self._trains = False
+        self._training_functions: set[cst.FunctionDef | None] = set()
 
     def visit_Call(self, node: cst.Call) -> None:
         name = self.context.call_name(node)
@@ -321,6 +341,7 @@ class Task(BaseTask):
             self._wrapped(node)
         elif called_name(node) == "backward" or name in _GRADIENT_FUNCTIONS or _is_optimizer(name):
             self._trains = True
+            self._training_functions.add(self.context.flow.function)
         elif called_name(node) == "eval" and isinstance(node.func, cst.Attribute) and not node.args:
             self._evaluated(node.func.value)
         elif self.context.in_no_grad and (binding := self._binding_of(node.func)) is not None:
@@ -337,7 +358,9 @@ class Task(BaseTask):
 
     def leave_Module(self, node: cst.Module) -> None:
         for wrap in self._wraps:
-            if self._trains or not self._serves_inference(wrap):
+            local = wrap.binding is not None and isinstance(wrap.binding[0], cst.FunctionDef)  # a name of one function
+            trains = wrap.binding[0] in self._training_functions if local else self._trains  # type: ignore[index]
+            if trains or not self._serves_inference(wrap):
                 self.reports.append(wrap.report)
 
     def _wrapped(self, call: cst.Call) -> None:
