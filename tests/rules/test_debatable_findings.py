@@ -42,8 +42,14 @@ def test_data_parallel_that_only_serves_inference_is_not_reported() -> None:
     assert _findings(INFERENCE_SCRIPT, "TCK204") == []
 
 
-def test_data_parallel_in_a_file_that_trains_is_reported_even_where_it_evaluates() -> None:
+def test_data_parallel_kept_local_to_a_function_that_only_evaluates_is_not_reported_in_a_file_that_trains() -> None:
     training = INFERENCE_SCRIPT + "\ndef step(model, x, y):\n    criterion(model(x), y).backward()\n"
+    assert _findings(training, "TCK204") == []
+
+
+def test_data_parallel_handed_on_from_a_function_that_evaluates_is_reported_in_a_file_that_trains() -> None:
+    handed = INFERENCE_SCRIPT.replace("return [model(x) for x in loader]", "report(model)\n        return [model(x) for x in loader]")
+    training = handed + "\ndef step(model, x, y):\n    criterion(model(x), y).backward()\n"
     assert [row for row, _ in _findings(training, "TCK204")] == [6]
 
 

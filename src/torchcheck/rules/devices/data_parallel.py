@@ -5,7 +5,7 @@ from typing import TYPE_CHECKING
 
 import libcst as cst
 
-from torchcheck.lint.nodes import argument_for, called_name, dotted_name, method_call
+from torchcheck.lint.nodes import argument_for, called_name, dotted_name, method_call, subtree
 from torchcheck.lint.rule import Invalid, Report, Rule, Valid
 
 if TYPE_CHECKING:
@@ -74,8 +74,8 @@ class DataParallel(Rule):
 
     A `DataParallel` that only serves inference or sampling is not reported: the file
     never trains (no `backward()`, no `torch.optim` optimizer) - or, for a model wrapped
-    into a local name of a function (an `evaluate()` beside the training loop), that
-    function never trains - and the wrapped model is put
+    into a local name of a function that never hands it on (an `evaluate()` beside the
+    training loop), that function never trains - and the wrapped model is put
     in `eval()` mode, called under `no_grad()`/`inference_mode()`, or unwrapped again with
     `.module` (the idiom for loading a checkpoint saved from a wrapped model). Without a
     backward pass there are no gradients to gather and reduce, and the advice does not
@@ -358,10 +358,17 @@ class Task(BaseTask):
 
     def leave_Module(self, node: cst.Module) -> None:
         for wrap in self._wraps:
-            local = wrap.binding is not None and isinstance(wrap.binding[0], cst.FunctionDef)  # a name of one function
+            local = wrap.binding is not None and isinstance(wrap.binding[0], cst.FunctionDef) and not self._escapes(wrap)
             trains = wrap.binding[0] in self._training_functions if local else self._trains  # type: ignore[index]
             if trains or not self._serves_inference(wrap):
                 self.reports.append(wrap.report)
+
+    def _escapes(self, wrap: _Wrap) -> bool:
+        """After the wrap, the function hands the wrapped name on (an argument, a return value):
+        code elsewhere may train it."""
+        (function, name), binder = wrap.binding, self.context.binder  # type: ignore[misc]
+        uses = (node for node in subtree(function) if type(node) is cst.Name and node.value == name and binder.precedes(wrap.report.node, node) and wrap.report.node not in binder.ancestors(node))
+        return any(isinstance(binder.parent(node), (cst.Arg, cst.Return, cst.Element, cst.DictElement)) for node in uses)
 
     def _wrapped(self, call: cst.Call) -> None:
         """Report now, so that the finding carries its statement; keep it until the end of
