@@ -419,13 +419,12 @@ class LintContext:
         spells no grad-off API; a library's decorator holds it too)."""
         return self._frames[-1].grad_conditions
 
-    def _grad_condition(self, decorator: cst.BaseExpression) -> Condition | None:
-        symbol = self.project.symbol_of(decorator.func if type(decorator) is cst.Call else decorator) if self.project else None  # type: ignore[attr-defined]
-        return Condition(symbol, f"{MODULE}:{GRAD_OFF}", NONE) if symbol is not None and not symbol.is_local else None
+    def _grad_condition(self, callee: cst.BaseExpression) -> Condition | None:
+        symbol = self._project_class(callee)  # a decorator (or its factory) of another project file
+        return Condition(symbol, f"{MODULE}:{GRAD_OFF}", NONE) if symbol is not None else None
 
-    def _defined_here_off(self, decorator: cst.BaseExpression) -> bool:
-        """A decorator of this file whose code spells a grad-off API (``smart_inference_mode()``)."""
-        callee = decorator.func if type(decorator) is cst.Call else decorator  # type: ignore[attr-defined]
+    def _defined_here_off(self, callee: cst.BaseExpression) -> bool:
+        """A decorator (or its factory) of this file whose code spells a grad-off API (``smart_inference_mode``)."""
         bindings = self.binder.bindings_of(callee.value, self.binder.module_scope) if type(callee) is cst.Name else []  # type: ignore[attr-defined]
         defined = [binding.node for binding in bindings if type(binding.node) is cst.FunctionDef]
         return any(type(name) is cst.Name and name.value in torch_api.GRAD_OFF_NAMES for d in defined for name in subtree(d))  # type: ignore[attr-defined]
@@ -1081,12 +1080,11 @@ class LintContext:
         receiver_method = method_call(value)  # type: ignore[arg-type]
         if receiver_method is not None and receiver_method[1] in torch_api.MODULE_SELF_METHODS:
             return self._project_maker(receiver_method[0])  # `QNetwork().to(device)`: a module's `.to` returns it
-        symbol = self.project.symbol_of(value.func)  # type: ignore[attr-defined]
-        return symbol if symbol is not None and not symbol.is_local else None
+        return self._project_class(value.func)  # type: ignore[attr-defined]
 
-    def _project_class(self, annotation: cst.BaseExpression) -> Symbol | None:
-        """The class of another project file an annotation names."""
-        symbol = self.project.symbol_of(annotation) if self.project is not None else None
+    def _project_class(self, expression: cst.BaseExpression) -> Symbol | None:
+        """What ``expression`` (a callee, an annotation) names in another project file."""
+        symbol = self.project.symbol_of(expression) if self.project is not None else None
         return symbol if symbol is not None and not symbol.is_local else None
 
     def module_condition(self, expression: cst.BaseExpression) -> Condition | None:
@@ -1368,7 +1366,7 @@ class LintContext:
     def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
         # The last decorator wraps the function first, so its mode is the innermost one.
         modes = [grad_mode_of(self.qualified_name, decorator.decorator) for decorator in node.decorators]
-        unknown = [decorator.decorator for decorator, mode in zip(node.decorators, modes) if mode is None]
+        unknown = [_decorator_target(decorator) for decorator, mode in zip(node.decorators, modes) if mode is None]
         conditions = tuple(filter(None, map(self._grad_condition, unknown)))
         if any(map(self._defined_here_off, unknown)):
             modes.append(GradMode.UNKNOWN)

@@ -221,25 +221,21 @@ class ControlFlow:
         in a branch that does not enclose the reader (it may not have happened, another
         binding may reach instead). Bindings of enclosing functions are not followed: what a
         closure reads depends on when it is called."""
-        history = self._scopes[-1].history(name)
-        if not history:
-            return None
-        order, path = (reader.order, reader.path) if reader is not None else (self._order + 1, self.path)
-        earlier = [binding for binding in history if binding.order < order]
-        if not earlier:
-            return None
-        binding = earlier[-1]
-        return binding if encloses(_conditional(binding.path), _conditional(path)) else None
+        reaching = self.reaching_bindings(name, reader)
+        return reaching[0] if len(reaching) == 1 else None
 
-    def reaching_bindings(self, name: str) -> list[BoundName]:
-        """Every binding of ``name`` in the current function that the current point may read:
-        the last one that surely ran on the way here, and those after it in branches that may
-        have run instead (``x = x.cuda()`` under ``if use_cuda:``). Empty when none surely ran."""
-        history = self._scopes[-1].history(name) or []
+    def reaching_bindings(self, name: str, reader: BoundName | None = None) -> list[BoundName]:
+        """Every binding of ``name`` that the current point (or ``reader``) may read, latest
+        first: the last one that surely ran on the way there, and those after it in branches
+        that may have run instead (``x = x.cuda()`` under ``if use_cuda:``). Empty when none
+        surely ran."""
+        order, path = (reader.order, reader.path) if reader is not None else (self._order + 1, self.path)
         found = []
-        for binding in reversed([binding for binding in history if binding.order < self._order + 1]):
+        for binding in reversed(self._scopes[-1].history(name) or []):
+            if binding.order >= order:
+                continue
             found.append(binding)
-            if encloses(_conditional(binding.path), _conditional(self.path)):
+            if encloses(_conditional(binding.path), _conditional(path)):
                 return found
         return []
 

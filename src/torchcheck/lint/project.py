@@ -60,7 +60,7 @@ GRAD_SCALER_TEXT = "GradScaler"
 # of other files: a `flex_attention` call there may run compiled. Compiling `flex_attention`
 # itself (`torch.compile(flex_attention)`) covers only the calls of that alias and is not counted.
 COMPILES = "compiles"
-_GRAD_OFF_TEXT = re.compile(r"\b(?:no_grad|inference_mode|set_grad_enabled)\b")
+_GRAD_OFF_TEXT = re.compile(rf"\b(?:{'|'.join(sorted(torch_api.GRAD_OFF_NAMES))})\b")
 _COMPILE_TEXT = re.compile(
     r"\btorch\.compile\b(?!\(\s*\w*flex_attention\b)|\.compile\(\s*(?:\)|mode=|backend=|fullgraph=|dynamic=)"
     r"|_dynamo\.optimize|torch_compile|dynamo_backend"

@@ -14,6 +14,8 @@ reach the attribute).
 
 from __future__ import annotations
 
+import weakref
+
 import libcst as cst
 
 from torchcheck.lint.binder import Binder, Loop
@@ -23,6 +25,8 @@ from torchcheck.lint.torch_api import ITERATION_WRAPPERS
 _WRAPPER_NAMES = frozenset(name.rsplit(".", 1)[-1] for name in ITERATION_WRAPPERS)
 _FRAMES = (cst.FunctionDef, cst.Lambda, cst.ClassDef)
 _TARGET_HOLDERS = (cst.AssignTarget, cst.AnnAssign, cst.AugAssign, cst.For, cst.CompFor)
+# Per file (dropped with its binder) and class: the walk behind self_attributes_by_name.
+_SELF_ATTRIBUTES: weakref.WeakKeyDictionary[Binder, dict[int, dict[str, list[cst.Attribute]] | None]] = weakref.WeakKeyDictionary()
 _BINDING_PARENTS = (cst.AsName, cst.Param, cst.FunctionDef, cst.ClassDef, cst.ImportAlias, cst.NameItem)
 
 
@@ -188,8 +192,15 @@ def runs_before_through_methods(binder: Binder, node: cst.CSTNode, statements: l
 
 def self_attributes_by_name(binder: Binder, owner: cst.ClassDef) -> dict[str, list[cst.Attribute]] | None:
     """Every ``self.<name>`` in ``owner`` by name, in source order (bindings included, nested
-    classes left out), in one walk; None where ``self`` is used as a value (``hook(self)``,
-    ``return self``), except as ``super(Owner, self)``."""
+    classes left out), in one walk per class and file; None where ``self`` is used as a value
+    (``hook(self)``, ``return self``), except as ``super(Owner, self)``."""
+    by_class = _SELF_ATTRIBUTES.setdefault(binder, {})
+    if id(owner) not in by_class:
+        by_class[id(owner)] = _self_attributes_by_name(binder, owner)
+    return by_class[id(owner)]
+
+
+def _self_attributes_by_name(binder: Binder, owner: cst.ClassDef) -> dict[str, list[cst.Attribute]] | None:
     found: dict[str, list[cst.Attribute]] = {}
     nested_classes = lambda node: node is not owner and isinstance(node, cst.ClassDef)
     for node in subtree(owner, nested_classes, attribute_names=False):

@@ -490,7 +490,6 @@ class Head(nn.Module):
     def __init__(self, context: LintContext) -> None:
         super().__init__(context)
         self._classes: dict[cst.ClassDef, _ClassState] = {}  # the torch module classes of the file
-        self._references: dict[cst.ClassDef, dict[str, list[cst.Attribute]] | None] = {}  # per class, once
         self._entry_depth: dict[cst.FunctionDef, int] = {}  # how long the walk's path was at each def
 
     def visit_ClassDef(self, node: cst.ClassDef) -> None:
@@ -633,7 +632,7 @@ class Head(nn.Module):
         """Whether a method other than ``__init__`` reads ``self.<attribute>`` before any re-binding
         of its that surely runs: then the tensor ``__init__`` stored is used."""
         binder = self.context.binder
-        by_name = self._references[cls] if cls in self._references else self._references.setdefault(cls, references.self_attributes_by_name(binder, cls))
+        by_name = references.self_attributes_by_name(binder, cls)
         if by_name is None:
             return False  # `self` handed on: the reads cannot all be seen
         found = by_name.get(attribute, [])
