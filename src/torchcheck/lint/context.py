@@ -60,11 +60,12 @@ from torchcheck.lint.nodes import (
     is_none,
     keyword_argument,
     method_call,
+    self_attribute,
     source_text,
     subtree,
 )
 from torchcheck.lint.positions import Positions
-from torchcheck.lint.project import GRAD_OFF, MODULE, NONE, TORCH_MODULE, YES, Condition, Symbol
+from torchcheck.lint.project import GRAD_OFF, MODULE, NONE, TORCH_MODULE, YES, Condition, Symbol, returns_fact
 from torchcheck.lint.settings import LintSettings
 
 if TYPE_CHECKING:
@@ -357,6 +358,28 @@ _ONE_PROCESS = "[one process]"
 _BACKWARD_METHOD_NAMES = frozenset({"backward", *idioms.SELF_BACKWARD_METHODS})
 
 
+def _leaves_at_end(loop: cst.For | cst.While) -> bool:
+    """The loop body's last statement returns, breaks or raises: it runs again only on ``continue``."""
+    body = loop.body.body
+    last = body[-1] if body else None
+    if type(last) is cst.SimpleStatementLine:
+        last = last.body[-1]  # type: ignore[attr-defined]
+    return type(last) in (cst.Return, cst.Break, cst.Raise)
+
+
+def _unpacked_position(assignment: cst.Assign, target: cst.CSTNode) -> int | None:
+    """None when ``target`` is a whole target of ``assignment``; its position when it is an
+    element of an unpacked tuple (``t, w = ...``); -1 anywhere deeper."""
+    for assigned in assignment.targets:
+        if assigned.target is target:
+            return None
+        if type(assigned.target) in (cst.Tuple, cst.List):
+            for position, element in enumerate(assigned.target.elements):  # type: ignore[attr-defined]
+                if element.value is target and type(element) is cst.Element:
+                    return position
+    return -1
+
+
 class LintContext:
     """Scope-aware facts about the code, maintained during the shared walk."""
 
@@ -569,8 +592,21 @@ class LintContext:
             return binding.node if isinstance(binding.node, cst.FunctionDef) else Unresolved.OTHER
 
         return self._module_summaries().resolve(
-            call, function=self.flow.function, current_class=self.current_class, meaning_of=meaning_of
+            call, function=self.flow.function, current_class=self.current_class, meaning_of=meaning_of, class_of=self._file_class_of
         )
+
+    def _file_class_of(self, receiver: cst.BaseExpression) -> str | None:
+        """The class of this file whose instance ``receiver`` holds: a name bound once to
+        ``Cls(...)``, or ``self.<attr>`` the class sets only to ``Cls(...)``."""
+        made = self._instance_makers(receiver)
+        if not made or not all(type(value) is cst.Call and type(value.func) is cst.Name for value in made):  # type: ignore[attr-defined]
+            return None
+        names = {value.func.value for value in made}  # type: ignore[attr-defined]
+        if len(names) != 1:
+            return None
+        name = names.pop()
+        bindings = self.binder.bindings_of(name, self.binder.module_scope)
+        return name if len(bindings) == 1 and type(bindings[0].node) is cst.ClassDef else None
 
     def call_summary(self, call: cst.Call) -> FunctionSummary | None:
         """What ``call`` does, when it runs a ``def`` of this file: the callee's summary with
@@ -1020,7 +1056,7 @@ class LintContext:
             if type(target) in (cst.Tuple, cst.List) and type(value) in (cst.Tuple, cst.List) and len(target.elements) == len(value.elements):
                 for target_element, value_element in zip(target.elements, value.elements):
                     self._bind_target(target_element.value, self.kind_and_evidence(value_element.value))
-            elif type(target) in (cst.Tuple, cst.List) and self._bind_unpacked_idiom(target, value):
+            elif type(target) in (cst.Tuple, cst.List) and (self._bind_unpacked_idiom(target, value) or self._bind_returned_elements(target, value)):
                 continue
             elif value is not None:
                 inferred_value = self.kind_and_evidence(value)
@@ -1049,6 +1085,17 @@ class LintContext:
             return False
         for element, argument in zip(target.elements, wrapped):
             self._bind_target(element.value, self.kind_and_evidence(argument), made_by=self.maker_of(argument))
+        return True
+
+    def _bind_returned_elements(self, target: cst.Tuple | cst.List, value: cst.BaseExpression | None) -> bool:
+        """``indices, weights = sampler.sample(n)`` with a function of this file that returns a
+        tuple of known kinds: each name gets its element's kind."""
+        summary = self.call_summary(value) if type(value) is cst.Call else None  # type: ignore[arg-type]
+        elements = summary.returns.elements if summary is not None else ()
+        if len(elements) != len(target.elements) or any(isinstance(item, cst.StarredElement) for item in target.elements):
+            return False
+        for item, kind in zip(target.elements, elements):
+            self._bind_target(item.value, strong(kind) if kind is not None else UNKNOWN)
         return True
 
     def _wrapped_arguments(self, call: cst.Call) -> list[cst.BaseExpression] | None:
@@ -1098,6 +1145,44 @@ class LintContext:
             symbol = binding.maker_symbol if binding is not None else None
         return Condition(symbol, TORCH_MODULE, YES) if symbol is not None else None
 
+    def returned_kind_condition(self, expression: cst.BaseExpression, kind: str) -> Condition | None:
+        """For a name bound to what a function or method of another project file returns
+        (``t, w = self.sampler.sample(n)``, the sampler's class imported from ``resample.py``):
+        the condition under which it is of ``kind`` (one of :data:`RETURNED_KINDS`)."""
+        if type(expression) is not cst.Name or self.project is None:
+            return None
+        bindings = self.binder.bindings_before(expression)  # type: ignore[arg-type]
+        if len(bindings) != 1 or type(bindings[0].node) is not cst.Assign:
+            return None
+        assignment: cst.Assign = bindings[0].node  # type: ignore[assignment]
+        index = _unpacked_position(assignment, bindings[0].target)
+        call = assignment.value
+        if index == -1 or type(call) is not cst.Call:
+            return None
+        callee = self._project_class(call.func)  # type: ignore[attr-defined]
+        if callee is not None:
+            return Condition(callee, returns_fact(None, index), kind)
+        receiver_method = method_call(call)  # type: ignore[arg-type]
+        owner = self._instance_symbol(receiver_method[0]) if receiver_method is not None else None
+        return Condition(owner, returns_fact(receiver_method[1], index), kind) if owner is not None else None  # type: ignore[index]
+
+    def _instance_symbol(self, receiver: cst.BaseExpression) -> Symbol | None:
+        """The class of another project file whose instance ``receiver`` holds: a name bound
+        once to ``Cls(...)``, or ``self.<attr>`` the class sets only to ``Cls(...)``."""
+        symbols = {self._project_maker(value) for value in self._instance_makers(receiver)}
+        return symbols.pop() if len(symbols) == 1 else None
+
+    def _instance_makers(self, receiver: cst.BaseExpression) -> list[cst.BaseExpression]:
+        """The values that made the object ``receiver`` holds: a name's, when one assignment
+        binds it; every value the class stores in ``self.<attr>``."""
+        if type(receiver) is cst.Name:
+            bindings = self.binder.bindings_before(receiver)  # type: ignore[arg-type]
+            return [bindings[0].node.value] if len(bindings) == 1 and type(bindings[0].node) is cst.Assign else []  # type: ignore[attr-defined]
+        attribute = self_attribute(receiver)
+        if attribute is not None and self.current_class is not None:
+            return self.values_stored_in(self.current_class, attribute)
+        return []
+
     def _binding_of(self, expression: cst.BaseExpression) -> Binding | None:
         """The binding of a name or of ``self.<attribute>``."""
         if type(expression) is cst.Name:
@@ -1134,6 +1219,33 @@ class LintContext:
         if method in idioms.SELF_BACKWARD_METHODS and self._is_lightning_self(receiver):
             return call.args[0].value if call.args else None
         return receiver if method == "backward" else None
+
+    def backpropagated_after(self, holder: cst.Name, region: cst.CSTNode) -> bool:
+        """Whether what the name ``holder`` holds is backpropagated by code after ``region``
+        (a loop, say): a later read of it inside what a backward call backpropagates
+        (``torch.stack(losses).sum().backward()``), or one assigned to a name that is
+        (``loss = losses[i]``, then ``accelerator.backward(loss)``)."""
+        binder = self.binder
+        for binding in binder.bindings_before(holder):
+            for reference in binder.references_to(binding):
+                if not binder.precedes(region, reference) or any(node is region for node in binder.ancestors(reference)):
+                    continue
+                if self._read_by_backward(reference):
+                    return True
+                statement = binder.statement_of(reference)
+                targets = [target.target for target in statement.targets] if type(statement) is cst.Assign else []  # type: ignore[attr-defined]
+                bound = [binder.binding_made_by(target) for target in targets if type(target) is cst.Name]
+                if any(self._read_by_backward(use) for made in bound if made is not None for use in binder.references_to(made)):
+                    return True
+        return False
+
+    def _read_by_backward(self, node: cst.CSTNode) -> bool:
+        for ancestor in self.binder.ancestors(node):
+            if isinstance(ancestor, (cst.BaseSmallStatement, cst.BaseCompoundStatement)):
+                return False
+            if type(ancestor) is cst.Call and self.backward_subject(ancestor) is not None:  # type: ignore[arg-type]
+                return True
+        return False
 
     def _is_lightning_self(self, receiver: cst.BaseExpression) -> bool:
         current = self.current_class
@@ -1438,10 +1550,19 @@ class LintContext:
         return loop in self._dataloader_loops
 
     def is_training_loop(self, loop: cst.For | cst.While) -> bool:
-        """A loop whose body calls ``.backward()`` (complete when the loop is left)."""
-        return any(
-            name in _BACKWARD_METHOD_NAMES and self.backward_subject(call) is not None for name, call in self.calls_in_loop(loop)
-        )
+        """A loop whose body calls ``.backward()``, itself or through a function of the file it
+        calls (a helper, a closure, a method of ``self``), and that repeats it: a loop whose
+        body ends by leaving it (``return``, ``break``) only retries a failed step. Complete
+        when the loop is left."""
+        if _leaves_at_end(loop):
+            return False
+        return any(self._backpropagates(name, call) for name, call in self.calls_in_loop(loop))
+
+    def _backpropagates(self, name: str, call: cst.Call) -> bool:
+        if name in _BACKWARD_METHOD_NAMES and self.backward_subject(call) is not None:
+            return True
+        summary = self.call_summary(call)
+        return summary is not None and summary.does(idioms.Effect.BACKWARD)
 
     def visit_For(self, node: cst.For) -> None:
         items = self._items_of(node.iter)

@@ -35,6 +35,7 @@ import libcst as cst
 
 from torchcheck.lint.buffers import ComputedBuffer, computed_non_persistent_buffers, submodule_classes
 from torchcheck.lint.distributed import guarded_by_rank
+from torchcheck.lint.kinds import TENSOR_KINDS, Kind
 from torchcheck.lint.nodes import dotted_name, is_autocast_name, self_attribute, source_text
 from torchcheck.lint.project import (
     AUTOCAST,
@@ -46,6 +47,7 @@ from torchcheck.lint.project import (
     NO,
     NUMBER_SETTINGS,
     OUTPUT,
+    RETURNED_KINDS,
     TORCH_MODULE,
     UNGUARDED_CALLS,
     YES,
@@ -55,6 +57,7 @@ from torchcheck.lint.project import (
     Fact,
     Symbol,
     is_mixed_precision_framework,
+    returns_fact,
     text_facts,
     torch_module_via,
 )
@@ -530,13 +533,23 @@ class ProjectFacts:
     def _function_definition(self, function: cst.FunctionDef, summarise: bool) -> Definition:
         start = self._lines.definition(function.name.value)
         line = self._lines.line_at(start)
+        facts = self._returned_facts(function, None, line)
         if not summarise:
-            return Definition("function", line)
+            return Definition("function", line, facts)
         summary = self._context.summary_of(function)
         if not summary.effects and not summary.exit_modes:
-            return Definition("function", line)
+            return Definition("function", line, facts)
         located = summary.with_lines(lambda node: self._lines.line_of(node, start))
-        return Definition("function", line, summary=located.to_dict())
+        return Definition("function", line, facts, summary=located.to_dict())
+
+    def _returned_facts(self, function: cst.FunctionDef, method: str | None, line: int) -> dict[str, Fact]:
+        """The :data:`RETURNS` facts of a function, or of a class's ``method``."""
+        returns = self._context.summary_of(function).returns
+        where = f"`{method or function.name.value}()`"
+        found = {returns_fact(method): returns.kind} if returns.kind is not None else {}
+        found.update({returns_fact(method, index): kind for index, kind in enumerate(returns.elements) if kind is not None})
+        named = {fact: _returned_kind_name(kind) for fact, kind in found.items()}
+        return {fact: Fact(name, line, where) for fact, name in named.items() if name in RETURNED_KINDS}
 
     def _value_definition(self, name: str, assignment: cst.Assign) -> Definition | None:
         found = layer_activation(self._context, assignment.value)
@@ -561,6 +574,8 @@ class ProjectFacts:
                 facts.update(reader.outputs(forward))
             facts[FORWARD_AUTOCAST] = reader.autocast(forward, self._mentions_autocast)
         facts[TORCH_MODULE] = Fact(self._torch_module(node), self._lines.line_at(start), f"`{node.name.value}`")
+        for name, method in methods.items():
+            facts.update(self._returned_facts(method, name, self._lines.line_at(start)))
         if self._may_compute_buffers:
             buffer = self._computed_buffer(node)
             if buffer is not None:
@@ -595,6 +610,10 @@ class ProjectFacts:
             return YES
         bases = [self.symbol_of(base.value) for base in node.bases if base.keyword is None and not base.star]
         return torch_module_via([base for base in bases if base is not None]) or NO
+
+
+def _returned_kind_name(kind: Kind) -> str:
+    return "tensor" if kind in TENSOR_KINDS else kind.name.lower()
 
 
 def opens_autocast(context: LintContext, item: cst.WithItem) -> bool:

@@ -79,6 +79,17 @@ DISTRIBUTED = "distributed"
 # which makes it a module: the project's class hierarchy is followed across files.
 TORCH_MODULE = "torch_module"
 DEFINITION = "definition"  # what the symbol's definition is: "class", "function" or "value"
+# What calling a function returns where every `return` agrees, valued "tensor" or "module":
+# "returns" of a function ("returns.<i>": element i of the tuple it returns), and
+# "returns:<method>" ("returns:<method>.<i>") of a class, for its methods.
+RETURNS = "returns"
+RETURNED_KINDS = ("tensor", "module")
+
+
+def returns_fact(method: str | None = None, index: int | None = None) -> str:
+    """The name of the :data:`RETURNS` fact for a function (``method`` None) or a class's method."""
+    fact = f"{RETURNS}:{method}" if method is not None else RETURNS
+    return f"{fact}.{index}" if index is not None else fact
 _VIA = "via:"
 # A list fact (ExportSummary.facts, items joined by commas): the attribute names that an
 # `_apply` override of the module moves by name (`m.stride = fn(m.stride)`), whichever

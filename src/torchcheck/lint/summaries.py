@@ -152,16 +152,24 @@ class Returns:
     # `parts["total"].backward()` then `return parts`, or `return {"loss": loss, ...}` after
     # `loss.backward()`: a dict or list whose entries carry the graph
     graph_entries: bool = False
+    # `return indices, weights`: each element's kind, where every return is a tuple of that length
+    elements: tuple[Kind | None, ...] = ()
+
+    def element(self, index: int) -> Kind | None:
+        return self.elements[index] if index < len(self.elements) else None
 
     def to_dict(self) -> dict[str, Any]:
         kind = self.kind.name if self.kind is not None else None
-        found = {"kind": kind, "probabilities": self.probabilities, "non_contiguous": self.non_contiguous}
+        found: dict[str, Any] = {"kind": kind, "probabilities": self.probabilities, "non_contiguous": self.non_contiguous}
+        if self.elements:
+            found["elements"] = [element.name if element is not None else None for element in self.elements]
         return {**found, "graph_entries": True} if self.graph_entries else found
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> Returns:
         kind = Kind[data["kind"]] if data.get("kind") else None
-        return cls(kind, bool(data["probabilities"]), bool(data["non_contiguous"]), bool(data.get("graph_entries")))
+        elements = tuple(Kind[name] if name else None for name in data.get("elements", ()))
+        return cls(kind, bool(data["probabilities"]), bool(data["non_contiguous"]), bool(data.get("graph_entries")), elements)
 
 
 class ParameterKind(enum.Enum):
@@ -700,12 +708,15 @@ class ModuleSummaries:
         function: cst.FunctionDef | None,
         current_class: cst.ClassDef | None,
         meaning_of: Callable[[str], cst.FunctionDef | Unresolved],
+        class_of: Callable[[cst.BaseExpression], str | None] = lambda receiver: None,
     ) -> ResolvedCall | None:
         """The function of this module that ``call`` runs, with its argument mapping.
 
         ``meaning_of(name)`` says what a called name means at the call: the ``def`` that
         last bound it, or why it is none. An unbound name may be a top-level function
-        defined further down (called from a function that runs later).
+        defined further down (called from a function that runs later). ``class_of(receiver)``
+        names the class of this module whose instance a receiver other than ``self`` holds
+        (``self.sampler`` in ``self.sampler.sample(n)``), when the caller knows it.
         """
         func = call.func
         if not self.may_run_a_def(call):
@@ -715,14 +726,16 @@ class ModuleSummaries:
             if meaning is Unresolved.UNBOUND:
                 meaning = self.index.top_level_function(func.value) or Unresolved.OTHER
             return self._resolved(call, meaning, None) if isinstance(meaning, cst.FunctionDef) else None
-        if isinstance(func, cst.Attribute) and isinstance(func.value, cst.Name) and current_class is not None:
-            if function is None or not _is_receiver(func.value, function):
-                return None
-            method = self.index.method(current_class, func.attr.value)
-            if method is None:
-                return None
-            return self._resolved(call, method, None if _is_static(method) else func.value)
-        return None
+        if not isinstance(func, cst.Attribute):
+            return None
+        if isinstance(func.value, cst.Name) and function is not None and current_class is not None and _is_receiver(func.value, function):
+            owner: cst.ClassDef | None = current_class
+        else:
+            owner = self.index.classes.get(class_of(func.value) or "")
+        method = self.index.method(owner, func.attr.value) if owner is not None else None
+        if method is None:
+            return None
+        return self._resolved(call, method, None if _is_static(method) else func.value)
 
     def may_run_a_def(self, call: cst.Call) -> bool:
         """Whether ``call`` is spelled like a call of a ``def`` of this module (by the name it
@@ -1127,6 +1140,7 @@ class _FunctionPass:
             all(item.probabilities for item in found),
             all(item.non_contiguous for item in found),
             all(item.graph_entries for item in found),
+            _agreed_elements([item.elements for item in found]),
         )
 
     def _classify_value(self, value: cst.BaseExpression, depth: int) -> Returns:
@@ -1151,6 +1165,8 @@ class _FunctionPass:
             for entry in value.elements
         ):
             return Returns(graph_entries=True)  # `return {"loss": loss, "acc": acc}` after `loss.backward()`
+        if isinstance(value, cst.Tuple) and depth == 0 and not any(isinstance(entry, cst.StarredElement) for entry in value.elements):
+            return Returns(Kind.OTHER, elements=tuple(self._classify_value(entry.value, depth + 1).kind for entry in value.elements))
         if isinstance(value, cst.UnaryOperation):
             return self._classify_value(value.expression, depth + 1)
         if isinstance(value, cst.BinaryOperation) and not isinstance(value.operator, cst.MatrixMultiply):
@@ -1185,6 +1201,13 @@ class _FunctionPass:
         if method is not None and depth < _MAX_ALIAS_DEPTH and self._classify_value(func.value, depth + 1).kind in TENSOR_KINDS:  # type: ignore[attr-defined]
             return Returns(tensor_method_kind(method))  # `bias.unsqueeze(0)`, `onehot.repeat(n, 1, 1)`
         return Returns()
+
+
+def _agreed_elements(returned: list[tuple[Kind | None, ...]]) -> tuple[Kind | None, ...]:
+    """The element kinds every returned tuple agrees on; () unless all are tuples of one length."""
+    if not returned or not returned[0] or any(len(elements) != len(returned[0]) for elements in returned):
+        return ()
+    return tuple(kinds[0] if len(set(kinds)) == 1 else None for kinds in zip(*returned))
 
 
 def _arithmetic(left: Returns, right: Returns) -> Returns:

@@ -21,7 +21,9 @@ class TransferResultDiscarded(Rule):
     """
     ## What it does
     Checks for statements such as `x.to(device)`, `x.cuda()` or `x.half()` whose result is
-    thrown away, where `x` is a tensor.
+    thrown away, where `x` is a tensor: also one that a function or a method returns, of
+    this file or of another file of the project (`t, weights = self.sampler.sample(n)` with
+    a `sample` that returns two tensors).
 
     ## Why is this bad?
     `nn.Module.to()` moves the module's parameters in place, so `model.to(device)` on its
@@ -276,14 +278,16 @@ def apply(scores):
         if self.context.is_loader_batch(receiver):
             return  # maybe a batch object whose `.to()` moves it in place
         kind, evidence = self.context.kind_and_evidence(receiver)
-        if kind not in TENSOR_KINDS:
+        condition = self.context.returned_kind_condition(receiver, "tensor") if kind is None else None
+        if kind not in TENSOR_KINDS and condition is None:
             return
+        conditions = (condition,) if condition is not None else ()
         message = self.message.format(method=method, receiver=source_text(receiver))
         if self._can_assign_back(node, receiver):
             assignment = cst.Assign(targets=[cst.AssignTarget(target=receiver)], value=call)
-            self.report(node, message, replacement=assignment, fix_safety=fix_safety_on(evidence))
+            self.report(node, message, replacement=assignment, fix_safety=fix_safety_on(evidence), conditions=conditions)
         else:
-            self.report(node, message)
+            self.report(node, message, conditions=conditions)
 
     def _can_assign_back(self, statement: cst.Expr, receiver: cst.BaseExpression) -> bool:
         """See "Fix safety": where assigning back could copy, raise or rebind another scope's name."""

@@ -55,8 +55,11 @@ class LossKeptWithGraph(Rule):
     backpropagated (`error += batch_error / len(loader)`), and so does a loss accumulated with `+=` in a function that puts
     the model in `eval()` mode but forgets `torch.no_grad()`. An accumulator created afresh
     in each iteration of an outer loop and backpropagated there (`style_loss = 0.` per step,
-    `style_loss += ...` over the layers, then `style_loss.backward()`) is correct code. A
-    training loop in a method of the model itself (a `fit` method) counts like any other; a
+    `style_loss += ...` over the layers, then `style_loss.backward()`) is correct code, and
+    so is a list of losses that code after the loop backpropagates (`losses.append(loss)`
+    over several forwards, then `accelerator.backward(losses[i])`). A loop trains when it
+    calls `.backward()` itself or through a function of the file (a closure, a helper, a
+    method of `self`). A training loop in a method of the model itself (a `fit` method) counts like any other; a
     `forward` that collects one pass's features does not. What a helper or method of the file
     backpropagated and returned counts too (`loss = self.train_step(batch)`, then
     `total += loss`; `for name, value in parts.items()` over the dict of losses it returned),
@@ -121,6 +124,17 @@ class LossKeptWithGraph(Rule):
     required_text = (".append(", ".extend(", ".insert(", "+=")
 
     VALID = (
+        Valid(
+            """
+def forwards_then_backwards(model, loader, accelerator):
+    losses = []
+    for batch in loader:
+        losses.append(model(batch).mean())
+    for index in range(len(losses)):
+        loss = losses[index]
+        accelerator.backward(loss)
+"""
+        ),
         Valid(
             """
 import torch
@@ -702,11 +716,22 @@ class Trainer:
         evaluation = candidate.evaluating and not any(self.context.is_training_loop(loop) for loop in candidate.loops)
         if not (is_backward_target or in_data_loop or evaluation):
             return None
+        if self._kept_for_a_later_backward(candidate):
+            return None
         if parts or (kept_name is not None and self.context.kind_of(candidate.value) is Kind.OTHER):
             return False  # a list or dict of losses: no `.item()` to take
         if kept_entry and self.context.kind_of(candidate.value.value) in TENSOR_KINDS:  # type: ignore[attr-defined]
             return False  # `loss[0]` of a tensor loss: indexing is the mistake (TCK115), `.item()` would not help
         return is_backward_target or _looks_like_loss(candidate.value)
+
+    def _kept_for_a_later_backward(self, candidate: _Candidate) -> bool:
+        """``losses.append(loss)`` in one loop, ``accelerator.backward(losses[i])`` after it: the
+        graphs are kept on purpose."""
+        node = candidate.node
+        held = node.target if isinstance(node, cst.AugAssign) else node.func.value if isinstance(node, cst.Call) else None  # type: ignore[attr-defined]
+        if isinstance(held, cst.Subscript):
+            held = held.value  # `losses[key] += loss`
+        return isinstance(held, cst.Name) and self.context.backpropagated_after(held, candidate.loops[0])
 
     def _report(self, candidate: _Candidate, scalar: bool) -> None:
         node, value, message = candidate.node, candidate.value, self._message_for(candidate)

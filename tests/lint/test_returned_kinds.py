@@ -1,0 +1,111 @@
+"""A value keeps its kind when a function or a method returns it: of this file or of another
+file of the project, whole or as one element of a returned tuple, called directly or on an
+object whose class the code shows (``self.sampler.sample(n)``)."""
+
+from __future__ import annotations
+
+import textwrap
+from pathlib import Path
+
+from torchcheck.lint.api import LintOptions, lint
+
+RESAMPLE = """
+import numpy as np
+import torch
+
+
+class Resampler:
+    def sample(self, batch_size):
+        drawn = np.random.choice(10, size=(batch_size,))
+        indices = torch.from_numpy(drawn).long()
+        weights = torch.from_numpy(drawn).float()
+        return indices, weights
+
+    def describe(self):
+        return "uniform", 10
+
+
+def make_noise(shape):
+    return torch.randn(shape)
+"""
+
+TRAIN = """
+from resample import Resampler, make_noise
+
+
+class TrainLoop:
+    def __init__(self, steps):
+        self.sampler = Resampler()
+
+    def run_step(self, batch):
+        t, weights = self.sampler.sample(batch.shape[0])
+        t.to(batch.device)
+        name, count = self.sampler.describe()
+        name.to(batch.device)
+        noise = make_noise(batch.shape)
+        noise.to(batch.device)
+"""
+
+
+def _findings(root: Path, code: str = "TCK202") -> list[tuple[str, int]]:
+    result = lint(LintOptions(paths=(root,), select=(code,), use_cache=False))
+    return sorted((Path(d.filename).name, d.location.row) for d in result.diagnostics)
+
+
+def _write(root: Path, **files: str) -> Path:
+    for name, text in files.items():
+        (root / f"{name}.py").write_text(textwrap.dedent(text), encoding="utf-8")
+    return root
+
+
+def test_tensors_returned_by_another_files_method_and_function_are_tensors(tmp_path: Path) -> None:
+    # `name` is a string the method returns: `.to()` of it is no tensor transfer
+    assert _findings(_write(tmp_path, resample=RESAMPLE, train=TRAIN)) == [("train.py", 11), ("train.py", 15)]
+
+
+def test_without_the_other_file_nothing_is_known(tmp_path: Path) -> None:
+    assert _findings(_write(tmp_path, train=TRAIN)) == []
+
+
+def test_a_tuple_returned_by_a_method_of_this_file_types_each_name(tmp_path: Path) -> None:
+    single = RESAMPLE + TRAIN.replace("from resample import Resampler, make_noise\n", "")
+    assert _findings(_write(tmp_path, single=single)) == [("single.py", 28), ("single.py", 32)]
+
+
+def test_returns_that_disagree_type_nothing(tmp_path: Path) -> None:
+    code = """
+    import torch
+
+    def draw(n, numpy):
+        if numpy:
+            return [0] * n, 1.0
+        return torch.zeros(n), 1.0
+
+    def step(device):
+        values, scale = draw(4, False)
+        values.to(device)
+    """
+    assert _findings(_write(tmp_path, step=code)) == []
+
+
+def test_a_loop_that_trains_through_a_closure_keeps_no_loss(tmp_path: Path) -> None:
+    code = """
+    import torch
+
+    def fit(net, inputs, steps):
+        optimizer = torch.optim.SGD(net.parameters(), lr=0.1)
+        history = []
+
+        def closure():
+            optimizer.zero_grad()
+            loss = net(inputs).mean()
+            loss.backward()
+            return loss
+
+        for _ in range(steps):
+            loss = closure()
+            optimizer.step()
+            history.append(loss)
+        return history
+    """
+    assert _findings(_write(tmp_path, fit=code), "TCK101") == [("fit.py", 17)]
