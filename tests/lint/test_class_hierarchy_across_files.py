@@ -176,3 +176,43 @@ def test_instances_of_a_module_class_of_another_file_in_a_plain_list_are_unregis
     """
     root = _project(tmp_path, {"cells.py": cells, "model.py": model})
     assert _findings(root) == [("model.py", 8, "TCK601"), ("model.py", 12, "TCK601")]
+
+
+PARALLEL = """
+from torch import nn
+
+class CustomDataParallel(nn.DataParallel):
+    def __init__(self, module, num_gpus):
+        super().__init__(module)
+        self.num_gpus = num_gpus
+
+class Shifted(CustomDataParallel):
+    pass
+
+class Holder(nn.Module):
+    def __init__(self, module, num_gpus):
+        super().__init__()
+        self.module = module
+"""
+TRAIN_WRAPPED = """
+import torch
+from parallel import {wrapper}
+
+def train(model, loader, num_gpus):
+    if num_gpus > 1:
+        model = {wrapper}(model, num_gpus)
+    optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+    for x in loader:
+        model(x).sum().backward()
+        optimizer.step()
+"""
+
+
+def test_a_data_parallel_subclass_of_another_file_is_data_parallel(tmp_path: Path) -> None:
+    for wrapper in ("CustomDataParallel", "Shifted", "Holder"):
+        root = tmp_path / wrapper
+        root.mkdir()
+        _project(root, {"parallel.py": PARALLEL, "train.py": TRAIN_WRAPPED.format(wrapper=wrapper)})
+        result = lint(LintOptions(paths=(root / "train.py",), select=("TCK204",), use_cache=False))
+        found = [(Path(d.filename).name, d.location.row) for d in result.diagnostics]
+        assert found == ([] if wrapper == "Holder" else [("train.py", 7)]), wrapper

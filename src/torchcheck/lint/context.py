@@ -65,7 +65,7 @@ from torchcheck.lint.nodes import (
     subtree,
 )
 from torchcheck.lint.positions import Positions
-from torchcheck.lint.project import GRAD_OFF, MODULE, NONE, TORCH_MODULE, YES, Condition, Symbol, returns_fact
+from torchcheck.lint.project import DERIVES, GRAD_OFF, MODULE, NONE, TORCH_MODULE, YES, Condition, Symbol, returns_fact
 from torchcheck.lint.settings import LintSettings
 
 if TYPE_CHECKING:
@@ -1165,6 +1165,14 @@ class LintContext:
         receiver_method = method_call(call)  # type: ignore[arg-type]
         owner = self._instance_symbol(receiver_method[0]) if receiver_method is not None else None
         return Condition(owner, returns_fact(receiver_method[1], index), kind) if owner is not None else None  # type: ignore[index]
+
+    def derives_condition(self, callee: cst.BaseExpression, qualified: frozenset[str]) -> Condition | None:
+        """For a class of the project (``CustomDataParallel`` from ``utils.py``, or one of this
+        file): the condition under which it derives from one of the ``qualified`` classes."""
+        symbol = self.project.symbol_of(callee) if self.project is not None else None
+        if symbol is None or not symbol.is_local and symbol.level == 0 and f"{symbol.module}.{symbol.name}" in qualified:
+            return None
+        return Condition(symbol, f"{DERIVES}:{','.join(sorted(qualified))}", YES)
 
     def _instance_symbol(self, receiver: cst.BaseExpression) -> Symbol | None:
         """The class of another project file whose instance ``receiver`` holds: a name bound

@@ -27,6 +27,7 @@ the whole file.
 from __future__ import annotations
 
 import bisect
+import json
 import re
 from collections.abc import Iterator
 from typing import TYPE_CHECKING
@@ -39,6 +40,7 @@ from torchcheck.lint.kinds import TENSOR_KINDS, Kind
 from torchcheck.lint.nodes import dotted_name, is_autocast_name, self_attribute, source_text
 from torchcheck.lint.project import (
     AUTOCAST,
+    BASES,
     BENCHMARK,
     DETERMINISTIC,
     DISTRIBUTED,
@@ -574,6 +576,10 @@ class ProjectFacts:
                 facts.update(reader.outputs(forward))
             facts[FORWARD_AUTOCAST] = reader.autocast(forward, self._mentions_autocast)
         facts[TORCH_MODULE] = Fact(self._torch_module(node), self._lines.line_at(start), f"`{node.name.value}`")
+        bases = [self.symbol_of(base.value) for base in node.bases if base.keyword is None and not base.star]
+        if bases:
+            listed = json.dumps([base.to_list() for base in bases if base is not None])
+            facts[BASES] = Fact(listed, self._lines.line_at(start), f"`{node.name.value}`")
         for name, method in methods.items():
             facts.update(self._returned_facts(method, name, self._lines.line_at(start)))
         if self._may_compute_buffers:

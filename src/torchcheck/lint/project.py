@@ -82,6 +82,11 @@ DEFINITION = "definition"  # what the symbol's definition is: "class", "function
 # What calling a function returns where every `return` agrees, valued "tensor" or "module":
 # "returns" of a function ("returns.<i>": element i of the tuple it returns), and
 # "returns:<method>" ("returns:<method>.<i>") of a class, for its methods.
+# A class fact: the JSON list of its base classes (as symbols). `derives:<q1>,<q2>` asks
+# whether the class derives, through the project's files, from a class qualified <q1> or <q2>
+# outside the project (`torch.nn.DataParallel`): "yes" or "no".
+BASES = "bases"
+DERIVES = "derives"
 RETURNS = "returns"
 RETURNED_KINDS = ("tensor", "module")
 
@@ -261,7 +266,7 @@ def torch_module_via(bases: list[Symbol]) -> str | None:
 def is_local_condition(condition: Condition) -> bool:
     """About the file itself and nothing it imports (``imports:<flag>`` and ``project:...``
     need the project)."""
-    if condition.fact == TORCH_MODULE:
+    if condition.fact == TORCH_MODULE or condition.fact.startswith(f"{DERIVES}:"):
         return False  # a local class may derive from a class of another file
     return condition.symbol.is_local and not condition.fact.startswith((f"{IMPORTS}:", f"{PROJECT}:"))
 
@@ -512,6 +517,8 @@ class ProjectIndex:
             return self._summary_fact(target, kind, detail, condition.call)
         if condition.fact == TORCH_MODULE:
             return self._torch_module(target, 0)
+        if kind == DERIVES:
+            return self._derives(target, frozenset(detail.split(",")), 0)
         if condition.fact == DEFINITION:
             return Answer(target.definition.kind, "")
         fact = target.definition.facts.get(condition.fact)
@@ -579,6 +586,25 @@ class ProjectIndex:
         for base in bases:
             found = self.target(target.file, base)
             answer = self._torch_module(found, depth + 1) if found is not None else None
+            if answer is not None and answer.value == YES:
+                return answer
+        return Answer(NO, "")
+
+    def _derives(self, target: _Target, wanted: frozenset[str], depth: int) -> Answer | None:
+        """Whether the class ``target`` derives from a class of ``wanted`` (qualified names
+        outside the project), following its bases through the project's files."""
+        if target.definition is None or target.definition.kind != "class" or depth > _MAX_DEPTH:
+            return None
+        fact = target.definition.facts.get(BASES)
+        try:
+            bases = [Symbol.from_list(item) for item in json.loads(fact.value)] if fact is not None else []
+        except (ValueError, TypeError):
+            return None
+        for base in bases:
+            if base.module is not None and base.level == 0 and _joined(base.module, base.name) in wanted:
+                return Answer(YES, *self._place(target.file, fact))  # type: ignore[arg-type]
+            found = self.target(target.file, base)
+            answer = self._derives(found, wanted, depth + 1) if found is not None else None
             if answer is not None and answer.value == YES:
                 return answer
         return Answer(NO, "")

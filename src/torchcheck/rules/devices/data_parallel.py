@@ -5,7 +5,9 @@ from typing import TYPE_CHECKING
 
 import libcst as cst
 
+from torchcheck.lint.kinds import Kind
 from torchcheck.lint.nodes import argument_for, called_name, dotted_name, method_call, subtree
+from torchcheck.lint.project import Condition
 from torchcheck.lint.rule import Invalid, Report, Rule, Valid
 
 if TYPE_CHECKING:
@@ -63,7 +65,8 @@ def _assigned_values(line: cst.CSTNode | None) -> list[tuple[cst.BaseExpression,
 class DataParallel(Rule):
     """
     ## What it does
-    Checks for models wrapped in `nn.DataParallel(...)`.
+    Checks for models wrapped in `nn.DataParallel(...)`, or in a class of the project that
+    derives from it (`CustomDataParallel(model, num_gpus)`, defined in another file).
 
     ## Why is this bad?
     `DataParallel` runs every replica in one Python process: the GIL serialises the
@@ -130,7 +133,7 @@ class DataParallel(Rule):
     code = "TCK204"
     name = "data-parallel"
     message = "`nn.DataParallel` is single-process and slower than `DistributedDataParallel`"
-    required_text = ("DataParallel",)
+    required_text = ("DataParallel", "backward")  # a file that trains may call a subclass of another file
     applies_in_tests = False
 
     VALID = (
@@ -339,6 +342,8 @@ class Task(BaseTask):
         name = self.context.call_name(node)
         if name in _DATA_PARALLEL:
             self._wrapped(node)
+        elif (subclass := self._data_parallel_subclass(node, name)) is not None:
+            self._wrapped(node, (subclass,))
         elif called_name(node) == "backward" or name in _GRADIENT_FUNCTIONS or _is_optimizer(name):
             self._trains = True
             self._training_functions.add(self.context.flow.function)
@@ -370,12 +375,20 @@ class Task(BaseTask):
         uses = (node for node in subtree(function) if type(node) is cst.Name and node.value == name and binder.precedes(wrap.report.node, node) and wrap.report.node not in binder.ancestors(node))
         return any(isinstance(binder.parent(node), (cst.Arg, cst.Return, cst.Element, cst.DictElement)) for node in uses)
 
-    def _wrapped(self, call: cst.Call) -> None:
+    def _data_parallel_subclass(self, call: cst.Call, name: str | None) -> Condition | None:
+        """``CustomDataParallel(model, n)``: a class of the project, of this file or another,
+        that may derive from ``DataParallel``, given a module."""
+        wrapped = argument_for(call, 0, "module")
+        if (name or "").startswith("torch.") or wrapped is None or self.context.kind_of(wrapped.value) is not Kind.MODULE:
+            return None
+        return self.context.derives_condition(call.func, _DATA_PARALLEL)
+
+    def _wrapped(self, call: cst.Call, conditions: tuple[Condition, ...] = ()) -> None:
         """Report now, so that the finding carries its statement; keep it until the end of
         the file shows whether the wrapped model only serves inference."""
         if self._implements_a_wrapping_hook(call):
             return
-        self.report(call)
+        self.report(call, conditions=conditions)
         assignments = _assigned_values(self.context.current_statement)
         target = next((target for target, value in assignments if _wrapped_call(value) is call), None)
         binding = self._binding_of(target) if target is not None else None
