@@ -216,3 +216,34 @@ def test_a_data_parallel_subclass_of_another_file_is_data_parallel(tmp_path: Pat
         result = lint(LintOptions(paths=(root / "train.py",), select=("TCK204",), use_cache=False))
         found = [(Path(d.filename).name, d.location.row) for d in result.diagnostics]
         assert found == ([] if wrapper == "Holder" else [("train.py", 7)]), wrapper
+
+
+DIST = """
+class BaseModel:
+    def forward(self, a, b):
+        return a - b
+
+class DistModel(BaseModel):
+    pass
+"""
+LOSS = """
+import torch
+import dist
+
+class PerceptualLoss(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.model = dist.DistModel()
+
+    def forward(self, pred, target):
+        return self.model.forward(target, pred)
+"""
+
+
+def test_a_name_that_suggests_a_module_yields_to_the_class_that_made_it(tmp_path: Path) -> None:
+    root = _project(tmp_path, {"dist.py": DIST, "loss.py": LOSS})
+    result = lint(LintOptions(paths=(root,), select=("TCK105",), use_cache=False))
+    assert [d.location.row for d in result.diagnostics] == []
+    (root / "dist.py").write_text(textwrap.dedent(DIST.replace("class BaseModel:", "import torch\nclass BaseModel(torch.nn.Module):")), encoding="utf-8")
+    result = lint(LintOptions(paths=(root,), select=("TCK105",), use_cache=False))
+    assert [(Path(d.filename).name, d.location.row) for d in result.diagnostics] == [("loss.py", 11)]

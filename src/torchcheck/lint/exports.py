@@ -535,7 +535,7 @@ class ProjectFacts:
     def _function_definition(self, function: cst.FunctionDef, summarise: bool) -> Definition:
         start = self._lines.definition(function.name.value)
         line = self._lines.line_at(start)
-        facts = self._returned_facts(function, None, line)
+        facts = self._returned_facts(function, None, line) if not function.name.value.startswith("_") else {}
         if not summarise:
             return Definition("function", line, facts)
         summary = self._context.summary_of(function)
@@ -581,7 +581,8 @@ class ProjectFacts:
             listed = json.dumps([base.to_list() for base in bases if base is not None])
             facts[BASES] = Fact(listed, self._lines.line_at(start), f"`{node.name.value}`")
         for name, method in methods.items():
-            facts.update(self._returned_facts(method, name, self._lines.line_at(start)))
+            if name != "forward" and not name.startswith("_"):  # a module's call says what forward returns; private ones serve the class
+                facts.update(self._returned_facts(method, name, self._lines.line_at(start)))
         if self._may_compute_buffers:
             buffer = self._computed_buffer(node)
             if buffer is not None:

@@ -10,6 +10,9 @@ class ForwardCalledDirectly(Rule):
     """
     ## What it does
     Checks for `module.forward(x)` where `module` is an `nn.Module`, instead of `module(x)`.
+    An instance of a class of another project file is a module when the class's bases reach
+    `nn.Module` in the project's files, whatever the name it is stored under suggests
+    (`self.model = dist.DistModel()` of a plain class is not).
 
     ## Why is this bad?
     `nn.Module.__call__` does more than run `forward`: it runs forward pre-hooks and hooks,
@@ -229,8 +232,12 @@ def step(pred, target):
             return  # the module's own code: no wrapper is bypassed (see the doc)
         kind, evidence = self.context.kind_and_evidence(receiver)
         replacement = node.with_changes(func=receiver)
-        if kind is None and (condition := self.context.module_condition(receiver)) is not None:
-            # an instance of a class of another file: a module if the index finds nn.Module up its bases
+        condition = None
+        if kind is None or evidence is Evidence.CONVENTION:
+            condition = self.context.module_condition(receiver)
+        if condition is not None:
+            # an instance of a class of another file (whatever its name suggests): a module if
+            # the index finds nn.Module up its bases
             self.report(node, replacement=replacement, fix_safety=FixSafety.SAFE, conditions=(condition,))
             return
         loss_module = kind is Kind.LOSS_FUNCTION and evidence is Evidence.STRONG  # `nn.MSELoss()`: a module too

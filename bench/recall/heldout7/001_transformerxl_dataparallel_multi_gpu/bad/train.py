@@ -1,0 +1,34 @@
+import argparse
+
+import torch
+import torch.nn as nn
+
+from mem_transformer import MemTransformerLM
+
+parser = argparse.ArgumentParser()
+parser.add_argument("--multi_gpu", action="store_true")
+parser.add_argument("--n_layer", type=int, default=12)
+args = parser.parse_args()
+
+device = torch.device("cuda")
+model = MemTransformerLM(n_layer=args.n_layer)
+
+if args.multi_gpu:
+    model = model.to(device)
+    para_model = nn.DataParallel(model, dim=1).to(device)  # expect: TCK204
+else:
+    para_model = model.to(device)
+
+optimizer = torch.optim.Adam(model.parameters(), lr=2.5e-4)
+
+
+def train(train_iter):
+    para_model.train()
+    mems = tuple()
+    for data, target in train_iter:
+        optimizer.zero_grad()
+        ret = para_model(data, target, *mems)
+        loss, mems = ret[0], ret[1:]
+        loss = loss.float().mean()
+        loss.backward()
+        optimizer.step()
