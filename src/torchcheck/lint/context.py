@@ -34,7 +34,7 @@ from typing import TYPE_CHECKING, NamedTuple, Protocol
 
 import libcst as cst
 
-from torchcheck.lint import idioms, torch_api
+from torchcheck.lint import idioms, references, torch_api
 from torchcheck.lint.binder import Binder
 from torchcheck.lint.containers import appended_items, is_empty_list
 from torchcheck.lint.distant import DistantKinds
@@ -796,6 +796,16 @@ class LintContext:
         """Every value the class stores in ``self.<attribute>`` (``self.model = model``), in any method."""
         return self._distant_kinds().stored_values(class_def, attribute)
 
+    def values_passed_to(self, param: cst.Param) -> list[cst.BaseExpression]:
+        """What every call of the parameter's function in this file passes for it (a method's
+        calls through ``self``, a constructor's through its class); empty when a call hides
+        it, or the function is handed on and may be called elsewhere."""
+        function = self.binder.enclosing(param, cst.FunctionDef)
+        if not isinstance(function, cst.FunctionDef):
+            return []
+        owner = self.binder.parent(self.binder.parent(function))  # type: ignore[arg-type]
+        return self._distant_kinds().passed_values(function, param, owner if isinstance(owner, cst.ClassDef) else None)
+
     def _distant_kinds(self) -> DistantKinds:
         if self._distant is None:
             owner = weakref.ref(self)  # no cycle: the file's tree is freed with the context
@@ -1184,8 +1194,8 @@ class LintContext:
         """The values that made the object ``receiver`` holds: a name's, when one assignment
         binds it; every value the class stores in ``self.<attr>``."""
         if type(receiver) is cst.Name:
-            bindings = self.binder.bindings_before(receiver)  # type: ignore[arg-type]
-            return [bindings[0].node.value] if len(bindings) == 1 and type(bindings[0].node) is cst.Assign else []  # type: ignore[attr-defined]
+            value = references.assigned_value(self.binder, receiver)  # type: ignore[arg-type]
+            return [value] if value is not None else []
         attribute = self_attribute(receiver)
         if attribute is not None and self.current_class is not None:
             return self.values_stored_in(self.current_class, attribute)

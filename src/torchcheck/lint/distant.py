@@ -89,18 +89,17 @@ class DistantKinds:
         found = self._binder().enclosing(node, cst.ClassDef)
         return found if isinstance(found, cst.ClassDef) else None
 
+    def passed_values(self, function: cst.FunctionDef, param: cst.Param, owner: cst.ClassDef | None) -> list[cst.BaseExpression]:
+        """What every call of ``function`` in the file passes for ``param`` (its default where
+        a call passes nothing); empty when a call hides it or the function is handed on."""
+        calls = self._method_calls(function, owner) if owner is not None else self._function_calls(function)
+        values = [self._argument_for(call, function, param, skipped) for call, skipped in calls or ()]
+        return values if all(value is not None for value in values) else []  # type: ignore[return-value]
+
     # ----------------------------------------------------------------- parameters
     def _passed_for(self, function: cst.FunctionDef, param: cst.Param, owner: cst.ClassDef | None) -> Inferred:
-        calls = self._method_calls(function, owner) if owner is not None else self._function_calls(function)
-        if not calls:
-            return UNKNOWN
-        kinds = []
-        for call, skipped in calls:
-            argument = self._argument_for(call, function, param, skipped)
-            if argument is None:
-                return UNKNOWN
-            kinds.append(self._infer_elsewhere(argument))
-        return agreeing(kinds)
+        values = self.passed_values(function, param, owner)
+        return agreeing([self._infer_elsewhere(value) for value in values]) if values else UNKNOWN
 
     # Each gives every call that runs the function, with how many leading parameters the call
     # does not pass (``self``); None when the function is also used in a way that hides its callers.

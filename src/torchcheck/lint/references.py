@@ -109,6 +109,13 @@ def assignment_of(binder: Binder, value: cst.CSTNode, *, as_branch: bool = False
     return None
 
 
+def assigned_value(binder: Binder, name: cst.Name) -> cst.BaseExpression | None:
+    """The value a used name holds when one assignment alone may reach the use (``criterion =
+    nn.CrossEntropyLoss()``, then ``criterion``); None otherwise."""
+    bindings = binder.bindings_before(name)
+    return bindings[0].node.value if len(bindings) == 1 and type(bindings[0].node) is cst.Assign else None  # type: ignore[attr-defined]
+
+
 def argument_of(binder: Binder, node: cst.CSTNode) -> cst.Call | None:
     """The call ``node`` is passed to as a whole argument (``train(model, loader)``,
     ``train(loader=loader)``), else None."""

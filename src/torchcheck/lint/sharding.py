@@ -20,6 +20,7 @@ from dataclasses import dataclass
 
 import libcst as cst
 
+from torchcheck.lint import references
 from torchcheck.lint.context import LintContext
 from torchcheck.lint.exports import call_shape, imported_callee
 from torchcheck.lint.idioms import Effect
@@ -227,8 +228,7 @@ def _builds_optimizer(context: LintContext, function: cst.FunctionDef) -> bool:
         if isinstance(node, cst.Return) and node.value is not None:
             value = node.value
             if isinstance(value, cst.Name):
-                bindings = context.binder.bindings_before(value)
-                value = bindings[0].node.value if len(bindings) == 1 and isinstance(bindings[0].node, cst.Assign) else value
+                value = references.assigned_value(context.binder, value) or value
             if isinstance(value, cst.Call) and is_optimizer_class(context, value):
                 return True
     return False

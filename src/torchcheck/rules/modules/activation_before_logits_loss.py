@@ -4,7 +4,7 @@ from dataclasses import dataclass, replace
 
 import libcst as cst
 
-from torchcheck.lint import torch_api
+from torchcheck.lint import references, torch_api
 from torchcheck.lint.context import LintContext
 from torchcheck.lint.exports import (
     ACTIVATION_FUNCTIONS,
@@ -14,7 +14,7 @@ from torchcheck.lint.exports import (
     layer_activation,
 )
 from torchcheck.lint.kinds import Kind, conventional_kind
-from torchcheck.lint.nodes import keyword_argument
+from torchcheck.lint.nodes import argument_for, self_attribute
 from torchcheck.lint.project import INSTANCE_OUTPUT, OUTPUT, PLACE, Condition, Symbol
 from torchcheck.lint.rule import Invalid, Rule, Valid
 
@@ -97,7 +97,9 @@ class ActivationBeforeLogitsLoss(Rule):
     (`model: Classifier`) holds that model; so does a parameter named as a model (`model`,
     `net`) in a file that defines exactly one module class (a script with its model), when
     nothing else tells what it holds. A functional loss held in a name or an attribute
-    (`self.loss_func = F.binary_cross_entropy_with_logits`) is that loss. The finding is reported at the loss call and names
+    (`self.loss_func = F.binary_cross_entropy_with_logits`) is that loss, and so is a
+    parameter for which every caller of the file passes the same loss (`criterion =
+    nn.CrossEntropyLoss()`, then `train_model(model, criterion, loader)`). The finding is reported at the loss call and names
     where the activation is applied.
 
     ## Why is this bad?
@@ -273,6 +275,21 @@ def step(x, y):
 import torch.nn as nn
 import torch.nn.functional as F
 
+def train_model(model, criterion, loader):
+    for inputs, labels in loader:
+        outputs = F.softmax(model(inputs), dim=1)
+        criterion(outputs, labels).backward()  # TCK605
+
+def main(model, loader):
+    criterion = nn.CrossEntropyLoss()
+    train_model(model, criterion, loader)
+"""
+        ),
+        Invalid(
+            """
+import torch.nn as nn
+import torch.nn.functional as F
+
 class Network(nn.Module):
     def __init__(self):
         super().__init__()
@@ -402,7 +419,17 @@ class Discriminator(nn.Module):
         else:
             sole = self.context.sole_module_class() if conventional_kind(parameter.name.value) is Kind.MODULE else None
             symbol = Symbol(None, sole.name.value) if sole is not None and self.context.project is not None else None
-        return _Held("call", symbol=symbol, depth=1) if symbol is not None else None
+        return self._passed_loss(parameter) if symbol is None else _Held("call", symbol=symbol, depth=1)
+
+    def _passed_loss(self, parameter: cst.Param) -> _Held | None:
+        """The loss every caller of the file passes for the parameter (``criterion =
+        nn.CrossEntropyLoss()`` in ``main``, then ``train(model, criterion)``)."""
+        losses = set()
+        for value in self.context.values_passed_to(parameter):
+            value = (references.assigned_value(self.context.binder, value) if type(value) is cst.Name else None) or value  # type: ignore[arg-type]
+            losses.add(self.context.call_name(value) if type(value) is cst.Call else self.context.qualified_name(value))  # type: ignore[arg-type]
+        loss = losses.pop() if len(losses) == 1 else None
+        return _Held("loss", loss=loss) if loss in _LOSS_MODULES or loss in _FUNCTIONAL_LOSSES else None
 
     def _element_of(self, subscript: cst.Subscript) -> _Held | None:
         """``outputs[1]`` of a call result that returns a tuple."""
@@ -467,10 +494,8 @@ class Discriminator(nn.Module):
         if loss is None:
             return
         activation, message = loss
-        argument = keyword_argument(node, "input")
-        if argument is None:
-            argument = node.args[0] if node.args and node.args[0].keyword is None and not node.args[0].star else None
-        held = self._value_of(argument.value) if argument is not None else None
+        argument = argument_for(node, 0, "input")
+        held = self._value_of(argument.value) if argument is not None and not argument.star else None
         if held is None:
             return
         if held.kind == "output" and held.activation == activation:
@@ -509,17 +534,14 @@ class Discriminator(nn.Module):
     def _bind(self, statement: cst.CSTNode, target: cst.BaseExpression, value: _Held | None) -> None:
         if isinstance(target, cst.Name):
             self._held[id(statement), target.value] = value
-        elif isinstance(target, cst.Attribute) and isinstance(target.value, cst.Name) and target.value.value == "self":
-            if self._attributes:
-                attributes = self._attributes[-1]
-                attribute = target.attr.value
-                # bound twice to different things: unknown
-                attributes[attribute] = value if attributes.get(attribute, value) == value else None
+        elif self._attributes and (attribute := self_attribute(target)) is not None:
+            attributes = self._attributes[-1]
+            # bound twice to different things: unknown
+            attributes[attribute] = value if attributes.get(attribute, value) == value else None
         elif isinstance(target, (cst.Tuple, cst.List)):
             starred = any(isinstance(element, cst.StarredElement) for element in target.elements)
             for index, element in enumerate(target.elements):
                 # `real, aux = discriminator(x)`: each name holds one element of what it returns
-                held = value.element(index) if value is not None and not starred else None
-                self._bind(statement, element.value, held)
+                self._bind(statement, element.value, value.element(index) if value is not None and not starred else None)
         elif isinstance(target, cst.StarredElement):
             self._bind(statement, target.value, None)
