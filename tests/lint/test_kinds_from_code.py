@@ -124,6 +124,16 @@ def test_model_factory_names_exclude_weight_helpers_and_non_model_classes() -> N
     assert not is_model_factory("transformers.AutoImageProcessor.from_pretrained")
 
 
+def test_model_zoos_build_models_with_their_public_functions() -> None:
+    assert is_model_factory("pretrainedmodels.resnet18")
+    assert is_model_factory("pretrainedmodels.se_resnext50_32x4d")
+    assert is_model_factory("efficientnet_pytorch.EfficientNet.from_pretrained")
+    assert not is_model_factory("pretrainedmodels.utils")
+    assert not is_model_factory("pretrainedmodels.utils.TransformImage")
+    assert not is_model_factory("pretrainedmodels.pretrained_settings")
+    assert not is_model_factory("pretrainedmodels.FBResNet")
+
+
 def test_loops_over_a_modules_submodules_bind_modules() -> None:
     seen = probe(
         """

@@ -82,7 +82,19 @@ _FOREIGN_PACKAGES = frozenset(
     "sklearn scipy pandas paddle mxnet coremltools MNN ncnn rknn rknnlite tritonclient pycuda".split()
 )
 # Functions of model libraries that build or load a model (an `nn.Module`).
-_MODEL_FACTORIES = frozenset({"timm.create_model", "timm.models.create_model", "torchvision.models.get_model"})
+_MODEL_FACTORIES = frozenset(
+    {
+        "timm.create_model",
+        "timm.models.create_model",
+        "torchvision.models.get_model",
+        "segmentation_models_pytorch.create_model",
+        "efficientnet_pytorch.EfficientNet.from_pretrained",
+        "efficientnet_pytorch.EfficientNet.from_name",
+    }
+)
+# Model zoos whose every public lower-case function builds a model (`pretrainedmodels.resnet18(...)`).
+_MODEL_ZOOS = frozenset({"pretrainedmodels", "geffnet"})
+_MODEL_ZOO_HELPERS = frozenset({"utils", "datasets", "pretrained_settings", "model_names", "list_models", "create_model_from_config"})
 # Lower-case names under `torchvision.models` that do not build a model.
 _TORCHVISION_NOT_FACTORIES = frozenset({"get_weight", "get_model_weights", "get_model_builder", "list_models"})
 _TORCHVISION_FAMILIES = frozenset({"detection", "segmentation", "video", "quantization", "optical_flow"})
@@ -225,12 +237,17 @@ def is_model_factory(qualified: str) -> bool:
     """Whether calling ``qualified`` builds or loads a model: ``timm.create_model``,
     ``torchvision.models.resnet50``, ``transformers.AutoModel.from_pretrained``,
     ``diffusers.UNet2DConditionModel.from_config`` ..."""
-    if qualified in _MODEL_FACTORIES or _is_torchvision_builder(qualified):
+    if qualified in _MODEL_FACTORIES or _is_torchvision_builder(qualified) or _is_zoo_builder(qualified):
         return True
     owner, _, constructor = qualified.rpartition(".")
     if constructor not in _PRETRAINED_CONSTRUCTORS or qualified.partition(".")[0] not in _PRETRAINED_PACKAGES:
         return False
     return is_pretrained_model_class(owner.rsplit(".", 1)[-1])
+
+
+def _is_zoo_builder(qualified: str) -> bool:
+    package, _, name = qualified.partition(".")
+    return package in _MODEL_ZOOS and "." not in name and name.islower() and not name.startswith("_") and name not in _MODEL_ZOO_HELPERS
 
 
 def _kind_of_torch_class(qualified: str) -> Kind | None:
