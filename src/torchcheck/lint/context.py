@@ -1114,16 +1114,20 @@ class LintContext:
             self._bind_target(element.value, self.kind_and_evidence(argument), made_by=self.maker_of(argument))
         return True
 
-    def _bind_returned_elements(self, target: cst.Tuple | cst.List, value: cst.BaseExpression | None) -> bool:
-        """``indices, weights = sampler.sample(n)`` with a function of this file that returns a
-        tuple of known kinds: each name gets its element's kind."""
+    def unpacked_kinds(self, target: cst.Tuple | cst.List, value: cst.BaseExpression | None) -> tuple[Kind | None, ...]:
+        """The kind each element of ``target`` gets from unpacking ``value``, a call of a
+        function of this file that returns a tuple of that length (``indices, weights =
+        sampler.sample(n)``); () when that is not known."""
         summary = self.call_summary(value) if type(value) is cst.Call else None  # type: ignore[arg-type]
         elements = summary.returns.elements if summary is not None else ()
-        if len(elements) != len(target.elements) or any(isinstance(item, cst.StarredElement) for item in target.elements):
-            return False
-        for item, kind in zip(target.elements, elements):
+        starred = any(isinstance(item, cst.StarredElement) for item in target.elements)
+        return elements if len(elements) == len(target.elements) and not starred else ()
+
+    def _bind_returned_elements(self, target: cst.Tuple | cst.List, value: cst.BaseExpression | None) -> bool:
+        kinds = self.unpacked_kinds(target, value)
+        for item, kind in zip(target.elements, kinds):
             self._bind_target(item.value, strong(kind) if kind is not None else UNKNOWN)
-        return True
+        return bool(kinds)
 
     def _wrapped_arguments(self, call: cst.Call) -> list[cst.BaseExpression] | None:
         """The arguments of a framework call that returns them wrapped, in order."""
