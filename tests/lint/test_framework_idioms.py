@@ -1,6 +1,7 @@
 """Framework idioms (lint/idioms.py): an Accelerator, a Fabric, a DeepSpeed engine or a
 Lightning module's ``self`` backpropagates, wraps, autocasts and starts process groups, and
-the model knows it from the call that made the object, never from its name."""
+the model knows it from the call that made the object, never from its name. A Lightning
+module's ``training_step`` is one iteration of the framework's training loop."""
 
 from __future__ import annotations
 
@@ -171,3 +172,37 @@ def test_a_fabric_made_for_one_device_starts_no_process_group() -> None:
     """
     assert "TCK208" not in {code for _, code in findings(code.replace("{devices}", "1"), all_rules())}
     assert (8, "TCK208") in findings(code.replace("{devices}", "4"), all_rules())
+
+
+LIGHTNING_STEP = """
+import pytorch_lightning as pl
+
+
+class Module(pl.LightningModule):
+    def __init__(self, net, every):
+        super().__init__()
+        self.net = net
+        self.every = every
+        self.history = []
+        self.automatic_optimization = False
+
+    def {method}(self, batch, batch_idx):
+        optimizer = self.optimizers()
+        loss = self.net(batch).mean()
+        self.manual_backward(loss / self.every)
+        if (batch_idx + 1) % self.every == 0:
+            optimizer.step()
+        optimizer.zero_grad()
+        self.history.append(loss)
+"""
+
+
+def test_a_lightning_training_step_is_one_iteration_of_the_frameworks_loop() -> None:
+    found = findings(LIGHTNING_STEP.format(method="training_step"), all_rules())
+    assert (19, "TCK111") in found  # zero_grad on every batch, step every `every` batches
+    assert (20, "TCK101") in found  # the loss, with its graph, kept across batches
+
+
+def test_another_method_of_a_lightning_module_is_no_iteration() -> None:
+    found = {code for _, code in findings(LIGHTNING_STEP.format(method="shared_step"), all_rules())}
+    assert not found & {"TCK111", "TCK101"}

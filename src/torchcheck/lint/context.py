@@ -72,7 +72,9 @@ if TYPE_CHECKING:
     from torchcheck.lint.summaries import FunctionSummary, ModuleSummaries, ResolvedCall
 
 
-Loop = cst.For | cst.While
+# A loop, or a method a framework calls once per batch (see idioms.PER_BATCH_METHODS): the
+# body of either runs once per iteration.
+Loop = cst.For | cst.While | cst.FunctionDef
 
 
 # Packages whose calls never return PyTorch objects: whatever its name suggests, a value
@@ -1290,7 +1292,7 @@ class LintContext:
         current = self.current_class
         if current is None or not (type(receiver) is cst.Name and receiver.value == "self"):  # type: ignore[attr-defined]
             return False
-        return any(self.qualified_name(base.value) in idioms.LIGHTNING_MODULES for base in current.bases)
+        return self._is_lightning_module(current)
 
     def _annotated(self, annotation: cst.Annotation | None) -> Inferred:
         if annotation is None:
@@ -1532,6 +1534,19 @@ class LintContext:
             if isinstance(star, cst.Param):
                 self.bind(star.name.value, strong(Kind.OTHER))
         self.flow.visit_FunctionDef(node)
+        if self._runs_per_batch(node):
+            self.flow.visit_loop(node)
+            self._loop_calls[node] = []
+            self._dataloader_loops.add(node)
+
+    def _runs_per_batch(self, function: cst.FunctionDef) -> bool:
+        """A method a framework's training loop calls once per batch (Lightning's
+        ``training_step``): its body is one iteration of that loop."""
+        owner = self._method_owner()
+        return function.name.value in idioms.PER_BATCH_METHODS and owner is not None and self._is_lightning_module(owner)
+
+    def _is_lightning_module(self, class_def: cst.ClassDef) -> bool:
+        return any(self.qualified_name(base.value) in idioms.LIGHTNING_MODULES for base in class_def.bases)
 
     def _method_owner(self) -> cst.ClassDef | None:
         """The class whose body holds the ``def`` being entered (its scope is pushed already)."""
@@ -1550,6 +1565,8 @@ class LintContext:
         self._scopes[-1].bindings[name] = Binding(pending=lambda: distant.parameter(function, param, owner))
 
     def leave_FunctionDef(self, node: cst.FunctionDef) -> None:
+        if self.flow.loops == (node,):
+            self.flow.leave_loop(node)  # the iteration a per-batch method is
         self.flow.leave_FunctionDef(node)
         self._frames.pop()
         self._scopes.pop()

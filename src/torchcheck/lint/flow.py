@@ -30,7 +30,9 @@ from typing import NamedTuple, TypeVar
 
 import libcst as cst
 
-Loop = cst.For | cst.While
+# A loop, or a method a framework calls once per batch (see idioms.PER_BATCH_METHODS): the
+# body of either runs once per iteration.
+Loop = cst.For | cst.While | cst.FunctionDef
 Function = cst.FunctionDef
 
 # Branch labels. Branches of one statement with different labels are alternatives; the

@@ -103,6 +103,9 @@ LIGHTNING_MODULES = frozenset(
     }
 )
 SELF_BACKWARD_METHODS = frozenset({"manual_backward"})
+# Methods of those classes that the framework's training loop calls once per batch: the body
+# of one is one iteration of a loop the file does not show.
+PER_BATCH_METHODS = frozenset({"training_step"})
 
 # Library base classes that derive from `torch.nn.Module`: a class deriving from one is a
 # module like any other (it registers submodules, has `forward`, moves with `.to()`).

@@ -587,7 +587,9 @@ while step < max_steps:
     def _is_epoch_loop(self, loop: Loop) -> bool:
         """``while ...``, ``for epoch in ...``, ``for _ in range(n)`` (possibly in ``tqdm``),
         also over a name bound once to a counting iterable (``it = trange(epochs)`` ... ``for _ in it:``)."""
-        if isinstance(loop, cst.While) or "epoch" in (nodes.dotted_name(loop.target) or "").lower():
+        if not isinstance(loop, cst.For):
+            return isinstance(loop, cst.While)  # a per-batch method is no epoch loop
+        if "epoch" in (nodes.dotted_name(loop.target) or "").lower():
             return True
         iterated = references.iterated_value(self.context.binder, loop)
         return isinstance(iterated, cst.Call) and nodes.called_name(iterated) in _COUNTING_LOOPS

@@ -59,7 +59,9 @@ class LossKeptWithGraph(Rule):
     so is a list of losses that code after the loop backpropagates (`losses.append(loss)`
     over several forwards, then `accelerator.backward(losses[i])`). A loop trains when it
     calls `.backward()` itself or through a function of the file (a closure, a helper, a
-    method of `self`). A training loop in a method of the model itself (a `fit` method) counts like any other; a
+    method of `self`). A Lightning module's `training_step` is one iteration of the
+    framework's loop (`self.losses.append(loss)` there keeps every batch's graph). A
+    training loop in a method of the model itself (a `fit` method) counts like any other; a
     `forward` that collects one pass's features does not. What a helper or method of the file
     backpropagated and returned counts too (`loss = self.train_step(batch)`, then
     `total += loss`; `for name, value in parts.items()` over the dict of losses it returned),

@@ -86,7 +86,9 @@ class ZeroGradEveryMicroBatch(Rule):
 
     A `zero_grad()` between the `backward()` and the `step()` is reported by TCK103 instead.
     `zero_grad()` done by a helper function of the same file counts and is reported at the
-    helper's call. A loop where each optimizer clears what it steps under its own condition
+    helper's call. A Lightning module's `training_step` is one iteration of the framework's
+    loop (manual optimisation: `self.manual_backward(loss)`, then `opt.step()` under the
+    accumulation condition). A loop where each optimizer clears what it steps under its own condition
     (a GAN whose generator steps every `n_critic` iterations) is not reported.
 
     ## Example
@@ -262,7 +264,7 @@ for i, (x, y) in enumerate(loader):
             )
         elif method == "step":
             self._record_step(node)
-        elif method == "backward":
+        elif self.context.backward_subject(node) is not None:  # `loss.backward()`, `self.manual_backward(loss)` ...
             self._facts().backwards.append(self.context.flow.event(node))
 
     def _record_step(self, call: cst.Call) -> None:
