@@ -89,7 +89,10 @@ class ZeroGradEveryMicroBatch(Rule):
     helper's call. A Lightning module's `training_step` is one iteration of the framework's
     loop (manual optimisation: `self.manual_backward(loss)`, then `opt.step()` under the
     accumulation condition). A loop where each optimizer clears what it steps under its own condition
-    (a GAN whose generator steps every `n_critic` iterations) is not reported.
+    (a GAN whose generator steps every `n_critic` iterations) is not reported, nor one whose
+    step has its own backward under the same condition (the gradients it applies are
+    computed only when it steps; a `zero_grad()` on every iteration clears what other
+    losses left in them).
 
     ## Example
     ```python
@@ -127,6 +130,19 @@ class ZeroGradEveryMicroBatch(Rule):
     required_text = ("zero_grad",)
 
     VALID = (
+        Valid(
+            """
+for i, (real, noise) in enumerate(loader):
+    optimizer_G.zero_grad()
+    fake = generator(noise)
+    if i % n_skip == 0:
+        generator_loss(fake).backward(retain_graph=True)
+        optimizer_G.step()
+    optimizer_D.zero_grad()
+    critic_loss(real, fake).backward()
+    optimizer_D.step()
+"""
+        ),
         Valid(
             """
 for i, (x, y) in enumerate(loader):
@@ -309,6 +325,8 @@ for i, (x, y) in enumerate(loader):
             return False  # cleared only on some iterations: presumably the stepping ones
         if not self._same_optimizer(zero, step, facts):
             return False
+        if any(gate in event.path for event in facts.backwards if event.function is step.event.function):
+            return False  # the step's own backward runs under its condition: nothing accumulates for it
         accumulating = [event for event in facts.backwards if self._runs_without_stepping(event, step, gate)]
         # A zero_grad between a backward and the step is TCK103's finding.
         return bool(accumulating) and not any(event.order < zero.event.order < step.event.order for event in accumulating)
