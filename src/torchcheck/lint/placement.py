@@ -16,7 +16,7 @@ import libcst as cst
 from torchcheck.lint import references, torch_api
 from torchcheck.lint.context import LintContext
 from torchcheck.lint.kinds import Kind
-from torchcheck.lint.nodes import dotted_name, is_none, keyword_argument, method_call
+from torchcheck.lint.nodes import dotted_name, is_none, keyword_argument, method_call, subtree
 
 KEEPS = "<unchanged>"  # a move that sets only the dtype: the device stays
 _DEVICE_PREFIXES = ("cuda", "cpu", "mps", "xpu", "meta", "hpu", "npu", "xla")
@@ -139,13 +139,28 @@ def moved_at_every_read(context: LintContext, owner: cst.ClassDef, attribute: st
     ``.type_as(x)``): where the module is does not matter to that tensor."""
     binder = context.binder
     found = references.self_attribute_references(binder, owner, attribute)
-    reads = [node for node in found or () if not references.is_bound(binder, node)]
+    reads = [node for node in [*(found or ()), *_instance_reads(context, owner, attribute)] if not references.is_bound(binder, node)]
     return bool(reads) and all(_moved_before_use(context, read) for read in reads)
+
+
+def _instance_reads(context: LintContext, owner: cst.ClassDef, attribute: str) -> list[cst.Attribute]:
+    """``model.<attribute>`` outside ``owner``: reads of the attribute through an instance
+    (whichever object it is, it must be moved there too for the attribute to count as moved)."""
+    outside = lambda node: node is owner  # noqa: E731 - prune the class itself
+    return [
+        node  # type: ignore[misc]
+        for node in subtree(context.binder.module_scope.node, outside)
+        if type(node) is cst.Attribute and node.attr.value == attribute and type(node.value) is cst.Name  # type: ignore[attr-defined]
+        and not references.is_method_receiver(context.binder, node.value)  # type: ignore[attr-defined]
+    ]
 
 
 def _moved_before_use(context: LintContext, node: cst.CSTNode) -> bool:
     while True:
         above = context.binder.parent(node)
+        if isinstance(above, cst.Subscript) and above.value is node:
+            node = above  # `self.weights[index].to(device)`: the selected part is moved
+            continue
         call = context.binder.parent(above) if isinstance(above, cst.Attribute) and above.value is node else None
         if not isinstance(call, cst.Call) or call.func is not above:
             return False

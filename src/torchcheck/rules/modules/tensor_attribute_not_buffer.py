@@ -168,6 +168,19 @@ class TensorAttributeNotBuffer(ModuleClassRule):
         Valid(
             """
 import torch
+from torch import nn
+class Net(nn.Module):
+    def __init__(self, weights):
+        super().__init__()
+        self.loss_ws = torch.tensor(weights)
+net = Net([1.0, 2.0])
+def weighted_loss(z, t, device):
+    return net.loss_ws[t.long()].view_as(t).to(device) * z
+"""
+        ),
+        Valid(
+            """
+import torch
 
 class Rescale(torch.nn.Module):
     def __init__(self, factor):
