@@ -65,7 +65,7 @@ from torchcheck.lint.nodes import (
     subtree,
 )
 from torchcheck.lint.positions import Positions
-from torchcheck.lint.project import DERIVES, GRAD_OFF, MODULE, NONE, TORCH_MODULE, YES, Condition, Symbol, returns_fact
+from torchcheck.lint.project import DERIVES, GRAD_OFF, MAY_BE_MODULE, MODULE, NONE, TORCH_MODULE, YES, Condition, Symbol, returns_fact
 from torchcheck.lint.settings import LintSettings
 
 if TYPE_CHECKING:
@@ -1167,16 +1167,17 @@ class LintContext:
         symbol = self.project.symbol_of(expression) if self.project is not None else None
         return symbol if symbol is not None and not symbol.is_local else None
 
-    def module_condition(self, expression: cst.BaseExpression) -> Condition | None:
+    def module_condition(self, expression: cst.BaseExpression, *, named_as_one: bool = False) -> Condition | None:
         """For a value made by a class of another project file (``self.norm = DishTS(...)``
         with ``DishTS`` imported from ``layers.py``), or for such a call itself: the condition
-        under which it is a module."""
+        under which it is a module. With ``named_as_one`` (its name suggests a module), the
+        condition under which the project does not show otherwise (a plain class)."""
         if type(expression) is cst.Call:
             symbol = self._project_maker(expression)
         else:
             binding = self._binding_of(expression)
             symbol = binding.maker_symbol if binding is not None else None
-        return Condition(symbol, TORCH_MODULE, YES) if symbol is not None else None
+        return Condition(symbol, MAY_BE_MODULE if named_as_one else TORCH_MODULE, YES) if symbol is not None else None
 
     def returned_kind_condition(self, expression: cst.BaseExpression, kind: str) -> Condition | None:
         """For a name bound to what a function or method of another project file returns

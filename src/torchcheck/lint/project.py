@@ -78,6 +78,9 @@ DISTRIBUTED = "distributed"
 # "via:" and the JSON list of its base classes (as symbols) defined in other files, any of
 # which makes it a module: the project's class hierarchy is followed across files.
 TORCH_MODULE = "torch_module"
+# "yes" unless the project shows the symbol is a class whose bases never reach `nn.Module`
+# (what a value's name suggests stands until the code that made it says otherwise).
+MAY_BE_MODULE = "may_be_module"
 DEFINITION = "definition"  # what the symbol's definition is: "class", "function" or "value"
 # What calling a function returns where every `return` agrees, valued "tensor" or "module":
 # "returns" of a function ("returns.<i>": element i of the tuple it returns), and
@@ -266,7 +269,7 @@ def torch_module_via(bases: list[Symbol]) -> str | None:
 def is_local_condition(condition: Condition) -> bool:
     """About the file itself and nothing it imports (``imports:<flag>`` and ``project:...``
     need the project)."""
-    if condition.fact == TORCH_MODULE or condition.fact.startswith(f"{DERIVES}:"):
+    if condition.fact in (TORCH_MODULE, MAY_BE_MODULE) or condition.fact.startswith(f"{DERIVES}:"):
         return False  # a local class may derive from a class of another file
     return condition.symbol.is_local and not condition.fact.startswith((f"{IMPORTS}:", f"{PROJECT}:"))
 
@@ -499,6 +502,9 @@ class ProjectIndex:
         if condition.fact.startswith(f"{PROJECT}:"):
             return self._project_fact(importer, condition.fact.partition(":")[2])
         target = self.target(importer, condition.symbol)
+        if condition.fact == MAY_BE_MODULE:
+            shown = self._torch_module(target, 0) if target is not None else None
+            return Answer(NO if shown is not None and shown.value == NO else YES, "")
         kind, _, detail = condition.fact.partition(":")
         symbol = condition.symbol
         if kind == MODULE and target is None and symbol.module is not None:  # a file with nothing to summarise

@@ -234,7 +234,7 @@ def step(pred, target):
         replacement = node.with_changes(func=receiver)
         condition = None
         if kind is None or evidence is Evidence.CONVENTION:
-            condition = self.context.module_condition(receiver)
+            condition = self.context.module_condition(receiver, named_as_one=kind is not None)
         if condition is not None:
             # an instance of a class of another file (whatever its name suggests): a module if
             # the index finds nn.Module up its bases
