@@ -33,7 +33,8 @@ class _Deferred:
 class TensorFromTensor(Rule):
     """
     ## What it does
-    Checks for `torch.tensor(x)` where `x` is already a tensor.
+    Checks for `torch.tensor(x)` where `x` is already a tensor, also one that a function or
+    method of another file of the project returns (`weights = sampler.weights()`).
 
     ## Why is this bad?
     `torch.tensor` always copies its input and builds a new leaf tensor: applied to a
@@ -336,6 +337,9 @@ def scale(x: torch.Tensor, factor: float) -> torch.Tensor:
             return
         source = node.args[0].value
         kind, evidence = self.context.kind_and_evidence(source)
+        returned = self.context.returned_kind_condition(source, "tensor") if kind is None else None
+        if returned is not None:  # what a function or method of another project file returns
+            return self.report(node, conditions=(returned,))
         if kind not in TENSOR_KINDS:
             return
         if evidence is Evidence.CONVENTION and self._drawn_from_built_loader(source):
