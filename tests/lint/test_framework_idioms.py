@@ -206,3 +206,27 @@ def test_a_lightning_training_step_is_one_iteration_of_the_frameworks_loop() -> 
 def test_another_method_of_a_lightning_module_is_no_iteration() -> None:
     found = {code for _, code in findings(LIGHTNING_STEP.format(method="shared_step"), all_rules())}
     assert not found & {"TCK111", "TCK101"}
+
+
+HANDED_ACCELERATOR = """
+import torch
+from accelerate import Accelerator
+
+
+def train(accelerator, model, loader):
+    for batch in loader:
+        with torch.no_grad():
+            loss = model(batch).mean()
+            accelerator.backward(loss)
+
+
+def main(model, loader):
+    accelerator = Accelerator()
+    train(accelerator, model, loader)
+"""
+
+
+def test_a_framework_object_passed_by_every_caller_is_known_in_the_function() -> None:
+    assert (10, "TCK109") in findings(HANDED_ACCELERATOR, all_rules())
+    unknown = HANDED_ACCELERATOR.replace("    train(accelerator, model, loader)", "    train(accelerator, model, loader)\n    train(other, model, loader)")
+    assert "TCK109" not in {code for _, code in findings(unknown, all_rules())}

@@ -438,6 +438,7 @@ class LintContext:
         self.top_level_statement: cst.CSTNode | None = None
         # Names across files and the file's export summary, when the engine lints a file
         # for the project index (see lint/exports.py); None for a bare walk.
+        self._passed_makers: dict[cst.Param, str | None] = {}  # see maker_of
         self.project: ProjectNames | None = None  # set by the engine: lint/exports.py's ProjectFacts
 
     # ----------------------------------------------------------------- where are we
@@ -1235,9 +1236,26 @@ class LintContext:
         return None
 
     def maker_of(self, expression: cst.BaseExpression) -> str | None:
-        """The qualified class or factory that made the value of a name or ``self.<attr>``."""
+        """The qualified class or factory that made the value of a name or ``self.<attr>``;
+        for a parameter, the one that made what every caller of the file passes for it
+        (``train(accelerator, ...)`` called with ``accelerator = Accelerator()``)."""
         binding = self._binding_of(expression)
-        return binding.made_by if binding is not None else None
+        if binding is not None and binding.made_by is not None:
+            return binding.made_by
+        return self._maker_passed(expression) if type(expression) is cst.Name else None  # type: ignore[arg-type]
+
+    def _maker_passed(self, name: cst.Name) -> str | None:
+        bindings = self.binder.bindings_before(name)
+        if len(bindings) != 1 or type(bindings[0].node) is not cst.Param:
+            return None
+        param: cst.Param = bindings[0].node  # type: ignore[assignment]
+        if param not in self._passed_makers:
+            makers = set()
+            for value in self.values_passed_to(param):
+                made = references.assigned_value(self.binder, value) if type(value) is cst.Name else value  # type: ignore[arg-type]
+                makers.add(self.call_name(made) if type(made) is cst.Call else None)  # type: ignore[arg-type]
+            self._passed_makers[param] = makers.pop() if len(makers) == 1 else None
+        return self._passed_makers[param]
 
     def framework_of(self, expression: cst.BaseExpression) -> idioms.Framework | None:
         """The framework object ``expression`` holds (an ``Accelerator``, a ``Fabric``, a

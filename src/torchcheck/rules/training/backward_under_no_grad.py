@@ -2,6 +2,8 @@ from __future__ import annotations
 
 import libcst as cst
 
+from torchcheck.lint import idioms
+
 from torchcheck.lint.context import LintContext
 from torchcheck.lint.kinds import TENSOR_KINDS, GradMode, grad_mode_of
 from torchcheck.lint.nodes import argument_for, called_name, dotted_name, has_star_kwargs, keyword_argument, method_call
@@ -58,6 +60,7 @@ class BackwardUnderNoGrad(Rule):
     """
     ## What it does
     Checks for `.backward()`, `torch.autograd.backward(...)` and `torch.autograd.grad(...)`
+    (and a framework's spelling: `accelerator.backward(loss)`, `self.manual_backward(loss)`)
     called inside `with torch.no_grad():` / `with torch.inference_mode():` (or in a function
     decorated with them) on a value that the same function computed while gradients were
     disabled - or called after such a block on a value computed inside it and not re-bound
@@ -432,7 +435,7 @@ class Trainer:
         if method == "requires_grad_" and isinstance(receiver, cst.Name):
             self._set_state(receiver.value, None)  # made a leaf that requires grad
             return
-        if called_name(node) not in ("backward", "grad"):
+        if called_name(node) not in ("backward", "grad", *idioms.SELF_BACKWARD_METHODS):
             return  # a cheap test first: this runs on every call of the file
         roots = self._autograd_roots(node)
         graph_free = next((root for root in roots if self._without_graph(root)), None)
@@ -462,6 +465,9 @@ class Trainer:
         """The tensors a backward pass would start from (empty when this is not one)."""
         qualified = self.context.call_name(call)
         receiver_method = method_call(call)
+        subject = self.context.backward_subject(call) if qualified is None and receiver_method is not None else None
+        if subject is not None and subject is not receiver_method[0]:  # type: ignore[index]
+            return [subject]  # `accelerator.backward(loss)`, `self.manual_backward(loss)`
         if qualified is None and receiver_method is not None and receiver_method[1] == "backward":
             receiver = receiver_method[0]
             kind = self.context.kind_of(receiver)
