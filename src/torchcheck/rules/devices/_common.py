@@ -101,8 +101,8 @@ class PerStepCallRule(Rule):
             self._note_helper(node, loops)
         if not loops:
             return
-        if isinstance(node.func, cst.Attribute) and node.func.attr.value == "backward":
-            self._facts().backward_loops.add(loops[-1])
+        if isinstance(node.func, cst.Attribute) and self.context.backward_subject(node) is not None:
+            self._facts().backward_loops.add(loops[-1])  # `loss.backward()`, `accelerator.backward(loss)` ...
         elif self.is_candidate(node):
             self._facts().candidates.append(StepCandidate(node, loops, guard_loops(self.context.flow.path, self.is_periodic)))
 

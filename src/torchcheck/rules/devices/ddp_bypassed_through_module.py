@@ -199,8 +199,8 @@ def train(net, loader, optimizer, scaler):
     def visit_Call(self, node: cst.Call) -> None:
         if self.context.in_no_grad and self._is_bypass(node):
             self._without_grad.add(node)
-        if not (isinstance(node.func, cst.Attribute) and node.func.attr.value == "backward"):
-            return
+        if not isinstance(node.func, cst.Attribute) or self.context.backward_subject(node) is None:
+            return  # `loss.backward()`, `accelerator.backward(loss)` ...
         for bypass in self._bypasses_reaching(node):
             if bypass not in self._reported:
                 self._reported.add(bypass)
