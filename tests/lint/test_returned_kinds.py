@@ -122,3 +122,28 @@ def test_a_tensor_copied_from_what_another_files_function_returns(tmp_path: Path
         return torch.tensor(noise)
     """
     assert _findings(_write(tmp_path, resample=RESAMPLE, train=train), "TCK704") == [("train.py", 7)]
+
+
+def test_a_module_that_a_builder_of_another_file_returns_is_a_module(tmp_path: Path) -> None:
+    models = """
+    import torch.nn as nn
+
+    class Net(nn.Module):
+        def forward(self, x):
+            return x
+
+    def build_model(cfg):
+        return Net()
+
+    def build_name(cfg):
+        return "net"
+    """
+    train = """
+    from models import build_model, build_name
+
+    def run(cfg, x):
+        m = build_model(cfg)
+        n = build_name(cfg)
+        return m.forward(x), n.forward(x)
+    """
+    assert _findings(_write(tmp_path, models=models, train=train), "TCK105") == [("train.py", 7)]

@@ -439,6 +439,7 @@ class LintContext:
         # Names across files and the file's export summary, when the engine lints a file
         # for the project index (see lint/exports.py); None for a bare walk.
         self._passed_makers: dict[cst.Param, str | None] = {}  # see maker_of
+        self._makes_frameworks: bool | None = None  # the file's text names a framework maker
         self.project: ProjectNames | None = None  # set by the engine: lint/exports.py's ProjectFacts
 
     # ----------------------------------------------------------------- where are we
@@ -824,7 +825,11 @@ class LintContext:
         if not isinstance(function, cst.FunctionDef):
             return []
         owner = self.binder.parent(self.binder.parent(function))  # type: ignore[arg-type]
-        return self._distant_kinds().passed_values(function, param, owner if isinstance(owner, cst.ClassDef) else None)
+        owner = owner if isinstance(owner, cst.ClassDef) else None
+        called = owner.name.value if owner is not None and function.name.value == "__init__" else function.name.value
+        if not self._is_called_in_file(called):
+            return []  # a cheap screen: finding the calls of a method walks its class
+        return self._distant_kinds().passed_values(function, param, owner)
 
     def _distant_kinds(self) -> DistantKinds:
         if self._distant is None:
@@ -1235,20 +1240,21 @@ class LintContext:
             return scope.self_attributes.get(expression.attr.value) if scope is not None else None  # type: ignore[attr-defined]
         return None
 
-    def maker_of(self, expression: cst.BaseExpression) -> str | None:
+    def maker_of(self, expression: cst.BaseExpression, *, from_callers: bool = True) -> str | None:
         """The qualified class or factory that made the value of a name or ``self.<attr>``;
-        for a parameter, the one that made what every caller of the file passes for it
-        (``train(accelerator, ...)`` called with ``accelerator = Accelerator()``)."""
+        for a parameter (unless ``from_callers`` is False), the one that made what every
+        caller of the file passes for it (``train(accelerator, ...)`` called with
+        ``accelerator = Accelerator()``)."""
         binding = self._binding_of(expression)
         if binding is not None and binding.made_by is not None:
             return binding.made_by
-        return self._maker_passed(expression) if type(expression) is cst.Name else None  # type: ignore[arg-type]
+        return self._maker_passed(expression) if from_callers and type(expression) is cst.Name else None  # type: ignore[arg-type]
 
     def _maker_passed(self, name: cst.Name) -> str | None:
-        bindings = self.binder.bindings_before(name)
-        if len(bindings) != 1 or type(bindings[0].node) is not cst.Param:
+        bound = self.flow.last_binding(name.value)
+        if bound is None or type(bound.node) is not cst.Param:
             return None
-        param: cst.Param = bindings[0].node  # type: ignore[assignment]
+        param: cst.Param = bound.node  # type: ignore[assignment]
         if param not in self._passed_makers:
             makers = set()
             for value in self.values_passed_to(param):
@@ -1260,7 +1266,9 @@ class LintContext:
     def framework_of(self, expression: cst.BaseExpression) -> idioms.Framework | None:
         """The framework object ``expression`` holds (an ``Accelerator``, a ``Fabric``, a
         DeepSpeed engine), known from the call that made it."""
-        maker = self.maker_of(expression)
+        if self._makes_frameworks is None:
+            self._makes_frameworks = self._text is None or any(word in self._text for word in idioms.FRAMEWORK_TEXT)
+        maker = self.maker_of(expression, from_callers=self._makes_frameworks)
         return idioms.framework_made_by(maker.removesuffix(_ONE_PROCESS) if maker is not None else None)
 
     def backward_subject(self, call: cst.Call) -> cst.BaseExpression | None:

@@ -85,6 +85,8 @@ DEEPSPEED_ENGINE = Framework(
     backward_methods=frozenset({"backward"}),
 )
 FRAMEWORKS = (ACCELERATE, FABRIC, DEEPSPEED_ENGINE)
+# Text a file that makes one of them holds (the makers' last names, `deepspeed.initialize`).
+FRAMEWORK_TEXT = ("Accelerator", "Fabric", "DeepSpeedEngine", "deepspeed")
 
 # Factories returning a tuple whose first item is a framework object:
 # `engine, optimizer, _, _ = deepspeed.initialize(...)`.

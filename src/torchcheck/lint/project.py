@@ -579,7 +579,11 @@ class ProjectIndex:
     # ------------------------------------------------------------------- facts
     def _torch_module(self, target: _Target, depth: int) -> Answer | None:
         """Whether the class ``target`` derives from ``nn.Module``, following its bases into
-        the files that define them; None when a base cannot be found (never holds)."""
+        the files that define them, or the function ``target`` returns a module; None when a
+        base cannot be found (never holds)."""
+        if target.definition is not None and target.definition.kind == "function":
+            returned = target.definition.facts.get(RETURNS)  # `build_model(cfg)`: what it returns
+            return Answer(YES, *self._place(target.file, returned)) if returned is not None and returned.value == "module" else None
         if target.definition is None or target.definition.kind != "class" or depth > _MAX_DEPTH:
             return None
         fact = target.definition.facts.get(TORCH_MODULE)
