@@ -4,12 +4,14 @@ from dataclasses import dataclass, field
 
 import libcst as cst
 
+from torchcheck.lint import references
 from torchcheck.lint.accumulators import accumulated_arguments, attribute_class, instance_class
 from torchcheck.lint.containers import combined_names, literal_items
 from torchcheck.lint.context import LintContext, Loop
 from torchcheck.lint.flow import Function
+from torchcheck.lint.idioms import Effect
 from torchcheck.lint.kinds import TENSOR_KINDS, Kind
-from torchcheck.lint.nodes import dotted_name, is_detached, root_name, self_attribute, source_text
+from torchcheck.lint.nodes import dotted_name, is_detached, root_name, self_attribute, source_text, subtree
 from torchcheck.lint.rule import FixSafety, Invalid, Rule, Valid
 
 _CONTAINER_METHODS = frozenset({"append", "extend", "insert"})
@@ -76,7 +78,9 @@ class LossKeptWithGraph(Rule):
     argument into `self` state - an `AverageMeter.update(val, n)` doing
     `self.sum += val * n`, a tracker appending to `self.history` - is reported at the call;
     the message names the accumulating statement. A meter that converts its argument
-    (`val = float(val)`, `val = val.item()`) and classes of other files or libraries
+    (`val = float(val)`, `val = val.item()`), a class whose own method backpropagates what
+    it stored (a policy's `train_net()` over the log-probabilities `put_data` kept) and
+    classes of other files or libraries
     (torchmetrics) are left alone.
 
     ## Why is this bad?
@@ -126,6 +130,31 @@ class LossKeptWithGraph(Rule):
     required_text = (".append(", ".extend(", ".insert(", "+=")
 
     VALID = (
+        Valid(
+            """
+import torch
+class Policy(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.data = []
+        self.fc = torch.nn.Linear(4, 2)
+    def put_data(self, item):
+        self.data.append(item)
+    def train_net(self, optimizer):
+        for reward, prob in self.data:
+            (-torch.log(prob) * reward).backward()
+        optimizer.step()
+        self.data = []
+def run(env, pi, optimizer, episodes):
+    for _ in range(episodes):
+        state, done = env.reset(), False
+        while not done:
+            prob = pi(state)
+            state, reward, done = env.step(prob.argmax().item())
+            pi.put_data((reward, prob[0]))
+        pi.train_net(optimizer)
+"""
+        ),
         Valid(
             """
 def forwards_then_backwards(model, loader, accelerator):
@@ -645,10 +674,17 @@ class Trainer:
         if not any(self._may_carry_graph(argument.value) for argument in call.args):
             return
         instance = self._instance_class(receiver)
-        if instance is None:
-            return
-        for argument, statement in accumulated_arguments(self.context.binder, call, instance):
-            self._consider(call, root_name(receiver), argument, statement)
+        for argument, statement in accumulated_arguments(self.context.binder, call, instance) if instance is not None else ():
+            if not self._backpropagated_by_a_method(instance, statement):  # type: ignore[arg-type]
+                self._consider(call, root_name(receiver), argument, statement)
+
+    def _backpropagated_by_a_method(self, owner: cst.ClassDef, statement: cst.CSTNode) -> bool:
+        """What ``statement`` stores in ``self`` is read by a method of the class that
+        backpropagates (a policy's ``train_net()`` over what ``put_data`` stored): the graphs
+        are kept for that backward."""
+        binder, stored = self.context.binder, {self_attribute(node) for node in subtree(statement)} - {None}
+        readers = (binder.enclosing(node, cst.FunctionDef) for name in stored for node in references.self_attribute_references(binder, owner, name) or ())
+        return any(isinstance(method, cst.FunctionDef) and self.context.summary_of(method).does(Effect.BACKWARD) for method in readers)
 
     def _may_carry_graph(self, value: cst.BaseExpression) -> bool:
         kind = self.context.kind_of(value)
