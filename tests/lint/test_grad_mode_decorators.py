@@ -58,3 +58,29 @@ def test_only_the_decorators_that_may_turn_gradients_off_silence_a_kept_loss(tmp
         above = source[: diagnostic.location.row]
         functions.append(next(line for line in reversed(above) if line.startswith("def ")).split("(")[0])
     assert functions == ["def evaluate_imported_plain", "def evaluate_library"]
+
+
+def test_a_function_nested_in_a_no_grad_function_runs_without_gradients(tmp_path: Path) -> None:
+    code = """
+    import torch
+
+    @torch.no_grad()
+    def test(model, splits, loader):
+        def test_split(split):
+            predictions = []
+            for batch in loader:
+                predictions += [model(batch)]
+            return torch.cat(predictions)
+        return [test_split(split) for split in splits]
+
+    def kept(model, loader):
+        def collect():
+            predictions = []
+            for batch in loader:
+                predictions += [model(batch)]
+            return predictions
+        return collect()
+    """
+    (tmp_path / "evaluate.py").write_text(textwrap.dedent(code), encoding="utf-8")
+    result = lint(LintOptions(paths=(tmp_path,), select=("TCK101",), use_cache=False))
+    assert [d.location.row for d in result.diagnostics] == [17]

@@ -178,6 +178,7 @@ class Frame:
     autocast: list[bool] = field(default_factory=list)  # enabled flag of each open autocast block
     # decorators imported from elsewhere in the project: the gradients are on only if none disables them
     grad_conditions: tuple[Condition, ...] = ()
+    decorated: int = 0  # how many of grad_modes come from decorators (the function's and its encloser's)
 
 
 # An `if` that tests the torch version or probes for an API guards compatibility code.
@@ -1550,8 +1551,12 @@ class LintContext:
         conditions = tuple(filter(None, map(self._grad_condition, unknown)))
         if any(map(self._defined_here_off, unknown)):
             modes.append(GradMode.UNKNOWN)
+        # a function nested in another runs inside its call: under the encloser's decorators
+        enclosing = self._frames[-1] if self.flow.function is not None else Frame()
+        inherited = enclosing.grad_modes[: enclosing.decorated]
+        own = [*inherited, *(mode for mode in modes if mode is not None)]
         self._scopes.append(Scope(node))
-        self._frames.append(Frame(grad_modes=[mode for mode in modes if mode is not None], grad_conditions=conditions))
+        self._frames.append(Frame(grad_modes=own, grad_conditions=(*enclosing.grad_conditions, *conditions), decorated=len(own)))
         positional = (*node.params.posonly_params, *node.params.params)
         for param in (*positional, *node.params.kwonly_params):
             self._bind_parameter(node, param)
