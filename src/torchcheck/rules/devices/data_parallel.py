@@ -5,6 +5,7 @@ from typing import TYPE_CHECKING
 
 import libcst as cst
 
+from torchcheck.lint.idioms import Effect
 from torchcheck.lint.kinds import Kind
 from torchcheck.lint.nodes import argument_for, called_name, dotted_name, method_call, subtree
 from torchcheck.lint.project import Condition
@@ -78,7 +79,8 @@ class DataParallel(Rule):
     A `DataParallel` that only serves inference or sampling is not reported: the file
     never trains (no `backward()`, no `torch.optim` optimizer) - or, for a model wrapped
     into a local name of a function that never hands it on (an `evaluate()` beside the
-    training loop), that function never trains - and the wrapped model is put
+    training loop) except to functions of the file that never train (`self.sample_images(model)`),
+    that function never trains - and the wrapped model is put
     in `eval()` mode, called under `no_grad()`/`inference_mode()`, or unwrapped again with
     `.module` (the idiom for loading a checkpoint saved from a wrapped model). Without a
     backward pass there are no gradients to gather and reduce, and the advice does not
@@ -137,6 +139,26 @@ class DataParallel(Rule):
     applies_in_tests = False
 
     VALID = (
+        Valid(
+            """
+import torch
+
+class Runner:
+    def train(self, model, loader, optimizer):
+        for x in loader:
+            model(x).mean().backward()
+            optimizer.step()
+
+    def sample(self, model):
+        model = torch.nn.DataParallel(model)
+        model.eval()
+        self.sample_images(model)
+
+    def sample_images(self, model):
+        with torch.no_grad():
+            return model(torch.randn(4, 3, 32, 32))
+"""
+        ),
         Valid(
             """
 import torch
@@ -337,6 +359,7 @@ class Task(BaseTask):
         self._inference_calls: set[cst.Call] = set()  # `DataParallel(m).eval()`: the wrap itself
         self._trains = False
         self._training_functions: set[cst.FunctionDef | None] = set()
+        self._not_training: set[cst.CSTNode] = set()  # calls of functions of the file that never train
 
     def visit_Call(self, node: cst.Call) -> None:
         name = self.context.call_name(node)
@@ -351,6 +374,9 @@ class Task(BaseTask):
             self._evaluated(node.func.value)
         elif self.context.in_no_grad and (binding := self._binding_of(node.func)) is not None:
             self._inference_uses.add(binding)
+        if self._wraps and node.args and (summary := self.context.call_summary(node)) is not None:
+            if not summary.does(Effect.BACKWARD) and not summary.does(Effect.STEP):
+                self._not_training.add(node)  # `self.sample_fid(model)`: a function of the file that never trains
 
     def visit_Assign(self, node: cst.Assign) -> None:
         """``model = model.module``: the wrapper is thrown away (the idiom for loading a
@@ -373,7 +399,8 @@ class Task(BaseTask):
         code elsewhere may train it."""
         (function, name), binder = wrap.binding, self.context.binder  # type: ignore[misc]
         uses = (node for node in subtree(function) if type(node) is cst.Name and node.value == name and binder.precedes(wrap.report.node, node) and wrap.report.node not in binder.ancestors(node))
-        return any(isinstance(binder.parent(node), (cst.Arg, cst.Return, cst.Element, cst.DictElement)) for node in uses)
+        handed = (binder.parent(node) for node in uses)
+        return any(isinstance(parent, (cst.Arg, cst.Return, cst.Element, cst.DictElement)) and binder.parent(parent) not in self._not_training for parent in handed)
 
     def _data_parallel_subclass(self, call: cst.Call, name: str | None) -> Condition | None:
         """``CustomDataParallel(model, n)``: a class of the project, of this file or another,
