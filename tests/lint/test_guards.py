@@ -98,3 +98,15 @@ def test_a_test_whose_name_is_bound_again_in_between_or_that_calls_something_dec
     """
     assert not _never_together(rebound, "alias()", "write_back()")
     assert not _never_together(called, "alias()", "write_back()")
+
+
+def test_a_negated_comparison_is_its_positive_spelling_failing() -> None:
+    code = """
+        def step(scaler, optimizer, mode):
+            if scaler is not None:
+                scaler.unscale_(optimizer)
+            if mode != "eval":
+                optimizer.step()
+    """
+    assert _held_at(code, "scaler.unscale_(optimizer)") == {("scaler is None", False)}
+    assert _held_at(code, "optimizer.step()") == {('mode == "eval"', False)}

@@ -37,6 +37,10 @@ class Held:
     holds: bool
 
 
+# Comparisons that hold exactly when their positive spelling fails (`x is not None`).
+_NEGATED: dict[type[cst.BaseCompOp], type[cst.BaseCompOp]] = {cst.IsNot: cst.Is, cst.NotEqual: cst.Equal, cst.NotIn: cst.In}
+
+
 def terms(test: cst.BaseExpression, holds: bool) -> Iterator[Held]:
     """The simplest tests that surely have a value when ``test`` is ``holds``."""
     if isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not):
@@ -44,6 +48,11 @@ def terms(test: cst.BaseExpression, holds: bool) -> Iterator[Held]:
     elif isinstance(test, cst.BooleanOperation) and isinstance(test.operator, cst.And) == holds:
         yield from terms(test.left, holds)
         yield from terms(test.right, holds)
+    elif isinstance(test, cst.Comparison) and len(test.comparisons) == 1 and type(test.comparisons[0].operator) in _NEGATED:
+        # `x is not None` holds exactly when `x is None` fails: one spelling for both
+        target = test.comparisons[0]
+        positive = _NEGATED[type(target.operator)]()  # type: ignore[index]
+        yield Held(test.with_changes(comparisons=[target.with_changes(operator=positive)]), not holds)
     elif not isinstance(test, cst.BooleanOperation):
         yield Held(test, holds)
 

@@ -119,6 +119,21 @@ class UnscaleEveryMicroStep(Rule):
     VALID = (
         Valid(
             """
+def run_step(model, batch, optimizer, scaler, max_norm):
+    loss = model(batch).mean()
+    (scaler.scale(loss) if scaler is not None else loss).backward()
+    if scaler is not None:
+        scaler.unscale_(optimizer)
+    clip_grad_norm_(model.parameters(), max_norm)
+    if scaler is None:
+        optimizer.step()
+    else:
+        scaler.step(optimizer)
+        scaler.update()
+"""
+        ),
+        Valid(
+            """
 def optimizer_step(scaler, optimizer, closure_result, handles_unscaling):
     skip = closure_result is None
     if not handles_unscaling and not skip:
