@@ -147,3 +147,37 @@ def test_a_module_that_a_builder_of_another_file_returns_is_a_module(tmp_path: P
         return m.forward(x), n.forward(x)
     """
     assert _findings(_write(tmp_path, models=models, train=train), "TCK105") == [("train.py", 7)]
+
+
+def test_losses_a_trainer_of_another_file_backpropagated_and_returned_are_kept_with_their_graph(tmp_path: Path) -> None:
+    trainer = """
+    import torch.nn as nn
+
+    class Trainer(nn.Module):
+        def __init__(self, net, optimizer):
+            super().__init__()
+            self.net, self.optimizer = net, optimizer
+
+        def train_step(self, x):
+            self.optimizer.zero_grad()
+            losses = [self.net(x).mean(), self.net(x).abs().mean()]
+            losses = losses + [sum(losses)]
+            losses[-1].backward()
+            self.optimizer.step()
+            return losses
+    """
+    train = """
+    from trainer import Trainer
+
+    def fit_one_epoch(trainer, batches):
+        total = 0
+        for x in batches:
+            losses = trainer.train_step(x)
+            first, second, whole = losses
+            total += whole
+        return total
+
+    def main(net, optimizer, batches):
+        fit_one_epoch(Trainer(net, optimizer), batches)
+    """
+    assert _findings(_write(tmp_path, trainer=trainer, train=train), "TCK101") == [("train.py", 9)]

@@ -65,7 +65,7 @@ from torchcheck.lint.nodes import (
     subtree,
 )
 from torchcheck.lint.positions import Positions
-from torchcheck.lint.project import DERIVES, GRAD_OFF, MAY_BE_MODULE, MODULE, NONE, TORCH_MODULE, YES, Condition, Symbol, returns_fact
+from torchcheck.lint.project import DERIVES, GRAD_OFF, GRAPH_ENTRIES, MAY_BE_MODULE, MODULE, NONE, TORCH_MODULE, YES, Condition, Symbol, returns_fact
 from torchcheck.lint.settings import LintSettings
 
 if TYPE_CHECKING:
@@ -828,7 +828,7 @@ class LintContext:
         owner = self.binder.parent(self.binder.parent(function))  # type: ignore[arg-type]
         owner = owner if isinstance(owner, cst.ClassDef) else None
         called = owner.name.value if owner is not None and function.name.value == "__init__" else function.name.value
-        if not self._is_called_in_file(called):
+        if not self._is_called_in_file(called, in_training_code=False):
             return []  # a cheap screen: finding the calls of a method walks its class
         return self._distant_kinds().passed_values(function, param, owner)
 
@@ -851,14 +851,16 @@ class LintContext:
         finally:
             self._elsewhere -= 1
 
-    def _is_called_in_file(self, name: str) -> bool:
-        """Whether the file calls ``name`` somewhere, in code that trains: typing parameters from
-        their callers serves the rules about training steps, and costs a pass over the file."""
+    def _is_called_in_file(self, name: str, *, in_training_code: bool = True) -> bool:
+        """Whether the file calls ``name`` somewhere (by default: in code that trains; typing
+        parameters from their callers serves the rules about training steps, and costs a pass
+        over the file)."""
         if self._text is None:
             return True
         if self._called_names is None:
-            trains = any(word in self._text for word in _TRAINING_TEXT)
-            self._called_names = frozenset(_CALLED_NAME.findall(self._text)) if trains else frozenset()
+            self._called_names = frozenset(_CALLED_NAME.findall(self._text))
+        if in_training_code and not any(word in self._text for word in _TRAINING_TEXT):
+            return False
         return name in self._called_names
 
     def _infer_call(self, call: cst.Call) -> Inferred:
@@ -1189,7 +1191,9 @@ class LintContext:
     def returned_kind_condition(self, expression: cst.BaseExpression, kind: str) -> Condition | None:
         """For a name bound to what a function or method of another project file returns
         (``t, w = self.sampler.sample(n)``, the sampler's class imported from ``resample.py``):
-        the condition under which it is of ``kind`` (one of :data:`RETURNED_KINDS`)."""
+        the condition under which it is of ``kind`` ("tensor", "graph", "module"). A name
+        unpacked from a name bound to such a call (``losses = trainer.step(x)``, then
+        ``a, b = losses``) is a graph tensor when the call returns a container of them."""
         if type(expression) is not cst.Name or self.project is None:
             return None
         bindings = self.binder.bindings_before(expression)  # type: ignore[arg-type]
@@ -1198,6 +1202,8 @@ class LintContext:
         assignment: cst.Assign = bindings[0].node  # type: ignore[assignment]
         index = _unpacked_position(assignment, bindings[0].target)
         call = assignment.value
+        if index is not None and type(call) is cst.Name:  # `a, b = losses`, `losses = trainer.step(x)`
+            call, index, kind = references.assigned_value(self.binder, call), None, GRAPH_ENTRIES  # type: ignore[arg-type]
         if index == -1 or type(call) is not cst.Call:
             return None
         callee = self._project_class(call.func)  # type: ignore[attr-defined]
@@ -1223,10 +1229,16 @@ class LintContext:
 
     def _instance_makers(self, receiver: cst.BaseExpression) -> list[cst.BaseExpression]:
         """The values that made the object ``receiver`` holds: a name's, when one assignment
-        binds it; every value the class stores in ``self.<attr>``."""
+        binds it, or what every caller of the file passes for a parameter; every value the
+        class stores in ``self.<attr>``."""
         if type(receiver) is cst.Name:
             value = references.assigned_value(self.binder, receiver)  # type: ignore[arg-type]
-            return [value] if value is not None else []
+            if value is not None:
+                return [value]
+            bindings = self.binder.bindings_before(receiver)  # type: ignore[arg-type]
+            param = bindings[0].node if len(bindings) == 1 and type(bindings[0].node) is cst.Param else None
+            passed = self.values_passed_to(param) if param is not None else []  # type: ignore[arg-type]
+            return [(references.assigned_value(self.binder, item) if type(item) is cst.Name else None) or item for item in passed]  # type: ignore[arg-type]
         attribute = self_attribute(receiver)
         if attribute is not None and self.current_class is not None:
             return self.values_stored_in(self.current_class, attribute)

@@ -49,7 +49,10 @@ from torchcheck.lint.project import (
     NO,
     NUMBER_SETTINGS,
     OUTPUT,
+    GRAPH,
+    GRAPH_ENTRIES,
     RETURNED_KINDS,
+    TENSOR,
     TORCH_MODULE,
     UNGUARDED_CALLS,
     YES,
@@ -551,6 +554,8 @@ class ProjectFacts:
         found = {returns_fact(method): returns.kind} if returns.kind is not None else {}
         found.update({returns_fact(method, index): kind for index, kind in enumerate(returns.elements) if kind is not None})
         named = {fact: _returned_kind_name(kind) for fact, kind in found.items()}
+        if returns.graph_entries:
+            named[returns_fact(method)] = GRAPH_ENTRIES
         return {fact: Fact(name, line, where) for fact, name in named.items() if name in RETURNED_KINDS}
 
     def _value_definition(self, name: str, assignment: cst.Assign) -> Definition | None:
@@ -620,7 +625,7 @@ class ProjectFacts:
 
 
 def _returned_kind_name(kind: Kind) -> str:
-    return "tensor" if kind in TENSOR_KINDS else kind.name.lower()
+    return GRAPH if kind is Kind.GRAPH_TENSOR else TENSOR if kind in TENSOR_KINDS else kind.name.lower()
 
 
 def opens_autocast(context: LintContext, item: cst.WithItem) -> bool:

@@ -82,16 +82,19 @@ TORCH_MODULE = "torch_module"
 # (what a value's name suggests stands until the code that made it says otherwise).
 MAY_BE_MODULE = "may_be_module"
 DEFINITION = "definition"  # what the symbol's definition is: "class", "function" or "value"
-# What calling a function returns where every `return` agrees, valued "tensor" or "module":
-# "returns" of a function ("returns.<i>": element i of the tuple it returns), and
-# "returns:<method>" ("returns:<method>.<i>") of a class, for its methods.
 # A class fact: the JSON list of its base classes (as symbols). `derives:<q1>,<q2>` asks
 # whether the class derives, through the project's files, from a class qualified <q1> or <q2>
 # outside the project (`torch.nn.DataParallel`): "yes" or "no".
 BASES = "bases"
 DERIVES = "derives"
+# What calling a function returns where every `return` agrees: "returns" of a function
+# ("returns.<i>": element i of the tuple it returns), and "returns:<method>"
+# ("returns:<method>.<i>") of a class, for its methods. Valued "tensor", "graph" (a tensor
+# in an autograd graph, which is a tensor too), "module", or "graph_entries" (a list or dict
+# whose entries carry the graph of a loss it backpropagated).
 RETURNS = "returns"
-RETURNED_KINDS = ("tensor", "module")
+TENSOR, GRAPH, GRAPH_ENTRIES = "tensor", "graph", "graph_entries"
+RETURNED_KINDS = (TENSOR, GRAPH, "module", GRAPH_ENTRIES)
 
 
 def returns_fact(method: str | None = None, index: int | None = None) -> str:
@@ -773,7 +776,7 @@ def _satisfies(expected: str, actual: str) -> bool:
         if expected == MAY:
             return actual in (MAY, MUST)
         return actual == expected
-    return actual == expected
+    return actual == expected or (expected == TENSOR and actual == GRAPH)
 
 
 def _bind(parameters: list[Mapping[str, Any]], call: CallShape) -> dict[str, str | None] | None:

@@ -11,6 +11,7 @@ from torchcheck.lint.context import LintContext, Loop
 from torchcheck.lint.flow import Function
 from torchcheck.lint.idioms import Effect
 from torchcheck.lint.kinds import TENSOR_KINDS, Kind
+from torchcheck.lint.project import GRAPH, GRAPH_ENTRIES, Condition
 from torchcheck.lint.nodes import dotted_name, is_detached, root_name, self_attribute, source_text, subtree
 from torchcheck.lint.rule import FixSafety, Invalid, Rule, Valid
 
@@ -27,6 +28,7 @@ class _Candidate:
     created_in: Loop | None  # the innermost enclosing loop that binds the container afresh
     evaluating: bool  # `+=` in a function that put a module in eval mode
     accumulated_in: cst.CSTNode | None = None  # for a project method's call: where it accumulates
+    returned: Condition | None = None  # returned with its graph by a function of another project file
 
 
 @dataclass
@@ -714,9 +716,10 @@ class Trainer:
         if created_in is loops[-1]:
             return  # created inside this iteration: dies with it
         graph_attached = any(self.context.kind_of(part) is Kind.GRAPH_TENSOR for part in (value, *literal_items(value)))
+        returned = self.context.returned_kind_condition(value, GRAPH) if not graph_attached else None
         if graph_attached or self._may_carry_graph(value):
             evaluating = isinstance(node, cst.AugAssign) and self.context.flow.function in self._evaluating
-            candidate = _Candidate(node, value, container, loops, graph_attached, created_in, evaluating, accumulated_in)
+            candidate = _Candidate(node, value, container, loops, graph_attached or returned is not None, created_in, evaluating, accumulated_in, returned)
             self._facts().candidates.append(candidate)
 
     def _loop_creating(self, container: str, loops: tuple[Loop, ...]) -> Loop | None:
@@ -748,6 +751,7 @@ class Trainer:
         # `epoch_loss[key] += losses[key]` after `losses["total"].backward()`: an entry of what was backpropagated
         kept_entry = isinstance(candidate.value, cst.Subscript) and root_name(candidate.value) in backpropagated
         is_backward_target = kept_name in backpropagated or kept_entry or scaled or any(root_name(part) in backpropagated for part in parts)
+        is_backward_target |= candidate.returned is not None and candidate.returned.value == GRAPH_ENTRIES  # what the callee backpropagated
         if not (candidate.graph_attached or is_backward_target):
             return None
         in_data_loop = any(self.context.is_training_loop(loop) or self.context.iterates_dataloader(loop) for loop in candidate.loops)
@@ -773,7 +777,7 @@ class Trainer:
 
     def _report(self, candidate: _Candidate, scalar: bool) -> None:
         node, value, message = candidate.node, candidate.value, self._message_for(candidate)
-        conditions = self.context.grad_conditions  # no decorator of another file turned gradients off
+        conditions = (*self.context.grad_conditions, *filter(None, [candidate.returned]))  # no decorator of another file turned gradients off
         if not scalar:
             return self.report(node, message, conditions=conditions)
         bare = isinstance(value, (cst.Name, cst.Attribute, cst.Subscript, cst.Call))
