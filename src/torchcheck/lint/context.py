@@ -441,6 +441,7 @@ class LintContext:
         # for the project index (see lint/exports.py); None for a bare walk.
         self._passed_makers: dict[cst.Param, str | None] = {}  # see maker_of
         self._makes_frameworks: bool | None = None  # the file's text names a framework maker
+        self._training_text: bool | None = None  # the file's text calls backward() or .step()
         self.project: ProjectNames | None = None  # set by the engine: lint/exports.py's ProjectFacts
 
     # ----------------------------------------------------------------- where are we
@@ -818,15 +819,18 @@ class LintContext:
         """Every value the class stores in ``self.<attribute>`` (``self.model = model``), in any method."""
         return self._distant_kinds().stored_values(class_def, attribute)
 
-    def values_passed_to(self, param: cst.Param) -> list[cst.BaseExpression]:
+    def values_passed_to(self, param: cst.Param, *, of_methods: bool = True) -> list[cst.BaseExpression]:
         """What every call of the parameter's function in this file passes for it (a method's
-        calls through ``self``, a constructor's through its class); empty when a call hides
-        it, or the function is handed on and may be called elsewhere."""
+        calls through ``self``, a constructor's through its class, unless ``of_methods`` is
+        False); empty when a call hides it, or the function is handed on and may be called
+        elsewhere."""
         function = self.binder.enclosing(param, cst.FunctionDef)
         if not isinstance(function, cst.FunctionDef):
             return []
         owner = self.binder.parent(self.binder.parent(function))  # type: ignore[arg-type]
         owner = owner if isinstance(owner, cst.ClassDef) else None
+        if owner is not None and not of_methods:
+            return []
         called = owner.name.value if owner is not None and function.name.value == "__init__" else function.name.value
         if not self._is_called_in_file(called, in_training_code=False):
             return []  # a cheap screen: finding the calls of a method walks its class
@@ -857,11 +861,17 @@ class LintContext:
         over the file)."""
         if self._text is None:
             return True
+        if in_training_code and not self._trains:
+            return False
         if self._called_names is None:
             self._called_names = frozenset(_CALLED_NAME.findall(self._text))
-        if in_training_code and not any(word in self._text for word in _TRAINING_TEXT):
-            return False
         return name in self._called_names
+
+    @property
+    def _trains(self) -> bool:
+        if self._training_text is None:
+            self._training_text = self._text is None or any(word in self._text for word in _TRAINING_TEXT)
+        return self._training_text
 
     def _infer_call(self, call: cst.Call) -> Inferred:
         qualified = self.call_name(call)
@@ -1237,7 +1247,7 @@ class LintContext:
                 return [value]
             bindings = self.binder.bindings_before(receiver)  # type: ignore[arg-type]
             param = bindings[0].node if len(bindings) == 1 and type(bindings[0].node) is cst.Param else None
-            passed = self.values_passed_to(param) if param is not None else []  # type: ignore[arg-type]
+            passed = self.values_passed_to(param, of_methods=False) if param is not None else []  # type: ignore[arg-type]
             return [(references.assigned_value(self.binder, item) if type(item) is cst.Name else None) or item for item in passed]  # type: ignore[arg-type]
         attribute = self_attribute(receiver)
         if attribute is not None and self.current_class is not None:

@@ -548,7 +548,13 @@ class ProjectFacts:
         return Definition("function", line, facts, summary=located.to_dict())
 
     def _returned_facts(self, function: cst.FunctionDef, method: str | None, line: int) -> dict[str, Fact]:
-        """The :data:`RETURNS` facts of a function, or of a class's ``method``."""
+        """The :data:`RETURNS` facts of a function, or of a class's ``method``. One that only
+        hands on what a function of this file returns (a model zoo's ``resnet18()`` returning
+        ``_create_resnet(...)``) is left out: summarising thousands of them costs more than
+        the rare question about them."""
+        returned = [statement.value for statement in _simple_statements(function.body) if isinstance(statement, cst.Return)]
+        if all(self._delegates(value) for value in returned):
+            return {}
         returns = self._context.summary_of(function).returns
         where = f"`{method or function.name.value}()`"
         found = {returns_fact(method): returns.kind} if returns.kind is not None else {}
@@ -557,6 +563,12 @@ class ProjectFacts:
         if returns.graph_entries:
             named[returns_fact(method)] = GRAPH_ENTRIES
         return {fact: Fact(name, line, where) for fact, name in named.items() if name in RETURNED_KINDS}
+
+    def _delegates(self, value: cst.BaseExpression | None) -> bool:
+        """``value`` is nothing, or a call of a top-level function of this file."""
+        if value is None:
+            return True
+        return type(value) is cst.Call and type(value.func) is cst.Name and type(self._top_level.get(value.func.value)) is cst.FunctionDef  # type: ignore[attr-defined]
 
     def _value_definition(self, name: str, assignment: cst.Assign) -> Definition | None:
         found = layer_activation(self._context, assignment.value)
