@@ -822,19 +822,20 @@ class LintContext:
     def values_passed_to(self, param: cst.Param, *, of_methods: bool = True) -> list[cst.BaseExpression]:
         """What every call of the parameter's function in this file passes for it (a method's
         calls through ``self``, a constructor's through its class, unless ``of_methods`` is
-        False); empty when a call hides it, or the function is handed on and may be called
-        elsewhere."""
+        False), a name passed followed to the value of the one assignment that reaches it
+        (``criterion = nn.CrossEntropyLoss()``, then ``train(model, criterion)``); empty when a
+        call hides it, or the function is handed on and may be called elsewhere."""
         function = self.binder.enclosing(param, cst.FunctionDef)
         if not isinstance(function, cst.FunctionDef):
             return []
-        owner = self.binder.parent(self.binder.parent(function))  # type: ignore[arg-type]
-        owner = owner if isinstance(owner, cst.ClassDef) else None
+        owner = references.class_of_method(self.binder, function)
         if owner is not None and not of_methods:
             return []
         called = owner.name.value if owner is not None and function.name.value == "__init__" else function.name.value
         if not self._is_called_in_file(called, in_training_code=False):
             return []  # a cheap screen: finding the calls of a method walks its class
-        return self._distant_kinds().passed_values(function, param, owner)
+        passed = self._distant_kinds().passed_values(function, param, owner)
+        return [(references.assigned_value(self.binder, value) if type(value) is cst.Name else None) or value for value in passed]  # type: ignore[arg-type]
 
     def _distant_kinds(self) -> DistantKinds:
         if self._distant is None:
@@ -1247,8 +1248,7 @@ class LintContext:
                 return [value]
             bindings = self.binder.bindings_before(receiver)  # type: ignore[arg-type]
             param = bindings[0].node if len(bindings) == 1 and type(bindings[0].node) is cst.Param else None
-            passed = self.values_passed_to(param, of_methods=False) if param is not None else []  # type: ignore[arg-type]
-            return [(references.assigned_value(self.binder, item) if type(item) is cst.Name else None) or item for item in passed]  # type: ignore[arg-type]
+            return self.values_passed_to(param, of_methods=False) if param is not None else []  # type: ignore[arg-type]
         attribute = self_attribute(receiver)
         if attribute is not None and self.current_class is not None:
             return self.values_stored_in(self.current_class, attribute)
@@ -1279,10 +1279,7 @@ class LintContext:
             return None
         param: cst.Param = bound.node  # type: ignore[assignment]
         if param not in self._passed_makers:
-            makers = set()
-            for value in self.values_passed_to(param):
-                made = references.assigned_value(self.binder, value) if type(value) is cst.Name else value  # type: ignore[arg-type]
-                makers.add(self.call_name(made) if type(made) is cst.Call else None)  # type: ignore[arg-type]
+            makers = {self.call_name(value) if type(value) is cst.Call else None for value in self.values_passed_to(param)}  # type: ignore[arg-type]
             self._passed_makers[param] = makers.pop() if len(makers) == 1 else None
         return self._passed_makers[param]
 

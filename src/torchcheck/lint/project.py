@@ -93,14 +93,16 @@ DERIVES = "derives"
 # in an autograd graph, which is a tensor too), "module", or "graph_entries" (a list or dict
 # whose entries carry the graph of a loss it backpropagated).
 RETURNS = "returns"
-TENSOR, GRAPH, GRAPH_ENTRIES = "tensor", "graph", "graph_entries"
-RETURNED_KINDS = (TENSOR, GRAPH, "module", GRAPH_ENTRIES)
+TENSOR, GRAPH, A_MODULE, GRAPH_ENTRIES = "tensor", "graph", "module", "graph_entries"
+RETURNED_KINDS = (TENSOR, GRAPH, A_MODULE, GRAPH_ENTRIES)
 
 
 def returns_fact(method: str | None = None, index: int | None = None) -> str:
     """The name of the :data:`RETURNS` fact for a function (``method`` None) or a class's method."""
     fact = f"{RETURNS}:{method}" if method is not None else RETURNS
     return f"{fact}.{index}" if index is not None else fact
+
+
 _VIA = "via:"
 # A list fact (ExportSummary.facts, items joined by commas): the attribute names that an
 # `_apply` override of the module moves by name (`m.stride = fn(m.stride)`), whichever
@@ -586,7 +588,7 @@ class ProjectIndex:
         base cannot be found (never holds)."""
         if target.definition is not None and target.definition.kind == "function":
             returned = target.definition.facts.get(RETURNS)  # `build_model(cfg)`: what it returns
-            return Answer(YES, *self._place(target.file, returned)) if returned is not None and returned.value == "module" else None
+            return Answer(YES, *self._place(target.file, returned)) if returned is not None and returned.value == A_MODULE else None
         if target.definition is None or target.definition.kind != "class" or depth > _MAX_DEPTH:
             return None
         fact = target.definition.facts.get(TORCH_MODULE)

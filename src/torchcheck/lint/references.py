@@ -116,15 +116,21 @@ def assigned_value(binder: Binder, name: cst.Name) -> cst.BaseExpression | None:
     return bindings[0].node.value if len(bindings) == 1 and type(bindings[0].node) is cst.Assign else None  # type: ignore[attr-defined]
 
 
+def class_of_method(binder: Binder, function: cst.CSTNode | None) -> cst.ClassDef | None:
+    """The class whose body defines ``function`` (its body block, then the class); None for a
+    function that is no method."""
+    owner = binder.parent(binder.parent(function)) if function is not None else None  # type: ignore[arg-type]
+    return owner if isinstance(owner, cst.ClassDef) else None
+
+
 def is_method_receiver(binder: Binder, name: cst.Name) -> bool:
     """The name is bound by the first parameter of a method (``self`` of another class)."""
     bindings = binder.bindings_before(name)
     if len(bindings) != 1 or type(bindings[0].node) is not cst.Param:
         return False
     function = binder.enclosing(bindings[0].node, cst.FunctionDef)
-    owner = binder.parent(binder.parent(function)) if function is not None else None  # type: ignore[arg-type]
     params = function.params.params if isinstance(function, cst.FunctionDef) else ()
-    return isinstance(owner, cst.ClassDef) and bool(params) and params[0] is bindings[0].node
+    return class_of_method(binder, function) is not None and bool(params) and params[0] is bindings[0].node
 
 
 def argument_of(binder: Binder, node: cst.CSTNode) -> cst.Call | None:

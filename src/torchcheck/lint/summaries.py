@@ -155,9 +155,6 @@ class Returns:
     # `return indices, weights`: each element's kind, where every return is a tuple of that length
     elements: tuple[Kind | None, ...] = ()
 
-    def element(self, index: int) -> Kind | None:
-        return self.elements[index] if index < len(self.elements) else None
-
     def to_dict(self) -> dict[str, Any]:
         kind = self.kind.name if self.kind is not None else None
         found: dict[str, Any] = {"kind": kind, "probabilities": self.probabilities, "non_contiguous": self.non_contiguous}

@@ -4,6 +4,7 @@ from dataclasses import dataclass
 
 import libcst as cst
 
+from torchcheck.lint import references
 from torchcheck.lint.context import LintContext
 from torchcheck.lint.flow import Event
 from torchcheck.lint.nodes import source_text
@@ -367,8 +368,8 @@ def main(model, batch):
         init, binder = build.event.function, self.context.binder
         if not (isinstance(build.target, cst.Attribute) and isinstance(init, cst.FunctionDef) and init.name.value == "__init__"):
             return False
-        owner = binder.parent(binder.parent(init))  # the class body, then the class
-        if not isinstance(owner, cst.ClassDef) or binder.enclosing(shard.event.node, cst.ClassDef) is not owner:
+        owner = references.class_of_method(binder, init)
+        if owner is None or binder.enclosing(shard.event.node, cst.ClassDef) is not owner:
             return False
         if not any(root_name(path) == "self" and related(path, sharded) for path in build.paths for sharded in shard.paths):
             return False

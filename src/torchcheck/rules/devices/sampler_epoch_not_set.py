@@ -579,7 +579,7 @@ while step < max_steps:
         first parameter of the method the call sits in."""
         func, binder = call.func, self.context.binder
         caller = binder.enclosing(call, cst.FunctionDef)
-        owner = binder.parent(binder.parent(caller)) if caller is not None else None
+        owner = references.class_of_method(binder, caller)
         receiver = func.value if isinstance(func, cst.Attribute) and isinstance(func.value, cst.Name) else None
         positional = (*caller.params.posonly_params, *caller.params.params) if isinstance(owner, cst.ClassDef) and receiver is not None else ()  # type: ignore[union-attr]
         return methods_of(owner).get(func.attr.value) if positional and positional[0].name.value == receiver.value else None  # type: ignore

@@ -3,6 +3,7 @@ from __future__ import annotations
 import libcst as cst
 
 from torchcheck.lint.kinds import TENSOR_KINDS
+from torchcheck.lint.project import TENSOR
 from torchcheck.lint.nodes import source_text
 from torchcheck.lint.rule import FixSafety, Invalid, Rule, Valid, fix_safety_on
 
@@ -278,7 +279,7 @@ def apply(scores):
         if self.context.is_loader_batch(receiver):
             return  # maybe a batch object whose `.to()` moves it in place
         kind, evidence = self.context.kind_and_evidence(receiver)
-        condition = self.context.returned_kind_condition(receiver, "tensor") if kind is None else None
+        condition = self.context.returned_kind_condition(receiver, TENSOR) if kind is None else None
         if kind not in TENSOR_KINDS and condition is None:
             return
         conditions = (condition,) if condition is not None else ()

@@ -4,7 +4,7 @@ from dataclasses import dataclass, replace
 
 import libcst as cst
 
-from torchcheck.lint import references, torch_api
+from torchcheck.lint import torch_api
 from torchcheck.lint.context import LintContext
 from torchcheck.lint.exports import (
     ACTIVATION_FUNCTIONS,
@@ -424,10 +424,8 @@ class Discriminator(nn.Module):
     def _passed_loss(self, parameter: cst.Param) -> _Held | None:
         """The loss every caller of the file passes for the parameter (``criterion =
         nn.CrossEntropyLoss()`` in ``main``, then ``train(model, criterion)``)."""
-        losses = set()
-        for value in self.context.values_passed_to(parameter):
-            value = (references.assigned_value(self.context.binder, value) if type(value) is cst.Name else None) or value  # type: ignore[arg-type]
-            losses.add(self.context.call_name(value) if type(value) is cst.Call else self.context.qualified_name(value))  # type: ignore[arg-type]
+        passed = self.context.values_passed_to(parameter)
+        losses = {self.context.call_name(value) if type(value) is cst.Call else self.context.qualified_name(value) for value in passed}  # type: ignore[arg-type]
         loss = losses.pop() if len(losses) == 1 else None
         return _Held("loss", loss=loss) if loss in _LOSS_MODULES or loss in _FUNCTIONAL_LOSSES else None
 

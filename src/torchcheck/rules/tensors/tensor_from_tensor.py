@@ -6,6 +6,7 @@ from typing import TYPE_CHECKING
 import libcst as cst
 
 from torchcheck.lint.kinds import TENSOR_KINDS, Evidence, Kind
+from torchcheck.lint.project import TENSOR
 from torchcheck.lint.rule import FixSafety, Invalid, Rule, Valid, fix_safety_on
 
 if TYPE_CHECKING:
@@ -337,7 +338,7 @@ def scale(x: torch.Tensor, factor: float) -> torch.Tensor:
             return
         source = node.args[0].value
         kind, evidence = self.context.kind_and_evidence(source)
-        returned = self.context.returned_kind_condition(source, "tensor") if kind is None else None
+        returned = self.context.returned_kind_condition(source, TENSOR) if kind is None else None
         if returned is not None:  # what a function or method of another project file returns
             return self.report(node, conditions=(returned,))
         if kind not in TENSOR_KINDS:
