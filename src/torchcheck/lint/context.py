@@ -695,6 +695,17 @@ class LintContext:
         self._call_names[id(call)] = (call, name)  # the node is kept, so its id is never reused
         return name
 
+    def call_names(self, call: cst.Call) -> tuple[str, ...]:
+        """What ``call`` may call, on any path: its :meth:`call_name`, else the qualified
+        names a local alias was bound to once (``Sampler = RandomSampler if single else
+        DistributedSampler``, then ``Sampler(data)``)."""
+        name = self.call_name(call)
+        if name is not None:
+            return (name,)
+        value = references.assigned_value(self.binder, call.func) if type(call.func) is cst.Name else None
+        choices = (value.body, value.orelse) if type(value) is cst.IfExp else (value,) if type(value) in (cst.Name, cst.Attribute) else ()
+        return tuple(filter(None, map(self.qualified_name, choices)))  # type: ignore[arg-type]
+
     def reference_to(self, qualified: str, near: cst.BaseExpression) -> cst.BaseExpression | None:
         """An expression naming ``qualified`` here, for a fix: through the root name of
         ``near`` when that root is a prefix of it (``F.upsample`` -> ``F.interpolate``), else
@@ -867,6 +878,10 @@ class LintContext:
         if self._called_names is None:
             self._called_names = frozenset(_CALLED_NAME.findall(self._text))
         return name in self._called_names
+
+    def mentions(self, words: tuple[str, ...]) -> bool:
+        """Whether the file's text holds any of ``words`` (true when the text is unknown)."""
+        return self._text is None or any(word in self._text for word in words)
 
     @property
     def _trains(self) -> bool:

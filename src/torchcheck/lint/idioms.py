@@ -87,6 +87,9 @@ DEEPSPEED_ENGINE = Framework(
 FRAMEWORKS = (ACCELERATE, FABRIC, DEEPSPEED_ENGINE)
 # Text a file that makes one of them holds (the makers' last names, `deepspeed.initialize`).
 FRAMEWORK_TEXT = ("Accelerator", "Fabric", "DeepSpeedEngine", "deepspeed")
+# Text of a file that may hand its loaders to a framework's loop, which sets the samplers'
+# epochs itself (accelerate's prepared loaders, Lightning, the HF Trainer).
+EPOCH_SETTING_TEXT = ("Accelerator", "Fabric", "lightning", "transformers")
 
 # Factories returning a tuple whose first item is a framework object:
 # `engine, optimizer, _, _ = deepspeed.initialize(...)`.

@@ -32,7 +32,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path, PurePosixPath
 from typing import Any
 
-from torchcheck.lint import torch_api
+from torchcheck.lint import idioms, torch_api
 from torchcheck.lint.diagnostic import Diagnostic, RelatedPlace
 
 # In a deferred finding's message, replaced by the place the condition found (file:line).
@@ -72,6 +72,10 @@ _COMPILE_TEXT = re.compile(
 AUTOCAST = "autocast"
 GRAD_OFF = "grad_off"  # the module spells a grad-off API: a decorator it defines may disable gradients
 BENCHMARK = "benchmark"
+# The module trains in loops of its own: it calls `.backward(...)` and names no framework whose
+# loop would run the training (and manage its samplers' epochs) for it (idioms.EPOCH_SETTING_TEXT).
+TRAINS = "trains"
+_BACKWARD_TEXT = re.compile(r"\.backward\(")
 DETERMINISTIC = "deterministic"
 DISTRIBUTED = "distributed"
 # A class fact: whether the class derives from torch's `nn.Module` - "yes", "no", or
@@ -647,7 +651,7 @@ class ProjectIndex:
         name, _, item = detail.partition(":")
         root = self._package_root(importer)
         prefix = f"{root}/" if root != "." else ""
-        for file in sorted(self._files):
+        for file in sorted(self._files, key=lambda file: (file != importer, file)):  # the importer's own place first
             if not file.startswith(prefix):
                 continue
             facts = self._files[file].exports.facts
@@ -863,6 +867,9 @@ def text_facts(text: str) -> dict[str, Fact]:
     facts[GRAD_SCALER] = Fact(NO, 0, "") if scaler < 0 else Fact(YES, text.count("\n", 0, scaler) + 1, f"`{GRAD_SCALER_TEXT}`")
     grad_off = _GRAD_OFF_TEXT.search(text)
     facts[GRAD_OFF] = Fact(NONE, 0, "") if grad_off is None else Fact(YES, text.count("\n", 0, grad_off.start()) + 1, f"`{grad_off.group()}`")
+    backward = _BACKWARD_TEXT.search(text)
+    if backward is not None and not any(word in text for word in idioms.EPOCH_SETTING_TEXT):
+        facts[TRAINS] = Fact(YES, text.count("\n", 0, backward.start()) + 1, "a `.backward()` call")
     compiled = _COMPILE_TEXT.search(text)
     if compiled is not None:
         facts[COMPILES] = Fact(YES, text.count("\n", 0, compiled.start()) + 1, "a `torch.compile`")

@@ -19,6 +19,7 @@ import weakref
 import libcst as cst
 
 from torchcheck.lint.binder import Binder, Loop
+from torchcheck.lint.buffers import methods_of
 from torchcheck.lint.nodes import called_name, subtree
 from torchcheck.lint.torch_api import ITERATION_WRAPPERS
 
@@ -131,6 +132,16 @@ def is_method_receiver(binder: Binder, name: cst.Name) -> bool:
     function = binder.enclosing(bindings[0].node, cst.FunctionDef)
     params = function.params.params if isinstance(function, cst.FunctionDef) else ()
     return class_of_method(binder, function) is not None and bool(params) and params[0] is bindings[0].node
+
+
+def own_method(binder: Binder, call: cst.Call) -> cst.FunctionDef | None:
+    """The method that ``self.name(...)`` runs, ``self`` being the first parameter of a
+    method of the class that defines ``name``; None for any other call."""
+    func = call.func
+    if type(func) is not cst.Attribute or type(func.value) is not cst.Name or not is_method_receiver(binder, func.value):
+        return None
+    owner = class_of_method(binder, binder.enclosing(binder.bindings_before(func.value)[0].node, cst.FunctionDef))
+    return methods_of(owner).get(func.attr.value) if owner is not None else None
 
 
 def argument_of(binder: Binder, node: cst.CSTNode) -> cst.Call | None:

@@ -4,11 +4,11 @@ from dataclasses import dataclass, field
 
 import libcst as cst
 
-from torchcheck.lint import dataloaders, nodes, references
+from torchcheck.lint import dataloaders, idioms, nodes, references
 from torchcheck.lint.binder import Binder
 from torchcheck.lint.buffers import methods_of
 from torchcheck.lint.context import LintContext, Loop
-from torchcheck.lint.project import MAY, NO, PLACE, Condition, Symbol
+from torchcheck.lint.project import MAY, NO, PLACE, PROJECT, SET_EPOCH, TRAINS, YES, Condition, Symbol
 from torchcheck.lint.rule import Invalid, Rule, Valid
 
 # What a sampler or a loader is bound to: ("name", "train_sampler") or ("self", "train_loader").
@@ -19,6 +19,15 @@ _HANDED_TO_HELPER = (
     "`DistributedSampler` never gets `set_epoch(epoch)`: its loader goes to a training helper every epoch "
     f"({PLACE}) and neither file calls `set_epoch`, so every epoch sees the same shuffle"
 )
+_NO_SET_EPOCH_IN_PROJECT = (
+    "`DistributedSampler` never gets `set_epoch(epoch)`: no file of the project calls `set_epoch`, and the project "
+    f"trains in loops of its own ({PLACE}), so every epoch sees the same shuffle"
+)
+_THIS_FILE = Symbol(None, "")
+_PROJECT_TRAINS = Condition(_THIS_FILE, f"{PROJECT}:{TRAINS}:{YES}", YES)
+_NO_PROJECT_SET_EPOCH = Condition(_THIS_FILE, f"{PROJECT}:{SET_EPOCH}:{YES}", NO)
+_LOST = object()  # the sampler or its loader goes where the rule cannot follow
+_CONTAINERS = frozenset({"dict", "list", "tuple"})
 # What a training loop or helper does to the batches.
 _TRAINING_ACTIONS = ("backward", "step")
 _FRAMES = (cst.FunctionDef, cst.Lambda, cst.ClassDef)
@@ -287,8 +296,70 @@ for fold in folds:
         model(batch).sum().backward()
 """
         ),
+        Valid(
+            """
+import torch
+from torch.utils.data import DataLoader, DistributedSampler
+
+def make_loader(dataset):
+    return DataLoader(dataset, batch_size=64, sampler=DistributedSampler(dataset))
+
+def validate(model, dataset):
+    with torch.no_grad():
+        return [model(x) for x in make_loader(dataset)]
+
+for epoch in range(epochs):
+    for x in train_loader:
+        model(x).sum().backward()
+    validate(model, val_set)
+"""
+        ),
     )
     INVALID = (
+        Invalid(
+            """
+from torch.utils import data
+
+def data_sampler(dataset, distributed):
+    if distributed:
+        return data.distributed.DistributedSampler(dataset)  # TCK206
+    return data.RandomSampler(dataset)
+
+def cycle(loader):
+    while True:
+        yield from loader
+
+def train(dataset, model, optimizer, iterations, distributed):
+    batches = cycle(data.DataLoader(dataset, batch_size=8, sampler=data_sampler(dataset, distributed)))
+    for _ in range(iterations):
+        optimizer.zero_grad()
+        model(next(batches)).sum().backward()
+        optimizer.step()
+"""
+        ),
+        Invalid(
+            """
+from torch.utils.data import DataLoader, RandomSampler
+from torch.utils.data.distributed import DistributedSampler
+
+def main(args, dataset, model, optimizer):
+    sampler_class = RandomSampler if args.local_rank == -1 else DistributedSampler
+    loader = DataLoader(dataset, sampler=sampler_class(dataset), batch_size=8)  # TCK206
+    fit(args, loader, model, optimizer)
+
+def fit(args, loader, model, optimizer):
+    batches = iter(loader)
+    for epoch in range(args.epochs):
+        for _ in range(args.steps):
+            try:
+                x = next(batches)
+            except StopIteration:
+                batches = iter(loader)
+                x = next(batches)
+            model(x).sum().backward()
+            optimizer.step()
+"""
+        ),
         Invalid(
             """
 from torch.utils.data import DataLoader
@@ -432,7 +503,7 @@ while step < max_steps:
         self._dataloaders: set[cst.Call] = set()
 
     def visit_Call(self, node: cst.Call) -> None:
-        if self.context.call_name(node) in dataloaders.DISTRIBUTED_SAMPLERS and _shuffle_written(node) is not False:
+        if not dataloaders.DISTRIBUTED_SAMPLERS.isdisjoint(self.context.call_names(node)) and _shuffle_written(node) is not False:
             self._samplers.append((node, frozenset(self.context.loops), self.context.current_class))
         elif dataloaders.is_dataloader_call(self.context, node):
             self._dataloaders.add(node)
@@ -446,18 +517,60 @@ while step < max_steps:
             return
         self._module, self._functions = node, {s.name.value: s for s in node.body if isinstance(s, cst.FunctionDef)}
         for call, loops, current_class in self._samplers:  # each shuffling sampler and the loops around it
-            assignment, frame = references.assignment_of(self.context.binder, call, as_branch=True), self._frame(call)
-            key, loaders, names = _key_of(assignment.targets[0].target) if assignment else None, [self._inline.get(call)], ()
-            if key is not None and key[0] == "self" and (current_class is None or not isinstance(frame, cst.FunctionDef)):
-                continue
-            if key is not None:
-                found = self._occurrences(key, frame, current_class if key[0] == "self" else None)
-                loaders, names = [self._loader_of(use) for use in found[1]] if found else [None], (key[1],)
-            if None in loaders:
-                continue  # the sampler escapes: passed on, returned, stored ...
-            verdict = next(filter(None, (self._iterated_in_epoch_loop(loader, loops, names, _shuffle_written(call) is True) for loader in loaders)), None)
+            verdict = self._followed(call, loops, current_class)
+            if verdict is _LOST:
+                verdict = self._lost(call, loops)
             if verdict is not None:
-                self.report(call, verdict[0], conditions=verdict[1])
+                self.report(call, verdict[0], conditions=verdict[1])  # type: ignore[index]
+
+    def _followed(self, call: cst.Call, loops: frozenset[Loop], current_class: cst.ClassDef | None) -> _Verdict | object | None:
+        """Where the sampler's loader is iterated: a verdict, None when no epoch loop iterates
+        it, :data:`_LOST` when the sampler or its loader goes where the rule cannot follow."""
+        assignment, frame = references.assignment_of(self.context.binder, call, as_branch=True), self._frame(call)
+        key, loaders, names = _key_of(assignment.targets[0].target) if assignment else None, [self._inline.get(call)], ()
+        if key is not None and key[0] == "self" and (current_class is None or not isinstance(frame, cst.FunctionDef)):
+            return None
+        if key is not None:
+            found = self._occurrences(key, frame, current_class if key[0] == "self" else None)
+            loaders, names = [self._loader_of(use) for use in found[1]] if found else [None], (key[1],)
+        if None in loaders:
+            return _LOST  # the sampler escapes: passed on, returned, stored ...
+        verdicts = [self._iterated_in_epoch_loop(loader, loops, names, _shuffle_written(call) is True) for loader in loaders]  # type: ignore[arg-type]
+        return next((verdict for verdict in verdicts if verdict not in (None, _LOST)), _LOST if _LOST in verdicts else None)
+
+    def _lost(self, call: cst.Call, loops: frozenset[Loop]) -> _Verdict | None:
+        """A sampler the rule lost track of is reported when nothing can set its epoch: no file
+        of the project names ``set_epoch``, none hands loaders to a framework that sets it, and
+        the project trains in loops of its own. A sampler built anew in a loop, or given to a
+        function of no file of the project, is left alone."""
+        if loops or self.context.mentions(idioms.EPOCH_SETTING_TEXT) or self._handed_outside(call) or self._built_for_evaluation(call):
+            return None
+        return _NO_SET_EPOCH_IN_PROJECT, (_PROJECT_TRAINS, _NO_PROJECT_SET_EPOCH)
+
+    def _built_for_evaluation(self, sampler: cst.Call) -> bool:
+        """The function building the sampler is called in this file, and only by functions
+        that neither backpropagate nor step (a validation loader's builder)."""
+        binder, builder = self.context.binder, self.context.binder.enclosing(sampler, cst.FunctionDef)
+        bindings = binder.bindings_of(builder.name.value, binder.scope_of(builder)) if builder is not None else []  # type: ignore[union-attr]
+        callers = [binder.enclosing(use, cst.FunctionDef) for binding in bindings for use in binding.references]
+        return bool(callers) and all(caller is not None and not self._trains_in(caller) for caller in callers)
+
+    def _trains_in(self, function: cst.FunctionDef) -> bool:
+        return any(effect.action in _TRAINING_ACTIONS for effect in self.context.summary_of(function).effects)
+
+    def _handed_outside(self, sampler: cst.Call) -> bool:
+        """The sampler, or the name it is bound to, is an argument of a call other than a
+        loader's, a class's or a function's of this file (``hooks.register(sampler)``)."""
+        binder, project = self.context.binder, self.context.project
+        assignment = references.assignment_of(binder, sampler, as_branch=True)
+        target = assignment.targets[0].target if assignment is not None else None
+        bindings = binder.bindings_of(target.value, binder.scope_of(target)) if isinstance(target, cst.Name) else []  # type: ignore[arg-type]
+        uses = [sampler, *(use for binding in bindings for use in binding.references)]
+        for call in filter(None, (references.argument_of(binder, use) for use in uses)):
+            symbol = project.symbol_of(call.func) if project is not None else None
+            if call not in self._dataloaders and not (symbol is not None and symbol.is_local) and nodes.called_name(call) not in _CONTAINERS:
+                return True
+        return False
 
     def _frame(self, node: cst.CSTNode) -> cst.CSTNode:
         """The innermost module, function, lambda or class around ``node``."""
@@ -496,8 +609,8 @@ while step < max_steps:
         inside an outer loop that keeps the same sampler across its iterations (not one of
         ``sampler_loops``, which build the sampler)."""
         found = self._loader_loops(loader)
-        if found is None:
-            return None
+        if found is None or not (found.loops or found.handed):
+            return _LOST  # iterated where the rule cannot see
         names = (*names, *found.names)
         # a helper of another file must not call set_epoch either
         imported = tuple(Condition(helper, "module:set_epoch", NO) for helper, _ in found.handed if isinstance(helper, Symbol) and not helper.is_local)
@@ -509,15 +622,20 @@ while step < max_steps:
                 keeps_sampler = epoch_loop not in sampler_loops and self._is_epoch_loop(epoch_loop)
                 if keeps_sampler and (found.owner is None or not _calls_unknown_methods(epoch_loop, loop, found.owner)):
                     return None, imported
+        lost = False
         for helper, loops in found.handed:
-            if any(loop not in sampler_loops and self._is_epoch_loop(loop) for loop in loops):
-                if isinstance(helper, Symbol) and not helper.is_local:
+            in_epoch_loop = any(loop not in sampler_loops and self._is_epoch_loop(loop) for loop in loops)
+            if isinstance(helper, Symbol) and not helper.is_local:
+                if in_epoch_loop:
                     return _HANDED_TO_HELPER, (Condition(helper, f"does:{','.join(_TRAINING_ACTIONS)}", MAY), *imported)
-                function = helper if isinstance(helper, cst.FunctionDef) else self._functions[helper.name]
-                site = next((effect.site for effect in self.context.summary_of(function).effects if effect.action in _TRAINING_ACTIONS), None)
-                if site is not None:
-                    return _HANDED_TO_HELPER.replace(PLACE, site.describe(self.context.line_of)), imported
-        return None
+                lost = True
+                continue
+            function = helper if isinstance(helper, cst.FunctionDef) else self._functions[helper.name]
+            site = next((effect.site for effect in self.context.summary_of(function).effects if effect.action in _TRAINING_ACTIONS), None)
+            if site is not None and in_epoch_loop:
+                return _HANDED_TO_HELPER.replace(PLACE, site.describe(self.context.line_of)), imported
+            lost = lost or site is not None  # a training helper called once may run the epochs itself
+        return _LOST if lost else None
 
     def _loader_loops(self, loader: cst.Call) -> _Loops | None:
         """The loops that iterate ``loader`` (each with its outer loops), the names it is
@@ -568,21 +686,11 @@ while step < max_steps:
         ``self._train_epoch(loader)`` a method of the class: it, and the loops around the call."""
         binder, project = self.context.binder, self.context.project
         call = references.argument_of(binder, node)
-        method = self._own_method(call) if call is not None else None
+        method = references.own_method(self.context.binder, call) if call is not None else None
         helper = method if method is not None else project.symbol_of(call.func) if call is not None and project is not None else None
         if helper is None or (isinstance(helper, Symbol) and helper.is_local and helper.name not in self._functions):
             return None
         return helper, references.loops_running(binder, node)
-
-    def _own_method(self, call: cst.Call) -> cst.FunctionDef | None:
-        """The method of the enclosing class that ``self.<name>(...)`` runs, ``self`` being the
-        first parameter of the method the call sits in."""
-        func, binder = call.func, self.context.binder
-        caller = binder.enclosing(call, cst.FunctionDef)
-        owner = references.class_of_method(binder, caller)
-        receiver = func.value if isinstance(func, cst.Attribute) and isinstance(func.value, cst.Name) else None
-        positional = (*caller.params.posonly_params, *caller.params.params) if isinstance(owner, cst.ClassDef) and receiver is not None else ()  # type: ignore[union-attr]
-        return methods_of(owner).get(func.attr.value) if positional and positional[0].name.value == receiver.value else None  # type: ignore
 
     def _is_epoch_loop(self, loop: Loop) -> bool:
         """``while ...``, ``for epoch in ...``, ``for _ in range(n)`` (possibly in ``tqdm``),
