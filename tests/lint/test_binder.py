@@ -119,3 +119,22 @@ def test_an_attribute_name_has_no_reaching_bindings() -> None:
     attribute_name = next(node for node in _names(module, "Module"))  # `nn.Module`'s `Module`
     assert binder.bindings_before(attribute_name) == []
     assert not binder.precedes(attribute_name, module)
+
+
+REBOUND = '''
+def step(model, x, flag):
+    out = model(x)
+    out = out.softmax(-1)
+    if flag:
+        out = out.log()
+    return out
+'''
+
+
+def test_a_later_binding_on_every_path_replaces_an_earlier_one() -> None:
+    module = cst.parse_module(textwrap.dedent(REBOUND))
+    binder = Binder(module)
+    returned = _names(module, "out")[-1]
+    values = [cst.Module([]).code_for_node(binding.node.value) for binding in binder.reaching(returned)]
+    assert values == ["out.softmax(-1)", "out.log()"]  # `out = model(x)` is replaced on every path
+    assert len(binder.bindings_before(returned)) == 3

@@ -163,6 +163,32 @@ class Binder:
 
         return [binding for binding in bindings if may_reach(binding)]
 
+    def reaching(self, use: cst.Name) -> list[Binding]:
+        """The bindings that may hold at the use: :meth:`bindings_before`, less those that a
+        later binding replaces on every path to it (one in a block around the use, made
+        before it). ``x = a`` then ``x = b`` then ``f(x)``: only ``x = b``."""
+        bindings = self.bindings_before(use)
+        if len(bindings) < 2:
+            return bindings
+        blocks = {id(ancestor) for ancestor in self.ancestors(use)}
+        position = self._order[id(use)]
+        sure = [
+            binding
+            for binding in bindings
+            if self._order[id(binding.node)] < position and id(self.parent(self._line_of(binding.node))) in blocks
+        ]
+        if not sure:
+            return bindings
+        last = max(self._order[id(binding.node)] for binding in sure)
+        return [binding for binding in bindings if self._order[id(binding.node)] >= last]
+
+    def _line_of(self, node: cst.CSTNode) -> cst.CSTNode | None:
+        """The statement line (or compound statement) of a block that holds ``node``."""
+        for ancestor in (node, *self.ancestors(node)):
+            if isinstance(ancestor, (cst.SimpleStatementLine, cst.BaseCompoundStatement)):
+                return ancestor
+        return None
+
     def references_to(self, binding: Binding) -> list[cst.Name]:
         return binding.references
 

@@ -67,7 +67,7 @@ from torchcheck.lint.project import (
     torch_module_via,
 )
 from torchcheck.lint.ties import TIE, ties_of
-from torchcheck.lint.torch_api import PARAMETER_REPLACING
+from torchcheck.lint.torch_api import PARAMETER_REPLACING, VALUE_KEEPING_METHODS
 
 if TYPE_CHECKING:
     from torchcheck.lint.context import LintContext
@@ -738,6 +738,8 @@ class _ForwardReader:
             return self._layers.get(attribute)
         if isinstance(func, cst.Attribute) and func.attr.value in ACTIVATION_METHODS:
             return ACTIVATION_METHODS[func.attr.value], expression  # x.softmax(dim=-1)
+        if isinstance(func, cst.Attribute) and func.attr.value in VALUE_KEEPING_METHODS:
+            return self._activation(func.value, names)  # self.sigmoid(x).squeeze() still holds probabilities
         return None
 
     def _agreed(self, returned: list[list[_Activation | None]]) -> dict[str, Fact]:

@@ -27,7 +27,7 @@ _WRAPPER_NAMES = frozenset(name.rsplit(".", 1)[-1] for name in ITERATION_WRAPPER
 _FRAMES = (cst.FunctionDef, cst.Lambda, cst.ClassDef)
 _TARGET_HOLDERS = (cst.AssignTarget, cst.AnnAssign, cst.AugAssign, cst.For, cst.CompFor)
 # Per file (dropped with its binder) and class: the walk behind self_attributes_by_name.
-_SELF_ATTRIBUTES: weakref.WeakKeyDictionary[Binder, dict[int, dict[str, list[cst.Attribute]] | None]] = weakref.WeakKeyDictionary()
+_SELF_ATTRIBUTES: weakref.WeakKeyDictionary[Binder, dict[int, tuple[dict[str, list[cst.Attribute]], bool]]] = weakref.WeakKeyDictionary()
 _BINDING_PARENTS = (cst.AsName, cst.Param, cst.FunctionDef, cst.ClassDef, cst.ImportAlias, cst.NameItem)
 
 
@@ -138,10 +138,29 @@ def own_method(binder: Binder, call: cst.Call) -> cst.FunctionDef | None:
     """The method that ``self.name(...)`` runs, ``self`` being the first parameter of a
     method of the class that defines ``name``; None for any other call."""
     func = call.func
-    if type(func) is not cst.Attribute or type(func.value) is not cst.Name or not is_method_receiver(binder, func.value):
+    owner = receiver_class(binder, func.value) if type(func) is cst.Attribute and type(func.value) is cst.Name else None
+    return methods_of(owner).get(func.attr.value) if owner is not None else None  # type: ignore[union-attr]
+
+
+def receiver_class(binder: Binder, name: cst.Name) -> cst.ClassDef | None:
+    """The class of the method whose first parameter binds ``name`` (``self``)."""
+    if not is_method_receiver(binder, name):
         return None
-    owner = class_of_method(binder, binder.enclosing(binder.bindings_before(func.value)[0].node, cst.FunctionDef))
-    return methods_of(owner).get(func.attr.value) if owner is not None else None
+    return class_of_method(binder, binder.enclosing(binder.bindings_before(name)[0].node, cst.FunctionDef))
+
+
+def unpacked_index(binder: Binder, target: cst.CSTNode, statement: cst.CSTNode) -> int | None:
+    """Where an assignment puts the bound ``target``: None for the whole value, the index
+    of its element in ``a, b = ...``, -1 when it cannot tell (nested or starred unpacking)."""
+    element = binder.parent(target)
+    if not isinstance(element, cst.Element):
+        return None if isinstance(element, (cst.AssignTarget, cst.AnnAssign)) else -1
+    unpacked = binder.parent(element)
+    if not isinstance(unpacked, (cst.Tuple, cst.List)) or not isinstance(binder.parent(unpacked), cst.AssignTarget):
+        return -1
+    if any(isinstance(item, cst.StarredElement) for item in unpacked.elements):
+        return -1
+    return next(index for index, item in enumerate(unpacked.elements) if item is element)
 
 
 def argument_of(binder: Binder, node: cst.CSTNode) -> cst.Call | None:
@@ -229,24 +248,38 @@ def self_attributes_by_name(binder: Binder, owner: cst.ClassDef) -> dict[str, li
     """Every ``self.<name>`` in ``owner`` by name, in source order (bindings included, nested
     classes left out), in one walk per class and file; None where ``self`` is used as a value
     (``hook(self)``, ``return self``), except as ``super(Owner, self)``."""
+    found, escapes = _self_attributes(binder, owner)
+    return None if escapes else found
+
+
+def self_attribute_assignments(binder: Binder, owner: cst.ClassDef, attribute: str) -> list[tuple[cst.CSTNode, cst.Attribute]]:
+    """Each statement of ``owner`` that assigns ``self.<attribute>``, with its target, even
+    where ``self`` is also used as a value."""
+    found = [node for node in _self_attributes(binder, owner)[0].get(attribute, []) if is_bound(binder, node)]
+    statements = (binder.parent(node) for node in found)
+    return [(binder.parent(statement) if isinstance(statement, cst.AssignTarget) else statement, node) for statement, node in zip(statements, found)]  # type: ignore[misc]
+
+
+def _self_attributes(binder: Binder, owner: cst.ClassDef) -> tuple[dict[str, list[cst.Attribute]], bool]:
+    """Every ``self.<name>`` in ``owner`` by name, and whether ``self`` is used as a value."""
     by_class = _SELF_ATTRIBUTES.setdefault(binder, {})
     if id(owner) not in by_class:
-        by_class[id(owner)] = _self_attributes_by_name(binder, owner)
+        by_class[id(owner)] = _collect_self_attributes(binder, owner)
     return by_class[id(owner)]
 
 
-def _self_attributes_by_name(binder: Binder, owner: cst.ClassDef) -> dict[str, list[cst.Attribute]] | None:
+def _collect_self_attributes(binder: Binder, owner: cst.ClassDef) -> tuple[dict[str, list[cst.Attribute]], bool]:
     found: dict[str, list[cst.Attribute]] = {}
+    escapes = False
     nested_classes = lambda node: node is not owner and isinstance(node, cst.ClassDef)
     for node in subtree(owner, nested_classes, attribute_names=False):
         if isinstance(node, cst.Attribute):
             if isinstance(node.value, cst.Name) and node.value.value == "self":
                 found.setdefault(node.attr.value, []).append(node)
-        elif isinstance(node, cst.Name) and node.value == "self" and _is_bare(binder, node):
+        elif not escapes and isinstance(node, cst.Name) and node.value == "self" and _is_bare(binder, node):
             super_call = binder.parent(binder.parent(node))  # type: ignore[arg-type]
-            if not (isinstance(super_call, cst.Call) and called_name(super_call) == "super"):
-                return None
-    return found
+            escapes = not (isinstance(super_call, cst.Call) and called_name(super_call) == "super")
+    return found, escapes
 
 
 def self_attribute_references(binder: Binder, owner: cst.ClassDef, attribute: str) -> list[cst.Attribute] | None:

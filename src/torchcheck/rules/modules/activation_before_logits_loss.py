@@ -4,7 +4,7 @@ from dataclasses import dataclass, replace
 
 import libcst as cst
 
-from torchcheck.lint import torch_api
+from torchcheck.lint import references, torch_api
 from torchcheck.lint.context import LintContext
 from torchcheck.lint.exports import (
     ACTIVATION_FUNCTIONS,
@@ -272,6 +272,31 @@ def step(x, y):
     INVALID = (
         Invalid(
             """
+import torch
+import torch.nn.functional as F
+from torch import nn
+
+class Scorer(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.fc = nn.Linear(16, 1)
+        self.act = nn.Sigmoid()
+
+    def forward(self, x):
+        return self.act(self.fc(x)).squeeze(-1)
+
+def criterion(logits, labels):
+    return F.binary_cross_entropy_with_logits(logits, labels)  # TCK605
+
+def train(loader):
+    model = Scorer()
+    for x, y in loader:
+        scores = model(x)
+        criterion(scores, y.float()).backward()
+"""
+        ),
+        Invalid(
+            """
 import torch.nn as nn
 import torch.nn.functional as F
 
@@ -387,28 +412,58 @@ class Discriminator(nn.Module):
 
     def __init__(self, context: LintContext) -> None:
         super().__init__(context)
-        # what a name holds, per binding (the statement that binds it, the name): the flow says
-        # which binding a name reads
-        self._held: dict[tuple[int, str], _Held | None] = {}
-        self._attributes: list[dict[str, _Held | None]] = []  # one per class
+        self._held: dict[int, _Held | None] = {}  # binding or attribute node -> what it holds
+        self._asking: set[int] = set()  # bindings being evaluated: a value that reads itself is unknown
 
     # ----------------------------------------------------------------- what values hold
     def _value_of(self, expression: cst.BaseExpression) -> _Held | None:
+        """What ``expression`` holds, wherever it stands: names are followed to the bindings
+        that reach them (all must agree), ``self.<attr>`` to every assignment in its class."""
         qualified = self.context.qualified_name(expression) if isinstance(expression, (cst.Name, cst.Attribute)) else None
         if qualified in _FUNCTIONAL_LOSSES:
             return _Held("loss", loss=qualified)  # `self.loss_fn = F.cross_entropy`
         if isinstance(expression, cst.Name):
-            binding = self.context.flow.last_binding(expression.value)
-            if binding is not None and isinstance(binding.node, cst.Param):
-                return self._parameter(binding.node)
-            return self._held.get((id(binding.node), binding.name)) if binding is not None else None
-        if isinstance(expression, cst.Attribute) and isinstance(expression.value, cst.Name) and expression.value.value == "self":
-            return self._attributes[-1].get(expression.attr.value) if self._attributes else None
+            return self._agreed([(binding.node, binding.target) for binding in self.context.binder.reaching(expression)])
+        if (attribute := self_attribute(expression)) is not None:
+            return self._attribute(expression, attribute)
         if isinstance(expression, cst.Subscript):
             return self._element_of(expression)
         if isinstance(expression, cst.Call):
             return self._result_of(expression)
         return None
+
+    def _agreed(self, bindings: list[tuple[cst.CSTNode, cst.CSTNode]]) -> _Held | None:
+        """What every one of ``bindings`` (statement, bound target) holds, if they agree."""
+        held = {self._bound(statement, target) for statement, target in bindings}
+        return held.pop() if len(held) == 1 else None
+
+    def _bound(self, statement: cst.CSTNode, target: cst.CSTNode) -> _Held | None:
+        key = id(target)
+        if key not in self._held:
+            if key in self._asking:
+                return None
+            self._asking.add(key)
+            self._held[key] = self._binding_value(statement, target)
+            self._asking.discard(key)
+        return self._held[key]
+
+    def _binding_value(self, statement: cst.CSTNode, target: cst.CSTNode) -> _Held | None:
+        if isinstance(statement, cst.Param):
+            return self._parameter(statement)
+        value = statement.value if isinstance(statement, (cst.Assign, cst.AnnAssign)) else None
+        if value is None:
+            return None  # a loop target, `x += ...`, a `with` item ...
+        held, index = self._value_of(value), references.unpacked_index(self.context.binder, target, statement)
+        if index is None or held is None:
+            return held if index != -1 else None
+        return held.element(index)  # `real, aux = discriminator(x)`: each name holds one element
+
+    def _attribute(self, expression: cst.Attribute, attribute: str) -> _Held | None:
+        """``self.<attribute>`` holds what every assignment of it in the class holds."""
+        binder = self.context.binder
+        owner = references.class_of_method(binder, binder.enclosing(expression, cst.FunctionDef))
+        assigned = references.self_attribute_assignments(binder, owner, attribute) if owner is not None else []
+        return self._agreed(assigned) if assigned else None
 
     def _parameter(self, parameter: cst.Param) -> _Held | None:
         """A parameter annotated with a class of the project (`model: TransformerGCNQA`), or
@@ -419,15 +474,14 @@ class Discriminator(nn.Module):
         else:
             sole = self.context.sole_module_class() if conventional_kind(parameter.name.value) is Kind.MODULE else None
             symbol = Symbol(None, sole.name.value) if sole is not None and self.context.project is not None else None
-        return self._passed_loss(parameter) if symbol is None else _Held("call", symbol=symbol, depth=1)
+        return self._passed(parameter) if symbol is None else _Held("call", symbol=symbol, depth=1)
 
-    def _passed_loss(self, parameter: cst.Param) -> _Held | None:
-        """The loss every caller of the file passes for the parameter (``criterion =
-        nn.CrossEntropyLoss()`` in ``main``, then ``train(model, criterion)``)."""
-        passed = self.context.values_passed_to(parameter)
-        losses = {self.context.call_name(value) if type(value) is cst.Call else self.context.qualified_name(value) for value in passed}  # type: ignore[arg-type]
-        loss = losses.pop() if len(losses) == 1 else None
-        return _Held("loss", loss=loss) if loss in _LOSS_MODULES or loss in _FUNCTIONAL_LOSSES else None
+    def _passed(self, parameter: cst.Param) -> _Held | None:
+        """What every caller of the file passes for the parameter (``criterion =
+        nn.CrossEntropyLoss()`` in ``main``, then ``train(model, criterion)``; a model's
+        output handed to a ``criterion(logits, labels)`` helper)."""
+        held = {self._value_of(value) for value in self.context.values_passed_to(parameter)}
+        return held.pop() if len(held) == 1 else None
 
     def _element_of(self, subscript: cst.Subscript) -> _Held | None:
         """``outputs[1]`` of a call result that returns a tuple."""
@@ -454,7 +508,7 @@ class Discriminator(nn.Module):
             if func.attr.value in torch_api.VALUE_KEEPING_METHODS:
                 held = self._value_of(func.value)  # probs.view(1, -1) still holds probabilities
                 return held if held is not None and held.kind == "output" else None
-        own_class = self.context.instance_class(func)
+        own_class = references.receiver_class(self.context.binder, func) if type(func) is cst.Name else None
         if own_class is not None and self.context.project is not None:
             return _Held("call", symbol=Symbol(None, own_class.name.value), depth=2)  # `self(x)` runs this class's forward
         callee = self._value_of(func)
@@ -502,44 +556,3 @@ class Discriminator(nn.Module):
             # the model is a class (or a head) of the project: decided once its file is summarised
             condition = Condition(held.symbol, held.fact, activation)
             self.report(node, f"{message} ({activation} applied by {PLACE})", conditions=(condition,))
-
-    def visit_ClassDef(self, node: cst.ClassDef) -> None:
-        self._attributes.append({})
-
-    def leave_ClassDef(self, node: cst.ClassDef) -> None:
-        self._attributes.pop()
-
-    def leave_Assign(self, node: cst.Assign) -> None:
-        value = self._value_of(node.value)
-        for target in node.targets:
-            self._bind(node, target.target, value)
-
-    def leave_AnnAssign(self, node: cst.AnnAssign) -> None:
-        if node.value is None:
-            self._forget(node.target)  # `x: Tensor` re-declares `x`
-        self._bind(node, node.target, self._value_of(node.value) if node.value is not None else None)
-
-    def leave_AugAssign(self, node: cst.AugAssign) -> None:
-        self._forget(node.target)
-        self._bind(node, node.target, None)
-
-    def _forget(self, target: cst.BaseExpression) -> None:
-        """What the name ``target`` holds is unknown from here (``x += ...`` changes it)."""
-        binding = self.context.flow.last_binding(target.value) if isinstance(target, cst.Name) else None
-        if binding is not None:
-            self._held[id(binding.node), binding.name] = None
-
-    def _bind(self, statement: cst.CSTNode, target: cst.BaseExpression, value: _Held | None) -> None:
-        if isinstance(target, cst.Name):
-            self._held[id(statement), target.value] = value
-        elif self._attributes and (attribute := self_attribute(target)) is not None:
-            attributes = self._attributes[-1]
-            # bound twice to different things: unknown
-            attributes[attribute] = value if attributes.get(attribute, value) == value else None
-        elif isinstance(target, (cst.Tuple, cst.List)):
-            starred = any(isinstance(element, cst.StarredElement) for element in target.elements)
-            for index, element in enumerate(target.elements):
-                # `real, aux = discriminator(x)`: each name holds one element of what it returns
-                self._bind(statement, element.value, value.element(index) if value is not None and not starred else None)
-        elif isinstance(target, cst.StarredElement):
-            self._bind(statement, target.value, None)
