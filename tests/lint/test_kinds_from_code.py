@@ -191,3 +191,20 @@ def test_an_isinstance_check_narrows_a_batch_to_a_plain_tensor() -> None:
         """
     )
     assert seen == [False, True]
+
+
+def test_a_value_used_as_only_a_module_is_used_is_a_module_by_its_usage() -> None:
+    seen = probe(
+        """
+        def train(parts, trainer, loader):
+            backbone, head = parts
+            for p in backbone.parameters():
+                p.requires_grad = False
+            head.train()
+            for x in loader:
+                head(backbone(x)).sum().backward()
+            trainer.train()
+            probe(backbone); probe(head); probe(trainer)
+        """
+    )
+    assert seen == [(Kind.MODULE, Evidence.USAGE), (Kind.MODULE, Evidence.USAGE), UNKNOWN]

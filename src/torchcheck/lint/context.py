@@ -441,6 +441,7 @@ class LintContext:
         # for the project index (see lint/exports.py); None for a bare walk.
         self._passed_makers: dict[cst.Param, str | None] = {}  # see maker_of
         self._makes_frameworks: bool | None = None  # the file's text names a framework maker
+        self._usage_kinds: dict[tuple[int, str], Inferred] = {}  # (binding node, name) -> kind the uses show
         self._training_text: bool | None = None  # the file's text calls backward() or .step()
         self.project: ProjectNames | None = None  # set by the engine: lint/exports.py's ProjectFacts
 
@@ -739,8 +740,10 @@ class LintContext:
         expression_type = type(expression)
         if expression_type is cst.Name:
             if self._elsewhere:
-                return self._distant_kinds().name(expression, self._module_level_kind)  # type: ignore[arg-type]
-            return self._infer_name(expression.value)  # type: ignore[attr-defined]
+                found = self._distant_kinds().name(expression, self._module_level_kind)  # type: ignore[arg-type]
+            else:
+                found = self._infer_name(expression.value)  # type: ignore[attr-defined]
+            return found if found.kind is not None else self._kind_from_usage(expression)  # type: ignore[arg-type]
         if expression_type is cst.Attribute:
             return self._infer_attribute(expression)  # type: ignore[arg-type]
         if expression_type is cst.Call:
@@ -777,6 +780,22 @@ class LintContext:
             return False
         binding = self._lookup(expression.value)
         return binding is not None and binding.batch
+
+    def _kind_from_usage(self, name: cst.Name) -> Inferred:
+        """A module, with USAGE evidence, when the code calls on the value a name holds a
+        method only a module has (``net.named_parameters()``), or switches its mode and also
+        calls it (``net.train()`` and ``net(x)``); else UNKNOWN."""
+        bindings = self.binder.reaching(name)
+        if not bindings or self._module is None:
+            return UNKNOWN
+        key = id(bindings[0].node), name.value
+        if key not in self._usage_kinds:
+            uses = [use for binding in bindings for use in binding.references]
+            methods = {above.attr.value for above in map(self.binder.parent, uses) if type(above) is cst.Attribute}
+            called = any(type(above) is cst.Call and above.func is use for use, above in zip(uses, map(self.binder.parent, uses)))
+            module = bool(methods & torch_api.MODULE_ONLY_METHODS) or (called and bool(methods & torch_api.MODULE_MODE_METHODS))
+            self._usage_kinds[key] = inferred(Kind.MODULE, Evidence.USAGE) if module else UNKNOWN
+        return self._usage_kinds[key]
 
     def _infer_name(self, name: str) -> Inferred:
         binding = self._lookup(name)

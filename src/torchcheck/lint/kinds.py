@@ -49,11 +49,12 @@ class Evidence(enum.IntEnum):
     """How the linter knows a value's kind, weakest first (so ``min`` picks the weakest)."""
 
     CONVENTION = 1  # only the name suggests it: `model`, `optimizer`, `self.net`
+    USAGE = 2  # the code uses it as one: `net.named_parameters()`, `net.train()` and `net(x)`
     # every call in the file passes one for this parameter, every assignment in the class
     # stores one in this attribute; code elsewhere may do otherwise
-    CALLERS = 2
-    ANNOTATION = 3  # a type annotation says so; callers may still pass something else
-    STRONG = 4  # seen in the code: a construction, an assignment, an isinstance check
+    CALLERS = 3
+    ANNOTATION = 4  # a type annotation says so; callers may still pass something else
+    STRONG = 5  # seen in the code: a construction, an assignment, an isinstance check
 
 
 class Inferred(NamedTuple):

@@ -116,6 +116,15 @@ MODULE_SELF_METHODS = frozenset(
     {"to", "cuda", "cpu", "train", "eval", "half", "float", "double", "bfloat16", "requires_grad_", "to_empty", "share_memory", "apply", "xpu", "mps"}
 )
 
+# Methods only an `nn.Module` has: calling one on a value shows the value is a module.
+MODULE_ONLY_METHODS = frozenset(
+    {"parameters", "named_parameters", "modules", "named_modules", "children", "named_children", "register_buffer",
+     "register_parameter", "add_module", "register_forward_hook", "register_forward_pre_hook", "register_full_backward_hook"}
+)
+# A module's mode switches, which other objects share (a trainer's `train()`): they show a
+# module only on a value that is also called.
+MODULE_MODE_METHODS = frozenset({"train", "eval"})
+
 # Well-known DataLoader wrappers: iterating `tqdm(loader)` is iterating the loader.
 ITERATION_WRAPPERS = frozenset({"tqdm", "tqdm.tqdm", "tqdm.auto.tqdm", "enumerate", "iter", "zip"})
 
