@@ -18,6 +18,10 @@ _HELPER_MESSAGE = (
     "`{helper}()` backpropagates and steps but never calls `zero_grad()`, and neither does this loop; "
     "gradients add up across steps"
 )
+_OTHER_OPTIMIZER_MESSAGE = (
+    "`{optimizer}.step()` runs in a loop that clears only other optimizers' gradients (`{cleared}.zero_grad()`, "
+    "line {line}); the gradients `{optimizer}` steps add up across steps"
+)
 _OTHER_BRANCH_MESSAGE = (
     "`step()` runs on a path that never calls `zero_grad()`: only another branch clears gradients (line {line}), "
     "so on this one they add up across steps"
@@ -30,6 +34,7 @@ class _Step:
     loops: tuple[Loop, ...]
     event: Event
     helper: str | None = None  # a helper of this file that backpropagates and steps, never clearing
+    optimizer: str | None = None  # the optimizer stepped, as the code spells it
 
 
 @dataclass
@@ -38,6 +43,7 @@ class _LoopFacts:
 
     steps: list[_Step] = field(default_factory=list)
     zeroed: list[Event] = field(default_factory=list)  # where gradients are cleared
+    clears_one: dict[int, str] = field(default_factory=dict)  # event id -> the one optimizer it clears
     # helpers of other files of the project handed an optimizer or a module: whether they
     # clear gradients is a question for the project index
     imported: list[tuple[Symbol, tuple[Loop, ...]]] = field(default_factory=list)
@@ -98,6 +104,21 @@ class MissingZeroGrad(Rule):
     required_text = ("backward",)
 
     VALID = (
+        Valid(
+            """
+import torch.nn.functional as F
+
+def train_gan(generator, discriminator, optimizer_g, optimizer_d, loader, noise):
+    for x in loader:
+        optimizer_d.zero_grad()
+        loss_d = F.softplus(discriminator(generator(noise()).detach())).mean() + F.softplus(-discriminator(x)).mean()
+        loss_d.backward()
+        optimizer_d.step()
+        generator.zero_grad()
+        F.softplus(-discriminator(generator(noise()))).mean().backward()
+        optimizer_g.step()
+"""
+        ),
         Valid(
             """
 for x, y in loader:
@@ -200,6 +221,22 @@ for image, label in samples:
     INVALID = (
         Invalid(
             """
+import torch.nn.functional as F
+
+def train_gan(encoder, generator, discriminator, optimizer_e, optimizer_d, loader):
+    for x in loader:
+        fake = generator(encoder(x)).detach()
+        loss_d = F.softplus(discriminator(fake)).mean() + F.softplus(-discriminator(x)).mean()
+        loss_d.backward()
+        optimizer_d.step()  # TCK102
+        optimizer_e.zero_grad()
+        loss_e = F.softplus(-discriminator(generator(encoder(x)))).mean()
+        loss_e.backward()
+        optimizer_e.step()
+"""
+        ),
+        Invalid(
+            """
 for x, y in loader:
     loss = criterion(model(x), y)
     loss.backward()
@@ -266,12 +303,15 @@ for epoch in range(epochs):
         method = node.func.attr.value if isinstance(node.func, cst.Attribute) and node.func.attr.value != "forward" else None
         if summary is not None and summary.does(Effect.ZERO_GRAD) or _clears_gradients(node, method):
             self._zeroed(node)
+            receiver = node.func.value if method == "zero_grad" else None  # type: ignore[attr-defined]
+            if receiver is not None and dotted_name(receiver) and self.context.kind_of(receiver) is Kind.OPTIMIZER:
+                self._facts().clears_one[id(self._facts().zeroed[-1])] = dotted_name(receiver)  # type: ignore[assignment]
         elif method is not None and summary is not None and self._steps_uncleared(summary):
             self._facts().steps.append(_Step(node, loops, self.context.flow.event(node), helper=method))
         elif method == "step":
             optimizer = self._stepped_optimizer(node)
             if optimizer is not None and not self._built_in_this_iteration(optimizer, loops):
-                self._facts().steps.append(_Step(node, loops, self.context.flow.event(node)))
+                self._facts().steps.append(_Step(node, loops, self.context.flow.event(node), optimizer=dotted_name(optimizer)))
 
     @staticmethod
     def _steps_uncleared(summary: FunctionSummary) -> bool:
@@ -309,11 +349,16 @@ for epoch in range(epochs):
             # a clearing counts if it runs in an iteration of a loop around the step, on a path
             # the step may take: one in the other branch of an `if` leaves this step's path uncleared
             around = [zero for zero in facts.zeroed if set(zero.loops) & set(step.loops)]
+            others = [zero for zero in around if step.optimizer and facts.clears_one.get(id(zero), step.optimizer) != step.optimizer]
+            around = [zero for zero in around if zero not in others]  # `optimizer_E.zero_grad()` leaves D's gradients
             trains = step.helper is not None or self.context.is_training_loop(step.loops[-1])
             if trains and all(zero.exclusive_with(step.event) for zero in around):
                 message = None
                 if step.helper is not None:
                     message = _HELPER_MESSAGE.format(helper=step.helper)
+                elif others and not around:
+                    cleared, line = facts.clears_one[id(others[0])], self.context.line_of(others[0].node)
+                    message = _OTHER_OPTIMIZER_MESSAGE.format(optimizer=step.optimizer, cleared=cleared, line=line)
                 elif around:
                     message = _OTHER_BRANCH_MESSAGE.format(line=self.context.line_of(around[0].node))
                 # a helper of another file called in these loops must not clear gradients
