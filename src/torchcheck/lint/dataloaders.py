@@ -19,8 +19,10 @@ from dataclasses import dataclass
 
 import libcst as cst
 
+from torchcheck.lint import references
+from torchcheck.lint.binder import Binder, Loop
 from torchcheck.lint.context import LintContext
-from torchcheck.lint.nodes import dotted_name
+from torchcheck.lint.nodes import argument_for, called_name, dotted_name, literal_bool, subtree
 from torchcheck.lint.torch_api import DATALOADERS
 from torchcheck.lint.walker import children
 
@@ -265,3 +267,67 @@ def never_none(expression: cst.BaseExpression | None, assignments: Assignments, 
         values = assignments.of(expression.value)
         return values is not None and all(never_none(value, assignments, _depth + 1) for value in values)
     return False
+
+
+# ----------------------------------------------------------------- following a loader (TCK206)
+def loader_alias(binder: Binder, node: cst.CSTNode) -> cst.Assign | None:
+    """``alias = loader`` or ``alias = tqdm(loader, ...)``: the assignment, else None."""
+    wrapped = references.iteration_wrapper(binder, node)
+    if wrapped is not None and (wrapped[0].keyword is not None or wrapped[0] is not wrapped[1].args[0]):
+        return None
+    assignment = references.assignment_of(binder, wrapped[1] if wrapped is not None else node)
+    return assignment if assignment is not None and isinstance(assignment.targets[0].target, cst.Name) else None
+
+
+def harmless_use(binder: Binder, node: cst.CSTNode) -> bool:
+    """``len(loader)`` or reading a plain attribute (``loader.dataset``, not ``.sampler``)."""
+    above = binder.parent(node)
+    call = binder.parent(above)  # type: ignore[arg-type]
+    if isinstance(above, cst.Arg):
+        return isinstance(call, cst.Call) and called_name(call) == "len" and above.keyword is None
+    if not isinstance(above, cst.Attribute) or node is not above.value or above.attr.value in ("sampler", "batch_sampler"):
+        return False
+    # a method call may do anything to the object
+    return not (isinstance(call, cst.Call) and call.func is above) and not references.is_bound(binder, above)
+
+
+def mentions_set_epoch(node: cst.CSTNode) -> bool:
+    """``set_epoch`` as a name (``sampler.set_epoch(epoch)``) or in a string (``getattr(s, "set_epoch")``)."""
+    if isinstance(node, cst.Name):
+        return node.value == "set_epoch"
+    return isinstance(node, (cst.SimpleString, cst.FormattedStringText)) and "set_epoch" in node.value
+
+
+def shuffle_written(call: cst.Call) -> bool | None:
+    """``shuffle=True``/``False`` written out; None when left at its default or taken from a setting."""
+    shuffle = argument_for(call, 3, "shuffle")
+    return literal_bool(shuffle.value) if shuffle is not None and not shuffle.star else None
+
+
+FRAMES = (cst.FunctionDef, cst.Lambda, cst.ClassDef)
+
+
+def calls_in(root: cst.CSTNode, skip: cst.CSTNode | None = None) -> list[cst.Call]:
+    """Calls under ``root``, not inside nested functions or classes (nor under ``skip``)."""
+    prune = lambda node: node is skip or (node is not root and isinstance(node, FRAMES))
+    return [node for node in subtree(root, prune) if isinstance(node, cst.Call)]
+
+
+def trains_on_batches(loop: cst.For) -> bool:
+    """The loop body calls ``.backward()`` or ``.step()``: it trains on the batches."""
+    return any(isinstance(call.func, cst.Attribute) and call.func.attr.value in ("backward", "step") for call in calls_in(loop.body))
+
+
+# Outer loops that repeat a whole pass over the data.
+_COUNTING_LOOPS = frozenset({"range", "trange", "count"})
+
+
+def is_epoch_loop(binder: Binder, loop: Loop) -> bool:
+    """``while ...``, ``for epoch in ...``, ``for _ in range(n)`` (possibly in ``tqdm``),
+    also over a name bound once to a counting iterable (``it = trange(epochs)`` ... ``for _ in it:``)."""
+    if not isinstance(loop, cst.For):
+        return isinstance(loop, cst.While)  # a per-batch method is no epoch loop
+    if "epoch" in (dotted_name(loop.target) or "").lower():
+        return True
+    iterated = references.iterated_value(binder, loop)
+    return isinstance(iterated, cst.Call) and called_name(iterated) in _COUNTING_LOOPS

@@ -30,9 +30,7 @@ _LOST = object()  # the sampler or its loader goes where the rule cannot follow
 _CONTAINERS = frozenset({"dict", "list", "tuple"})
 # What a training loop or helper does to the batches.
 _TRAINING_ACTIONS = ("backward", "step")
-_FRAMES = (cst.FunctionDef, cst.Lambda, cst.ClassDef)
-# Outer loops that repeat a whole pass over the data.
-_COUNTING_LOOPS = frozenset({"range", "trange", "count"})
+_FRAMES = dataloaders.FRAMES
 
 
 @dataclass
@@ -46,27 +44,6 @@ class _Loops:
     handed: list[tuple[Symbol | cst.FunctionDef, tuple[Loop, ...]]] = field(default_factory=list)  # helpers, loops around the call
 
 
-def _alias_assignment(binder: Binder, node: cst.CSTNode) -> cst.Assign | None:
-    """``alias = loader`` or ``alias = tqdm(loader, ...)``: the assignment, else None."""
-    wrapped = references.iteration_wrapper(binder, node)
-    if wrapped is not None and (wrapped[0].keyword is not None or wrapped[0] is not wrapped[1].args[0]):
-        return None
-    assignment = references.assignment_of(binder, wrapped[1] if wrapped is not None else node)
-    return assignment if assignment is not None and isinstance(assignment.targets[0].target, cst.Name) else None
-
-
-def _is_harmless(binder: Binder, node: cst.CSTNode) -> bool:
-    """``len(loader)`` or reading a plain attribute (``loader.dataset``, not ``.sampler``)."""
-    above = binder.parent(node)
-    call = binder.parent(above)  # type: ignore[arg-type]
-    if isinstance(above, cst.Arg):
-        return isinstance(call, cst.Call) and nodes.called_name(call) == "len" and above.keyword is None
-    if not isinstance(above, cst.Attribute) or node is not above.value or above.attr.value in ("sampler", "batch_sampler"):
-        return False
-    # a method call may do anything to the object
-    return not (isinstance(call, cst.Call) and call.func is above) and not references.is_bound(binder, above)
-
-
 def _key_of(target: cst.CSTNode) -> _Key | None:
     if isinstance(target, cst.Name):
         return ("name", target.value)
@@ -74,36 +51,12 @@ def _key_of(target: cst.CSTNode) -> _Key | None:
     return ("self", attribute) if attribute is not None else None
 
 
-def _mentions_set_epoch(node: cst.CSTNode) -> bool:
-    """``set_epoch`` as a name (``sampler.set_epoch(epoch)``) or in a string (``getattr(s, "set_epoch")``)."""
-    if isinstance(node, cst.Name):
-        return node.value == "set_epoch"
-    return isinstance(node, (cst.SimpleString, cst.FormattedStringText)) and "set_epoch" in node.value
-
-
-def _shuffle_written(call: cst.Call) -> bool | None:
-    """``shuffle=True``/``False`` written out; None when left at its default or taken from a setting."""
-    shuffle = nodes.argument_for(call, 3, "shuffle")
-    return nodes.literal_bool(shuffle.value) if shuffle is not None and not shuffle.star else None
-
-
-def _calls(root: cst.CSTNode, skip: cst.CSTNode | None = None) -> list[cst.Call]:
-    """Calls under ``root``, not inside nested functions or classes (nor under ``skip``)."""
-    prune = lambda node: node is skip or (node is not root and isinstance(node, _FRAMES))
-    return [node for node in nodes.subtree(root, prune) if isinstance(node, cst.Call)]
-
-
-def _trains(loop: cst.For) -> bool:
-    """The loop body calls ``.backward()`` or ``.step()``: it trains on the batches."""
-    return any(isinstance(call.func, cst.Attribute) and call.func.attr.value in _TRAINING_ACTIONS for call in _calls(loop.body))
-
-
 def _calls_unknown_methods(loop: Loop, loader_loop: cst.For, owner: cst.ClassDef) -> bool:
     """``self.hook()`` in the epoch loop (outside the loop over the batches) where ``hook``
     is neither a method of the class nor an attribute it assigns: an inherited method could
     call ``set_epoch``."""
     known = {*methods_of(owner), *(nodes.self_attribute(node.target) for node in nodes.subtree(owner) if isinstance(node, cst.AssignTarget))}
-    called = {nodes.self_attribute(call.func) for call in _calls(loop, skip=loader_loop.body)}
+    called = {nodes.self_attribute(call.func) for call in dataloaders.calls_in(loop, skip=loader_loop.body)}
     return bool(called - known - {None})
 
 
@@ -503,7 +456,7 @@ while step < max_steps:
         self._dataloaders: set[cst.Call] = set()
 
     def visit_Call(self, node: cst.Call) -> None:
-        if not dataloaders.DISTRIBUTED_SAMPLERS.isdisjoint(self.context.call_names(node)) and _shuffle_written(node) is not False:
+        if not dataloaders.DISTRIBUTED_SAMPLERS.isdisjoint(self.context.call_names(node)) and dataloaders.shuffle_written(node) is not False:
             self._samplers.append((node, frozenset(self.context.loops), self.context.current_class))
         elif dataloaders.is_dataloader_call(self.context, node):
             self._dataloaders.add(node)
@@ -513,7 +466,7 @@ while step < max_steps:
 
     def leave_Module(self, node: cst.Module) -> None:
         """Decided at the end: set_epoch may be called anywhere (on the sampler, the loader, a helper ...)."""
-        if not self._samplers or any(map(_mentions_set_epoch, nodes.subtree(node))):
+        if not self._samplers or any(map(dataloaders.mentions_set_epoch, nodes.subtree(node))):
             return
         self._module, self._functions = node, {s.name.value: s for s in node.body if isinstance(s, cst.FunctionDef)}
         for call, loops, current_class in self._samplers:  # each shuffling sampler and the loops around it
@@ -535,7 +488,7 @@ while step < max_steps:
             loaders, names = [self._loader_of(use) for use in found[1]] if found else [None], (key[1],)
         if None in loaders:
             return _LOST  # the sampler escapes: passed on, returned, stored ...
-        verdicts = [self._iterated_in_epoch_loop(loader, loops, names, _shuffle_written(call) is True) for loader in loaders]  # type: ignore[arg-type]
+        verdicts = [self._iterated_in_epoch_loop(loader, loops, names, dataloaders.shuffle_written(call) is True) for loader in loaders]  # type: ignore[arg-type]
         return next((verdict for verdict in verdicts if verdict not in (None, _LOST)), _LOST if _LOST in verdicts else None)
 
     def _lost(self, call: cst.Call, loops: frozenset[Loop]) -> _Verdict | None:
@@ -593,7 +546,7 @@ while step < max_steps:
             return None
         # also `global name`, `def f(x=name)`, `self.name = ...`: what the binder keeps as references
         binds += [(node, binder.parent(binder.parent(node))) for node in found if references.is_bound(binder, node)]  # type: ignore[arg-type]
-        tested = (references.is_bound, references.is_tested, _is_harmless)
+        tested = (references.is_bound, references.is_tested, dataloaders.harmless_use)
         return binds, [node for node in found if not any(test(binder, node) for test in tested)]
 
     def _loader_of(self, node: cst.CSTNode) -> cst.Call | None:
@@ -616,15 +569,15 @@ while step < max_steps:
         imported = tuple(Condition(helper, "module:set_epoch", NO) for helper, _ in found.handed if isinstance(helper, Symbol) and not helper.is_local)
         for loop, outer in found.loops:
             # an explicit shuffle=True asks for a new order every epoch, training or not
-            if not (asked_to_shuffle or _trains(loop) or any("train" in name.lower() for name in names)):
+            if not (asked_to_shuffle or dataloaders.trains_on_batches(loop) or any("train" in name.lower() for name in names)):
                 continue
             for epoch_loop in outer:
-                keeps_sampler = epoch_loop not in sampler_loops and self._is_epoch_loop(epoch_loop)
+                keeps_sampler = epoch_loop not in sampler_loops and dataloaders.is_epoch_loop(self.context.binder, epoch_loop)
                 if keeps_sampler and (found.owner is None or not _calls_unknown_methods(epoch_loop, loop, found.owner)):
                     return None, imported
         lost = False
         for helper, loops in found.handed:
-            in_epoch_loop = any(loop not in sampler_loops and self._is_epoch_loop(loop) for loop in loops)
+            in_epoch_loop = any(loop not in sampler_loops and dataloaders.is_epoch_loop(self.context.binder, loop) for loop in loops)
             if isinstance(helper, Symbol) and not helper.is_local:
                 if in_epoch_loop:
                     return _HANDED_TO_HELPER, (Condition(helper, f"does:{','.join(_TRAINING_ACTIONS)}", MAY), *imported)
@@ -664,7 +617,7 @@ while step < max_steps:
         for use in occurrences[1]:
             if references.runs_before(binder, use, assignments):
                 continue  # reads what the name held before the loader was bound (`loader.dataset`)
-            loop, alias = references.iterating_loop(binder, use), _alias_assignment(binder, use)
+            loop, alias = references.iterating_loop(binder, use), dataloaders.loader_alias(binder, use)
             if loop is not None:
                 found.loops.append((loop, references.loops_running(binder, use)))
             elif alias is not None:
@@ -691,13 +644,3 @@ while step < max_steps:
         if helper is None or (isinstance(helper, Symbol) and helper.is_local and helper.name not in self._functions):
             return None
         return helper, references.loops_running(binder, node)
-
-    def _is_epoch_loop(self, loop: Loop) -> bool:
-        """``while ...``, ``for epoch in ...``, ``for _ in range(n)`` (possibly in ``tqdm``),
-        also over a name bound once to a counting iterable (``it = trange(epochs)`` ... ``for _ in it:``)."""
-        if not isinstance(loop, cst.For):
-            return isinstance(loop, cst.While)  # a per-batch method is no epoch loop
-        if "epoch" in (nodes.dotted_name(loop.target) or "").lower():
-            return True
-        iterated = references.iterated_value(self.context.binder, loop)
-        return isinstance(iterated, cst.Call) and nodes.called_name(iterated) in _COUNTING_LOOPS

@@ -304,7 +304,7 @@ for epoch in range(epochs):
         if summary is not None and summary.does(Effect.ZERO_GRAD) or _clears_gradients(node, method):
             self._zeroed(node)
             receiver = node.func.value if method == "zero_grad" else None  # type: ignore[attr-defined]
-            if receiver is not None and dotted_name(receiver) and self.context.kind_of(receiver) is Kind.OPTIMIZER:
+            if receiver is not None and self._names_one_optimizer(receiver):
                 self._facts().clears_one[id(self._facts().zeroed[-1])] = dotted_name(receiver)  # type: ignore[assignment]
         elif method is not None and summary is not None and self._steps_uncleared(summary):
             self._facts().steps.append(_Step(node, loops, self.context.flow.event(node), helper=method))
@@ -322,6 +322,12 @@ for epoch in range(epochs):
     def visit_Assign(self, node: cst.Assign) -> None:
         if self.context.loops and any(_is_grad(target.target) for target in node.targets):
             self._zeroed(node)
+
+    def _names_one_optimizer(self, receiver: cst.BaseExpression) -> bool:
+        """An optimizer by a name that holds one optimizer (not a loop over several)."""
+        name = dotted_name(receiver)
+        binding = self.context.flow.last_binding(name) if name is not None and "." not in name else None
+        return bool(name) and self.context.kind_of(receiver) is Kind.OPTIMIZER and not isinstance(getattr(binding, "node", None), cst.For)
 
     def _zeroed(self, node: cst.CSTNode) -> None:
         self._facts().zeroed.append(self.context.flow.event(node))
