@@ -134,6 +134,19 @@ def is_method_receiver(binder: Binder, name: cst.Name) -> bool:
     return class_of_method(binder, function) is not None and bool(params) and params[0] is bindings[0].node
 
 
+def returned_values(function: cst.FunctionDef) -> list[cst.BaseExpression | None]:
+    """What each ``return`` of ``function`` returns (None for a bare ``return``), nested
+    functions, lambdas and classes left out."""
+    nested = lambda node: node is not function and isinstance(node, (cst.FunctionDef, cst.Lambda, cst.ClassDef))
+    return [node.value for node in subtree(function, nested) if isinstance(node, cst.Return)]
+
+
+def file_function(binder: Binder, func: cst.BaseExpression) -> cst.FunctionDef | None:
+    """The ``def`` of this file that a called name runs, when one binding alone reaches it."""
+    bindings = binder.reaching(func) if type(func) is cst.Name else []
+    return bindings[0].node if len(bindings) == 1 and type(bindings[0].node) is cst.FunctionDef else None  # type: ignore[return-value]
+
+
 def own_method(binder: Binder, call: cst.Call) -> cst.FunctionDef | None:
     """The method that ``self.name(...)`` runs, ``self`` being the first parameter of a
     method of the class that defines ``name``; None for any other call."""

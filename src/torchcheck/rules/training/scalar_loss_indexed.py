@@ -2,7 +2,7 @@ from __future__ import annotations
 
 import libcst as cst
 
-from torchcheck.lint import torch_api
+from torchcheck.lint import references, torch_api
 from torchcheck.lint.kinds import Evidence, Kind
 from torchcheck.lint.nodes import keyword_argument
 from torchcheck.lint.rule import FixSafety, Invalid, Rule, Valid, fix_safety_on
@@ -79,6 +79,16 @@ class ScalarLossIndexed(Rule):
     VALID = (
         Valid(
             """
+import torch.nn.functional as F
+
+def per_sample_loss(pred, target):
+    return F.mse_loss(pred, target, reduction="none")
+
+first = per_sample_loss(pred, target).data[0]
+"""
+        ),
+        Valid(
+            """
 import torch.nn as nn
 
 criterion = nn.CrossEntropyLoss()
@@ -139,6 +149,30 @@ missing_in_first_column = frame.isnull().sum()[0]
         ),
     )
     INVALID = (
+        Invalid(
+            """
+import torch
+import torch.nn.functional as F
+
+def vae_loss(recon, x, mu, logvar):
+    bce = F.binary_cross_entropy(recon, x, reduction="sum")
+    kld = -0.5 * torch.sum(1 + logvar - mu.pow(2) - logvar.exp())
+    return bce + kld
+
+test_loss += vae_loss(*model(x), x).data[0]  # TCK115
+""",
+            expected_replacement="""
+import torch
+import torch.nn.functional as F
+
+def vae_loss(recon, x, mu, logvar):
+    bce = F.binary_cross_entropy(recon, x, reduction="sum")
+    kld = -0.5 * torch.sum(1 + logvar - mu.pow(2) - logvar.exp())
+    return bce + kld
+
+test_loss += vae_loss(*model(x), x).item()  # TCK115
+""",
+        ),
         Invalid(
             """
 import torch.nn as nn
@@ -209,13 +243,21 @@ def train(model, loader, criterion, optimizer):
         if depth > _MAX_ALIAS_DEPTH:
             return None
         if isinstance(expression, cst.Name):
-            binding = self.context.flow.last_binding(expression.value)
-            return self._scalar(binding.value, depth + 1) if binding is not None and binding.value is not None else None
+            bindings = self.context.binder.reaching(expression)
+            values = [binding.node.value for binding in bindings if type(binding.node) is cst.Assign and type(binding.target) is cst.Name]
+            return self._agreed(values, depth) if values and len(values) == len(bindings) else None
+        if isinstance(expression, cst.UnaryOperation) and isinstance(expression.expression, (cst.Integer, cst.Float)):
+            return _NUMBER
         if isinstance(expression, cst.Call):
             return self._scalar_call(expression, depth)
         if isinstance(expression, cst.BinaryOperation):
             return self._scalar_arithmetic(expression, depth)
         return None
+
+    def _agreed(self, values: list[cst.BaseExpression | None], depth: int) -> _Verdict:
+        """The verdict every one of ``values`` gets, if they agree."""
+        verdicts = {self._scalar(value, depth + 1) if value is not None else None for value in values}
+        return verdicts.pop() if len(verdicts) == 1 else None
 
     def _scalar_arithmetic(self, operation: cst.BinaryOperation, depth: int) -> _Verdict:
         """``loss_a + 0.1 * loss_b``: a scalar when every operand is a scalar or a number, as
@@ -246,7 +288,8 @@ def train(model, loader, criterion, optimizer):
                 return self._reduced(call, func.value)
             if method in _SHAPE_KEEPING:
                 return self._scalar(func.value, depth + 1)
-        return self._criterion_call(call)
+        function = references.file_function(self.context.binder, func)
+        return self._agreed(references.returned_values(function), depth) if function is not None else self._criterion_call(call)
 
     def _reduced(self, call: cst.Call, receiver: cst.BaseExpression) -> _Verdict:
         """``x.mean()`` / ``x.sum()`` over every dimension is 0-dim if ``x`` is a tensor (a
