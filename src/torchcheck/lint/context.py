@@ -122,6 +122,9 @@ _OTHER_LITERALS = (
 )
 
 _AMBIGUOUS = "<ambiguous>"
+_MODULE_METHOD_CALL = re.compile(
+    r"(?<!\bself)\.(?:%s)\(" % "|".join(sorted(torch_api.MODULE_ONLY_METHODS | torch_api.MODULE_MODE_METHODS))
+)
 
 
 @dataclass
@@ -441,6 +444,7 @@ class LintContext:
         # for the project index (see lint/exports.py); None for a bare walk.
         self._passed_makers: dict[cst.Param, str | None] = {}  # see maker_of
         self._makes_frameworks: bool | None = None  # the file's text names a framework maker
+        self._module_method_text: bool | None = None
         self._usage_kinds: dict[tuple[int, str], Inferred] = {}  # (binding node, name) -> kind the uses show
         self._training_text: bool | None = None  # the file's text calls backward() or .step()
         self.project: ProjectNames | None = None  # set by the engine: lint/exports.py's ProjectFacts
@@ -781,12 +785,24 @@ class LintContext:
         binding = self._lookup(expression.value)
         return binding is not None and binding.batch
 
+    @property
+    def _uses_module_methods(self) -> bool:
+        """A cheap screen: the text calls a module-only or mode method on something other than ``self``."""
+        if self._module_method_text is None:
+            self._module_method_text = self._text is None or _MODULE_METHOD_CALL.search(self._text) is not None
+        return self._module_method_text
+
     def _kind_from_usage(self, name: cst.Name) -> Inferred:
         """A module, with USAGE evidence, when the code calls on the value a name holds a
         method only a module has (``net.named_parameters()``), or switches its mode and also
         calls it (``net.train()`` and ``net(x)``); else UNKNOWN."""
-        bindings = self.binder.reaching(name)
-        if not bindings or self._module is None:
+        if self._module is None or not self._uses_module_methods:
+            return UNKNOWN
+        binder = self.binder
+        bindings = binder.bindings_of(name.value, binder.scope_of(name))
+        if len(bindings) > 1:
+            bindings = binder.reaching(name)  # the costlier question, for a name bound several times
+        if not bindings:
             return UNKNOWN
         key = id(bindings[0].node), name.value
         if key not in self._usage_kinds:
