@@ -82,7 +82,18 @@ class SamplerEpochNotSet(Rule):
     another) - and `set_epoch` appears nowhere in the module, nor in the helper's.
     Samplers built with `shuffle=False` are never reported; one whose `shuffle=` comes from
     a setting (`shuffle=opt["shuffle"]`) shuffles whenever the setting is on, and is treated
-    like the default.
+    like the default. A class chosen by a conditional expression
+    (`RandomSampler if single else DistributedSampler`) builds a `DistributedSampler` on one
+    path, which is enough.
+
+    When the sampler or its loader goes where the rule cannot follow it (kept in a dict,
+    stored on an object that another file reads, returned by a builder, handed to a training
+    function called once), it is still reported if nothing can set its epoch: no file of the
+    project names `set_epoch`, the file names no framework that sets epochs for its users
+    (accelerate, Lightning, the HF Trainer), and the project trains in loops of its own (a
+    file calls `.backward()`). A sampler built anew in a loop, given to a function outside the
+    project, or built by a function that only code that never trains calls (a validation
+    loader's builder) is left alone.
 
     ## Example
     ```python

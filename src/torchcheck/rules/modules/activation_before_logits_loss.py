@@ -99,7 +99,9 @@ class ActivationBeforeLogitsLoss(Rule):
     nothing else tells what it holds. A functional loss held in a name or an attribute
     (`self.loss_func = F.binary_cross_entropy_with_logits`) is that loss, and so is a
     parameter for which every caller of the file passes the same loss (`criterion =
-    nn.CrossEntropyLoss()`, then `train_model(model, criterion, loader)`). The finding is reported at the loss call and names
+    nn.CrossEntropyLoss()`, then `train_model(model, criterion, loader)`); any parameter
+    holds what every caller of the file passes for it (a model's output handed to a
+    `criterion(logits, labels)` helper). The finding is reported at the loss call and names
     where the activation is applied.
 
     ## Why is this bad?

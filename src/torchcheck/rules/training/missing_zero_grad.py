@@ -64,7 +64,10 @@ class MissingZeroGrad(Rule):
     another branch clears gradients, and the message names that branch's clear. A call of a
     method or function of the file that always backpropagates and steps but never clears
     (`self.train_step(batch)`) is reported at the call when the loop does not clear either
-    (a `zero_grad()` once before the loop does not count).
+    (a `zero_grad()` once before the loop does not count). Clearing is per optimizer: in a
+    GAN loop that calls only `optimizer_e.zero_grad()`, `optimizer_d.step()` is reported (a
+    module's `zero_grad()`, or one of a value not known to be an optimizer, counts for every
+    step).
 
     ## Why is this bad?
     `.backward()` adds into `.grad`; it does not overwrite it. Without `zero_grad()` every

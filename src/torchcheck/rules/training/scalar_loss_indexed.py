@@ -58,8 +58,9 @@ class ScalarLossIndexed(Rule):
     ## Fix safety
     The fix replaces `loss.data[0]` (or `loss[0]`) with `loss.item()`. It is safe when the
     code shows that the value is a reduced loss: a call of a loss function or of a loss
-    module built in the file without `reduction="none"`, or `.mean()` / `.sum()` over all
-    dimensions. It is unsafe when only a name (`loss`, `criterion`) or an annotation says so:
+    module built in the file without `reduction="none"`, `.mean()` / `.sum()` over all
+    dimensions, a sum of such values, or a call of a function of the file whose every
+    `return` is one. It is unsafe when only a name (`loss`, `criterion`) or an annotation says so:
     a 1-element tensor of per-sample losses indexes fine, and `.item()` on a longer one
     raises.
 
