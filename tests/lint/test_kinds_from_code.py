@@ -208,3 +208,15 @@ def test_a_value_used_as_only_a_module_is_used_is_a_module_by_its_usage() -> Non
         """
     )
     assert seen == [(Kind.MODULE, Evidence.USAGE), (Kind.MODULE, Evidence.USAGE), UNKNOWN]
+
+
+def test_usage_leaves_a_value_made_by_a_project_call_to_the_project() -> None:
+    seen = probe(
+        """
+        from model import QNetwork
+        net = QNetwork().to(device)
+        optimizer = make_optimizer(net.parameters())
+        probe(net)
+        """
+    )
+    assert seen == [UNKNOWN]  # the project says whether QNetwork is a module, with better evidence

@@ -798,6 +798,9 @@ class LintContext:
         calls it (``net.train()`` and ``net(x)``); else UNKNOWN."""
         if self._module is None or not self._uses_module_methods:
             return UNKNOWN
+        known = self._lookup(name.value) if not self._elsewhere else None
+        if known is not None and (known.made_by is not None or known.maker_symbol is not None):
+            return UNKNOWN  # made by a call the project can look into (`QNetwork().to(device)`)
         binder = self.binder
         bindings = binder.bindings_of(name.value, binder.scope_of(name))
         if len(bindings) > 1:
