@@ -4,10 +4,12 @@ submodule loops, and batches drawn from a dataloader."""
 from __future__ import annotations
 
 import textwrap
+from pathlib import Path
 
 import libcst as cst
 
 from tests.lint.test_context_evidence import probe
+from torchcheck.lint.api import LintOptions, lint
 from torchcheck.lint.context import LintContext, is_model_factory
 from torchcheck.lint.kinds import UNKNOWN, Evidence, Kind
 from torchcheck.lint.walker import BatchedWalker
@@ -210,13 +212,13 @@ def test_a_value_used_as_only_a_module_is_used_is_a_module_by_its_usage() -> Non
     assert seen == [(Kind.MODULE, Evidence.USAGE), (Kind.MODULE, Evidence.USAGE), UNKNOWN]
 
 
-def test_usage_leaves_a_value_made_by_a_project_call_to_the_project() -> None:
-    seen = probe(
-        """
-        from model import QNetwork
-        net = QNetwork().to(device)
-        optimizer = make_optimizer(net.parameters())
-        probe(net)
-        """
+
+def test_usage_leaves_a_value_made_by_a_project_call_to_the_project(tmp_path: Path) -> None:
+    (tmp_path / "model.py").write_text("import torch.nn as nn\n\nclass QNetwork(nn.Module):\n    pass\n")
+    (tmp_path / "learn.py").write_text(
+        "from model import QNetwork\n\nonline = QNetwork().to(device)\noptimizer = make_optimizer(online.parameters())\n"
+        "values = online.forward(states)\n"
     )
-    assert seen == [UNKNOWN]  # the project says whether QNetwork is a module, with better evidence
+    result = lint(LintOptions(paths=(tmp_path,), select=("TCK105",), use_cache=False))
+    # the project shows QNetwork is a module: strong evidence, a safe fix (usage alone would make it unsafe)
+    assert [(d.location.row, d.fix.applicability) for d in result.diagnostics] == [(5, "safe")]
