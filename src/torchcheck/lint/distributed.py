@@ -15,7 +15,7 @@ import re
 
 import libcst as cst
 
-from torchcheck.lint import idioms
+from torchcheck.lint import idioms, references
 from torchcheck.lint.context import LintContext
 from torchcheck.lint.flow import BODY, ELSE, Branch, Event, Path
 from torchcheck.lint.nodes import dotted_name, self_attribute, subtree
@@ -194,11 +194,34 @@ def is_ddp_wrap(context: LintContext, expression: cst.BaseExpression | None) -> 
 
 
 def is_ddp_name(context: LintContext, expression: cst.BaseExpression) -> bool:
-    """A variable whose binding reaching here is ``DistributedDataParallel(...)``."""
+    """A variable that holds a ``DistributedDataParallel(...)``: its binding reaching here,
+    or (see :func:`holds_ddp`) a helper's result or what every caller passes."""
     if not isinstance(expression, cst.Name):
         return False
     binding = context.flow.last_binding(expression.value)
-    return binding is not None and is_ddp_wrap(context, binding.value)
+    return binding is not None and is_ddp_wrap(context, binding.value) or holds_ddp(context, expression)
+
+
+def holds_ddp(context: LintContext, expression: cst.BaseExpression, depth: int = 0) -> bool:
+    """Whether ``expression``, wherever it stands, holds a DDP wrapper: the wrap itself, a
+    call of a function of the file whose every ``return`` is one (``wrap_ddp(model)``), a
+    name every reaching assignment binds to one, or a parameter every caller of the file
+    passes one for."""
+    if depth > 3:
+        return False
+    if isinstance(expression, cst.Call):
+        function = references.file_function(context.binder, expression.func)
+        returned = references.returned_values(function) if function is not None else []
+        return is_ddp_wrap(context, expression) or bool(returned) and all(value is not None and holds_ddp(context, value, depth + 1) for value in returned)
+    if not isinstance(expression, cst.Name):
+        return False
+    bindings = context.binder.reaching(expression)
+    if len(bindings) == 1 and type(bindings[0].node) is cst.Param:
+        values = context.values_passed_to(bindings[0].node)  # type: ignore[arg-type]
+    else:
+        values = [binding.node.value for binding in bindings if type(binding.node) is cst.Assign and type(binding.target) is cst.Name]  # type: ignore[attr-defined]
+        values = values if len(values) == len(bindings) else []
+    return bool(values) and all(holds_ddp(context, value, depth + 1) for value in values)
 
 
 def strips_module_prefix(node: cst.CSTNode) -> bool:

@@ -2,6 +2,7 @@ from __future__ import annotations
 
 import libcst as cst
 
+from torchcheck.lint import references
 from torchcheck.lint.context import LintContext
 from torchcheck.lint.distributed import DDP_CLASSES, is_ddp_name
 from torchcheck.lint.nodes import method_call, source_text, subtree
@@ -153,6 +154,27 @@ for x, y in loader:
     INVALID = (
         Invalid(
             """
+import torch
+from torch.nn.parallel import DistributedDataParallel as DDP
+
+def wrap(module, device):
+    return DDP(module.to(device), device_ids=[device])
+
+def head_loss(head, features, target):
+    predicted = head.module.predict(features)  # TCK210
+    return torch.nn.functional.l1_loss(predicted, target)
+
+def train(backbone, head, loader, optimizer, device):
+    head = wrap(head, device)
+    for x, y in loader:
+        loss = head_loss(head, backbone(x), y)
+        optimizer.zero_grad()
+        loss.backward()
+        optimizer.step()
+"""
+        ),
+        Invalid(
+            """
 from torch.nn.parallel import DistributedDataParallel as DDP
 
 model = DDP(net, device_ids=[local_rank])
@@ -208,21 +230,24 @@ def train(net, loader, optimizer, scaler):
 
     def _bypasses_reaching(self, backward: cst.Call) -> list[cst.Call]:
         """The ``.module`` calls in what ``backward`` is called on (and with), following the
-        names it reads back to the values they were last bound to."""
+        names it reads to the values that reach them, and calls of functions of the file to
+        what they return."""
         found: list[cst.Call] = []
-        seen: set[str] = set()
+        seen: set[int] = set()
         pending: list[cst.CSTNode] = [backward]
-        followed = 0
-        while pending and followed <= _FOLLOWED_BINDINGS:
+        binder = self.context.binder
+        while pending and len(seen) <= _FOLLOWED_BINDINGS:
             for node in _subtree(pending.pop()):
                 if isinstance(node, cst.Call) and node not in self._without_grad and self._is_bypass(node):
                     found.append(node)
-                elif isinstance(node, cst.Name) and node.value not in seen:
-                    seen.add(node.value)
-                    binding = self.context.flow.last_binding(node.value)
-                    if binding is not None and binding.value is not None:
-                        pending.append(binding.value)
-                        followed += 1
+                elif isinstance(node, cst.Call) and (helper := references.file_function(binder, node.func)) is not None and id(helper) not in seen:
+                    seen.add(id(helper))
+                    pending.extend(value for value in references.returned_values(helper) if value is not None)
+                elif isinstance(node, cst.Name):
+                    for binding in binder.reaching(node):
+                        if type(binding.node) is cst.Assign and id(binding.node) not in seen:
+                            seen.add(id(binding.node))
+                            pending.append(binding.node.value)  # type: ignore[attr-defined]
         return found
 
     def _is_bypass(self, call: cst.Call) -> bool:
