@@ -26,6 +26,7 @@ DDP_CLASSES = frozenset(
         "torch.nn.parallel.DistributedDataParallel",
         "torch.nn.DistributedDataParallel",
         "torch.nn.parallel.distributed.DistributedDataParallel",
+        *idioms.DDP_WRAPPERS,
     }
 )
 # Calls that start a process group or wrap a model for one (frameworks included: lint/idioms.py).

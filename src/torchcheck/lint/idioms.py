@@ -129,6 +129,10 @@ LIBRARY_MODULE_CLASSES = LIGHTNING_MODULES | frozenset(
 BACKWARD_FUNCTIONS = frozenset({"torch.autograd.backward"})
 
 # Context managers whose `as` target is the loss scaled for a mixed-precision backward:
+# Frameworks' DistributedDataParallel wrappers: like torch's, they keep the model in
+# `.module`, prefix its state-dict keys with `module.`, and all-reduce through their forward.
+DDP_WRAPPERS = frozenset({"apex.parallel.DistributedDataParallel"})
+
 # apex's `with amp.scale_loss(loss, optimizer) as scaled_loss: scaled_loss.backward()`.
 SCALED_LOSS_MANAGERS = frozenset({"apex.amp.scale_loss"})
 

@@ -179,6 +179,22 @@ class Trainer:
         Invalid(
             """
 import torch
+from apex.parallel import DistributedDataParallel as DDP
+
+def train(loader):
+    model = DDP(Net().cuda(), delay_allreduce=True)
+    fit(model, loader)
+    torch.save(model.state_dict(), "net.pth")  # TCK209
+
+def infer(images):
+    model = Net()
+    model.load_state_dict(torch.load("net.pth", map_location="cpu", weights_only=True))
+    return model(images)
+"""
+        ),
+        Invalid(
+            """
+import torch
 from torch.nn.parallel import DistributedDataParallel as DDP
 
 model = Net()
