@@ -138,3 +138,19 @@ def test_a_later_binding_on_every_path_replaces_an_earlier_one() -> None:
     values = [cst.Module([]).code_for_node(binding.node.value) for binding in binder.reaching(returned)]
     assert values == ["out.softmax(-1)", "out.log()"]  # `out = model(x)` is replaced on every path
     assert len(binder.bindings_before(returned)) == 3
+
+
+CARRIED = '''
+for epoch in range(epochs):
+    for batch in loader:
+        out = model(batch)
+        loss = criterion(out)
+    out = evaluate(model)
+'''
+
+
+def test_a_binding_later_in_a_loop_does_not_reach_past_one_made_before_the_use_in_the_same_loop() -> None:
+    module = cst.parse_module(textwrap.dedent(CARRIED))
+    binder = Binder(module)
+    read = next(name for name in _names(module, "out") if isinstance(binder.parent(name), cst.Arg))
+    assert [cst.Module([]).code_for_node(binding.node.value) for binding in binder.reaching(read)] == ["model(batch)"]

@@ -179,8 +179,23 @@ class Binder:
         ]
         if not sure:
             return bindings
-        last = max(self._order[id(binding.node)] for binding in sure)
-        return [binding for binding in bindings if self._order[id(binding.node)] >= last]
+        last = max(sure, key=lambda binding: self._order[id(binding.node)])
+        start = self._order[id(last.node)]
+        return [
+            binding
+            for binding in bindings
+            if start <= self._order[id(binding.node)] < position or self._order[id(binding.node)] > position and self._carried_past(binding, last, use)
+        ]
+
+    def _carried_past(self, later: Binding, sure: Binding, use: cst.Name) -> bool:
+        """Whether a binding made after the use reaches it around a loop that ``sure`` (made
+        before the use on every path) is not in: the loop's next iteration skips ``sure``."""
+        return any(
+            self._holds(loop, later.node) and not self._holds(loop, sure.node) for loop in self.loops_around(use)
+        )
+
+    def _holds(self, ancestor: cst.CSTNode, node: cst.CSTNode) -> bool:
+        return any(above is ancestor for above in self.ancestors(node))
 
     def _line_of(self, node: cst.CSTNode) -> cst.CSTNode | None:
         """The statement line (or compound statement) of a block that holds ``node``."""
