@@ -49,7 +49,7 @@ def is_empty_list(value: cst.BaseExpression | None) -> bool:
 
 def combined_names(value: cst.BaseExpression) -> set[str]:
     """Names ``value`` adds up or stacks: ``a + b``, ``sum(parts)``, ``sum(parts.values())``,
-    ``torch.stack(parts).sum()``, ``parts[0] + parts[1]``."""
+    ``torch.stack(parts).sum()``, ``parts[0] + parts[1]``, on either branch of a conditional."""
     found: set[str] = set()
     pending = [value]
     while pending:
@@ -60,6 +60,8 @@ def combined_names(value: cst.BaseExpression) -> set[str]:
             pending += [node.left, node.right]
         elif isinstance(node, cst.UnaryOperation):
             pending.append(node.expression)
+        elif isinstance(node, cst.IfExp):
+            pending += [node.body, node.orelse]  # `sum(parts) if isinstance(parts, tuple) else parts`: either path
         elif isinstance(node, cst.Subscript):
             pending.append(node.value)
         elif isinstance(node, cst.Call):

@@ -374,6 +374,32 @@ def train(model, loader, criterion, optimizer):
     INVALID = (
         Invalid(
             """
+def train_epoch(model, loader, optimizer):
+    history = []
+    for batch in loader:
+        optimizer.zero_grad()
+        losses = model.calculate_loss(batch)
+        loss = sum(losses) if isinstance(losses, tuple) else losses
+        loss.backward()
+        optimizer.step()
+        history.append(losses)  # TCK101
+    return sum(history).item()
+""",
+            expected_replacement="""
+def train_epoch(model, loader, optimizer):
+    history = []
+    for batch in loader:
+        optimizer.zero_grad()
+        losses = model.calculate_loss(batch)
+        loss = sum(losses) if isinstance(losses, tuple) else losses
+        loss.backward()
+        optimizer.step()
+        history.append(losses.item())  # TCK101
+    return sum(history).item()
+""",
+        ),
+        Invalid(
+            """
 from accelerate import Accelerator
 
 def train(model, loader, optimizer):
