@@ -14,6 +14,7 @@ and ``sampler = DistributedSampler(ds)`` in the other means the name may be ``No
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 
@@ -331,3 +332,42 @@ def is_epoch_loop(binder: Binder, loop: Loop) -> bool:
         return True
     iterated = references.iterated_value(binder, loop)
     return isinstance(iterated, cst.Call) and called_name(iterated) in _COUNTING_LOOPS
+
+
+# What a sampler may be handed to and still be the loader's: a container, a batch sampler.
+_SAMPLER_HOLDERS = frozenset({"dict", "list", "tuple", "BatchSampler"})
+# Names of evaluation data: a sampler that serves them needs no new order each epoch.
+_EVALUATION_NAME = re.compile(r"(?:^|_)(?:val|valid|validation|test|eval|evaluation)(?:_|$)", re.IGNORECASE)
+
+
+def may_go_unseen(context: LintContext, sampler: cst.Call, loaders: set[cst.Call]) -> bool:
+    """Whether a sampler the code hands on (to a dict, a builder's caller, another class)
+    may reach training without ``set_epoch`` (TCK206): it is not given to a function outside
+    the file (``hooks.register(sampler)``, which may set its epoch), not named or loaded as
+    evaluation data (``test_loader``), and not built by a function that only code that never
+    trains calls (a validation loader's builder)."""
+    binder, project = context.binder, context.project
+    assignment = references.assignment_of(binder, sampler, as_branch=True)
+    target = assignment.targets[0].target if assignment is not None else None
+    bindings = binder.bindings_of(target.value, binder.scope_of(target)) if isinstance(target, cst.Name) else []
+    uses = [sampler, *(use for binding in bindings for use in binding.references)]
+    calls = list(filter(None, (references.argument_of(binder, use) for use in uses)))
+    for call in calls:
+        symbol = project.symbol_of(call.func) if project is not None else None
+        if call not in loaders and not (symbol is not None and symbol.is_local) and called_name(call) not in _SAMPLER_HOLDERS:
+            return False
+    named = [target, *(references.assignment_of(binder, call).targets[0].target for call in calls if call in loaders and references.assignment_of(binder, call))]  # type: ignore[union-attr]
+    if any(_EVALUATION_NAME.search(dotted_name(node) or "") for node in named if node is not None):
+        return False
+    return not _built_for_evaluation(context, sampler)
+
+
+def _built_for_evaluation(context: LintContext, sampler: cst.Call) -> bool:
+    """The function building the sampler is called in this file, and only by functions that
+    neither backpropagate nor step."""
+    binder, builder = context.binder, context.binder.enclosing(sampler, cst.FunctionDef)
+    bindings = binder.bindings_of(builder.name.value, binder.scope_of(builder)) if builder is not None else []  # type: ignore[union-attr]
+    callers = [binder.enclosing(use, cst.FunctionDef) for binding in bindings for use in binding.references]
+    trains = lambda function: any(effect.action in ("backward", "step") for effect in context.summary_of(function).effects)
+    return bool(callers) and all(caller is not None and not trains(caller) for caller in callers)
+

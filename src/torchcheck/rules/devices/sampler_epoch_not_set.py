@@ -27,7 +27,6 @@ _THIS_FILE = Symbol(None, "")
 _PROJECT_TRAINS = Condition(_THIS_FILE, f"{PROJECT}:{TRAINS}:{YES}", YES)
 _NO_PROJECT_SET_EPOCH = Condition(_THIS_FILE, f"{PROJECT}:{SET_EPOCH}:{YES}", NO)
 _LOST = object()  # the sampler or its loader goes where the rule cannot follow
-_CONTAINERS = frozenset({"dict", "list", "tuple"})
 # What a training loop or helper does to the batches.
 _TRAINING_ACTIONS = ("backward", "step")
 _FRAMES = dataloaders.FRAMES
@@ -93,7 +92,8 @@ class SamplerEpochNotSet(Rule):
     (accelerate, Lightning, the HF Trainer), and the project trains in loops of its own (a
     file calls `.backward()`). A sampler built anew in a loop, given to a function outside the
     project, or built by a function that only code that never trains calls (a validation
-    loader's builder) is left alone.
+    loader's builder), or named or loaded as evaluation data (`test_loader`), is left alone;
+    a `BatchSampler` around the sampler is still its loader's.
 
     ## Example
     ```python
@@ -137,6 +137,23 @@ class SamplerEpochNotSet(Rule):
     required_text = ("DistributedSampler",)
 
     VALID = (
+        Valid(
+            """
+import torch
+from torch.utils.data import DataLoader, DistributedSampler
+
+def create_test_loader(dataset):
+    sampler = DistributedSampler(dataset)
+    test_loader = DataLoader(dataset, batch_size=64, sampler=sampler, shuffle=False)
+    return test_loader
+
+def train(model, loader, optimizer, epochs):
+    for epoch in range(epochs):
+        for x, y in loader:
+            torch.nn.functional.cross_entropy(model(x), y).backward()
+            optimizer.step()
+"""
+        ),
         Valid(
             """
 import torch
@@ -280,6 +297,24 @@ for epoch in range(epochs):
         ),
     )
     INVALID = (
+        Invalid(
+            """
+import torch
+from torch.utils.data import BatchSampler, DataLoader, DistributedSampler
+
+def create_loader(dataset, batch_size):
+    sampler = DistributedSampler(dataset)  # TCK206
+    return DataLoader(dataset, batch_sampler=BatchSampler(sampler, batch_size, drop_last=True))
+
+def train(model, dataset, optimizer, epochs):
+    loader = create_loader(dataset, 64)
+    for epoch in range(epochs):
+        for x, y in loader:
+            optimizer.zero_grad()
+            torch.nn.functional.cross_entropy(model(x), y).backward()
+            optimizer.step()
+"""
+        ),
         Invalid(
             """
 from torch.utils import data
@@ -505,36 +540,10 @@ while step < max_steps:
     def _lost(self, call: cst.Call, loops: frozenset[Loop]) -> _Verdict | None:
         """A sampler the rule lost track of is reported when nothing can set its epoch: no file
         of the project names ``set_epoch``, none hands loaders to a framework that sets it, and
-        the project trains in loops of its own. A sampler built anew in a loop, or given to a
-        function of no file of the project, is left alone."""
-        if loops or self.context.mentions(idioms.EPOCH_SETTING_TEXT) or self._handed_outside(call) or self._built_for_evaluation(call):
+        the project trains in loops of its own (see :func:`dataloaders.may_go_unseen`)."""
+        if loops or self.context.mentions(idioms.EPOCH_SETTING_TEXT) or not dataloaders.may_go_unseen(self.context, call, self._dataloaders):
             return None
         return _NO_SET_EPOCH_IN_PROJECT, (_PROJECT_TRAINS, _NO_PROJECT_SET_EPOCH)
-
-    def _built_for_evaluation(self, sampler: cst.Call) -> bool:
-        """The function building the sampler is called in this file, and only by functions
-        that neither backpropagate nor step (a validation loader's builder)."""
-        binder, builder = self.context.binder, self.context.binder.enclosing(sampler, cst.FunctionDef)
-        bindings = binder.bindings_of(builder.name.value, binder.scope_of(builder)) if builder is not None else []  # type: ignore[union-attr]
-        callers = [binder.enclosing(use, cst.FunctionDef) for binding in bindings for use in binding.references]
-        return bool(callers) and all(caller is not None and not self._trains_in(caller) for caller in callers)
-
-    def _trains_in(self, function: cst.FunctionDef) -> bool:
-        return any(effect.action in _TRAINING_ACTIONS for effect in self.context.summary_of(function).effects)
-
-    def _handed_outside(self, sampler: cst.Call) -> bool:
-        """The sampler, or the name it is bound to, is an argument of a call other than a
-        loader's, a class's or a function's of this file (``hooks.register(sampler)``)."""
-        binder, project = self.context.binder, self.context.project
-        assignment = references.assignment_of(binder, sampler, as_branch=True)
-        target = assignment.targets[0].target if assignment is not None else None
-        bindings = binder.bindings_of(target.value, binder.scope_of(target)) if isinstance(target, cst.Name) else []  # type: ignore[arg-type]
-        uses = [sampler, *(use for binding in bindings for use in binding.references)]
-        for call in filter(None, (references.argument_of(binder, use) for use in uses)):
-            symbol = project.symbol_of(call.func) if project is not None else None
-            if call not in self._dataloaders and not (symbol is not None and symbol.is_local) and nodes.called_name(call) not in _CONTAINERS:
-                return True
-        return False
 
     def _frame(self, node: cst.CSTNode) -> cst.CSTNode:
         """The innermost module, function, lambda or class around ``node``."""
