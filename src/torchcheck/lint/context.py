@@ -810,8 +810,9 @@ class LintContext:
         key = id(bindings[0].node), name.value
         if key not in self._usage_kinds:
             uses = [use for binding in bindings for use in binding.references]
-            methods = {above.attr.value for above in map(self.binder.parent, uses) if type(above) is cst.Attribute}
-            called = any(type(above) is cst.Call and above.func is use for use, above in zip(uses, map(self.binder.parent, uses)))
+            parents = [self.binder.parent(use) for use in uses]
+            methods = {above.attr.value for above in parents if type(above) is cst.Attribute}
+            called = any(type(above) is cst.Call and above.func is use for use, above in zip(uses, parents))
             module = bool(methods & torch_api.MODULE_ONLY_METHODS) or (called and bool(methods & torch_api.MODULE_MODE_METHODS))
             self._usage_kinds[key] = inferred(Kind.MODULE, Evidence.USAGE) if module else UNKNOWN
         return self._usage_kinds[key]

@@ -356,7 +356,8 @@ def may_go_unseen(context: LintContext, sampler: cst.Call, loaders: set[cst.Call
         symbol = project.symbol_of(call.func) if project is not None else None
         if call not in loaders and not (symbol is not None and symbol.is_local) and called_name(call) not in _SAMPLER_HOLDERS:
             return False
-    named = [target, *(references.assignment_of(binder, call).targets[0].target for call in calls if call in loaders and references.assignment_of(binder, call))]  # type: ignore[union-attr]
+    loader_assignments = [references.assignment_of(binder, call) for call in calls if call in loaders]
+    named = [target, *(assignment.targets[0].target for assignment in loader_assignments if assignment is not None)]
     if any(_EVALUATION_NAME.search(dotted_name(node) or "") for node in named if node is not None):
         return False
     return not _built_for_evaluation(context, sampler)

@@ -220,8 +220,7 @@ def holds_ddp(context: LintContext, expression: cst.BaseExpression, depth: int =
     if len(bindings) == 1 and type(bindings[0].node) is cst.Param:
         values = context.values_passed_to(bindings[0].node)  # type: ignore[arg-type]
     else:
-        values = [binding.node.value for binding in bindings if type(binding.node) is cst.Assign and type(binding.target) is cst.Name]  # type: ignore[attr-defined]
-        values = values if len(values) == len(bindings) else []
+        values = references.reaching_values(context.binder, expression)
     return bool(values) and all(holds_ddp(context, value, depth + 1) for value in values)
 
 

@@ -117,6 +117,14 @@ def assigned_value(binder: Binder, name: cst.Name) -> cst.BaseExpression | None:
     return bindings[0].node.value if len(bindings) == 1 and type(bindings[0].node) is cst.Assign else None  # type: ignore[attr-defined]
 
 
+def reaching_values(binder: Binder, name: cst.Name) -> list[cst.BaseExpression]:
+    """The values every binding that may reach the use assigns to the name whole (``x = ...``);
+    empty when one of them is anything else (a parameter, a loop target, ``a, b = ...``)."""
+    bindings = binder.reaching(name)
+    values = [binding.node.value for binding in bindings if type(binding.node) is cst.Assign and unpacked_index(binder, binding.target, binding.node) is None]  # type: ignore[attr-defined]
+    return values if len(values) == len(bindings) else []
+
+
 def class_of_method(binder: Binder, function: cst.CSTNode | None) -> cst.ClassDef | None:
     """The class whose body defines ``function`` (its body block, then the class); None for a
     function that is no method."""

@@ -244,9 +244,8 @@ def train(model, loader, criterion, optimizer):
         if depth > _MAX_ALIAS_DEPTH:
             return None
         if isinstance(expression, cst.Name):
-            bindings = self.context.binder.reaching(expression)
-            values = [binding.node.value for binding in bindings if type(binding.node) is cst.Assign and type(binding.target) is cst.Name]
-            return self._agreed(values, depth) if values and len(values) == len(bindings) else None
+            values = references.reaching_values(self.context.binder, expression)
+            return self._agreed(values, depth) if values else None  # type: ignore[arg-type]
         if isinstance(expression, cst.UnaryOperation) and isinstance(expression.expression, (cst.Integer, cst.Float)):
             return _NUMBER
         if isinstance(expression, cst.Call):
