@@ -42,6 +42,8 @@ class _LoopFacts:
     backpropagated_directly: dict[Loop, set[str]] = field(default_factory=dict)
     # `loss += part`: the accumulators each name was added into
     summed_into: dict[str, set[str]] = field(default_factory=dict)
+    # per loop: containers one of whose entries `.backward()` is called on there (`losses[-1]`)
+    entries_backpropagated: dict[Loop, set[str]] = field(default_factory=dict)
 
 
 class LossKeptWithGraph(Rule):
@@ -210,6 +212,19 @@ def train(model, loader, optimizer, scale):
         ),
         Valid(
             """
+def fit(parameters, loss_terms, optimizer, steps):
+    history = []
+    for step in range(steps):
+        optimizer.zero_grad()
+        total = sum(loss_terms(parameters))
+        total.backward()
+        optimizer.step()
+        history.append(total.detach())
+    return history
+"""
+        ),
+        Valid(
+            """
 import torch
 losses = []
 for x, y in loader:
@@ -372,6 +387,18 @@ def train(model, loader, criterion, optimizer):
         ),
     )
     INVALID = (
+        Invalid(
+            """
+def fit(parameters, loss_terms, optimizer, steps):
+    history = []
+    for step in range(steps):
+        optimizer.zero_grad()
+        history.append(sum(loss_terms(parameters)))  # TCK101
+        history[-1].backward()
+        optimizer.step()
+    return history
+"""
+        ),
         Invalid(
             """
 def train_epoch(model, loader, optimizer):
@@ -678,8 +705,7 @@ class Trainer:
         value was summed or combined from (``loss = sum(losses)``)."""
         if isinstance(receiver, cst.Call) and receiver.args:  # scaler.scale(loss).backward()
             receiver = receiver.args[0].value
-        name = root_name(receiver)
-        if name is None:
+        if (name := root_name(receiver)) is None:
             return
         names = {name, source_text(receiver)}  # `output["loss"].backward()`: that entry, until detached in place
         if isinstance(receiver, cst.Attribute) and (path := dotted_name(receiver)) is not None:
@@ -690,6 +716,8 @@ class Trainer:
         facts = self._facts()
         for loop in self.context.loops:
             facts.backpropagated.setdefault(loop, set()).update(names)
+            if isinstance(receiver, cst.Subscript):
+                facts.entries_backpropagated.setdefault(loop, set()).add(name)
         facts.backpropagated_directly.setdefault(self.context.loops[-1], set()).update(names)
 
     def _meter_call(self, call: cst.Call, receiver: cst.BaseExpression) -> None:
@@ -743,7 +771,8 @@ class Trainer:
             return  # created inside this iteration: dies with it
         graph_attached = any(self.context.kind_of(part) is Kind.GRAPH_TENSOR for part in (value, *literal_items(value)))
         returned = self.context.returned_kind_condition(value, GRAPH) if not graph_attached else None
-        if graph_attached or self._may_carry_graph(value):
+        # any call may build what a later `container[-1].backward()` backpropagates (decided in `_decide`)
+        if graph_attached or self._may_carry_graph(value) or isinstance(value, cst.Call):
             evaluating = isinstance(node, cst.AugAssign) and self.context.flow.function in self._evaluating
             candidate = _Candidate(node, value, container, loops, graph_attached or returned is not None, created_in, evaluating, accumulated_in, returned)
             self._facts().candidates.append(candidate)
@@ -778,8 +807,12 @@ class Trainer:
         kept_entry = isinstance(candidate.value, cst.Subscript) and root_name(candidate.value) in backpropagated
         is_backward_target = kept_name in backpropagated or kept_entry or scaled or any(root_name(part) in backpropagated for part in parts)
         is_backward_target |= candidate.returned is not None and candidate.returned.value == GRAPH_ENTRIES  # what the callee backpropagated
-        if not (candidate.graph_attached or is_backward_target):
+        # `losses.append(total)`, then `losses[-1].backward()`: every entry was backpropagated, and stays
+        entry = candidate.container in facts.entries_backpropagated.get(candidate.loops[-1], ())
+        if not (candidate.graph_attached or is_backward_target or entry):
             return None
+        if entry and not is_backward_target:
+            return None if self._kept_for_a_later_backward(candidate) else False  # `.item()` would break that backward
         in_data_loop = any(self.context.is_training_loop(loop) or self.context.iterates_dataloader(loop) for loop in candidate.loops)
         evaluation = candidate.evaluating and not any(self.context.is_training_loop(loop) for loop in candidate.loops)
         if not (is_backward_target or in_data_loop or evaluation):
