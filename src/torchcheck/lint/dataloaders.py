@@ -274,7 +274,7 @@ def never_none(expression: cst.BaseExpression | None, assignments: Assignments, 
 def loader_alias(binder: Binder, node: cst.CSTNode) -> cst.Assign | None:
     """``alias = loader`` or ``alias = tqdm(loader, ...)``: the assignment, else None."""
     wrapped = references.iteration_wrapper(binder, node)
-    if wrapped is not None and (wrapped[0].keyword is not None or wrapped[0] is not wrapped[1].args[0]):
+    if wrapped is not None and (wrapped[0].keyword is not None or wrapped[0] is not binder.parent(wrapped[0]).args[0]):  # type: ignore[union-attr]
         return None
     assignment = references.assignment_of(binder, wrapped[1] if wrapped is not None else node)
     return assignment if assignment is not None and isinstance(assignment.targets[0].target, cst.Name) else None

@@ -21,7 +21,7 @@ import libcst as cst
 from torchcheck.lint.binder import Binder, Loop
 from torchcheck.lint.buffers import methods_of
 from torchcheck.lint.nodes import called_name, subtree
-from torchcheck.lint.torch_api import ITERATION_WRAPPERS
+from torchcheck.lint.torch_api import ITERATION_WRAPPERS, PER_DEVICE_LOADER_METHODS
 
 _WRAPPER_NAMES = frozenset(name.rsplit(".", 1)[-1] for name in ITERATION_WRAPPERS)
 _FRAMES = (cst.FunctionDef, cst.Lambda, cst.ClassDef)
@@ -66,12 +66,21 @@ def is_iteration_wrapper(node: cst.CSTNode | None) -> bool:
 
 
 def iteration_wrapper(binder: Binder, node: cst.CSTNode) -> tuple[cst.Arg, cst.Call] | None:
-    """``node`` as an argument of an iteration wrapper: that argument and the call."""
+    """``node`` as an argument of an iteration wrapper: that argument and what the code iterates
+    (the call, or the device loader a torch_xla ``ParallelLoader`` hands out)."""
     argument = binder.parent(node)
     call = binder.parent(argument) if argument is not None else None
     if isinstance(argument, cst.Arg) and is_iteration_wrapper(call):
-        return argument, call  # type: ignore[return-value]
+        return argument, _per_device(binder, call)  # type: ignore[arg-type]
     return None
+
+
+def _per_device(binder: Binder, call: cst.Call) -> cst.Call:
+    """``ParallelLoader(loader, devices).per_device_loader(device)``: the code iterates what the
+    method returns; any other wrapper call is iterated itself."""
+    method = binder.parent(call)
+    outer = binder.parent(method) if type(method) is cst.Attribute and method.attr.value in PER_DEVICE_LOADER_METHODS else None
+    return outer if type(outer) is cst.Call and outer.func is method else call  # type: ignore[return-value]
 
 
 def iterating_loop(binder: Binder, node: cst.CSTNode) -> cst.For | None:

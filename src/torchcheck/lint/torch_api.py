@@ -125,8 +125,36 @@ MODULE_ONLY_METHODS = frozenset(
 # module only on a value that is also called.
 MODULE_MODE_METHODS = frozenset({"train", "eval"})
 
+# torch.* functions whose first positional argument must be a tensor (a list, an array or a
+# number there raises): a name passed there holds a tensor wherever that call runs.
+TENSOR_INPUT_FUNCTIONS = frozenset(
+    f"torch.{name}"
+    for name in (
+        "matmul mm bmm exp log log1p expm1 sigmoid tanh softmax log_softmax relu abs sqrt rsqrt square "
+        "clamp clip flatten reshape transpose permute cumsum cumprod gather index_select masked_fill "
+        "cdist norm tril triu diag roll flip squeeze unsqueeze lerp erf maximum minimum clone cos sin "
+        "sum mean prod logsumexp std var neg sign floor ceil round trunc nan_to_num narrow "
+        "repeat_interleave take take_along_dim scatter scatter_add index_add min max argmin argmax "
+        "topk sort argsort nonzero isnan isinf isfinite all any numel unbind split chunk masked_select"
+    ).split()
+)
+# Methods only a tensor has (arrays, lists and modules have none of them): calling one on a
+# value shows the value is a tensor.
+TENSOR_ONLY_METHODS = frozenset(
+    {"unsqueeze", "permute", "masked_fill", "masked_fill_", "contiguous", "numel", "type_as", "expand_as", "view_as",
+     "new_zeros", "new_ones", "new_full", "new_empty", "new_tensor", "is_contiguous", "detach_", "index_select",
+     "masked_select", "narrow", "scatter_", "index_fill_", "index_copy_", "data_ptr"}
+)
+
 # Well-known DataLoader wrappers: iterating `tqdm(loader)` is iterating the loader.
-ITERATION_WRAPPERS = frozenset({"tqdm", "tqdm.tqdm", "tqdm.auto.tqdm", "enumerate", "iter", "zip"})
+# torch_xla's device loaders wrap a DataLoader the same way (`MpDeviceLoader(loader, device)`,
+# `ParallelLoader(loader, devices).per_device_loader(device)`) and never set a sampler's epoch.
+ITERATION_WRAPPERS = frozenset(
+    {"tqdm", "tqdm.tqdm", "tqdm.auto.tqdm", "enumerate", "iter", "zip",
+     "torch_xla.distributed.parallel_loader.MpDeviceLoader", "torch_xla.distributed.parallel_loader.ParallelLoader"}
+)
+# Methods of a wrapper above whose result is what the code iterates.
+PER_DEVICE_LOADER_METHODS = frozenset({"per_device_loader"})
 
 # Capitalised torch.nn names that are not nn.Module subclasses.
 _NOT_MODULE_CLASSES = frozenset({"Parameter", "Buffer", "UninitializedParameter", "UninitializedBuffer"})

@@ -63,7 +63,10 @@ class SamplerEpochNotSet(Rule):
     """
     ## What it does
     Checks for a shuffling `DistributedSampler` whose loader is iterated in an epoch loop,
-    in a module that never calls `sampler.set_epoch(epoch)`.
+    in a module that never calls `sampler.set_epoch(epoch)`. The loader may be iterated
+    through `enumerate`, `tqdm`, or torch_xla's device loaders (`MpDeviceLoader(loader,
+    device)`, `ParallelLoader(loader, devices).per_device_loader(device)`), which do not set
+    the epoch either.
 
     ## Why is this bad?
     `DistributedSampler` shuffles with a generator seeded by `seed + epoch`, and its epoch
@@ -297,6 +300,23 @@ for epoch in range(epochs):
         ),
     )
     INVALID = (
+        Invalid(
+            """
+import torch
+import torch_xla.distributed.parallel_loader as pl
+from torch.utils.data import DataLoader, DistributedSampler
+
+def train(model, dataset, optimizer, device, epochs):
+    sampler = DistributedSampler(dataset, shuffle=True)  # TCK206
+    loader = DataLoader(dataset, batch_size=64, sampler=sampler)
+    for epoch in range(epochs):
+        device_loader = pl.ParallelLoader(loader, [device]).per_device_loader(device)
+        for x, y in device_loader:
+            optimizer.zero_grad()
+            torch.nn.functional.cross_entropy(model(x), y).backward()
+            optimizer.step()
+"""
+        ),
         Invalid(
             """
 import torch
