@@ -122,8 +122,10 @@ _OTHER_LITERALS = (
 )
 
 _AMBIGUOUS = "<ambiguous>"
-_MODULE_METHOD_CALL = re.compile(
-    r"(?<!\bself)\.(?:%s)\(" % "|".join(sorted(torch_api.MODULE_ONLY_METHODS | torch_api.MODULE_MODE_METHODS))
+_USAGE_CALL = re.compile(
+    r"(?<!\bself)\.(?:%s)\("
+    % "|".join(sorted(torch_api.MODULE_ONLY_METHODS | torch_api.MODULE_MODE_METHODS | torch_api.TENSOR_ONLY_METHODS
+                      | {name.rsplit(".", 1)[1] for name in torch_api.TENSOR_INPUT_FUNCTIONS}))
 )
 
 
@@ -446,7 +448,6 @@ class LintContext:
         self._makes_frameworks: bool | None = None  # the file's text names a framework maker
         self._module_method_text: bool | None = None
         self._usage_kinds: dict[tuple[int, str], Inferred] = {}  # (binding node, name) -> kind the uses show
-        self._training_text: bool | None = None  # the file's text calls backward() or .step()
         self.project: ProjectNames | None = None  # set by the engine: lint/exports.py's ProjectFacts
 
     # ----------------------------------------------------------------- where are we
@@ -786,17 +787,21 @@ class LintContext:
         return binding is not None and binding.batch
 
     @property
-    def _uses_module_methods(self) -> bool:
-        """A cheap screen: the text calls a module-only or mode method on something other than ``self``."""
+    def _may_show_usage(self) -> bool:
+        """A cheap screen: the text calls a module-only, mode or tensor-only method on something
+        other than ``self``, or a torch function that takes a tensor."""
         if self._module_method_text is None:
-            self._module_method_text = self._text is None or _MODULE_METHOD_CALL.search(self._text) is not None
+            self._module_method_text = self._text is None or _USAGE_CALL.search(self._text) is not None
         return self._module_method_text
 
     def _kind_from_usage(self, name: cst.Name) -> Inferred:
-        """A module, with USAGE evidence, when the code calls on the value a name holds a
-        method only a module has (``net.named_parameters()``), or switches its mode and also
-        calls it (``net.train()`` and ``net(x)``); else UNKNOWN."""
-        if self._module is None or not self._uses_module_methods:
+        """What the uses of the value a name holds show, with USAGE evidence; else UNKNOWN.
+
+        A module: the code calls on it a method only a module has (``net.named_parameters()``),
+        or switches its mode and also calls it (``net.train()`` and ``net(x)``). A tensor: the
+        code calls on it a method only a tensor has (``ids.unsqueeze(0)``), or hands it first to
+        a ``torch`` function that takes only a tensor there (``torch.min(ids, dim=1)``)."""
+        if self._module is None or not self._may_show_usage:
             return UNKNOWN
         known = self._lookup(name.value) if not self._elsewhere else None
         if known is not None and (known.made_by is not None or known.maker_symbol is not None):
@@ -809,13 +814,25 @@ class LintContext:
             return UNKNOWN
         key = id(bindings[0].node), name.value
         if key not in self._usage_kinds:
-            uses = [use for binding in bindings for use in binding.references]
-            parents = [self.binder.parent(use) for use in uses]
-            methods = {above.attr.value for above in parents if type(above) is cst.Attribute}
-            called = any(type(above) is cst.Call and above.func is use for use, above in zip(uses, parents))
-            module = bool(methods & torch_api.MODULE_ONLY_METHODS) or (called and bool(methods & torch_api.MODULE_MODE_METHODS))
-            self._usage_kinds[key] = inferred(Kind.MODULE, Evidence.USAGE) if module else UNKNOWN
+            self._usage_kinds[key] = self._kind_shown_by([use for binding in bindings for use in binding.references])
         return self._usage_kinds[key]
+
+    def _kind_shown_by(self, uses: list[cst.Name]) -> Inferred:
+        parents = [self.binder.parent(use) for use in uses]
+        methods = {above.attr.value for use, above in zip(uses, parents) if type(above) is cst.Attribute and above.value is use}
+        called = any(type(above) is cst.Call and above.func is use for use, above in zip(uses, parents))
+        if methods & torch_api.MODULE_ONLY_METHODS or (called and methods & torch_api.MODULE_MODE_METHODS):
+            return inferred(Kind.MODULE, Evidence.USAGE)
+        if methods & torch_api.TENSOR_ONLY_METHODS or any(map(self._first_tensor_argument, uses, parents)):
+            return inferred(Kind.TENSOR, Evidence.USAGE)
+        return UNKNOWN
+
+    def _first_tensor_argument(self, use: cst.Name, parent: cst.CSTNode | None) -> bool:
+        """``use`` is the first positional argument of a torch function that takes only a tensor there."""
+        if type(parent) is not cst.Arg or parent.keyword is not None or parent.star:
+            return False
+        call = self.binder.parent(parent)
+        return type(call) is cst.Call and call.args[0] is parent and self.call_name(call) in torch_api.TENSOR_INPUT_FUNCTIONS
 
     def _infer_name(self, name: str) -> Inferred:
         binding = self._lookup(name)
@@ -882,7 +899,7 @@ class LintContext:
         if owner is not None and not of_methods:
             return []
         called = owner.name.value if owner is not None and function.name.value == "__init__" else function.name.value
-        if not self._is_called_in_file(called, in_training_code=False):
+        if not self._is_called_in_file(called):
             return []  # a cheap screen: finding the calls of a method walks its class
         passed = self._distant_kinds().passed_values(function, param, owner)
         return [(references.assigned_value(self.binder, value) if type(value) is cst.Name else None) or value for value in passed]  # type: ignore[arg-type]
@@ -906,14 +923,10 @@ class LintContext:
         finally:
             self._elsewhere -= 1
 
-    def _is_called_in_file(self, name: str, *, in_training_code: bool = True) -> bool:
-        """Whether the file calls ``name`` somewhere (by default: in code that trains; typing
-        parameters from their callers serves the rules about training steps, and costs a pass
-        over the file)."""
+    def _is_called_in_file(self, name: str) -> bool:
+        """Whether the file calls ``name`` somewhere (a cheap screen before the binder's pass)."""
         if self._text is None:
             return True
-        if in_training_code and not self._trains:
-            return False
         if self._called_names is None:
             self._called_names = frozenset(_CALLED_NAME.findall(self._text))
         return name in self._called_names
@@ -921,12 +934,6 @@ class LintContext:
     def mentions(self, words: tuple[str, ...]) -> bool:
         """Whether the file's text holds any of ``words`` (true when the text is unknown)."""
         return self._text is None or any(word in self._text for word in words)
-
-    @property
-    def _trains(self) -> bool:
-        if self._training_text is None:
-            self._training_text = self._text is None or any(word in self._text for word in _TRAINING_TEXT)
-        return self._training_text
 
     def _infer_call(self, call: cst.Call) -> Inferred:
         qualified = self.call_name(call)
@@ -1867,8 +1874,6 @@ class LintContext:
             self.bind(node.target.value, UNKNOWN)
 
 
-# Text of code that runs a training step (see _is_called_in_file).
-_TRAINING_TEXT = ("backward(", ".step(")
 # A name the file calls somewhere (`train(`, `.step(`), other than in a `def` or `class` line.
 _CALLED_NAME = re.compile(r"(?<!def )(?<!class )\b([A-Za-z_]\w*)\s*\(")
 

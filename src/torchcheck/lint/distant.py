@@ -25,6 +25,7 @@ import libcst as cst
 from torchcheck.lint.binder import Binding, Scope
 from torchcheck.lint.kinds import UNKNOWN, Evidence, Inferred
 from torchcheck.lint.nodes import decorator_names, is_none, self_attribute, subtree
+from torchcheck.lint.references import file_function
 from torchcheck.lint.summaries import bind_arguments
 
 if TYPE_CHECKING:
@@ -133,14 +134,29 @@ class DistantKinds:
             found = self._self_calls[class_def] = {name: (calls.get(name, []), mentions.get(name, 0)) for name in {*calls, *mentions}}
         return found
 
-    def _direct_calls(self, references: list[cst.Name], binder: Binder, skipped: int = 0) -> list[tuple[cst.Call, int]] | None:
+    def _direct_calls(self, references: list[cst.Name], binder: Binder, skipped: int = 0, depth: int = 0) -> list[tuple[cst.Call, int]] | None:
         calls = []
         for reference in references:
             parent = binder.parent(reference)
-            if type(parent) is not cst.Call or parent.func is not reference:  # type: ignore[attr-defined]
+            if type(parent) is cst.Call and parent.func is reference:  # type: ignore[attr-defined]
+                calls.append((parent, skipped))
+                continue
+            handed = self._calls_through_parameter(reference, parent, binder, depth) if not skipped else None
+            if handed is None:
                 return None
-            calls.append((parent, skipped))
+            calls.extend(handed)
         return calls
+
+    def _calls_through_parameter(self, reference: cst.Name, parent: cst.CSTNode | None, binder: Binder, depth: int) -> list[tuple[cst.Call, int]] | None:
+        """A function handed to a function of this file (``conjugate_gradients(fvp, b)``) whose
+        parameter only calls it (``avp(p)``): those calls are its callers."""
+        call = binder.parent(parent) if type(parent) is cst.Arg and parent.keyword is None and not parent.star else None
+        callee = file_function(binder, call.func) if type(call) is cst.Call and depth < _MAX_DEPTH else None
+        mapping = bind_arguments(call, callee) if callee is not None else None  # type: ignore[arg-type]
+        name = next((key for key, value in (mapping or {}).items() if value is reference), None)
+        param = next((param for param in callee.params.params if param.name.value == name), None) if name is not None else None  # type: ignore[union-attr]
+        binding = binder.binding_made_by(param.name) if param is not None else None
+        return self._direct_calls(binding.references, binder, depth=depth + 1) if binding is not None else None
 
     @staticmethod
     def _argument_for(call: cst.Call, function: cst.FunctionDef, param: cst.Param, skipped: int) -> cst.BaseExpression | None:

@@ -40,7 +40,11 @@ class AliasInsteadOfClone(Rule):
     """
     ## What it does
     Checks for `b = a` where `a` is a tensor and one of the two names is then modified in
-    place (`b[i] = ...`, `b += ...`, `b.add_(...)`) while the other is still used.
+    place (`b[i] = ...`, `b += ...`, `b.add_(...)`) while the other is still used. A tensor is
+    known from where it was made, or from how either name is used: a method only tensors have
+    (`b.unsqueeze(0)`) or a `torch` function that takes only a tensor (`torch.min(b, dim=1)`).
+    A parameter modified through its alias changes the caller's tensor, which the caller may
+    use again (a layer's `position_ids`, passed to every layer).
 
     An alias and a write in different branches of one `if`/`else` (or `try`/`except`,
     `match`) never meet, nor do two under opposite values of the same test in two separate
@@ -211,6 +215,28 @@ def normalize(x: torch.Tensor) -> torch.Tensor:
         Invalid(
             """
 import torch
+def rebase(position_ids, prefix_len):
+    if prefix_len:
+        expert_ids = position_ids[:, prefix_len:]
+    else:
+        expert_ids = position_ids  # TCK701
+    expert_ids -= torch.min(expert_ids, dim=1, keepdim=True).values
+    return expert_ids
+""",
+            expected_replacement="""
+import torch
+def rebase(position_ids, prefix_len):
+    if prefix_len:
+        expert_ids = position_ids[:, prefix_len:]
+    else:
+        expert_ids = position_ids.clone()  # TCK701
+    expert_ids -= torch.min(expert_ids, dim=1, keepdim=True).values
+    return expert_ids
+""",
+        ),
+        Invalid(
+            """
+import torch
 weights = torch.ones(4)
 original = weights  # TCK701
 weights.mul_(0.5)
@@ -291,7 +317,8 @@ def smooth(x: torch.Tensor, steps: int) -> torch.Tensor:
     def leave_Assign(self, node: cst.Assign) -> None:
         if len(node.targets) == 1 and type(node.targets[0].target) is cst.Name and type(node.value) is cst.Name:
             target, source = node.targets[0].target.value, node.value.value
-            if target != source and self.context.is_tensor(node.value):
+            # one object under two names: what the uses of either show holds for both
+            if target != source and (self.context.is_tensor(node.value) or self.context.is_tensor(node.targets[0].target)):
                 self._aliases.append(_Alias(node, frozenset({target, source}), self.context.flow.event(node)))
 
     def visit_AugAssign(self, node: cst.AugAssign) -> None:
