@@ -21,7 +21,8 @@ file, line and message), so a second pass over the same corpus only needs its ne
 labelled.
 
 Label each row by reading the code: ``true`` when it is the mistake (or the real risk) that
-the rule's page describes, ``false`` when the code is correct. ``table`` reads the filled-in
+the rule's page describes, ``false`` when the code is correct, ``debatable`` when a reviewer could
+argue either way (counted apart, outside the precision). ``table`` reads the filled-in
 sheet back and prints a Markdown table per rule (labelled, true, false, precision) with the
 totals for the default-on rules: the plain ratio over the labelled rows, and the estimate
 weighted by each rule's number of findings (a rule's sample stands for all its findings).
@@ -72,9 +73,10 @@ COLUMNS = (
 )
 TRUE_LABELS = frozenset({"true", "t", "tp", "yes"})
 FALSE_LABELS = frozenset({"false", "f", "fp", "no"})
+DEBATABLE_LABELS = frozenset({"debatable", "d", "?"})  # counted apart, left out of precision
 
 NO_FINDINGS_FILE = "torchcheck wrote no JSON report; its error output was:\n{stderr}"
-BAD_LABEL = "{sheet}: row {row_id}: label {label!r} is neither true nor false (leave it empty if not labelled yet)"
+BAD_LABEL = "{sheet}: row {row_id}: label {label!r} is neither true, false nor debatable (leave it empty if not labelled yet)"
 NO_SUCH_PATH = "{path}: no such {kind}"
 MISSING_COLUMNS = "{sheet}: not a labelling sheet: the columns {columns} are missing"
 
@@ -230,6 +232,7 @@ class RuleTally:
     findings: int
     true: int
     false: int
+    debatable: int = 0
 
     @property
     def labelled(self) -> int:
@@ -250,11 +253,12 @@ def read_labels(sheet: Path) -> list[RuleTally]:
     labels: dict[str, Counter[str]] = defaultdict(Counter)
     for row in rows:
         label = row["label"].strip().lower()
-        if label and label not in TRUE_LABELS | FALSE_LABELS:
+        if label and label not in TRUE_LABELS | FALSE_LABELS | DEBATABLE_LABELS:
             raise SystemExit(BAD_LABEL.format(sheet=sheet, row_id=row["id"], label=row["label"]))
-        labels[row["rule"]]["true" if label in TRUE_LABELS else "false" if label else "open"] += 1
+        verdict = "true" if label in TRUE_LABELS else "false" if label in FALSE_LABELS else "debatable" if label else "open"
+        labels[row["rule"]][verdict] += 1
     facts = {row["rule"]: (row["default"] == "on", int(row["rule_findings"])) for row in rows}
-    return [RuleTally(rule, *facts[rule], labels[rule]["true"], labels[rule]["false"]) for rule in sorted(labels)]
+    return [RuleTally(rule, *facts[rule], labels[rule]["true"], labels[rule]["false"], labels[rule]["debatable"]) for rule in sorted(labels)]
 
 
 def percent(part: float, whole: float) -> str:
@@ -263,18 +267,18 @@ def percent(part: float, whole: float) -> str:
 
 def table_lines(tallies: list[RuleTally]) -> list[str]:
     lines = [
-        "| rule | default | findings | labelled | true | false | precision |",
-        "|---|---|---:|---:|---:|---:|---:|",
+        "| rule | default | findings | labelled | true | false | debatable | precision |",
+        "|---|---|---:|---:|---:|---:|---:|---:|",
     ]
     for t in tallies:
         default = "on" if t.default else "opt-in"
         lines.append(
-            f"| {t.rule} | {default} | {t.findings} | {t.labelled} | {t.true} | {t.false} | {percent(t.true, t.labelled)} |"
+            f"| {t.rule} | {default} | {t.findings} | {t.labelled} | {t.true} | {t.false} | {t.debatable} | {percent(t.true, t.labelled)} |"
         )
     on = [t for t in tallies if t.default]
-    labelled, true = sum(t.labelled for t in on), sum(t.true for t in on)
+    labelled, true, debatable = sum(t.labelled for t in on), sum(t.true for t in on), sum(t.debatable for t in on)
     lines.append(
-        f"| **default-on total** | on | {sum(t.findings for t in on)} | {labelled} | {true} | {labelled - true} | **{percent(true, labelled)}** |"
+        f"| **default-on total** | on | {sum(t.findings for t in on)} | {labelled} | {true} | {labelled - true} | {debatable} | **{percent(true, labelled)}** |"
     )
     weighted = [t for t in on if t.labelled]
     estimate = sum(t.findings * t.precision for t in weighted)  # type: ignore[operator]
