@@ -168,3 +168,11 @@ def test_a_walk_leaves_no_reference_cycles_holding_the_tree() -> None:
         gc.set_debug(0)
         gc.garbage.clear()
         gc.enable()
+
+
+def test_code_of_another_framework_is_not_linted() -> None:
+    load = b"model = YOLOX(backbone, head)\nmodel.load_state_dict(weights, strict=False)\n"
+    megengine = b"import megengine as mge\nimport megengine.module as M\n" + load
+    ported = b"import megengine as mge\nimport torch\n" + load  # a converter: PyTorch code too
+    assert lint_source(megengine, "build.py", all_rules()).diagnostics == ()
+    assert [d.code for d in lint_source(ported, "convert.py", all_rules()).diagnostics] == ["TCK403"]

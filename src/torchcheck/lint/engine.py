@@ -11,6 +11,7 @@ the nesting that would crash its native parser (:mod:`torchcheck.lint.nesting`).
 from __future__ import annotations
 
 import contextlib
+import re
 import gc
 import hashlib
 import traceback
@@ -21,7 +22,7 @@ from typing import NamedTuple
 import libcst as cst
 from libcst.metadata import CodeRange
 
-from torchcheck.lint import nesting, noqa
+from torchcheck.lint import idioms, nesting, noqa
 from torchcheck.lint.context import LintContext, LintSettings
 from torchcheck.lint.diagnostic import Diagnostic, Edit, Fix, Location
 from torchcheck.lint.expected_failures import ExpectedFailureBlocks
@@ -77,11 +78,20 @@ class FileResult:
 
 
 _DEFAULT_TEXT_GATE = Rule.may_fire_in.__func__
+_IMPORTS_TORCH = re.compile(r"^[ \t]*(?:import|from)[ \t]+torch\b", re.MULTILINE)
+_IMPORTS_OTHER_FRAMEWORK = re.compile(r"^[ \t]*(?:import|from)[ \t]+(?:%s)\b" % "|".join(idioms.OTHER_FRAMEWORKS), re.MULTILINE)
+
+
+def _written_for_another_framework(text: str) -> bool:
+    return _IMPORTS_OTHER_FRAMEWORK.search(text) is not None and _IMPORTS_TORCH.search(text) is None
 
 
 def _rules_for(text: str, rules: Sequence[type[Rule]], settings: LintSettings) -> list[type[Rule]]:
-    """The rules that may fire in ``text``. Rules share their required substrings (`torch`,
-    `backward`, `DataLoader` ...): each is looked for in the file once, not once a rule."""
+    """The rules that may fire in ``text``: none in another framework's code. Rules share
+    their required substrings (`torch`, `backward`, `DataLoader` ...): each is looked for in
+    the file once, not once a rule."""
+    if _written_for_another_framework(text):
+        return []
     found: dict[str, bool] = {}
 
     def occurs(token: str) -> bool:

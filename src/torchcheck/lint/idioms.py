@@ -163,3 +163,8 @@ def framework_made_by(maker: str | None) -> Framework | None:
 # `accelerator.on_main_process(save)`, `rank_zero_only(save)()`. A call that runs it on every
 # rank in turn (`main_process_first()`) names none of them.
 ONE_RANK_RUNNER_WORDS = ("coordinator", "rank_zero", "rank0", "on_main_process", "main_process_only", "master_only")
+
+# Deep-learning frameworks other than PyTorch. A file that imports one of them and not torch
+# is that framework's code (a port shipped beside the PyTorch one, as YOLOX ships MegEngine
+# demos): their `load_state_dict`, `backward` and `Module` follow other rules.
+OTHER_FRAMEWORKS = ("megengine", "paddle", "jittor", "mindspore", "tensorflow", "keras", "jax", "flax", "mxnet")
