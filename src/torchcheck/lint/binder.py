@@ -157,7 +157,7 @@ class Binder:
         def may_reach(binding: Binding) -> bool:
             if isinstance(binding.scope.node, _COMPREHENSIONS):
                 return True  # `[x * x for x in xs]`: the target is bound before each element runs
-            if self._order[id(binding.node)] < self._order[id(use)]:
+            if self._made_at(binding) <= self._order[id(use)]:  # equal: the use is the binding's target
                 return True
             return outermost is not None and any(ancestor is outermost for ancestor in self.ancestors(binding.node))
 
@@ -175,17 +175,23 @@ class Binder:
         sure = [
             binding
             for binding in bindings
-            if self._order[id(binding.node)] < position and id(self.parent(self._line_of(binding.node))) in blocks
+            if self._made_at(binding) <= position and id(self.parent(self._line_of(binding.node))) in blocks
         ]
         if not sure:
             return bindings
-        last = max(sure, key=lambda binding: self._order[id(binding.node)])
-        start = self._order[id(last.node)]
+        last = max(sure, key=self._made_at)
+        start = self._made_at(last)
         return [
             binding
             for binding in bindings
-            if start <= self._order[id(binding.node)] < position or self._order[id(binding.node)] > position and self._carried_past(binding, last, use)
+            if start <= self._made_at(binding) <= position or self._made_at(binding) > position and self._carried_past(binding, last, use)
         ]
+
+    def _made_at(self, binding: Binding) -> int:
+        """Where the binding takes effect in the walk's order: an assignment's after its value
+        (``x = f(x)`` reads the ``x`` bound before), anything else where it stands."""
+        node = binding.node
+        return self._order[id(binding.target)] if type(node) in _ASSIGNMENTS else self._order[id(node)]
 
     def _carried_past(self, later: Binding, sure: Binding, use: cst.Name) -> bool:
         """Whether a binding made after the use reaches it around a loop that ``sure`` (made
@@ -350,11 +356,16 @@ def _children_in_scope(node: cst.CSTNode, node_type: type[cst.CSTNode]) -> list[
     if node_type is cst.Import or node_type is cst.ImportFrom:
         return []
     found = children(node)
+    if node_type in _ASSIGNMENTS and node.value is not None:  # type: ignore[attr-defined]
+        return [node.value, *(child for child in found if child is not node.value)]  # type: ignore[attr-defined]  # the value runs first
     if node_type is cst.Attribute:
         return [child for child in found if child is not node.attr]  # type: ignore[attr-defined]
     if node_type is cst.Arg:
         return [child for child in found if child is not node.keyword]  # type: ignore[attr-defined]
     return found
+
+
+_ASSIGNMENTS = (cst.Assign, cst.AnnAssign, cst.AugAssign)
 
 
 def _all_params(params: cst.Parameters) -> list[cst.Param]:
