@@ -6,6 +6,7 @@ from dataclasses import dataclass
 
 import libcst as cst
 
+from torchcheck.lint import references
 from torchcheck.lint.context import LintContext
 from torchcheck.lint.flow import Function
 from torchcheck.lint.kinds import Kind
@@ -139,7 +140,9 @@ class NonStrictLoadUnchecked(Rule):
     built to fit the model - the model's own `state_dict()` updated with the checkpoint's
     entries, a dict literal that names its keys, a helper handed the model's state dict to
     match against (`intersect_dicts(checkpoint, model.state_dict())`), or a comprehension
-    that keeps only the keys the model has or the entries whose shapes match. Nor does it
+    that keeps only the keys the model has or the entries whose shapes match, or a state
+    dict computed from the model itself (`states = norm_states(module)`, then
+    `states = all_reduce(states)`: its keys are the model's own). Nor does it
     report loading published weights from a fixed address - a URL literal, a module-level
     name bound to one, or an entry of a module-level dict of URLs
     (`load_state_dict_from_url(model_urls[arch])`): the keys of such a file never change, so
@@ -242,6 +245,16 @@ def load_sharded_checkpoint(model, index, shard_files, loader, strict=True):
         raise RuntimeError(f"{missing_keys=} {unexpected_keys=}")
     for shard_file in shard_files:
         model.load_state_dict(loader(shard_file), strict=False)
+"""
+        ),
+        Valid(
+            """
+def norm_states(module):
+    return {name + "." + key: value for name, child in module.named_modules() for key, value in child.state_dict().items()}
+def all_reduce_norm(module, all_reduce):
+    states = norm_states(module)
+    states = all_reduce(states, op="mean")
+    module.load_state_dict(states, strict=False)
 """
         ),
         Valid(
@@ -478,8 +491,26 @@ def resume(model, path, pretrained):
         value = self._value_of(loaded) if loaded is not None else None
         if value is not None and (_partial_by_construction(value, model) or self._published_weights(value)):
             return
+        if isinstance(loaded, cst.Name) and self._computed_from(loaded, model, 0):
+            return
         name = loaded.value if isinstance(loaded, cst.Name) else None
         self._candidates.append(_Candidate(call, name, self.context.flow.function, message))
+
+    def _computed_from(self, name: cst.Name, model: cst.BaseExpression, depth: int) -> bool:
+        """The state dict is computed from the model itself (``states = norm_states(module)``,
+        then ``states = all_reduce(states)``): its keys are the model's own, by construction."""
+        values = references.reaching_values(self.context.binder, name) if depth < 3 else []
+        calls = [value for value in values if isinstance(value, cst.Call)]
+        if not values or len(calls) < len(values):
+            return False
+        for call in calls:
+            arguments = [argument.value for argument in call.args]
+            if not any(argument.deep_equals(model) or self._computed_from_name(argument, model, depth) for argument in arguments):
+                return False
+        return True
+
+    def _computed_from_name(self, argument: cst.BaseExpression, model: cst.BaseExpression, depth: int) -> bool:
+        return isinstance(argument, cst.Name) and self._computed_from(argument, model, depth + 1)
 
     def _published_weights(self, value: cst.BaseExpression) -> bool:
         """Weights downloaded from a fixed address: ``load_state_dict_from_url(URL)``, where
