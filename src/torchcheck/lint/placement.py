@@ -14,6 +14,7 @@ from __future__ import annotations
 import libcst as cst
 
 from torchcheck.lint import references, torch_api
+from torchcheck.lint.binder import Binder
 from torchcheck.lint.context import LintContext
 from torchcheck.lint.kinds import Kind
 from torchcheck.lint.nodes import dotted_name, is_none, keyword_argument, method_call, subtree
@@ -134,13 +135,29 @@ def _names_a_device(context: LintContext, call: cst.Call, method: str) -> bool:
 
 
 def moved_at_every_read(context: LintContext, owner: cst.ClassDef, attribute: str) -> bool:
-    """Every read of ``self.<attribute>`` in ``owner`` moves it to where the input is before
-    using it (``self.kernel.to(x.device, x.dtype)``, ``self.kernel.repeat(c, 1).to(x)``,
-    ``.type_as(x)``): where the module is does not matter to that tensor."""
+    """Every read of ``self.<attribute>`` in ``owner`` after ``__init__`` moves it to where the
+    input is before using it (``self.kernel.to(x.device, x.dtype)``, ``self.kernel.repeat(c,
+    1).to(x)``, ``.type_as(x)``), or there is no such read (a table only ``__init__`` uses to
+    build something else): where the module is does not matter to that tensor."""
     binder = context.binder
     found = references.self_attribute_references(binder, owner, attribute)
-    reads = [node for node in [*(found or ()), *_instance_reads(context, owner, attribute)] if not references.is_bound(binder, node)]
-    return bool(reads) and all(_moved_before_use(context, read) for read in reads)
+    if found is None:
+        return False  # `self` goes where the reads cannot be followed
+    reads = [node for node in [*found, *_instance_reads(context, owner, attribute)] if not references.is_bound(binder, node) and not _identity_test(binder, node)]
+    # a read while `__init__` builds the module runs before any move: the tensor is where the rest is
+    later = [read for read in reads if not _in_constructor(binder, owner, read)]
+    return bool(reads) and all(_moved_before_use(context, read) for read in later)
+
+
+def _identity_test(binder: Binder, node: cst.CSTNode) -> bool:
+    """``self.table is not None``: the test reads no values, on any device."""
+    comparison = binder.parent(binder.parent(node)) if isinstance(binder.parent(node), cst.ComparisonTarget) else binder.parent(node)
+    return isinstance(comparison, cst.Comparison) and all(isinstance(target.operator, (cst.Is, cst.IsNot)) for target in comparison.comparisons)
+
+
+def _in_constructor(binder: Binder, owner: cst.ClassDef, node: cst.CSTNode) -> bool:
+    function = binder.enclosing(node, cst.FunctionDef, cst.Lambda)
+    return isinstance(function, cst.FunctionDef) and function.name.value == "__init__" and references.class_of_method(binder, function) is owner
 
 
 def _instance_reads(context: LintContext, owner: cst.ClassDef, attribute: str) -> list[cst.Attribute]:

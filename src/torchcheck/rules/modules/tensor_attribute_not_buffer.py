@@ -99,8 +99,10 @@ class TensorAttributeNotBuffer(ModuleClassRule):
     (`if self.cache.numel() == 0:`); a recurrent state read first (`cell * self.state`, then
     `self.state = cell.detach()`) or set on one branch only still uses the tensor
     `__init__` stored. An empty placeholder (`torch.empty(0, 0)`) re-bound later is not reported,
-    nor is a tensor that every read moves to the input's device first
-    (`self.kernel.repeat(c, 1).to(x.device, x.dtype)`, `.type_as(x)`).
+    nor is a tensor that every read after `__init__` moves to the input's device first
+    (`self.kernel.repeat(c, 1).to(x.device, x.dtype)`, `.type_as(x)`; a test
+    `self.table is not None` reads nothing), or that only `__init__` reads, to build
+    something else (a sampler's probability table).
 
     ## Why is this bad?
     A module only knows about its parameters, buffers and submodules. A plain tensor
@@ -165,6 +167,31 @@ class TensorAttributeNotBuffer(ModuleClassRule):
     required_text = ("torch",)
 
     VALID = (
+        Valid(
+            """
+import torch
+from torch import nn
+class Memory(nn.Module):
+    def __init__(self, counts):
+        super().__init__()
+        self.unigrams = torch.ones(len(counts))
+        self.sampler = AliasSampler(self.unigrams).cuda()
+    def forward(self, index):
+        return self.sampler.draw(index)
+class Encoder(nn.Module):
+    def __init__(self, n, d, learnable):
+        super().__init__()
+        if learnable:
+            self.pos_embed = nn.Parameter(torch.zeros(1, n, d))
+            nn.init.trunc_normal_(self.pos_embed, std=0.02)
+        else:
+            self.pos_embed = torch.zeros(1, n, d)
+    def forward(self, x):
+        if self.pos_embed is not None:
+            x = x + self.pos_embed.expand(x.shape[0], -1, -1).type_as(x).to(x.device)
+        return x
+"""
+        ),
         Valid(
             """
 import torch
