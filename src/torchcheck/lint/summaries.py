@@ -336,13 +336,15 @@ def _decorator_name(decorator: cst.Decorator) -> str | None:
 
 
 def bind_arguments(
-    call: cst.Call, function: cst.FunctionDef, receiver: cst.BaseExpression | None = None
+    call: cst.Call, function: cst.FunctionDef, receiver: cst.BaseExpression | None = None, *, partial: bool = False
 ) -> dict[str, cst.BaseExpression] | None:
     """Map ``call``'s arguments onto ``function``'s parameters like Python does (the
     receiver of a method call binds its first parameter); None when a star argument hides
-    the mapping or the call would raise ``TypeError``."""
+    the mapping or the call would raise ``TypeError``. With ``partial``, a star argument
+    hides only the parameters it may fill: the receiver, the positional arguments before it
+    and the keywords are still bound."""
     if any(argument.star for argument in call.args):
-        return None
+        return _bound_around_stars(call, function, receiver) if partial else None
     params = function.params
     positional = [*params.posonly_params, *params.params]
     mapping: dict[str, cst.BaseExpression] = {}
@@ -370,6 +372,26 @@ def bind_arguments(
             if param.default is None:
                 return None
             mapping[param.name.value] = param.default
+    return mapping
+
+
+def _bound_around_stars(call: cst.Call, function: cst.FunctionDef, receiver: cst.BaseExpression | None) -> dict[str, cst.BaseExpression] | None:
+    params = function.params
+    positional = [*params.posonly_params, *params.params]
+    mapping: dict[str, cst.BaseExpression] = {}
+    if receiver is not None:
+        if not positional:
+            return None
+        mapping[positional[0].name.value] = receiver
+        positional = positional[1:]
+    for param, argument in zip(positional, call.args):
+        if argument.star or argument.keyword is not None:
+            break
+        mapping[param.name.value] = argument.value
+    by_keyword = {param.name.value for param in (*params.params, *params.kwonly_params)}
+    for argument in call.args:
+        if argument.keyword is not None and argument.keyword.value in by_keyword:
+            mapping[argument.keyword.value] = argument.value
     return mapping
 
 
@@ -742,7 +764,7 @@ class ModuleSummaries:
 
     def _resolved(self, call: cst.Call, function: cst.FunctionDef, receiver: cst.BaseExpression | None) -> ResolvedCall:
         names = frozenset(parameter.name for parameter in parameters_of(function))
-        return ResolvedCall(function, bind_arguments(call, function, receiver), names)
+        return ResolvedCall(function, bind_arguments(call, function, receiver, partial=True), names)
 
     def resolve_inside(self, call: cst.Call, caller: cst.FunctionDef, local_names: set[str]) -> ResolvedCall | None:
         """Resolution within a summary's pass: the caller's nested defs, its enclosing
@@ -1061,11 +1083,17 @@ class _FunctionPass:
         return self._classify(name) if name is not None else ANONYMOUS
 
     def _classify(self, name: str) -> str:
-        """A receiver the caller can name: a parameter path or a module-level name."""
-        root = name.partition(".")[0]
+        """A receiver the caller can name: a parameter path or a module-level name, also
+        through a local that holds one (``model = self.model``, then ``model.eval()``)."""
+        root, dot, rest = name.partition(".")
         if root in self.parameter_names:
             return name
-        return ANONYMOUS if root in self.locals else name
+        if root not in self.locals:
+            return name
+        aliased = dotted_name(self.assigned[root]) if root in self.assigned else None
+        if aliased is not None and aliased.partition(".")[0] in self.parameter_names:
+            return f"{aliased}{dot}{rest}"
+        return ANONYMOUS
 
     def _note_gradient_holders(self, loop: cst.For) -> None:
         """``for p in model.parameters()`` (or ``for group in opt.param_groups`` and then

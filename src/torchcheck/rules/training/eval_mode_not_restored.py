@@ -311,6 +311,30 @@ for epoch in range(epochs):
     INVALID = (
         Invalid(
             """
+class Runner:
+    def __init__(self, model, optimizer, args):
+        self.model, self.optimizer, self.args = model, optimizer, args
+    def train(self, loader, eval_file, **kwargs):
+        model = self.model
+        for epoch in range(self.args.epochs):
+            model.train()
+            for step, (x, y) in enumerate(loader):
+                loss = model(x, labels=y).loss
+                loss.backward()
+                self.optimizer.step()
+                self.optimizer.zero_grad()
+                if step % self.args.eval_every == 0:
+                    self.eval_model(eval_file, **kwargs)  # TCK106
+    def eval_model(self, eval_file, **kwargs):
+        return self.evaluate(self.load(eval_file), **kwargs)
+    def evaluate(self, dataset, **kwargs):
+        model = self.model
+        model.eval()
+        return sum(model(x).loss.item() for x in dataset)
+"""
+        ),
+        Invalid(
+            """
 import torch
 
 def train(score, loader, loss_fn, test_x):
@@ -488,9 +512,16 @@ for index, batch in enumerate(loader):
         return True
 
     def _run_with_grad(self, loops: tuple[Loop, ...], callees: set[str]) -> None:
-        run = self._facts().run_with_grad
+        run, held = self._facts().run_with_grad, {self._held_attribute(name) for name in callees} - {None}
         for loop in loops:
-            run.setdefault(loop, set()).update(callees)
+            run.setdefault(loop, set()).update(callees, held)  # type: ignore[arg-type]
+
+    def _held_attribute(self, name: str) -> str | None:
+        """``self.model`` for ``model`` bound by ``model = self.model``: one module, two names."""
+        root, dot, rest = name.partition(".")
+        binding = self.context.flow.last_binding(root)
+        value = dotted_name(binding.value) if binding is not None and binding.value is not None else None
+        return f"{value}{dot}{rest}" if value is not None and value.startswith("self.") else None
 
     def leave_loop(self, loop: Loop) -> None:
         """Decide once the outermost loop is complete: an outer loop may still call train()."""
