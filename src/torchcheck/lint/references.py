@@ -203,6 +203,11 @@ def argument_of(binder: Binder, node: cst.CSTNode) -> cst.Call | None:
     return None
 
 
+def in_a_branch(binder: Binder, node: cst.CSTNode) -> bool:
+    """``node`` sits in a branch of an ``if`` of its function (or module)."""
+    return isinstance(binder.enclosing(node, cst.If, cst.FunctionDef), cst.If)
+
+
 def on_other_branch(binder: Binder, first: cst.CSTNode, second: cst.CSTNode) -> bool:
     """``first`` and ``second`` sit in different branches of one ``if`` (its body, and its
     ``else`` or an ``elif``): one pass through that statement runs at most one of them."""

@@ -651,8 +651,9 @@ class Head(nn.Module):
             state.handled.add(attribute)
 
     def _built_on_another_branch(self, statement: cst.CSTNode, attribute: str) -> bool:
-        stored, binder = self.context.values_stored_in(self.context.current_class, attribute), self.context.binder  # type: ignore[arg-type]
-        return any(self._tensor_built(value) and references.on_other_branch(binder, value, statement) for value in stored)
+        binder, stored_in, owner = self.context.binder, self.context.values_stored_in, self.context.current_class
+        in_branch = references.in_a_branch(binder, statement)  # most stores are not, and then no tensor is on another branch
+        return in_branch and any(self._tensor_built(value) and references.on_other_branch(binder, value, statement) for value in stored_in(owner, attribute))  # type: ignore[arg-type]
 
     def _surely_runs(self, function: cst.FunctionDef, attribute: str) -> bool:
         """The statement being walked runs whenever its method does while ``__init__``'s
