@@ -7,10 +7,12 @@ from dataclasses import dataclass
 import libcst as cst
 
 from torchcheck.lint import references
+from torchcheck.lint.accumulators import attribute_class, instance_class
+from torchcheck.lint.buffers import methods_of
 from torchcheck.lint.context import LintContext
 from torchcheck.lint.flow import Function
 from torchcheck.lint.kinds import Kind
-from torchcheck.lint.nodes import argument_for, called_name, is_none, keyword_argument, literal_bool, method_call, source_text, subtree
+from torchcheck.lint.nodes import argument_for, called_name, is_none, keyword_argument, literal_bool, method_call, self_attribute, source_text, subtree
 from torchcheck.lint.rule import Invalid, Rule, Valid
 
 # Names that show the code compares state-dict keys by hand.
@@ -142,7 +144,9 @@ class NonStrictLoadUnchecked(Rule):
     match against (`intersect_dicts(checkpoint, model.state_dict())`), or a comprehension
     that keeps only the keys the model has or the entries whose shapes match, or a state
     dict computed from the model itself (`states = norm_states(module)`, then
-    `states = all_reduce(states)`: its keys are the model's own). Nor does it
+    `states = all_reduce(states)`: its keys are the model's own), or when the receiver is an
+    instance of a class of the file that defines `load_state_dict` itself (an EMA holder that
+    checks the keys its own way). Nor does it
     report loading published weights from a fixed address - a URL literal, a module-level
     name bound to one, or an entry of a module-level dict of URLs
     (`load_state_dict_from_url(model_urls[arch])`): the keys of such a file never change, so
@@ -245,6 +249,22 @@ def load_sharded_checkpoint(model, index, shard_files, loader, strict=True):
         raise RuntimeError(f"{missing_keys=} {unexpected_keys=}")
     for shard_file in shard_files:
         model.load_state_dict(loader(shard_file), strict=False)
+"""
+        ),
+        Valid(
+            """
+class EMA:
+    def __init__(self, model):
+        self.shadow = {k: v.clone() for k, v in model.state_dict().items()}
+    def load_state_dict(self, state_dict, strict=True):
+        unknown = set(state_dict) - set(self.shadow)
+        if strict and unknown:
+            raise KeyError(sorted(unknown))
+        self.shadow.update((k, v) for k, v in state_dict.items() if k in self.shadow)
+def resume(model, checkpoint):
+    ema = EMA(model)
+    ema.load_state_dict(checkpoint["ema"], strict=False)
+    return ema
 """
         ),
         Valid(
@@ -441,7 +461,7 @@ def resume(model, path, pretrained):
             self._distributed_load(call, self.context.call_name(call))
 
     def _module_load(self, call: cst.Call, receiver: cst.BaseExpression) -> None:
-        if self.context.kind_of(receiver) in _NOT_MODULES:
+        if self.context.kind_of(receiver) in _NOT_MODULES or self._own_load_state_dict(receiver):
             return
         strict = keyword_argument(call, "strict")
         loaded = argument_for(call, 0, "state_dict")
@@ -453,6 +473,18 @@ def resume(model, path, pretrained):
         # a positional `False` means `strict` only where the receiver is known to be a module
         if len(positional) >= 2 and literal_bool(positional[1].value) is False and not positional[1].star and self._is_module(receiver):
             self._note(call, receiver, loaded)
+
+    def _own_load_state_dict(self, receiver: cst.BaseExpression) -> bool:
+        """The receiver is an instance of a class of this file that defines ``load_state_dict``
+        itself (an EMA holder, a wrapper): what its ``strict`` means is that class's to say."""
+        binder, owner = self.context.binder, self.context.current_class
+        if isinstance(receiver, cst.Name):
+            binding = self.context.flow.last_binding(receiver.value)
+            found = owner if receiver.value == "self" else instance_class(binder, binding.value) if binding is not None else None
+        else:
+            attribute = self_attribute(receiver)
+            found = attribute_class(binder, owner, attribute) if owner is not None and attribute is not None else None
+        return found is not None and "load_state_dict" in methods_of(found)
 
     def _distributed_load(self, call: cst.Call, qualified: str | None) -> None:
         """``set_model_state_dict(model, sd, options=StateDictOptions(strict=False))``,
