@@ -272,3 +272,34 @@ def test_a_value_or_none_has_the_values_kind() -> None:
         """
     )
     assert seen == [(Kind.SCALER, STRONG), (Kind.MODULE, STRONG)]
+
+
+def test_uses_show_a_tensor_or_a_module_unless_a_plain_class_of_the_file_answers_them() -> None:
+    seen = probe(
+        """
+        import torch
+
+        class Ensemble:
+            def parameters(self):
+                return []
+
+        def shift(ids, offsets, scores, trunk, ensemble):
+            probe(ids)
+            probe(offsets)
+            probe(scores)
+            probe(trunk)
+            probe(ensemble)
+            ids.unsqueeze(0)
+            torch.min(offsets, dim=1)
+            torch.cat(scores)
+            trunk.named_parameters()
+            ensemble.parameters()
+        """
+    )
+    assert seen == [
+        Inferred(Kind.TENSOR, Evidence.USAGE),  # a method only tensors have
+        Inferred(Kind.TENSOR, Evidence.USAGE),  # a torch function that takes only a tensor there
+        UNKNOWN,  # torch.cat takes a list of tensors
+        Inferred(Kind.MODULE, Evidence.USAGE),
+        UNKNOWN,  # `parameters()` is also a method of the file's plain class
+    ]

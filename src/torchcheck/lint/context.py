@@ -28,7 +28,7 @@ from __future__ import annotations
 
 import re
 import weakref
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, NamedTuple, Protocol
 
@@ -405,6 +405,11 @@ def _unpacked_position(assignment: cst.Assign, target: cst.CSTNode) -> int | Non
     return -1
 
 
+def _method_names(classes: list[cst.ClassDef]) -> Iterator[str]:
+    for class_def in classes:
+        yield from (method.name.value for method in class_def.body.body if isinstance(method, cst.FunctionDef))  # type: ignore[attr-defined]
+
+
 class LintContext:
     """Scope-aware facts about the code, maintained during the shared walk."""
 
@@ -434,6 +439,7 @@ class LintContext:
         self._elsewhere = 0  # > 0 while inferring an expression away from the walk's position
         self._called_names: frozenset[str] | None = None
         self._top_level_methods: frozenset[str] | None = None
+        self._plain_class_methods: frozenset[str] | None = None
         self._class_texts: dict[str, bool] = {}  # name -> whether the text may define a class of it
         self._summaries: ModuleSummaries | None = None
         # by id, with the node kept so that its id is never reused (a node's hash is a Python call)
@@ -551,15 +557,21 @@ class LintContext:
         """The names of the methods of the file's module-level classes: a cheap screen
         before asking the binder what class an instance belongs to."""
         if self._top_level_methods is None:
-            body = self._module.body if self._module is not None else ()
-            self._top_level_methods = frozenset(
-                method.name.value
-                for statement in body
-                if isinstance(statement, cst.ClassDef) and isinstance(statement.body, cst.IndentedBlock)
-                for method in statement.body.body
-                if isinstance(method, cst.FunctionDef)
-            )
+            self._top_level_methods = frozenset(_method_names(self._top_level_classes()))
         return self._top_level_methods
+
+    @property
+    def plain_class_method_names(self) -> frozenset[str]:
+        """The methods of the file's module-level classes with no base (``class Ensemble:``):
+        an object of such a class may answer ``parameters()`` or ``train()`` and be no module."""
+        if self._plain_class_methods is None:
+            plain = [statement for statement in self._top_level_classes() if not statement.bases]
+            self._plain_class_methods = frozenset(_method_names(plain))
+        return self._plain_class_methods
+
+    def _top_level_classes(self) -> list[cst.ClassDef]:
+        body = self._module.body if self._module is not None else ()
+        return [statement for statement in body if isinstance(statement, cst.ClassDef) and isinstance(statement.body, cst.IndentedBlock)]
 
     @property
     def binder(self) -> Binder:
@@ -820,6 +832,7 @@ class LintContext:
     def _kind_shown_by(self, uses: list[cst.Name]) -> Inferred:
         parents = [self.binder.parent(use) for use in uses]
         methods = {above.attr.value for use, above in zip(uses, parents) if type(above) is cst.Attribute and above.value is use}
+        methods -= self.plain_class_method_names  # `ensemble.parameters()` of the file's own plain class
         called = any(type(above) is cst.Call and above.func is use for use, above in zip(uses, parents))
         if methods & torch_api.MODULE_ONLY_METHODS or (called and methods & torch_api.MODULE_MODE_METHODS):
             return inferred(Kind.MODULE, Evidence.USAGE)

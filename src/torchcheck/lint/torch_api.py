@@ -125,6 +125,12 @@ MODULE_ONLY_METHODS = frozenset(
 # module only on a value that is also called.
 MODULE_MODE_METHODS = frozenset({"train", "eval"})
 
+# torch.* functions that apply to each element alone: the result has its argument's shape
+# (a 0-dim tensor stays 0-dim).
+ELEMENTWISE_FUNCTIONS = frozenset(
+    f"torch.{name}"
+    for name in "exp log log1p expm1 log2 log10 sigmoid tanh relu abs sqrt rsqrt square neg sign floor ceil round trunc cos sin erf reciprocal".split()
+)
 # torch.* functions whose first positional argument must be a tensor (a list, an array or a
 # number there raises): a name passed there holds a tensor wherever that call runs.
 TENSOR_INPUT_FUNCTIONS = frozenset(

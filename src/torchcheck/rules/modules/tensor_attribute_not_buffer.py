@@ -592,7 +592,9 @@ class Head(nn.Module):
         return not _LEAVING_TENSORS.intersection(methods) and self._helper_returns_tensor(root)
 
     def _tensor_data(self, value: cst.BaseExpression) -> cst.BaseExpression | None:
-        """``data`` in ``torch.tensor(data, ...)``."""
+        """``data`` in ``torch.tensor(data, ...)``, also under elementwise functions (``torch.sqrt(torch.tensor(d))``)."""
+        while isinstance(value, cst.Call) and len(value.args) == 1 and self.context.call_name(value) in torch_api.ELEMENTWISE_FUNCTIONS:
+            value = value.args[0].value
         first = value.args[0] if isinstance(value, cst.Call) and value.args and self.context.call_name(value) == "torch.tensor" else None
         return first.value if first is not None and first.keyword is None and not first.star else None
 
@@ -605,9 +607,8 @@ class Head(nn.Module):
             return data is not None and (isinstance(data, cst.Name) or _is_number(data))
         binder = self.context.binder
         bindings = binder.bindings_of(data.value, binder.scope_of(data))
-        defaults = [binding.node.default for binding in bindings if isinstance(binding.node, cst.Param) and binding.node.default is not None]
-        if any(map(_is_number, defaults)):
-            return True
+        if any(isinstance(binding.node, cst.Param) and binding.node.default is not None and _is_number(binding.node.default) for binding in bindings):
+            return True  # a parameter's default
         constant = bindings[0].node if len(bindings) == 1 and bindings[0].scope is binder.module_scope else None
         top_level = constant is not None and isinstance(binder.parent(binder.parent(constant)), cst.Module)  # not under an `if`
         return top_level and isinstance(constant, cst.Assign) and len(constant.targets) == 1 and _is_number(constant.value)
@@ -615,8 +616,7 @@ class Head(nn.Module):
     def _helper_returns_tensor(self, call: cst.Call) -> bool:
         """A function of this file whose summary returns a tensor. One known to be a tensor
         only through ``.transpose()``/``.T`` is left out: NumPy arrays have those too."""
-        summary = self.context.call_summary(call)
-        return summary is not None and summary.returns.kind in TENSOR_KINDS and not summary.returns.non_contiguous
+        return (summary := self.context.call_summary(call)) is not None and summary.returns.kind in TENSOR_KINDS and not summary.returns.non_contiguous
 
     def visit_AugAssign(self, node: cst.AugAssign) -> None:
         self.assigned(node, node.target, None)
