@@ -35,6 +35,8 @@ class Effect(str, enum.Enum):
     FSDP_WRAP = "fsdp_wrap"  # FSDP1 flattens the module's parameters into new ones
     # a backward() on a module that is surely in eval mode when it runs (see summaries)
     BACKWARD_IN_EVAL = "backward_in_eval"
+    # a backward() on a module that the function surely put in train mode before it runs
+    BACKWARD_IN_TRAIN = "backward_in_train"
 
 
 @dataclass(frozen=True)

@@ -50,6 +50,9 @@ UNCHANGED = "unchanged"
 # function trains that module in eval mode on purpose (a linear probe keeps batch-norm
 # statistics frozen). Only ``backward()`` counts: ``step()`` may be a scheduler's after validating.
 BACKWARD_IN_EVAL = "backward_in_eval"
+# A ``backward()`` after the function itself put the module in train mode on every path to it
+# (``model.train()`` first thing in each epoch of its loop): it trains in the mode it sets.
+BACKWARD_IN_TRAIN = "backward_in_train"
 
 _NON_CONTIGUOUS_METHODS = frozenset({"t", "transpose", "permute", "swapaxes", "swapdims", "movedim"})
 _NON_CONTIGUOUS_ATTRIBUTES = frozenset({"T", "mT", "H", "mH"})
@@ -1035,8 +1038,8 @@ class _FunctionPass:
         if fact[0] != "backward":
             return state
         for target, modes in state.modes.items():
-            if modes == {EVAL}:
-                noted = (BACKWARD_IN_EVAL, target)
+            if modes in ({EVAL}, {TRAIN}):
+                noted = (BACKWARD_IN_EVAL if modes == {EVAL} else BACKWARD_IN_TRAIN, target)
                 self.sites.setdefault(noted, self.sites[fact])
                 state = state.then(noted, certain)
         return state

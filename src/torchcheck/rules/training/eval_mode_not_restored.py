@@ -89,7 +89,8 @@ class EvalModeNotRestored(Rule):
     of the project: an `evaluate(model, loader)` that leaves `model` in eval mode on every
     exit is reported where the loop calls it, a training helper that calls `model.train()`
     restores the mode (also one that evaluates at its end and returns in eval mode: each call
-    sets train mode again before it trains), and a loop that backpropagates through a helper
+    sets train mode again before it trains, even when its `model.train()` opens each epoch of
+    its own loop), and a loop that backpropagates through a helper
     (`train_one_epoch(model, ...)`) is a training loop for the modules it passes. A training
     helper that itself calls `model.eval()` and then backpropagates trains in eval mode on
     purpose (the linear-probe protocol keeps batch-norm statistics frozen): it sets the mode it
@@ -136,6 +137,26 @@ class EvalModeNotRestored(Rule):
     required_text = ("eval", "valid")
 
     VALID = (
+        Valid(
+            """
+def fit(model, loader, optimizer, evaluate, epochs):
+    evaluate(model)
+    for epoch in range(epochs):
+        model.train()
+        for x, y in loader:
+            optimizer.zero_grad()
+            model(x, y).backward()
+            optimizer.step()
+        evaluate(model)
+    model.eval()
+    return model
+
+def sweep(build, loader, make_optimizer, evaluate, seeds):
+    for seed in seeds:
+        model = build(seed)
+        fit(model, loader, make_optimizer(model), evaluate, 10)
+"""
+        ),
         Valid(
             """
 import torch
@@ -487,7 +508,7 @@ for index, batch in enumerate(loader):
         the module trains in, whatever mode it is left in."""
         if summary.effect(Effect.TRAIN, target, certainty=Certainty.MUST) is not None:
             return True
-        return summary.effect(Effect.BACKWARD_IN_EVAL, target) is not None
+        return summary.effect(Effect.BACKWARD_IN_EVAL, target) is not None or summary.effect(Effect.BACKWARD_IN_TRAIN, target) is not None
 
     def _optimized_by(self, optimizer: cst.BaseExpression) -> list[str]:
         binding = self.context.flow.last_binding(optimizer.value) if isinstance(optimizer, cst.Name) else None
