@@ -3,11 +3,15 @@ from __future__ import annotations
 import libcst as cst
 
 from torchcheck.lint import torch_api
+from torchcheck.lint.nodes import source_text
 from torchcheck.lint.rule import FixSafety, Invalid, Rule, Valid
 
 # Managers that take no required argument, so adding `()` is the whole fix. `set_grad_enabled`
 # needs a `mode`: without parentheses there is no call to complete, so it is left out.
 _GRAD_MODE_CLASSES = torch_api.NO_GRAD_CONTEXTS | torch_api.ENABLE_GRAD_CONTEXTS
+# Methods of a training step whose bare mention as a statement does nothing: `model.eval`.
+_STEP_METHODS = frozenset({"eval", "train", "zero_grad", "step", "backward"})
+_NOT_CALLED = "`{method}` is never called: the statement does nothing; write `{method}()`"
 
 
 class GradModeNotCalled(Rule):
@@ -15,7 +19,9 @@ class GradModeNotCalled(Rule):
     ## What it does
     Checks for `with torch.no_grad:`, `with torch.enable_grad:` and `with
     torch.inference_mode:` (and their `torch.autograd` spellings) written without
-    parentheses.
+    parentheses, and for a mode switch or training step named as a statement of its own
+    without its call: `model.eval`, `model.train`, `optimizer.zero_grad`,
+    `optimizer.step`, `scheduler.step`, `loss.backward`.
 
     ## Why is this bad?
     These are classes: the `with` statement needs an *instance*. `with torch.no_grad:`
@@ -44,9 +50,15 @@ class GradModeNotCalled(Rule):
         predictions = model(images)
     ```
 
+    A bare `model.eval` evaluates the bound method and throws it away: the model stays in
+    training mode (dropout on, batch-norm statistics updated by the evaluation data), the
+    optimizer never clears or steps, and nothing says so.
+
     ## Fix safety
-    The fix adds `()`. It is safe: the original line always raises, and the fixed one does
-    what it reads as (`inference_mode()` defaults to `mode=True`).
+    The fix adds `()`. For a `with` item it is safe: the original line always raises, and
+    the fixed one does what it reads as (`inference_mode()` defaults to `mode=True`). For a
+    bare method it is unsafe: the call changes what the program does (which is the point),
+    and the code around it was written, and maybe tuned, without it.
 
     ## References
     - [`torch.no_grad`](https://pytorch.org/docs/stable/generated/torch.no_grad.html)
@@ -59,9 +71,18 @@ class GradModeNotCalled(Rule):
     message = "Grad-mode manager used without `()`: `with` needs an instance, so this raises TypeError"
     fix_title = "Call it: add `()`"
     fix_safety = FixSafety.SAFE
-    required_text = ("no_grad", "enable_grad", "inference_mode")
+    required_text = ("no_grad", "enable_grad", "inference_mode", *_STEP_METHODS)
 
     VALID = (
+        Valid(
+            """
+def evaluate(model, loader):
+    model.eval()
+    mode = model.training
+    switch = model.train
+    return [model(x) for x in loader], mode, switch
+"""
+        ),
         Valid(
             """
 import torch
@@ -107,6 +128,26 @@ with no_grad:
     INVALID = (
         Invalid(
             """
+def train(model, loader, optimizer, criterion):
+    model.train  # TCK110
+    for x, y in loader:
+        optimizer.zero_grad()
+        criterion(model(x), y).backward()
+        optimizer.step()
+    model.eval  # TCK110
+""",
+            expected_replacement="""
+def train(model, loader, optimizer, criterion):
+    model.train()  # TCK110
+    for x, y in loader:
+        optimizer.zero_grad()
+        criterion(model(x), y).backward()
+        optimizer.step()
+    model.eval()  # TCK110
+""",
+        ),
+        Invalid(
+            """
 import torch
 
 def evaluate(model, images):
@@ -150,6 +191,12 @@ with T.autograd.grad_mode.no_grad() as frozen:  # TCK110
 """,
         ),
     )
+
+    def visit_Expr(self, node: cst.Expr) -> None:
+        expression = node.value
+        if type(expression) is cst.Attribute and expression.attr.value in _STEP_METHODS and not expression.lpar:
+            called = cst.Call(func=expression)
+            self.report(node, _NOT_CALLED.format(method=source_text(expression)), replacement=node.with_changes(value=called), fix_safety=FixSafety.UNSAFE)
 
     def visit_WithItem(self, node: cst.WithItem) -> None:
         expression = node.item
