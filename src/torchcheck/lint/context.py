@@ -36,6 +36,7 @@ import libcst as cst
 
 from torchcheck.lint import idioms, references, torch_api
 from torchcheck.lint.binder import Binder
+from torchcheck.lint.binder import Binding as NameBinding
 from torchcheck.lint.containers import appended_items, is_empty_list
 from torchcheck.lint.distant import DistantKinds
 from torchcheck.lint.flow import ControlFlow
@@ -820,13 +821,18 @@ class LintContext:
             return UNKNOWN  # made by a call the project can look into (`QNetwork().to(device)`)
         binder = self.binder
         bindings = binder.bindings_of(name.value, binder.scope_of(name))
+        shown = [self._shown_by_binding(binding) for binding in bindings]
+        if not any(found.kind for found in shown):
+            return UNKNOWN  # most names: no use shows anything, whichever binding reaches
         if len(bindings) > 1:
-            bindings = binder.reaching(name)  # the costlier question, for a name bound several times
-        if not bindings:
-            return UNKNOWN
-        key = id(bindings[0].node), name.value
+            shown = list(map(self._shown_by_binding, binder.reaching(name)))  # the costlier question
+        kinds = {found.kind for found in shown}
+        return next((found for kind in (Kind.MODULE, Kind.TENSOR) for found in shown if found.kind is kind and kinds <= {kind, None}), UNKNOWN)
+
+    def _shown_by_binding(self, binding: NameBinding) -> Inferred:
+        key = id(binding.node), binding.name
         if key not in self._usage_kinds:
-            self._usage_kinds[key] = self._kind_shown_by([use for binding in bindings for use in binding.references])
+            self._usage_kinds[key] = self._kind_shown_by(binding.references)
         return self._usage_kinds[key]
 
     def _kind_shown_by(self, uses: list[cst.Name]) -> Inferred:
