@@ -346,16 +346,16 @@ def bind_arguments(
     the mapping or the call would raise ``TypeError``. With ``partial``, a star argument
     hides only the parameters it may fill: the receiver, the positional arguments before it
     and the keywords are still bound."""
-    if any(argument.star for argument in call.args):
-        return _bound_around_stars(call, function, receiver) if partial else None
+    starred = any(argument.star for argument in call.args)
+    if starred and not partial:
+        return None
     params = function.params
-    positional = [*params.posonly_params, *params.params]
-    mapping: dict[str, cst.BaseExpression] = {}
-    if receiver is not None:
-        if not positional:
-            return None
-        mapping[positional[0].name.value] = receiver
-        positional = positional[1:]
+    bound = _receiver_bound(function, receiver)
+    if bound is None:
+        return None
+    mapping, positional = bound
+    if starred:
+        return _bound_around_stars(call, params, mapping, positional)
     passed = [argument.value for argument in call.args if argument.keyword is None]
     if len(passed) > len(positional) and not isinstance(params.star_arg, cst.Param):
         return None
@@ -378,15 +378,18 @@ def bind_arguments(
     return mapping
 
 
-def _bound_around_stars(call: cst.Call, function: cst.FunctionDef, receiver: cst.BaseExpression | None) -> dict[str, cst.BaseExpression] | None:
-    params = function.params
-    positional = [*params.posonly_params, *params.params]
-    mapping: dict[str, cst.BaseExpression] = {}
-    if receiver is not None:
-        if not positional:
-            return None
-        mapping[positional[0].name.value] = receiver
-        positional = positional[1:]
+def _receiver_bound(function: cst.FunctionDef, receiver: cst.BaseExpression | None) -> tuple[dict[str, cst.BaseExpression], list[cst.Param]] | None:
+    """The mapping with the receiver bound to the first parameter, and the positional
+    parameters left; None when a receiver has no parameter to bind."""
+    positional = [*function.params.posonly_params, *function.params.params]
+    if receiver is None:
+        return {}, positional
+    return ({positional[0].name.value: receiver}, positional[1:]) if positional else None
+
+
+def _bound_around_stars(
+    call: cst.Call, params: cst.Parameters, mapping: dict[str, cst.BaseExpression], positional: list[cst.Param]
+) -> dict[str, cst.BaseExpression]:
     for param, argument in zip(positional, call.args):
         if argument.star or argument.keyword is not None:
             break
