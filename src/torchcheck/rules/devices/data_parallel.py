@@ -1,6 +1,6 @@
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
 import libcst as cst
@@ -8,7 +8,7 @@ import libcst as cst
 from torchcheck.lint.idioms import Effect
 from torchcheck.lint.kinds import Kind
 from torchcheck.lint.nodes import argument_for, called_name, dotted_name, method_call, subtree
-from torchcheck.lint.project import Condition
+from torchcheck.lint.project import MAY, Condition
 from torchcheck.lint.rule import Invalid, Report, Rule, Valid
 
 if TYPE_CHECKING:
@@ -82,7 +82,10 @@ class DataParallel(Rule):
     training loop) except to functions of the file that never train (`self.sample_images(model)`),
     that function never trains - and the wrapped model is put
     in `eval()` mode, called under `no_grad()`/`inference_mode()`, or unwrapped again with
-    `.module` (the idiom for loading a checkpoint saved from a wrapped model). Without a
+    `.module` (the idiom for loading a checkpoint saved from a wrapped model). In a file that
+    never trains, a model handed on only to one function of another project file
+    (`fill_memory_bank(loader, model, bank)`) is reported only if that function backpropagates
+    or steps. Without a
     backward pass there are no gradients to gather and reduce, and the advice does not
     apply: over the plain model run in each process, `DistributedDataParallel` adds only
     gradient synchronisation. Inference under `DataParallel` still copies the parameters
@@ -389,18 +392,38 @@ class Task(BaseTask):
 
     def leave_Module(self, node: cst.Module) -> None:
         for wrap in self._wraps:
-            local = wrap.binding is not None and isinstance(wrap.binding[0], cst.FunctionDef) and not self._escapes(wrap)
+            handed_in_function = wrap.binding is not None and isinstance(wrap.binding[0], cst.FunctionDef)
+            local = handed_in_function and not self._escapes(wrap)
             trains = wrap.binding[0] in self._training_functions if local else self._trains  # type: ignore[index]
-            if trains or not self._serves_inference(wrap):
+            if trains:
                 self.reports.append(wrap.report)
+            elif not self._serves_inference(wrap):
+                trainer = self._sole_trainer(wrap) if handed_in_function else None
+                self.reports.append(replace(wrap.report, conditions=(*wrap.report.conditions, trainer)) if trainer is not None else wrap.report)
+
+    def _handed(self, wrap: _Wrap) -> list[cst.CSTNode | None]:
+        """Where the function hands the wrapped name on after the wrap (an argument's, a return's parent ...)."""
+        (function, name), binder = wrap.binding, self.context.binder  # type: ignore[misc]
+        uses = (node for node in subtree(function) if type(node) is cst.Name and node.value == name and binder.precedes(wrap.report.node, node) and wrap.report.node not in binder.ancestors(node))
+        return [binder.parent(node) for node in uses]
 
     def _escapes(self, wrap: _Wrap) -> bool:
         """After the wrap, the function hands the wrapped name on (an argument, a return value):
         code elsewhere may train it."""
-        (function, name), binder = wrap.binding, self.context.binder  # type: ignore[misc]
-        uses = (node for node in subtree(function) if type(node) is cst.Name and node.value == name and binder.precedes(wrap.report.node, node) and wrap.report.node not in binder.ancestors(node))
-        handed = (binder.parent(node) for node in uses)
+        handed, binder = self._handed(wrap), self.context.binder
         return any(isinstance(parent, (cst.Arg, cst.Return, cst.Element, cst.DictElement)) and binder.parent(parent) not in self._not_training for parent in handed)
+
+    def _sole_trainer(self, wrap: _Wrap) -> Condition | None:
+        """In a file that never trains, the wrapped model goes only to one function of another
+        project file (``fill_memory_bank(loader, model, bank)``): it is trained only if that
+        function backpropagates or steps."""
+        binder, project = self.context.binder, self.context.project
+        handed = [parent for parent in self._handed(wrap) if isinstance(parent, (cst.Arg, cst.Return, cst.Element, cst.DictElement))]
+        if project is None or not handed or not all(isinstance(parent, cst.Arg) for parent in handed):
+            return None
+        helpers = {project.symbol_of(binder.parent(parent).func) for parent in handed}  # type: ignore[union-attr]
+        helper = helpers.pop() if len(helpers) == 1 else None
+        return Condition(helper, "does:backward,step", MAY) if helper is not None and not helper.is_local else None
 
     def _data_parallel_subclass(self, call: cst.Call, name: str | None) -> Condition | None:
         """``CustomDataParallel(model, n)``: a class of the project, of this file or another,
