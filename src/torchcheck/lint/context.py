@@ -1231,6 +1231,19 @@ class LintContext:
             self._bind_target(item.value, strong(kind) if kind is not None else UNKNOWN)
         return bool(kinds)
 
+    def wrapped_modules(self, call: cst.Call) -> list[cst.BaseExpression] | None:
+        """What a wrapper call hands back wrapped, in order: every argument of a framework's
+        ``accelerator.prepare(model, optimizer, loader)``, the module of
+        ``DistributedDataParallel(model)``, ``DataParallel(model)`` or ``torch.compile(model)``
+        (whose forward runs that module's); None for any other call."""
+        arguments = self._wrapped_arguments(call)
+        if arguments is not None:
+            return arguments
+        first = call.args[0] if call.args else None
+        if first is None or first.keyword is not None or first.star or self.call_name(call) not in torch_api.FORWARDING_WRAPPERS:
+            return None
+        return [first.value]
+
     def _wrapped_arguments(self, call: cst.Call) -> list[cst.BaseExpression] | None:
         """The arguments of a framework call that returns them wrapped, in order."""
         receiver_method = method_call(call)

@@ -91,6 +91,12 @@ DATALOADERS = frozenset({"torch.utils.data.DataLoader", "torch.utils.data.datalo
 SAMPLERS_PREFIXES = ("torch.utils.data.",)
 DEVICE_CONSTRUCTORS = frozenset({"torch.device"})
 WRAPPING_MODULE_FUNCTIONS = frozenset({"torch.compile", "torch.jit.script", "torch.jit.trace"})
+# Wrappers whose forward runs the forward of the module they are given (first argument).
+FORWARDING_WRAPPERS = WRAPPING_MODULE_FUNCTIONS | FSDP1_WRAPPERS | frozenset(
+    {"torch.nn.parallel.DistributedDataParallel", "torch.nn.DistributedDataParallel",
+     "torch.nn.parallel.distributed.DistributedDataParallel", "torch.nn.DataParallel", "torch.nn.parallel.DataParallel",
+     "torch.nn.parallel.data_parallel.DataParallel", "apex.parallel.DistributedDataParallel"}
+)
 # Grad-mode managers (also decorators). `inference_mode(mode)` disables gradients only when
 # `mode` is true: `inference_mode(False)`, like `enable_grad()`, turns them back on.
 INFERENCE_MODE = frozenset({"torch.inference_mode", "torch.autograd.inference_mode", "torch.autograd.grad_mode.inference_mode"})

@@ -93,7 +93,8 @@ class ActivationBeforeLogitsLoss(Rule):
     activation (a final `nn.Softmax()` layer of an `nn.Sequential` head included), in the
     same file or in another file of the project. The output is followed through reshapes,
     casts and moves (`probs.view(1, -1)`, `.float()`, `.cuda()`), and `self(x)` in a method
-    of the model runs its own `forward`. A parameter annotated with a model class
+    of the model runs its own `forward`, as do the wrappers that run it: `DistributedDataParallel(model)`,
+    `DataParallel`, `torch.compile`, and a framework's `accelerator.prepare(model, ...)`. A parameter annotated with a model class
     (`model: Classifier`) holds that model; so does a parameter named as a model (`model`,
     `net`) in a file that defines exactly one module class (a script with its model), when
     nothing else tells what it holds. A functional loss held in a name or an attribute
@@ -272,6 +273,37 @@ def step(x, y):
         ),
     )
     INVALID = (
+        Invalid(
+            """
+import torch
+import torch.nn.functional as F
+from accelerate import Accelerator
+from torch.nn.parallel import DistributedDataParallel as DDP
+
+class Net(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.fc = torch.nn.Linear(10, 3)
+    def forward(self, x):
+        return F.softmax(self.fc(x), dim=-1)
+
+def train(loader, rank):
+    accelerator = Accelerator()
+    model = Net()
+    optimizer = torch.optim.AdamW(model.parameters())
+    model, optimizer, loader = accelerator.prepare(model, optimizer, loader)
+    for x, y in loader:
+        loss = F.cross_entropy(model(x), y)  # TCK605
+        accelerator.backward(loss)
+        optimizer.step()
+        optimizer.zero_grad()
+
+def train_ddp(loader, rank):
+    model = DDP(Net().to(rank), device_ids=[rank])
+    for x, y in loader:
+        F.cross_entropy(model(x), y).backward()  # TCK605
+"""
+        ),
         Invalid(
             """
 import torch
@@ -455,7 +487,11 @@ class Discriminator(nn.Module):
         value = statement.value if isinstance(statement, (cst.Assign, cst.AnnAssign)) else None
         if value is None:
             return None  # a loop target, `x += ...`, a `with` item ...
-        held, index = self._value_of(value), references.unpacked_index(self.context.binder, target, statement)
+        index = references.unpacked_index(self.context.binder, target, statement)
+        wrapped = self.context.wrapped_modules(value) if index is not None and isinstance(value, cst.Call) else None
+        if wrapped is not None and 0 <= index < len(wrapped):  # type: ignore[operator]
+            return self._value_of(wrapped[index])  # `model, optimizer = accelerator.prepare(model, optimizer)`
+        held = self._value_of(value)
         if index is None or held is None:
             return held if index != -1 else None
         return held.element(index)  # `real, aux = discriminator(x)`: each name holds one element
@@ -494,6 +530,9 @@ class Discriminator(nn.Module):
         return held.element(int(index.value)) if held is not None and isinstance(index, cst.Integer) else None
 
     def _result_of(self, call: cst.Call) -> _Held | None:
+        wrapped = self.context.wrapped_modules(call)
+        if wrapped is not None and len(wrapped) == 1:
+            return self._value_of(wrapped[0])  # `DDP(model)` runs the model's forward
         qualified = self.context.call_name(call)
         if qualified is not None:
             held = self._api_result(qualified, call)
