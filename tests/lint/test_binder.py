@@ -154,3 +154,20 @@ def test_a_binding_later_in_a_loop_does_not_reach_past_one_made_before_the_use_i
     binder = Binder(module)
     read = next(name for name in _names(module, "out") if isinstance(binder.parent(name), cst.Arg))
     assert [cst.Module([]).code_for_node(binding.node.value) for binding in binder.reaching(read)] == ["model(batch)"]
+
+
+SELF_REFERENCING = '''
+states = norm_states(module)
+states = all_reduce(states)
+states += offsets
+'''
+
+
+def test_an_assignment_binds_after_its_value_and_an_augmented_one_reads_the_binding_before() -> None:
+    module = cst.parse_module(textwrap.dedent(SELF_REFERENCING))
+    binder = Binder(module)
+    first_target, second_target, argument, augmented = _names(module, "states")
+    code = cst.Module([]).code_for_node
+    assert [code(binding.node.value) for binding in binder.reaching(argument)] == ["norm_states(module)"]
+    assert [code(binding.node.value) for binding in binder.reaching(augmented)] == ["all_reduce(states)"]
+    assert [code(binding.node.value) for binding in binder.reaching(second_target)] == ["all_reduce(states)"]

@@ -157,8 +157,8 @@ class Binder:
         def may_reach(binding: Binding) -> bool:
             if isinstance(binding.scope.node, _COMPREHENSIONS):
                 return True  # `[x * x for x in xs]`: the target is bound before each element runs
-            if self._made_at(binding) <= self._order[id(use)]:  # equal: the use is the binding's target
-                return True
+            if self._made_at(binding) <= self._order[id(use)] - (type(binding.node) is cst.AugAssign):
+                return True  # equal: the use is the binding's own target (`x += 1` reads the `x` before)
             return outermost is not None and any(ancestor is outermost for ancestor in self.ancestors(binding.node))
 
         return [binding for binding in bindings if may_reach(binding)]
@@ -171,7 +171,7 @@ class Binder:
         if len(bindings) < 2:
             return bindings
         blocks = {id(ancestor) for ancestor in self.ancestors(use)}
-        position = self._order[id(use)]
+        position = self._order[id(use)] - (type(self.parent(use)) is cst.AugAssign and self.parent(use).target is use)  # type: ignore[union-attr]
         sure = [
             binding
             for binding in bindings

@@ -832,7 +832,12 @@ class LintContext:
     def _shown_by_binding(self, binding: NameBinding) -> Inferred:
         key = id(binding.node), binding.name
         if key not in self._usage_kinds:
-            self._usage_kinds[key] = self._kind_shown_by(binding.references)
+            shown = self._kind_shown_by(binding.references)
+            if shown.kind is not None and len(self.binder.bindings_of(binding.name, binding.scope)) > 1:
+                # `vals = torch.tensor(vals)`, then `vals.unsqueeze(-1)`: only the uses this binding reaches
+                reached = [use for use in binding.references if any(found is binding for found in self.binder.reaching(use))]
+                shown = self._kind_shown_by(reached)
+            self._usage_kinds[key] = shown
         return self._usage_kinds[key]
 
     def _kind_shown_by(self, uses: list[cst.Name]) -> Inferred:
