@@ -18,6 +18,7 @@ import libcst as cst
 from torchcheck.lint import idioms, references
 from torchcheck.lint.context import LintContext
 from torchcheck.lint.flow import BODY, ELSE, Branch, Event, Path
+from torchcheck.lint.guards import never_together
 from torchcheck.lint.nodes import dotted_name, self_attribute, subtree
 from torchcheck.lint.walker import children
 
@@ -200,7 +201,10 @@ def is_ddp_name(context: LintContext, expression: cst.BaseExpression) -> bool:
     if not isinstance(expression, cst.Name):
         return False
     binding = context.flow.last_binding(expression.value)
-    return binding is not None and is_ddp_wrap(context, binding.value) or holds_ddp(context, expression)
+    if binding is not None and is_ddp_wrap(context, binding.value):
+        # `if distributed: model = DDP(model)` ... `if distributed: ... else: model.state_dict()`: never both
+        return not never_together(context.binder, binding.value, expression)
+    return holds_ddp(context, expression)
 
 
 def holds_ddp(context: LintContext, expression: cst.BaseExpression, depth: int = 0) -> bool:

@@ -108,6 +108,23 @@ class DdpStateDictPrefixed(Rule):
 import torch
 from torch.nn.parallel import DistributedDataParallel as DDP
 
+def train(model, args, path):
+    if args.restart_from:
+        model.load_state_dict(torch.load(args.restart_from, weights_only=True))
+    if args.distributed:
+        model = DDP(model, device_ids=[args.local_rank])
+    fit(model)
+    if args.distributed:
+        torch.save(model.module.state_dict(), path)
+    else:
+        torch.save(model.state_dict(), path)
+"""
+        ),
+        Valid(
+            """
+import torch
+from torch.nn.parallel import DistributedDataParallel as DDP
+
 model = Net()
 if resume:
     model.load_state_dict(torch.load("last.pt", weights_only=True))
