@@ -12,11 +12,16 @@ numbers. Classes of other files and of libraries (torchmetrics) are not analysed
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import libcst as cst
 
 from torchcheck.lint.binder import Binder
-from torchcheck.lint.nodes import subtree
+from torchcheck.lint.nodes import self_attribute, subtree
 from torchcheck.lint.summaries import bind_arguments
+
+if TYPE_CHECKING:
+    from torchcheck.lint.context import LintContext
 
 _DETACHING_FUNCTIONS = frozenset({"float", "int", "bool", "round", "str"})
 _DETACHING_METHODS = frozenset({"item", "detach", "detach_", "tolist", "numpy"})
@@ -153,6 +158,17 @@ def instance_class(binder: Binder, made_by: cst.BaseExpression | None) -> cst.Cl
     if isinstance(made_by, cst.Call) and isinstance(made_by.func, cst.Name):
         return class_named(binder, made_by.func.value)
     return None
+
+
+def instance_class_of(context: LintContext, receiver: cst.BaseExpression) -> cst.ClassDef | None:
+    """The class of this file whose instance ``receiver`` holds where the walk stands: a name
+    last bound to ``Meter(...)``, or ``self.<attribute>`` that every assignment in the current
+    class binds to one."""
+    if isinstance(receiver, cst.Name):
+        binding = context.flow.last_binding(receiver.value)
+        return instance_class(context.binder, binding.value) if binding is not None else None
+    owner, attribute = context.current_class, self_attribute(receiver)
+    return attribute_class(context.binder, owner, attribute) if owner is not None and attribute is not None else None
 
 
 def attribute_class(binder: Binder, owner: cst.ClassDef, attribute: str) -> cst.ClassDef | None:

@@ -153,12 +153,13 @@ class Binder:
         bindings = self.bindings_of(use.value, self.scope_of(use))
         loops = self.loops_around(use)
         outermost = loops[0] if loops else None
+        position = self._read_at(use)
 
         def may_reach(binding: Binding) -> bool:
             if isinstance(binding.scope.node, _COMPREHENSIONS):
                 return True  # `[x * x for x in xs]`: the target is bound before each element runs
-            if self._made_at(binding) <= self._order[id(use)] - (type(binding.node) is cst.AugAssign):
-                return True  # equal: the use is the binding's own target (`x += 1` reads the `x` before)
+            if self._made_at(binding) <= position:
+                return True
             return outermost is not None and any(ancestor is outermost for ancestor in self.ancestors(binding.node))
 
         return [binding for binding in bindings if may_reach(binding)]
@@ -171,7 +172,7 @@ class Binder:
         if len(bindings) < 2:
             return bindings
         blocks = {id(ancestor) for ancestor in self.ancestors(use)}
-        position = self._order[id(use)] - (type(self.parent(use)) is cst.AugAssign and self.parent(use).target is use)  # type: ignore[union-attr]
+        position = self._read_at(use)
         sure = [
             binding
             for binding in bindings
@@ -186,6 +187,13 @@ class Binder:
             for binding in bindings
             if start <= self._made_at(binding) <= position or self._made_at(binding) > position and self._carried_past(binding, last, use)
         ]
+
+    def _read_at(self, use: cst.Name) -> int:
+        """Where the use reads its name in the walk's order: an assignment's own target is
+        reached by its binding (equal places), an augmented one's (``x += 1``) reads the ``x``
+        bound before it."""
+        parent = self.parent(use)
+        return self._order[id(use)] - (type(parent) is cst.AugAssign and parent.target is use)  # type: ignore[union-attr]
 
     def _made_at(self, binding: Binding) -> int:
         """Where the binding takes effect in the walk's order: an assignment's after its value

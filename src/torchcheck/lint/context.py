@@ -453,7 +453,7 @@ class LintContext:
         # for the project index (see lint/exports.py); None for a bare walk.
         self._passed_makers: dict[cst.Param, str | None] = {}  # see maker_of
         self._makes_frameworks: bool | None = None  # the file's text names a framework maker
-        self._module_method_text: bool | None = None
+        self._usage_text: bool | None = None  # the text may show kinds by usage (see _may_show_usage)
         self._usage_kinds: dict[tuple[int, str], Inferred] = {}  # (binding node, name) -> kind the uses show
         self.project: ProjectNames | None = None  # set by the engine: lint/exports.py's ProjectFacts
 
@@ -803,9 +803,9 @@ class LintContext:
     def _may_show_usage(self) -> bool:
         """A cheap screen: the text calls a module-only, mode or tensor-only method on something
         other than ``self``, or a torch function that takes a tensor."""
-        if self._module_method_text is None:
-            self._module_method_text = self._text is None or _USAGE_CALL.search(self._text) is not None
-        return self._module_method_text
+        if self._usage_text is None:
+            self._usage_text = self._text is None or _USAGE_CALL.search(self._text) is not None
+        return self._usage_text
 
     def _kind_from_usage(self, name: cst.Name) -> Inferred:
         """What the uses of the value a name holds show, with USAGE evidence; else UNKNOWN.

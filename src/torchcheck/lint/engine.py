@@ -11,9 +11,9 @@ the nesting that would crash its native parser (:mod:`torchcheck.lint.nesting`).
 from __future__ import annotations
 
 import contextlib
-import re
 import gc
 import hashlib
+import re
 import traceback
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass

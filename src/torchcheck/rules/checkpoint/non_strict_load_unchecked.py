@@ -7,12 +7,12 @@ from dataclasses import dataclass
 import libcst as cst
 
 from torchcheck.lint import references
-from torchcheck.lint.accumulators import attribute_class, instance_class
+from torchcheck.lint.accumulators import instance_class_of
 from torchcheck.lint.buffers import methods_of
 from torchcheck.lint.context import LintContext
 from torchcheck.lint.flow import Function
 from torchcheck.lint.kinds import Kind
-from torchcheck.lint.nodes import argument_for, called_name, is_none, keyword_argument, literal_bool, method_call, self_attribute, source_text, subtree
+from torchcheck.lint.nodes import argument_for, called_name, is_none, keyword_argument, literal_bool, method_call, source_text, subtree
 from torchcheck.lint.rule import Invalid, Rule, Valid
 
 # Names that show the code compares state-dict keys by hand.
@@ -477,13 +477,7 @@ def resume(model, path, pretrained):
     def _own_load_state_dict(self, receiver: cst.BaseExpression) -> bool:
         """The receiver is an instance of a class of this file that defines ``load_state_dict``
         itself (an EMA holder, a wrapper): what its ``strict`` means is that class's to say."""
-        binder, owner = self.context.binder, self.context.current_class
-        if isinstance(receiver, cst.Name):
-            binding = self.context.flow.last_binding(receiver.value)
-            found = owner if receiver.value == "self" else instance_class(binder, binding.value) if binding is not None else None
-        else:
-            attribute = self_attribute(receiver)
-            found = attribute_class(binder, owner, attribute) if owner is not None and attribute is not None else None
+        found = self.context.instance_class(receiver) or instance_class_of(self.context, receiver)  # `self`, or an instance
         return found is not None and "load_state_dict" in methods_of(found)
 
     def _distributed_load(self, call: cst.Call, qualified: str | None) -> None:

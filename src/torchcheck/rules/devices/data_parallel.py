@@ -17,6 +17,8 @@ if TYPE_CHECKING:
 _DATA_PARALLEL = frozenset(
     {"torch.nn.DataParallel", "torch.nn.parallel.DataParallel", "torch.nn.parallel.data_parallel.DataParallel"}
 )
+# Where a name is handed on: an argument, a return value, an item of a container.
+_HANDED_ON = (cst.Arg, cst.Return, cst.Element, cst.DictElement)
 _GRADIENT_FUNCTIONS = frozenset({"torch.autograd.backward", "torch.autograd.grad"})
 # The decorator that marks a method as overriding its base class's (`typing.override`).
 _OVERRIDE = "override"
@@ -411,14 +413,14 @@ class Task(BaseTask):
         """After the wrap, the function hands the wrapped name on (an argument, a return value):
         code elsewhere may train it."""
         handed, binder = self._handed(wrap), self.context.binder
-        return any(isinstance(parent, (cst.Arg, cst.Return, cst.Element, cst.DictElement)) and binder.parent(parent) not in self._not_training for parent in handed)
+        return any(isinstance(parent, _HANDED_ON) and binder.parent(parent) not in self._not_training for parent in handed)
 
     def _sole_trainer(self, wrap: _Wrap) -> Condition | None:
         """In a file that never trains, the wrapped model goes only to one function of another
         project file (``fill_memory_bank(loader, model, bank)``): it is trained only if that
         function backpropagates or steps."""
         binder, project = self.context.binder, self.context.project
-        handed = [parent for parent in self._handed(wrap) if isinstance(parent, (cst.Arg, cst.Return, cst.Element, cst.DictElement))]
+        handed = [parent for parent in self._handed(wrap) if isinstance(parent, _HANDED_ON)]
         if project is None or not handed or not all(isinstance(parent, cst.Arg) for parent in handed):
             return None
         helpers = {project.symbol_of(binder.parent(parent).func) for parent in handed}  # type: ignore[union-attr]

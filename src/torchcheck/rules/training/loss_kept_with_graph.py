@@ -5,7 +5,7 @@ from dataclasses import dataclass, field
 import libcst as cst
 
 from torchcheck.lint import references
-from torchcheck.lint.accumulators import accumulated_arguments, attribute_class, instance_class
+from torchcheck.lint.accumulators import accumulated_arguments, instance_class_of
 from torchcheck.lint.containers import combined_names, literal_items
 from torchcheck.lint.context import LintContext, Loop
 from torchcheck.lint.flow import Function
@@ -729,7 +729,7 @@ class Trainer:
             return  # no class of this file has such a method
         if not any(self._may_carry_graph(argument.value) for argument in call.args):
             return
-        instance = self._instance_class(receiver)
+        instance = instance_class_of(self.context, receiver)
         for argument, statement in accumulated_arguments(self.context.binder, call, instance) if instance is not None else ():
             if not self._backpropagated_by_a_method(instance, statement):  # type: ignore[arg-type]
                 self._consider(call, root_name(receiver), argument, statement)
@@ -752,13 +752,6 @@ class Trainer:
                 return Kind.GRAPH_TENSOR in (self.context.kind_of(value.left), self.context.kind_of(value.right))
             return self._may_carry_graph(value.left) or self._may_carry_graph(value.right)
         return any(self._may_carry_graph(part) for part in literal_items(value))
-
-    def _instance_class(self, receiver: cst.BaseExpression) -> cst.ClassDef | None:
-        if isinstance(receiver, cst.Name):
-            binding = self.context.flow.last_binding(receiver.value)
-            return instance_class(self.context.binder, binding.value) if binding is not None else None
-        owner, attribute = self.context.current_class, self_attribute(receiver)
-        return attribute_class(self.context.binder, owner, attribute) if owner is not None and attribute is not None else None
 
     def _consider(
         self, node: cst.CSTNode, container: str | None, value: cst.BaseExpression, accumulated_in: cst.CSTNode | None = None
