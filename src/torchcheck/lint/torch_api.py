@@ -181,6 +181,16 @@ VALUE_KEEPING_METHODS = frozenset(
 )
 
 
+# In-place fills: they return their receiver, on the device it is on.
+IN_PLACE_FILLS = frozenset({"fill_", "zero_", "normal_", "uniform_", "random_", "exponential_", "log_normal_", "geometric_", "cauchy_", "bernoulli_"})
+RANDOM_FILLS = IN_PLACE_FILLS - {"fill_", "zero_"}
+# Tensor methods whose result lives where their receiver does: a tensor built on the CPU is
+# still there after them.
+PLACE_KEEPING_METHODS = (VALUE_KEEPING_METHODS - {"to", "cuda", "cpu", "type"}) | IN_PLACE_FILLS | {
+    "expand", "repeat", "t", "transpose", "permute", "long", "int", "bool"
+}
+
+
 def is_module_class_name(qualified: str) -> bool:
     """Whether ``qualified`` names an ``nn.Module`` class (``torch.nn.Linear``, ``torch.nn.Module``,
     a library's subclass such as Lightning's ``LightningModule``)."""

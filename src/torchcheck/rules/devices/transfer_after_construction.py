@@ -30,14 +30,20 @@ class TransferAfterConstruction(Rule):
     """
     ## What it does
     Checks for tensors created by a factory that computes their values (`torch.zeros`,
-    `torch.rand`, `torch.arange`, ...) and then immediately moved with `.cuda()` (`.cuda(1)`
-    included) or `.to(device)`.
+    `torch.rand`, `torch.arange`, ...) and then moved with `.cuda()` (`.cuda(1)` included) or
+    `.to(device)`, directly or after methods that leave the tensor where it is (an in-place
+    fill such as `.fill_(0)` or `.normal_()`, a reshape, a dtype conversion). The legacy
+    constructors called with sizes (`torch.FloatTensor(batch, 3).fill_(0).cuda()`) allocate on
+    the CPU too.
 
     ## Why is this bad?
     The tensor is first allocated and filled on the CPU, then copied to the device: twice
     the allocations, a host-to-device copy, and for random factories a different random
     stream than constructing on the device. Given `device=`, these factories allocate and
     fill the tensor on the device itself; construct the tensor where it will live.
+
+    The legacy constructors take no CUDA `device=`: use `torch.empty`, `torch.zeros` or
+    `torch.ones` with `device=` instead.
 
     Tensors made from data (`torch.tensor(data)`, `torch.as_tensor(array)`,
     `torch.from_numpy(array)`) are not reported: the data is in host memory, so PyTorch
@@ -69,7 +75,8 @@ class TransferAfterConstruction(Rule):
     result has the same values, dtype and device. For random factories (`rand`, `randn`,
     `randint`, `randperm`) it is unsafe: the CPU and CUDA generators draw different numbers
     from the same seed, so a seeded run computes something else after the fix. It is also
-    unsafe when the target is known to be a device only by its name (`.to(self.device)`,
+    unsafe after a random in-place fill (`.normal_()`, `.uniform_()`), for the same reason, and
+    when the target is known to be a device only by its name (`.to(self.device)`,
     `.to(state.device)`): `.to()` would take a dtype or a tensor there too, `device=` would
     not. It is not
     offered when the call passes `**kwargs`, which could already supply `device=`. Nothing
@@ -147,6 +154,8 @@ import numpy as np
 import torch
 from torch import tensor
 labels = tensor([1, 2, 3]).to("cuda:0")
+targets = torch.FloatTensor(batch_labels).unsqueeze(1).to(device)
+weights = torch.ones(3).add_(offsets).to(device)
 anchors = torch.tensor(cfg.ANCHORS, dtype=torch.float32).to(device)
 boxes = torch.as_tensor(np.stack(targets)).cuda()
 scale = torch.tensor(0.5).to(device)
@@ -161,6 +170,24 @@ def randn_tensor(shape, generator, device, dtype):
         ),
     )
     INVALID = (
+        Invalid(
+            """
+import torch
+def buffers(batch, size, device):
+    faces = torch.FloatTensor(batch, size, 27).fill_(0.0).to(device=device)  # TCK201
+    return faces
+"""
+        ),
+        Invalid(
+            """
+import torch
+mask = torch.ones(8, 8).unsqueeze(0).bool().cuda()  # TCK201
+""",
+            expected_replacement="""
+import torch
+mask = torch.ones(8, 8, device="cuda").unsqueeze(0).bool()  # TCK201
+""",
+        ),
         Invalid(
             """
 import torch
@@ -207,22 +234,29 @@ x = torch.arange(10, device=torch.device("cuda"))  # TCK201
 
     def visit_Call(self, node: cst.Call) -> None:
         receiver_method = method_call(node)
-        if receiver_method is None:
+        if receiver_method is None or receiver_method[1] not in ("to", "cuda"):
             return
-        factory, method = receiver_method
-        if not isinstance(factory, cst.Call) or self.context.call_name(factory) not in _DEVICE_FACTORIES:
-            return
-        if has_star_kwargs(factory) or keyword_argument(factory, "requires_grad") is not None:
+        receiver, method = receiver_method
+        factory, fills = _built_through(receiver)
+        if factory is None or has_star_kwargs(factory) or keyword_argument(factory, "requires_grad") is not None:
             return  # **kwargs may carry device=; requires_grad=True is TCK108's finding
         if keyword_argument(factory, "device") is not None or keyword_argument(factory, "generator") is not None:
             return  # placed on purpose, or pinned to its generator's device (see "Fix safety")
         device = self._target_device(node, method)
         if device is None:
             return
-        random = self.context.call_name(factory) in _RANDOM_FACTORIES
+        name = self.context.call_name(factory)
+        if name in torch_api.LEGACY_TENSOR_CONSTRUCTORS and _given_sizes(factory):
+            self.report(node, _LEGACY_MESSAGE)
+            return
+        if name not in _DEVICE_FACTORIES:
+            return
+        random = name in _RANDOM_FACTORIES or any(fill in torch_api.RANDOM_FILLS for fill in fills)
         named_only = self.context.evidence_of(device) is Evidence.CONVENTION  # `.to(state.device)`
         unsafe = random or named_only
-        self.report(node, replacement=with_keyword_appended(factory, keyword("device", device)), fix_safety=FixSafety.UNSAFE if unsafe else None)
+        placed = with_keyword_appended(factory, keyword("device", device))
+        replacement = receiver.deep_replace(factory, placed) if receiver is not factory else placed
+        self.report(node, replacement=replacement, fix_safety=FixSafety.UNSAFE if unsafe else None)
 
     def _target_device(self, call: cst.Call, method: str) -> cst.BaseExpression | None:
         if method == "cuda":
@@ -237,6 +271,31 @@ x = torch.arange(10, device=torch.device("cuda"))  # TCK201
             return None  # .to(device, dtype) also converts: leave it alone
         device = first.value
         return device if is_device_expression(device, self.context.kind_of(device)) else None
+
+
+_LEGACY_MESSAGE = (
+    "Tensor built on the CPU by a legacy constructor and then copied to the device; "
+    "use `torch.empty`/`torch.zeros`/`torch.ones` with `device=`"
+)
+
+
+def _built_through(value: cst.BaseExpression) -> tuple[cst.Call | None, list[str]]:
+    """The factory call a tensor comes from through methods that keep it where it is
+    (``torch.zeros(n).unsqueeze(0)``, ``torch.FloatTensor(n).fill_(0)``), and those methods."""
+    methods: list[str] = []
+    while type(value) is cst.Call:
+        receiver_method = method_call(value)
+        if receiver_method is None or receiver_method[1] not in torch_api.PLACE_KEEPING_METHODS:
+            return value, methods
+        methods.append(receiver_method[1])
+        value = receiver_method[0]
+    return None, methods
+
+
+def _given_sizes(call: cst.Call) -> bool:
+    """``torch.FloatTensor(batch, 3)``: sizes, not data (data is one sequence)."""
+    positional = [argument for argument in call.args if argument.keyword is None and not argument.star]
+    return len(positional) >= 2 or (len(positional) == 1 and type(positional[0].value) is cst.Integer)
 
 
 def _cuda_device(call: cst.Call) -> cst.BaseExpression | None:
