@@ -181,3 +181,50 @@ def test_losses_a_trainer_of_another_file_backpropagated_and_returned_are_kept_w
         fit_one_epoch(Trainer(net, optimizer), batches)
     """
     assert _findings(_write(tmp_path, trainer=trainer, train=train), "TCK101") == [("train.py", 9)]
+
+
+ALGORITHM = """
+import torch
+
+class Ranker:
+    def __init__(self, net, optimizer):
+        self.net, self.optimizer = net, optimizer
+
+    def _update(self):
+        self.optimizer.zero_grad()
+        self.loss.backward()
+        self.optimizer.step()
+
+    def train(self, batch):
+        self.loss = self.net(batch).mean()
+        self._update()
+        return self.loss{item}, {{"step": 1}}
+"""
+
+RUN = """
+from algorithm import Ranker
+
+def run(net, optimizer, batches, steps):
+    ranker = Ranker(net, optimizer)
+    loss, history, step = 0.0, [], 0
+    while step < steps:
+        step_loss, summary = ranker.train(batches[step])
+        loss += step_loss / steps
+        step += 1
+        if step % 10 == 0:
+            history.append(loss)
+    return history
+"""
+
+
+def test_what_another_files_method_backpropagated_and_returned_keeps_its_graph_in_any_loop(tmp_path: Path) -> None:
+    """The value a method backpropagated (through a helper of its own class) and returned is
+    attached to a graph nobody will backpropagate again: summed across iterations of a loop
+    that is no data loop, and the sum kept, both keep every step's graph."""
+    root = _write(tmp_path, algorithm=ALGORITHM.format(item=""), run=RUN)
+    assert _findings(root, "TCK101") == [("run.py", 9), ("run.py", 12)]
+
+
+def test_a_number_returned_instead_keeps_nothing(tmp_path: Path) -> None:
+    root = _write(tmp_path, algorithm=ALGORITHM.format(item=".item()"), run=RUN)
+    assert _findings(root, "TCK101") == []

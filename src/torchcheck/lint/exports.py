@@ -52,6 +52,7 @@ from torchcheck.lint.project import (
     GRAPH,
     GRAPH_ENTRIES,
     RETURNED_KINDS,
+    BACKPROPAGATED,
     TENSOR,
     TORCH_MODULE,
     UNGUARDED_CALLS,
@@ -560,6 +561,8 @@ class ProjectFacts:
         found = {returns_fact(method): returns.kind} if returns.kind is not None else {}
         found.update({returns_fact(method, index): kind for index, kind in enumerate(returns.elements) if kind is not None})
         named = {fact: _returned_kind_name(kind) for fact, kind in found.items()}
+        backpropagated = [returns_fact(method)] if returns.backpropagated else []
+        named.update(dict.fromkeys([*backpropagated, *(returns_fact(method, index) for index in returns.backpropagated_elements)], BACKPROPAGATED))
         if returns.graph_entries:
             named[returns_fact(method)] = GRAPH_ENTRIES
         return {fact: Fact(name, line, where) for fact, name in named.items() if name in RETURNED_KINDS}

@@ -98,7 +98,8 @@ DERIVES = "derives"
 # whose entries carry the graph of a loss it backpropagated).
 RETURNS = "returns"
 TENSOR, GRAPH, A_MODULE, GRAPH_ENTRIES = "tensor", "graph", "module", "graph_entries"
-RETURNED_KINDS = (TENSOR, GRAPH, A_MODULE, GRAPH_ENTRIES)
+BACKPROPAGATED = "backpropagated"  # a graph tensor the function itself backpropagated
+RETURNED_KINDS = (TENSOR, GRAPH, A_MODULE, GRAPH_ENTRIES, BACKPROPAGATED)
 
 
 def returns_fact(method: str | None = None, index: int | None = None) -> str:
@@ -782,7 +783,7 @@ def _satisfies(expected: str, actual: str) -> bool:
         if expected == MAY:
             return actual in (MAY, MUST)
         return actual == expected
-    return actual == expected or (expected == TENSOR and actual == GRAPH)
+    return actual == expected or (expected == TENSOR and actual == GRAPH) or (expected in (TENSOR, GRAPH) and actual == BACKPROPAGATED)
 
 
 def _bind(parameters: list[Mapping[str, Any]], call: CallShape) -> dict[str, str | None] | None:

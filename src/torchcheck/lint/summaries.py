@@ -157,19 +157,29 @@ class Returns:
     graph_entries: bool = False
     # `return indices, weights`: each element's kind, where every return is a tuple of that length
     elements: tuple[Kind | None, ...] = ()
+    # `self.loss.backward()` then `return self.loss, stats`: the value, or the elements (by
+    # position), that the function itself backpropagated
+    backpropagated: bool = False
+    backpropagated_elements: tuple[int, ...] = ()
 
     def to_dict(self) -> dict[str, Any]:
         kind = self.kind.name if self.kind is not None else None
         found: dict[str, Any] = {"kind": kind, "probabilities": self.probabilities, "non_contiguous": self.non_contiguous}
         if self.elements:
             found["elements"] = [element.name if element is not None else None for element in self.elements]
+        if self.backpropagated or self.backpropagated_elements:
+            found["backpropagated"] = [-1] if self.backpropagated else list(self.backpropagated_elements)
         return {**found, "graph_entries": True} if self.graph_entries else found
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> Returns:
         kind = Kind[data["kind"]] if data.get("kind") else None
         elements = tuple(Kind[name] if name else None for name in data.get("elements", ()))
-        return cls(kind, bool(data["probabilities"]), bool(data["non_contiguous"]), bool(data.get("graph_entries")), elements)
+        positions = tuple(data.get("backpropagated", ()))
+        return cls(
+            kind, bool(data["probabilities"]), bool(data["non_contiguous"]), bool(data.get("graph_entries")), elements,
+            positions == (-1,), positions if positions != (-1,) else (),
+        )
 
 
 class ParameterKind(enum.Enum):
@@ -816,7 +826,7 @@ class _FunctionPass:
         self.gradient_holders: dict[str, str] = {}  # `p` in `for p in model.parameters()` -> "model"
         self.module_parts: dict[str, str] = {}  # `block` in `for block in model.blocks` -> "model.blocks"
         self.assigned: dict[str, cst.BaseExpression] = {}  # last `name = value`, in source order
-        self.backpropagated: set[str] = set()  # local names `.backward()` ran on, not rebound since
+        self.backpropagated: set[str] = set()  # local names and attribute paths `.backward()` ran on, not rebound since
         self.backpropagated_entries: set[str] = set()  # local containers an entry of which it ran on
         self.returned: list[Returns] = []
         owner = summaries.index.enclosing_class(function)
@@ -1009,6 +1019,8 @@ class _FunctionPass:
             self.backpropagated_entries.add(receiver.value.value)  # parts["total"].backward()
         elif isinstance(receiver, cst.Name) and receiver.value in self.assigned:
             self.backpropagated.add(receiver.value)
+        elif isinstance(receiver, cst.Attribute) and (path := dotted_name(receiver)) is not None:
+            self.backpropagated.add(path)  # `self.loss.backward()`: the attribute holds a graph until rebound
         elif call.args and not call.args[0].keyword and isinstance(call.args[0].value, cst.Name):
             self.backpropagated.add(call.args[0].value.value)  # a framework's backward(loss)
 
@@ -1055,6 +1067,8 @@ class _FunctionPass:
             self.sites.setdefault(fact, effect.site)
             state = state.then(fact, certain and effect.certainty is Certainty.MUST)
             state = self._note_backward_in_eval(fact, certain and effect.certainty is Certainty.MUST, state)
+            if effect.action == "backward" and "." in target and certain and effect.certainty is Certainty.MUST:
+                self.backpropagated.add(target)  # `self.update()` ran `self.loss.backward()`
         for mode in callee.exit_modes:
             target = self._caller_target(resolved, mode.target)
             if target != ANONYMOUS:
@@ -1078,6 +1092,7 @@ class _FunctionPass:
                     self.assigned[target.target.value] = statement.value
                     self.backpropagated.discard(target.target.value)
                     self.backpropagated_entries.discard(target.target.value)
+                self.backpropagated.discard(dotted_name(target.target) or "")
                 holder = self._gradient_of(target.target)
                 if holder is not None and is_none(statement.value):
                     state = self._record(("zero_grad", holder), statement, True, state)
@@ -1172,12 +1187,14 @@ class _FunctionPass:
             all(item.non_contiguous for item in found),
             all(item.graph_entries for item in found),
             _agreed_elements([item.elements for item in found]),
+            all(item.backpropagated for item in found),
+            tuple(sorted(set.intersection(*(set(item.backpropagated_elements) for item in found)))),
         )
 
     def _classify_value(self, value: cst.BaseExpression, depth: int) -> Returns:
         if isinstance(value, cst.Name):
             if value.value in self.backpropagated:
-                return Returns(Kind.GRAPH_TENSOR)  # `loss.backward()` then `return loss`
+                return Returns(Kind.GRAPH_TENSOR, backpropagated=True)  # `loss.backward()` then `return loss`
             if value.value in self.backpropagated_entries:
                 return Returns(graph_entries=True)
             if value.value in self.assigned and depth < _MAX_ALIAS_DEPTH:
@@ -1185,6 +1202,8 @@ class _FunctionPass:
             if self.in_module_class and _is_receiver(value, self.function):
                 return Returns(Kind.MODULE)
             return Returns()
+        if isinstance(value, cst.Attribute) and dotted_name(value) in self.backpropagated:
+            return Returns(Kind.GRAPH_TENSOR, backpropagated=True)  # `self.loss.backward()` then `return self.loss`
         if isinstance(value, cst.Attribute) and value.attr.value in _NON_CONTIGUOUS_ATTRIBUTES:
             return Returns(Kind.TENSOR, non_contiguous=True)
         if isinstance(value, cst.Call):
@@ -1197,7 +1216,9 @@ class _FunctionPass:
         ):
             return Returns(graph_entries=True)  # `return {"loss": loss, "acc": acc}` after `loss.backward()`
         if isinstance(value, cst.Tuple) and depth == 0 and not any(isinstance(entry, cst.StarredElement) for entry in value.elements):
-            return Returns(Kind.OTHER, elements=tuple(self._classify_value(entry.value, depth + 1).kind for entry in value.elements))
+            entries = [self._classify_value(entry.value, depth + 1) for entry in value.elements]
+            backpropagated = tuple(index for index, entry in enumerate(entries) if entry.backpropagated)
+            return Returns(Kind.OTHER, elements=tuple(entry.kind for entry in entries), backpropagated_elements=backpropagated)
         if isinstance(value, cst.UnaryOperation):
             return self._classify_value(value.expression, depth + 1)
         if isinstance(value, cst.BinaryOperation) and not isinstance(value.operator, cst.MatrixMultiply):

@@ -79,8 +79,9 @@ def _literal(expression: cst.BaseExpression) -> tuple[bool, bool | None]:
 
 
 def _forwarded(name: str, expression: cst.BaseExpression) -> bool:
-    """``size_average=size_average`` / ``reduce=self.reduce``: a wrapper passing its own argument on."""
-    if isinstance(expression, cst.Attribute):
+    """``size_average=size_average`` / ``reduce=self.reduce``: a wrapper passing its own argument
+    on (not ``cfg.model.size_average``, a setting read from elsewhere)."""
+    if isinstance(expression, cst.Attribute) and isinstance(expression.value, cst.Name) and expression.value.value == "self":
         expression = expression.attr
     return isinstance(expression, cst.Name) and expression.value == name
 
@@ -155,12 +156,16 @@ legacy_default = nn.L1Loss(size_average=None, reduce=None)
         Valid(
             """
 import torch
+import torch.nn as nn
 from torch.nn.modules.loss import _Loss
 import torch.nn.functional as F
 class FocalLoss(_Loss):
     def __init__(self, gamma=2.0, size_average=None, reduce=None, reduction="mean"):
         super().__init__(size_average, reduce, reduction)
         self.gamma = gamma
+        self.size_average = size_average
+    def inner(self):
+        return nn.MSELoss(size_average=self.size_average)
 def nll(input, target, size_average=None, reduce=None, reduction="mean"):
     return F.nll_loss(input, target, size_average=size_average, reduce=reduce, reduction=reduction)
 """
@@ -230,6 +235,7 @@ a = nn.MSELoss(size_average=not args.sum)  # TCK916
 b = nn.L1Loss(False)  # TCK916
 c = F.mse_loss(x, y, size_average=False, reduction="mean")  # TCK916
 d = nn.SmoothL1Loss(reduce=False, **loss_kwargs)  # TCK916
+e = nn.MSELoss(size_average=cfg.model.size_average)  # TCK916
 """
         ),
     )

@@ -1,6 +1,6 @@
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import libcst as cst
 
@@ -11,7 +11,7 @@ from torchcheck.lint.context import LintContext, Loop
 from torchcheck.lint.flow import Function
 from torchcheck.lint.idioms import Effect
 from torchcheck.lint.kinds import TENSOR_KINDS, Kind
-from torchcheck.lint.project import GRAPH, GRAPH_ENTRIES, Condition
+from torchcheck.lint.project import BACKPROPAGATED, GRAPH, GRAPH_ENTRIES, Condition
 from torchcheck.lint.nodes import dotted_name, is_detached, root_name, self_attribute, source_text, subtree
 from torchcheck.lint.rule import FixSafety, Invalid, Rule, Valid
 
@@ -42,6 +42,8 @@ class _LoopFacts:
     backpropagated_directly: dict[Loop, set[str]] = field(default_factory=dict)
     # `loss += part`: the accumulators each name was added into
     summed_into: dict[str, set[str]] = field(default_factory=dict)
+    # accumulators (`total += step_loss / n`) of what a function of another file returned with its graph
+    returned_into: dict[str, Condition] = field(default_factory=dict)
     # per loop: containers one of whose entries `.backward()` is called on there (`losses[-1]`)
     entries_backpropagated: dict[Loop, set[str]] = field(default_factory=dict)
 
@@ -763,12 +765,28 @@ class Trainer:
         if created_in is loops[-1]:
             return  # created inside this iteration: dies with it
         graph_attached = any(self.context.kind_of(part) is Kind.GRAPH_TENSOR for part in (value, *literal_items(value)))
-        returned = self.context.returned_kind_condition(value, GRAPH) if not graph_attached else None
+        returned = None if graph_attached else self._returned_with_graph(value)
+        if returned is not None and isinstance(node, cst.AugAssign):
+            self._facts().returned_into[container] = returned
         # any call may build what a later `container[-1].backward()` backpropagates (decided in `_decide`)
         if graph_attached or self._may_carry_graph(value) or isinstance(value, cst.Call):
             evaluating = isinstance(node, cst.AugAssign) and self.context.flow.function in self._evaluating
             candidate = _Candidate(node, value, container, loops, graph_attached or returned is not None, created_in, evaluating, accumulated_in, returned)
             self._facts().candidates.append(candidate)
+
+    def _returned_with_graph(self, value: cst.BaseExpression) -> Condition | None:
+        """The condition under which ``value``, or a term of its arithmetic (``step_loss / n``),
+        is what a function of another project file returned with its graph."""
+        terms = [value]
+        while terms:
+            term = terms.pop()
+            if type(term) is cst.BinaryOperation:
+                terms += [term.right, term.left]  # type: ignore[attr-defined]
+            elif (returned := self.context.returned_kind_condition(term, GRAPH)) is not None:
+                return returned
+            elif type(term) is cst.Name and term.value in self._facts().returned_into:  # type: ignore[attr-defined]
+                return self._facts().returned_into[term.value]  # type: ignore[attr-defined]
+        return None
 
     def _loop_creating(self, container: str, loops: tuple[Loop, ...]) -> Loop | None:
         """The innermost of ``loops`` whose iterations bind ``container`` afresh, if any."""
@@ -780,6 +798,10 @@ class Trainer:
         facts = self._facts()
         for candidate in facts.candidates:
             scalar = self._decide(candidate, facts)
+            if scalar is None and candidate.returned is not None and candidate.returned.value == GRAPH:
+                # what another file's function backpropagated and returned is kept for no later backward
+                candidate = replace(candidate, returned=replace(candidate.returned, value=BACKPROPAGATED))
+                scalar = self._decide(candidate, facts)
             if scalar is not None:
                 self._report(candidate, scalar)
 
@@ -799,7 +821,7 @@ class Trainer:
         # `epoch_loss[key] += losses[key]` after `losses["total"].backward()`: an entry of what was backpropagated
         kept_entry = isinstance(candidate.value, cst.Subscript) and root_name(candidate.value) in backpropagated
         is_backward_target = kept_name in backpropagated or kept_entry or scaled or any(root_name(part) in backpropagated for part in parts)
-        is_backward_target |= candidate.returned is not None and candidate.returned.value == GRAPH_ENTRIES  # what the callee backpropagated
+        is_backward_target |= candidate.returned is not None and candidate.returned.value in (GRAPH_ENTRIES, BACKPROPAGATED)  # what the callee backpropagated
         # `losses.append(total)`, then `losses[-1].backward()`: every entry was backpropagated, and stays
         entry = candidate.container in facts.entries_backpropagated.get(candidate.loops[-1], ())
         if not (candidate.graph_attached or is_backward_target or entry):

@@ -136,6 +136,7 @@ else:
             """
 losses = [criterion(model(x), y) for x, y in batches]
 first = losses[0]
+first_box = state["boxes"].data[0]
 scores = model(images).sum(dim=1)
 best = scores[0]
 """
@@ -150,6 +151,18 @@ missing_in_first_column = frame.isnull().sum()[0]
         ),
     )
     INVALID = (
+        Invalid(
+            """
+def on_forward(state):
+    meter_loss.add(state["loss"].data[0])  # TCK115
+    history.append(self.loss.data[0])  # TCK115
+""",
+            expected_replacement="""
+def on_forward(state):
+    meter_loss.add(state["loss"].item())  # TCK115
+    history.append(self.loss.item())  # TCK115
+""",
+        ),
         Invalid(
             """
 import torch
@@ -340,9 +353,23 @@ def _reduces(call: cst.Call) -> bool:
 
 
 def _named_like_a_loss(value: cst.BaseExpression) -> bool:
-    """``loss``, ``train_loss``, ``lossD``; not ``losses`` (a list or a per-sample tensor)."""
-    name = value.value.lower() if isinstance(value, cst.Name) else ""
-    return "loss" in name and "losses" not in name
+    """``loss``, ``train_loss``, ``lossD``, ``self.loss``, ``state["loss"]``, an entry of a
+    container of losses (``losses["total"]``, ``loss_dict[key]``); not ``losses`` itself (a
+    list or a per-sample tensor)."""
+    if isinstance(value, cst.Subscript):
+        key = value.slice[0].slice if len(value.slice) == 1 else None
+        keyed = isinstance(key, cst.Index) and isinstance(key.value, cst.SimpleString) and _loss_word(key.value.evaluated_value)
+        return keyed or "loss" in _last_name(value.value)
+    return _loss_word(_last_name(value))
+
+
+def _last_name(value: cst.BaseExpression) -> str:
+    node = value.attr if isinstance(value, cst.Attribute) else value
+    return node.value.lower() if isinstance(node, cst.Name) else ""
+
+
+def _loss_word(name: object) -> bool:
+    return isinstance(name, str) and "loss" in name.lower() and "losses" not in name.lower()
 
 
 def _is_dim(argument: cst.Arg) -> bool:
