@@ -1694,6 +1694,30 @@ class LintContext:
         owner = self._method_owner()
         return function.name.value in idioms.PER_BATCH_METHODS and owner is not None and self._is_lightning_module(owner)
 
+    def runs_before_the_step(self, function: cst.FunctionDef) -> bool:
+        """A function a framework calls when a run, an epoch or a batch starts, before that
+        pass's optimizer step: a Lightning module's or callback's ``on_train_epoch_start``, or
+        an Ignite handler of ``Events.EPOCH_STARTED`` (decorated with ``@trainer.on(...)`` or
+        registered with ``trainer.add_event_handler(...)``)."""
+        owner = references.class_of_method(self.binder, function)
+        if owner is not None and function.name.value in idioms.HOOKS_BEFORE_THE_STEP:
+            bases = {self.qualified_name(base.value) for base in owner.bases}
+            return bool(bases & (idioms.LIGHTNING_MODULES | idioms.LIGHTNING_CALLBACKS))
+        registrations = [decorator.decorator for decorator in function.decorators]
+        binding = self.binder.binding_made_by(function.name)
+        for use in binding.references if binding is not None else ():
+            argument = self.binder.parent(use)
+            registrations.append(self.binder.parent(argument) if type(argument) is cst.Arg else None)  # type: ignore[arg-type]
+        return any(self._registers_for_a_starting_event(call) for call in registrations)
+
+    def _registers_for_a_starting_event(self, call: cst.CSTNode | None) -> bool:
+        if type(call) is not cst.Call or type(call.func) is not cst.Attribute or not call.args:  # type: ignore[union-attr]
+            return False
+        event = call.args[0].value  # type: ignore[union-attr]
+        if type(event) is cst.Call:
+            event = event.func  # `Events.EPOCH_STARTED(every=2)`
+        return call.func.attr.value in idioms.EVENT_REGISTRATIONS and self.qualified_name(event) in idioms.EVENTS_BEFORE_THE_STEP  # type: ignore[union-attr]
+
     def _is_lightning_module(self, class_def: cst.ClassDef) -> bool:
         return any(self.qualified_name(base.value) in idioms.LIGHTNING_MODULES for base in class_def.bases)
 

@@ -110,6 +110,20 @@ LIGHTNING_MODULES = frozenset(
     }
 )
 SELF_BACKWARD_METHODS = frozenset({"manual_backward"})
+LIGHTNING_CALLBACKS = frozenset(
+    {"lightning.pytorch.Callback", "lightning.pytorch.callbacks.Callback", "pytorch_lightning.Callback", "pytorch_lightning.callbacks.Callback"}
+)
+# Hooks of those classes (modules and callbacks) that the framework calls when a run, an epoch
+# or a batch starts: before the optimizer step of the pass they start.
+HOOKS_BEFORE_THE_STEP = frozenset({"on_train_start", "on_train_epoch_start", "on_epoch_start", "on_train_batch_start"})
+# Ignite's engine events that fire when a run, an epoch or an iteration starts: a handler
+# attached to one (`@trainer.on(Events.EPOCH_STARTED)`) runs before that pass's step function.
+EVENTS_BEFORE_THE_STEP = frozenset(
+    f"{events}.{name}"
+    for events in ("ignite.engine.Events", "ignite.engine.events.Events")
+    for name in ("STARTED", "EPOCH_STARTED", "ITERATION_STARTED")
+)
+EVENT_REGISTRATIONS = frozenset({"on", "add_event_handler"})  # `engine.on(event)`, `engine.add_event_handler(event, handler)`
 # Methods of those classes that the framework's training loop calls once per batch: the body
 # of one is one iteration of a loop the file does not show.
 PER_BATCH_METHODS = frozenset({"training_step"})

@@ -17,6 +17,10 @@ from torchcheck.lint.summaries import ANONYMOUS, FunctionSummary, Site, spelled
 _THROUGH_HELPER = (
     "`scheduler.step()` runs before {site}; the first learning-rate value is skipped"
 )
+_AT_THE_START = (
+    "`scheduler.step()` runs in `{function}()`, which the framework calls when an epoch or a batch "
+    "starts, before its optimizer step; the first learning-rate value is skipped"
+)
 
 
 @dataclass(frozen=True)
@@ -37,6 +41,11 @@ class SchedulerBeforeOptimizerStep(Rule):
     count). A scheduler whose `last_epoch` the code sets itself (`scheduler.last_epoch =
     start_epoch - 1`, then a step at the start of each epoch) is positioned on purpose and
     is not reported.
+
+    A framework's loop counts too: a scheduler stepped in a hook the framework calls when an
+    epoch or a batch starts (a Lightning module's or callback's `on_train_epoch_start`,
+    `on_train_batch_start` or `on_train_start`; an Ignite handler of `Events.EPOCH_STARTED`,
+    `Events.ITERATION_STARTED` or `Events.STARTED`) runs before that pass's optimizer step.
 
     ## Why is this bad?
     Since PyTorch 1.1 a learning-rate scheduler must be stepped *after* the optimizer.
@@ -176,6 +185,37 @@ for epoch in range(epochs):
         ),
     )
     INVALID = (
+        Invalid(
+            """
+from ignite.engine import Engine, Events
+
+def attach_schedule(trainer: Engine, scheduler):
+    @trainer.on(Events.EPOCH_STARTED)
+    def adjust_learning_rate(engine):
+        scheduler.step()  # TCK104
+
+    def warm(engine):
+        scheduler.step()  # TCK104
+
+    trainer.add_event_handler(Events.ITERATION_STARTED(every=10), warm)
+
+    @trainer.on(Events.EPOCH_COMPLETED)
+    def after_the_epoch(engine):
+        scheduler.step()
+"""
+        ),
+        Invalid(
+            """
+import lightning.pytorch as pl
+
+class Schedule(pl.Callback):
+    def on_train_epoch_start(self, trainer, module):
+        module.scheduler.step()  # TCK104
+
+    def on_train_epoch_end(self, trainer, module):
+        module.scheduler.step()
+"""
+        ),
         Invalid(
             """
 class Runner:
@@ -329,6 +369,8 @@ for epoch in range(epochs):
             ]
             if later:
                 self._report(scheduler, later[0], unless)
+            elif not scheduler.loops and scheduler.function is not None and self.context.runs_before_the_step(scheduler.function):
+                self.report(scheduler.node, _AT_THE_START.format(function=scheduler.function.name.value), conditions=unless)
 
     def _report(self, scheduler: Event, step: _OptimizerStep, unless: tuple[Condition, ...]) -> None:
         if step.condition is not None:
