@@ -1218,8 +1218,15 @@ class LintContext:
         if wrapped is None or len(wrapped) != len(target.elements):
             return False
         for element, argument in zip(target.elements, wrapped):
-            self._bind_target(element.value, self.kind_and_evidence(argument), made_by=self.maker_of(argument))
+            self._bind_target(element.value, self.kind_and_evidence(argument), made_by=self.maker_of(argument), maker_symbol=self._maker_symbol(argument))
         return True
+
+    def _maker_symbol(self, value: cst.BaseExpression) -> Symbol | None:
+        """The class of another project file that made ``value`` (a call of it, or a name bound to one)."""
+        if type(value) is cst.Call:
+            return self._project_maker(value)
+        binding = self._binding_of(value)
+        return binding.maker_symbol if binding is not None else None
 
     def unpacked_kinds(self, target: cst.Tuple | cst.List, value: cst.BaseExpression | None) -> tuple[Kind | None, ...]:
         """The kind each element of ``target`` gets from unpacking ``value``, a call of a
@@ -1302,7 +1309,11 @@ class LintContext:
         (``t, w = self.sampler.sample(n)``, the sampler's class imported from ``resample.py``):
         the condition under which it is of ``kind`` ("tensor", "graph", "module"). A name
         unpacked from a name bound to such a call (``losses = trainer.step(x)``, then
-        ``a, b = losses``) is a graph tensor when the call returns a container of them."""
+        ``a, b = losses``) is a graph tensor when the call returns a container of them. For
+        arithmetic (``step_loss / n``), the condition of its first term that has one."""
+        if type(expression) is cst.BinaryOperation:
+            terms = (self.returned_kind_condition(term, kind) for term in (expression.left, expression.right))  # type: ignore[attr-defined]
+            return next(filter(None, terms), None)
         if type(expression) is not cst.Name or self.project is None:
             return None
         bindings = self.binder.bindings_before(expression)  # type: ignore[arg-type]
@@ -1388,6 +1399,20 @@ class LintContext:
             self._makes_frameworks = self._text is None or any(word in self._text for word in idioms.FRAMEWORK_TEXT)
         maker = self.maker_of(expression, from_callers=self._makes_frameworks)
         return idioms.framework_made_by(maker.removesuffix(_ONE_PROCESS) if maker is not None else None)
+
+    def accumulation_window(self, node: cst.CSTNode) -> cst.With | None:
+        """The innermost ``with`` around ``node`` that opens a framework's accumulation window
+        (``with accelerator.accumulate(model):``), inside which the framework skips the prepared
+        optimizer's ``step()`` and ``zero_grad()`` until the window's last micro-batch."""
+        for ancestor in self.binder.ancestors(node):
+            if type(ancestor) is cst.With and any(map(self._opens_accumulation, ancestor.items)):  # type: ignore[attr-defined]
+                return ancestor  # type: ignore[return-value]
+        return None
+
+    def _opens_accumulation(self, item: cst.WithItem) -> bool:
+        receiver_method = method_call(item.item) if type(item.item) is cst.Call else None
+        framework = self.framework_of(receiver_method[0]) if receiver_method is not None else None
+        return framework is not None and receiver_method[1] in framework.accumulation_methods  # type: ignore[index]
 
     def backward_subject(self, call: cst.Call) -> cst.BaseExpression | None:
         """The loss that ``call`` backpropagates, however it is spelled: ``loss.backward()``,

@@ -765,28 +765,16 @@ class Trainer:
         if created_in is loops[-1]:
             return  # created inside this iteration: dies with it
         graph_attached = any(self.context.kind_of(part) is Kind.GRAPH_TENSOR for part in (value, *literal_items(value)))
-        returned = None if graph_attached else self._returned_with_graph(value)
+        # what a function of another project file returned with its graph (or an accumulator of it)
+        facts = self._facts()
+        returned = None if graph_attached else self.context.returned_kind_condition(value, GRAPH) or facts.returned_into.get(dotted_name(value) or "")
         if returned is not None and isinstance(node, cst.AugAssign):
-            self._facts().returned_into[container] = returned
+            facts.returned_into[container] = returned
         # any call may build what a later `container[-1].backward()` backpropagates (decided in `_decide`)
         if graph_attached or self._may_carry_graph(value) or isinstance(value, cst.Call):
             evaluating = isinstance(node, cst.AugAssign) and self.context.flow.function in self._evaluating
             candidate = _Candidate(node, value, container, loops, graph_attached or returned is not None, created_in, evaluating, accumulated_in, returned)
-            self._facts().candidates.append(candidate)
-
-    def _returned_with_graph(self, value: cst.BaseExpression) -> Condition | None:
-        """The condition under which ``value``, or a term of its arithmetic (``step_loss / n``),
-        is what a function of another project file returned with its graph."""
-        terms = [value]
-        while terms:
-            term = terms.pop()
-            if type(term) is cst.BinaryOperation:
-                terms += [term.right, term.left]  # type: ignore[attr-defined]
-            elif (returned := self.context.returned_kind_condition(term, GRAPH)) is not None:
-                return returned
-            elif type(term) is cst.Name and term.value in self._facts().returned_into:  # type: ignore[attr-defined]
-                return self._facts().returned_into[term.value]  # type: ignore[attr-defined]
-        return None
+            facts.candidates.append(candidate)
 
     def _loop_creating(self, container: str, loops: tuple[Loop, ...]) -> Loop | None:
         """The innermost of ``loops`` whose iterations bind ``container`` afresh, if any."""
@@ -795,8 +783,7 @@ class Trainer:
 
     def leave_loop(self, loop: Loop) -> None:
         """Decide once the outermost loop is complete: only then are all its calls known."""
-        facts = self._facts()
-        for candidate in facts.candidates:
+        for candidate in (facts := self._facts()).candidates:
             scalar = self._decide(candidate, facts)
             if scalar is None and candidate.returned is not None and candidate.returned.value == GRAPH:
                 # what another file's function backpropagated and returned is kept for no later backward

@@ -10,6 +10,7 @@ from torchcheck.lint.flow import BODY, LOOP, Branch, Event
 from torchcheck.lint.idioms import Effect
 from torchcheck.lint.kinds import Kind
 from torchcheck.lint.nodes import source_text
+from torchcheck.lint.project import Condition
 from torchcheck.lint.rule import Invalid, Rule, Valid
 from torchcheck.lint.steps import step_of
 from torchcheck.lint.summaries import ANONYMOUS, Certainty, FunctionSummary
@@ -20,6 +21,10 @@ _MESSAGE = (
     "(line {line}): the step sees only the last micro-batch's gradients"
 )
 _THROUGH_HELPER = "`{call}` (which calls {site})"
+_IN_A_WINDOW = (
+    "{zero_grad} runs on every micro-batch of `{window}`, which skips only the prepared optimizer's "
+    "`zero_grad()` and `step()` until the last one; clear through the optimizer"
+)
 # Tests that let only some iterations through to the optimizer step: `(i + 1) % accum == 0`,
 # `step % args.gradient_accumulation_steps == 0`, `accelerator.sync_gradients`, `should_step`.
 _ACCUMULATION_WORDS = re.compile(r"accum|sync_grad|(?:should|do|need|time_to)_?(?:step|update|optim)", re.IGNORECASE)
@@ -74,6 +79,9 @@ class ZeroGradEveryMicroBatch(Rule):
     ## What it does
     Checks for gradient-accumulation loops that call `zero_grad()` on every iteration while
     `optimizer.step()` runs only under an accumulation condition (`if (i + 1) % n == 0:`).
+    A framework's accumulation window is such a condition: inside `with
+    accelerator.accumulate(model):` Accelerate skips the prepared optimizer's `step()` and
+    `zero_grad()` until the window's last micro-batch, but not a module's `model.zero_grad()`.
 
     ## Why is this bad?
     Gradient accumulation works because `.backward()` adds into `.grad`: several micro-batches
@@ -221,6 +229,23 @@ for epoch in range(epochs):
     INVALID = (
         Invalid(
             """
+import torch
+from accelerate import Accelerator
+
+accelerator = Accelerator(gradient_accumulation_steps=4)
+model = torch.nn.Linear(4, 1)
+optimizer = torch.optim.AdamW(model.parameters())
+model, optimizer, loader = accelerator.prepare(model, optimizer, loader)
+for x, y in loader:
+    with accelerator.accumulate(model):
+        accelerator.backward(model(x).sub(y).pow(2).mean())
+        optimizer.step()
+        model.zero_grad()  # TCK111
+        optimizer.zero_grad()
+"""
+        ),
+        Invalid(
+            """
 for i, (x, y) in enumerate(loader):
     optimizer.zero_grad()  # TCK111
     loss = criterion(model(x), y) / accumulation_steps
@@ -307,15 +332,40 @@ for i, (x, y) in enumerate(loader):
 
     def leave_loop(self, loop: Loop) -> None:
         facts = self._facts()
+        reported = self._module_cleared_in_a_window(facts)
         gated = [(step, gate) for step in facts.steps if (gate := _accumulation_gate(step.event)) is not None]
-        if not gated:
-            return
-        reported: set[cst.CSTNode] = set()
         for step, gate in gated:
             for zero in facts.zero_grads:
                 if zero.event.node not in reported and self._clears_what_steps(zero, step, gate, facts):
                     self._report(zero, step, gate)
                     reported.add(zero.event.node)
+
+    def _module_cleared_in_a_window(self, facts: _LoopFacts) -> set[cst.CSTNode]:
+        """``model.zero_grad()`` in the accumulation window of a framework that gates only the
+        prepared optimizer's ``step()``/``zero_grad()``: it runs on every micro-batch."""
+        reported: set[cst.CSTNode] = set()
+        for step in facts.steps:
+            window = self.context.accumulation_window(step.event.node)
+            for zero in facts.zero_grads if window is not None else ():
+                if zero.event.node in reported or self.context.accumulation_window(zero.event.node) is not window:
+                    continue
+                module = self._module_condition(zero)
+                if module is not None:
+                    message = _IN_A_WINDOW.format(zero_grad=zero.text, window=_one_line(window.items[0].item))  # type: ignore[union-attr]
+                    self.report(zero.event.node, message, conditions=module)
+                    reported.add(zero.event.node)
+        return reported
+
+    def _module_condition(self, zero: _ZeroGrad) -> tuple[Condition, ...] | None:
+        """() when the cleared object is a module, the condition under which a class of
+        another project file makes it one, else None."""
+        if zero.kind is Kind.MODULE:
+            return ()
+        call = zero.event.node
+        if zero.kind is not None or type(call) is not cst.Call or type(call.func) is not cst.Attribute:  # type: ignore[attr-defined]
+            return None
+        condition = self.context.module_condition(call.func.value)  # type: ignore[attr-defined]
+        return (condition,) if condition is not None else None
 
     def _clears_what_steps(self, zero: _ZeroGrad, step: _Step, gate: Branch, facts: _LoopFacts) -> bool:
         loop = step.event.loops[-1]
