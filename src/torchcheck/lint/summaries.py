@@ -1272,6 +1272,7 @@ def _arithmetic(left: Returns, right: Returns) -> Returns:
 
 _TENSOR_RESULTS = (
     torch_api.TENSOR_FACTORIES | torch_api.LEGACY_TENSOR_CONSTRUCTORS | torch_api.TENSOR_LIKE_FACTORIES | torch_api.TENSOR_OPS
+    | torch_api.LOSS_FUNCTIONS
 )
 _RUN_LATER = frozenset({cst.Lambda, cst.FunctionDef, cst.ClassDef})
 _COMPREHENSIONS = frozenset({cst.ListComp, cst.SetComp, cst.DictComp, cst.GeneratorExp})
