@@ -231,9 +231,8 @@ def _diagnostics(filename: str, reports: list[Report], located: _Located, suppre
     found: list[_Finding] = []
     seen: set[tuple[object, ...]] = set()
     for report in reports:
-        first, last = _suppression_range(report, located)
-        if suppressions.suppresses(report.rule.code, report.rule.name, first, last):
-            continue
+        if suppressions.by_line and suppressions.suppresses(report.rule.code, report.rule.name, *_suppression_range(report, located)):
+            continue  # (a statement's range costs a regeneration of its code: asked only where a comment may silence)
         node_range = located.range_of(report.node, report.top_level)
         start = Location(node_range.start.line, node_range.start.column + 1)
         # alternatives the project decides between (which of two submodules is tied) stay apart

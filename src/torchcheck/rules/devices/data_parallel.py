@@ -10,6 +10,7 @@ from torchcheck.lint.kinds import Kind
 from torchcheck.lint.nodes import argument_for, called_name, dotted_name, method_call, subtree
 from torchcheck.lint.project import MAY, Condition
 from torchcheck.lint.rule import Invalid, Report, Rule, Valid
+from torchcheck.lint.summaries import ANONYMOUS, spelled
 
 if TYPE_CHECKING:
     from torchcheck.lint.context import LintContext
@@ -83,7 +84,7 @@ class DataParallel(Rule):
     into a local name of a function that never hands it on (an `evaluate()` beside the
     training loop) except to functions of the file that never train (`self.sample_images(model)`),
     that function never trains - and the wrapped model is put
-    in `eval()` mode, called under `no_grad()`/`inference_mode()`, or unwrapped again with
+    in `eval()` mode (there, or by a function of the file it is handed to), called under `no_grad()`/`inference_mode()`, or unwrapped again with
     `.module` (the idiom for loading a checkpoint saved from a wrapped model). In a file that
     never trains, a model handed on only to one function of another project file
     (`fill_memory_bank(loader, model, bank)`) is reported only if that function backpropagates
@@ -144,6 +145,20 @@ class DataParallel(Rule):
     applies_in_tests = False
 
     VALID = (
+        Valid(
+            """
+import torch
+
+def test(loader, model):
+    model.eval()
+    with torch.no_grad():
+        return [model(x).argmax(1) for x in loader]
+
+def main(net, loader):
+    model = torch.nn.DataParallel(net).cuda()
+    test(loader, model)
+"""
+        ),
         Valid(
             """
 import torch
@@ -382,6 +397,9 @@ class Task(BaseTask):
         if self._wraps and node.args and (summary := self.context.call_summary(node)) is not None:
             if not summary.does(Effect.BACKWARD) and not summary.does(Effect.STEP):
                 self._not_training.add(node)  # `self.sample_fid(model)`: a function of the file that never trains
+            for effect in summary.effects:
+                if effect.action == Effect.EVAL and effect.target != ANONYMOUS and (binding := self._binding_of(spelled(effect.target))) is not None:
+                    self._inference_uses.add(binding)  # `test(loader, model)` puts the model in eval mode
 
     def visit_Assign(self, node: cst.Assign) -> None:
         """``model = model.module``: the wrapper is thrown away (the idiom for loading a
