@@ -34,7 +34,7 @@ from typing import TYPE_CHECKING, NamedTuple, Protocol
 
 import libcst as cst
 
-from torchcheck.lint import idioms, references, torch_api
+from torchcheck.lint import guards, idioms, references, torch_api
 from torchcheck.lint.binder import Binder
 from torchcheck.lint.binder import Binding as NameBinding
 from torchcheck.lint.containers import appended_items, is_empty_list
@@ -148,6 +148,9 @@ class Binding:
     maker_symbol: Symbol | None = None
     # a parameter the walk knows nothing of: what its callers pass, asked on first use
     pending: Callable[[], Inferred] | None = None
+    # for `self.<attribute>`: the statement that bound it, whose branch code in the opposite
+    # branch of the same test never sees (`if tuning: self.alpha = t.exp() else: ... self.alpha`)
+    made_at: cst.CSTNode | None = None
 
     @classmethod
     def of(cls, value: Inferred, *, batch: bool = False, made_by: str | None = None, maker_symbol: Symbol | None = None) -> Binding:
@@ -891,12 +894,21 @@ class LintContext:
         else what the name suggests; else what every assignment in the class stores."""
         scope = self._class_scope() if not self._elsewhere else None
         if scope is not None and attribute in scope.self_attributes:
-            return scope.self_attributes[attribute].inferred
+            binding = scope.self_attributes[attribute]
+            return UNKNOWN if self._in_the_opposite_branch(binding.made_at, expression) else binding.inferred
         by_name = conventional(attribute)
         if by_name.kind is not None or self._module is None:
             return by_name
         class_def = self._distant_kinds().class_of(expression) if self._elsewhere else self.current_class
         return self._distant_kinds().attribute(class_def, attribute) if class_def is not None else UNKNOWN
+
+    def _in_the_opposite_branch(self, made_at: cst.CSTNode | None, use: cst.CSTNode) -> bool:
+        """The binding was made in one function under a test, the use is in the same function
+        under the opposite value of that test (asked only there: the question walks both)."""
+        function = self.flow.function
+        if made_at is None or function is None or self.binder.parent(use) is None:
+            return False
+        return self.binder.enclosing(made_at, cst.FunctionDef) is function and guards.never_together(self.binder, made_at, use)
 
     def _module_level_kind(self, name: str) -> Inferred:
         binding = self._scopes[0].bindings.get(name) if self._scopes else None
@@ -1184,6 +1196,7 @@ class LintContext:
                 attribute = target.attr.value
                 known = value if value.kind is not None else conventional(attribute)
                 scope.self_attributes[attribute] = Binding.of(known, made_by=made_by, maker_symbol=maker_symbol)
+                scope.self_attributes[attribute].made_at = target
 
     def _bind_assignment(self, targets: list[cst.BaseExpression], value: cst.BaseExpression | None) -> None:
         for target in targets:

@@ -10,7 +10,7 @@ from torchcheck.lint.kinds import Kind
 from torchcheck.lint.nodes import argument_for, called_name, dotted_name, method_call, subtree
 from torchcheck.lint.project import MAY, Condition
 from torchcheck.lint.rule import Invalid, Report, Rule, Valid
-from torchcheck.lint.summaries import ANONYMOUS, spelled
+from torchcheck.lint.summaries import spelled
 
 if TYPE_CHECKING:
     from torchcheck.lint.context import LintContext
@@ -300,6 +300,24 @@ class SingleProcessReplicas(MultiDeviceBackend):
     INVALID = (
         Invalid(
             """
+import torch
+import lib
+
+model = torch.nn.DataParallel(net)  # TCK204
+optimizer = lib.make_optimizer(model.parameters())
+
+def evaluate(parts):
+    model.eval()
+    with torch.no_grad():
+        return [model(x) for x in parts]
+
+for epoch in range(epochs):
+    lib.train_epoch(model, optimizer, loader)
+    evaluate(val_parts)
+"""
+        ),
+        Invalid(
+            """
 import torch.nn as nn
 model = nn.DataParallel(model).cuda()  # TCK204
 """
@@ -397,9 +415,10 @@ class Task(BaseTask):
         if self._wraps and node.args and (summary := self.context.call_summary(node)) is not None:
             if not summary.does(Effect.BACKWARD) and not summary.does(Effect.STEP):
                 self._not_training.add(node)  # `self.sample_fid(model)`: a function of the file that never trains
-            for effect in summary.effects:
-                if effect.action == Effect.EVAL and effect.target != ANONYMOUS and (binding := self._binding_of(spelled(effect.target))) is not None:
-                    self._inference_uses.add(binding)  # `test(loader, model)` puts the model in eval mode
+            handed = {dotted_name(argument.value) for argument in node.args}
+            for effect in summary.effects:  # `test(loader, model)` puts the model it is handed in eval mode
+                if effect.action == Effect.EVAL and effect.target in handed and (binding := self._binding_of(spelled(effect.target))) is not None:
+                    self._inference_uses.add(binding)
 
     def visit_Assign(self, node: cst.Assign) -> None:
         """``model = model.module``: the wrapper is thrown away (the idiom for loading a

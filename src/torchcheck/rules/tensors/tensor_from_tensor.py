@@ -99,6 +99,25 @@ class TensorFromTensor(Rule):
         Valid(
             """
 import torch
+
+class Agent:
+    def __init__(self, alpha, tuning):
+        self.alpha = alpha
+        self.tuning = tuning
+        self.log_alpha = torch.zeros(1, requires_grad=True)
+
+    def update(self):
+        if self.tuning:
+            self.alpha = self.log_alpha.exp()
+            logged = self.alpha.clone()
+        else:
+            logged = torch.tensor(self.alpha)
+        return logged
+"""
+        ),
+        Valid(
+            """
+import torch
 labels = torch.tensor([0, 1, 1])
 value = torch.tensor(loss.item())
 x = torch.randn(3)
