@@ -902,6 +902,21 @@ class LintContext:
         class_def = self._distant_kinds().class_of(expression) if self._elsewhere else self.current_class
         return self._distant_kinds().attribute(class_def, attribute) if class_def is not None else UNKNOWN
 
+    def known_not_a_tensor(self, name: cst.Name) -> bool:
+        """A test around the use says the name holds no tensor there: it runs where
+        ``isinstance(name, torch.Tensor)`` fails (``if x is not None and not isinstance(x,
+        torch.Tensor): x = torch.tensor(x)``)."""
+        return any(
+            not held.holds and self._tests_for_a_tensor(held.test, name.value) for held in guards.known_at(self.binder, name)
+        )
+
+    def _tests_for_a_tensor(self, test: cst.BaseExpression, name: str) -> bool:
+        if type(test) is not cst.Call or len(test.args) != 2 or type(test.func) is not cst.Name or test.func.value != "isinstance":  # type: ignore[attr-defined]
+            return False
+        subject, classes = (argument.value for argument in test.args)  # type: ignore[attr-defined]
+        spelled = [element.value for element in classes.elements] if type(classes) is cst.Tuple else [classes]  # type: ignore[attr-defined]
+        return type(subject) is cst.Name and subject.value == name and any(self.qualified_name(each) == "torch.Tensor" for each in spelled)
+
     def _in_the_opposite_branch(self, made_at: cst.CSTNode | None, use: cst.CSTNode) -> bool:
         """The binding was made in one function under a test, the use is in the same function
         under the opposite value of that test (asked only there: the question walks both)."""

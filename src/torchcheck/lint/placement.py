@@ -143,7 +143,10 @@ def moved_at_every_read(context: LintContext, owner: cst.ClassDef, attribute: st
     found = references.self_attribute_references(binder, owner, attribute)
     if found is None:
         return False  # `self` goes where the reads cannot be followed
-    reads = [node for node in [*found, *_instance_reads(context, owner, attribute)] if not references.is_bound(binder, node) and not _identity_test(binder, node)]
+    reads = [
+        node for node in [*found, *_instance_reads(context, owner, attribute)]
+        if not references.is_bound(binder, node) and not _identity_test(binder, node) and not _truth_tested_items(binder, node)
+    ]
     # a read while `__init__` builds the module runs before any move: the tensor is where the rest is
     later = [read for read in reads if not _in_constructor(binder, owner, read)]
     return bool(reads) and all(_moved_before_use(context, read) for read in later)
@@ -153,6 +156,30 @@ def _identity_test(binder: Binder, node: cst.CSTNode) -> bool:
     """``self.table is not None``: the test reads no values, on any device."""
     comparison = binder.parent(binder.parent(node)) if isinstance(binder.parent(node), cst.ComparisonTarget) else binder.parent(node)
     return isinstance(comparison, cst.Comparison) and all(isinstance(target.operator, (cst.Is, cst.IsNot)) for target in comparison.comparisons)
+
+
+def _truth_tested_items(binder: Binder, node: cst.CSTNode) -> bool:
+    """``for i, flag in enumerate(self.mask): if flag: ...``: the loop draws the tensor's items
+    only to test them as Python booleans, which reads them wherever the tensor is."""
+    loop = references.iterating_loop(binder, node)
+    if loop is None:
+        return False
+    target, iterated = loop.target, loop.iter
+    if type(iterated) is cst.Call and type(iterated.func) is cst.Name and iterated.func.value == "enumerate":
+        if type(target) is not cst.Tuple or len(target.elements) != 2 or iterated.args[0].value is not node:
+            return False
+        target = target.elements[1].value  # `enumerate(mask)`: the item is second
+    elif iterated is not node:
+        return False
+    binding = binder.binding_made_by(target)
+    return type(target) is cst.Name and binding is not None and bool(binding.references) and all(map(lambda use: _tested(binder, use), binding.references))
+
+
+def _tested(binder: Binder, use: cst.CSTNode) -> bool:
+    above = binder.parent(use)
+    if type(above) is cst.UnaryOperation and type(above.operator) is cst.Not:  # type: ignore[attr-defined]
+        use, above = above, binder.parent(above)
+    return type(above) in (cst.If, cst.While, cst.IfExp) and above.test is use  # type: ignore[attr-defined]
 
 
 def _in_constructor(binder: Binder, owner: cst.ClassDef, node: cst.CSTNode) -> bool:

@@ -299,6 +299,7 @@ def xception(pretrained=False):
     if pretrained:
         model.load_state_dict(load_state_dict_from_url(XCEPTION_URL), strict=False)
         model.load_state_dict(load_state_dict_from_url("https://example.org/head.pth"), strict=False)
+        model.load_state_dict(load_state_dict_from_url(url="https://example.org/body.pth", map_location="cpu"), strict=False)
     return model
 """
         ),
@@ -542,9 +543,10 @@ def resume(model, path, pretrained):
         """Weights downloaded from a fixed address: ``load_state_dict_from_url(URL)``, where
         the address is a URL literal, a module-level name bound to one, or an entry of a
         module-level dict of URLs (``model_urls[arch]``)."""
-        if not isinstance(value, cst.Call) or not value.args or value.args[0].keyword is not None or value.args[0].star:
+        argument = argument_for(value, 0, "url") if isinstance(value, cst.Call) else None
+        if argument is None or argument.star:
             return False
-        address = self._value_of(value.args[0].value)  # `url = "https://..."` first
+        address = self._value_of(argument.value)  # `url = "https://..."` first
         if isinstance(address, cst.Subscript):
             return self._module_constant(address.value, _is_url_table)
         return _is_url(address) or self._module_constant(address, _is_url)

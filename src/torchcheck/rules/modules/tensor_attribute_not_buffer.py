@@ -170,6 +170,28 @@ class TensorAttributeNotBuffer(ModuleClassRule):
         Valid(
             """
 import torch
+import torch.nn as nn
+
+class Embedder(nn.Module):
+    def __init__(self, input_dim, cat_idxs):
+        super().__init__()
+        self.continuous = torch.ones(input_dim, dtype=torch.bool)
+        self.continuous[cat_idxs] = 0
+        self.embedding = nn.Embedding(10, 2)
+
+    def forward(self, x):
+        cols = []
+        for i, is_continuous in enumerate(self.continuous):
+            if is_continuous:
+                cols.append(x[:, i:i + 1])
+            else:
+                cols.append(self.embedding(x[:, i].long()))
+        return torch.cat(cols, dim=1)
+"""
+        ),
+        Valid(
+            """
+import torch
 from torch import nn
 class Memory(nn.Module):
     def __init__(self, counts):

@@ -100,6 +100,18 @@ class TensorFromTensor(Rule):
             """
 import torch
 
+def inference(f0=None, c=None):
+    if f0 is not None and not isinstance(f0, torch.Tensor):
+        f0 = torch.tensor(f0, dtype=torch.float)
+    if not isinstance(c, (torch.Tensor, list)):
+        c = torch.tensor(c)
+    return f0.unsqueeze(0), c.unsqueeze(0)
+"""
+        ),
+        Valid(
+            """
+import torch
+
 class Agent:
     def __init__(self, alpha, tuning):
         self.alpha = alpha
@@ -364,8 +376,8 @@ def scale(x: torch.Tensor, factor: float) -> torch.Tensor:
             return
         if evidence is Evidence.CONVENTION and self._drawn_from_built_loader(source):
             return
-        if isinstance(source, cst.Name) and self.context.flow.bound_conditionally(source.value):
-            return  # `if isinstance(x, Tensor): x = ... else: torch.tensor(x)`
+        if isinstance(source, cst.Name) and (self.context.flow.bound_conditionally(source.value) or self.context.known_not_a_tensor(source)):
+            return  # `if isinstance(x, Tensor): x = ... else: torch.tensor(x)`, `if not isinstance(x, Tensor): torch.tensor(x)`
         if self._indexes_loader_item(source):
             return
         replacement = None
