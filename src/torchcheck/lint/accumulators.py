@@ -18,6 +18,7 @@ import libcst as cst
 
 from torchcheck.lint.binder import Binder
 from torchcheck.lint.nodes import self_attribute, subtree
+from torchcheck.lint.references import class_named
 from torchcheck.lint.summaries import bind_arguments
 
 if TYPE_CHECKING:
@@ -49,15 +50,6 @@ def accumulated_arguments(
         if statement is not None:
             found.append((argument, statement))
     return found
-
-
-def class_named(binder: Binder, name: str) -> cst.ClassDef | None:
-    """The module-level class ``name`` of this file, when that is all the name ever is."""
-    bindings = binder.bindings_of(name, binder.module_scope)
-    if not bindings or not all(isinstance(binding.node, cst.ClassDef) for binding in bindings):
-        return None
-    node = bindings[-1].node
-    return node if isinstance(node, cst.ClassDef) else None
 
 
 def method_of(binder: Binder, owner: cst.ClassDef, name: str, depth: int = 0) -> cst.FunctionDef | None:

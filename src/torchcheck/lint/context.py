@@ -902,6 +902,27 @@ class LintContext:
         class_def = self._distant_kinds().class_of(expression) if self._elsewhere else self.current_class
         return self._distant_kinds().attribute(class_def, attribute) if class_def is not None else UNKNOWN
 
+    def inherited_constructor(self, call: cst.Call) -> str | None:
+        """The torch class whose ``__init__`` a call of a class of this file runs, when neither
+        it nor the file's classes it derives from define one (``BottleSoftmax()`` of ``class
+        BottleSoftmax(Bottle, nn.Softmax): pass``). ``nn.Module`` comes after every other
+        torch base in the method resolution order."""
+        found: list[str] = []
+        pending = [call.func] if type(call.func) is cst.Name else []
+        while pending:
+            local = references.class_named(self.binder, pending.pop(0).value)  # type: ignore[attr-defined]
+            if local is None or any(type(item) is cst.FunctionDef and item.name.value == "__init__" for item in local.body.body):
+                return None  # not a class of the file, or one with its own constructor
+            for base in (argument.value for argument in local.bases if argument.keyword is None and not argument.star):
+                qualified = self.qualified_name(base)
+                if qualified is not None:
+                    found.append(qualified)
+                elif type(base) is cst.Name:
+                    pending.append(base)
+        torch_classes = [name for name in found if name.startswith("torch.nn.")]
+        specific = [name for name in torch_classes if name != "torch.nn.Module"]
+        return (specific or torch_classes or [None])[0]
+
     def known_not_a_tensor(self, name: cst.Name) -> bool:
         """A test around the use says the name holds no tensor there: it runs where
         ``isinstance(name, torch.Tensor)`` fails (``if x is not None and not isinstance(x,

@@ -332,3 +332,12 @@ def _is_bare(binder: Binder, node: cst.Name) -> bool:
     if above is None or isinstance(above, (cst.Attribute, cst.Param)):
         return False
     return not (isinstance(above, cst.Arg) and node is above.keyword)
+
+
+def class_named(binder: Binder, name: str) -> cst.ClassDef | None:
+    """The module-level class ``name`` of this file, when that is all the name ever is."""
+    bindings = binder.bindings_of(name, binder.module_scope)
+    if not bindings or not all(isinstance(binding.node, cst.ClassDef) for binding in bindings):
+        return None
+    node = bindings[-1].node
+    return node if isinstance(node, cst.ClassDef) else None

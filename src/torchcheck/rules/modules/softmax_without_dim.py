@@ -43,7 +43,9 @@ class SoftmaxWithoutDim(Rule):
     Checks for `F.softmax`, `F.log_softmax`, `F.softmin`, `nn.Softmax()`, `nn.LogSoftmax()`
     and `nn.Softmin()` without `dim` (or with `dim=None`), and for `torch.softmax`,
     `torch.log_softmax` and the `tensor.softmax()` / `tensor.log_softmax()` methods without
-    `dim`.
+    `dim`. A class of the file that derives from `nn.Softmax` (or the others) and defines no
+    constructor of its own, itself or through the file's classes it derives from, is built by
+    theirs: `BottleSoftmax()` counts as `nn.Softmax()`.
 
     ## Why is this bad?
     Softmax normalises along one axis, and which axis is the whole meaning of the result.
@@ -147,6 +149,25 @@ Logits().softmax()
     INVALID = (
         Invalid(
             """
+import torch.nn as nn
+
+class Bottle(nn.Module):
+    def forward(self, x):
+        return super().forward(x.flatten(0, 1))
+
+class BottleSoftmax(Bottle, nn.Softmax):
+    pass
+
+class DimSoftmax(nn.Softmax):
+    def __init__(self):
+        super().__init__(dim=-1)
+
+attention = BottleSoftmax()  # TCK608
+scores = DimSoftmax()
+"""
+        ),
+        Invalid(
+            """
 import torch
 import torch.nn as nn
 import torch.nn.functional as F
@@ -187,7 +208,7 @@ layer = Softmin()  # TCK608
         self._reads: Counter[tuple[str, str]] | None = None
 
     def visit_Call(self, node: cst.Call) -> None:
-        qualified = self.context.call_name(node)
+        qualified = self.context.call_name(node) or self.context.inherited_constructor(node)  # `BottleSoftmax()` of the file
         if qualified is None:
             receiver_method = method_call(node)
             if (
