@@ -902,6 +902,18 @@ class LintContext:
         class_def = self._distant_kinds().class_of(expression) if self._elsewhere else self.current_class
         return self._distant_kinds().attribute(class_def, attribute) if class_def is not None else UNKNOWN
 
+    def default_callee(self, call: cst.Call) -> str | None:
+        """What a call of a parameter runs when the caller leaves the parameter out: its default,
+        a class or function the code names (``norm_layer(ngf)`` with ``norm_layer=nn.InstanceNorm2d``).
+        One path is enough: callers that pass another class take another path."""
+        if type(call.func) is not cst.Name:
+            return None
+        bindings = self.binder.bindings_before(call.func)  # type: ignore[arg-type]
+        parameter = bindings[0].node if len(bindings) == 1 else None
+        if type(parameter) is not cst.Param or parameter.default is None:  # type: ignore[union-attr]
+            return None
+        return self.qualified_name(parameter.default)  # type: ignore[union-attr]
+
     def inherited_constructor(self, call: cst.Call) -> str | None:
         """The torch class whose ``__init__`` a call of a class of this file runs, when neither
         it nor the file's classes it derives from define one (``BottleSoftmax()`` of ``class

@@ -28,7 +28,9 @@ class InstanceNormAffineImplicit(Rule):
     """
     ## What it does
     Checks for `nn.InstanceNorm1d`/`2d`/`3d` and `nn.LazyInstanceNorm1d`/`2d`/`3d`
-    constructed without an explicit `affine=` argument.
+    constructed without an explicit `affine=` argument, also through a parameter whose default
+    is one of them (`norm_layer(ngf)` with `norm_layer=nn.InstanceNorm2d`): callers that leave
+    the parameter out build it that way.
 
     ## Why is this bad?
     The normalisation layers disagree on their defaults. `nn.BatchNorm*d`, `nn.GroupNorm`
@@ -105,6 +107,16 @@ norm = norm_layer(64, affine=True)
         Invalid(
             """
 import torch.nn as nn
+
+class Encoder(nn.Module):
+    def __init__(self, channels, norm_layer=nn.InstanceNorm2d):
+        super().__init__()
+        self.head = nn.Sequential(nn.Conv2d(3, channels, 3), norm_layer(channels))  # TCK609
+"""
+        ),
+        Invalid(
+            """
+import torch.nn as nn
 from torch.nn import InstanceNorm1d
 
 class ResidualBlock(nn.Module):
@@ -119,7 +131,7 @@ class ResidualBlock(nn.Module):
     )
 
     def visit_Call(self, node: cst.Call) -> None:
-        qualified = self.context.call_name(node)
+        qualified = self.context.call_name(node) or self.context.default_callee(node)  # `norm_layer(ngf)`, `norm_layer=nn.InstanceNorm2d`
         if qualified is None or not torch_api.is_module_class_name(qualified):
             return
         short = qualified.rsplit(".", 1)[-1]
