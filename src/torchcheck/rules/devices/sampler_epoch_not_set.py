@@ -93,7 +93,8 @@ class SamplerEpochNotSet(Rule):
     function called once), it is still reported if nothing can set its epoch: no file of the
     project names `set_epoch`, the file names no framework that sets epochs for its users
     (accelerate, Lightning, the HF Trainer), and the project trains in loops of its own (a
-    file calls `.backward()`). A sampler built anew in a loop, given to a function outside the
+    file calls `.backward()`). A sampler built anew in a loop that trains or draws batches (it
+    may be the epoch loop), given to a function outside the
     project, or built by a function that only code that never trains calls (a validation
     loader's builder), or named or loaded as evaluation data (`test_loader`), is left alone;
     a `BatchSampler` around the sampler is still its loader's.
@@ -300,6 +301,27 @@ for epoch in range(epochs):
         ),
     )
     INVALID = (
+        Invalid(
+            """
+from torch.utils.data import DataLoader, DistributedSampler
+
+def get_loaders(datasets, distributed):
+    loaders = {}
+    for name, dataset in datasets.items():
+        params = {"dataset": dataset, "batch_size": 32}
+        if distributed:
+            params["sampler"] = DistributedSampler(dataset)  # TCK206
+        loaders[name] = DataLoader(**params)
+    return loaders
+
+def train(model, optimizer, loaders, epochs):
+    for epoch in range(epochs):
+        for x, y in loaders["train"]:
+            optimizer.zero_grad()
+            model(x).sub(y).pow(2).mean().backward()
+            optimizer.step()
+"""
+        ),
         Invalid(
             """
 import torch
@@ -561,7 +583,9 @@ while step < max_steps:
         """A sampler the rule lost track of is reported when nothing can set its epoch: no file
         of the project names ``set_epoch``, none hands loaders to a framework that sets it, and
         the project trains in loops of its own (see :func:`dataloaders.may_go_unseen`)."""
-        if loops or self.context.mentions(idioms.EPOCH_SETTING_TEXT) or not dataloaders.may_go_unseen(self.context, call, self._dataloaders):
+        # a loop that trains or draws batches may be the epoch loop; one that builds loaders (over a dict of datasets) is not
+        epoch_loops = [loop for loop in loops if self.context.is_training_loop(loop) or self.context.iterates_dataloader(loop)]
+        if epoch_loops or self.context.mentions(idioms.EPOCH_SETTING_TEXT) or not dataloaders.may_go_unseen(self.context, call, self._dataloaders):
             return None
         return _NO_SET_EPOCH_IN_PROJECT, (_PROJECT_TRAINS, _NO_PROJECT_SET_EPOCH)
 
