@@ -37,6 +37,7 @@ import libcst as cst
 from torchcheck.lint import guards, idioms, references, torch_api
 from torchcheck.lint.binder import Binder
 from torchcheck.lint.binder import Binding as NameBinding
+from torchcheck.lint.buffers import methods_of
 from torchcheck.lint.containers import appended_items, is_empty_list
 from torchcheck.lint.distant import DistantKinds
 from torchcheck.lint.flow import ControlFlow
@@ -923,7 +924,7 @@ class LintContext:
         pending = [call.func] if type(call.func) is cst.Name else []
         while pending:
             local = references.class_named(self.binder, pending.pop(0).value)  # type: ignore[attr-defined]
-            if local is None or any(type(item) is cst.FunctionDef and item.name.value == "__init__" for item in local.body.body):
+            if local is None or "__init__" in methods_of(local):
                 return None  # not a class of the file, or one with its own constructor
             for base in (argument.value for argument in local.bases if argument.keyword is None and not argument.star):
                 qualified = self.qualified_name(base)
@@ -940,15 +941,10 @@ class LintContext:
         ``isinstance(name, torch.Tensor)`` fails (``if x is not None and not isinstance(x,
         torch.Tensor): x = torch.tensor(x)``)."""
         return any(
-            not held.holds and self._tests_for_a_tensor(held.test, name.value) for held in guards.known_at(self.binder, name)
+            held.holds == negated and subject == name.value and any(self.qualified_name(each) == "torch.Tensor" for each in classes)
+            for held in guards.known_at(self.binder, name)
+            for subject, classes, negated in _isinstance_tests(held.test)
         )
-
-    def _tests_for_a_tensor(self, test: cst.BaseExpression, name: str) -> bool:
-        if type(test) is not cst.Call or len(test.args) != 2 or type(test.func) is not cst.Name or test.func.value != "isinstance":  # type: ignore[attr-defined]
-            return False
-        subject, classes = (argument.value for argument in test.args)  # type: ignore[attr-defined]
-        spelled = [element.value for element in classes.elements] if type(classes) is cst.Tuple else [classes]  # type: ignore[attr-defined]
-        return type(subject) is cst.Name and subject.value == name and any(self.qualified_name(each) == "torch.Tensor" for each in spelled)
 
     def _in_the_opposite_branch(self, made_at: cst.CSTNode | None, use: cst.CSTNode) -> bool:
         """The binding was made in one function under a test, the use is in the same function
@@ -1358,11 +1354,7 @@ class LintContext:
         with ``DishTS`` imported from ``layers.py``), or for such a call itself: the condition
         under which it is a module. With ``named_as_one`` (its name suggests a module), the
         condition under which the project does not show otherwise (a plain class)."""
-        if type(expression) is cst.Call:
-            symbol = self._project_maker(expression)
-        else:
-            binding = self._binding_of(expression)
-            symbol = binding.maker_symbol if binding is not None else None
+        symbol = self._maker_symbol(expression)
         return Condition(symbol, MAY_BE_MODULE if named_as_one else TORCH_MODULE, YES) if symbol is not None else None
 
     def returned_kind_condition(self, expression: cst.BaseExpression, kind: str) -> Condition | None:

@@ -172,7 +172,7 @@ def _truth_tested_items(binder: Binder, node: cst.CSTNode) -> bool:
     elif iterated is not node:
         return False
     binding = binder.binding_made_by(target)
-    return type(target) is cst.Name and binding is not None and bool(binding.references) and all(map(lambda use: _tested(binder, use), binding.references))
+    return type(target) is cst.Name and binding is not None and bool(binding.references) and all(_tested(binder, use) for use in binding.references)
 
 
 def _tested(binder: Binder, use: cst.CSTNode) -> bool:

@@ -10,7 +10,6 @@ from torchcheck.lint.kinds import Kind
 from torchcheck.lint.nodes import argument_for, called_name, dotted_name, method_call, subtree
 from torchcheck.lint.project import MAY, Condition
 from torchcheck.lint.rule import Invalid, Report, Rule, Valid
-from torchcheck.lint.summaries import spelled
 
 if TYPE_CHECKING:
     from torchcheck.lint.context import LintContext
@@ -417,8 +416,8 @@ class Task(BaseTask):
                 self._not_training.add(node)  # `self.sample_fid(model)`: a function of the file that never trains
             handed = {dotted_name(argument.value) for argument in node.args}
             for effect in summary.effects:  # `test(loader, model)` puts the model it is handed in eval mode
-                if effect.action == Effect.EVAL and effect.target in handed and (binding := self._binding_of(spelled(effect.target))) is not None:
-                    self._inference_uses.add(binding)
+                if effect.action == Effect.EVAL and effect.target in handed:
+                    self._inference_uses.add(self._binding_named(effect.target))
 
     def visit_Assign(self, node: cst.Assign) -> None:
         """``model = model.module``: the wrapper is thrown away (the idiom for loading a
@@ -506,8 +505,9 @@ class Task(BaseTask):
 
     def _binding_of(self, expression: cst.BaseExpression) -> _Binding | None:
         name = dotted_name(expression)
-        if name is None:
-            return None
+        return self._binding_named(name) if name is not None else None
+
+    def _binding_named(self, name: str) -> _Binding:
         scope: _Scope = self.context.current_class if name.startswith("self.") else self.context.flow.function
         return scope, name
 
