@@ -37,6 +37,7 @@ class Effect(str, enum.Enum):
     BACKWARD_IN_EVAL = "backward_in_eval"
     # a backward() on a module that the function surely put in train mode before it runs
     BACKWARD_IN_TRAIN = "backward_in_train"
+    CLIP_GRAD = "clip_grad"  # clips the gradients it finds (`torch.nn.utils.clip_grad_norm_`)
 
 
 @dataclass(frozen=True)

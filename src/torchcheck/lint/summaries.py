@@ -2,7 +2,7 @@
 
 A :class:`FunctionSummary` says, for one ``def``, which of the training-protocol methods
 (``eval()``, ``train()``, ``zero_grad()``, ``step()``, ``backward()``, ``set_epoch()``,
-``unscale_()``, ``update()``) it calls on what - on every path that returns (MUST) or on
+``unscale_()``, ``update()``) it calls on what, and the gradient clips it runs - on every path that returns (MUST) or on
 some (MAY) -, in which mode (train/eval) it leaves each module on its exits, and what it
 returns. Rules ask :meth:`~torchcheck.lint.context.LintContext.summary_of` and map a call's
 arguments onto the callee's parameters with
@@ -1004,8 +1004,11 @@ class _FunctionPass:
                 return self._record((action, self._target(func.value)), call, certain, state)
             if method == "zero_" and self._gradient_of(func.value) is not None:
                 return self._record(("zero_grad", self._gradient_of(func.value) or ANONYMOUS), call, certain, state)
-        if self.summaries.names.qualified_name(func) == "torch.autograd.backward":
+        qualified = self.summaries.names.qualified_name(func)
+        if qualified == "torch.autograd.backward":
             return self._record(("backward", ANONYMOUS), call, certain, state)
+        if qualified in torch_api.GRADIENT_CLIPS:
+            return self._record((idioms.Effect.CLIP_GRAD.value, ANONYMOUS), call, certain, state)
         return self._called_value(call, certain, state)
 
     def _note_backpropagated(self, call: cst.Call, func: cst.Attribute) -> None:

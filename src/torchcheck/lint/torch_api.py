@@ -203,3 +203,10 @@ def is_module_class_name(qualified: str) -> bool:
         and last not in _NOT_MODULE_CLASSES
         and not qualified.startswith(_NOT_MODULE_PACKAGES)
     )
+
+# Functions that clip the gradients they are given, in place.
+GRADIENT_CLIPS = frozenset(
+    f"torch.nn.utils.{module}{name}"
+    for module in ("", "clip_grad.")
+    for name in ("clip_grad_norm_", "clip_grad_norm", "clip_grad_value_", "clip_grads_with_norm_")
+)

@@ -2,17 +2,14 @@ from __future__ import annotations
 
 import libcst as cst
 
+from torchcheck.lint import torch_api
 from torchcheck.lint.context import LintContext
+from torchcheck.lint.idioms import Effect
 from torchcheck.lint.flow import Event, Function
 from torchcheck.lint.nodes import method_call
 from torchcheck.lint.rule import Invalid, Rule, Valid
 from torchcheck.rules.amp._common import is_scaler_call
 
-_CLIP_FUNCTIONS = frozenset(
-    f"torch.nn.utils.{module}{name}"
-    for module in ("", "clip_grad.")
-    for name in ("clip_grad_norm_", "clip_grad_norm", "clip_grad_value_", "clip_grads_with_norm_")
-)
 _SCALER_METHODS = ("scale", "step", "unscale_", "update")
 
 
@@ -42,7 +39,9 @@ class ClipBeforeUnscale(Rule):
     no loop) is reported too, wherever the scaled backward ran: a scaler's step means the
     gradients it steps were scaled.
     A clip in a branch that never runs together with the scaler (the `else:` of
-    `if scaler is not None:`) is left alone.
+    `if scaler is not None:`) is left alone. A clip in a helper that the scaled step calls
+    (`self.check_gradients(loss)` between the backward and `scaler.step`) is reported on the
+    clip, unless the helper calls `unscale_` itself.
 
     ## Example
     ```python
@@ -158,7 +157,37 @@ def train(model, warmup_loader, loader, optimizer):
         optimizer.zero_grad()
 """
         ),
+        Valid(
+            """
+import torch
+class Brain:
+    def fit_batch(self, batch):
+        self.scaler.scale(self.compute_loss(batch)).backward()
+        self.scaler.unscale_(self.optimizer)
+        self.clip()
+        self.scaler.step(self.optimizer)
+        self.scaler.update()
+
+    def fit_batch_in_full_precision(self, batch):
+        self.compute_loss(batch).backward()
+        self.clip()
+        self.optimizer.step()
+
+    def step_with(self, scaler):
+        self.unscale_and_clip(scaler)
+        scaler.step(self.optimizer)
+        scaler.update()
+
+    def clip(self):
+        torch.nn.utils.clip_grad_norm_(self.modules.parameters(), 1.0)
+
+    def unscale_and_clip(self, scaler):
+        scaler.unscale_(self.optimizer)
+        torch.nn.utils.clip_grad_norm_(self.modules.parameters(), 1.0)
+"""
+        ),
     )
+
     INVALID = (
         Invalid(
             """
@@ -202,13 +231,32 @@ class Trainer:
             self.optimizer.step()
 """
         ),
+        Invalid(
+            """
+import torch
+class Brain:
+    def fit_batch(self, batch):
+        loss = self.compute_loss(batch)
+        self.scaler.scale(loss).backward()
+        if self.check_gradients(loss):
+            self.scaler.step(self.optimizer)
+        self.scaler.update()
+
+    def check_gradients(self, loss):
+        if not torch.isfinite(loss):
+            return False
+        torch.nn.utils.clip_grad_norm_(self.modules.parameters(), self.max_grad_norm)  # TCK305
+        return True
+"""
+        ),
     )
 
     def __init__(self, context: LintContext) -> None:
         super().__init__(context)
         self._unscaled: set[Function | None] = set()  # the functions (None: the module) seen calling unscale_()
         self._scaler_uses: list[Event] = []
-        self._clips: list[Event] = []  # clips before any unscale_() of their function
+        # clips before any unscale_() of their function, each with the clip call to report
+        self._clips: list[tuple[Event, cst.CSTNode]] = []
 
     def visit_Call(self, node: cst.Call) -> None:
         flow = self.context.flow
@@ -218,10 +266,23 @@ class Trainer:
                 self._unscaled.add(flow.function)
             if is_scaler_call(self.context, node, _SCALER_METHODS):
                 self._scaler_uses.append(flow.event(node))
-        elif flow.function not in self._unscaled and self.context.call_name(node) in _CLIP_FUNCTIONS:
-            self._clips.append(flow.event(node))
+        elif flow.function not in self._unscaled:
+            clip = node if self.context.call_name(node) in torch_api.GRADIENT_CLIPS else self._clip_in_helper(node)
+            if clip is not None:
+                self._clips.append((flow.event(node), clip))
+
+    def _clip_in_helper(self, call: cst.Call) -> cst.CSTNode | None:
+        """The clip that a helper called here runs without unscaling first (``self.check_gradients()``
+        clipping the norm): its call when it is in this file, else ``call``."""
+        summary = self.context.call_summary(call)
+        clip = summary.effect(Effect.CLIP_GRAD) if summary is not None else None
+        if clip is None or summary.does(Effect.UNSCALE):  # type: ignore[union-attr]
+            return None
+        return clip.site.node or call
 
     def leave_Module(self, node: cst.Module) -> None:
-        for clip in self._clips:
-            if any(use.function is clip.function and _runs_with(use, clip) for use in self._scaler_uses):
-                self.report(clip.node)
+        reported: set[cst.CSTNode] = set()
+        for clip, clipped in self._clips:
+            if clipped not in reported and any(use.function is clip.function and _runs_with(use, clip) for use in self._scaler_uses):
+                reported.add(clipped)
+                self.report(clipped)
