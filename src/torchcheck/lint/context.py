@@ -56,6 +56,7 @@ from torchcheck.lint.kinds import (
     tensor_method_kind,
 )
 from torchcheck.lint.nodes import (
+    argument_for,
     called_name,
     dotted_name,
     is_autocast_name,
@@ -1483,6 +1484,22 @@ class LintContext:
         if method in idioms.SELF_BACKWARD_METHODS and self._is_lightning_self(receiver):
             return call.args[0].value if call.args else None
         return receiver if method == "backward" else None
+
+    def differentiated_subject(self, call: cst.Call) -> cst.BaseExpression | None:
+        """What ``call`` differentiates: what :meth:`backward_subject` says, the outputs of
+        ``torch.autograd.grad(loss, params)``, or the tensor an optimizer's ``step`` is handed
+        (a differentiable optimizer's ``diffopt.step(loss)``; a torch optimizer takes a closure)."""
+        subject = self.backward_subject(call)
+        if subject is not None:
+            return subject
+        if self.call_name(call) == "torch.autograd.grad":
+            outputs = argument_for(call, 0, "outputs")
+            return outputs.value if outputs is not None else None
+        receiver_method = method_call(call)
+        if receiver_method is None or receiver_method[1] != "step" or len(call.args) != 1 or call.args[0].keyword is not None:
+            return None
+        handed = call.args[0].value
+        return handed if self.is_tensor(handed) else None
 
     def backpropagated_after(self, holder: cst.Name, region: cst.CSTNode) -> bool:
         """Whether what the name ``holder`` holds is backpropagated by code after ``region``

@@ -186,6 +186,10 @@ IN_PLACE_FILLS = frozenset({"fill_", "zero_", "normal_", "uniform_", "random_", 
 RANDOM_FILLS = IN_PLACE_FILLS - {"fill_", "zero_"}
 # Tensor methods whose result lives where their receiver does: a tensor built on the CPU is
 # still there after them.
+# Methods that return a tensor of their receiver's shape on its device: a 0-dim CPU tensor stays one.
+SHAPE_AND_PLACE_KEEPING_METHODS = IN_PLACE_FILLS | {
+    "float", "double", "half", "bfloat16", "long", "int", "bool", "clone", "detach", "contiguous", "requires_grad_"
+}
 PLACE_KEEPING_METHODS = (VALUE_KEEPING_METHODS - {"to", "cuda", "cpu", "type"}) | IN_PLACE_FILLS | {
     "expand", "repeat", "t", "transpose", "permute", "long", "int", "bool"
 }

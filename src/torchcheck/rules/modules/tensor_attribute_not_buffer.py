@@ -110,7 +110,7 @@ class TensorAttributeNotBuffer(ModuleClassRule):
     forward on the GPU fails with a device mismatch, or runs in the wrong dtype), is not
     in `state_dict()`, and is not replicated by `DataParallel`/FSDP. Register it with
     `self.register_buffer("mask", torch.ones(...))` - pass `persistent=False` to keep it
-    out of the checkpoint. A 0-dim tensor of a number (`torch.tensor(0.5)`, of a parameter
+    out of the checkpoint. A 0-dim tensor of a number (`torch.tensor(0.5)`, also with `.requires_grad_()`, of a parameter
     default or a module constant that is a number, of a value an `isinstance(x, float)` test shows is one, or of a setting that a configuration
     default of the project sets to a number: `torch.tensor(cfg.MODEL.POS_WEIGHT)` after
     `cfg.MODEL.POS_WEIGHT = 1.5`) is not reported: PyTorch combines a CPU scalar tensor with
@@ -167,6 +167,20 @@ class TensorAttributeNotBuffer(ModuleClassRule):
     required_text = ("torch",)
 
     VALID = (
+        Valid(
+            """
+import torch
+import torch.nn as nn
+import torch.nn.functional as F
+class InvariancePenalty(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.scale = torch.tensor(1.).requires_grad_()
+
+    def forward(self, logits, labels):
+        return F.cross_entropy(logits * self.scale, labels)
+"""
+        ),
         Valid(
             """
 import torch
@@ -610,7 +624,8 @@ class Head(nn.Module):
         while (called := method_call(root)) is not None and isinstance(called[0], cst.Call) and self.context.call_name(root) is None:
             root, methods = called[0], [*methods, called[1]]
         if self.context.call_name(root) in _TENSOR_BUILDERS:
-            return self.context.kind_of(value) in TENSOR_KINDS and not self._scalar_tensor(value)
+            scalar = root if torch_api.SHAPE_AND_PLACE_KEEPING_METHODS.issuperset(methods) else value  # `torch.tensor(1.).requires_grad_()`
+            return self.context.kind_of(value) in TENSOR_KINDS and not self._scalar_tensor(scalar)
         return not _LEAVING_TENSORS.intersection(methods) and self._helper_returns_tensor(root)
 
     def _tensor_data(self, value: cst.BaseExpression) -> cst.BaseExpression | None:
@@ -629,11 +644,10 @@ class Head(nn.Module):
             return data is not None and (isinstance(data, cst.Name) or _is_number(data))
         binder = self.context.binder
         bindings = binder.bindings_of(data.value, binder.scope_of(data))
-        if any(isinstance(binding.node, cst.Param) and binding.node.default is not None and _is_number(binding.node.default) for binding in bindings):
-            return True  # a parameter's default
+        defaulted = any(isinstance(binding.node, cst.Param) and binding.node.default is not None and _is_number(binding.node.default) for binding in bindings)
         constant = bindings[0].node if len(bindings) == 1 and bindings[0].scope is binder.module_scope else None
         top_level = constant is not None and isinstance(binder.parent(binder.parent(constant)), cst.Module)  # not under an `if`
-        return top_level and isinstance(constant, cst.Assign) and len(constant.targets) == 1 and _is_number(constant.value)
+        return defaulted or (top_level and isinstance(constant, cst.Assign) and len(constant.targets) == 1 and _is_number(constant.value))
 
     def _helper_returns_tensor(self, call: cst.Call) -> bool:
         """A function of this file whose summary returns a tensor. One known to be a tensor

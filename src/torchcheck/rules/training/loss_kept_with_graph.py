@@ -62,8 +62,10 @@ class LossKeptWithGraph(Rule):
     `output.loss.backward()`, a Hugging Face model's output) or arithmetic on what was
     backpropagated (`error += batch_error / len(loader)`), and so does a loss accumulated with `+=` in a function that puts
     the model in `eval()` mode but forgets `torch.no_grad()`. An accumulator created afresh
-    in each iteration of an outer loop and backpropagated there (`style_loss = 0.` per step,
-    `style_loss += ...` over the layers, then `style_loss.backward()`) is correct code, and
+    in each iteration of an outer loop and differentiated there (`style_loss = 0.` per step,
+    `style_loss += ...` over the layers, then `style_loss.backward()`,
+    `torch.autograd.grad(style_loss, params)` or a differentiable optimizer's
+    `diffopt.step(style_loss)`) is correct code, and
     so is a list of losses that code after the loop backpropagates (`losses.append(loss)`
     over several forwards, then `accelerator.backward(losses[i])`). A loop trains when it
     calls `.backward()` itself or through a function of the file (a closure, a helper, a
@@ -136,6 +138,24 @@ class LossKeptWithGraph(Rule):
     required_text = (".append(", ".extend(", ".insert(", "+=")
 
     VALID = (
+        Valid(
+            """
+import torch
+import torch.nn.functional as F
+def meta_train(model, loader, support_domains, inner_steps):
+    for batch in loader:
+        with higher.innerloop_ctx(model, optimizer) as (inner_model, inner_optimizer):
+            for _ in range(inner_steps):
+                inner_loss = 0
+                for x, y in support_domains:
+                    inner_loss += F.cross_entropy(inner_model(x), y)
+                inner_optimizer.step(inner_loss)
+        task_loss = 0
+        for x, y in support_domains:
+            task_loss += F.cross_entropy(model(x), y)
+        grads = torch.autograd.grad(task_loss, model.parameters())
+"""
+        ),
         Valid(
             """
 import torch
@@ -389,6 +409,30 @@ def train(model, loader, criterion, optimizer):
         ),
     )
     INVALID = (
+        Invalid(
+            """
+import torch
+import torch.nn.functional as F
+def adapt(model, tasks):
+    query_losses = []
+    for x, y in tasks:
+        loss = F.cross_entropy(model(x), y)
+        grads = torch.autograd.grad(loss, model.parameters())
+        query_losses.append(loss)  # TCK101
+    return grads, query_losses
+""",
+            expected_replacement="""
+import torch
+import torch.nn.functional as F
+def adapt(model, tasks):
+    query_losses = []
+    for x, y in tasks:
+        loss = F.cross_entropy(model(x), y)
+        grads = torch.autograd.grad(loss, model.parameters())
+        query_losses.append(loss.item())  # TCK101
+    return grads, query_losses
+""",
+        ),
         Invalid(
             """
 def fit(parameters, loss_terms, optimizer, steps):
@@ -669,22 +713,20 @@ class Trainer:
         return self.context.flow.loop_facts(self, _LoopFacts)
 
     def visit_Call(self, node: cst.Call) -> None:
-        if type(node.func) is not cst.Attribute:
+        subject = self.context.differentiated_subject(node)
+        if subject is not None and self.context.loops:  # `loss.backward()`, `torch.autograd.grad(loss, ...)` ...
+            self._backpropagated(subject)
             return
-        method, subject = node.func.attr.value, self.context.backward_subject(node)
+        method = node.func.attr.value if type(node.func) is cst.Attribute else None
         if method == "eval" and not node.args:
             self._evaluating.add(self.context.flow.function)
-        elif subject is not None and self.context.loops:  # `loss.backward()`, `accelerator.backward(loss)` ...
-            self._backpropagated(subject)
         elif method in _CONTAINER_METHODS and node.args and (method != "insert" or len(node.args) >= 2):
             value = node.args[-1].value
-            if method == "extend":
-                if not isinstance(value, (cst.List, cst.Tuple)) or not value.elements:
-                    return
-                value = value.elements[0].value
-            self._consider(node, root_name(node.func.value), value)
-        elif node.args and self.context.loops:
-            self._meter_call(node, node.func.value)
+            if method == "extend" and not (type(value) in (cst.List, cst.Tuple) and value.elements):  # type: ignore[attr-defined]
+                return
+            self._consider(node, root_name(node.func.value), value.elements[0].value if method == "extend" else value)  # type: ignore[attr-defined]
+        elif method is not None and node.args and self.context.loops:
+            self._meter_call(node, node.func.value)  # type: ignore[attr-defined]
 
     def visit_Assign(self, node: cst.Assign) -> None:
         """``output["loss"] = output["loss"].detach()`` after backpropagating that entry: the
