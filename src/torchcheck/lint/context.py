@@ -1502,29 +1502,30 @@ class LintContext:
         return handed if self.is_tensor(handed) else None
 
     def backpropagated_after(self, holder: cst.Name, region: cst.CSTNode) -> bool:
-        """Whether what the name ``holder`` holds is backpropagated by code after ``region``
-        (a loop, say): a later read of it inside what a backward call backpropagates
-        (``torch.stack(losses).sum().backward()``), or one assigned to a name that is
-        (``loss = losses[i]``, then ``accelerator.backward(loss)``)."""
+        """Whether what the name ``holder`` holds is backpropagated (or otherwise differentiated)
+        by code after ``region`` (a loop, say): a later read of it inside what a backward call
+        backpropagates (``torch.stack(losses).sum().backward()``), or one assigned to a name
+        that is (``loss = losses[i]``, then ``accelerator.backward(loss)``; ``mean = total / n``,
+        then ``torch.autograd.grad(mean, params)``)."""
         binder = self.binder
         for binding in binder.bindings_before(holder):
             for reference in binder.references_to(binding):
                 if not binder.precedes(region, reference) or any(node is region for node in binder.ancestors(reference)):
                     continue
-                if self._read_by_backward(reference):
+                if self._read_by_differentiation(reference):
                     return True
                 statement = binder.statement_of(reference)
                 targets = [target.target for target in statement.targets] if type(statement) is cst.Assign else []  # type: ignore[attr-defined]
                 bound = [binder.binding_made_by(target) for target in targets if type(target) is cst.Name]
-                if any(self._read_by_backward(use) for made in bound if made is not None for use in binder.references_to(made)):
+                if any(self._read_by_differentiation(use) for made in bound if made is not None for use in binder.references_to(made)):
                     return True
         return False
 
-    def _read_by_backward(self, node: cst.CSTNode) -> bool:
+    def _read_by_differentiation(self, node: cst.CSTNode) -> bool:
         for ancestor in self.binder.ancestors(node):
             if isinstance(ancestor, (cst.BaseSmallStatement, cst.BaseCompoundStatement)):
                 return False
-            if type(ancestor) is cst.Call and self.backward_subject(ancestor) is not None:  # type: ignore[arg-type]
+            if type(ancestor) is cst.Call and self.differentiated_subject(ancestor) is not None:  # type: ignore[arg-type]
                 return True
         return False
 

@@ -154,6 +154,16 @@ def meta_train(model, loader, support_domains, inner_steps):
         for x, y in support_domains:
             task_loss += F.cross_entropy(model(x), y)
         grads = torch.autograd.grad(task_loss, model.parameters())
+
+def gradient_alignment(network, environments):
+    total, env_grads = 0, []
+    for x, y in environments:
+        env_loss = F.cross_entropy(network(x), y)
+        total += env_loss
+        env_grads.append(torch.autograd.grad(env_loss, network.parameters(), create_graph=True))
+    mean_loss = total / len(environments)
+    mean_grad = torch.autograd.grad(mean_loss, network.parameters(), retain_graph=True)
+    return mean_loss, env_grads, mean_grad
 """
         ),
         Valid(
