@@ -887,9 +887,34 @@ class LintContext:
             return self._infer_self_attribute(expression, attribute)
         owner = self.kind_and_evidence(expression.value)
         kind = _attribute_kind(owner.kind, attribute)
+        if kind is None and owner.kind is Kind.MODULE:
+            stored = self._stored_by_class_of(expression.value, attribute)
+            if stored.kind is not None:
+                return inferred(stored.kind, min(owner.evidence, stored.evidence))  # type: ignore[type-var]
         if kind is None and owner.kind not in TENSOR_KINDS:
             return conventional(attribute)  # `trainer.optimizer`, `self.optimizer_scheduler.scheduler`
         return inferred(kind, owner.evidence)
+
+    def _stored_by_class_of(self, owner: cst.BaseExpression, attribute: str) -> Inferred:
+        """What every assignment to ``self.<attribute>`` stores in the class of this file whose
+        instance ``owner`` holds (``model = UNet(...)``, then ``model.outc``); else UNKNOWN."""
+        class_def = self._constructed_class(owner) if self._module is not None and not self._elsewhere else None
+        return self._distant_kinds().attribute(class_def, attribute) if class_def is not None else UNKNOWN
+
+    def _constructed_class(self, owner: cst.BaseExpression) -> cst.ClassDef | None:
+        """The class of this file that made the value of a name or ``self.<attribute>``, when one
+        assignment alone binds it (``UNet(...)``, also ``UNet(...).to(device)``)."""
+        if type(owner) is cst.Name:
+            value = references.assigned_value(self.binder, owner)  # type: ignore[arg-type]
+        else:
+            binding = self._binding_of(owner)
+            statement = self.binder.statement_of(binding.made_at) if binding is not None and binding.made_at is not None else None
+            value = statement.value if type(statement) is cst.Assign else None  # type: ignore[attr-defined]
+        while type(value) is cst.Call and (called := method_call(value)) is not None and called[1] in torch_api.MODULE_SELF_METHODS:  # type: ignore[arg-type]
+            value = called[0]
+        if type(value) is not cst.Call or type(value.func) is not cst.Name:  # type: ignore[attr-defined]
+            return None
+        return references.class_named(self.binder, value.func.value)  # type: ignore[attr-defined]
 
     def _infer_self_attribute(self, expression: cst.Attribute, attribute: str) -> Inferred:
         """What the walk saw stored in ``self.<attribute>`` (in this method or one before it);

@@ -141,6 +141,48 @@ noise.requires_grad = True
     INVALID = (
         Invalid(
             """
+import torch
+import torch.nn as nn
+
+class OutConv(nn.Module):
+    def __init__(self, channels, classes):
+        super().__init__()
+        self.conv = nn.Conv2d(channels, classes, 1)
+
+class UNet(nn.Module):
+    def __init__(self, channels, classes):
+        super().__init__()
+        self.inc = nn.Conv2d(3, channels, 3)
+        self.outc = OutConv(channels, classes)
+        self.scale = nn.Parameter(torch.ones(1))
+
+model = UNet(64, 2).to("cuda")
+model.outc.requires_grad = False  # TCK611
+model.scale.requires_grad = False
+""",
+            """
+import torch
+import torch.nn as nn
+
+class OutConv(nn.Module):
+    def __init__(self, channels, classes):
+        super().__init__()
+        self.conv = nn.Conv2d(channels, classes, 1)
+
+class UNet(nn.Module):
+    def __init__(self, channels, classes):
+        super().__init__()
+        self.inc = nn.Conv2d(3, channels, 3)
+        self.outc = OutConv(channels, classes)
+        self.scale = nn.Parameter(torch.ones(1))
+
+model = UNet(64, 2).to("cuda")
+model.outc.requires_grad_(False)  # TCK611
+model.scale.requires_grad = False
+""",
+        ),
+        Invalid(
+            """
 import torch.nn as nn
 encoder = nn.TransformerEncoder(nn.TransformerEncoderLayer(512, 8), 6)
 encoder.requires_grad = False  # TCK611
