@@ -1512,8 +1512,8 @@ class LintContext:
 
     def differentiated_subject(self, call: cst.Call) -> cst.BaseExpression | None:
         """What ``call`` differentiates: what :meth:`backward_subject` says, the outputs of
-        ``torch.autograd.grad(loss, params)``, or the tensor an optimizer's ``step`` is handed
-        (a differentiable optimizer's ``diffopt.step(loss)``; a torch optimizer takes a closure)."""
+        ``torch.autograd.grad(loss, params)``, or the loss a differentiable optimizer's ``step``
+        is handed (``diffopt.step(loss)``, ``diffopt`` from ``higher.innerloop_ctx``)."""
         subject = self.backward_subject(call)
         if subject is not None:
             return subject
@@ -1523,8 +1523,11 @@ class LintContext:
         receiver_method = method_call(call)
         if receiver_method is None or receiver_method[1] != "step" or len(call.args) != 1 or call.args[0].keyword is not None:
             return None
-        handed = call.args[0].value
-        return handed if self.is_tensor(handed) else None
+        receiver = receiver_method[0]
+        bindings = self.binder.bindings_before(receiver) if type(receiver) is cst.Name else []  # type: ignore[arg-type]
+        made_by = bindings[0].node if len(bindings) == 1 else None
+        differentiable = type(made_by) is cst.WithItem and self.call_name(made_by.item) in idioms.DIFFERENTIABLE_OPTIMIZER_CONTEXTS  # type: ignore[union-attr,arg-type]
+        return call.args[0].value if differentiable else None
 
     def backpropagated_after(self, holder: cst.Name, region: cst.CSTNode) -> bool:
         """Whether what the name ``holder`` holds is backpropagated (or otherwise differentiated)

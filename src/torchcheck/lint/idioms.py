@@ -144,6 +144,9 @@ LIBRARY_MODULE_CLASSES = LIGHTNING_MODULES | frozenset(
 
 # Free functions whose first argument is the loss they backpropagate.
 BACKWARD_FUNCTIONS = frozenset({"torch.autograd.backward"})
+# Context managers whose `as` targets include a differentiable optimizer: its `step(loss)`
+# differentiates the loss it is handed (higher's inner loop of a meta-learner).
+DIFFERENTIABLE_OPTIMIZER_CONTEXTS = frozenset({"higher.innerloop_ctx"})
 
 # Context managers whose `as` target is the loss scaled for a mixed-precision backward:
 # Frameworks' DistributedDataParallel wrappers: like torch's, they keep the model in

@@ -140,6 +140,7 @@ class LossKeptWithGraph(Rule):
     VALID = (
         Valid(
             """
+import higher
 import torch
 import torch.nn.functional as F
 def meta_train(model, loader, support_domains, inner_steps):
@@ -419,6 +420,40 @@ def train(model, loader, criterion, optimizer):
         ),
     )
     INVALID = (
+        Invalid(
+            """
+import torch.nn.functional as F
+def fit(model, loader, val_loader, optimizer, plateau, epochs):
+    history = []
+    for epoch in range(epochs):
+        for x, y in loader:
+            optimizer.zero_grad()
+            F.cross_entropy(model(x), y).backward()
+            optimizer.step()
+        val_loss = 0
+        for x, y in val_loader:
+            val_loss += F.cross_entropy(model(x), y)  # TCK101
+        plateau.step(val_loss)
+        history.append(val_loss)  # TCK101
+    return history
+""",
+            """
+import torch.nn.functional as F
+def fit(model, loader, val_loader, optimizer, plateau, epochs):
+    history = []
+    for epoch in range(epochs):
+        for x, y in loader:
+            optimizer.zero_grad()
+            F.cross_entropy(model(x), y).backward()
+            optimizer.step()
+        val_loss = 0
+        for x, y in val_loader:
+            val_loss += F.cross_entropy(model(x), y)  # TCK101
+        plateau.step(val_loss)
+        history.append(val_loss.item())  # TCK101
+    return history
+""",
+        ),
         Invalid(
             """
 import torch
