@@ -68,7 +68,23 @@ from torchcheck.lint.nodes import (
     subtree,
 )
 from torchcheck.lint.positions import Positions
-from torchcheck.lint.project import DERIVES, GRAD_OFF, GRAPH_ENTRIES, MAY_BE_MODULE, MODULE, NONE, TORCH_MODULE, YES, Condition, Symbol, returns_fact
+from torchcheck.lint.project import (
+    DERIVES,
+    GRAD_OFF,
+    GRAPH_ENTRIES,
+    MAY_BE_MODULE,
+    MODULE,
+    MODULE_ATTRIBUTES,
+    NO,
+    NONE,
+    OTHER_ATTRIBUTES,
+    PROJECT,
+    TORCH_MODULE,
+    YES,
+    Condition,
+    Symbol,
+    returns_fact,
+)
 from torchcheck.lint.settings import LintSettings
 
 if TYPE_CHECKING:
@@ -1382,6 +1398,22 @@ class LintContext:
         condition under which the project does not show otherwise (a plain class)."""
         symbol = self._maker_symbol(expression)
         return Condition(symbol, MAY_BE_MODULE if named_as_one else TORCH_MODULE, YES) if symbol is not None else None
+
+    def submodule_conditions(self, expression: cst.BaseExpression) -> tuple[Condition, ...]:
+        """For ``owner.attribute`` of a module whose class the file does not show (``self.model.outc``
+        of a model another file builds): the project conditions under which the attribute holds a
+        module - a class of the project assigns ``self.<attribute>`` a module it constructs, and
+        none assigns it anything else. () when the kind is known here, or the owner is no module."""
+        if type(expression) is not cst.Attribute or self.kind_of(expression) is not None:
+            return ()
+        if self.kind_of(expression.value) is not Kind.MODULE:  # type: ignore[attr-defined]
+            return ()
+        attribute = expression.attr.value  # type: ignore[attr-defined]
+        this_file = Symbol(None, "")
+        return (
+            Condition(this_file, f"{PROJECT}:{MODULE_ATTRIBUTES}:{attribute}", YES),
+            Condition(this_file, f"{PROJECT}:{OTHER_ATTRIBUTES}:{attribute}", NO),
+        )
 
     def returned_kind_condition(self, expression: cst.BaseExpression, kind: str) -> Condition | None:
         """For a name bound to what a function or method of another project file returns

@@ -36,7 +36,7 @@ import libcst as cst
 
 from torchcheck.lint.buffers import ComputedBuffer, computed_non_persistent_buffers, submodule_classes
 from torchcheck.lint.distributed import guarded_by_rank
-from torchcheck.lint.kinds import TENSOR_KINDS, Kind
+from torchcheck.lint.kinds import TENSOR_KINDS, Evidence, Kind
 from torchcheck.lint.nodes import dotted_name, is_autocast_name, self_attribute, source_text
 from torchcheck.lint.project import (
     AUTOCAST,
@@ -46,9 +46,11 @@ from torchcheck.lint.project import (
     DETERMINISTIC,
     DISTRIBUTED,
     INSTANCE_OUTPUT,
+    MODULE_ATTRIBUTES,
     MOVED_BY_APPLY,
     NO,
     NUMBER_SETTINGS,
+    OTHER_ATTRIBUTES,
     OUTPUT,
     GRAPH,
     GRAPH_ENTRIES,
@@ -297,6 +299,8 @@ class ProjectFacts:
         self._unguarded_calls: dict[str, list[tuple[cst.Call, cst.FunctionDef | None]]] = {}
         self._distributing: set[cst.FunctionDef | None] = set()  # functions (None: the module) that set up a process group
         self._number_settings: dict[str, cst.Assign] = {}  # setting path -> where it is given a number
+        # `self.<attribute>` assigned in a class's methods: a module the code constructs, or anything else
+        self._attributes: dict[str, dict[str, cst.Assign]] = {MODULE_ATTRIBUTES: {}, OTHER_ATTRIBUTES: {}}
 
     # ----------------------------------------------------------------- queries
     def symbol_of(self, expression: cst.BaseExpression) -> Symbol | None:
@@ -415,6 +419,7 @@ class ProjectFacts:
                 path = setting_path(target.target)
                 if path is not None:
                     self._number_settings.setdefault(path, node)
+        self._note_self_attributes(node)
         if self._function is not None and any(_is_grad(target.target) for target in node.targets):
             self._acting.add(self._function)  # `p.grad = None` clears gradients
         if not _is_name(node.value, "True"):
@@ -426,6 +431,16 @@ class ProjectFacts:
                     self._flag(BENCHMARK, node)
                 elif qualified == _DETERMINISTIC_FLAG:
                     self._flag(DETERMINISTIC, node)
+
+    def _note_self_attributes(self, node: cst.Assign) -> None:
+        if self._context.current_class is None:
+            return
+        built = self._context.kind_and_evidence(node.value) if type(node.value) is cst.Call else None
+        constructs_module = built is not None and built.kind is Kind.MODULE and built.evidence is Evidence.STRONG
+        for target in node.targets:
+            attribute = self_attribute(target.target)
+            if attribute is not None:
+                self._attributes[MODULE_ATTRIBUTES if constructs_module else OTHER_ATTRIBUTES].setdefault(attribute, node)
 
     def visit_Call(self, node: cst.Call) -> None:
         func = node.func
@@ -529,6 +544,10 @@ class ProjectFacts:
             first = next(iter(self._number_settings.values()))
             where = "a configuration default"
             flags[NUMBER_SETTINGS] = Fact(",".join(sorted(self._number_settings)), self._lines.line_of(first), where)
+        for fact, assigned in self._attributes.items():
+            if assigned:
+                first = next(iter(assigned.values()))
+                flags[fact] = Fact(",".join(sorted(assigned)), self._lines.line_of(first), f"`{_one_line(first)}`")
         imports = {name: symbol for name, symbol in self._scopes[0][1].items() if symbol is not None}
         return ExportSummary(dict(self._definitions), imports, tuple(self._modules), flags)
 

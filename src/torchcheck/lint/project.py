@@ -120,6 +120,10 @@ UNGUARDED_CALLS = "unguarded_calls"
 # A list fact: the settings the module assigns a number (`cfg.MODEL.HEAD.POS_WEIGHT = 1.5`),
 # each spelled without its root name (`MODEL.HEAD.POS_WEIGHT`), as configuration defaults are.
 NUMBER_SETTINGS = "number_settings"
+# List facts: the attribute names that a method of a class of the module assigns a module it
+# constructs (`self.outc = OutConv(...)`), and those it assigns anything else (`self.outc = outc`).
+MODULE_ATTRIBUTES = "module_attributes"
+OTHER_ATTRIBUTES = "other_attributes"
 
 MUST = "must"
 MAY = "may"

@@ -7,6 +7,7 @@ import libcst as cst
 from torchcheck.lint.context import LintContext
 from torchcheck.lint.kinds import Evidence, Kind
 from torchcheck.lint.nodes import source_text
+from torchcheck.lint.project import Condition
 from torchcheck.lint.rule import FixSafety, Invalid, Rule, Valid, fix_safety_on
 
 _ATTRIBUTE = "requires_grad"
@@ -18,12 +19,16 @@ class _Candidate:
     assignment: cst.Assign
     target: cst.Attribute
     evidence: Evidence | None
+    conditions: tuple[Condition, ...] = ()  # the project facts under which the receiver is a module
 
 
 class ModuleRequiresGradAttribute(Rule):
     """
     ## What it does
-    Checks for `module.requires_grad = False` (or `True`) on an `nn.Module`.
+    Checks for `module.requires_grad = False` (or `True`) on an `nn.Module`, also a submodule
+    reached through an attribute: `model.outc` when a class of the file stores a module there,
+    and `self.model.outc` of a model another file builds when the project's classes store only
+    modules they construct in `self.outc`.
 
     ## Why is this bad?
     `requires_grad` is a property of tensors, not of modules. On a module the assignment
@@ -141,6 +146,24 @@ noise.requires_grad = True
     INVALID = (
         Invalid(
             """
+import torch.nn as nn
+from models import build_model
+
+class Classifier(nn.Module):
+    def __init__(self, backbone, classes):
+        super().__init__()
+        self.backbone = backbone
+        self.head = nn.Linear(512, classes)
+
+class Trainer:
+    def __init__(self, config):
+        self.model = build_model(config)
+        self.model.head.requires_grad = False  # TCK611
+        self.model.backbone.requires_grad = False
+"""
+        ),
+        Invalid(
+            """
 import torch
 import torch.nn as nn
 
@@ -253,6 +276,8 @@ def freeze(model):
             kind, evidence = self.context.kind_and_evidence(attribute.value)
             if kind is Kind.MODULE:
                 self._candidates.append(_Candidate(node, attribute, evidence))
+            elif conditions := self.context.submodule_conditions(attribute.value):
+                self._candidates.append(_Candidate(node, attribute, Evidence.CONVENTION, conditions))
 
     def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
         if node.name.value == _ATTRIBUTE:
@@ -276,9 +301,10 @@ def freeze(model):
                     message,
                     replacement=_requires_grad_call(candidate.target.value, candidate.assignment.value),
                     fix_safety=fix_safety_on(candidate.evidence),
+                    conditions=candidate.conditions,
                 )
             else:
-                self.report(candidate.assignment, message)
+                self.report(candidate.assignment, message, conditions=candidate.conditions)
 
 
 def _requires_grad_call(receiver: cst.BaseExpression, value: cst.BaseExpression) -> cst.Expr:

@@ -12,7 +12,9 @@ class ForwardCalledDirectly(Rule):
     Checks for `module.forward(x)` where `module` is an `nn.Module`, instead of `module(x)`.
     An instance of a class of another project file is a module when the class's bases reach
     `nn.Module` in the project's files, whatever the name it is stored under suggests
-    (`self.model = dist.DistModel()` of a plain class is not).
+    (`self.model = dist.DistModel()` of a plain class is not). A submodule reached through an
+    attribute (`self.model.head.forward(x)`) is one when the project's classes store only
+    modules they construct in `self.head`.
 
     ## Why is this bad?
     `nn.Module.__call__` does more than run `forward`: it runs forward pre-hooks and hooks,
@@ -153,6 +155,26 @@ def add_sensor_noise(image, noise_model=None):
     INVALID = (
         Invalid(
             """
+import torch.nn as nn
+from models import build_model
+
+class Classifier(nn.Module):
+    def __init__(self, backbone, classes):
+        super().__init__()
+        self.backbone = backbone
+        self.head = nn.Linear(512, classes)
+
+class Evaluator:
+    def __init__(self, config):
+        self.model = build_model(config)
+
+    def logits(self, features, images):
+        self.model.backbone.forward(images)
+        return self.model.head.forward(features)  # TCK105
+"""
+        ),
+        Invalid(
+            """
 logits = model.forward(images)  # TCK105
 """,
             expected_replacement="""
@@ -241,6 +263,9 @@ def step(pred, target):
             self.report(node, replacement=replacement, fix_safety=FixSafety.SAFE, conditions=(condition,))
             return
         loss_module = kind is Kind.LOSS_FUNCTION and evidence is Evidence.STRONG  # `nn.MSELoss()`: a module too
+        if kind is None and (conditions := self.context.submodule_conditions(receiver)):
+            self.report(node, replacement=replacement, fix_safety=FixSafety.UNSAFE, conditions=conditions)  # `self.model.head.forward(x)`
+            return
         if kind is not Kind.MODULE and not loss_module:
             return  # also skips `super().forward` and `Base.forward(self, ...)`
         if evidence is Evidence.CONVENTION and self._is_optional_parameter(receiver):
