@@ -89,9 +89,15 @@ def decorator_names(function: cst.FunctionDef) -> set[str]:
 def root_name(expression: cst.BaseExpression) -> str | None:
     """``totals`` for ``totals``, ``totals[key]`` or ``totals.loss.sum``; None when the chain
     starts elsewhere (a call, a literal)."""
+    root = root_name_node(expression)
+    return root.value if root is not None else None
+
+
+def root_name_node(expression: cst.BaseExpression) -> cst.Name | None:
+    """The name node a chain of attributes and subscripts starts from, as :func:`root_name`."""
     while isinstance(expression, (cst.Attribute, cst.Subscript)):
         expression = expression.value
-    return expression.value if isinstance(expression, cst.Name) else None
+    return expression if isinstance(expression, cst.Name) else None
 
 
 def method_call(expression: cst.BaseExpression) -> tuple[cst.BaseExpression, str] | None:

@@ -12,7 +12,7 @@ from torchcheck.lint.flow import Function
 from torchcheck.lint.idioms import Effect
 from torchcheck.lint.kinds import TENSOR_KINDS, Kind
 from torchcheck.lint.project import BACKPROPAGATED, GRAPH, GRAPH_ENTRIES, Condition
-from torchcheck.lint.nodes import dotted_name, is_detached, root_name, self_attribute, source_text, subtree
+from torchcheck.lint.nodes import dotted_name, is_detached, root_name, root_name_node, self_attribute, source_text, subtree
 from torchcheck.lint.rule import FixSafety, Invalid, Rule, Valid
 
 _CONTAINER_METHODS = frozenset({"append", "extend", "insert"})
@@ -138,6 +138,24 @@ class LossKeptWithGraph(Rule):
     required_text = (".append(", ".extend(", ".insert(", "+=")
 
     VALID = (
+        Valid(
+            """
+import torch.nn.functional as F
+def train_epoch(model, loader, optimizer, epoch, aligner_epoch):
+    for batch in loader:
+        mel_loss, predictions, texts, lengths = model(batch)
+        if epoch >= aligner_epoch:
+            text_loss = 0
+            for prediction, text, length in zip(predictions, texts, lengths):
+                text_loss += F.cross_entropy(prediction[:length], text[:length])
+            loss = mel_loss + 0.1 * text_loss
+        else:
+            loss = mel_loss
+        optimizer.zero_grad()
+        loss.backward()
+        optimizer.step()
+"""
+        ),
         Valid(
             """
 import higher
@@ -799,9 +817,10 @@ class Trainer:
         names = {name, source_text(receiver)}  # `output["loss"].backward()`: that entry, until detached in place
         if isinstance(receiver, cst.Attribute) and (path := dotted_name(receiver)) is not None:
             names.add(path)  # `output.loss.backward()`: that attribute, kept as `total += output.loss`
-        binding = self.context.flow.last_binding(name)
-        if binding is not None and binding.value is not None:
-            names.update(combined_names(binding.value))
+        root = root_name_node(receiver)
+        for binding in self.context.binder.reaching(root) if root is not None else []:  # `g_loss = ... + loss_s2s` on one branch, `g_loss = loss_mel` on the other
+            if type(binding.node) is cst.Assign:
+                names.update(combined_names(binding.node.value))  # type: ignore[attr-defined]
         facts = self._facts()
         for loop in self.context.loops:
             facts.backpropagated.setdefault(loop, set()).update(names)
