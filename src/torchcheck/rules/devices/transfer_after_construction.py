@@ -20,6 +20,8 @@ _DEVICE_FACTORIES = torch_api.TENSOR_FACTORIES - _HOST_DATA_CONSTRUCTORS - {
 }
 # Factories that draw random numbers: CPU and CUDA generators give different numbers for one
 # seed, so building the tensor on the device changes what a seeded run computes.
+# Factories whose positional arguments are the sizes (`torch.arange(0, n)` starts at 0).
+_SIZED_FACTORIES = torch_api.LEGACY_TENSOR_CONSTRUCTORS | {f"torch.{name}" for name in ("zeros", "ones", "empty", "rand", "randn")}
 _RANDOM_FACTORIES = frozenset(
     f"torch.{name}"
     for name in "rand randn randint randperm normal bernoulli multinomial poisson rand_like randn_like randint_like".split()
@@ -44,6 +46,9 @@ class TransferAfterConstruction(Rule):
 
     The legacy constructors take no CUDA `device=`: use `torch.empty`, `torch.zeros` or
     `torch.ones` with `device=` instead.
+
+    A tensor with a literal `0` among its sizes (`torch.zeros(batch, 0, dim).cuda()`) holds
+    nothing to fill or copy and is not reported.
 
     Tensors made from data (`torch.tensor(data)`, `torch.as_tensor(array)`,
     `torch.from_numpy(array)`) are not reported: the data is in host memory, so PyTorch
@@ -97,6 +102,13 @@ class TransferAfterConstruction(Rule):
     required_text = (".cuda(", ".to(")
 
     VALID = (
+        Valid(
+            """
+import torch
+done = torch.FloatTensor(batch_size, beams, 0, vocab + 1).to(device)
+history = torch.zeros((batch_size, 0), dtype=torch.long).cuda()
+"""
+        ),
         Valid(
             """
 import torch
@@ -182,10 +194,12 @@ def buffers(batch, size, device):
             """
 import torch
 mask = torch.ones(8, 8).unsqueeze(0).bool().cuda()  # TCK201
+ids = torch.arange(0, 8).cuda()  # TCK201
 """,
             expected_replacement="""
 import torch
 mask = torch.ones(8, 8, device="cuda").unsqueeze(0).bool()  # TCK201
+ids = torch.arange(0, 8, device="cuda")  # TCK201
 """,
         ),
         Invalid(
@@ -240,6 +254,8 @@ x = torch.arange(10, device=torch.device("cuda"))  # TCK201
         factory, fills = _built_through(receiver)
         if factory is None or has_star_kwargs(factory) or keyword_argument(factory, "requires_grad") is not None:
             return  # **kwargs may carry device=; requires_grad=True is TCK108's finding
+        if self.context.call_name(factory) in _SIZED_FACTORIES and _has_empty_size(factory):
+            return  # `torch.FloatTensor(b, k, 0, v)`: no element to fill or copy
         if keyword_argument(factory, "device") is not None or keyword_argument(factory, "generator") is not None:
             return  # placed on purpose, or pinned to its generator's device (see "Fix safety")
         device = self._target_device(node, method)
@@ -290,6 +306,14 @@ def _built_through(value: cst.BaseExpression) -> tuple[cst.Call | None, list[str
         methods.append(receiver_method[1])
         value = receiver_method[0]
     return None, methods
+
+
+def _has_empty_size(call: cst.Call) -> bool:
+    """A literal ``0`` among the sizes, given one by one or as a tuple or list."""
+    sizes = [argument.value for argument in call.args if argument.keyword is None and not argument.star]
+    if len(sizes) == 1 and type(sizes[0]) in (cst.Tuple, cst.List):
+        sizes = [element.value for element in sizes[0].elements]  # type: ignore[attr-defined]
+    return any(type(size) is cst.Integer and size.evaluated_value == 0 for size in sizes)  # type: ignore[attr-defined]
 
 
 def _given_sizes(call: cst.Call) -> bool:
