@@ -141,6 +141,20 @@ class LossKeptWithGraph(Rule):
         Valid(
             """
 import torch.nn.functional as F
+def train_generator(generator, discriminator, loader, optimizer, weight):
+    for mel, audio in loader:
+        fake, real = discriminator(generator(mel)), discriminator(audio)
+        feature_loss = 0
+        for fake_layer, real_layer in zip(fake, real):
+            feature_loss += F.l1_loss(fake_layer, real_layer.detach())
+        optimizer.zero_grad()
+        (-fake[-1].mean() + weight * feature_loss).backward()
+        optimizer.step()
+"""
+        ),
+        Valid(
+            """
+import torch.nn.functional as F
 def train_epoch(model, loader, optimizer, epoch, aligner_epoch):
     for batch in loader:
         mel_loss, predictions, texts, lengths = model(batch)
@@ -813,19 +827,22 @@ class Trainer:
         if isinstance(receiver, cst.Call) and receiver.args:  # scaler.scale(loss).backward()
             receiver = receiver.args[0].value
         if (name := root_name(receiver)) is None:
+            self._note_backpropagated(combined_names(receiver))  # `(loss_g + w * loss_feat).backward()`
             return
         names = {name, source_text(receiver)}  # `output["loss"].backward()`: that entry, until detached in place
         if isinstance(receiver, cst.Attribute) and (path := dotted_name(receiver)) is not None:
             names.add(path)  # `output.loss.backward()`: that attribute, kept as `total += output.loss`
-        root = root_name_node(receiver)
-        for binding in self.context.binder.reaching(root) if root is not None else []:  # `g_loss = ... + loss_s2s` on one branch, `g_loss = loss_mel` on the other
+        # `g_loss = ... + loss_s2s` on one branch, `g_loss = loss_mel` on the other
+        for binding in self.context.binder.reaching(root_name_node(receiver)):  # type: ignore[arg-type]
             if type(binding.node) is cst.Assign:
                 names.update(combined_names(binding.node.value))  # type: ignore[attr-defined]
+        self._note_backpropagated(names, name if isinstance(receiver, cst.Subscript) else None)
+
+    def _note_backpropagated(self, names: set[str], entries_of: str | None = None) -> None:
         facts = self._facts()
         for loop in self.context.loops:
             facts.backpropagated.setdefault(loop, set()).update(names)
-            if isinstance(receiver, cst.Subscript):
-                facts.entries_backpropagated.setdefault(loop, set()).add(name)
+            facts.entries_backpropagated.setdefault(loop, set()).update([entries_of] if entries_of else [])
         facts.backpropagated_directly.setdefault(self.context.loops[-1], set()).update(names)
 
     def _meter_call(self, call: cst.Call, receiver: cst.BaseExpression) -> None:
