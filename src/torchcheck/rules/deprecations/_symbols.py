@@ -15,7 +15,7 @@ from typing import ClassVar
 
 import libcst as cst
 
-from torchcheck.lint.nodes import dotted_name
+from torchcheck.lint.nodes import dotted_name, method_call
 from torchcheck.lint.rule import ImportedName, ImportTrackingRule, Rule
 
 if sys.version_info >= (3, 11):
@@ -34,6 +34,7 @@ class Symbol:
     status: str
     replacement: str
     rename: bool = False
+    tensor_method: bool = False  # also a method of tensors, gone with the function (`x.symeig()`)
     max_args: int | None = None
     since: tuple[int, int] | None = None
     deprecated: str | None = None
@@ -103,6 +104,7 @@ class SymbolCallRule(SymbolTableRule):
     def visit_Call(self, node: cst.Call) -> None:
         symbol = self._entry(self.context.call_name(node))
         if symbol is None:
+            self._report_tensor_method(node)
             return
         message = self.template.format(name=symbol.name, advice=symbol.advice())
         new_function = self.context.reference_to(symbol.replacement, node.func) if symbol.renames_call(node) else None
@@ -110,6 +112,14 @@ class SymbolCallRule(SymbolTableRule):
             self.report(node, message)
         else:
             self.report(node, message, replacement=new_function, replace_target=node.func)
+
+
+    def _report_tensor_method(self, call: cst.Call) -> None:
+        """``cov.symeig(True)`` on a tensor: the method spelling of a listed function."""
+        called = method_call(call)
+        symbol = self._entry(f"torch.{called[1]}") if called is not None else None
+        if symbol is not None and symbol.tensor_method and self.context.is_tensor(called[0]):  # type: ignore[index]
+            self.report(call, self.template.format(name=f"Tensor.{called[1]}", advice=symbol.advice()))  # type: ignore[index]
 
 
 class SymbolImportRule(SymbolTableRule, ImportTrackingRule):

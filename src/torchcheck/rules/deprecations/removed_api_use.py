@@ -8,7 +8,8 @@ class RemovedApiUse(SymbolCallRule):
     """
     ## What it does
     Checks for calls of PyTorch functions that have been removed, such as `torch.solve`,
-    `torch.symeig`, `torch.eig`, `torch.lstsq` and `torch.matrix_rank`.
+    `torch.symeig`, `torch.eig`, `torch.lstsq` and `torch.matrix_rank`, also spelled as a
+    method of a tensor (`cov.symeig(True)`), which went with the function.
 
     ## Why is this bad?
     The names still exist, but only as stubs that raise `RuntimeError` when called. The
@@ -55,6 +56,15 @@ class RemovedApiUse(SymbolCallRule):
         Valid(
             """
 import torch
+from scipy.sparse.linalg import splu
+factor = splu(matrix)
+x = factor.solve(rhs)
+values, vectors = torch.linalg.eigh(torch.eye(3))
+"""
+        ),
+        Valid(
+            """
+import torch
 solution = torch.linalg.solve(A, B)
 eigenvalues, eigenvectors = torch.linalg.eigh(A)
 rank = torch.linalg.matrix_rank(A)
@@ -94,6 +104,10 @@ except AttributeError:
 import torch
 solution, _ = torch.solve(B, A)  # TCK901
 eigenvalues, eigenvectors = torch.symeig(A, eigenvectors=True)  # TCK901
+
+def intrinsic_dimension(cov: torch.Tensor):
+    eigenvalues, eigenvectors = cov.symeig(True)  # TCK901
+    return eigenvalues
 """
         ),
         Invalid(
