@@ -50,7 +50,8 @@ class UnscaleEveryMicroStep(Rule):
     Checks for `scaler.unscale_(optimizer)` on every iteration of a gradient-accumulation
     loop whose `scaler.step()` and `scaler.update()` run only under the accumulation
     condition (`if (i + 1) % accumulation_steps == 0:`), or under any other condition
-    that the `unscale_()` call does not share (`if not skip_step:`).
+    that the `unscale_()` call does not share (`if not skip_step:`). An update on both
+    branches of an `if`/`else` runs on every path, as one after it would.
 
     ## Why is this bad?
     `GradScaler.unscale_()` may run once per optimizer between two `update()` calls: it
@@ -117,6 +118,25 @@ class UnscaleEveryMicroStep(Rule):
     required_text = ("unscale_",)
 
     VALID = (
+        Valid(
+            """
+import torch
+def train_one_epoch(model, loader, optimizers, scaler):
+    for speech, text in loader:
+        scaler.scale(model(speech, text)).backward()
+        for optimizer in optimizers:
+            scaler.unscale_(optimizer)
+        grad_norm = torch.nn.utils.clip_grad_norm_(model.parameters(), 5.0)
+        if not torch.isfinite(grad_norm):
+            for optimizer in optimizers:
+                scaler.step(optimizer)  # skips the step: the gradients hold inf/nan
+            scaler.update()
+        else:
+            for optimizer in optimizers:
+                scaler.step(optimizer)
+            scaler.update()
+"""
+        ),
         Valid(
             """
 def run_step(model, batch, optimizer, scaler, max_norm):
@@ -336,7 +356,7 @@ class Trainer:
         if any(_covers(update, unscale) for update in updates):
             return
         gate = _gate(updates[0], unscale, self.context.binder)
-        if gate is not None:
+        if gate is not None and not _on_both_branches(gate, updates):
             self._report(unscale, gate)
 
     def _report(self, unscale: ScalerCall, gate: cst.If) -> None:
@@ -358,6 +378,12 @@ def _gate(update: ScalerCall, unscale: ScalerCall, binder: Binder) -> cst.If | N
             if not (implied and implied <= held):
                 return branch.owner
     return None
+
+
+def _on_both_branches(gate: cst.If, updates: list[ScalerCall]) -> bool:
+    """Some update runs in the body of ``gate`` and some in its ``else``: together they cover it."""
+    labels = {branch.label for update in updates for branch in update.event.path if branch.owner is gate}
+    return len(labels) > 1
 
 
 def _covers(update: ScalerCall, unscale: ScalerCall) -> bool:
