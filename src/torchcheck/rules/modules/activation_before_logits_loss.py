@@ -100,7 +100,9 @@ class ActivationBeforeLogitsLoss(Rule):
     nothing else tells what it holds. A functional loss held in a name or an attribute
     (`self.loss_func = F.binary_cross_entropy_with_logits`) is that loss, and so is a
     parameter for which every caller of the file passes the same loss (`criterion =
-    nn.CrossEntropyLoss()`, then `train_model(model, criterion, loader)`); any parameter
+    nn.CrossEntropyLoss()`, then `train_model(model, criterion, loader)`). A loss bound on
+    one branch is one path of the code: `criterion` set to `nn.CrossEntropyLoss()` for many
+    classes and to `nn.BCEWithLogitsLoss()` for one is checked as either. Any parameter
     holds what every caller of the file passes for it (a model's output handed to a
     `criterion(logits, labels)` helper). The finding is reported at the loss call and names
     where the activation is applied.
@@ -273,6 +275,35 @@ def step(x, y):
         ),
     )
     INVALID = (
+        Invalid(
+            """
+import torch
+from torch import nn
+
+class SegmentationNet(nn.Module):
+    def __init__(self, classes):
+        super().__init__()
+        self.classes = classes
+        self.head = nn.Conv2d(16, classes, 1)
+
+    def forward(self, features):
+        return torch.sigmoid(self.head(features))
+
+def train(net, loader, optimizer):
+    if net.classes > 1:
+        criterion = nn.CrossEntropyLoss()
+    else:
+        criterion = nn.BCEWithLogitsLoss()
+    for features, masks in loader:
+        predictions = net(features)
+        loss = criterion(predictions, masks)  # TCK605
+        optimizer.zero_grad()
+        loss.backward()
+        optimizer.step()
+
+train(SegmentationNet(1), loader, optimizer)
+"""
+        ),
         Invalid(
             """
 import torch
@@ -572,28 +603,33 @@ class Discriminator(nn.Module):
         layer = layer_activation(self.context, call)
         return _Held("layer", layer[0]) if layer is not None else None
 
-    def _loss(self, call: cst.Call) -> tuple[str, str] | None:
+    def _losses(self, call: cst.Call) -> list[tuple[str, str]]:
+        """The logits losses ``call`` may run: one path is enough (``criterion`` bound to
+        ``nn.CrossEntropyLoss()`` on one branch and ``nn.BCEWithLogitsLoss()`` on the other)."""
         qualified = self.context.call_name(call)
         if qualified is not None:
-            return _FUNCTIONAL_LOSSES.get(qualified)
-        held = self._value_of(call.func)
-        if held is not None and held.kind == "loss" and held.loss is not None:
-            return _LOSS_MODULES.get(held.loss) or _FUNCTIONAL_LOSSES[held.loss]
-        return None
+            return [_FUNCTIONAL_LOSSES[qualified]] if qualified in _FUNCTIONAL_LOSSES else []
+        if isinstance(call.func, cst.Name):
+            bindings = self.context.binder.reaching(call.func)
+            alternatives = [self._bound(binding.node, binding.target) for binding in bindings]
+        else:
+            alternatives = [self._value_of(call.func)]
+        losses = [held.loss for held in alternatives if held is not None and held.kind == "loss" and held.loss is not None]
+        return [_LOSS_MODULES.get(loss) or _FUNCTIONAL_LOSSES[loss] for loss in losses]
 
     # ----------------------------------------------------------------- walk
     def visit_Call(self, node: cst.Call) -> None:
-        loss = self._loss(node)
-        if loss is None:
+        losses = self._losses(node)
+        if not losses:
             return
-        activation, message = loss
         argument = argument_for(node, 0, "input")
         held = self._value_of(argument.value) if argument is not None and not argument.star else None
         if held is None:
             return
-        if held.kind == "output" and held.activation == activation:
-            self.report(node, message)
-        elif held.kind == "call" and held.symbol is not None:
-            # the model is a class (or a head) of the project: decided once its file is summarised
-            condition = Condition(held.symbol, held.fact, activation)
-            self.report(node, f"{message} ({activation} applied by {PLACE})", conditions=(condition,))
+        for activation, message in dict(losses).items():
+            if held.kind == "output" and held.activation == activation:
+                self.report(node, message)
+            elif held.kind == "call" and held.symbol is not None:
+                # the model is a class (or a head) of the project: decided once its file is summarised
+                condition = Condition(held.symbol, held.fact, activation)
+                self.report(node, f"{message} ({activation} applied by {PLACE})", conditions=(condition,))
