@@ -1552,6 +1552,9 @@ class LintContext:
         if self.call_name(call) == "torch.autograd.grad":
             outputs = argument_for(call, 0, "outputs")
             return outputs.value if outputs is not None else None
+        backpropagated = self._argument_backpropagated_by_callee(call)
+        if backpropagated is not None:
+            return backpropagated
         receiver_method = method_call(call)
         if receiver_method is None or receiver_method[1] != "step" or len(call.args) != 1 or call.args[0].keyword is not None:
             return None
@@ -1560,6 +1563,20 @@ class LintContext:
         made_by = bindings[0].node if len(bindings) == 1 else None
         differentiable = type(made_by) is cst.WithItem and self.call_name(made_by.item) in idioms.DIFFERENTIABLE_OPTIMIZER_CONTEXTS  # type: ignore[union-attr,arg-type]
         return call.args[0].value if differentiable else None
+
+    def _argument_backpropagated_by_callee(self, call: cst.Call) -> cst.BaseExpression | None:
+        """``self._backward(loss, optimizer)``: the argument a function of the file
+        backpropagates (its parameter's ``backward()``)."""
+        summary = self.call_summary(call)
+        if summary is None or not summary.does(idioms.Effect.BACKWARD):
+            return None
+        resolved = self.resolve_call(call)
+        arguments = resolved.arguments if resolved is not None else None
+        callee = self.summary_of(resolved.function) if resolved is not None else None
+        for effect in callee.effects if callee is not None and arguments is not None else ():
+            if effect.action == idioms.Effect.BACKWARD and effect.target in arguments:  # type: ignore[operator]
+                return arguments[effect.target]  # type: ignore[index]
+        return None
 
     def backpropagated_after(self, holder: cst.Name, region: cst.CSTNode) -> bool:
         """Whether what the name ``holder`` holds is backpropagated (or otherwise differentiated)

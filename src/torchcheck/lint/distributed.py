@@ -197,7 +197,11 @@ def is_ddp_wrap(context: LintContext, expression: cst.BaseExpression | None) -> 
 
 def is_ddp_name(context: LintContext, expression: cst.BaseExpression) -> bool:
     """A variable that holds a ``DistributedDataParallel(...)``: its binding reaching here,
-    or (see :func:`holds_ddp`) a helper's result or what every caller passes."""
+    (see :func:`holds_ddp`) a helper's result or what every caller passes, or ``self.model``
+    that the class re-binds to the wrapper where this read may follow it."""
+    if self_attribute(expression) is not None:
+        wraps = ddp_wraps_in_attribute(context, self_attribute(expression))  # type: ignore[arg-type]
+        return bool(wraps) and not references.runs_before_through_methods(context.binder, expression, wraps, context.current_class)  # type: ignore[arg-type]
     if not isinstance(expression, cst.Name):
         return False
     binding = context.flow.last_binding(expression.value)
@@ -205,6 +209,18 @@ def is_ddp_name(context: LintContext, expression: cst.BaseExpression) -> bool:
         # `if distributed: model = DDP(model)` ... `if distributed: ... else: model.state_dict()`: never both
         return not never_together(context.binder, binding.value, expression)
     return holds_ddp(context, expression)
+
+
+def ddp_wraps_in_attribute(context: LintContext, attribute: str) -> list[cst.CSTNode]:
+    """The statements of the current class that store a DDP wrapper in ``self.<attribute>``."""
+    owner = context.current_class
+    found = references.self_attribute_references(context.binder, owner, attribute) if owner is not None else None
+    wraps: list[cst.CSTNode] = []
+    for reference in found or ():
+        statement = context.binder.statement_of(reference)
+        if isinstance(statement, cst.Assign) and is_ddp_wrap(context, statement.value) and any(target.target is reference for target in statement.targets):
+            wraps.append(statement)
+    return wraps
 
 
 def holds_ddp(context: LintContext, expression: cst.BaseExpression, depth: int = 0) -> bool:

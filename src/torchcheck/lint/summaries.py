@@ -1020,7 +1020,7 @@ class _FunctionPass:
             receiver = receiver.args[0].value
         if isinstance(receiver, cst.Subscript) and isinstance(receiver.value, cst.Name) and receiver.value.value in self.assigned:
             self.backpropagated_entries.add(receiver.value.value)  # parts["total"].backward()
-        elif isinstance(receiver, cst.Name) and receiver.value in self.assigned:
+        elif isinstance(receiver, cst.Name) and (receiver.value in self.assigned or receiver.value in self.parameter_names):
             self.backpropagated.add(receiver.value)
         elif isinstance(receiver, cst.Attribute) and (path := dotted_name(receiver)) is not None:
             self.backpropagated.add(path)  # `self.loss.backward()`: the attribute holds a graph until rebound
@@ -1266,8 +1266,11 @@ def _agreed_elements(returned: list[tuple[Kind | None, ...]]) -> tuple[Kind | No
 
 
 def _arithmetic(left: Returns, right: Returns) -> Returns:
-    """``a * b``: a tensor when one side is a tensor and the other a tensor or a number."""
+    """``a * b``: a tensor when one side is a tensor and the other a tensor or a number;
+    arithmetic on a loss the function backpropagated keeps that graph (``loss * world_size``)."""
     kinds = {left.kind, right.kind}
+    if (left.backpropagated or right.backpropagated) and kinds <= TENSOR_KINDS | {Kind.NUMBER, None}:
+        return Returns(Kind.GRAPH_TENSOR, backpropagated=True)
     if kinds & TENSOR_KINDS and kinds <= TENSOR_KINDS | {Kind.NUMBER}:
         return Returns(Kind.TENSOR)
     return Returns()

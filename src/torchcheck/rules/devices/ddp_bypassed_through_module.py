@@ -144,6 +144,27 @@ def ppo_step(actor, critic, batch, optimizer):
         ),
         Valid(
             """
+import torch
+from torch.nn.parallel import DistributedDataParallel as DDP
+
+class Trainer:
+    def __init__(self, model, rank):
+        self.model = DDP(model.to(rank), device_ids=[rank])
+
+    def _bare_model(self):
+        return self.model.module
+
+    def step(self, images, labels, optimizer):
+        with torch.no_grad():
+            targets = self._bare_model().teacher(images)
+        loss = self.model(images, targets).loss
+        loss.backward()
+        optimizer.step()
+        return self.model.module.state_dict()
+"""
+        ),
+        Valid(
+            """
 ema_model = ModelEmaV2(model)
 for x, y in loader:
     loss = criterion(model(x), y) + distill(ema_model.module(x))
@@ -211,6 +232,25 @@ def train(net, loader, optimizer, scaler):
         scaler.step(optimizer)
 """
         ),
+        Invalid(
+            """
+import torch.nn.functional as F
+from torch.nn.parallel import DistributedDataParallel as DDP
+
+class Trainer:
+    def __init__(self, model, rank):
+        self.model = DDP(model.to(rank), device_ids=[rank])
+
+    def _bare_model(self):
+        return self.model.module if isinstance(self.model, DDP) else self.model
+
+    def step(self, images, labels, optimizer):
+        features = self.model.module.encoder(images)  # TCK210
+        loss = self._bare_model().loss(features, labels)  # TCK210
+        loss.backward()
+        optimizer.step()
+"""
+        ),
     )
 
     def __init__(self, context: LintContext) -> None:
@@ -266,6 +306,8 @@ def train(net, loader, optimizer, scaler):
         model``, or (with ``follow``) a name bound to one of them."""
         if isinstance(expression, cst.Attribute) and expression.attr.value == "module":
             return is_ddp_name(self.context, expression.value)
+        if follow and isinstance(expression, cst.Call) and self._helper_unwraps(expression):
+            return True
         unwrapped = method_call(expression)
         if unwrapped is not None:  # `accelerator.unwrap_model(model)`: the model without its DDP wrapper
             framework = self.context.framework_of(unwrapped[0])
@@ -278,6 +320,14 @@ def train(net, loader, optimizer, scaler):
             if binding is not None and binding.value is not None:
                 return self._unwraps_ddp(binding.value, follow=False)
         return False
+
+
+    def _helper_unwraps(self, call: cst.Call) -> bool:
+        """``self._get_model()``: a method or function of the file whose every ``return`` unwraps."""
+        binder = self.context.binder
+        helper = references.own_method(binder, call) or references.file_function(binder, call.func)
+        returned = references.returned_values(helper) if helper is not None else []
+        return bool(returned) and all(value is not None and self._unwraps_ddp(value, follow=False) for value in returned)
 
 
 def _unwraps_checked_wrapper(context: LintContext, expression: cst.IfExp) -> bool:

@@ -5,10 +5,10 @@ from dataclasses import dataclass
 import libcst as cst
 
 from torchcheck.lint.context import LintContext
-from torchcheck.lint.distributed import is_ddp_name, is_ddp_wrap, strips_module_prefix
+from torchcheck.lint.distributed import ddp_wraps_in_attribute, is_ddp_name, is_ddp_wrap, strips_module_prefix
 from torchcheck.lint.kinds import Kind
 from torchcheck.lint.nodes import self_attribute, source_text
-from torchcheck.lint.references import runs_before_through_methods, self_attribute_references
+from torchcheck.lint.references import runs_before_through_methods
 from torchcheck.lint.rule import Invalid, Rule, Valid
 
 _MESSAGE = (
@@ -288,7 +288,7 @@ class Trainer:
         literal, or the value a name saved was bound to."""
         if isinstance(value, cst.Call) and _method(value) == "state_dict" and not value.args:
             receiver = value.func.value  # type: ignore[attr-defined]
-            if is_ddp_name(self.context, receiver) or self._holds_ddp_wrapper(receiver, value):
+            if is_ddp_name(self.context, receiver):
                 return [_Saved(value, source_text(receiver), key)]
             return []
         if isinstance(value, cst.Dict):
@@ -303,24 +303,6 @@ class Trainer:
                 return self._ddp_state_dicts(binding.value, key, depth + 1)
         return []
 
-    def _ddp_wraps_of(self, attribute: str) -> list[cst.CSTNode]:
-        """The statements of this class that store a DDP wrapper in ``self.<attribute>``."""
-        owner = self.context.current_class
-        references = self_attribute_references(self.context.binder, owner, attribute) if owner is not None else None
-        wraps = []
-        for reference in references or ():
-            statement = self.context.binder.statement_of(reference)
-            if isinstance(statement, cst.Assign) and is_ddp_wrap(self.context, statement.value) and any(target.target is reference for target in statement.targets):
-                wraps.append(statement)
-        return wraps
-
-    def _holds_ddp_wrapper(self, receiver: cst.BaseExpression, call: cst.Call) -> bool:
-        """``self.model`` that the class re-binds to a DDP wrapper on some path, read where
-        that may have happened (not before it in the wrapping method)."""
-        attribute = self_attribute(receiver)
-        wraps = self._ddp_wraps_of(attribute) if attribute is not None else []
-        return bool(wraps) and not runs_before_through_methods(self.context.binder, call, wraps, self.context.current_class)  # type: ignore[arg-type]
-
     def _bare_load(self, call: cst.Call) -> _Loaded | None:
         """``net.load_state_dict(torch.load(...)[key])`` into a model that is not the DDP
         wrapper: its ``module``, or a name bound here to something else."""
@@ -328,7 +310,7 @@ class Trainer:
         if isinstance(target, cst.Attribute) and target.attr.value == "module":
             pass
         elif self_attribute(target) is not None:
-            wraps = self._ddp_wraps_of(self_attribute(target))
+            wraps = ddp_wraps_in_attribute(self.context, self_attribute(target))  # type: ignore[arg-type]
             if not wraps or not runs_before_through_methods(self.context.binder, call, wraps, self.context.current_class):  # type: ignore[arg-type]
                 return None
         elif isinstance(target, cst.Name):

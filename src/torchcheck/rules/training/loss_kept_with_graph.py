@@ -450,6 +450,27 @@ def train(model, loader, criterion, optimizer):
         mean_loss.update(loss)
 """
         ),
+        Valid(
+            """
+import torch.nn.functional as F
+
+class GanTrainer:
+    def _backward(self, loss, chunks):
+        loss = loss / chunks
+        loss.backward()
+        return loss.item() * chunks
+
+    def train(self, generator, discriminator, optimizer, chunks, steps):
+        for _ in range(steps):
+            optimizer.zero_grad()
+            total = 0
+            for _ in range(chunks):
+                loss = F.softplus(-discriminator(generator.sample())).mean()
+                total += self._backward(loss, chunks)
+                total += loss.item()
+            optimizer.step()
+"""
+        ),
     )
     INVALID = (
         Invalid(
@@ -780,6 +801,46 @@ class Trainer:
             self.tracker.add({"rate": rate, "distortion": distortion})  # TCK101
 """
         ),
+        Invalid(
+            """
+import torch.nn.functional as F
+
+class GanTrainer:
+    def _backward(self, loss, chunks):
+        loss = loss / chunks
+        loss.backward()
+        return loss * chunks
+
+    def train(self, generator, discriminator, optimizer, chunks, steps):
+        for _ in range(steps):
+            optimizer.zero_grad()
+            total = 0
+            for _ in range(chunks):
+                loss = F.softplus(-discriminator(generator.sample())).mean()
+                total += self._backward(loss, chunks)  # TCK101
+                total += loss  # TCK101
+            optimizer.step()
+""",
+            expected_replacement="""
+import torch.nn.functional as F
+
+class GanTrainer:
+    def _backward(self, loss, chunks):
+        loss = loss / chunks
+        loss.backward()
+        return loss * chunks
+
+    def train(self, generator, discriminator, optimizer, chunks, steps):
+        for _ in range(steps):
+            optimizer.zero_grad()
+            total = 0
+            for _ in range(chunks):
+                loss = F.softplus(-discriminator(generator.sample())).mean()
+                total += self._backward(loss, chunks)  # TCK101
+                total += loss.item()  # TCK101
+            optimizer.step()
+""",
+        ),
     )
 
     def __init__(self, context: LintContext) -> None:
@@ -870,7 +931,7 @@ class Trainer:
     def _may_carry_graph(self, value: cst.BaseExpression) -> bool:
         kind = self.context.kind_of(value)
         unknown_holder = isinstance(value, cst.Name) or isinstance(value, (cst.Subscript, cst.Attribute)) and isinstance(value.value, cst.Name)
-        if kind is Kind.GRAPH_TENSOR or (unknown_holder and kind in (None, Kind.OTHER)):
+        if kind is Kind.GRAPH_TENSOR or (unknown_holder and kind in (None, Kind.OTHER, Kind.TENSOR)):
             return True
         if isinstance(value, cst.BinaryOperation) and kind is None:  # `loss / len(loader)`
             if is_detached(value.left) or is_detached(value.right):  # `loss.item() * scale`: scale may be anything
