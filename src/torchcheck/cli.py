@@ -433,6 +433,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         return _dispatch(options)
     except KeyboardInterrupt:
         sys.stderr.write(INTERRUPTED)
+        if "torchcheck.lint.api" in sys.modules:
+            from torchcheck.lint.api import exit_at_once_if_workers_were_killed
+
+            exit_at_once_if_workers_were_killed(EXIT_INTERRUPTED)
         return EXIT_INTERRUPTED
     except BrokenPipeError:
         return EXIT_CLEAN

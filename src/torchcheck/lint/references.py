@@ -44,6 +44,28 @@ def is_tested(binder: Binder, node: cst.CSTNode) -> bool:
     return isinstance(above, (cst.If, cst.While, cst.IfExp)) and node is above.test
 
 
+# Calls that look at a callable without calling it: `isinstance(ctx, amp.autocast)`.
+_INSPECTING_CALLS = frozenset({"isinstance", "issubclass", "hasattr", "getattr", "type", "id", "callable", "repr", "str", "print"})
+_CHOICES = (cst.IfExp, cst.BooleanOperation)
+
+
+def handed_on_uncalled(binder: Binder, reference: cst.CSTNode) -> bool:
+    """A function or class referred to without a call, handed on to be called later: an
+    argument (``partial(amp.autocast, dtype=...)``, ``self._run(amp.autocast)``), or a value
+    bound, stored, returned or defaulted, also as one side of a choice
+    (``amp.autocast if fp16 else nullcontext``); not one a call only inspects
+    (``isinstance(ctx, amp.autocast)``), nor a prefix of a longer name."""
+    node, parent = reference, binder.parent(reference)
+    while type(parent) in _CHOICES and node is not getattr(parent, "test", None):
+        node, parent = parent, binder.parent(parent)
+    if type(parent) is cst.Arg:
+        call = binder.parent(parent)
+        return type(call) is cst.Call and called_name(call) not in _INSPECTING_CALLS  # type: ignore[arg-type]
+    if type(parent) in (cst.Assign, cst.AnnAssign, cst.Return, cst.Element, cst.DictElement, cst.Param):
+        return getattr(parent, "value", None) is node or getattr(parent, "default", None) is node
+    return False
+
+
 def is_bound(binder: Binder, node: cst.CSTNode) -> bool:
     """``node`` is an assignment, loop or ``with`` target or an element of a tuple or list
     assigned to (``a, loader = pair``; not of a nested one), or sits where a binding is

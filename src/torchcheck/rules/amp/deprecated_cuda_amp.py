@@ -2,8 +2,10 @@ from __future__ import annotations
 
 import libcst as cst
 
+from torchcheck.lint.context import LintContext
 from torchcheck.lint.edits import keyword
 from torchcheck.lint.nodes import source_text
+from torchcheck.lint.references import handed_on_uncalled
 from torchcheck.lint.rule import FixSafety, ImportedName, ImportTrackingRule, Invalid, Valid
 
 # deprecated qualified name -> (its torch.amp replacement, the device it implied)
@@ -24,6 +26,7 @@ _REPLACEMENT_SINCE = {"autocast": (1, 10), "GradScaler": (2, 3)}
 _AUTOCAST_POSITIONAL = ("enabled", "dtype", "cache_enabled")
 
 CALL_MESSAGE = "`{old}(...)` is deprecated; use `torch.amp.{new}(\"{device}\", ...)`"
+REFERENCE_MESSAGE = "`{old}` is deprecated and is called later through this reference; use `functools.partial(torch.amp.{new}, \"{device}\")`"
 IMPORT_MESSAGE = "`{old}` is deprecated; use `torch.amp.{new}(\"{device}\", ...)` instead"
 
 
@@ -32,7 +35,10 @@ class DeprecatedCudaAmp(ImportTrackingRule):
     ## What it does
     Checks for `torch.cuda.amp.autocast(...)`, `torch.cuda.amp.GradScaler(...)`,
     `torch.cpu.amp.autocast(...)` and `torch.cpu.amp.GradScaler(...)`, and for imports of
-    these names (`from torch.cuda.amp import autocast, GradScaler`).
+    these names (`from torch.cuda.amp import autocast, GradScaler`), also where one is handed on
+uncalled to be constructed later (`functools.partial(torch.cuda.amp.autocast, ...)`, a
+context factory passed to a helper or stored: `amp.autocast if fp16 else nullcontext`;
+reported without a fix).
 
     ## Why is this bad?
     The device-specific AMP entry points are deprecated since PyTorch 2.4 and emit a
@@ -245,7 +251,26 @@ with amp.autocast(*flags):  # TCK301
     out = model(x)
 """,
         ),
+        Invalid(
+            """
+import contextlib
+import functools
+import torch.cuda.amp as amp
+
+class Trainer:
+    def __init__(self, mixed_precision):
+        self.forward_context = amp.autocast if mixed_precision else contextlib.nullcontext  # TCK301
+        self.bf16_context = functools.partial(amp.autocast, dtype=torch.bfloat16)  # TCK301
+
+    def validate(self, loader):
+        return self._run_epoch(loader, amp.autocast)  # TCK301
+"""
+        ),
     )
+
+    def __init__(self, context: LintContext) -> None:
+        super().__init__(context)
+        self._imported: set[str] = set()  # local names of the deprecated classes
 
     # ------------------------------------------------------------------ imports
     def visit_ImportFrom(self, node: cst.ImportFrom) -> None:
@@ -259,6 +284,7 @@ with amp.autocast(*flags):  # TCK301
             local = alias.asname.name if alias.asname is not None else alias.name
             if qualified in _DEPRECATED and isinstance(local, cst.Name):
                 self.track_import(node, local.value, qualified)
+                self._imported.add(local.value)
 
     def report_imports(self, imports: list[ImportedName]) -> None:
         """One finding per import statement (a name also imported from ``torch.amp`` in a
@@ -283,6 +309,23 @@ with amp.autocast(*flags):  # TCK301
         new, device = _DEPRECATED[qualified]
         message = CALL_MESSAGE.format(old=qualified, new=new, device=device)
         self.report(node, message, replacement=self._replacement(node, new, device))
+
+    def visit_Attribute(self, node: cst.Attribute) -> None:
+        if node.attr.value in _REPLACEMENT_SINCE:
+            self._report_reference(node)
+
+    def visit_Name(self, node: cst.Name) -> None:
+        if node.value in self._imported:
+            self._report_reference(node)
+
+    def _report_reference(self, node: cst.Attribute | cst.Name) -> None:
+        """``self._run(amp.autocast)``: handed on uncalled, it is constructed later all the same."""
+        qualified = self.context.qualified_name(node)
+        if qualified not in _DEPRECATED or self.context.in_compatibility_code or not self._replacement_exists(qualified):
+            return
+        if handed_on_uncalled(self.context.binder, node):
+            new, device = _DEPRECATED[qualified]
+            self.report(node, REFERENCE_MESSAGE.format(old=qualified, new=new, device=device))
 
     def _replacement(self, call: cst.Call, new: str, device: str) -> cst.Call | None:
         function = self.context.reference_to(f"torch.amp.{new}", call.func)

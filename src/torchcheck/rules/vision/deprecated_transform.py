@@ -36,7 +36,9 @@ class DeprecatedTorchvisionTransform(ImportTrackingRule):
     `get_size` replaces `get_image_size` with the `[h, w]` order used everywhere else.
 
     The v1 transforms (`torchvision.transforms.ToTensor`, `torchvision.transforms.functional.to_tensor`)
-    are not deprecated and are not reported.
+    are not deprecated and are not reported, nor is code that keeps the old name on purpose
+    for old torchvision versions (inside an `except` handler, or under an `if` that checks a
+    version or probes with `hasattr`).
 
     ## Example
     ```python
@@ -141,7 +143,7 @@ class MyToTensor(ToTensor):  # TCK910
         for alias in node.names:
             local = alias.asname.name if alias.asname is not None else alias.name
             qualified = f"{module}.{dotted_name(alias.name)}"
-            if qualified in DEPRECATED and isinstance(local, cst.Name):
+            if qualified in DEPRECATED and isinstance(local, cst.Name) and not self.context.in_compatibility_code:
                 self.track_import(alias, local.value, qualified)
 
     def report_imports(self, imports: list[ImportedName]) -> None:
@@ -153,7 +155,7 @@ class MyToTensor(ToTensor):  # TCK910
     # ------------------------------------------------------------------ uses
     def visit_Attribute(self, node: cst.Attribute) -> None:
         qualified = self.context.qualified_name(node)
-        if qualified in DEPRECATED:
+        if qualified in DEPRECATED and not self.context.in_compatibility_code:
             self._report(node, qualified)
 
     def visit_Call(self, node: cst.Call) -> None:
@@ -166,7 +168,7 @@ class MyToTensor(ToTensor):  # TCK910
 
     def _report_name(self, name: cst.Name) -> None:
         qualified = self.context.qualified_name(name)
-        if qualified in DEPRECATED:
+        if qualified in DEPRECATED and not self.context.in_compatibility_code:
             self._report(name, qualified)
 
     def _report(self, node: cst.CSTNode, qualified: str) -> None:

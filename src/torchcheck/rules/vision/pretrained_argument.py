@@ -82,7 +82,9 @@ class TorchvisionPretrainedArgument(Rule):
     (`weights.transforms()`) and metadata such as the class names.
 
     `pretrained=` of other libraries (`timm.create_model("resnet50", pretrained=True)`,
-    `from_pretrained`) is correct and is not reported.
+    `from_pretrained`) is correct and is not reported, and neither is code that falls back
+    to `pretrained=` on purpose for old torchvision versions (inside an `except` handler, or
+    under an `if` that checks a version or probes with `hasattr`).
 
     ## Example
     ```python
@@ -127,6 +129,19 @@ class TorchvisionPretrainedArgument(Rule):
     torchfix_codes = ("TOR201",)
 
     VALID = (
+        Valid(
+            """
+import torchvision
+from packaging import version
+from torchvision import models
+
+TORCHVISION_VERSION = version.parse(torchvision.__version__)
+if TORCHVISION_VERSION < version.parse("0.13.0"):
+    inception = models.inception_v3(pretrained=True, init_weights=False)
+else:
+    inception = models.inception_v3(weights=models.Inception_V3_Weights.IMAGENET1K_V1, init_weights=False)
+"""
+        ),
         Valid(
             """
 import timm.models
@@ -282,6 +297,8 @@ def build(pretrained, **kwargs):
     )
 
     def visit_Call(self, node: cst.Call) -> None:
+        if self.context.in_compatibility_code:
+            return
         builder = BUILDERS.get(self.context.call_name(node) or "")
         if builder is None:
             self._dynamic_builder(node)
