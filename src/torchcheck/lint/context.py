@@ -79,6 +79,7 @@ from torchcheck.lint.project import (
     NONE,
     OTHER_ATTRIBUTES,
     PROJECT,
+    THIS_FILE,
     TORCH_MODULE,
     YES,
     Condition,
@@ -926,8 +927,7 @@ class LintContext:
             binding = self._binding_of(owner)
             statement = self.binder.statement_of(binding.made_at) if binding is not None and binding.made_at is not None else None
             value = statement.value if type(statement) is cst.Assign else None  # type: ignore[attr-defined]
-        while type(value) is cst.Call and (called := method_call(value)) is not None and called[1] in torch_api.MODULE_SELF_METHODS:  # type: ignore[arg-type]
-            value = called[0]
+        value = _construction(value) if value is not None else None
         if type(value) is not cst.Call or type(value.func) is not cst.Name:  # type: ignore[attr-defined]
             return None
         return references.class_named(self.binder, value.func.value)  # type: ignore[attr-defined]
@@ -1379,11 +1379,9 @@ class LintContext:
 
     def _project_maker(self, value: cst.BaseExpression) -> Symbol | None:
         """The class of the project that ``value`` (a call) instantiates, as the index names it."""
+        value = _construction(value)
         if type(value) is not cst.Call or self.project is None:
             return None
-        receiver_method = method_call(value)  # type: ignore[arg-type]
-        if receiver_method is not None and receiver_method[1] in torch_api.MODULE_SELF_METHODS:
-            return self._project_maker(receiver_method[0])  # `QNetwork().to(device)`: a module's `.to` returns it
         return self._project_class(value.func)  # type: ignore[attr-defined]
 
     def _project_class(self, expression: cst.BaseExpression) -> Symbol | None:
@@ -1409,10 +1407,9 @@ class LintContext:
         if self.kind_of(expression.value) is not Kind.MODULE:  # type: ignore[attr-defined]
             return ()
         attribute = expression.attr.value  # type: ignore[attr-defined]
-        this_file = Symbol(None, "")
         return (
-            Condition(this_file, f"{PROJECT}:{MODULE_ATTRIBUTES}:{attribute}", YES),
-            Condition(this_file, f"{PROJECT}:{OTHER_ATTRIBUTES}:{attribute}", NO),
+            Condition(THIS_FILE, f"{PROJECT}:{MODULE_ATTRIBUTES}:{attribute}", YES),
+            Condition(THIS_FILE, f"{PROJECT}:{OTHER_ATTRIBUTES}:{attribute}", NO),
         )
 
     def returned_kind_condition(self, expression: cst.BaseExpression, kind: str) -> Condition | None:
@@ -2110,6 +2107,14 @@ class LintContext:
 
 # A name the file calls somewhere (`train(`, `.step(`), other than in a `def` or `class` line.
 _CALLED_NAME = re.compile(r"(?<!def )(?<!class )\b([A-Za-z_]\w*)\s*\(")
+
+
+def _construction(value: cst.BaseExpression) -> cst.BaseExpression:
+    """The call that built the module a chain of its own methods hands back (``QNetwork()`` in
+    ``QNetwork().to(device)``: a module's ``.to`` returns the module)."""
+    while type(value) is cst.Call and (called := method_call(value)) is not None and called[1] in torch_api.MODULE_SELF_METHODS:  # type: ignore[arg-type]
+        value = called[0]
+    return value
 
 
 def _top_level_module_classes(module: cst.Module) -> set[str]:

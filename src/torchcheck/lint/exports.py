@@ -433,14 +433,13 @@ class ProjectFacts:
                     self._flag(DETERMINISTIC, node)
 
     def _note_self_attributes(self, node: cst.Assign) -> None:
-        if self._context.current_class is None:
+        attributes = [attribute for target in node.targets if (attribute := self_attribute(target.target)) is not None]
+        if not attributes or self._context.current_class is None:
             return
         built = self._context.kind_and_evidence(node.value) if type(node.value) is cst.Call else None
         constructs_module = built is not None and built.kind is Kind.MODULE and built.evidence is Evidence.STRONG
-        for target in node.targets:
-            attribute = self_attribute(target.target)
-            if attribute is not None:
-                self._attributes[MODULE_ATTRIBUTES if constructs_module else OTHER_ATTRIBUTES].setdefault(attribute, node)
+        for attribute in attributes:
+            self._attributes[MODULE_ATTRIBUTES if constructs_module else OTHER_ATTRIBUTES].setdefault(attribute, node)
 
     def visit_Call(self, node: cst.Call) -> None:
         func = node.func

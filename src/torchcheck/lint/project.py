@@ -206,6 +206,10 @@ class Symbol:
         return cls(module, name, level)
 
 
+# The asking file itself: what `project:<fact>:<item>` conditions are asked of.
+THIS_FILE = Symbol(None, "")
+
+
 @dataclass(frozen=True)
 class CallShape:
     """How a call passes its arguments, as the caller spells them (``None`` for an argument

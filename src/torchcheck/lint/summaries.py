@@ -2,8 +2,8 @@
 
 A :class:`FunctionSummary` says, for one ``def``, which of the training-protocol methods
 (``eval()``, ``train()``, ``zero_grad()``, ``step()``, ``backward()``, ``set_epoch()``,
-``unscale_()``, ``update()``) it calls on what, and the gradient clips it runs - on every path that returns (MUST) or on
-some (MAY) -, in which mode (train/eval) it leaves each module on its exits, and what it
+``unscale_()``, ``update()``) it calls on what, and the gradient clips it runs - on every
+path that returns (MUST) or on some (MAY) -, in which mode (train/eval) it leaves each module on its exits, and what it
 returns. Rules ask :meth:`~torchcheck.lint.context.LintContext.summary_of` and map a call's
 arguments onto the callee's parameters with
 :meth:`~torchcheck.lint.context.LintContext.resolve_call`, so ``evaluate(model)`` is known

@@ -184,15 +184,22 @@ VALUE_KEEPING_METHODS = frozenset(
 # In-place fills: they return their receiver, on the device it is on.
 IN_PLACE_FILLS = frozenset({"fill_", "zero_", "normal_", "uniform_", "random_", "exponential_", "log_normal_", "geometric_", "cauchy_", "bernoulli_"})
 RANDOM_FILLS = IN_PLACE_FILLS - {"fill_", "zero_"}
-# Tensor methods whose result lives where their receiver does: a tensor built on the CPU is
-# still there after them.
 # Methods that return a tensor of their receiver's shape on its device: a 0-dim CPU tensor stays one.
 SHAPE_AND_PLACE_KEEPING_METHODS = IN_PLACE_FILLS | {
     "float", "double", "half", "bfloat16", "long", "int", "bool", "clone", "detach", "contiguous", "requires_grad_"
 }
+# Tensor methods whose result lives where their receiver does: a tensor built on the CPU is
+# still there after them.
 PLACE_KEEPING_METHODS = (VALUE_KEEPING_METHODS - {"to", "cuda", "cpu", "type"}) | IN_PLACE_FILLS | {
     "expand", "repeat", "t", "transpose", "permute", "long", "int", "bool"
 }
+
+# Functions that clip the gradients they are given, in place.
+GRADIENT_CLIPS = frozenset(
+    f"torch.nn.utils.{module}{name}"
+    for module in ("", "clip_grad.")
+    for name in ("clip_grad_norm_", "clip_grad_norm", "clip_grad_value_", "clip_grads_with_norm_")
+)
 
 
 def is_module_class_name(qualified: str) -> bool:
@@ -207,10 +214,3 @@ def is_module_class_name(qualified: str) -> bool:
         and last not in _NOT_MODULE_CLASSES
         and not qualified.startswith(_NOT_MODULE_PACKAGES)
     )
-
-# Functions that clip the gradients they are given, in place.
-GRADIENT_CLIPS = frozenset(
-    f"torch.nn.utils.{module}{name}"
-    for module in ("", "clip_grad.")
-    for name in ("clip_grad_norm_", "clip_grad_norm", "clip_grad_value_", "clip_grads_with_norm_")
-)

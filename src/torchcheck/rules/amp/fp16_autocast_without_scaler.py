@@ -9,7 +9,7 @@ from torchcheck.lint.context import LintContext
 from torchcheck.lint.kinds import GradMode, Kind, grad_mode_of
 from torchcheck.lint.nodes import dotted_name, names_read, subtree
 from torchcheck.lint.precision import may_autocast_float16
-from torchcheck.lint.project import GRAD_SCALER, IMPORTS, NO, Condition, Symbol, is_mixed_precision_framework
+from torchcheck.lint.project import GRAD_SCALER, IMPORTS, NO, THIS_FILE, Condition, is_mixed_precision_framework
 from torchcheck.lint.rule import Invalid, Rule, Valid
 
 _SHARDED_SCALERS = frozenset(
@@ -19,9 +19,8 @@ _SHARDED_SCALERS = frozenset(
     }
 )
 _SCALER_METHODS = frozenset({"scale", "unscale_", "step", "update"})
-_THIS_FILE = Symbol(None, "")
 # The finding stands only if no project module the file imports (transitively) names a GradScaler.
-_NO_SCALER_IMPORTED = (Condition(_THIS_FILE, f"{IMPORTS}:{GRAD_SCALER}", NO),)
+_NO_SCALER_IMPORTED = (Condition(THIS_FILE, f"{IMPORTS}:{GRAD_SCALER}", NO),)
 _SCOPES = (cst.FunctionDef, cst.Module)
 
 

@@ -7,7 +7,7 @@ from torchcheck.lint.context import LintContext
 from torchcheck.lint.dataloaders import call_arguments, is_constant
 from torchcheck.lint.flow import BODY, ELSE
 from torchcheck.lint.nodes import dotted_name, method_call
-from torchcheck.lint.project import AUTOCAST, IMPORTS, MODULE, NO, Condition, Symbol
+from torchcheck.lint.project import AUTOCAST, IMPORTS, MODULE, NO, THIS_FILE, Condition
 from torchcheck.lint.rule import Invalid, Rule, Valid
 from torchcheck.rules.amp._common import is_scaler_call
 
@@ -25,10 +25,9 @@ _LOSS_METHODS = frozenset({"mean", "sum", "float", "double", "to", "clone", "squ
 # The class and attribute (`self._scaler`) of a scaler an object keeps; None for any other.
 _Owner = tuple[cst.ClassDef, str] | None
 
-_THIS_FILE = Symbol(None, "")
 # The finding stands only if neither this file nor any project module it imports
 # (transitively) may open an autocast region (see AUTOCAST in lint/project.py).
-_NO_AUTOCAST = (Condition(_THIS_FILE, f"{MODULE}:{AUTOCAST}", NO), Condition(_THIS_FILE, f"{IMPORTS}:{AUTOCAST}", NO))
+_NO_AUTOCAST = (Condition(THIS_FILE, f"{MODULE}:{AUTOCAST}", NO), Condition(THIS_FILE, f"{IMPORTS}:{AUTOCAST}", NO))
 
 
 class ScalerWithoutAutocast(Rule):

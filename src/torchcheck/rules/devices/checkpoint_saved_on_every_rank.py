@@ -18,12 +18,11 @@ from torchcheck.lint.flow import BODY, Branch, Function
 from torchcheck.lint.idioms import ONE_RANK_RUNNER_WORDS
 from torchcheck.lint.kinds import Kind
 from torchcheck.lint.nodes import argument_for, dotted_name, subtree
-from torchcheck.lint.project import PLACE, PROJECT, UNGUARDED_CALLS, YES, Condition, Symbol
+from torchcheck.lint.project import PLACE, PROJECT, THIS_FILE, UNGUARDED_CALLS, YES, Condition
 from torchcheck.lint.rule import Invalid, Rule, Valid
 from torchcheck.lint.summaries import bind_arguments
 
 _SAVE = "torch.save"
-_THIS_FILE = Symbol(None, "")
 _CALLED_ON_EVERY_RANK = (
     f"`torch.save` runs on every rank: a distributed script calls this helper ({PLACE}), so all ranks write the "
     "same file at once; call it on one rank (`if dist.get_rank() == 0:`)"
@@ -535,7 +534,7 @@ class Recipe:
             elif self._left_to_importers(save, top_level):
                 # a helper of the project: a distributed script of the project that imports it
                 # and calls it outside a rank check runs the save on every rank
-                condition = Condition(_THIS_FILE, f"{PROJECT}:{UNGUARDED_CALLS}:{save.function.name.value}", YES)  # type: ignore[union-attr]
+                condition = Condition(THIS_FILE, f"{PROJECT}:{UNGUARDED_CALLS}:{save.function.name.value}", YES)  # type: ignore[union-attr]
                 self.report(save.call, _CALLED_ON_EVERY_RANK, conditions=(condition,))
 
     def _left_to_importers(self, save: _Save, top_level: set[cst.FunctionDef]) -> bool:

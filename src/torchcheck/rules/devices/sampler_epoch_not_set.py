@@ -8,7 +8,7 @@ from torchcheck.lint import dataloaders, idioms, nodes, references
 from torchcheck.lint.binder import Binder
 from torchcheck.lint.buffers import methods_of
 from torchcheck.lint.context import LintContext, Loop
-from torchcheck.lint.project import MAY, NO, PLACE, PROJECT, SET_EPOCH, TRAINS, YES, Condition, Symbol
+from torchcheck.lint.project import MAY, NO, PLACE, PROJECT, SET_EPOCH, THIS_FILE, TRAINS, YES, Condition, Symbol
 from torchcheck.lint.rule import Invalid, Rule, Valid
 
 # What a sampler or a loader is bound to: ("name", "train_sampler") or ("self", "train_loader").
@@ -23,9 +23,8 @@ _NO_SET_EPOCH_IN_PROJECT = (
     "`DistributedSampler` never gets `set_epoch(epoch)`: no file of the project calls `set_epoch`, and the project "
     f"trains in loops of its own ({PLACE}), so every epoch sees the same shuffle"
 )
-_THIS_FILE = Symbol(None, "")
-_PROJECT_TRAINS = Condition(_THIS_FILE, f"{PROJECT}:{TRAINS}:{YES}", YES)
-_NO_PROJECT_SET_EPOCH = Condition(_THIS_FILE, f"{PROJECT}:{SET_EPOCH}:{YES}", NO)
+_PROJECT_TRAINS = Condition(THIS_FILE, f"{PROJECT}:{TRAINS}:{YES}", YES)
+_NO_PROJECT_SET_EPOCH = Condition(THIS_FILE, f"{PROJECT}:{SET_EPOCH}:{YES}", NO)
 _LOST = object()  # the sampler or its loader goes where the rule cannot follow
 # What a training loop or helper does to the batches.
 _TRAINING_ACTIONS = ("backward", "step")

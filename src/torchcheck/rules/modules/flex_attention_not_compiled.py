@@ -3,7 +3,7 @@ from __future__ import annotations
 import libcst as cst
 
 from torchcheck.lint.nodes import dotted_name
-from torchcheck.lint.project import COMPILES, NO, PROJECT, YES, Condition, Symbol
+from torchcheck.lint.project import COMPILES, NO, PROJECT, THIS_FILE, YES, Condition
 from torchcheck.lint.rule import Invalid, Rule, Valid
 
 FLEX_ATTENTION = "torch.nn.attention.flex_attention.flex_attention"
@@ -14,7 +14,7 @@ _MESSAGE = (
 )
 # The finding stands only if no file of the project compiles anything: a compiled model or
 # block of another file may reach this call, and its type is not known there.
-_NOTHING_COMPILED = Condition(Symbol(None, ""), f"{PROJECT}:{COMPILES}:{YES}", NO)
+_NOTHING_COMPILED = Condition(THIS_FILE, f"{PROJECT}:{COMPILES}:{YES}", NO)
 
 
 class FlexAttentionNotCompiled(Rule):

@@ -11,7 +11,7 @@ from torchcheck.lint.exports import moved_attributes, setting_path
 from torchcheck.lint.kinds import TENSOR_KINDS, Kind, tensor_method_kind
 from torchcheck.lint.nodes import dotted_name, is_none, method_call, subtree
 from torchcheck.lint.placement import moved_at_every_read, placed_on_device
-from torchcheck.lint.project import MOVED_BY_APPLY, NO, NUMBER_SETTINGS, PROJECT, Condition, Symbol
+from torchcheck.lint.project import MOVED_BY_APPLY, NO, NUMBER_SETTINGS, PROJECT, THIS_FILE, Condition
 from torchcheck.lint.rule import Invalid, Valid
 from torchcheck.rules.modules._common import ModuleClassRule, self_attribute
 
@@ -24,7 +24,6 @@ _MOVING_METHODS = frozenset({"to", "cuda", "cpu", "type_as", "to_device"})
 _LEAVING_TENSORS = torch_api.NUMBER_METHODS | {"tolist", "numpy", "item"}
 # Methods that, defined on the module, take over device moves or state.
 _HANDLING_METHODS = frozenset({"to", "cuda", "_save_to_state_dict", "state_dict"})
-_THIS_FILE = Symbol(None, "")
 # A tensor that `__init__` already puts on a device is where the model runs, until the model
 # is moved, cast or replicated: then it stays behind.
 _PLACED_MESSAGE = (
@@ -78,8 +77,8 @@ def _conditions(attribute: str, setting: str | None) -> tuple[Condition, ...]:
     """No ``_apply`` override of the project moves ``attribute`` by name (a model in another
     file moving its detection head's anchors), and the setting the tensor holds, if any, is
     not a number in the project's configuration defaults (a 0-dim tensor then)."""
-    moved = Condition(_THIS_FILE, f"{PROJECT}:{MOVED_BY_APPLY}:{attribute}", NO)
-    return (moved,) if setting is None else (moved, Condition(_THIS_FILE, f"{PROJECT}:{NUMBER_SETTINGS}:{setting}", NO))
+    moved = Condition(THIS_FILE, f"{PROJECT}:{MOVED_BY_APPLY}:{attribute}", NO)
+    return (moved,) if setting is None else (moved, Condition(THIS_FILE, f"{PROJECT}:{NUMBER_SETTINGS}:{setting}", NO))
 
 
 class TensorAttributeNotBuffer(ModuleClassRule):
