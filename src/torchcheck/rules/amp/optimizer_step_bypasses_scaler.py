@@ -31,7 +31,9 @@ class OptimizerStepBypassesScaler(Rule):
 
     The mixed/full precision split `if use_amp: scaler.step(optimizer) else:
     optimizer.step()` is correct and left alone. An `optimizer.step()` on the same path as
-    `scaler.step(optimizer)` is reported too: the optimizer steps twice per iteration.
+    `scaler.step(optimizer)` is reported too: the optimizer steps twice per iteration. A
+    `step` handed the scaler (`optimizers.step("generator", scaler=scaler)`) is a project's
+    wrapper that steps through it (no PyTorch optimizer takes a scaler): left alone.
 
     ## Example
     ```python
@@ -69,6 +71,19 @@ class OptimizerStepBypassesScaler(Rule):
     required_text = (".scale(",)
 
     VALID = (
+        Valid(
+            """
+import torch
+
+def train_step(model, optimizer, x):
+    scaler = torch.amp.GradScaler("cuda")
+    optimizer.zero_grad()
+    with torch.autocast("cuda", dtype=torch.float16):
+        loss = model(x)
+    scaler.scale(loss).backward()
+    optimizer.step("generator", scaler=scaler)
+"""
+        ),
         Valid(
             """
 for x, y in loader:
@@ -171,9 +186,14 @@ def train_gan(real, noise):
                 event = flow.event(node)
                 self._through_scaler.extend((event, source_text(argument.value)) for argument in node.args)
             elif any(backward.function is flow.function for backward in self._scaled_backwards) and (
-                self.context.kind_of(receiver) is Kind.OPTIMIZER
+                self.context.kind_of(receiver) is Kind.OPTIMIZER and not self._given_the_scaler(node)
             ):
                 self._steps.append((flow.event(node), source_text(receiver)))
+
+    def _given_the_scaler(self, step: cst.Call) -> bool:
+        """``optimizers.step("generator", scaler=scaler)``: no optimizer of PyTorch takes a
+        scaler, so this is the project's wrapper, which steps through it."""
+        return any(self.context.kind_of(argument.value) is Kind.SCALER for argument in step.args)
 
     def _is_scaled(self, receiver: cst.BaseExpression) -> bool:
         """``scaler.scale(loss)``, or a name last bound to one (``scaled = scaler.scale(loss)``)."""

@@ -87,7 +87,9 @@ class DataParallel(Rule):
     `.module` (the idiom for loading a checkpoint saved from a wrapped model). In a file that
     never trains, a model handed on only to one function of another project file
     (`fill_memory_bank(loader, model, bank)`) is reported only if that function backpropagates
-    or steps. Without a
+    or steps. In a function that trains another model, a wrapped local that is only called
+    under `no_grad()` or handed to functions of the file that never train (a diffusion
+    sampler beside its trainer) serves inference too. Without a
     backward pass there are no gradients to gather and reduce, and the advice does not
     apply: over the plain model run in each process, `DistributedDataParallel` adds only
     gradient synchronisation. Inference under `DataParallel` still copies the parameters
@@ -144,6 +146,25 @@ class DataParallel(Rule):
     applies_in_tests = False
 
     VALID = (
+        Valid(
+            """
+import torch
+
+def evaluate(sampler, noise):
+    with torch.no_grad():
+        return sampler(noise).cpu()
+
+def train(trainer, sampler, optimizer, loader, noise):
+    sampler = torch.nn.DataParallel(sampler)
+    for x in loader:
+        loss = trainer(x).mean()
+        loss.backward()
+        optimizer.step()
+        with torch.no_grad():
+            preview = sampler(noise)
+    return evaluate(sampler, noise)
+"""
+        ),
         Valid(
             """
 import torch
@@ -397,6 +418,7 @@ class Task(BaseTask):
         self._trains = False
         self._training_functions: set[cst.FunctionDef | None] = set()
         self._not_training: set[cst.CSTNode] = set()  # calls of functions of the file that never train
+        self._calls_without_grad: set[cst.Call] = set()
 
     def visit_Call(self, node: cst.Call) -> None:
         name = self.context.call_name(node)
@@ -411,6 +433,7 @@ class Task(BaseTask):
             self._evaluated(node.func.value)
         elif self.context.in_no_grad and (binding := self._binding_of(node.func)) is not None:
             self._inference_uses.add(binding)
+            self._calls_without_grad.add(node)
         if self._wraps and node.args and (summary := self.context.call_summary(node)) is not None:
             if not summary.does(Effect.BACKWARD) and not summary.does(Effect.STEP):
                 self._not_training.add(node)  # `self.sample_fid(model)`: a function of the file that never trains
@@ -432,6 +455,8 @@ class Task(BaseTask):
         for wrap in self._wraps:
             handed_in_function = wrap.binding is not None and isinstance(wrap.binding[0], cst.FunctionDef)
             local = handed_in_function and not self._escapes(wrap)
+            if local and self._only_inference_uses(wrap):
+                continue  # a sampler, also beside the model its function trains
             trains = wrap.binding[0] in self._training_functions if local else self._trains  # type: ignore[index]
             if trains:
                 self.reports.append(wrap.report)
@@ -444,6 +469,18 @@ class Task(BaseTask):
         (function, name), binder = wrap.binding, self.context.binder  # type: ignore[misc]
         uses = (node for node in subtree(function) if type(node) is cst.Name and node.value == name and binder.precedes(wrap.report.node, node) and wrap.report.node not in binder.ancestors(node))
         return [binder.parent(node) for node in uses]
+
+    def _only_inference_uses(self, wrap: _Wrap) -> bool:
+        """Every use of the wrapped name runs it under ``no_grad()``, puts it in ``eval()``,
+        unwraps it, or hands it to a function of the file that never trains."""
+        handed, binder = self._handed(wrap), self.context.binder
+        handed = [parent for parent in handed if type(parent) is not cst.AssignTarget]  # the wrap's own target
+        for parent in handed:
+            if parent in self._calls_without_grad or binder.parent(parent) in self._not_training:
+                continue
+            if not (type(parent) is cst.Attribute and parent.attr.value in ("eval", "module")):  # type: ignore[attr-defined]
+                return False
+        return bool(handed)
 
     def _escapes(self, wrap: _Wrap) -> bool:
         """After the wrap, the function hands the wrapped name on (an argument, a return value):
