@@ -999,9 +999,13 @@ class _FunctionPass:
             method = _SYNONYMS.get(func.attr.value, func.attr.value)
             if method in ACTIONS:
                 action = EVAL if method == TRAIN and _sets_eval_mode(call) else method
+                target = func.value
                 if action == "backward":
                     self._note_backpropagated(call, func)
-                return self._record((action, self._target(func.value)), call, certain, state)
+                    local_value = type(target) is cst.Name and target.value in self.assigned  # type: ignore[attr-defined]
+                    if call.args and call.args[0].keyword is None and not local_value:
+                        target = call.args[0].value  # `accelerator.backward(loss)` backpropagates `loss`
+                return self._record((action, self._target(target)), call, certain, state)
             if method == "zero_" and self._gradient_of(func.value) is not None:
                 return self._record(("zero_grad", self._gradient_of(func.value) or ANONYMOUS), call, certain, state)
         qualified = self.summaries.names.qualified_name(func)
@@ -1020,7 +1024,7 @@ class _FunctionPass:
             receiver = receiver.args[0].value
         if isinstance(receiver, cst.Subscript) and isinstance(receiver.value, cst.Name) and receiver.value.value in self.assigned:
             self.backpropagated_entries.add(receiver.value.value)  # parts["total"].backward()
-        elif isinstance(receiver, cst.Name) and (receiver.value in self.assigned or receiver.value in self.parameter_names):
+        elif isinstance(receiver, cst.Name) and (receiver.value in self.assigned or _backward_of_a_parameter(call, receiver, self.parameter_names)):
             self.backpropagated.add(receiver.value)
         elif isinstance(receiver, cst.Attribute) and (path := dotted_name(receiver)) is not None:
             self.backpropagated.add(path)  # `self.loss.backward()`: the attribute holds a graph until rebound
@@ -1263,6 +1267,11 @@ def _agreed_elements(returned: list[tuple[Kind | None, ...]]) -> tuple[Kind | No
     if not returned or not returned[0] or any(len(elements) != len(returned[0]) for elements in returned):
         return ()
     return tuple(kinds[0] if len(set(kinds)) == 1 else None for kinds in zip(*returned))
+
+
+def _backward_of_a_parameter(call: cst.Call, receiver: cst.Name, parameters: set[str]) -> bool:
+    """``loss.backward()`` on the loss the function was handed; not ``accelerator.backward(loss)``."""
+    return receiver.value in parameters and not any(argument.keyword is None for argument in call.args)
 
 
 def _arithmetic(left: Returns, right: Returns) -> Returns:

@@ -35,10 +35,10 @@ class DeprecatedCudaAmp(ImportTrackingRule):
     ## What it does
     Checks for `torch.cuda.amp.autocast(...)`, `torch.cuda.amp.GradScaler(...)`,
     `torch.cpu.amp.autocast(...)` and `torch.cpu.amp.GradScaler(...)`, and for imports of
-    these names (`from torch.cuda.amp import autocast, GradScaler`), also where one is handed on
-uncalled to be constructed later (`functools.partial(torch.cuda.amp.autocast, ...)`, a
-context factory passed to a helper or stored: `amp.autocast if fp16 else nullcontext`;
-reported without a fix).
+    these names (`from torch.cuda.amp import autocast, GradScaler`), also where one is
+    handed on uncalled to be constructed later (`functools.partial(torch.cuda.amp.autocast,
+    ...)`, a context factory passed to a helper or stored: `amp.autocast if fp16 else
+    nullcontext`; reported without a fix).
 
     ## Why is this bad?
     The device-specific AMP entry points are deprecated since PyTorch 2.4 and emit a
