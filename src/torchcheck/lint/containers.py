@@ -81,6 +81,16 @@ def _combined_arguments(call: cst.Call) -> list[cst.BaseExpression]:
     return [argument]
 
 
+def joined_parts(value: cst.BaseExpression) -> list[cst.BaseExpression]:
+    """The containers a value joins: the operands of ``a + b + c`` and the starred items of
+    ``[*a, *b]``; the value itself otherwise."""
+    if isinstance(value, cst.BinaryOperation) and isinstance(value.operator, cst.Add):
+        return joined_parts(value.left) + joined_parts(value.right)
+    if isinstance(value, (cst.List, cst.Tuple)) and any(isinstance(element, cst.StarredElement) for element in value.elements):
+        return [element.value for element in value.elements if isinstance(element, cst.StarredElement)]
+    return [value]
+
+
 def literal_items(value: cst.BaseExpression) -> tuple[cst.BaseExpression, ...]:
     """The values of a dict, list or tuple written in place (``{"loss": loss, "rate": rate}``)."""
     if isinstance(value, cst.Dict):

@@ -103,6 +103,7 @@ _FOREIGN_PACKAGES = frozenset(
     "cv2 numpy PIL onnx onnxruntime openvino tensorrt tflite_runtime tensorflow keras jax flax "
     "sklearn scipy pandas paddle mxnet coremltools MNN ncnn rknn rknnlite tritonclient pycuda".split()
 )
+_PLAIN_CONTAINERS = frozenset({"collections.OrderedDict", "collections.defaultdict", "collections.deque", "collections.Counter"})
 # Functions of model libraries that build or load a model (an `nn.Module`).
 _MODEL_FACTORIES = frozenset(
     {
@@ -1060,8 +1061,8 @@ class LintContext:
     def _infer_call(self, call: cst.Call) -> Inferred:
         qualified = self.call_name(call)
         if qualified is not None:
-            if qualified.partition(".")[0] in _FOREIGN_PACKAGES:
-                return strong(Kind.OTHER)
+            if qualified.partition(".")[0] in _FOREIGN_PACKAGES or qualified in _PLAIN_CONTAINERS:
+                return strong(Kind.OTHER)  # `output_model = collections.OrderedDict()` is no module, whatever its name
             return self._infer_api_call(qualified, call)
         returned = self._returned_by_function_of_file(call)
         if returned is not None:
@@ -1073,6 +1074,8 @@ class LintContext:
                 return strong(Kind.MODULE)
             if name in ("float", "int", "len", "round"):
                 return strong(Kind.NUMBER)
+            if name in ("dict", "list", "tuple", "set") and binding is None:
+                return strong(Kind.OTHER)
             if name in ("iter", "next") and binding is None and call.args:
                 return self._drawn_from_loader(name, call.args[0].value)
             if name == "sum" and binding is None and call.args:

@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 
 import libcst as cst
 
+from torchcheck.lint.containers import joined_parts
 from torchcheck.lint.context import LintContext
 from torchcheck.lint.project import Condition
 from torchcheck.lint.registration import registered_values, registering_parameters
@@ -205,7 +206,8 @@ class PlainContainerRule(ModuleClassRule):
                 state.excused.update(filter(None, [self._iterated_attribute(value.value)]))  # each item registered in a loop
             elif isinstance(value, cst.Subscript):
                 state.excused.update(filter(None, [self_attribute(value.value, self_name)]))  # `self.add_module(n, self.heads[-1])`
-        state.excused.update(filter(None, (self_attribute(argument.value, self_name) for argument in node.args)))
+        # `nn.ParameterList(self._offset + self._scale)` registers both lists
+        state.excused.update(filter(None, (self_attribute(part, self_name) for argument in node.args for part in joined_parts(argument.value))))
 
     def _registering(self, function: cst.FunctionDef) -> frozenset[str]:
         if function not in self._installed:
@@ -219,8 +221,7 @@ class PlainContainerRule(ModuleClassRule):
         loop = binding.node if binding is not None else None
         if not isinstance(loop, cst.For) or loop not in self.context.loops:
             return None
-        iterable = loop.iter
-        candidates = [iterable, *(argument.value for argument in iterable.args)] if isinstance(iterable, cst.Call) else [iterable]
+        candidates = [loop.iter, *(argument.value for argument in loop.iter.args)] if isinstance(loop.iter, cst.Call) else [loop.iter]
         return next(filter(None, (self_attribute(candidate, self.self_name) for candidate in candidates)), None)
 
     def _list_filled(self, state: _ContainerState, attribute: str, method: str, call: cst.Call) -> None:

@@ -172,6 +172,22 @@ class ActivationBeforeLogitsLoss(Rule):
         Valid(
             """
 import torch.nn as nn
+
+class ClsTarget(nn.Module):
+    def __init__(self, hidden, labels):
+        super().__init__()
+        self.output_layer = nn.Linear(hidden, labels)
+        self.softmax = nn.LogSoftmax(dim=-1)
+        self.criterion = nn.NLLLoss()
+
+    def forward(self, memory, target):
+        logits = self.output_layer(memory)
+        return self.criterion(self.softmax(logits), target)
+"""
+        ),
+        Valid(
+            """
+import torch.nn as nn
 import torch.nn.functional as F
 
 class Scorer(nn.Module):
@@ -570,7 +586,7 @@ class Discriminator(nn.Module):
             if held is not None or qualified.partition(".")[0] == "torch":
                 return held
         func = call.func
-        if isinstance(func, cst.Attribute):
+        if isinstance(func, cst.Attribute) and self_attribute(func) is None:  # `self.softmax(x)` runs what the attribute holds
             if func.attr.value in ACTIVATION_METHODS:
                 return _Held("output", ACTIVATION_METHODS[func.attr.value])  # x.softmax(dim): not a module
             if func.attr.value in torch_api.MODULE_SELF_METHODS:

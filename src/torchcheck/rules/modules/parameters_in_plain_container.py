@@ -82,6 +82,21 @@ class ParametersInPlainContainer(PlainContainerRule):
         Valid(
             """
 import torch
+import torch.nn as nn
+
+class NormAggregator(nn.Module):
+    def __init__(self, dim, heads):
+        super().__init__()
+        self._offset, self._scale = [], []
+        for _ in range(heads):
+            self._offset.append(nn.Parameter(torch.zeros(dim)))
+            self._scale.append(nn.Parameter(torch.ones(dim)))
+        self.params = nn.ParameterList(self._offset + self._scale)
+"""
+        ),
+        Valid(
+            """
+import torch
 from torch import nn
 class Scales(nn.Module):
     def __init__(self, n):
