@@ -205,6 +205,8 @@ def _moved_before_use(context: LintContext, node: cst.CSTNode) -> bool:
         if isinstance(above, cst.Subscript) and above.value is node:
             node = above  # `self.weights[index].to(device)`: the selected part is moved
             continue
+        if type(above) is cst.Assign and above.value is node:
+            return _copied_into_moved_local(context, above)
         call = context.binder.parent(above) if isinstance(above, cst.Attribute) and above.value is node else None
         if not isinstance(call, cst.Call) or call.func is not above:
             return False
@@ -214,3 +216,26 @@ def _moved_before_use(context: LintContext, node: cst.CSTNode) -> bool:
         if method not in _SHAPING_METHODS:
             return False
         node = call
+
+
+def _copied_into_moved_local(context: LintContext, assignment: cst.Assign) -> bool:
+    """``emb[i] = self.table[2:n]`` into a tensor the function builds on the CPU
+    (``torch.zeros(b, n, d)``) and moves afterwards (``return emb.to(device)``): the copy runs
+    on the CPU, where the table is, whatever device the module is on."""
+    target = assignment.targets[0].target if len(assignment.targets) == 1 else None
+    if type(target) is not cst.Subscript or type(target.value) is not cst.Name:  # type: ignore[union-attr]
+        return False
+    binder = context.binder
+    bindings = binder.reaching(target.value)  # type: ignore[union-attr]
+    made = bindings[0].node if len(bindings) == 1 else None
+    factory = made.value if type(made) is cst.Assign else None  # type: ignore[union-attr]
+    if type(factory) is not cst.Call or context.call_name(factory) not in torch_api.TENSOR_FACTORIES or keyword_argument(factory, "device") is not None:  # type: ignore[arg-type]
+        return False
+    later = [use for use in binder.references_to(bindings[0]) if binder.precedes(assignment, use)]
+    return any(_moved_by_to(context, use) for use in later)
+
+
+def _moved_by_to(context: LintContext, use: cst.CSTNode) -> bool:
+    above = context.binder.parent(use)
+    call = context.binder.parent(above) if type(above) is cst.Attribute and above.value is use else None  # type: ignore[attr-defined]
+    return type(call) is cst.Call and call.func is above and above.attr.value == "to" and moves_to_device(context, call)  # type: ignore[union-attr]

@@ -100,8 +100,10 @@ class TensorAttributeNotBuffer(ModuleClassRule):
     `__init__` stored. An empty placeholder (`torch.empty(0, 0)`) re-bound later is not reported,
     nor is a tensor that every read after `__init__` moves to the input's device first
     (`self.kernel.repeat(c, 1).to(x.device, x.dtype)`, `.type_as(x)`; a test
-    `self.table is not None` reads nothing), or that only `__init__` reads, to build
-    something else (a sampler's probability table).
+    `self.table is not None` reads nothing; a copy into a tensor that `forward` builds on
+    the CPU and then moves, `out[i] = self.table[:n]` ... `out.to(x.device)`, runs where
+    the table is), or that only `__init__` reads, to build something else (a sampler's
+    probability table).
 
     ## Why is this bad?
     A module only knows about its parameters, buffers and submodules. A plain tensor
@@ -166,6 +168,24 @@ class TensorAttributeNotBuffer(ModuleClassRule):
     required_text = ("torch",)
 
     VALID = (
+        Valid(
+            """
+import torch
+import torch.nn as nn
+
+class SinusoidalPositions(nn.Module):
+    def __init__(self, length, dim):
+        super().__init__()
+        self.dim = dim
+        self.table = torch.zeros(length, dim)
+
+    def forward(self, tokens, lengths):
+        out = torch.zeros(tokens.size(0), tokens.size(1), self.dim)
+        for i in range(tokens.size(0)):
+            out[i, : lengths[i]] = self.table[: lengths[i]]
+        return out.to(tokens.device)
+"""
+        ),
         Valid(
             """
 import torch
