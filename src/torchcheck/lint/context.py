@@ -1141,6 +1141,10 @@ class LintContext:
         kind = summary.returns.kind
         if kind is not None:
             return strong(kind)
+        resolved = self.resolve_call(call)
+        annotated = self._annotated(resolved.function.returns) if resolved is not None else UNKNOWN
+        if annotated.kind is not None:
+            return annotated  # `def get_layer(hparams) -> nn.Module` whose body builds it dynamically
         return UNKNOWN if isinstance(call.func, cst.Name) else None
 
     def _drawn_from_loader(self, builtin: str, source: cst.BaseExpression) -> Inferred:

@@ -12,7 +12,8 @@ from dataclasses import dataclass
 import libcst as cst
 
 from torchcheck.lint.context import LintContext
-from torchcheck.lint.nodes import dotted_name
+from torchcheck.lint.kinds import Evidence, Kind
+from torchcheck.lint.nodes import dotted_name, root_name
 from torchcheck.lint.project import Condition
 
 
@@ -35,8 +36,11 @@ class ContainerReader:
     under which condition a call of a class of another file does (kept in
     ``pending_condition`` until the rule takes it)."""
 
-    def __init__(self, context: LintContext, is_element: Callable[[cst.Call], bool], condition_of: Callable[[cst.Call], Condition | None]) -> None:
+    def __init__(
+        self, context: LintContext, is_element: Callable[[cst.Call], bool], condition_of: Callable[[cst.Call], Condition | None], kind: Kind | None
+    ) -> None:
         self.context = context
+        self._kind = kind
         self._is_element = is_element
         self._condition_of = condition_of
         self.pending_condition: Condition | None = None
@@ -55,7 +59,23 @@ class ContainerReader:
         binding = self.context.flow.last_binding(expression.value) if isinstance(expression, cst.Name) else None
         if binding is not None and isinstance(binding.value, cst.Call) and self._is_element(binding.value):
             return True, frozenset({expression.value})  # a local last assigned an element
-        return False, frozenset()
+        return self._element_by_kind(expression), frozenset()
+
+    def _element_by_kind(self, expression: cst.BaseExpression) -> bool:
+        """``layer`` drawn from a collection the module was handed, shown to be an element by
+        ``isinstance(layer, nn.Module)`` or an annotation; not one drawn from the module itself
+        (``for m in self.modules()``: registered already), nor a single module kept in a list
+        on purpose (``self._teacher = [teacher]``, hidden from ``parameters()``)."""
+        if self._kind is None or type(expression) is not cst.Name:
+            return False
+        loop = self.context.flow.last_binding(expression.value)
+        iterated = loop.node.iter if loop is not None and type(loop.node) is cst.For else None  # type: ignore[attr-defined]
+        while type(iterated) is cst.Call:  # `self.modules()`, `enumerate(layers)`
+            iterated = iterated.args[0].value if type(iterated.func) is cst.Name and iterated.args else iterated.func  # type: ignore[attr-defined]
+        if iterated is None or root_name(iterated) in (None, "self"):
+            return False
+        found = self.context.kind_and_evidence(expression)
+        return found.kind is self._kind and found.evidence > Evidence.CONVENTION
 
     def built_element(self, expression: cst.BaseExpression) -> bool:
         """A comprehension's element: a construction or a container of them (a name there is

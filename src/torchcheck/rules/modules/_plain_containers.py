@@ -10,6 +10,7 @@ import libcst as cst
 
 from torchcheck.lint.containers import joined_parts
 from torchcheck.lint.context import LintContext
+from torchcheck.lint.kinds import Kind
 from torchcheck.lint.project import Condition
 from torchcheck.lint.registration import registered_values, registering_parameters
 from torchcheck.lint.rule import Rule
@@ -93,12 +94,13 @@ class PlainContainerRule(ModuleClassRule):
     list_class: str
     dict_class: str
     list_class_concatenates: bool  # whether `list_class(...) + [...]` works (ModuleList yes, ParameterList no)
+    element_kind: Kind | None = None  # a name of this kind (`layer` after `isinstance(layer, nn.Module)`) is an element
 
     def __init__(self, context: LintContext) -> None:
         super().__init__(context)
         self._states: dict[cst.ClassDef, _ContainerState] = {}
         self._installed: dict[cst.FunctionDef, frozenset[str]] = {}  # per def of this file: the parameters it registers
-        self._reader = ContainerReader(context, self.is_element_call, self.element_condition)
+        self._reader = ContainerReader(context, self.is_element_call, self.element_condition, self.element_kind)
 
     def is_element_call(self, call: cst.Call) -> bool:
         raise NotImplementedError

@@ -119,8 +119,23 @@ class ModulesInPlainContainer(PlainContainerRule):
     list_class = "torch.nn.ModuleList"
     dict_class = "torch.nn.ModuleDict"
     list_class_concatenates = True
+    element_kind = Kind.MODULE
 
     VALID = (
+        Valid(
+            """
+import torch.nn as nn
+
+class Backbone(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.features = nn.Sequential(nn.Conv2d(3, 8, 3), nn.BatchNorm2d(8), nn.ReLU())
+        self._norms = []
+        for module in self.modules():
+            if isinstance(module, nn.BatchNorm2d):
+                self._norms.append(module)
+"""
+        ),
         Valid(
             """
 import torch.nn as nn
@@ -294,6 +309,40 @@ class Net(nn.Module):
         ),
     )
     INVALID = (
+        Invalid(
+            """
+from torch import nn
+
+def build_layer(spec) -> nn.Module:
+    return getattr(nn, spec["type"])(**spec["kwargs"])
+
+class MergeLayer(nn.Module):
+    def __init__(self, layers):
+        super().__init__()
+        self._layers = []  # TCK601
+        for layer in layers:
+            if isinstance(layer, nn.Module):
+                self._layers.append(layer)
+            else:
+                self._layers.append(build_layer(layer))
+""",
+            expected_replacement="""
+from torch import nn
+
+def build_layer(spec) -> nn.Module:
+    return getattr(nn, spec["type"])(**spec["kwargs"])
+
+class MergeLayer(nn.Module):
+    def __init__(self, layers):
+        super().__init__()
+        self._layers = nn.ModuleList()  # TCK601
+        for layer in layers:
+            if isinstance(layer, nn.Module):
+                self._layers.append(layer)
+            else:
+                self._layers.append(build_layer(layer))
+""",
+        ),
         Invalid(
             """
 import torch.nn as nn
