@@ -15,6 +15,7 @@ from torchcheck.lint.dataloaders import (
     scope_assignments,
     set_on_some_path,
 )
+from torchcheck.lint.nodes import source_text
 from torchcheck.lint.project import DEFINITION, Condition
 from torchcheck.lint.rule import Invalid, Rule, Valid
 
@@ -30,7 +31,8 @@ class DataLoaderArgumentConflict(Rule):
     a `batch_sampler` with `batch_size`
     (other than 1), `shuffle=True`, a `sampler` or `drop_last=True`; `batch_size=None` with
     `drop_last=True`; `persistent_workers=True` or a `prefetch_factor` without worker
-    processes (`num_workers` missing or 0).
+    processes (`num_workers` missing or 0), also a `prefetch_factor` chosen by the worker
+    count that is still set on the path without workers (`f if num_workers > 0 else 2`).
 
     A sampler counts as set when it is built by calling a class: a capitalised name, a class
     of the file, or a name another file of the project defines as a class, whatever its case
@@ -210,6 +212,19 @@ val_loader = DataLoader(dataset, batch_size=64, persistent_workers=True)  # TCK8
 test_loader = DataLoader(dataset, batch_size=64, num_workers=0, prefetch_factor=4)  # TCK801
 """
         ),
+        Invalid(
+            """
+from torch.utils.data import DataLoader
+
+def eval_loader(dataset, cfg, num_workers):
+    return DataLoader(  # TCK801
+        dataset,
+        batch_size=cfg.batch_size,
+        num_workers=num_workers,
+        prefetch_factor=cfg.prefetch_factor if num_workers > 0 else 2,
+    )
+"""
+        ),
     )
 
     def visit_Call(self, node: cst.Call) -> None:
@@ -272,7 +287,27 @@ def _conflicts(arguments: CallArguments, assignments: Assignments) -> list[str]:
             found.append("`persistent_workers=True` needs `num_workers > 0`")
         if never_none(arguments.get("prefetch_factor"), assignments):
             found.append("`prefetch_factor=` needs `num_workers > 0`")
+    elif never_none(_without_workers_branch(arguments.get("prefetch_factor"), arguments.get("num_workers")), assignments):
+        found.append("`prefetch_factor=` needs `num_workers > 0`, and is set on the path where `num_workers` is 0")
     return found
+
+
+def _without_workers_branch(value: cst.BaseExpression | None, workers: cst.BaseExpression | None) -> cst.BaseExpression | None:
+    """``f if num_workers > 0 else 2`` passed with ``num_workers=num_workers``: the value on
+    the branch that runs without workers (``2``), or None."""
+    if type(value) is not cst.IfExp or workers is None:
+        return None
+    test, counted = value.test, source_text(workers)  # type: ignore[attr-defined]
+    if source_text(test) == counted:
+        return value.orelse  # type: ignore[attr-defined]
+    if type(test) is cst.UnaryOperation and type(test.operator) is cst.Not and source_text(test.expression) == counted:
+        return value.body  # type: ignore[attr-defined]
+    if type(test) is not cst.Comparison or len(test.comparisons) != 1 or source_text(test.left) != counted:
+        return None
+    operator, bound = type(test.comparisons[0].operator), integer_value(test.comparisons[0].comparator)
+    if (operator, bound) in ((cst.GreaterThan, 0), (cst.GreaterThanEqual, 1), (cst.NotEqual, 0)):
+        return value.orelse  # type: ignore[attr-defined]
+    return value.body if (operator, bound) in ((cst.Equal, 0), (cst.LessThan, 1), (cst.LessThanEqual, 0)) else None  # type: ignore[attr-defined]
 
 
 def _without_workers(arguments: CallArguments) -> bool:
