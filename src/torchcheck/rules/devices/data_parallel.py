@@ -142,7 +142,7 @@ class DataParallel(Rule):
     code = "TCK204"
     name = "data-parallel"
     message = "`nn.DataParallel` is single-process and slower than `DistributedDataParallel`"
-    required_text = ("DataParallel", "backward")  # a file that trains may call a subclass of another file
+    required_text = ("DataParallel", "backward", "optim")  # a file that trains (or builds an optimizer) may call a subclass of another file
     applies_in_tests = False
 
     VALID = (
