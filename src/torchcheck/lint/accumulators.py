@@ -12,13 +12,16 @@ numbers. Classes of other files and of libraries (torchmetrics) are not analysed
 
 from __future__ import annotations
 
+import re
 from typing import TYPE_CHECKING
 
 import libcst as cst
 
-from torchcheck.lint.binder import Binder
-from torchcheck.lint.nodes import self_attribute, subtree
-from torchcheck.lint.references import class_named
+from torchcheck.lint.binder import Binder, Loop
+from torchcheck.lint.containers import combined_names, literal_items
+from torchcheck.lint.kinds import Kind
+from torchcheck.lint.nodes import is_detached, self_attribute, subtree
+from torchcheck.lint.references import class_named, loops_running
 from torchcheck.lint.summaries import bind_arguments
 
 if TYPE_CHECKING:
@@ -175,3 +178,39 @@ def attribute_class(binder: Binder, owner: cst.ClassDef, attribute: str) -> cst.
                 classes.add(instance_class(binder, node.value))
     return classes.pop() if len(classes) == 1 else None
 
+
+# A line that may extend a name's own value (`total = total + loss`), for a rule's text gate.
+SELF_ACCUMULATION_TEXT = re.compile(r"^[ \t]*(\w+)[ \t]*=[^=\n][^\n]*\b\1\b", re.MULTILINE)
+
+
+def self_accumulation(assign: cst.Assign) -> str | None:
+    """``total = total + loss``, ``ema = a * loss + (1 - a) * ema``: the name whose value the
+    assignment extends; None for any other assignment."""
+    target = assign.targets[0].target if len(assign.targets) == 1 else None
+    if type(target) is not cst.Name or type(assign.value) is not cst.BinaryOperation:
+        return None
+    return target.value if target.value in combined_names(assign.value) else None  # type: ignore[attr-defined]
+
+
+def accumulation_start_loop(binder: Binder, assign: cst.Assign, name: str, loops: tuple[Loop, ...]) -> Loop | None:
+    """For a :func:`self_accumulation`: the innermost of ``loops`` that also runs every other
+    binding of ``name`` the extended value may come from (where the total starts afresh);
+    None when one of them runs before those loops (the total outlives their iterations)."""
+    read = next(node for node in subtree(assign.value) if type(node) is cst.Name and node.value == name)
+    starts = [set(loops_running(binder, binding.node)) for binding in binder.reaching(read) if binding.node is not assign]
+    return next((loop for loop in reversed(loops) if starts and all(loop in running for running in starts)), None)
+
+
+def may_carry_graph(context: LintContext, value: cst.BaseExpression) -> bool:
+    """Whether ``value`` may hold an autograd graph: a graph-attached tensor, a name or an
+    entry whose kind is unknown or a tensor, arithmetic on one (``loss / len(loader)``, not
+    ``loss.item() * scale``), or a literal container of one."""
+    kind = context.kind_of(value)
+    unknown_holder = isinstance(value, cst.Name) or isinstance(value, (cst.Subscript, cst.Attribute)) and isinstance(value.value, cst.Name)
+    if kind is Kind.GRAPH_TENSOR or (unknown_holder and kind in (None, Kind.OTHER, Kind.TENSOR)):
+        return True
+    if isinstance(value, cst.BinaryOperation) and kind is None:
+        if is_detached(value.left) or is_detached(value.right):  # `loss.item() * scale`: scale may be anything
+            return Kind.GRAPH_TENSOR in (context.kind_of(value.left), context.kind_of(value.right))
+        return may_carry_graph(context, value.left) or may_carry_graph(context, value.right)
+    return any(may_carry_graph(context, part) for part in literal_items(value))

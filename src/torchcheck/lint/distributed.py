@@ -19,7 +19,8 @@ from torchcheck.lint import idioms, references
 from torchcheck.lint.context import LintContext
 from torchcheck.lint.flow import BODY, ELSE, Branch, Event, Path
 from torchcheck.lint.guards import never_together
-from torchcheck.lint.nodes import dotted_name, self_attribute, subtree
+from torchcheck.lint.kinds import Kind
+from torchcheck.lint.nodes import dotted_name, method_call, self_attribute, subtree
 from torchcheck.lint.walker import children
 
 DDP_CLASSES = frozenset(
@@ -208,7 +209,24 @@ def is_ddp_name(context: LintContext, expression: cst.BaseExpression) -> bool:
     if binding is not None and is_ddp_wrap(context, binding.value):
         # `if distributed: model = DDP(model)` ... `if distributed: ... else: model.state_dict()`: never both
         return not never_together(context.binder, binding.value, expression)
-    return holds_ddp(context, expression)
+    return _prepared_model(context, expression) or holds_ddp(context, expression)
+
+
+def _prepared_model(context: LintContext, name: cst.Name) -> bool:
+    """``model, optimizer = accelerator.prepare(model, optimizer)``: a framework made for
+    several processes wraps the model in ``DistributedDataParallel`` when launched on them
+    (the argument at the name's position is a module)."""
+    bindings = context.binder.reaching(name)
+    if len(bindings) != 1 or type(bindings[0].node) is not cst.Assign:
+        return False
+    wrap = bindings[0].node.value  # type: ignore[attr-defined]
+    called = method_call(wrap)
+    framework = context.framework_of(called[0]) if called is not None else None
+    if framework is None or called[1] not in framework.wrapping_methods or context.is_one_process_framework(called[0]):  # type: ignore[index]
+        return False
+    index = references.unpacked_index(context.binder, bindings[0].target, bindings[0].node)
+    passed = wrap.args[0 if index is None else index].value if index != -1 and len(wrap.args) > (index or 0) else None  # type: ignore[attr-defined]
+    return passed is not None and context.kind_of(passed) is Kind.MODULE
 
 
 def ddp_wraps_in_attribute(context: LintContext, attribute: str) -> list[cst.CSTNode]:

@@ -110,11 +110,17 @@ class Rule:
     VALID: ClassVar[tuple[Valid, ...]] = ()
     INVALID: ClassVar[tuple[Invalid, ...]] = ()
 
+    # or a line that matches this (`total = total + loss` has no fixed text to look for)
+    required_pattern: ClassVar[re.Pattern[str] | None] = None
+
     @classmethod
     def may_fire_in(cls, text: str) -> bool:
         """Whether the rule can fire in a file with this source: by default, whether one of
-        ``required_text`` occurs in it. A file no enabled rule may fire in is not parsed."""
-        return not cls.required_text or any(token in text for token in cls.required_text)
+        ``required_text`` occurs in it, or ``required_pattern`` matches. A file no enabled
+        rule may fire in is not parsed."""
+        if not cls.required_text or any(token in text for token in cls.required_text):
+            return True
+        return cls.required_pattern is not None and cls.required_pattern.search(text) is not None
 
     def __init__(self, context: LintContext) -> None:
         self.context = context

@@ -181,10 +181,8 @@ class PlainContainerRule(ModuleClassRule):
 
     def _wrapped(self, value: cst.BaseExpression, contents: Contents) -> cst.BaseExpression | None:
         func = nn_class_expression(self, self.list_class if contents.container == "list" else self.dict_class)
-        if func is None:
-            return None
-        if contents.empty:
-            return cst.Call(func=func)
+        if func is None or contents.empty:
+            return cst.Call(func=func) if func is not None else None
         if isinstance(value, cst.Tuple) and not value.lpar:
             value = value.with_changes(lpar=[cst.LeftParen()], rpar=[cst.RightParen()])
         return cst.Call(func=func, args=[cst.Arg(value=value)])
@@ -219,8 +217,7 @@ class PlainContainerRule(ModuleClassRule):
     def _iterated_attribute(self, name: str) -> str | None:
         """``layers`` when ``name`` is the target of an enclosing ``for ... in
         enumerate(self.layers):`` (or ``in self.layers``)."""
-        binding = self.context.flow.last_binding(name)
-        loop = binding.node if binding is not None else None
+        loop = getattr(self.context.flow.last_binding(name), "node", None)
         if not isinstance(loop, cst.For) or loop not in self.context.loops:
             return None
         candidates = [loop.iter, *(argument.value for argument in loop.iter.args)] if isinstance(loop.iter, cst.Call) else [loop.iter]

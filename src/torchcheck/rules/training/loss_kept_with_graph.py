@@ -5,7 +5,7 @@ from dataclasses import dataclass, field, replace
 import libcst as cst
 
 from torchcheck.lint import references
-from torchcheck.lint.accumulators import accumulated_arguments, instance_class_of
+from torchcheck.lint.accumulators import SELF_ACCUMULATION_TEXT, accumulated_arguments, accumulation_start_loop, instance_class_of, may_carry_graph, self_accumulation
 from torchcheck.lint.containers import combined_names, literal_items
 from torchcheck.lint.context import LintContext, Loop
 from torchcheck.lint.flow import Function
@@ -136,6 +136,7 @@ class LossKeptWithGraph(Rule):
     fix_title = "Store `.item()`"
     fix_safety = FixSafety.UNSAFE
     required_text = (".append(", ".extend(", ".insert(", "+=")
+    required_pattern = SELF_ACCUMULATION_TEXT
 
     VALID = (
         Valid(
@@ -870,7 +871,9 @@ class GanTrainer:
         """``output["loss"] = output["loss"].detach()`` after backpropagating that entry: the
         container no longer holds the graph."""
         target = node.targets[0].target
-        if len(node.targets) == 1 and isinstance(target, cst.Subscript) and is_detached(node.value) and self.context.loops:
+        if (total := self_accumulation(node)) is not None and self.context.loops:  # `total = total + loss`
+            self._consider(node, total, node.value, created_in=accumulation_start_loop(self.context.binder, node, total, self.context.loops))
+        elif len(node.targets) == 1 and isinstance(target, cst.Subscript) and is_detached(node.value) and self.context.loops:
             facts = self._facts()
             if source_text(target) in facts.backpropagated.get(self.context.loops[-1], ()):
                 for names in (*facts.backpropagated.values(), *facts.backpropagated_directly.values()):
@@ -913,7 +916,7 @@ class GanTrainer:
             return
         if not isinstance(call.func, cst.Attribute) or call.func.attr.value not in self.context.top_level_method_names:
             return  # no class of this file has such a method
-        if not any(self._may_carry_graph(argument.value) for argument in call.args):
+        if not any(may_carry_graph(self.context, argument.value) for argument in call.args):
             return
         instance = instance_class_of(self.context, receiver)
         for argument, statement in accumulated_arguments(self.context.binder, call, instance) if instance is not None else ():
@@ -928,24 +931,13 @@ class GanTrainer:
         readers = (binder.enclosing(node, cst.FunctionDef) for name in stored for node in references.self_attribute_references(binder, owner, name) or ())
         return any(isinstance(method, cst.FunctionDef) and self.context.summary_of(method).does(Effect.BACKWARD) for method in readers)
 
-    def _may_carry_graph(self, value: cst.BaseExpression) -> bool:
-        kind = self.context.kind_of(value)
-        unknown_holder = isinstance(value, cst.Name) or isinstance(value, (cst.Subscript, cst.Attribute)) and isinstance(value.value, cst.Name)
-        if kind is Kind.GRAPH_TENSOR or (unknown_holder and kind in (None, Kind.OTHER, Kind.TENSOR)):
-            return True
-        if isinstance(value, cst.BinaryOperation) and kind is None:  # `loss / len(loader)`
-            if is_detached(value.left) or is_detached(value.right):  # `loss.item() * scale`: scale may be anything
-                return Kind.GRAPH_TENSOR in (self.context.kind_of(value.left), self.context.kind_of(value.right))
-            return self._may_carry_graph(value.left) or self._may_carry_graph(value.right)
-        return any(self._may_carry_graph(part) for part in literal_items(value))
-
     def _consider(
-        self, node: cst.CSTNode, container: str | None, value: cst.BaseExpression, accumulated_in: cst.CSTNode | None = None
+        self, node: cst.CSTNode, container: str | None, value: cst.BaseExpression, accumulated_in: cst.CSTNode | None = None, **created: Loop | None
     ) -> None:
         loops = self.context.loops
         if not loops or container is None or self.context.grad_maybe_disabled:
             return
-        created_in = self._loop_creating(container, loops)
+        created_in = created["created_in"] if created else self._loop_creating(container, loops)
         if created_in is loops[-1]:
             return  # created inside this iteration: dies with it
         graph_attached = any(self.context.kind_of(part) is Kind.GRAPH_TENSOR for part in (value, *literal_items(value)))
@@ -955,7 +947,7 @@ class GanTrainer:
         if returned is not None and isinstance(node, cst.AugAssign):
             facts.returned_into[container] = returned
         # any call may build what a later `container[-1].backward()` backpropagates (decided in `_decide`)
-        if graph_attached or self._may_carry_graph(value) or isinstance(value, cst.Call):
+        if graph_attached or may_carry_graph(self.context, value) or isinstance(value, cst.Call):
             evaluating = isinstance(node, cst.AugAssign) and self.context.flow.function in self._evaluating
             candidate = _Candidate(node, value, container, loops, graph_attached or returned is not None, created_in, evaluating, accumulated_in, returned)
             facts.candidates.append(candidate)
@@ -1016,6 +1008,7 @@ class GanTrainer:
         graphs are kept on purpose."""
         node = candidate.node
         held = node.target if isinstance(node, cst.AugAssign) else node.func.value if isinstance(node, cst.Call) else None  # type: ignore[attr-defined]
+        held = node.targets[0].target if isinstance(node, cst.Assign) else held  # `total = total + loss`
         if isinstance(held, cst.Subscript):
             held = held.value  # `losses[key] += loss`
         return isinstance(held, cst.Name) and self.context.backpropagated_after(held, candidate.loops[0])
