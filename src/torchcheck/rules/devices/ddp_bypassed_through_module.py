@@ -28,6 +28,9 @@ class DdpBypassedThroughModule(Rule):
     `ddp_model.module.encoder(...)`) whose result reaches `backward()`, also through a
     framework's unwrap (`accelerator.unwrap_model(model)(x)`, reaching
     `accelerator.backward(loss)`): the unwrapped model is the module inside the wrapper.
+    The wrapper may be held in `self.model`, returned unwrapped by a method of the file
+    (`self._bare_model()`), or be a model a multi-process framework prepared
+    (`model = accelerator.prepare(model)`, then `model.module(x)`).
 
     ## Why is this bad?
     `DistributedDataParallel` all-reduces gradients through hooks that its own `forward`
@@ -173,6 +176,18 @@ for x, y in loader:
         ),
     )
     INVALID = (
+        Invalid(
+            """
+from accelerate import Accelerator
+
+accelerator = Accelerator()
+model, optimizer, loader = accelerator.prepare(model, optimizer, loader)
+for x, y in loader:
+    loss = criterion(model.module(x), y)  # TCK210
+    accelerator.backward(loss)
+    optimizer.step()
+"""
+        ),
         Invalid(
             """
 import torch

@@ -53,7 +53,8 @@ class LossKeptWithGraph(Rule):
     ## What it does
     Checks for graph-attached tensors (a loss, a model output, anything `.backward()` is
     called on) stored across iterations of a training or evaluation loop: appended to a
-    list, or accumulated with `+=` into a variable created before the loop.
+    list, or accumulated with `+=` into a variable created before the loop (also spelled
+    `total = total + loss`, or a moving average `ema = a * loss + (1 - a) * ema`).
 
     The parts a backpropagated loss is made of count too (`history.append(parts)` after
     `loss = sum(parts)`), so do the entries of a backpropagated dict of losses
@@ -139,6 +140,17 @@ class LossKeptWithGraph(Rule):
     required_pattern = SELF_ACCUMULATION_TEXT
 
     VALID = (
+        Valid(
+            """
+def train_step(model, chunks, optimizer):
+    optimizer.zero_grad()
+    total = 0.0
+    for chunk in chunks:
+        total = total + model(chunk).mean()
+    total.backward()
+    optimizer.step()
+"""
+        ),
         Valid(
             """
 import torch.nn.functional as F
@@ -474,6 +486,36 @@ class GanTrainer:
         ),
     )
     INVALID = (
+        Invalid(
+            """
+def fit(model, loader, optimizer, alpha=0.1):
+    running, smoothed = 0.0, None
+    for x, y in loader:
+        loss = model(x, y)
+        loss.backward()
+        optimizer.step()
+        running = running + loss  # TCK101
+        if smoothed is not None:
+            smoothed = alpha * loss + (1 - alpha) * smoothed  # TCK101
+        else:
+            smoothed = loss.item()
+    return running, smoothed
+""",
+            expected_replacement="""
+def fit(model, loader, optimizer, alpha=0.1):
+    running, smoothed = 0.0, None
+    for x, y in loader:
+        loss = model(x, y)
+        loss.backward()
+        optimizer.step()
+        running = (running + loss).item()  # TCK101
+        if smoothed is not None:
+            smoothed = (alpha * loss + (1 - alpha) * smoothed).item()  # TCK101
+        else:
+            smoothed = loss.item()
+    return running, smoothed
+""",
+        ),
         Invalid(
             """
 import torch.nn.functional as F
