@@ -142,6 +142,23 @@ class LossKeptWithGraph(Rule):
     VALID = (
         Valid(
             """
+import torch
+
+def train(generator, discriminator, criterion, loader, optimizer):
+    for noise, real in loader:
+        optimizer.zero_grad()
+        fake = generator(noise)
+        loss_g = (fake - real).abs().mean()
+        adv_loss = torch.tensor(0.0)
+        for score in discriminator(fake):
+            adv_loss += criterion(score, torch.ones_like(score))
+        loss_g += 0.1 * adv_loss
+        loss_g.backward()
+        optimizer.step()
+"""
+        ),
+        Valid(
+            """
 def train_step(model, chunks, optimizer):
     optimizer.zero_grad()
     total = 0.0
@@ -940,7 +957,7 @@ class GanTrainer:
             names.add(path)  # `output.loss.backward()`: that attribute, kept as `total += output.loss`
         # `g_loss = ... + loss_s2s` on one branch, `g_loss = loss_mel` on the other
         for binding in self.context.binder.reaching(root_name_node(receiver)):  # type: ignore[arg-type]
-            if type(binding.node) is cst.Assign:
+            if type(binding.node) in (cst.Assign, cst.AugAssign):  # `loss_g += w * adv_loss`: what was added too
                 names.update(combined_names(binding.node.value))  # type: ignore[attr-defined]
         self._note_backpropagated(names, name if isinstance(receiver, cst.Subscript) else None)
 
