@@ -1,0 +1,15 @@
+import torch
+from torch import nn
+
+
+class FeedForwardNet(nn.Module):
+    def __init__(self, in_features=784, hidden=128, classes=10):
+        super().__init__()
+        self.flatten = nn.Flatten()
+        self.hidden = nn.Linear(in_features, hidden)
+        self.act = nn.ReLU()
+        self.out = nn.Linear(hidden, classes)
+
+    def forward(self, x):
+        x = self.flatten(x)
+        return self.out(self.act(self.hidden(x)))
