@@ -13,11 +13,12 @@ from torchcheck.rules.amp._common import is_scaler_call
 _SCALER_METHODS = ("scale", "step", "unscale_", "update")
 
 
-def _runs_with(use: Event, clip: Event) -> bool:
+def _runs_with(use: Event, clip: Event, helper_steps: set[cst.CSTNode]) -> bool:
     """The scaler call happens around ``clip``: before it, in a loop they share, or it is the
     ``scaler.step(optimizer)`` after it in the same loops (that step means the gradients were scaled, wherever
     the backward ran); and not in another branch of the same statement."""
-    steps_the_clipped = use.loops == clip.loops and method_call(use.node)[1] == "step"  # type: ignore[index]
+    steps = use.node in helper_steps or method_call(use.node)[1] == "step"  # type: ignore[index]
+    steps_the_clipped = use.loops == clip.loops and steps
     around = use.order < clip.order or bool(set(use.loops) & set(clip.loops)) or steps_the_clipped
     return not use.exclusive_with(clip) and around
 
@@ -41,7 +42,9 @@ class ClipBeforeUnscale(Rule):
     A clip in a branch that never runs together with the scaler (the `else:` of
     `if scaler is not None:`) is left alone. A clip in a helper that the scaled step calls
     (`self.check_gradients(loss)` between the backward and `scaler.step`) is reported on the
-    clip, unless the helper calls `unscale_` itself.
+    clip, unless the helper calls `unscale_` itself. The unscale and the step may also run
+    in helpers: a clip after `self._pre_optimizer_step()` that unscales is correct, and one
+    before `self._optimizer_step()` that unscales, steps and updates is reported.
 
     ## Example
     ```python
@@ -81,6 +84,31 @@ class ClipBeforeUnscale(Rule):
     required_text = ("clip_grad",)
 
     VALID = (
+        Valid(
+            """
+import torch
+
+class Trainer:
+    def __init__(self, model, optimizer):
+        self.model, self.optimizer = model, optimizer
+        self.scaler = torch.amp.GradScaler("cuda")
+
+    def _clip_gradients(self):
+        torch.nn.utils.clip_grad_norm_(self.model.parameters(), 1.0)
+
+    def _optimizer_step(self):
+        self.scaler.unscale_(self.optimizer)
+        self._clip_gradients()
+        self.scaler.step(self.optimizer)
+        self.scaler.update()
+
+    def training_step(self, tokens, targets):
+        with torch.autocast("cuda", dtype=torch.float16):
+            loss = self.model(tokens, targets)
+        self.scaler.scale(loss).backward()
+        self._optimizer_step()
+"""
+        ),
         Valid(
             """
 import torch
@@ -193,6 +221,31 @@ class Brain:
             """
 import torch
 
+class Trainer:
+    def __init__(self, model, optimizer):
+        self.model, self.optimizer = model, optimizer
+        self.scaler = torch.amp.GradScaler("cuda")
+
+    def _clip_gradients(self):
+        torch.nn.utils.clip_grad_norm_(self.model.parameters(), 1.0)  # TCK305
+
+    def _optimizer_step(self):
+        self.scaler.unscale_(self.optimizer)
+        self.scaler.step(self.optimizer)
+        self.scaler.update()
+
+    def training_step(self, tokens, targets):
+        with torch.autocast("cuda", dtype=torch.float16):
+            loss = self.model(tokens, targets)
+        self.scaler.scale(loss).backward()
+        self._clip_gradients()
+        self._optimizer_step()
+"""
+        ),
+        Invalid(
+            """
+import torch
+
 class Updater:
     def step(self, *, grad_scaler):
         torch.nn.utils.clip_grad_norm_(self.network.parameters(), 1.0)  # TCK305
@@ -255,6 +308,7 @@ class Brain:
         super().__init__(context)
         self._unscaled: set[Function | None] = set()  # the functions (None: the module) seen calling unscale_()
         self._scaler_uses: list[Event] = []
+        self._helper_steps: set[cst.CSTNode] = set()  # calls of helpers that step through the scaler
         # clips before any unscale_() of their function, each with the clip call to report
         self._clips: list[tuple[Event, cst.CSTNode]] = []
 
@@ -266,7 +320,14 @@ class Brain:
                 self._unscaled.add(flow.function)
             if is_scaler_call(self.context, node, _SCALER_METHODS):
                 self._scaler_uses.append(flow.event(node))
-        elif flow.function not in self._unscaled:
+            return
+        summary = self.context.call_summary(node)
+        if summary is not None and summary.does(Effect.UNSCALE):
+            self._unscaled.add(flow.function)  # `self._pre_optimizer_step()` unscales first
+        if summary is not None and summary.does(Effect.UPDATE):  # `self._optimizer_step()`: `scaler.step` and `update`
+            self._scaler_uses.append(flow.event(node))
+            self._helper_steps.add(node)
+        if flow.function not in self._unscaled:
             clip = node if self.context.call_name(node) in torch_api.GRADIENT_CLIPS else self._clip_in_helper(node)
             if clip is not None:
                 self._clips.append((flow.event(node), clip))
@@ -283,6 +344,6 @@ class Brain:
     def leave_Module(self, node: cst.Module) -> None:
         reported: set[cst.CSTNode] = set()
         for clip, clipped in self._clips:
-            if clipped not in reported and any(use.function is clip.function and _runs_with(use, clip) for use in self._scaler_uses):
+            if clipped not in reported and any(use.function is clip.function and _runs_with(use, clip, self._helper_steps) for use in self._scaler_uses):
                 reported.add(clipped)
                 self.report(clipped)
