@@ -44,7 +44,7 @@ class ClipBeforeUnscale(Rule):
     (`self.check_gradients(loss)` between the backward and `scaler.step`) is reported on the
     clip, unless the helper calls `unscale_` itself. The unscale and the step may also run
     in helpers: a clip after `self._pre_optimizer_step()` that unscales is correct, and one
-    before `self._optimizer_step()` that unscales, steps and updates is reported.
+    before `self._optimizer_step()` that unscales and steps is reported.
 
     ## Example
     ```python
@@ -324,7 +324,7 @@ class Brain:
         summary = self.context.call_summary(node)
         if summary is not None and summary.does(Effect.UNSCALE):
             self._unscaled.add(flow.function)  # `self._pre_optimizer_step()` unscales first
-        if summary is not None and summary.does(Effect.UPDATE):  # `self._optimizer_step()`: `scaler.step` and `update`
+        if summary is not None and summary.does(Effect.UNSCALE) and summary.does(Effect.STEP):  # `self._optimizer_step()`
             self._scaler_uses.append(flow.event(node))
             self._helper_steps.add(node)
         if flow.function not in self._unscaled:
