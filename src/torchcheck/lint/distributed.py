@@ -20,7 +20,7 @@ from torchcheck.lint.context import LintContext
 from torchcheck.lint.flow import BODY, ELSE, Branch, Event, Path
 from torchcheck.lint.guards import never_together
 from torchcheck.lint.kinds import Kind
-from torchcheck.lint.nodes import dotted_name, method_call, self_attribute, subtree
+from torchcheck.lint.nodes import dotted_name, self_attribute, subtree
 from torchcheck.lint.walker import children
 
 DDP_CLASSES = frozenset(
@@ -62,6 +62,12 @@ def sets_up_process_group(context: LintContext, call: cst.Call) -> bool:
     qualified = context.qualified_name(call.func)
     if qualified in PROCESS_GROUP_SETUP:
         return not context.made_for_one_process(call, qualified)
+    return _multi_process_wrap(context, call)
+
+
+def _multi_process_wrap(context: LintContext, call: cst.Call) -> bool:
+    """``accelerator.prepare(model)``, ``fabric.setup(model)``: a wrapping call of a framework
+    object made for several processes (it wraps the model in DDP when launched on them)."""
     if not isinstance(call.func, cst.Attribute):
         return False
     framework = context.framework_of(call.func.value)
@@ -220,12 +226,11 @@ def _prepared_model(context: LintContext, name: cst.Name) -> bool:
     if len(bindings) != 1 or type(bindings[0].node) is not cst.Assign:
         return False
     wrap = bindings[0].node.value  # type: ignore[attr-defined]
-    called = method_call(wrap)
-    framework = context.framework_of(called[0]) if called is not None else None
-    if framework is None or called[1] not in framework.wrapping_methods or context.is_one_process_framework(called[0]):  # type: ignore[index]
+    if type(wrap) is not cst.Call or not _multi_process_wrap(context, wrap):
         return False
     index = references.unpacked_index(context.binder, bindings[0].target, bindings[0].node)
-    passed = wrap.args[0 if index is None else index].value if index != -1 and len(wrap.args) > (index or 0) else None  # type: ignore[attr-defined]
+    wrapped = context.wrapped_modules(wrap) if index != -1 else None
+    passed = wrapped[index or 0] if wrapped is not None and len(wrapped) > (index or 0) else None
     return passed is not None and context.kind_of(passed) is Kind.MODULE
 
 

@@ -103,9 +103,7 @@ def _rules_for(text: str, rules: Sequence[type[Rule]], settings: LintSettings) -
     def may_fire(rule: type[Rule]) -> bool:
         if rule.may_fire_in.__func__ is not _DEFAULT_TEXT_GATE:  # a rule with its own gate
             return rule.may_fire_in(text)
-        if not rule.required_text or any(map(occurs, rule.required_text)):
-            return True
-        return rule.required_pattern is not None and rule.required_pattern.search(text) is not None
+        return not rule.required_text or any(map(occurs, rule.required_text)) or rule.matches_required_pattern(text)
 
     return [rule for rule in rules if settings.has_torch_api(rule.requires_torch) and may_fire(rule)]
 

@@ -118,8 +118,10 @@ class Rule:
         """Whether the rule can fire in a file with this source: by default, whether one of
         ``required_text`` occurs in it, or ``required_pattern`` matches. A file no enabled
         rule may fire in is not parsed."""
-        if not cls.required_text or any(token in text for token in cls.required_text):
-            return True
+        return not cls.required_text or any(token in text for token in cls.required_text) or cls.matches_required_pattern(text)
+
+    @classmethod
+    def matches_required_pattern(cls, text: str) -> bool:
         return cls.required_pattern is not None and cls.required_pattern.search(text) is not None
 
     def __init__(self, context: LintContext) -> None:
