@@ -98,3 +98,32 @@ def literal_items(value: cst.BaseExpression) -> tuple[cst.BaseExpression, ...]:
     if isinstance(value, (cst.List, cst.Tuple)):
         return tuple(element.value for element in value.elements if isinstance(element, cst.Element))
     return ()
+
+
+def stored_entries(binder: Binder, read: cst.Subscript) -> list[cst.BaseExpression] | None:
+    """What ``d["key"]`` holds when ``d`` is a dict the code writes in place (``d = {}`` or a
+    literal, then ``d["key"] = value``): the values written under that key, from the literal and
+    every item assignment; None when ``d`` is no such dict or the key is not a string literal."""
+    key = _string_index(read)
+    if key is None or type(read.value) is not cst.Name:
+        return None
+    bindings = binder.bindings_before(read.value)  # type: ignore[arg-type]
+    if not bindings or not all(isinstance(binding.node, cst.Assign) and type(binding.node.value) is cst.Dict for binding in bindings):
+        return None
+    values: list[cst.BaseExpression] = []
+    for binding in bindings:
+        literal: cst.Dict = binding.node.value  # type: ignore[attr-defined, assignment]
+        values.extend(e.value for e in literal.elements if isinstance(e, cst.DictElement) and type(e.key) is cst.SimpleString and e.key.evaluated_value == key)
+        for reference in binder.references_to(binding):
+            written = binder.parent(reference)
+            statement = binder.parent(binder.parent(written)) if type(written) is cst.Subscript else None  # type: ignore[arg-type]
+            if type(statement) is cst.Assign and written is not read and _string_index(written) == key:  # type: ignore[arg-type]
+                values.append(statement.value)  # type: ignore[attr-defined]
+    return values
+
+
+def _string_index(subscript: cst.Subscript) -> str | None:
+    elements = subscript.slice
+    index = elements[0].slice if len(elements) == 1 else None
+    value = index.value if type(index) is cst.Index else None
+    return value.evaluated_value if type(value) is cst.SimpleString else None  # type: ignore[union-attr, return-value]

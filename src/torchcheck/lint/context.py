@@ -34,12 +34,12 @@ from typing import TYPE_CHECKING, NamedTuple, Protocol
 
 import libcst as cst
 
-from torchcheck.lint import guards, idioms, references, torch_api
+from torchcheck.lint import containers, guards, idioms, references, torch_api
 from torchcheck.lint.binder import Binder
 from torchcheck.lint.binder import Binding as NameBinding
 from torchcheck.lint.buffers import methods_of
 from torchcheck.lint.containers import appended_items, is_empty_list
-from torchcheck.lint.distant import DistantKinds
+from torchcheck.lint.distant import DistantKinds, agreeing
 from torchcheck.lint.flow import ControlFlow
 from torchcheck.lint.kinds import (
     TENSOR_KINDS,
@@ -1298,6 +1298,8 @@ class LintContext:
                     self._bind_target(target_element.value, self.kind_and_evidence(value_element.value))
             elif type(target) in (cst.Tuple, cst.List) and (self._bind_unpacked_idiom(target, value) or self._bind_returned_elements(target, value)):
                 continue
+            elif type(value) is cst.Subscript and type(target) is cst.Name and self._bind_stored_entry(target, value):  # type: ignore[arg-type]
+                continue
             elif value is not None:
                 inferred_value = self.kind_and_evidence(value)
                 maker = self.call_name(value) if type(value) is cst.Call else None
@@ -1307,6 +1309,21 @@ class LintContext:
                 self._bind_target(target, inferred_value, batch=self._draws_batch(value), made_by=maker, maker_symbol=symbol)
             else:
                 self._bind_target(target, UNKNOWN)
+
+    def _bind_stored_entry(self, target: cst.Name, read: cst.Subscript) -> bool:
+        """``model = package["model"]`` of a dict this code fills: the name holds what was stored
+        under that key (no convention applies to it); False when that is not known."""
+        if self._module is None:
+            return False
+        stored = containers.stored_entries(self.binder, read)
+        if not stored:
+            return False
+        found = agreeing([self.kind_and_evidence(value) for value in stored], Evidence.STRONG)
+        if found.kind is None:
+            self._bind_known(target.value)
+        else:
+            self.bind(target.value, found)
+        return True
 
     def _bind_unpacked_idiom(self, target: cst.Tuple | cst.List, value: cst.BaseExpression | None) -> bool:
         """``model, opt = accelerator.prepare(model, opt)`` binds each name to what the same

@@ -17,7 +17,8 @@ shared walk (the context calls its hooks; nothing re-walks a subtree) and rules 
   binding that may not have happened on the way here (:meth:`ControlFlow.bound_conditionally`)
   and a name re-bound between two events (:meth:`ControlFlow.rebound_between`); which
   binding of a name reaches a point, or the value of an earlier binding, when it surely ran
-  on the way there (:meth:`ControlFlow.reaching_binding`).
+  on the way there (:meth:`ControlFlow.reaching_binding`). An attribute path
+  (``self.weight``) is bound like a name by assigning to it.
 
 Like pyright's binder, the facts are recorded once, in walk order; queries are cheap.
 """
@@ -29,6 +30,8 @@ from dataclasses import dataclass
 from typing import NamedTuple, TypeVar
 
 import libcst as cst
+
+from torchcheck.lint.nodes import dotted_name
 
 # A loop, or a method a framework calls once per batch (see idioms.PER_BATCH_METHODS): the
 # body of either runs once per iteration.
@@ -81,6 +84,29 @@ def encloses(outer: Path, inner: Path) -> bool:
 
 def _conditional(path: Path) -> Path:
     return tuple(branch for branch in path if branch.is_conditional)
+
+
+def _covers(bindings: list[BoundName], around: Path) -> bool:
+    """Whether one of ``bindings`` runs on every way through the code that ``around`` (the
+    branches around the reader) encloses: one binds outside any further branch, or both
+    branches of an ``if``/``else`` are covered (``if a: x = f() else: x = g()``)."""
+    inside = [(binding, _conditional(binding.path)) for binding in bindings]
+    inside = [(binding, path) for binding, path in inside if encloses(around, path)]
+    return _covered_at([path for _, path in inside], len(around))
+
+
+def _covered_at(paths: list[Path], depth: int) -> bool:
+    if any(len(path) == depth for path in paths):
+        return True
+    owners = {id(path[depth].owner): path[depth].owner for path in paths}
+    for owner in owners.values():
+        if not isinstance(owner, cst.If) or owner.orelse is None:
+            continue
+        body = [path for path in paths if path[depth].owner is owner and path[depth].label == BODY]
+        other = [path for path in paths if path[depth].owner is owner and path[depth].label == ELSE]
+        if body and other and _covered_at(body, depth + 1) and _covered_at(other, depth + 1):
+            return True
+    return False
 
 
 @dataclass(frozen=True)
@@ -174,6 +200,31 @@ class ControlFlow:
             for exit in self.exits
         )
 
+    def leaves_loop_after(self, event: Event) -> bool:
+        """Whether the innermost loop around ``event`` is left after it whenever it runs: a
+        later ``break``/``return`` of that loop on every path through ``event``'s branches, or
+        one under ``if done:`` where ``done = True`` is set in ``event``'s own branch."""
+        loop = event.loops[-1] if event.loops else None
+        around = _conditional(event.path)
+        for exit in self.exits:
+            if loop is None or exit.order <= event.order or not exit.loops or exit.loops[-1] is not loop or isinstance(exit.node, cst.Continue):
+                continue
+            path = _conditional(exit.path)
+            if encloses(path, around) or (path and encloses(path[:-1], around) and self._flag_set_beside(path[-1], event, loop)):
+                return True
+        return False
+
+    def _flag_set_beside(self, branch: Branch, event: Event, loop: Loop) -> bool:
+        test = branch.owner.test if isinstance(branch.owner, cst.If) and branch.label == BODY else None
+        if not isinstance(test, cst.Name):
+            return False
+        around = _conditional(event.path)
+        return any(
+            isinstance(binding.value, cst.Name) and binding.value.value == "True" and loop in binding.loops
+            and encloses(_conditional(binding.path), around) and encloses(around, _conditional(binding.path))
+            for binding in self._scopes[-1].history(test.value) or ()
+        )
+
     def loop_facts(self, owner: object, factory: Callable[[], _Facts]) -> _Facts:
         """The facts ``owner`` (a rule) collects for the outermost loop around the current
         node, made by ``factory`` on first use. They are dropped once that loop is complete,
@@ -236,10 +287,16 @@ class ControlFlow:
         for binding in reversed(self._scopes[-1].history(name) or []):
             if binding.order >= order:
                 continue
+            if self._root_rebound_after(name, binding):
+                return []  # `a = other` after `a.x = ...`: that `a.x` belongs to another object
             found.append(binding)
-            if encloses(_conditional(binding.path), _conditional(path)):
+            if encloses(_conditional(binding.path), _conditional(path)) or _covers(found, _conditional(path)):
                 return found
         return []
+
+    def _root_rebound_after(self, path: str, binding: BoundName) -> bool:
+        root = path.partition(".")[0]
+        return root != path and any(earlier.order > binding.order for earlier in self._scopes[-1].history(root) or ())
 
     def _history(self, name: str) -> list[BoundName] | None:
         innermost = len(self._scopes) - 1
@@ -354,6 +411,8 @@ class ControlFlow:
     def _bind_target(self, target: cst.BaseExpression, node: cst.CSTNode, value: cst.BaseExpression | None) -> None:
         if isinstance(target, cst.Name):
             self._bind(target.value, node, value)
+        elif isinstance(target, cst.Attribute) and (path := dotted_name(target)) is not None:
+            self._bind(path, node, value)  # `self.w = self.w.cuda()`: the attribute is re-bound like a name
         elif type(target) in (cst.Tuple, cst.List):
             for element in target.elements:
                 self._bind_target(element.value, node, None)

@@ -17,8 +17,10 @@ from collections.abc import Callable
 
 import libcst as cst
 
+from torchcheck.lint import references
 from torchcheck.lint.context import LintContext
-from torchcheck.lint.nodes import method_call, subtree
+from torchcheck.lint.torch_api import is_module_class_name, is_stateless_module_class
+from torchcheck.lint.nodes import called_name, method_call, subtree
 
 # Methods of `nn.Module` that register their value under a name.
 REGISTERING_METHODS = frozenset({"add_module", "register_module", "register_parameter", "register_buffer"})
@@ -74,3 +76,34 @@ def registering_parameters(function: cst.FunctionDef) -> frozenset[str]:
             if (callee, len(node.args)) in _INSTALLING_CALLS:
                 installed.add(node.args[-1].value.value)
     return frozenset(installed & names)
+
+
+def builds_stateless_module(context: LintContext, call: cst.Call) -> bool:
+    """``nn.AvgPool1d(k)``, ``nn.ReLU()``, or an instance of a module class of this file that
+    keeps nothing but such modules and plain values (``self.kernel_size = kernel_size``):
+    no parameters, buffers or train/eval behaviour that a plain container would lose."""
+    qualified = context.call_name(call)
+    if qualified is not None:
+        return is_stateless_module_class(qualified)
+    owner = references.class_named(context.binder, call.func.value) if isinstance(call.func, cst.Name) else None
+    if owner is None or not all(is_module_class_name(context.qualified_name(base.value) or "") for base in owner.bases):
+        return False
+    for node in subtree(owner.body):
+        if isinstance(node, (cst.Assign, cst.AnnAssign, cst.AugAssign)) and _stores_on_self(node) and not _plain_or_stateless(context, node.value):
+            return False  # a parameter, a buffer, a stateful module, or something we cannot see into
+        if isinstance(node, cst.Call) and (method_call(node) or ("", ""))[1] in REGISTERING_METHODS | {"__setattr__"}:
+            return False
+        if isinstance(node, cst.Call) and called_name(node) == "setattr":
+            return False
+    return True
+
+
+def _stores_on_self(node: cst.Assign | cst.AnnAssign | cst.AugAssign) -> bool:
+    targets = [target.target for target in node.targets] if isinstance(node, cst.Assign) else [node.target]
+    return any(isinstance(target, cst.Attribute) or type(target) in (cst.Tuple, cst.List) for target in targets)
+
+
+def _plain_or_stateless(context: LintContext, value: cst.BaseExpression | None) -> bool:
+    """A value with no call but the construction of stateless ``torch.nn`` modules."""
+    calls = [node for node in subtree(value) if isinstance(node, cst.Call)] if value is not None else []
+    return all(is_stateless_module_class(context.call_name(call) or "") for call in calls)

@@ -122,6 +122,26 @@ MODULE_SELF_METHODS = frozenset(
     {"to", "cuda", "cpu", "train", "eval", "half", "float", "double", "bfloat16", "requires_grad_", "to_empty", "share_memory", "apply", "xpu", "mps"}
 )
 
+# `torch.nn` modules that hold no state: no parameters, no buffers, and the same computation in
+# train and eval mode (Dropout and the norms are left out). Kept in a plain list, they lose nothing.
+_STATELESS_MODULES = frozenset(
+    (
+        "ReLU ReLU6 GELU SiLU Mish Tanh Tanhshrink Sigmoid Hardsigmoid Hardswish Hardtanh LeakyReLU ELU CELU SELU "
+        "Softplus Softsign Softshrink Hardshrink LogSigmoid Threshold GLU Softmax LogSoftmax Softmax2d Softmin "
+        "Identity Flatten Unflatten Upsample UpsamplingNearest2d UpsamplingBilinear2d PixelShuffle PixelUnshuffle "
+        "ChannelShuffle Fold Unfold CosineSimilarity PairwiseDistance "
+        "MaxPool1d MaxPool2d MaxPool3d AvgPool1d AvgPool2d AvgPool3d LPPool1d LPPool2d AdaptiveAvgPool1d "
+        "AdaptiveAvgPool2d AdaptiveAvgPool3d AdaptiveMaxPool1d AdaptiveMaxPool2d AdaptiveMaxPool3d "
+        "ZeroPad1d ZeroPad2d ZeroPad3d ConstantPad1d ConstantPad2d ConstantPad3d ReflectionPad1d ReflectionPad2d "
+        "ReflectionPad3d ReplicationPad1d ReplicationPad2d ReplicationPad3d CircularPad1d CircularPad2d CircularPad3d"
+    ).split()
+)
+
+
+def is_stateless_module_class(qualified: str) -> bool:
+    """``torch.nn.ReLU``, ``torch.nn.modules.pooling.AvgPool1d``: see _STATELESS_MODULES."""
+    return qualified.startswith("torch.nn.") and qualified.rsplit(".", 1)[-1] in _STATELESS_MODULES
+
 # Methods only an `nn.Module` has: calling one on a value shows the value is a module.
 MODULE_ONLY_METHODS = frozenset(
     {"parameters", "named_parameters", "modules", "named_modules", "children", "named_children", "register_buffer",

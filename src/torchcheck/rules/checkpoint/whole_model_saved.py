@@ -56,6 +56,20 @@ class WholeModelSaved(Rule):
         Valid(
             """
 import torch
+from .utils import serialize_model
+
+def save_best(model, best_state, path):
+    package = {}
+    package["model"] = serialize_model(model)
+    package["optimizer"] = None
+    model = package["model"]
+    model["state"] = best_state
+    torch.save(model, path)
+"""
+        ),
+        Valid(
+            """
+import torch
 torch.save(model.state_dict(), "model.pt")
 """
         ),
@@ -89,6 +103,17 @@ torch.save(x, "tensor.pt")
         ),
     )
     INVALID = (
+        Invalid(
+            """
+import torch
+from torch import nn
+
+def save_all(path):
+    parts = {"model": nn.Linear(4, 2)}
+    model = parts["model"]
+    torch.save(model, path)  # TCK402
+"""
+        ),
         Invalid(
             """
 import torch

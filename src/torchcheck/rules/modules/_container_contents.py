@@ -15,6 +15,7 @@ from torchcheck.lint.context import LintContext
 from torchcheck.lint.kinds import Evidence, Kind
 from torchcheck.lint.nodes import dotted_name, root_name
 from torchcheck.lint.project import Condition
+from torchcheck.lint.registration import builds_stateless_module
 
 
 @dataclass(frozen=True)
@@ -29,6 +30,9 @@ class Contents:
     # at least one element is one (`[nn.Linear(..), getattr(nn, act)()]`): it goes unregistered,
     # though only a container of nothing else can become an `nn` container
     some_elements: bool = False
+    # some element holds state (parameters, buffers, a train/eval mode) that goes unregistered;
+    # `[nn.AvgPool1d(k) for k in sizes]` loses nothing
+    stateful: bool = True
 
 
 class ContainerReader:
@@ -77,6 +81,16 @@ class ContainerReader:
         found = self.context.kind_and_evidence(expression)
         return found.kind is self._kind and found.evidence > Evidence.CONVENTION
 
+    def _stateful(self, expression: cst.BaseExpression, element: bool) -> bool:
+        """Whether an element (``element``: the reader counts it one) holds state a plain
+        container loses; a module that holds none (``nn.ReLU()``, a pooling block) does not."""
+        if not element or self._kind is not Kind.MODULE:
+            return element
+        if isinstance(expression, (cst.List, cst.Tuple, cst.Dict)):
+            contents = self.contents(expression)
+            return contents is None or contents.stateful
+        return not (isinstance(expression, cst.Call) and builds_stateless_module(self.context, expression))
+
     def built_element(self, expression: cst.BaseExpression) -> bool:
         """A comprehension's element: a construction or a container of them (a name there is
         the loop variable, not a local we know)."""
@@ -93,11 +107,13 @@ class ContainerReader:
             names = frozenset().union(*(used for _, used in verdicts))  # `(stage, name)`: the module is `stage`
             string_keys = container == "dict" and all(is_string_key(element.key, self.context) for element in elements)
             empty = not elements and type(value) is not cst.Tuple
-            return Contents(container, empty, every and bool(elements), names, string_keys, any(ok for ok, _ in verdicts))
+            stateful = any(self._stateful(element.value, ok) for element, (ok, _) in zip(elements, verdicts))
+            return Contents(container, empty, every and bool(elements), names, string_keys, any(ok for ok, _ in verdicts), stateful)
         if isinstance(value, (cst.ListComp, cst.DictComp)):
-            built = self.built_element(value.elt if isinstance(value, cst.ListComp) else value.value)
+            element = value.elt if isinstance(value, cst.ListComp) else value.value
+            built = self.built_element(element)
             keys = isinstance(value, cst.DictComp) and is_string_key(value.key, self.context)
-            return Contents("list" if isinstance(value, cst.ListComp) else "dict", False, built, frozenset(), keys, built)
+            return Contents("list" if isinstance(value, cst.ListComp) else "dict", False, built, frozenset(), keys, built, self._stateful(element, built))
         if isinstance(value, cst.Call) and not value.args and isinstance(value.func, cst.Name) and value.func.value in ("list", "dict"):
             return Contents(value.func.value, True, False, frozenset(), False) if self.context.qualified_name(value.func) is None else None
         return None

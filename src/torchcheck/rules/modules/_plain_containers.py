@@ -170,8 +170,8 @@ class PlainContainerRule(ModuleClassRule):
             if not (isinstance(value, cst.Name) and value.value == "None"):
                 state.excused.add(attribute)
             return
-        if not contents.empty and not contents.some_elements:
-            return  # a plain container of something else: nothing to say
+        if not contents.empty and not (contents.some_elements and contents.stateful):
+            return  # a plain container of something else, or of modules that hold no state
         self._keep_condition(state, attribute)
         replacement = None
         fixable = contents.empty or contents.all_elements

@@ -61,7 +61,10 @@ class ModulesInPlainContainer(PlainContainerRule):
     `self.layers = self.layers + [...]`). A container counts when any of its items is a
     module (`[nn.Linear(...), getattr(nn, act)()]`); loss modules count when they hold state,
     a per-class `weight` or `pos_weight` (`nn.CrossEntropyLoss(weight=w)` keeps `w` as a
-    buffer), while a list of plain loss functions is left alone. An instance of a class of
+    buffer), while a list of plain loss functions is left alone, and so is a container of
+    modules that hold no state - no parameters, no buffers, the same computation in train and
+    eval mode (`[nn.AvgPool1d(k) for k in sizes]`, activations, padding, or a module class of
+    the file built only of those and plain values): it loses nothing. An instance of a class of
     another file of the project counts when that class derives from `nn.Module` there. A
     container that is only an index of modules registered elsewhere under a name
     (`self.add_module(name, layer)`, `setattr(parent, name, layer)`,
@@ -122,6 +125,28 @@ class ModulesInPlainContainer(PlainContainerRule):
     element_kind = Kind.MODULE
 
     VALID = (
+        Valid(
+            """
+import torch
+from torch import nn
+
+class MovingAverage(nn.Module):
+    def __init__(self, kernel_size):
+        super().__init__()
+        self.kernel_size = kernel_size
+        self.pool = nn.AvgPool1d(kernel_size, stride=1)
+
+    def forward(self, x):
+        return self.pool(torch.cat([x[:, :1].repeat(1, self.kernel_size - 1), x], dim=1))
+
+class Decomposition(nn.Module):
+    def __init__(self, kernel_sizes):
+        super().__init__()
+        self.averages = [MovingAverage(k) for k in kernel_sizes]
+        self.activations = [nn.ReLU(), nn.GELU(), nn.MaxPool2d(2)]
+        self.mix = nn.Linear(1, len(kernel_sizes))
+"""
+        ),
         Valid(
             """
 import torch.nn as nn
@@ -309,6 +334,36 @@ class Net(nn.Module):
         ),
     )
     INVALID = (
+        Invalid(
+            """
+from torch import nn
+
+class Scaled(nn.Module):
+    def __init__(self, dim):
+        super().__init__()
+        self.scale = nn.Linear(dim, dim)
+
+class Tower(nn.Module):
+    def __init__(self, dim, depth):
+        super().__init__()
+        self.drops = [nn.Dropout(0.1) for _ in range(depth)]  # TCK601
+        self.scaled = [Scaled(dim) for _ in range(depth)]  # TCK601
+""",
+            expected_replacement="""
+from torch import nn
+
+class Scaled(nn.Module):
+    def __init__(self, dim):
+        super().__init__()
+        self.scale = nn.Linear(dim, dim)
+
+class Tower(nn.Module):
+    def __init__(self, dim, depth):
+        super().__init__()
+        self.drops = nn.ModuleList([nn.Dropout(0.1) for _ in range(depth)])  # TCK601
+        self.scaled = nn.ModuleList([Scaled(dim) for _ in range(depth)])  # TCK601
+""",
+        ),
         Invalid(
             """
 from torch import nn

@@ -4,7 +4,7 @@ from dataclasses import dataclass, field
 
 import libcst as cst
 
-from torchcheck.lint.context import Loop
+from torchcheck.lint.context import LintContext, Loop
 from torchcheck.lint.flow import Event
 from torchcheck.lint.handed import handed_to_imported_helper
 from torchcheck.lint.idioms import Effect
@@ -107,6 +107,29 @@ class MissingZeroGrad(Rule):
     required_text = ("backward",)
 
     VALID = (
+        Valid(
+            """
+import torch
+
+def train_step(model, optimizer, batches, accumulation):
+    optimizer.zero_grad()
+    count = 0
+    while True:
+        complete = False
+        x, y = next(batches)
+        torch.nn.functional.mse_loss(model(x), y).backward()
+        count += 1
+        if count == accumulation:
+            optimizer.step()
+            complete = True
+        if complete:
+            break
+
+def fit(model, optimizer, batches):
+    for _ in range(100):
+        train_step(model, optimizer, batches, 4)
+"""
+        ),
         Valid(
             """
 import torch.nn.functional as F
@@ -290,7 +313,27 @@ for epoch in range(epochs):
         optimizer.step()  # TCK102
 """
         ),
+        Invalid(
+            """
+import torch
+
+def train(model, optimizer, batches, accumulation):
+    optimizer.zero_grad()
+    while True:
+        done = False
+        for count, (x, y) in enumerate(batches, 1):
+            torch.nn.functional.mse_loss(model(x), y).backward()
+            if count % accumulation == 0:
+                optimizer.step()  # TCK102
+        if done:
+            break
+"""
+        ),
     )
+
+    def __init__(self, context: LintContext) -> None:
+        super().__init__(context)
+        self._cleared_outside_loops: list[cst.Call] = []
 
     def _facts(self) -> _LoopFacts:
         return self.context.flow.loop_facts(self, _LoopFacts)
@@ -298,6 +341,8 @@ for epoch in range(epochs):
     def visit_Call(self, node: cst.Call) -> None:
         loops = self.context.loops
         if not loops:
+            if _clears_gradients(node, node.func.attr.value if isinstance(node.func, cst.Attribute) else None):
+                self._cleared_outside_loops.append(node)
             return
         handed = handed_to_imported_helper(self.context, node, (Kind.OPTIMIZER, Kind.MODULE))
         if handed is not None:
@@ -361,6 +406,8 @@ for epoch in range(epochs):
             others = [zero for zero in around if step.optimizer and facts.clears_one.get(id(zero), step.optimizer) != step.optimizer]
             around = [zero for zero in around if zero not in others]  # `optimizer_E.zero_grad()` leaves D's gradients
             trains = step.helper is not None or self.context.is_training_loop(step.loops[-1])
+            if self._one_step_per_call(step):
+                continue
             if trains and all(zero.exclusive_with(step.event) for zero in around):
                 message = None
                 if step.helper is not None:
@@ -375,6 +422,14 @@ for epoch in range(epochs):
                     Condition(helper, "does:zero_grad", NONE) for helper, loops in facts.imported if set(loops) & set(step.loops)
                 )
                 self.report(step.call, message, conditions=tuple(dict.fromkeys(unless)))
+
+
+    def _one_step_per_call(self, step: _Step) -> bool:
+        """The loop is left after its step (an accumulation loop that breaks once it steps),
+        and the function clears gradients before the loop: each call steps once, cleared."""
+        binder, loop = self.context.binder, step.loops[-1]
+        cleared = any(binder.enclosing(clear, cst.FunctionDef) is step.event.function and binder.precedes(clear, loop) for clear in self._cleared_outside_loops)
+        return cleared and self.context.flow.leaves_loop_after(step.event)
 
 
 def _clears_gradients(call: cst.Call, method: str | None) -> bool:

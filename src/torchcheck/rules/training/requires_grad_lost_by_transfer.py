@@ -8,6 +8,7 @@ from torchcheck.lint.edits import with_keywords_added
 from torchcheck.lint.flow import BoundName
 from torchcheck.lint.kinds import Kind
 from torchcheck.lint.placement import KEEPS, destination, device_left, is_device_expression
+from torchcheck.lint.optimized import attribute_gradient_wanted
 from torchcheck.lint.nodes import assigned_pairs, dotted_name, keyword_argument, literal_bool, method_call
 from torchcheck.lint.rule import FixSafety, Invalid, Rule, Valid
 
@@ -130,6 +131,24 @@ class RequiresGradLostByTransfer(Rule):
         Valid(
             """
 import torch
+
+class Smoother:
+    def __init__(self, device, steps):
+        self.kernel = torch.ones(5, requires_grad=True)
+        self.kernel = self.kernel.to(device)
+        self.steps = torch.zeros(3, requires_grad=True)
+        self.steps = self.steps.to(device)
+
+    def forward(self, x):
+        return torch.conv1d(x, self.kernel.view(1, 1, -1))
+
+    def optimizer(self):
+        return torch.optim.SGD([{"params": [], "lr": self.steps}])
+"""
+        ),
+        Valid(
+            """
+import torch
 w = torch.randn(3, 3, requires_grad=True, device="cuda")
 b = torch.zeros(3, device=device).requires_grad_()
 p = torch.nn.Parameter(torch.randn(3).to(device))
@@ -181,10 +200,7 @@ def leaves(device, data):
     e = e.to(device)
     d = torch.randn(3, requires_grad=True)
     d = d.float()
-    if data is None:
-        data = torch.randn(3, requires_grad=True)
-    data = data.cuda()
-    return w, v, p, a, e, d, data
+    return w, v, p, a, e, d
 """
         ),
         Valid(
@@ -210,6 +226,32 @@ def place(module, name, value, device, dtype=None):
         ),
     )
     INVALID = (
+        Invalid(
+            """
+import torch
+
+class Experiment:
+    def __init__(self, device, learn_dynamics):
+        self.scale = torch.ones(4, requires_grad=True)
+        self.scale = self.scale.to(device)  # TCK108
+        if learn_dynamics:
+            self.dynamics = torch.tensor((9.8, 1.0), requires_grad=True)
+        else:
+            self.dynamics = torch.tensor((9.8, 1.0))
+        self.dynamics = self.dynamics.to(device)  # TCK108
+
+    def optimizer(self):
+        params = []
+        params += [self.scale]
+        return torch.optim.RMSprop([{"params": params, "lr": 0.01}, {"params": self.dynamics}])
+
+def initial_state(data):
+    if data is None:
+        data = torch.randn(3, requires_grad=True)
+    data = data.cuda()  # TCK108
+    return data
+"""
+        ),
         Invalid(
             """
 import torch
@@ -328,8 +370,8 @@ def load(module, value, device):
         if isinstance(expression, (cst.Tuple, cst.List)) and what == _WANTED:
             for element in expression.elements:
                 self._mark(element.value, what)
-        elif isinstance(expression, cst.Name):  # every binding that may reach: one path is enough
-            self._marks.update((binding.node, expression.value, what) for binding in self.context.flow.reaching_bindings(expression.value))
+        elif (path := dotted_name(expression)) is not None:  # every binding that may reach: one path is enough
+            self._marks.update((binding.node, path, what) for binding in self.context.flow.reaching_bindings(path))
 
     def visit_Attribute(self, node: cst.Attribute) -> None:
         if node.attr.value == "grad":
@@ -347,7 +389,7 @@ def load(module, value, device):
         # tests, gradcheck): only a copy whose `.grad` the code wants is a mistake.
         for reported, statement, name, leaf, replacement in self._pending:
             excused = leaf is not None and (statement, name, "retain_grad") in self._marks
-            if (statement, name, _WANTED) in self._marks and not excused:
+            if ((statement, name, _WANTED) in self._marks or self._wanted_elsewhere(statement, name)) and not excused:
                 message = _REBOUND.format(name=name, line=self.context.line_of(leaf)) if leaf is not None else None
                 self.report(reported, message, replacement=replacement)
 
@@ -361,16 +403,21 @@ def load(module, value, device):
             if isinstance(target, cst.Attribute) and target.attr.value == "requires_grad" and literal_bool(value):
                 self._mark(target.value, "requires_grad_")
                 continue
-            name = target.value if isinstance(target, cst.Name) else ""
+            name = dotted_name(target) or ""  # a name, or an attribute (`self.w = self.w.cuda()`)
             chain = _transfer_chain(value, name) if name else []
-            binding = self.context.flow.reaching_binding(name) if chain else None
-            if binding is None:
-                continue
-            held = _bound_value(binding, name)  # what the name held before: a leaf that requires grad?
-            factory = self._leaf_factory(held)[0]
-            leaf = factory is not None or (binding.node, name, "requires_grad_") in self._marks or self._wraps_a_leaf(held)
-            if leaf and any(self._copies(call, method, factory) for call, method in chain):
-                self._pending.append((node, node, name, binding.node, None))
+            for binding in self.context.flow.reaching_bindings(name) if chain else ():  # one path is enough
+                held = _bound_value(binding, name)  # what the name held before: a leaf that requires grad?
+                factory = self._leaf_factory(held)[0]
+                leaf = factory is not None or (binding.node, name, "requires_grad_") in self._marks or self._wraps_a_leaf(held)
+                if leaf and any(self._copies(call, method, factory) for call, method in chain):
+                    self._pending.append((node, node, name, binding.node, None))
+                    break
+
+    def _wanted_elsewhere(self, statement: cst.CSTNode, path: str) -> bool:
+        """``self.w``'s gradient wanted by another method of the class (its optimizer is built there)."""
+        owner = self.context.binder.enclosing(statement, cst.ClassDef)
+        attribute = path.removeprefix("self.")
+        return isinstance(owner, cst.ClassDef) and "." not in attribute and attribute != path and attribute_gradient_wanted(self.context, owner, attribute)
 
     def _wraps_a_leaf(self, call: cst.BaseExpression | None) -> bool:
         """``nn.Parameter(w)`` (unless ``requires_grad=False``) or the legacy
@@ -517,4 +564,4 @@ def _transfer_chain(value: cst.BaseExpression, name: str) -> list[tuple[cst.Call
     while (found := method_call(expression)) is not None and found[1] in _REBINDING_METHODS:
         chain.append((expression, found[1]))  # type: ignore[arg-type]
         expression = found[0]
-    return chain[::-1] if isinstance(expression, cst.Name) and expression.value == name else []
+    return chain[::-1] if dotted_name(expression) == name else []
