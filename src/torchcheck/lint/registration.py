@@ -23,7 +23,7 @@ from torchcheck.lint.torch_api import is_module_class_name, is_stateless_module_
 from torchcheck.lint.nodes import called_name, method_call, subtree
 
 # Methods of `nn.Module` that register their value under a name.
-REGISTERING_METHODS = frozenset({"add_module", "register_module", "register_parameter", "register_buffer"})
+REGISTERING_METHODS = frozenset({"add_module", "register_module", "register_parameter", "register_buffer", "__setattr__"})
 # What a module hands on of itself: registering `m.parameters()` registers `m`'s contents.
 _CONTENT_METHODS = frozenset({"parameters", "named_parameters", "buffers", "named_buffers", "modules", "children", "named_children"})
 # (callee, number of arguments) of the calls that install their last argument by name.
@@ -32,7 +32,7 @@ _INSTALLING_CALLS = frozenset({("setattr", 3), ("set_submodule", 2), ("add_modul
 
 def registered_values(context: LintContext, call: cst.Call, instance: str, registering: Callable[[cst.FunctionDef], frozenset[str]]) -> list[cst.BaseExpression]:
     """The values ``call`` registers in a module: every argument of ``<instance>.add_module(...)``
-    (or a ``register_*`` method), of the builtin ``setattr(...)`` and of ``<module>.set_submodule(...)``;
+    (or a ``register_*`` method, or ``<instance>.__setattr__(name, value)``), of the builtin ``setattr(...)`` and of ``<module>.set_submodule(...)``;
     and the arguments it passes to a def of this file for the parameters that
     ``registering(def)`` names (``registering_parameters``, memoised by the caller). An argument
     ``m.parameters()`` stands for ``m``."""
@@ -91,7 +91,7 @@ def builds_stateless_module(context: LintContext, call: cst.Call) -> bool:
     for node in subtree(owner.body):
         if isinstance(node, (cst.Assign, cst.AnnAssign, cst.AugAssign)) and _stores_on_self(node) and not _plain_or_stateless(context, node.value):
             return False  # a parameter, a buffer, a stateful module, or something we cannot see into
-        if isinstance(node, cst.Call) and (method_call(node) or ("", ""))[1] in REGISTERING_METHODS | {"__setattr__"}:
+        if isinstance(node, cst.Call) and (method_call(node) or ("", ""))[1] in REGISTERING_METHODS:
             return False
         if isinstance(node, cst.Call) and called_name(node) == "setattr":
             return False

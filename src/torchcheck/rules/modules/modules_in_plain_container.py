@@ -67,7 +67,7 @@ class ModulesInPlainContainer(PlainContainerRule):
     the file built only of those and plain values): it loses nothing. An instance of a class of
     another file of the project counts when that class derives from `nn.Module` there. A
     container that is only an index of modules registered elsewhere under a name
-    (`self.add_module(name, layer)`, `setattr(parent, name, layer)`,
+    (`self.add_module(name, layer)`, `setattr(parent, name, layer)`, `self.__setattr__(name, layer)`,
     `parent.set_submodule(path, layer)`, or a function of the file that does so) is left alone.
 
     ## Why is this bad?
@@ -159,6 +159,20 @@ class Backbone(nn.Module):
         for module in self.modules():
             if isinstance(module, nn.BatchNorm2d):
                 self._norms.append(module)
+"""
+        ),
+        Valid(
+            """
+import torch.nn as nn
+
+class Mlp(nn.Module):
+    def __init__(self, sizes):
+        super().__init__()
+        self.fcs = []
+        for i, (a, b) in enumerate(zip(sizes, sizes[1:])):
+            fc = nn.Linear(a, b)
+            self.__setattr__("fc{}".format(i), fc)
+            self.fcs.append(fc)
 """
         ),
         Valid(
