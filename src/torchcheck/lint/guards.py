@@ -73,6 +73,30 @@ def known_at(binder: Binder, node: cst.CSTNode) -> Iterator[Held]:
         child = ancestor
 
 
+def missing_attributes(binder: Binder, node: cst.CSTNode, name: str) -> set[str]:
+    """The attributes that ``name`` may lack wherever ``node`` runs: those its ``try`` body
+    reads on ``name`` when ``node`` sits in that ``try``'s ``except AttributeError`` handler
+    (``try: m.named_parameters() except AttributeError: m.requires_grad = False``)."""
+    missing: set[str] = set()
+    child = node
+    for ancestor in binder.ancestors(node):
+        if isinstance(ancestor, (cst.Try, cst.TryStar)) and isinstance(child, cst.ExceptHandler) and _catches_attribute_error(child.type):
+            missing.update(read.attr.value for read in subtree(ancestor.body) if isinstance(read, cst.Attribute) and _names(read.value, name))
+        if isinstance(ancestor, _FRAMES):
+            break
+        child = ancestor
+    return missing
+
+
+def _catches_attribute_error(caught: cst.BaseExpression | None) -> bool:
+    parts = [element.value for element in caught.elements] if isinstance(caught, cst.Tuple) else [caught]
+    return any(isinstance(part, cst.Name) and part.value in ("AttributeError", "Exception") for part in parts)
+
+
+def _names(expression: cst.BaseExpression, name: str) -> bool:
+    return isinstance(expression, cst.Name) and expression.value == name
+
+
 def _exits_before(block: cst.IndentedBlock | cst.Module, statement: cst.CSTNode) -> Iterator[Held]:
     """``if test: return`` (with no ``else``) before ``statement`` in ``block``: ``test`` is
     false past it."""

@@ -4,7 +4,9 @@ from dataclasses import dataclass
 
 import libcst as cst
 
+from torchcheck.lint import torch_api
 from torchcheck.lint.context import LintContext
+from torchcheck.lint.guards import missing_attributes
 from torchcheck.lint.kinds import Evidence, Kind
 from torchcheck.lint.nodes import source_text
 from torchcheck.lint.project import Condition
@@ -80,6 +82,17 @@ class ModuleRequiresGradAttribute(Rule):
     VALID = (
         Valid(
             """
+def freeze_all(modules):
+    for module in modules:
+        try:
+            for name, param in module.named_parameters():
+                param.requires_grad = False
+        except AttributeError:
+            module.requires_grad = False
+"""
+        ),
+        Valid(
+            """
 for param in model.parameters():
     param.requires_grad = False
 """
@@ -144,6 +157,28 @@ noise.requires_grad = True
         ),
     )
     INVALID = (
+        Invalid(
+            """
+import torch
+
+def freeze(model):
+    try:
+        model.requires_grad = False  # TCK611
+        model.head.reset()
+    except AttributeError:
+        pass
+""",
+            expected_replacement="""
+import torch
+
+def freeze(model):
+    try:
+        model.requires_grad_(False)  # TCK611
+        model.head.reset()
+    except AttributeError:
+        pass
+""",
+        ),
         Invalid(
             """
 import torch.nn as nn
@@ -274,10 +309,15 @@ def freeze(model):
                 continue
             self._assigned.add(attribute)
             kind, evidence = self.context.kind_and_evidence(attribute.value)
-            if kind is Kind.MODULE:
+            if kind is Kind.MODULE and not self._lacks_module_methods(node, attribute.value):
                 self._candidates.append(_Candidate(node, attribute, evidence))
             elif conditions := self.context.submodule_conditions(attribute.value):
                 self._candidates.append(_Candidate(node, attribute, Evidence.CONVENTION, conditions))
+
+    def _lacks_module_methods(self, node: cst.Assign, receiver: cst.BaseExpression) -> bool:
+        """In ``except AttributeError:`` after ``m.named_parameters()`` failed, ``m`` is no module."""
+        missing = missing_attributes(self.context.binder, node, receiver.value) if isinstance(receiver, cst.Name) else set()
+        return bool(missing & torch_api.MODULE_ONLY_METHODS)
 
     def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
         if node.name.value == _ATTRIBUTE:
