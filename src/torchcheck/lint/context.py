@@ -1058,6 +1058,10 @@ class LintContext:
         """Whether the file's text holds any of ``words`` (true when the text is unknown)."""
         return self._text is None or any(word in self._text for word in words)
 
+    def matches(self, pattern: re.Pattern[str]) -> bool:
+        """Whether the file's text matches ``pattern`` (true when the text is unknown)."""
+        return self._text is None or pattern.search(self._text) is not None
+
     def _infer_call(self, call: cst.Call) -> Inferred:
         qualified = self.call_name(call)
         if qualified is not None:

@@ -95,7 +95,8 @@ def call_arguments(call: cst.Call, positional_names: tuple[str, ...]) -> CallArg
 
 
 def is_dataloader_call(context: LintContext, call: cst.Call) -> bool:
-    """``torch.utils.data.DataLoader(...)`` under any import alias (not subclasses)."""
+    """``torch.utils.data.DataLoader(...)`` under any import alias, or a library loader that
+    subclasses it (``torch_geometric.loader.DataLoader``); not subclasses of the project."""
     return context.call_name(call) in DATALOADERS
 
 

@@ -15,6 +15,7 @@ import paths is listed under each.
 from __future__ import annotations
 
 import enum
+import re
 from dataclasses import dataclass
 
 
@@ -90,9 +91,13 @@ DEEPSPEED_ENGINE = Framework(
 FRAMEWORKS = (ACCELERATE, FABRIC, DEEPSPEED_ENGINE)
 # Text a file that makes one of them holds (the makers' last names, `deepspeed.initialize`).
 FRAMEWORK_TEXT = ("Accelerator", "Fabric", "DeepSpeedEngine", "deepspeed")
-# Text of a file that may hand its loaders to a framework's loop, which sets the samplers'
-# epochs itself (accelerate's prepared loaders, Lightning, the HF Trainer).
-EPOCH_SETTING_TEXT = ("Accelerator", "Fabric", "lightning", "transformers")
+# A file that may hand its loaders to a framework's loop, which sets the samplers' epochs
+# itself (accelerate's prepared loaders, Lightning, the HF Trainer): it imports the framework
+# or makes its object. A name that only contains the word (`self.lightning_module`) is none.
+EPOCH_SETTING_PATTERN = re.compile(
+    r"^\s*(?:from|import)\s+(?:lightning|pytorch_lightning|lightning_fabric|transformers|accelerate)\b|\b(?:Accelerator|Fabric)\(",
+    re.MULTILINE,
+)
 
 # Factories returning a tuple whose first item is a framework object:
 # `engine, optimizer, _, _ = deepspeed.initialize(...)`.
@@ -128,6 +133,19 @@ EVENT_REGISTRATIONS = frozenset({"on", "add_event_handler"})  # `engine.on(event
 # Methods of those classes that the framework's training loop calls once per batch: the body
 # of one is one iteration of a loop the file does not show.
 PER_BATCH_METHODS = frozenset({"training_step"})
+
+# Library loaders that subclass `torch.utils.data.DataLoader` and take its `batch_size`,
+# `shuffle` and `sampler`: graph batching (PyG, DGL) and medical imaging (MONAI).
+LIBRARY_DATALOADERS = frozenset(
+    {
+        "torch_geometric.loader.DataLoader",
+        "torch_geometric.loader.dataloader.DataLoader",
+        "torch_geometric.data.DataLoader",
+        "dgl.dataloading.GraphDataLoader",
+        "monai.data.DataLoader",
+        "monai.data.dataloader.DataLoader",
+    }
+)
 
 # Library base classes that derive from `torch.nn.Module`: a class deriving from one is a
 # module like any other (it registers submodules, has `forward`, moves with `.to()`).

@@ -73,7 +73,7 @@ AUTOCAST = "autocast"
 GRAD_OFF = "grad_off"  # the module spells a grad-off API: a decorator it defines may disable gradients
 BENCHMARK = "benchmark"
 # The module trains in loops of its own: it calls `.backward(...)` and names no framework whose
-# loop would run the training (and manage its samplers' epochs) for it (idioms.EPOCH_SETTING_TEXT).
+# loop would run the training (and manage its samplers' epochs) for it (idioms.EPOCH_SETTING_PATTERN).
 TRAINS = "trains"
 _BACKWARD_TEXT = re.compile(r"\.backward\(")
 DETERMINISTIC = "deterministic"
@@ -877,7 +877,7 @@ def text_facts(text: str) -> dict[str, Fact]:
     grad_off = _GRAD_OFF_TEXT.search(text)
     facts[GRAD_OFF] = Fact(NONE, 0, "") if grad_off is None else Fact(YES, text.count("\n", 0, grad_off.start()) + 1, f"`{grad_off.group()}`")
     backward = _BACKWARD_TEXT.search(text)
-    if backward is not None and not any(word in text for word in idioms.EPOCH_SETTING_TEXT):
+    if backward is not None and idioms.EPOCH_SETTING_PATTERN.search(text) is None:
         facts[TRAINS] = Fact(YES, text.count("\n", 0, backward.start()) + 1, "a `.backward()` call")
     compiled = _COMPILE_TEXT.search(text)
     if compiled is not None:

@@ -87,7 +87,7 @@ GRAD_SCALERS = frozenset(
         "torch.cuda.amp.grad_scaler.GradScaler",
     }
 )
-DATALOADERS = frozenset({"torch.utils.data.DataLoader", "torch.utils.data.dataloader.DataLoader"})
+DATALOADERS = frozenset({"torch.utils.data.DataLoader", "torch.utils.data.dataloader.DataLoader"}) | idioms.LIBRARY_DATALOADERS
 SAMPLERS_PREFIXES = ("torch.utils.data.",)
 DEVICE_CONSTRUCTORS = frozenset({"torch.device"})
 WRAPPING_MODULE_FUNCTIONS = frozenset({"torch.compile", "torch.jit.script", "torch.jit.trace"})

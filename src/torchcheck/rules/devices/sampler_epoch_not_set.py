@@ -302,6 +302,24 @@ for epoch in range(epochs):
     INVALID = (
         Invalid(
             """
+import torch
+from torch.utils.data.distributed import DistributedSampler
+from torch_geometric.loader import DataLoader
+
+def create_loaders(trainset, batch_size):
+    sampler = DistributedSampler(trainset)  # TCK206
+    return DataLoader(trainset, batch_size=batch_size, sampler=sampler)
+
+class Trainer:
+    def fit(self, module, loader):
+        self.lightning_module = module
+        for epoch in range(10):
+            for x, y in loader:
+                torch.nn.functional.mse_loss(module(x), y).backward()
+"""
+        ),
+        Invalid(
+            """
 from torch.utils.data import DataLoader, DistributedSampler
 
 def get_loaders(datasets, distributed):
@@ -584,7 +602,7 @@ while step < max_steps:
         the project trains in loops of its own (see :func:`dataloaders.may_go_unseen`)."""
         # a loop that trains or draws batches may be the epoch loop; one that builds loaders (over a dict of datasets) is not
         epoch_loops = [loop for loop in loops if self.context.is_training_loop(loop) or self.context.iterates_dataloader(loop)]
-        if epoch_loops or self.context.mentions(idioms.EPOCH_SETTING_TEXT) or not dataloaders.may_go_unseen(self.context, call, self._dataloaders):
+        if epoch_loops or self.context.matches(idioms.EPOCH_SETTING_PATTERN) or not dataloaders.may_go_unseen(self.context, call, self._dataloaders):
             return None
         return _NO_SET_EPOCH_IN_PROJECT, (_PROJECT_TRAINS, _NO_PROJECT_SET_EPOCH)
 
