@@ -1890,7 +1890,24 @@ class LintContext:
         """A method a framework's training loop calls once per batch (Lightning's
         ``training_step``): its body is one iteration of that loop."""
         owner = self._method_owner()
-        return function.name.value in idioms.PER_BATCH_METHODS and owner is not None and self._is_lightning_module(owner)
+        if owner is None:
+            return False
+        return function.name.value in idioms.PER_BATCH_METHODS and self._is_lightning_module(owner) or self._counts_its_calls(function)
+
+    def _counts_its_calls(self, function: cst.FunctionDef) -> bool:
+        """A method that counts its calls on ``self`` and tests the count (``self.counter += 1``,
+        ``if self.counter % self.accumulation == 0:``): each call is one iteration of its
+        callers' loop, by the code's own account."""
+        if self._text is not None and "%" not in self._text:
+            return False
+        counted = {
+            self_attribute(node.target) for node in subtree(function.body)
+            if type(node) is cst.AugAssign and type(node.operator) is cst.AddAssign  # type: ignore[attr-defined]
+        }
+        return any(
+            type(node) is cst.BinaryOperation and type(node.operator) is cst.Modulo and self_attribute(node.left) in counted - {None}  # type: ignore[attr-defined]
+            for node in subtree(function.body)
+        )
 
     def runs_before_the_step(self, function: cst.FunctionDef) -> bool:
         """A function a framework calls when a run, an epoch or a batch starts, before that

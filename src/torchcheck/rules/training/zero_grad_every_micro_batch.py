@@ -66,9 +66,20 @@ def _inside(path: tuple[Branch, ...], loop: Loop) -> tuple[Branch, ...]:
     return ()
 
 
+def _iteration_loop(event: Event) -> Loop:
+    """The innermost loop around a step or clear that is not a fan-out over the optimizers
+    (``for optimizer in optimizers: optimizer.step()``): one of its passes is one iteration."""
+    call = event.node
+    receiver = call.func.value if isinstance(call, cst.Call) and isinstance(call.func, cst.Attribute) else None
+    for loop in reversed(event.loops[1:]):
+        if not (isinstance(loop, cst.For) and isinstance(loop.target, cst.Name) and isinstance(receiver, cst.Name) and loop.target.value == receiver.value):
+            return loop
+    return event.loops[0]
+
+
 def _accumulation_gate(step: Event) -> Branch | None:
-    """The ``if`` inside the step's innermost loop that lets only some iterations step."""
-    for branch in _inside(step.path, step.loops[-1]):
+    """The ``if`` inside the step's iteration loop that lets only some iterations step."""
+    for branch in _inside(step.path, _iteration_loop(step)):
         if isinstance(branch.owner, cst.If) and _is_accumulation_test(branch.owner.test):
             return branch
     return None
@@ -138,6 +149,25 @@ class ZeroGradEveryMicroBatch(Rule):
     required_text = ("zero_grad",)
 
     VALID = (
+        Valid(
+            """
+import torch
+
+class Learner(torch.nn.Module):
+    def update(self, loss):
+        (loss / self.accumulation).backward()
+        self.calls += 1
+        if self.calls % self.accumulation == 0:
+            for optimizer in self.optimizers:
+                optimizer.step()
+                optimizer.zero_grad()
+
+    def refresh(self):
+        for optimizer in self.optimizers:
+            optimizer.zero_grad()
+            optimizer.step()
+"""
+        ),
         Valid(
             """
 for i, (real, noise) in enumerate(loader):
@@ -227,6 +257,21 @@ for epoch in range(epochs):
         ),
     )
     INVALID = (
+        Invalid(
+            """
+import torch
+
+class Learner(torch.nn.Module):
+    def update(self, loss):
+        for optimizer in self.optimizers:
+            optimizer.zero_grad()  # TCK111
+        (loss / self.accumulation).backward()
+        self.calls += 1
+        if self.calls % self.accumulation == 0:
+            for optimizer in self.optimizers:
+                optimizer.step()
+"""
+        ),
         Invalid(
             """
 import torch
@@ -368,8 +413,8 @@ for i, (x, y) in enumerate(loader):
         return (condition,) if condition is not None else None
 
     def _clears_what_steps(self, zero: _ZeroGrad, step: _Step, gate: Branch, facts: _LoopFacts) -> bool:
-        loop = step.event.loops[-1]
-        if zero.event.function is not step.event.function or not zero.event.loops or zero.event.loops[-1] is not loop:
+        loop = _iteration_loop(step.event)
+        if zero.event.function is not step.event.function or not zero.event.loops or _iteration_loop(zero.event) is not loop:
             return False
         if any(branch.is_conditional for branch in _inside(zero.event.path, loop)):
             return False  # cleared only on some iterations: presumably the stepping ones
@@ -385,7 +430,7 @@ for i, (x, y) in enumerate(loader):
     def _runs_without_stepping(backward: Event, step: _Step, gate: Branch) -> bool:
         return (
             backward.function is step.event.function
-            and step.event.loops[-1] in backward.loops
+            and _iteration_loop(step.event) in backward.loops
             and gate not in backward.path
         )
 
