@@ -189,7 +189,17 @@ def self_accumulation(assign: cst.Assign) -> str | None:
     target = assign.targets[0].target if len(assign.targets) == 1 else None
     if type(target) is not cst.Name or type(assign.value) is not cst.BinaryOperation:
         return None
-    return target.value if target.value in combined_names(assign.value) else None  # type: ignore[attr-defined]
+    return target.value if target.value in combined_names(assign.value) and _added_to(assign.value, target.value) else None  # type: ignore[attr-defined]
+
+
+def _added_to(value: cst.BaseExpression, name: str) -> bool:
+    """``name`` is a term of a sum in ``value`` (``total + loss``, ``a * loss + (1 - a) * ema``);
+    ``total_loss * loss_scale`` only rescales the value, it adds nothing to it."""
+    return any(
+        type(node) is cst.BinaryOperation and type(node.operator) in (cst.Add, cst.Subtract)  # type: ignore[attr-defined]
+        and any(type(part) is cst.Name and part.value == name for part in subtree(node))  # type: ignore[attr-defined]
+        for node in subtree(value)
+    )
 
 
 def accumulation_start_loop(binder: Binder, assign: cst.Assign, name: str, loops: tuple[Loop, ...]) -> Loop | None:

@@ -144,6 +144,19 @@ class LossKeptWithGraph(Rule):
             """
 import torch
 
+def train(model, batches, optimizer, scales):
+    for x, y, scale in zip(batches, scales):
+        total_loss = sum(part for part in model(x, y).values())
+        if scale != 1.0:
+            total_loss = total_loss * scale
+        total_loss.backward()
+        optimizer.step()
+"""
+        ),
+        Valid(
+            """
+import torch
+
 def train(generator, discriminator, criterion, loader, optimizer):
     for noise, real in loader:
         optimizer.zero_grad()
