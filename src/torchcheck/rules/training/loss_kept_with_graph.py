@@ -54,7 +54,7 @@ class LossKeptWithGraph(Rule):
     Checks for graph-attached tensors (a loss, a model output, anything `.backward()` is
     called on) stored across iterations of a training or evaluation loop: appended to a
     list, or accumulated with `+=` into a variable created before the loop (also spelled
-    `total = total + loss`, or a moving average `ema = a * loss + (1 - a) * ema`).
+    `total = total + loss`, in place as `total.add_(loss)`, or a moving average `ema = a * loss + (1 - a) * ema`).
 
     The parts a backpropagated loss is made of count too (`history.append(parts)` after
     `loss = sum(parts)`), so do the entries of a backpropagated dict of losses
@@ -136,7 +136,7 @@ class LossKeptWithGraph(Rule):
     message = "Graph-attached tensor kept across loop iterations; store `.item()` or `.detach()`"
     fix_title = "Store `.item()`"
     fix_safety = FixSafety.UNSAFE
-    required_text = (".append(", ".extend(", ".insert(", "+=")
+    required_text = (".append(", ".extend(", ".insert(", "+=", ".add_(")
     required_pattern = SELF_ACCUMULATION_TEXT
 
     VALID = (
@@ -516,6 +516,36 @@ class GanTrainer:
         ),
     )
     INVALID = (
+        Invalid(
+            """
+import torch
+
+def train(model, loader, optimizer, stats):
+    running = torch.zeros(())
+    for x, y in loader:
+        loss = torch.nn.functional.mse_loss(model(x), y)
+        optimizer.zero_grad()
+        loss.backward()
+        optimizer.step()
+        running.add_(loss)  # TCK101
+        stats.meter("loss").add_(loss)  # TCK101
+    return running
+""",
+            expected_replacement="""
+import torch
+
+def train(model, loader, optimizer, stats):
+    running = torch.zeros(())
+    for x, y in loader:
+        loss = torch.nn.functional.mse_loss(model(x), y)
+        optimizer.zero_grad()
+        loss.backward()
+        optimizer.step()
+        running.add_(loss.item())  # TCK101
+        stats.meter("loss").add_(loss.item())  # TCK101
+    return running
+""",
+        ),
         Invalid(
             """
 def fit(model, loader, optimizer, alpha=0.1):
@@ -936,6 +966,9 @@ class GanTrainer:
             if method == "extend" and not (type(value) in (cst.List, cst.Tuple) and value.elements):  # type: ignore[attr-defined]
                 return
             self._consider(node, root_name(node.func.value), value.elements[0].value if method == "extend" else value)  # type: ignore[attr-defined]
+        elif method == "add_" and node.args and node.args[0].keyword is None:  # `total.add_(loss)`: `total += loss` in place
+            total = node.func.value  # type: ignore[attr-defined]
+            self._consider(node, root_name(total.func if type(total) is cst.Call else total), node.args[0].value)  # `stats.meter("loss").add_(loss)`
         elif method is not None and node.args and self.context.loops:
             self._meter_call(node, node.func.value)  # type: ignore[attr-defined]
 
