@@ -207,7 +207,8 @@ def accumulation_start_loop(binder: Binder, assign: cst.Assign, name: str, loops
     binding of ``name`` the extended value may come from (where the total starts afresh);
     None when one of them runs before those loops (the total outlives their iterations)."""
     read = next(node for node in subtree(assign.value) if type(node) is cst.Name and node.value == name)
-    starts = [set(loops_running(binder, binding.node)) for binding in binder.reaching(read) if binding.node is not assign]
+    # a method run once per iteration (a loop of its own to the flow) runs every binding in its body
+    starts = [{*loops_running(binder, binding.node), binder.enclosing(binding.node, cst.FunctionDef)} for binding in binder.reaching(read) if binding.node is not assign]
     return next((loop for loop in reversed(loops) if starts and all(loop in running for running in starts)), None)
 
 

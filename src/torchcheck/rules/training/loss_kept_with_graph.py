@@ -144,6 +144,23 @@ class LossKeptWithGraph(Rule):
             """
 import torch
 
+class Learner:
+    def update_model(self, states, demo):
+        self.update_step += 1
+        actor_loss = torch.zeros(1)
+        if self.update_step % self.policy_update_freq == 0:
+            actor_loss = self.actor(states).mean()
+            actor_loss = 0.5 * actor_loss + 0.5 * self.bc(demo)
+            self.actor_optim.zero_grad()
+            actor_loss.backward()
+            self.actor_optim.step()
+        return actor_loss.item()
+"""
+        ),
+        Valid(
+            """
+import torch
+
 def train(model, batches, optimizer, scales):
     for x, y, scale in zip(batches, scales):
         total_loss = sum(part for part in model(x, y).values())
