@@ -363,3 +363,21 @@ def class_named(binder: Binder, name: str) -> cst.ClassDef | None:
         return None
     node = bindings[-1].node
     return node if isinstance(node, cst.ClassDef) else None
+
+
+# What a tensor keeps through a write into its values: shape, type and place.
+_METADATA_ATTRIBUTES = frozenset({"shape", "ndim", "dtype", "device", "is_cuda", "layout"})
+_METADATA_METHODS = frozenset({"size", "dim", "numel", "nelement", "ndimension", "type", "get_device"})
+
+
+def reads_only_metadata(binder: Binder, read: cst.Name) -> bool:
+    """``len(x)``, ``x.shape``, ``x.size(0)``: the read sees what a write into ``x``'s values
+    (``x[:n] = y``, ``x.add_(1)``) leaves as it was."""
+    parent = binder.parent(read)
+    if isinstance(parent, cst.Attribute) and parent.value is read:
+        if parent.attr.value in _METADATA_ATTRIBUTES:
+            return True
+        call = binder.parent(parent)
+        return parent.attr.value in _METADATA_METHODS and isinstance(call, cst.Call) and call.func is parent
+    call = binder.parent(parent) if isinstance(parent, cst.Arg) else None
+    return isinstance(call, cst.Call) and isinstance(call.func, cst.Name) and call.func.value == "len" and len(call.args) == 1

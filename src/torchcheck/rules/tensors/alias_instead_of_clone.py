@@ -4,6 +4,7 @@ from dataclasses import dataclass
 
 import libcst as cst
 
+from torchcheck.lint import references
 from torchcheck.lint.context import LintContext
 from torchcheck.lint.flow import Event
 from torchcheck.lint.guards import never_together
@@ -51,7 +52,9 @@ class AliasInsteadOfClone(Rule):
     `if` statements, when nothing the test reads changes between them (`if fused: buf = out`
     ... `if not fused: out[i] = buf`, an output buffer used directly in one configuration
     and copied back in the other). A name bound again before the write (`x: Tensor = f(x)`,
-    `x, w = f(x)`) no longer refers to the aliased tensor. None of these is reported.
+    `x, w = f(x)`) no longer refers to the aliased tensor, and a read of only the shape,
+    dtype or device (`len(a)`, `a.shape`, `a.size(0)`) sees nothing a write into the values
+    changes. None of these is reported.
 
     ## Why is this bad?
     Assignment does not copy a tensor: `b` and `a` are the same storage. Modifying one in
@@ -97,6 +100,20 @@ class AliasInsteadOfClone(Rule):
     required_text = ("=",)
 
     VALID = (
+        Valid(
+            """
+import torch
+
+def spectrum(samples, fmin, exponent):
+    f = torch.fft.rfftfreq(samples)
+    scale = f
+    cutoff = torch.sum(scale < fmin)
+    if cutoff and cutoff < len(scale):
+        scale[:cutoff] = scale[cutoff]
+    weights = torch.ones(len(f), dtype=f.dtype)
+    return scale ** (-exponent / 2.0), weights
+"""
+        ),
         Valid(
             """
 import torch
@@ -345,6 +362,8 @@ def smooth(x: torch.Tensor, steps: int) -> torch.Tensor:
             read = self.context.flow.event(node)
             if read.exclusive_with(write) or never_together(self.context.binder, node, write.node):
                 continue  # the read runs on another path; a later one may not
+            if references.reads_only_metadata(self.context.binder, node):
+                continue  # `len(a)`, `a.shape`: a write into the values changes nothing it reads
             if not self.context.flow.rebound_between(other, write, read):
                 self._report_alias(alias)
             del self._mutated[alias]
