@@ -239,3 +239,18 @@ def _moved_by_to(context: LintContext, use: cst.CSTNode) -> bool:
     above = context.binder.parent(use)
     call = context.binder.parent(above) if type(above) is cst.Attribute and above.value is use else None  # type: ignore[attr-defined]
     return type(call) is cst.Call and call.func is above and above.attr.value == "to" and moves_to_device(context, call)  # type: ignore[union-attr]
+
+
+# Reductions that, given only their input (no `dim`), reduce every element to one value.
+_FULL_REDUCTIONS = frozenset(f"torch.{name}" for name in "sum mean max min prod norm amax amin std var median".split())
+
+
+def is_zero_dim(context: LintContext, value: cst.BaseExpression) -> bool:
+    """A 0-dim tensor by construction: a full reduction (``torch.sum(w)``), also under
+    elementwise functions (``torch.sqrt(torch.sum(w))``). PyTorch combines a 0-dim CPU
+    tensor with tensors on any device, like a number."""
+    while isinstance(value, cst.Call) and len(value.args) == 1 and context.call_name(value) in torch_api.ELEMENTWISE_FUNCTIONS:
+        value = value.args[0].value
+    if not isinstance(value, cst.Call) or context.call_name(value) not in _FULL_REDUCTIONS:
+        return False
+    return len(value.args) == 1 and value.args[0].keyword is None and not value.args[0].star

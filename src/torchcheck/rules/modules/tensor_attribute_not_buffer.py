@@ -10,7 +10,7 @@ from torchcheck.lint.context import LintContext
 from torchcheck.lint.exports import moved_attributes, setting_path
 from torchcheck.lint.kinds import TENSOR_KINDS, Kind, tensor_method_kind
 from torchcheck.lint.nodes import dotted_name, is_none, method_call, subtree
-from torchcheck.lint.placement import moved_at_every_read, placed_on_device
+from torchcheck.lint.placement import is_zero_dim, moved_at_every_read, placed_on_device
 from torchcheck.lint.project import MOVED_BY_APPLY, NO, NUMBER_SETTINGS, PROJECT, THIS_FILE, Condition
 from torchcheck.lint.rule import Invalid, Valid
 from torchcheck.rules.modules._common import ModuleClassRule, self_attribute
@@ -114,7 +114,8 @@ class TensorAttributeNotBuffer(ModuleClassRule):
     out of the checkpoint. A 0-dim tensor of a number (`torch.tensor(0.5)`, also with `.requires_grad_()`, of a parameter
     default or a module constant that is a number, of a value an `isinstance(x, float)` test shows is one, or of a setting that a configuration
     default of the project sets to a number: `torch.tensor(cfg.MODEL.POS_WEIGHT)` after
-    `cfg.MODEL.POS_WEIGHT = 1.5`) is not reported: PyTorch combines a CPU scalar tensor with
+    `cfg.MODEL.POS_WEIGHT = 1.5`), or a full reduction to one value (`torch.sqrt(torch.sum(widths))`),
+    is not reported: PyTorch combines a CPU scalar tensor with
     tensors on any device.
 
     A tensor that `__init__` already puts on a device (`torch.ones(n, device=device)`,
@@ -168,6 +169,21 @@ class TensorAttributeNotBuffer(ModuleClassRule):
     required_text = ("torch",)
 
     VALID = (
+        Valid(
+            """
+import torch
+from torch import nn
+
+class PerceptualLoss(nn.Module):
+    def __init__(self, widths):
+        super().__init__()
+        self.register_buffer("widths", torch.tensor(widths))
+        self.sqrt_total_width = torch.sqrt(torch.sum(self.widths))
+
+    def forward(self, x):
+        return x.sum(-1) / self.sqrt_total_width
+"""
+        ),
         Valid(
             """
 import torch
@@ -644,7 +660,7 @@ class Head(nn.Module):
             root, methods = called[0], [*methods, called[1]]
         if self.context.call_name(root) in _TENSOR_BUILDERS:
             scalar = root if torch_api.SHAPE_AND_PLACE_KEEPING_METHODS.issuperset(methods) else value  # `torch.tensor(1.).requires_grad_()`
-            return self.context.kind_of(value) in TENSOR_KINDS and not self._scalar_tensor(scalar)
+            return self.context.kind_of(value) in TENSOR_KINDS and not (self._scalar_tensor(scalar) or is_zero_dim(self.context, value))
         return not _LEAVING_TENSORS.intersection(methods) and self._helper_returns_tensor(root)
 
     def _tensor_data(self, value: cst.BaseExpression) -> cst.BaseExpression | None:
