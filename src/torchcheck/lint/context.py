@@ -50,6 +50,7 @@ from torchcheck.lint.kinds import (
     Kind,
     called_as_loss,
     conventional,
+    conventional_kind,
     grad_mode_of,
     inferred,
     strong,
@@ -280,6 +281,19 @@ def is_model_factory(qualified: str) -> bool:
 def _is_zoo_builder(qualified: str) -> bool:
     package, _, name = qualified.partition(".")
     return package in _MODEL_ZOOS and "." not in name and name.islower() and not name.startswith("_") and name not in _MODEL_ZOO_HELPERS
+
+
+def _without_none(annotation: cst.BaseExpression) -> cst.BaseExpression:
+    """``T`` for ``Optional[T]``, ``T | None`` and ``Union[T, None]``: used as anything, a
+    ``None`` fails anyway, so the value is a ``T`` wherever it is used as one."""
+    if type(annotation) is cst.BinaryOperation and type(annotation.operator) is cst.BitOr:  # type: ignore[attr-defined]
+        parts = [annotation.left, annotation.right]  # type: ignore[attr-defined]
+    elif type(annotation) is cst.Subscript and (dotted_name(annotation.value) or "").rpartition(".")[2] in ("Optional", "Union"):  # type: ignore[attr-defined]
+        parts = [element.slice.value for element in annotation.slice if type(element.slice) is cst.Index]  # type: ignore[attr-defined]
+    else:
+        return annotation
+    kept = [part for part in parts if not is_none(part)]
+    return kept[0] if len(kept) == 1 else annotation
 
 
 def _kind_of_torch_class(qualified: str) -> Kind | None:
@@ -1637,10 +1651,15 @@ class LintContext:
             return False
         return self._is_lightning_module(current)
 
-    def _annotated(self, annotation: cst.Annotation | None) -> Inferred:
+    def _annotated(self, annotation: cst.Annotation | None, name: str | None = None) -> Inferred:
+        """What an annotation says; a ``str`` named as a device (``device: str``) is a device
+        spelled as a string, which ``.to()`` takes like a ``torch.device``."""
         if annotation is None:
             return UNKNOWN
-        return inferred(self._class_kind(annotation.annotation), Evidence.ANNOTATION)
+        annotated = _without_none(annotation.annotation)
+        if name is not None and dotted_name(annotated) == "str" and conventional_kind(name) is Kind.DEVICE:
+            return conventional(name)
+        return inferred(self._class_kind(annotated), Evidence.ANNOTATION)
 
     def _items_of(self, iterable: cst.BaseExpression) -> _Items:
         """What a loop over ``iterable`` draws, through ``enumerate``, ``tqdm``, ``iter`` and
@@ -1945,7 +1964,7 @@ class LintContext:
         call of the function in this file passes."""
         name = param.name.value
         if param.annotation is not None or conventional(name).kind is not None or not self._is_called_in_file(function.name.value):
-            annotated = self._annotated(param.annotation)  # `operator: LinearOperator` of another file: a module if it is one
+            annotated = self._annotated(param.annotation, name)  # `operator: LinearOperator` of another file: a module if it is one
             symbol = self._project_class(param.annotation.annotation) if param.annotation is not None and annotated.kind is None else None
             self.bind(name, annotated, maker_symbol=symbol)
             return
@@ -2131,7 +2150,7 @@ class LintContext:
         self.flow.leave_Assign(node)
 
     def leave_AnnAssign(self, node: cst.AnnAssign) -> None:
-        annotated = self._annotated(node.annotation)
+        annotated = self._annotated(node.annotation, (dotted_name(node.target) or "").rpartition(".")[2])
         value = self.kind_and_evidence(node.value) if node.value is not None else UNKNOWN
         self._bind_target(node.target, value if value.evidence is Evidence.STRONG or annotated.kind is None else annotated)
         self.flow.leave_AnnAssign(node)

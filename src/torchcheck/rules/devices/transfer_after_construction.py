@@ -184,6 +184,42 @@ def randn_tensor(shape, generator, device, dtype):
     INVALID = (
         Invalid(
             """
+from typing import Optional
+
+import torch
+from torch import nn
+
+class Wide(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.wd_device: Optional[str] = None
+
+    def empty(self, batch, width):
+        return torch.zeros(batch, width).to(self.wd_device)  # TCK201
+
+def noise(n, device: str = "cuda"):
+    return torch.randn(n).to(device)  # TCK201
+""",
+            expected_replacement="""
+from typing import Optional
+
+import torch
+from torch import nn
+
+class Wide(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.wd_device: Optional[str] = None
+
+    def empty(self, batch, width):
+        return torch.zeros(batch, width, device=self.wd_device)  # TCK201
+
+def noise(n, device: str = "cuda"):
+    return torch.randn(n, device=device)  # TCK201
+""",
+        ),
+        Invalid(
+            """
 import torch
 def buffers(batch, size, device):
     faces = torch.FloatTensor(batch, size, 27).fill_(0.0).to(device=device)  # TCK201

@@ -240,6 +240,24 @@ def train(args, model, optimizer, steps):
     INVALID = (
         Invalid(
             """
+from typing import Optional
+
+import torch
+
+def as_target(value: Optional[torch.Tensor]) -> torch.Tensor:
+    return torch.tensor(value)  # TCK704
+""",
+            expected_replacement="""
+from typing import Optional
+
+import torch
+
+def as_target(value: Optional[torch.Tensor]) -> torch.Tensor:
+    return value.clone().detach()  # TCK704
+""",
+        ),
+        Invalid(
+            """
 import torch
 prediction = torch.randn(4, requires_grad=True)
 target = torch.tensor(prediction)  # TCK704
