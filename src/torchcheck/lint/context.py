@@ -812,6 +812,8 @@ class LintContext:
             return self.kind_and_evidence(expression.expression)
         if type(expression) in (cst.Integer, cst.Float, cst.Imaginary):
             return strong(Kind.NUMBER)
+        if type(expression) is cst.SimpleString and torch_api.names_device(expression.evaluated_value):  # type: ignore[attr-defined]
+            return strong(Kind.DEVICE)  # `"cuda:1"`: `.to()` takes it like a `torch.device`
         if isinstance(expression, _OTHER_LITERALS):
             return strong(Kind.OTHER)
         if isinstance(expression, cst.IfExp):
@@ -1010,6 +1012,13 @@ class LintContext:
         if made_at is None or function is None or self.binder.parent(use) is None:
             return False
         return self.binder.enclosing(made_at, cst.FunctionDef) is function and guards.never_together(self.binder, made_at, use)
+
+    def module_constant_kind(self, name: str) -> Kind | None:
+        """The kind of a module-level name the code shows for sure (``DEFAULT_DEVICE = "cuda"
+        if ... else "cpu"``), else None."""
+        binding = self._scopes[0].bindings.get(name) if self._scopes else None
+        known = binding.inferred if binding is not None and binding.qualified_name is None else UNKNOWN
+        return known.kind if known.evidence is Evidence.STRONG else None
 
     def _module_level_kind(self, name: str) -> Inferred:
         binding = self._scopes[0].bindings.get(name) if self._scopes else None
@@ -1457,13 +1466,17 @@ class LintContext:
     def returned_kind_condition(self, expression: cst.BaseExpression, kind: str) -> Condition | None:
         """For a name bound to what a function or method of another project file returns
         (``t, w = self.sampler.sample(n)``, the sampler's class imported from ``resample.py``):
-        the condition under which it is of ``kind`` ("tensor", "graph", "module"). A name
+        the condition under which it is of ``kind`` ("tensor", "graph", "module", "device"); also
+        for such a call itself (``.to(get_device())``). A name
         unpacked from a name bound to such a call (``losses = trainer.step(x)``, then
         ``a, b = losses``) is a graph tensor when the call returns a container of them. For
         arithmetic (``step_loss / n``), the condition of its first term that has one."""
         if type(expression) is cst.BinaryOperation:
             terms = (self.returned_kind_condition(term, kind) for term in (expression.left, expression.right))  # type: ignore[attr-defined]
             return next(filter(None, terms), None)
+        if type(expression) is cst.Call and self.project is not None:  # `.to(get_device())`
+            callee = self._project_class(expression.func)  # type: ignore[attr-defined]
+            return Condition(callee, returns_fact(), kind) if callee is not None else None
         if type(expression) is not cst.Name or self.project is None:
             return None
         bindings = self.binder.bindings_before(expression)  # type: ignore[arg-type]

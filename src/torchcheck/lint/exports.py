@@ -120,6 +120,7 @@ _SUMMARISED_TEXT = re.compile(
     r"\.(?:eval|train|zero_grad|step|backward|set_epoch|unscale_|update|zero_)\(|\.grad\b"
     r"|[sS]oftmax|[sS]igmoid|expit|autocast|MixedPrecision|init_process_group|DistributedDataParallel|deterministic"
     r"|def _apply\(|fully_shard|FullyShardedDataParallel|\.(?:weight|bias) = self\.|persistent=False"
+    r"|[\"'](?:cuda|cpu|mps|xpu)[\"':]"  # a device string a function may return (`get_device()`)
 )
 _TIE_TEXT = re.compile(r"\.(?:weight|bias) = self\.")
 _TOP_LEVEL_DEFINITION = re.compile(r"^(?:async[ \t]+)?(?:def|class)[ \t]+(\w+)", re.MULTILINE)

@@ -20,7 +20,6 @@ from torchcheck.lint.kinds import Kind
 from torchcheck.lint.nodes import dotted_name, is_none, keyword_argument, method_call, subtree
 
 KEEPS = "<unchanged>"  # a move that sets only the dtype: the device stays
-_DEVICE_PREFIXES = ("cuda", "cpu", "mps", "xpu", "meta", "hpu", "npu", "xla")
 # Methods whose result is the same tensor's data, reshaped or repeated: a move after them moves it.
 _SHAPING_METHODS = torch_api.VALUE_KEEPING_METHODS | {"repeat", "expand", "expand_as", "permute", "transpose", "flip"}
 
@@ -28,8 +27,7 @@ _SHAPING_METHODS = torch_api.VALUE_KEEPING_METHODS | {"repeat", "expand", "expan
 def is_device_expression(expression: cst.BaseExpression, kind: Kind | None) -> bool:
     """A string literal naming a device, ``torch.device(...)``, or a value known to be a device."""
     if isinstance(expression, cst.SimpleString):
-        text = expression.evaluated_value
-        return isinstance(text, str) and text.split(":", 1)[0] in _DEVICE_PREFIXES
+        return torch_api.names_device(expression.evaluated_value)
     return kind is Kind.DEVICE
 
 

@@ -97,9 +97,9 @@ DERIVES = "derives"
 # in an autograd graph, which is a tensor too), "module", or "graph_entries" (a list or dict
 # whose entries carry the graph of a loss it backpropagated).
 RETURNS = "returns"
-TENSOR, GRAPH, A_MODULE, GRAPH_ENTRIES = "tensor", "graph", "module", "graph_entries"
+TENSOR, GRAPH, A_MODULE, GRAPH_ENTRIES, A_DEVICE = "tensor", "graph", "module", "graph_entries", "device"
 BACKPROPAGATED = "backpropagated"  # a graph tensor the function itself backpropagated
-RETURNED_KINDS = (TENSOR, GRAPH, A_MODULE, GRAPH_ENTRIES, BACKPROPAGATED)
+RETURNED_KINDS = (TENSOR, GRAPH, A_MODULE, GRAPH_ENTRIES, BACKPROPAGATED, A_DEVICE)
 
 
 def returns_fact(method: str | None = None, index: int | None = None) -> str:

@@ -650,6 +650,8 @@ class Names(Protocol):
 
     def qualified_name(self, expression: cst.BaseExpression) -> str | None: ...
 
+    def module_constant_kind(self, name: str) -> Kind | None: ...
+
 
 class ModuleSummaries:
     """The summaries of one module's functions, computed on demand and memoised."""
@@ -1208,6 +1210,8 @@ class _FunctionPass:
                 return self._classify_value(self.assigned[value.value], depth + 1)
             if self.in_module_class and _is_receiver(value, self.function):
                 return Returns(Kind.MODULE)
+            if value.value not in self.locals and value.value not in self.parameter_names:  # `return DEFAULT_DEVICE`, a module-level constant
+                return Returns(self.summaries.names.module_constant_kind(value.value))
             return Returns()
         if isinstance(value, cst.Attribute) and dotted_name(value) in self.backpropagated:
             return Returns(Kind.GRAPH_TENSOR, backpropagated=True)  # `self.loss.backward()` then `return self.loss`

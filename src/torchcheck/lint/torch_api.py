@@ -90,6 +90,12 @@ GRAD_SCALERS = frozenset(
 DATALOADERS = frozenset({"torch.utils.data.DataLoader", "torch.utils.data.dataloader.DataLoader"}) | idioms.LIBRARY_DATALOADERS
 SAMPLERS_PREFIXES = ("torch.utils.data.",)
 DEVICE_CONSTRUCTORS = frozenset({"torch.device"})
+# Device types a string may name (`"cuda"`, `"cuda:1"`, `"cpu"`): such a string is a device.
+DEVICE_TYPES = ("cuda", "cpu", "mps", "xpu", "meta", "hpu", "npu", "xla")
+
+
+def names_device(text: object) -> bool:
+    return isinstance(text, str) and text.split(":", 1)[0] in DEVICE_TYPES
 WRAPPING_MODULE_FUNCTIONS = frozenset({"torch.compile", "torch.jit.script", "torch.jit.trace"})
 # Wrappers whose forward runs the forward of the module they are given (first argument).
 FORWARDING_WRAPPERS = WRAPPING_MODULE_FUNCTIONS | FSDP1_WRAPPERS | frozenset(

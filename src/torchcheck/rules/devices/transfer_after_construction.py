@@ -7,6 +7,7 @@ from torchcheck.lint.edits import keyword, with_keyword_appended
 from torchcheck.lint.kinds import Evidence
 from torchcheck.lint.nodes import has_star_kwargs, keyword_argument, method_call
 from torchcheck.lint.placement import is_device_expression
+from torchcheck.lint.project import A_DEVICE, Condition
 from torchcheck.lint.rule import FixSafety, Invalid, Rule, Valid
 
 # Constructors that copy data out of host memory (Python numbers, lists, NumPy arrays): they
@@ -294,7 +295,7 @@ x = torch.arange(10, device=torch.device("cuda"))  # TCK201
             return  # `torch.FloatTensor(b, k, 0, v)`: no element to fill or copy
         if keyword_argument(factory, "device") is not None or keyword_argument(factory, "generator") is not None:
             return  # placed on purpose, or pinned to its generator's device (see "Fix safety")
-        device = self._target_device(node, method)
+        device, conditions = self._target_device(node, method)
         if device is None:
             return
         name = self.context.call_name(factory)
@@ -305,24 +306,27 @@ x = torch.arange(10, device=torch.device("cuda"))  # TCK201
             return
         random = name in _RANDOM_FACTORIES or any(fill in torch_api.RANDOM_FILLS for fill in fills)
         named_only = self.context.evidence_of(device) is Evidence.CONVENTION  # `.to(state.device)`
-        unsafe = random or named_only
+        unsafe = random or named_only or bool(conditions)
         placed = with_keyword_appended(factory, keyword("device", device))
         replacement = receiver.deep_replace(factory, placed) if receiver is not factory else placed
-        self.report(node, replacement=replacement, fix_safety=FixSafety.UNSAFE if unsafe else None)
+        self.report(node, replacement=replacement, fix_safety=FixSafety.UNSAFE if unsafe else None, conditions=conditions)
 
-    def _target_device(self, call: cst.Call, method: str) -> cst.BaseExpression | None:
+    def _target_device(self, call: cst.Call, method: str) -> tuple[cst.BaseExpression | None, tuple[Condition, ...]]:
+        """The device moved to, with the conditions under which it is one (``get_device()`` of
+        another project file: when that function returns a device)."""
         if method == "cuda":
-            return _cuda_device(call)
+            return _cuda_device(call), ()
         if method != "to" or not call.args or has_star_kwargs(call):
-            return None
+            return None, ()
         first = call.args[0]
-        if first.keyword is not None and first.keyword.value != "device":
-            return None
         rest = call.args[1:]
-        if any(argument.keyword is None or argument.keyword.value != "non_blocking" for argument in rest):
-            return None  # .to(device, dtype) also converts: leave it alone
-        device = first.value
-        return device if is_device_expression(device, self.context.kind_of(device)) else None
+        if first.keyword is not None and first.keyword.value != "device" or any(argument.keyword is None or argument.keyword.value != "non_blocking" for argument in rest):
+            return None, ()  # .to(device, dtype) also converts: leave it alone
+        device, kind = first.value, self.context.kind_of(first.value)
+        if is_device_expression(device, kind):
+            return device, ()
+        returned = self.context.returned_kind_condition(device, A_DEVICE) if kind is None else None
+        return (device, (returned,)) if returned is not None else (None, ())
 
 
 _LEGACY_MESSAGE = (
