@@ -235,7 +235,7 @@ def is_module_class_name(qualified: str) -> bool:
         return True
     last = qualified.rsplit(".", 1)[-1]
     return (
-        qualified.startswith("torch.nn.")
+        qualified.startswith(("torch.nn.", *idioms.LIBRARY_LAYER_PACKAGES))
         and last[:1].isupper()
         and last not in _NOT_MODULE_CLASSES
         and not qualified.startswith(_NOT_MODULE_PACKAGES)

@@ -101,7 +101,8 @@ class LossSizeAverageReduce(Rule):
     PyTorch derives the reduction from the pair alone and *ignores* a `reduction=` passed in
     the same call, and `reduce=False` means no reduction at all whatever `size_average`
     says. Passing `None` (the default) is not reported, nor is a wrapper that passes its own
-    `size_average`/`reduce` arguments on unchanged.
+    `size_average`/`reduce` arguments on unchanged - unless its own default is a flag
+    (`def __init__(self, size_average=True)`): then every construction warns.
 
     ## Example
     ```python
@@ -184,6 +185,21 @@ def distribute_bn(model, world_size, reduce=False):
     INVALID = (
         Invalid(
             """
+from torch import nn
+
+class NLLLoss(nn.Module):
+    def __init__(self, weight=None, size_average=True):
+        super().__init__()
+        self.criterion = nn.NLLLoss(weight=weight, size_average=size_average)  # TCK916
+
+class Wrapped(nn.Module):
+    def __init__(self, size_average=None, reduce=None):
+        super().__init__()
+        self.criterion = nn.MSELoss(size_average=size_average, reduce=reduce)
+"""
+        ),
+        Invalid(
+            """
 import torch.nn as nn
 import torch.nn.functional as F
 criterion = nn.MSELoss(size_average=False)  # TCK916
@@ -240,12 +256,18 @@ e = nn.MSELoss(size_average=cfg.model.size_average)  # TCK916
         ),
     )
 
+    def _flag_by_default(self, forwarded: cst.BaseExpression) -> bool:
+        """``def __init__(self, size_average=True)`` handing ``size_average`` on: a caller that
+        passes nothing still sends the legacy flag, and every construction warns."""
+        bindings = self.context.binder.bindings_before(forwarded) if isinstance(forwarded, cst.Name) else []
+        return any(isinstance(b.node, cst.Param) and b.node.default is not None and _literal(b.node.default) in ((True, True), (True, False)) for b in bindings)
+
     def visit_Call(self, node: cst.Call) -> None:
         parameters = SIGNATURES.get(self.context.call_name(node) or "")
         if parameters is None or self.context.in_compatibility_code:
             return
         legacy = _legacy_arguments(node, parameters)
-        if not legacy or all(_forwarded(name, argument.value) for name, argument in legacy):
+        if not legacy or all(_forwarded(name, argument.value) and not self._flag_by_default(argument.value) for name, argument in legacy):
             return  # nothing legacy, or a wrapper handing its caller's arguments on
         literals = [_literal(argument.value) for _, argument in legacy]
         if all(known and value is None for known, value in literals):

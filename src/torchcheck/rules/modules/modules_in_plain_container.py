@@ -350,6 +350,26 @@ class Net(nn.Module):
     INVALID = (
         Invalid(
             """
+import torch
+from torch_geometric.nn import GCNConv
+
+class GCN(torch.nn.Module):
+    def __init__(self, sizes):
+        super().__init__()
+        self.convs = [GCNConv(a, b) for a, b in zip(sizes, sizes[1:])]  # TCK601
+""",
+            expected_replacement="""
+import torch
+from torch_geometric.nn import GCNConv
+
+class GCN(torch.nn.Module):
+    def __init__(self, sizes):
+        super().__init__()
+        self.convs = torch.nn.ModuleList([GCNConv(a, b) for a, b in zip(sizes, sizes[1:])])  # TCK601
+""",
+        ),
+        Invalid(
+            """
 from torch import nn
 
 class Scaled(nn.Module):
