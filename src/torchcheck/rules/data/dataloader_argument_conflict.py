@@ -32,7 +32,8 @@ class DataLoaderArgumentConflict(Rule):
     (other than 1), `shuffle=True`, a `sampler` or `drop_last=True`; `batch_size=None` with
     `drop_last=True`; `persistent_workers=True` or a `prefetch_factor` without worker
     processes (`num_workers` missing or 0), also a `prefetch_factor` chosen by the worker
-    count that is still set on the path without workers (`f if num_workers > 0 else 2`).
+    count that is still set on the path without workers (`f if num_workers > 0 else 2`,
+    passed as such or through a name bound to it).
 
     A sampler counts as set when it is built by calling a class: a capitalised name, a class
     of the file, or a name another file of the project defines as a class, whatever its case
@@ -143,6 +144,15 @@ unbatched = DataLoader(dataset, batch_size=None, drop_last=False)
         ),
     )
     INVALID = (
+        Invalid(
+            """
+from torch.utils.data import DataLoader
+
+def build_dataloader(dataset, batch_size, num_workers):
+    prefetch_factor = max(1, 2 * batch_size // num_workers) if num_workers > 0 else 2
+    return DataLoader(dataset=dataset, batch_size=batch_size, num_workers=num_workers, prefetch_factor=prefetch_factor)  # TCK801
+"""
+        ),
         Invalid(
             """
 from torch.utils.data import DataLoader, Sampler
@@ -287,9 +297,15 @@ def _conflicts(arguments: CallArguments, assignments: Assignments) -> list[str]:
             found.append("`persistent_workers=True` needs `num_workers > 0`")
         if never_none(arguments.get("prefetch_factor"), assignments):
             found.append("`prefetch_factor=` needs `num_workers > 0`")
-    elif never_none(_without_workers_branch(arguments.get("prefetch_factor"), arguments.get("num_workers")), assignments):
+    elif never_none(_without_workers_branch(_value_of(arguments.get("prefetch_factor"), assignments), arguments.get("num_workers")), assignments):
         found.append("`prefetch_factor=` needs `num_workers > 0`, and is set on the path where `num_workers` is 0")
     return found
+
+
+def _value_of(expression: cst.BaseExpression | None, assignments: Assignments) -> cst.BaseExpression | None:
+    """A local name's value where one assignment alone binds it (``prefetch = f if n > 0 else 2``)."""
+    values = assignments.of(expression.value) if type(expression) is cst.Name else None  # type: ignore[attr-defined]
+    return values[0] if values is not None and len(values) == 1 else expression
 
 
 def _without_workers_branch(value: cst.BaseExpression | None, workers: cst.BaseExpression | None) -> cst.BaseExpression | None:
