@@ -2,6 +2,7 @@ from __future__ import annotations
 
 import libcst as cst
 
+from torchcheck.lint.containers import literal_items
 from torchcheck.lint.kinds import Kind
 from torchcheck.lint.rule import Invalid, Rule, Valid
 from torchcheck.rules.checkpoint._common import TORCH_SAVE, saved_object
@@ -11,7 +12,9 @@ class WholeModelSaved(Rule):
     """
     ## What it does
     Checks for `torch.save(model, path)` where `model` is an `nn.Module`: the whole model
-    object is pickled instead of its `state_dict()`.
+    object is pickled instead of its `state_dict()`; also where a list, tuple or dict
+    written in the call holds the module (`torch.save([policy, obs_rms], path)`,
+    `torch.save({"model": model, "epoch": epoch}, path)`).
 
     ## Why is this bad?
     Pickling a module stores its class by import path (`mypackage.models.Net`) together
@@ -108,6 +111,17 @@ torch.save(x, "tensor.pt")
 import torch
 from torch import nn
 
+policy = nn.Linear(4, 2)
+torch.save([policy, {"mean": 0.0}], "policy.pt")  # TCK402
+torch.save({"model": policy, "epoch": 3}, "last.pt")  # TCK402
+torch.save({"model": policy.state_dict(), "epoch": 3}, "good.pt")
+"""
+        ),
+        Invalid(
+            """
+import torch
+from torch import nn
+
 def save_all(path):
     parts = {"model": nn.Linear(4, 2)}
     model = parts["model"]
@@ -150,5 +164,6 @@ class Trainer:
         if not node.args or self.context.call_name(node) not in TORCH_SAVE:
             return
         saved = saved_object(node)
-        if saved is not None and self.context.kind_of(saved) is Kind.MODULE:
+        parts = (saved, *literal_items(saved)) if saved is not None else ()  # `[policy, ob_rms]`, `{"model": model}`
+        if any(self.context.kind_of(part) is Kind.MODULE for part in parts):
             self.report(node)
