@@ -770,6 +770,10 @@ class ModuleSummaries:
         else:
             owner = self.index.classes.get(class_of(func.value) or "")
         method = self.index.method(owner, func.attr.value) if owner is not None else None
+        if method is None and isinstance(func.value, cst.Name) and func.value.value in self.index.classes:
+            method = self.index.method(self.index.classes[func.value.value], func.attr.value)  # `Table.build(n)`
+            if method is None or not (_is_static(method) or any(_decorator_name(d) == "classmethod" for d in method.decorators)):
+                return None
         if method is None:
             return None
         return self._resolved(call, method, None if _is_static(method) else func.value)

@@ -476,6 +476,24 @@ class Encoder(nn.Module):
 import torch
 from torch import nn
 
+class Table(nn.Module):
+    def __init__(self, n, d):
+        super().__init__()
+        self.weights = Table.build(n, d)  # TCK606
+
+    @staticmethod
+    def build(n, d):
+        return torch.arange(n * d, dtype=torch.float).view(n, d)
+
+    def forward(self, ids):
+        return self.weights[ids]
+"""
+        ),
+        Invalid(
+            """
+import torch
+from torch import nn
+
 class CustomizedLinear(nn.Module):
     def __init__(self, mask):
         super().__init__()
