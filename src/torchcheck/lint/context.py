@@ -1463,18 +1463,18 @@ class LintContext:
             Condition(THIS_FILE, f"{PROJECT}:{OTHER_ATTRIBUTES}:{attribute}", NO),
         )
 
-    def returned_kind_condition(self, expression: cst.BaseExpression, kind: str) -> Condition | None:
+    def returned_kind_condition(self, expression: cst.BaseExpression, kind: str, *, of_calls: bool = False) -> Condition | None:
         """For a name bound to what a function or method of another project file returns
         (``t, w = self.sampler.sample(n)``, the sampler's class imported from ``resample.py``):
-        the condition under which it is of ``kind`` ("tensor", "graph", "module", "device"); also
-        for such a call itself (``.to(get_device())``). A name
+        the condition under which it is of ``kind`` ("tensor", "graph", "module", "device"); with
+        ``of_calls``, also for such a call itself (``.to(get_device())``). A name
         unpacked from a name bound to such a call (``losses = trainer.step(x)``, then
         ``a, b = losses``) is a graph tensor when the call returns a container of them. For
         arithmetic (``step_loss / n``), the condition of its first term that has one."""
         if type(expression) is cst.BinaryOperation:
             terms = (self.returned_kind_condition(term, kind) for term in (expression.left, expression.right))  # type: ignore[attr-defined]
             return next(filter(None, terms), None)
-        if type(expression) is cst.Call and self.project is not None:  # `.to(get_device())`
+        if of_calls and type(expression) is cst.Call and self.project is not None:  # `.to(get_device())`
             callee = self._project_class(expression.func)  # type: ignore[attr-defined]
             return Condition(callee, returns_fact(), kind) if callee is not None else None
         if type(expression) is not cst.Name or self.project is None:

@@ -325,7 +325,7 @@ x = torch.arange(10, device=torch.device("cuda"))  # TCK201
         device, kind = first.value, self.context.kind_of(first.value)
         if is_device_expression(device, kind):
             return device, ()
-        returned = self.context.returned_kind_condition(device, A_DEVICE) if kind is None else None
+        returned = self.context.returned_kind_condition(device, A_DEVICE, of_calls=True) if kind is None else None
         return (device, (returned,)) if returned is not None else (None, ())
 
 
