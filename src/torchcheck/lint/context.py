@@ -1077,10 +1077,6 @@ class LintContext:
             self._called_names = frozenset(_CALLED_NAME.findall(self._text))
         return name in self._called_names
 
-    def mentions(self, words: tuple[str, ...]) -> bool:
-        """Whether the file's text holds any of ``words`` (true when the text is unknown)."""
-        return self._text is None or any(word in self._text for word in words)
-
     def matches(self, pattern: re.Pattern[str]) -> bool:
         """Whether the file's text matches ``pattern`` (true when the text is unknown)."""
         return self._text is None or pattern.search(self._text) is not None
@@ -1932,14 +1928,13 @@ class LintContext:
         callers' loop, by the code's own account."""
         if self._text is not None and "%" not in self._text:
             return False
-        counted = {
-            self_attribute(node.target) for node in subtree(function.body)
-            if type(node) is cst.AugAssign and type(node.operator) is cst.AddAssign  # type: ignore[attr-defined]
-        }
-        return any(
-            type(node) is cst.BinaryOperation and type(node.operator) is cst.Modulo and self_attribute(node.left) in counted - {None}  # type: ignore[attr-defined]
-            for node in subtree(function.body)
-        )
+        counted, tested = set(), set()
+        for node in subtree(function.body):
+            if type(node) is cst.AugAssign and type(node.operator) is cst.AddAssign:  # type: ignore[attr-defined]
+                counted.add(self_attribute(node.target))  # type: ignore[attr-defined]
+            elif type(node) is cst.BinaryOperation and type(node.operator) is cst.Modulo:  # type: ignore[attr-defined]
+                tested.add(self_attribute(node.left))  # type: ignore[attr-defined]
+        return bool(counted & tested - {None})
 
     def runs_before_the_step(self, function: cst.FunctionDef) -> bool:
         """A function a framework calls when a run, an epoch or a batch starts, before that

@@ -90,9 +90,8 @@ def _covers(bindings: list[BoundName], around: Path) -> bool:
     """Whether one of ``bindings`` runs on every way through the code that ``around`` (the
     branches around the reader) encloses: one binds outside any further branch, or both
     branches of an ``if``/``else`` are covered (``if a: x = f() else: x = g()``)."""
-    inside = [(binding, _conditional(binding.path)) for binding in bindings]
-    inside = [(binding, path) for binding, path in inside if encloses(around, path)]
-    return _covered_at([path for _, path in inside], len(around))
+    paths = [_conditional(binding.path) for binding in bindings]
+    return _covered_at([path for path in paths if encloses(around, path)], len(around))
 
 
 def _covered_at(paths: list[Path], depth: int) -> bool:
@@ -204,10 +203,11 @@ class ControlFlow:
         """Whether the innermost loop around ``event`` is left after it whenever it runs: a
         later ``break``/``return`` of that loop on every path through ``event``'s branches, or
         one under ``if done:`` where ``done = True`` is set in ``event``'s own branch."""
-        loop = event.loops[-1] if event.loops else None
-        around = _conditional(event.path)
+        if not event.loops:
+            return False
+        loop, around = event.loops[-1], _conditional(event.path)
         for exit in self.exits:
-            if loop is None or exit.order <= event.order or not exit.loops or exit.loops[-1] is not loop or isinstance(exit.node, cst.Continue):
+            if exit.order <= event.order or not exit.loops or exit.loops[-1] is not loop or isinstance(exit.node, cst.Continue):
                 continue
             path = _conditional(exit.path)
             if encloses(path, around) or (path and encloses(path[:-1], around) and self._flag_set_beside(path[-1], event, loop)):

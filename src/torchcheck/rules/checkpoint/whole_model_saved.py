@@ -165,10 +165,11 @@ class Trainer:
             return
         saved = saved_object(node)
         parts = (saved, *literal_items(saved)) if saved is not None else ()  # `[policy, ob_rms]`, `{"model": model}`
-        if any(self.context.kind_of(part) is Kind.MODULE for part in parts):
+        kinds = [self.context.kind_of(part) for part in parts]
+        if Kind.MODULE in kinds:
             self.report(node)
             return
         # an instance of a class of another project file: a module when that class is one
-        condition = next((found for part in parts if self.context.kind_of(part) is None and (found := self.context.module_condition(part))), None)
+        condition = next((found for part, kind in zip(parts, kinds) if kind is None and (found := self.context.module_condition(part))), None)
         if condition is not None:
             self.report(node, conditions=(condition,))
