@@ -175,6 +175,19 @@ def test_a_rank_that_dies_heads_the_report_not_the_rank_whose_collective_then_fa
     result.stdout.fnmatch_lines([headline, "--- rank 0 of 2: failed"])
     assert "failed on rank 0" not in result.stdout.str()
 
+def test_a_collective_that_lost_its_peer_follows_the_peers_death_even_when_it_was_seen_first() -> None:
+    # A dead rank's sockets close before its exit can be seen, so on a busy machine the
+    # survivor's "Connection closed by peer" may be polled first; the death is still the cause.
+    lost_peer = runner.RankError("RuntimeError", "[pair.cc:534] Connection closed by peer [127.0.0.1]:41263", "", False)
+    outcomes = (
+        runner.RankOutcome(0, reported=True, error=lost_peer),
+        runner.RankOutcome(1, reported=False, ended="exited with code 3"),
+        runner.RankOutcome(2, reported=True, error=runner.RankError("ValueError", "bad shape", "", False)),
+    )
+    assert runner._causes_first([0, 1, 2], outcomes) == [1, 2, 0]
+    assert runner._causes_first([2, 0], outcomes) == [2, 0]
+
+
 
 # ------------------------------------------------------ temporary directories
 

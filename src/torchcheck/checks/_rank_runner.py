@@ -127,6 +127,10 @@ _TRACEBACK_HEADER = "rank {rank} raised:"
 _OUTPUT_HEADER = "rank {rank}'s output (last {lines} lines):"
 _OUTPUT_LINES = 40
 
+# What gloo and NCCL raise in a rank whose peer went away (crashed, killed, exited).
+_LOST_PEER = re.compile(
+    r"connection closed by peer|connection reset by peer|remote worker|remote process exited", re.IGNORECASE
+)
 _FRAME = re.compile(r'^\s*File "(?P<path>[^"]+)", line (?P<line>\d+) in (?P<function>\S+)')
 _TORCH_PACKAGE = re.compile(r"[/\\]torch[/\\]")
 _RUNNER_FRAME = re.compile(r"[/\\]torchcheck[/\\](checks[/\\]_rank_runner|plugin[/\\]distributed)\.py$")
@@ -774,7 +778,7 @@ def _supervise(
     ranks: list[_Rank], files: _RankFiles, timeout: float, grace: float, release: _ReleasePipe
 ) -> RanksResult:
     results: dict[int, tuple[str, Any]] = {}
-    stop_reason, failure_order = _wait_for_ranks(ranks, files, results, timeout, grace)
+    stop, failure_order = _wait_for_ranks(ranks, files, results, timeout, grace)
     stopped = [r for r in ranks if r.rank not in results and r.is_running()]
     stacks = _dump_stacks(stopped, files)
     for rank in stopped:
@@ -787,14 +791,26 @@ def _supervise(
     failure_order += [r.rank for r in ranks if r.rank not in failure_order and _reported_failure(r.rank, files, results)]
     _finish_all(ranks)
     outcomes = tuple(_outcome(r, results, stacks, files) for r in ranks)
+    failure_order = _causes_first(failure_order, outcomes)
+    cause = failure_order[0] if failure_order else None
+    stop_reason = None if stop is None else stop.format(timeout=timeout, grace=grace, rank=cause)
     return RanksResult(outcomes, stop_reason, tuple(failure_order))
+
+
+def _causes_first(failure_order: list[int], outcomes: tuple[RankOutcome, ...]) -> list[int]:
+    """The failures in the order they were seen, except that a rank whose collective
+    failed because a peer's connection closed comes after the ranks that failed
+    otherwise: a dead peer closes its sockets before it can be seen to have exited,
+    so the consequence may be seen first."""
+    lost_peer = {o.rank for o in outcomes if o.error is not None and _LOST_PEER.search(o.error.message)}
+    return [r for r in failure_order if r not in lost_peer] + [r for r in failure_order if r in lost_peer]
 
 
 def _wait_for_ranks(
     ranks: list[_Rank], files: _RankFiles, results: dict[int, tuple[str, Any]], timeout: float, grace: float
 ) -> tuple[str | None, list[int]]:
     """Wait until every rank reported or ended. Return why the wait was cut short (the
-    timeout, or the grace period after the first failure; ``None`` if it was not) and
+    template of the timeout's or the grace period's message; ``None`` if it was not) and
     the ranks that failed, in the order they were seen failing."""
     deadline = time.monotonic() + timeout
     failure_order: list[int] = []
@@ -808,9 +824,9 @@ def _wait_for_ranks(
         if failure_order and first_failure_at is None:
             first_failure_at = now
         if first_failure_at is not None and now >= first_failure_at + grace:
-            return _STOPPED_AFTER_FAILURE.format(grace=grace, rank=failure_order[0]), failure_order
+            return _STOPPED_AFTER_FAILURE, failure_order
         if now >= deadline:
-            return _TIMED_OUT.format(timeout=timeout), failure_order
+            return _TIMED_OUT, failure_order
         time.sleep(_POLL_SECONDS)
 
 
