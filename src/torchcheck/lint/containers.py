@@ -15,6 +15,9 @@ from torchcheck.lint.nodes import called_name
 
 _FILLING_METHODS = frozenset({"append", "insert"})
 _COMBINING = frozenset({"sum", "mean", "stack", "cat", "fsum"})  # sum(parts), torch.stack(parts) ...
+# Calls that copy a container's items into a new one, and views of a dict's items.
+_COPYING_BUILTINS = frozenset({"list", "tuple", "sorted", "reversed"})
+_ITEM_VIEWS = frozenset({"values", "items"})
 
 
 def appended_items(binder: Binder, use: cst.Name) -> list[cst.BaseExpression] | None:
@@ -89,6 +92,18 @@ def joined_parts(value: cst.BaseExpression) -> list[cst.BaseExpression]:
     if isinstance(value, (cst.List, cst.Tuple)) and any(isinstance(element, cst.StarredElement) for element in value.elements):
         return [element.value for element in value.elements if isinstance(element, cst.StarredElement)]
     return [value]
+
+
+def copied_from(value: cst.BaseExpression) -> cst.BaseExpression:
+    """The container whose items ``value`` holds: ``d`` for ``list(d.values())``,
+    ``tuple(layers)`` or ``sorted(layers)``; ``value`` itself otherwise."""
+    while True:
+        if isinstance(value, cst.Call) and isinstance(value.func, cst.Name) and value.func.value in _COPYING_BUILTINS and len(value.args) == 1:
+            value = value.args[0].value
+        elif isinstance(value, cst.Call) and not value.args and isinstance(value.func, cst.Attribute) and value.func.attr.value in _ITEM_VIEWS:
+            value = value.func.value
+        else:
+            return value
 
 
 def literal_items(value: cst.BaseExpression) -> tuple[cst.BaseExpression, ...]:

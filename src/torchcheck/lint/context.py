@@ -674,6 +674,16 @@ class LintContext:
             call, function=self.flow.function, current_class=self.current_class, meaning_of=meaning_of, class_of=self._file_class_of
         )
 
+    def def_run_by(self, call: cst.Call) -> cst.FunctionDef | None:
+        """The ``def`` of this file that ``call`` runs, wherever the call stands (unlike
+        :meth:`resolve_call`, which answers at the walk's position): a top-level or nested
+        function, or ``self.method(...)`` of the caller's class."""
+        summaries = self._module_summaries()
+        if not summaries.may_run_a_def(call) or self.qualified_name(call.func) is not None:
+            return None
+        caller = self.binder.enclosing(call, cst.FunctionDef)
+        return summaries.def_run_by(call, caller if isinstance(caller, cst.FunctionDef) else None)
+
     def _file_class_of(self, receiver: cst.BaseExpression) -> str | None:
         """The class of this file whose instance ``receiver`` holds: a name bound once to
         ``Cls(...)``, or ``self.<attr>`` the class sets only to ``Cls(...)``."""
@@ -1106,6 +1116,8 @@ class LintContext:
         receiver_method = method_call(call)
         if receiver_method is not None:
             receiver, method = receiver_method
+            if method in torch_api.PLAIN_RESULT_METHODS:
+                return strong(Kind.OTHER)  # a state dict or a parameter iterator, whatever the name it is bound to says
             passed = self._passed_through_framework(receiver, method, call)
             if passed is not None:
                 return self.kind_and_evidence(passed)

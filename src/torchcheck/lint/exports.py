@@ -269,6 +269,16 @@ def _is_number(expression: cst.BaseExpression) -> bool:
     return type(expression) in (cst.Integer, cst.Float)
 
 
+def _alternatives(value: cst.BaseExpression) -> list[cst.BaseExpression]:
+    """The values ``value`` may be: both branches of ``a if c else b``, each operand of
+    ``a or b``; ``value`` itself otherwise."""
+    if isinstance(value, cst.IfExp):
+        return _alternatives(value.body) + _alternatives(value.orelse)
+    if isinstance(value, cst.BooleanOperation):
+        return _alternatives(value.left) + _alternatives(value.right)
+    return [value]
+
+
 def _is_name(expression: cst.BaseExpression, value: str) -> bool:
     return type(expression) is cst.Name and expression.value == value
 
@@ -414,7 +424,8 @@ class ProjectFacts:
             self._flags[name] = Fact(YES, self._lines.line_of(node), f"`{_one_line(node)}`")
 
     def leave_Assign(self, node: cst.Assign) -> None:
-        self._note_autocast(node.value, node)  # `amp_autocast = torch.cuda.amp.autocast`
+        for alternative in _alternatives(node.value):  # `amp_cm = autocast if args.amp else nullcontext`
+            self._note_autocast(alternative, node)
         if _is_number(node.value):
             for target in node.targets:
                 path = setting_path(target.target)
@@ -476,6 +487,11 @@ class ProjectFacts:
 
     def visit_Decorator(self, node: cst.Decorator) -> None:
         self._note_autocast(node.decorator, node)
+
+    def visit_Return(self, node: cst.Return) -> None:
+        if node.value is not None:
+            for alternative in _alternatives(node.value):  # `return torch.autocast("cuda") if amp else nullcontext()`
+                self._note_autocast(alternative, node)
 
     def _note_autocast(self, expression: cst.BaseExpression, node: cst.CSTNode) -> None:
         """Flag the module when ``expression`` spells a way into autocast (see AUTOCAST)."""

@@ -9,7 +9,10 @@ inferred from a term that only may hold (a term of a true ``or``).
 
 Two nodes under opposite values of the same test (``if fresh: b = a`` ... ``if not fresh:
 a[i] = b``) never both run in one pass, even in two separate ``if`` statements, as long as
-the test reads the same values both times: :func:`never_together` answers that.
+the test reads the same values both times: :func:`never_together` answers that. Across two
+methods of a class, :func:`exclusive_settings` says the same of tests on the instance's
+own settings (``if self.mode == "multiclass":`` in one, ``if self.mode == "logistic":`` in
+the other).
 """
 
 from __future__ import annotations
@@ -21,6 +24,7 @@ import libcst as cst
 
 from torchcheck.lint.binder import Binder
 from torchcheck.lint.nodes import names_read, source_text, subtree
+from torchcheck.lint.references import is_method_receiver
 
 _EXITS = (cst.Return, cst.Raise, cst.Continue, cst.Break)
 _FRAMES = (cst.FunctionDef, cst.Lambda, cst.ClassDef, cst.Module)
@@ -144,3 +148,49 @@ def _reads_the_same(binder: Binder, test: cst.BaseExpression, first: cst.CSTNode
             if any(id(node) in shared_loops for node in (binding.node, *binder.ancestors(binding.node))):
                 return False
     return True
+
+
+def exclusive_settings(binder: Binder, first: cst.CSTNode, second: cst.CSTNode) -> bool:
+    """Whether ``first`` and ``second``, in methods of one class, run under different
+    settings of the instance: one only where ``self.<setting> == <constant>`` holds and the
+    other only where it equals another constant, or where the same test on ``self`` fails.
+    The instance's attributes read in a test are taken as its configuration, set before
+    either runs (what separates a model's "multiclass" path from its "logistic" one)."""
+    settings = {setting for held in known_at(binder, second) if (setting := _setting_test(binder, held)) is not None}
+    for held in known_at(binder, first):
+        setting = _setting_test(binder, held)
+        if setting is None:
+            continue
+        subject, value, holds = setting
+        if (subject, value, not holds) in settings:
+            return True
+        if holds and value is not None and any(s == subject and v not in (None, value) and h for s, v, h in settings):
+            return True
+    return False
+
+
+def tests_settings(binder: Binder, node: cst.CSTNode) -> bool:
+    """Whether ``node`` runs only under some test of the instance's settings."""
+    return any(_setting_test(binder, held) is not None for held in known_at(binder, node))
+
+
+def _setting_test(binder: Binder, held: Held) -> tuple[str, str | None, bool] | None:
+    """``(subject, constant, holds)`` for a test of an instance attribute: ``self.mode ==
+    "x"`` gives ``("self.mode", '"x"', holds)``, a bare ``self.use_bce`` gives
+    ``("self.use_bce", None, holds)``; None for any other test."""
+    test = held.test
+    if isinstance(test, cst.Comparison) and len(test.comparisons) == 1 and isinstance(test.comparisons[0].operator, cst.Equal):
+        left, right = test.left, test.comparisons[0].comparator
+        if isinstance(left, (cst.SimpleString, cst.Integer)):
+            left, right = right, left
+        if isinstance(right, (cst.SimpleString, cst.Integer)) and _is_instance_attribute(binder, left):
+            return source_text(left), source_text(right), held.holds
+        return None
+    return (source_text(test), None, held.holds) if _is_instance_attribute(binder, test) else None
+
+
+def _is_instance_attribute(binder: Binder, expression: cst.BaseExpression) -> bool:
+    root = expression
+    while isinstance(root, cst.Attribute):
+        root = root.value
+    return root is not expression and isinstance(root, cst.Name) and is_method_receiver(binder, root)

@@ -176,8 +176,13 @@ def is_method_receiver(binder: Binder, name: cst.Name) -> bool:
 def returned_values(function: cst.FunctionDef) -> list[cst.BaseExpression | None]:
     """What each ``return`` of ``function`` returns (None for a bare ``return``), nested
     functions, lambdas and classes left out."""
+    return [statement.value for statement in return_statements(function)]
+
+
+def return_statements(function: cst.FunctionDef) -> list[cst.Return]:
+    """The ``return`` statements of ``function``, nested functions, lambdas and classes left out."""
     nested = lambda node: node is not function and isinstance(node, (cst.FunctionDef, cst.Lambda, cst.ClassDef))
-    return [node.value for node in subtree(function, nested) if isinstance(node, cst.Return)]
+    return [node for node in subtree(function, nested) if isinstance(node, cst.Return)]
 
 
 def file_function(binder: Binder, func: cst.BaseExpression) -> cst.FunctionDef | None:

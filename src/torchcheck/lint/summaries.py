@@ -808,6 +808,17 @@ class ModuleSummaries:
         return self.resolve(call, function=caller, current_class=owner, meaning_of=meaning_of)
 
 
+    def def_run_by(self, call: cst.Call, caller: cst.FunctionDef | None) -> cst.FunctionDef | None:
+        """The ``def`` of this module that ``call`` runs, wherever the call stands: inside
+        ``caller`` (resolved as a summary's pass does) or at module level."""
+        if caller is None:
+            resolved = self.resolve(call, function=None, current_class=None, meaning_of=lambda name: Unresolved.UNBOUND)
+        else:
+            shadowing = _local_names(caller) | {parameter.name for parameter in parameters_of(caller)}
+            resolved = self.resolve_inside(call, caller, shadowing)
+        return resolved.function if resolved is not None else None
+
+
 def _is_receiver(name: cst.Name, function: cst.FunctionDef) -> bool:
     """``self`` in ``self.m()``: the first parameter of the method the call sits in."""
     positional = (*function.params.posonly_params, *function.params.params)

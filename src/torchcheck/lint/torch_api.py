@@ -128,6 +128,10 @@ MODULE_SELF_METHODS = frozenset(
     {"to", "cuda", "cpu", "train", "eval", "half", "float", "double", "bfloat16", "requires_grad_", "to_empty", "share_memory", "apply", "xpu", "mps"}
 )
 
+# Methods of torch's stateful objects (modules, optimizers, schedulers, scalers) whose result is a
+# plain mapping or iterator, never one of those objects: `ema_model = model.state_dict()` is a dict.
+PLAIN_RESULT_METHODS = frozenset({"state_dict", "parameters", "named_parameters", "buffers", "named_buffers"})
+
 # `torch.nn` modules that hold no state: no parameters, no buffers, and the same computation in
 # train and eval mode (Dropout and the norms are left out). Kept in a plain list, they lose nothing.
 _STATELESS_MODULES = frozenset(

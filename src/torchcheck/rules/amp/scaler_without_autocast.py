@@ -50,7 +50,8 @@ class ScalerWithoutAutocast(Rule):
 
     Any spelling of autocast counts, wherever it is in the file or in a project module the
     file imports: `with torch.autocast(...)`, `torch.cuda.amp.autocast`, a decorator,
-    `partial(torch.autocast, ...)` kept for later, `accelerator.autocast()`, a helper or a
+    `partial(torch.autocast, ...)` kept for later, autocast chosen as a value (`amp_cm =
+    autocast if args.amp else nullcontext`), `accelerator.autocast()`, a helper or a
     parameter named for autocast, FSDP's `MixedPrecision`. A file that imports a framework
     that runs the forward pass under autocast for you (Accelerate, Lightning, DeepSpeed,
     MMEngine, Detectron2 ...) is left alone, and so are scalers built with `enabled=False`,
@@ -112,6 +113,22 @@ class ScalerWithoutAutocast(Rule):
     required_text = ("GradScaler", AUTOCAST, "MixedPrecision")
 
     VALID = (
+        Valid(
+            """
+import contextlib
+import torch
+from torch.cuda.amp import autocast, GradScaler
+def train(model, loader, optimizer, args):
+    scaler = GradScaler()
+    amp_cm = autocast if args.amp else contextlib.nullcontext
+    for x, y in loader:
+        with amp_cm():
+            loss = model(x).sum()
+        scaler.scale(loss).backward()
+        scaler.step(optimizer)
+        scaler.update()
+"""
+        ),
         Valid(
             """
 import torch

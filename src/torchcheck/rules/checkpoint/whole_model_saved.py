@@ -93,6 +93,15 @@ torch.save(model.module.state_dict(), path)
         Valid(
             """
 import torch
+class Trainer:
+    def save_model(self, path):
+        ema_model = self.model.state_dict()
+        torch.save({"model": self.model.state_dict(), "ema_model": ema_model}, path)
+"""
+        ),
+        Valid(
+            """
+import torch
 scripted = torch.jit.script(model)
 torch.jit.save(scripted, "model.pt")
 """

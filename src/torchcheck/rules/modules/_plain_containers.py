@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 
 import libcst as cst
 
-from torchcheck.lint.containers import joined_parts
+from torchcheck.lint.containers import copied_from, joined_parts
 from torchcheck.lint.context import LintContext
 from torchcheck.lint.kinds import Kind
 from torchcheck.lint.project import Condition
@@ -207,7 +207,9 @@ class PlainContainerRule(ModuleClassRule):
             elif isinstance(value, cst.Subscript):
                 state.excused.update(filter(None, [self_attribute(value.value, self_name)]))  # `self.add_module(n, self.heads[-1])`
         # `nn.ParameterList(self._offset + self._scale)` registers both lists
-        state.excused.update(filter(None, (self_attribute(part, self_name) for argument in node.args for part in joined_parts(argument.value))))
+        # `nn.ModuleList(list(self.convs.values()))` registers the dict's modules
+        parts = (copied_from(part) for argument in node.args for part in joined_parts(argument.value))
+        state.excused.update(filter(None, (self_attribute(part, self_name) for part in parts)))
 
     def _registering(self, function: cst.FunctionDef) -> frozenset[str]:
         if function not in self._installed:

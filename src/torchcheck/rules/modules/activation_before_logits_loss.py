@@ -4,7 +4,7 @@ from dataclasses import dataclass, replace
 
 import libcst as cst
 
-from torchcheck.lint import references, torch_api
+from torchcheck.lint import guards, references, torch_api
 from torchcheck.lint.context import LintContext
 from torchcheck.lint.exports import (
     ACTIVATION_FUNCTIONS,
@@ -104,8 +104,11 @@ class ActivationBeforeLogitsLoss(Rule):
     one branch is one path of the code: `criterion` set to `nn.CrossEntropyLoss()` for many
     classes and to `nn.BCEWithLogitsLoss()` for one is checked as either. Any parameter
     holds what every caller of the file passes for it (a model's output handed to a
-    `criterion(logits, labels)` helper). The finding is reported at the loss call and names
-    where the activation is applied.
+    `criterion(logits, labels)` helper). A call of a function or method of the file holds
+    what all its `return` statements hold; a `return` under a setting of the instance that
+    the loss call never runs under (`if self.objective == "binary":` in the helper, `if
+    self.objective == "multiclass":` around the loss) is not one of them. The finding is
+    reported at the loss call and names where the activation is applied.
 
     ## Why is this bad?
     `cross_entropy` and `BCEWithLogitsLoss` apply (log-)softmax and sigmoid themselves, in a
@@ -289,7 +292,29 @@ def step(x, y):
     return loss + nn.NLLLoss()(LogProbabilities()(x), y)
 """
         ),
+        Valid(
+            """
+import torch
+import torch.nn.functional as F
+from torch import nn
+class Tabular(nn.Module):
+    def _activation(self, out):
+        if self.objective == "binary":
+            return torch.sigmoid(out)
+        return out
+    def _loss(self, y_pred, y):
+        if self.objective == "multiclass":
+            return F.cross_entropy(y_pred, y)
+        return F.binary_cross_entropy(y_pred, y)
+    def outputs(self, x, probabilities):
+        return F.softmax(x, dim=1) if probabilities else x
+    def training_step(self, x, y):
+        y_pred = self._activation(self.forward(x))
+        return self._loss(y_pred, y) + F.cross_entropy(self.outputs(x, False), y)
+"""
+        ),
     )
+
     INVALID = (
         Invalid(
             """
@@ -467,6 +492,27 @@ class Classifier(nn.Module):
         Invalid(
             """
 import torch
+import torch.nn.functional as F
+from torch import nn
+class Tabular(nn.Module):
+    def _activation(self, out):
+        if self.objective == "binary":
+            return torch.sigmoid(out)
+        if self.objective == "multiclass":
+            return F.softmax(out, dim=1)
+        return out
+    def _loss(self, y_pred, y):
+        if self.objective == "multiclass":
+            return F.cross_entropy(y_pred, y)  # TCK605
+        return F.mse_loss(y_pred, y)
+    def training_step(self, x, y):
+        y_pred = self._activation(self.forward(x))
+        return self._loss(y_pred, y)
+"""
+        ),
+        Invalid(
+            """
+import torch
 from torch import nn
 auxiliary_loss = torch.nn.CrossEntropyLoss()
 
@@ -493,8 +539,10 @@ class Discriminator(nn.Module):
 
     def __init__(self, context: LintContext) -> None:
         super().__init__(context)
-        self._held: dict[int, _Held | None] = {}  # binding or attribute node -> what it holds
+        self._held: dict[tuple[int, int | None], _Held | None] = {}  # (binding, site) -> what it holds
         self._asking: set[int] = set()  # bindings being evaluated: a value that reads itself is unknown
+        self._site: cst.Call | None = None  # the loss call being checked
+        self._site_settings = False  # whether the instance's settings are tested where it stands
 
     # ----------------------------------------------------------------- what values hold
     def _value_of(self, expression: cst.BaseExpression) -> _Held | None:
@@ -519,7 +567,7 @@ class Discriminator(nn.Module):
         return held.pop() if len(held) == 1 else None
 
     def _bound(self, statement: cst.CSTNode, target: cst.CSTNode) -> _Held | None:
-        key = id(target)
+        key = (id(target), id(self._site) if self._site_settings else None)  # what a value holds may depend on the site's settings
         if key not in self._held:
             if key in self._asking:
                 return None
@@ -596,6 +644,9 @@ class Discriminator(nn.Module):
             if func.attr.value in torch_api.VALUE_KEEPING_METHODS:
                 held = self._value_of(func.value)  # probs.view(1, -1) still holds probabilities
                 return held if held is not None and held.kind == "output" else None
+        returned = self._returned_by(call)
+        if returned is not None:
+            return returned
         own_class = references.receiver_class(self.context.binder, func) if type(func) is cst.Name else None
         if own_class is not None and self.context.project is not None:
             return _Held("call", symbol=Symbol(None, own_class.name.value), depth=2)  # `self(x)` runs this class's forward
@@ -608,6 +659,32 @@ class Discriminator(nn.Module):
             return None
         symbol = self.context.project.symbol_of(func) if self.context.project is not None else None
         return _Held("call", symbol=symbol, depth=1) if symbol is not None else None
+
+    def _returned_by(self, call: cst.Call) -> _Held | None:
+        """What a ``def`` of this file that ``call`` runs returns, when all its ``return``
+        statements agree (``self._activation(x)`` returning ``F.softmax(x, dim=1)``)."""
+        function = self.context.def_run_by(call)
+        if function is None or id(function) in self._asking:
+            return None
+        returns = [statement for statement in references.return_statements(function) if not self._excluded_at_site(statement)]
+        if not returns or any(statement.value is None for statement in returns):
+            return None
+        self._asking.add(id(function))
+        held = {self._value_of(statement.value) for statement in returns}  # type: ignore[arg-type]
+        self._asking.discard(id(function))
+        return held.pop() if len(held) == 1 else None
+
+    def _excluded_at_site(self, statement: cst.Return) -> bool:
+        """Whether ``statement`` returns only under settings of the instance that the loss
+        call being checked never runs under (the method's "logistic" path, the loss call's
+        "multiclass" one)."""
+        site, binder = self._site, self.context.binder
+        if site is None or not self._site_settings:
+            return False
+        same_class = references.class_of_method(binder, binder.enclosing(statement, cst.FunctionDef))
+        if same_class is None or same_class is not references.class_of_method(binder, binder.enclosing(site, cst.FunctionDef)):
+            return False
+        return guards.exclusive_settings(binder, statement, site)
 
     def _api_result(self, qualified: str, call: cst.Call) -> _Held | None:
         if qualified in ACTIVATION_FUNCTIONS:
@@ -639,7 +716,9 @@ class Discriminator(nn.Module):
         if not losses:
             return
         argument = argument_for(node, 0, "input")
+        self._site, self._site_settings = node, guards.tests_settings(self.context.binder, node)
         held = self._value_of(argument.value) if argument is not None and not argument.star else None
+        self._site, self._site_settings = None, False
         if held is None:
             return
         for activation, message in dict(losses).items():

@@ -68,7 +68,8 @@ class ModulesInPlainContainer(PlainContainerRule):
     another file of the project counts when that class derives from `nn.Module` there. A
     container that is only an index of modules registered elsewhere under a name
     (`self.add_module(name, layer)`, `setattr(parent, name, layer)`, `self.__setattr__(name, layer)`,
-    `parent.set_submodule(path, layer)`, or a function of the file that does so) is left alone.
+    `parent.set_submodule(path, layer)`, or a function of the file that does so) is left alone,
+    as is one whose items are handed to an `nn` container (`nn.ModuleList(list(self.convs.values()))`).
 
     ## Why is this bad?
     A module registers the submodules assigned to its attributes, but it does not look
@@ -125,6 +126,18 @@ class ModulesInPlainContainer(PlainContainerRule):
     element_kind = Kind.MODULE
 
     VALID = (
+        Valid(
+            """
+from torch import nn
+class PoseNet(nn.Module):
+    def __init__(self, frames):
+        super().__init__()
+        self.convs = {}
+        self.convs[0] = nn.Conv2d(3 * frames, 16, 7, 2, 3)
+        self.convs[1] = nn.Conv2d(16, 32, 5, 2, 2)
+        self.net = nn.ModuleList(list(self.convs.values()))
+"""
+        ),
         Valid(
             """
 import torch

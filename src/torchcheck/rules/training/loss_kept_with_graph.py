@@ -66,7 +66,10 @@ class LossKeptWithGraph(Rule):
     in each iteration of an outer loop and differentiated there (`style_loss = 0.` per step,
     `style_loss += ...` over the layers, then `style_loss.backward()`,
     `torch.autograd.grad(style_loss, params)` or a differentiable optimizer's
-    `diffopt.step(style_loss)`) is correct code, and
+    `diffopt.step(style_loss)`) is correct code, as is a list created afresh in each
+    iteration of a loop whose body backpropagates and filled only by loops inside that
+    iteration that neither backpropagate nor draw batches (`logits = [model(x0)]`, then
+    `logits.append(model(chunk))` over the step's inputs), and
     so is a list of losses that code after the loop backpropagates (`losses.append(loss)`
     over several forwards, then `accelerator.backward(losses[i])`). A loop trains when it
     calls `.backward()` itself or through a function of the file (a closure, a helper, a
@@ -140,6 +143,22 @@ class LossKeptWithGraph(Rule):
     required_pattern = SELF_ACCUMULATION_TEXT
 
     VALID = (
+        Valid(
+            """
+import torch
+def train(model, loader, optimizer, interleave):
+    for x, y in loader:
+        inputs = list(torch.split(x, 16))
+        logits = [model(inputs[0])]
+        for chunk in inputs[1:]:
+            logits.append(model(chunk))
+        logits = interleave(logits)
+        loss = torch.cat(logits).logsumexp(-1).mean()
+        optimizer.zero_grad()
+        loss.backward()
+        optimizer.step()
+"""
+        ),
         Valid(
             """
 import torch
@@ -1096,6 +1115,8 @@ class GanTrainer:
         renewed = facts.backpropagated.get(created_in, set()) if created_in is not None else set()
         if candidate.container in renewed or facts.summed_into.get(dotted_name(candidate.value) or "", set()) & renewed:
             return None  # re-created every iteration of a loop that backpropagates it, or what it keeps
+        if self._dies_with_its_step(candidate, facts):
+            return None
         # what this iteration backpropagated, also in the body of a loop around the one keeping it
         backpropagated = set(facts.backpropagated.get(candidate.loops[-1], ()))
         backpropagated.update(*(facts.backpropagated_directly.get(loop, ()) for loop in candidate.loops))
@@ -1124,6 +1145,18 @@ class GanTrainer:
         if kept_entry and self.context.kind_of(candidate.value.value) in TENSOR_KINDS:  # type: ignore[attr-defined]
             return False  # `loss[0]` of a tensor loss: indexing is the mistake (TCK115), `.item()` would not help
         return is_backward_target or _looks_like_loss(candidate.value)
+
+    def _dies_with_its_step(self, candidate: _Candidate, facts: _LoopFacts) -> bool:
+        """The container is created afresh in each iteration of a loop whose body
+        backpropagates, and filled only in loops inside that iteration that neither
+        backpropagate nor draw batches (``logits = [model(x0)]``, then
+        ``logits.append(model(x))`` over the step's inputs): it and its graphs die with the step."""
+        created_in = candidate.created_in
+        if created_in is None or created_in not in candidate.loops or not facts.backpropagated_directly.get(created_in):
+            return False
+        inner = candidate.loops[candidate.loops.index(created_in) + 1 :]
+        context = self.context
+        return not any(facts.backpropagated.get(loop) or context.is_training_loop(loop) or context.iterates_dataloader(loop) for loop in inner)
 
     def _kept_for_a_later_backward(self, candidate: _Candidate) -> bool:
         """``losses.append(loss)`` in one loop, ``accelerator.backward(losses[i])`` after it: the
