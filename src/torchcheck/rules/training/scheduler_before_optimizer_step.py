@@ -9,10 +9,10 @@ from torchcheck.lint.exports import call_shape
 from torchcheck.lint.flow import Event, encloses
 from torchcheck.lint.handed import handed_to_imported_helper
 from torchcheck.lint.kinds import Kind
-from torchcheck.lint.nodes import dotted_name
+from torchcheck.lint.nodes import dotted_name, source_text
 from torchcheck.lint.project import MAY, NONE, PLACE, Condition
 from torchcheck.lint.rule import Invalid, Rule, Valid
-from torchcheck.lint.summaries import ANONYMOUS, FunctionSummary, Site, spelled
+from torchcheck.lint.summaries import ANONYMOUS, Certainty, FunctionSummary, Site, spelled
 
 _THROUGH_HELPER = (
     "`scheduler.step()` runs before {site}; the first learning-rate value is skipped"
@@ -55,8 +55,10 @@ class SchedulerBeforeOptimizerStep(Rule):
 
     An optimizer step done by a helper function called later in the iteration
     (`train_one_epoch(model, optimizer, loader)`) counts, whether the helper is defined in
-    the same file or imported from another file of the project. Calls with arguments
-    (`ReduceLROnPlateau.step(val_loss)`, the deprecated `scheduler.step(epoch)`) and
+    the same file or imported from another file of the project; so does a scheduler step
+    done by a helper of the file (`self.pre_epoch()`, which always steps the scheduler and
+    no optimizer) called before the optimizer's step, reported where the helper steps it.
+    Calls with arguments (`ReduceLROnPlateau.step(val_loss)`, the deprecated `scheduler.step(epoch)`) and
     scheduler steps that run only on some iterations (under an `if` the optimizer step is
     not in) are not reported, nor is a `step()` whose result is used
     (`new_lr = scheduler.step()`): PyTorch's schedulers return nothing, so that is a
@@ -97,6 +99,23 @@ class SchedulerBeforeOptimizerStep(Rule):
     required_text = (".step()",)
 
     VALID = (
+        Valid(
+            """
+import torch
+class Experiment:
+    def __init__(self, model):
+        self.optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+        self.scheduler = torch.optim.lr_scheduler.StepLR(self.optimizer, step_size=10)
+    def post_epoch(self):
+        self.scheduler.step()
+    def train(self, model, loader):
+        for x, y in loader:
+            self.optimizer.zero_grad()
+            model(x).sum().backward()
+            self.optimizer.step()
+        self.post_epoch()
+"""
+        ),
         Valid(
             """
 for epoch in range(epochs):
@@ -185,6 +204,26 @@ for epoch in range(epochs):
         ),
     )
     INVALID = (
+        Invalid(
+            """
+import torch
+class Experiment:
+    def __init__(self, model):
+        self.optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+        self.scheduler = torch.optim.lr_scheduler.StepLR(self.optimizer, step_size=10)
+    def pre_epoch(self):
+        self.scheduler.step()  # TCK104
+    def post_epoch(self):
+        print(self.scheduler.get_last_lr())
+    def train(self, model, loader):
+        self.pre_epoch()
+        for x, y in loader:
+            self.optimizer.zero_grad()
+            model(x).sum().backward()
+            self.optimizer.step()
+        self.post_epoch()
+"""
+        ),
         Invalid(
             """
 from ignite.engine import Engine, Events
@@ -296,6 +335,8 @@ for epoch in range(epochs):
         # schedulers whose `last_epoch` the code sets itself, as (name, the class or function it lives in)
         self._positioned: set[tuple[str | None, cst.CSTNode | None]] = set()
         self._stepped: dict[cst.CSTNode, tuple[str | None, cst.CSTNode | None]] = {}
+        self._reported_at: dict[cst.CSTNode, cst.CSTNode] = {}  # a helper's call -> the scheduler step it makes
+        self._reported: set[cst.CSTNode] = set()
 
     def _home(self, receiver: cst.BaseExpression) -> tuple[str | None, cst.CSTNode | None]:
         name = dotted_name(receiver)
@@ -333,10 +374,20 @@ for epoch in range(epochs):
         return isinstance(self.context.statement_holding(call), cst.Expr)
 
     def _helper_step(self, call: cst.Call, summary: FunctionSummary) -> None:
-        """A helper that (maybe) steps an optimizer or a GradScaler the caller passes it."""
-        for effect in summary.effects:
-            if effect.action == "step" and effect.target != ANONYMOUS and self.context.kind_of(spelled(effect.target)) in (Kind.OPTIMIZER, Kind.SCALER):
+        """A helper that (maybe) steps an optimizer or a GradScaler the caller passes it; or
+        one that surely steps a scheduler and no optimizer (``self.pre_epoch()``): that step
+        runs where the helper is called, and is reported where it is written."""
+        stepped = [(effect, self.context.kind_of(spelled(effect.target))) for effect in summary.effects if effect.action == "step" and effect.target != ANONYMOUS]
+        for effect, kind in stepped:
+            if kind in (Kind.OPTIMIZER, Kind.SCALER):
                 self._optimizers.append(_OptimizerStep(self.context.flow.event(call), effect.site))
+                return
+        for effect, kind in stepped:
+            node = effect.site.node
+            if kind is Kind.SCHEDULER and effect.certainty is Certainty.MUST and isinstance(node, cst.Call) and not node.args:
+                self._schedulers.append(self.context.flow.event(call))
+                self._reported_at[call] = node
+                self._stepped[call] = self._home(node.func.value)  # type: ignore[attr-defined]
                 return
 
     def _imported_helper_step(self, call: cst.Call) -> bool:
@@ -373,12 +424,17 @@ for epoch in range(epochs):
                 self.report(scheduler.node, _AT_THE_START.format(function=scheduler.function.name.value), conditions=unless)
 
     def _report(self, scheduler: Event, step: _OptimizerStep, unless: tuple[Condition, ...]) -> None:
+        node = self._reported_at.get(scheduler.node, scheduler.node)
+        if node in self._reported:
+            return  # a helper's step reached from several calls
+        self._reported.add(node)
         if step.condition is not None:
-            self.report(scheduler.node, _THROUGH_HELPER.format(site=PLACE), conditions=(step.condition, *unless))
-        elif step.site is None:
-            self.report(scheduler.node, conditions=unless)
+            self.report(node, _THROUGH_HELPER.format(site=PLACE), conditions=(step.condition, *unless))
+        elif step.site is None and node is scheduler.node:
+            self.report(node, conditions=unless)
         else:
-            self.report(scheduler.node, _THROUGH_HELPER.format(site=step.site.describe(self.context.line_of)), conditions=unless)
+            site = step.site.describe(self.context.line_of) if step.site is not None else f"`{source_text(step.event.node).strip()}` at line {self.context.line_of(step.event.node)}"
+            self.report(node, _THROUGH_HELPER.format(site=site), conditions=unless)
 
     @staticmethod
     def _same_pass(scheduler: Event, step: Event) -> bool:
