@@ -303,3 +303,31 @@ def test_uses_show_a_tensor_or_a_module_unless_a_plain_class_of_the_file_answers
         Inferred(Kind.MODULE, Evidence.USAGE),
         UNKNOWN,  # `parameters()` is also a method of the file's plain class
     ]
+
+
+def test_a_size_along_a_dimension_or_a_moved_multi_indexed_value_shows_a_tensor() -> None:
+    seen = probe(
+        """
+        import torch
+
+        def fit(views, pairs, buffer, table, frame, device):
+            probe(views)
+            probe(pairs)
+            probe(buffer)
+            probe(table)
+            probe(frame)
+            n = views.size(0)
+            pairs.to(device)
+            first = pairs[idx, :]
+            k = buffer.size()
+            rows = table[idx, :]
+            frame.to(device)
+        """
+    )
+    assert seen == [
+        Inferred(Kind.TENSOR, Evidence.USAGE),  # `size(0)`: a NumPy array's `size` is a number
+        Inferred(Kind.TENSOR, Evidence.USAGE),  # moved and indexed by two axes: no module is both
+        UNKNOWN,  # a buffer's own `size()` takes no dimension
+        UNKNOWN,  # indexed by two axes only: a NumPy array as well
+        UNKNOWN,  # moved only: a module moves in place
+    ]

@@ -145,7 +145,7 @@ _OTHER_LITERALS = (
 
 _AMBIGUOUS = "<ambiguous>"
 _USAGE_CALL = re.compile(
-    r"(?<!\bself)\.(?:%s)\("
+    r"(?<!\bself)\.(?:%s)\(|\.size\(-?\d|\w\[[^\[\]\n]*,[^\[\]\n]*\]"  # `x.size(0)`, `x[idx, :]`
     % "|".join(sorted(torch_api.MODULE_ONLY_METHODS | torch_api.MODULE_MODE_METHODS | torch_api.TENSOR_ONLY_METHODS
                       | {name.rsplit(".", 1)[1] for name in torch_api.TENSOR_INPUT_FUNCTIONS}))
 )
@@ -898,7 +898,22 @@ class LintContext:
             return inferred(Kind.MODULE, Evidence.USAGE)
         if methods & torch_api.TENSOR_ONLY_METHODS or any(map(self._first_tensor_argument, uses, parents)):
             return inferred(Kind.TENSOR, Evidence.USAGE)
+        if "size" in methods and any(self._size_of_dimension(above) for above in parents if type(above) is cst.Attribute):
+            return inferred(Kind.TENSOR, Evidence.USAGE)
+        if "to" in methods and any(type(above) is cst.Subscript and len(above.slice) > 1 for above in parents):
+            return inferred(Kind.TENSOR, Evidence.USAGE)  # `x[idx, :]` and `x.to(device)`: no module, no NumPy array has both
         return UNKNOWN
+
+    def _size_of_dimension(self, attribute: cst.Attribute) -> bool:
+        """``x.size(0)``, ``x.size(-1)``: a tensor's size along a dimension (a NumPy array's or
+        a DataFrame's ``size`` is a number, not a method; a buffer's ``size()`` takes no dimension)."""
+        call = self.binder.parent(attribute)
+        if attribute.attr.value != "size" or type(call) is not cst.Call or call.func is not attribute or len(call.args) != 1:
+            return False
+        value = call.args[0].value
+        if isinstance(value, cst.UnaryOperation) and isinstance(value.operator, cst.Minus):
+            value = value.expression
+        return type(value) is cst.Integer
 
     def _first_tensor_argument(self, use: cst.Name, parent: cst.CSTNode | None) -> bool:
         """``use`` is the first positional argument of a torch function that takes only a tensor there."""

@@ -24,7 +24,8 @@ class TransferResultDiscarded(Rule):
     Checks for statements such as `x.to(device)`, `x.cuda()` or `x.half()` whose result is
     thrown away, where `x` is a tensor: also one that a function or a method returns, of
     this file or of another file of the project (`t, weights = self.sampler.sample(n)` with
-    a `sample` that returns two tensors).
+    a `sample` that returns two tensors), or a parameter its uses show to be one (`x.size(0)`,
+    or `x[idx, :]` beside the `x.to(device)`: no module is indexed by two axes).
 
     ## Why is this bad?
     `nn.Module.to()` moves the module's parameters in place, so `model.to(device)` on its
@@ -144,6 +145,26 @@ x.cuda(non_blocking=True).sum()
         ),
     )
     INVALID = (
+        Invalid(
+            """
+import torch
+class Solver:
+    def fit(self, x1, x2):
+        x1.to(self.device)  # TCK202
+        x2.to(self.device)  # TCK202
+        for idx in batches(x1.size(0)):
+            loss = self.model(x1[idx, :], x2[idx, :])
+""",
+            expected_replacement="""
+import torch
+class Solver:
+    def fit(self, x1, x2):
+        x1 = x1.to(self.device)  # TCK202
+        x2 = x2.to(self.device)  # TCK202
+        for idx in batches(x1.size(0)):
+            loss = self.model(x1[idx, :], x2[idx, :])
+""",
+        ),
         Invalid(
             """
 import torch
