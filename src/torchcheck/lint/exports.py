@@ -52,6 +52,7 @@ from torchcheck.lint.project import (
     NUMBER_SETTINGS,
     OTHER_ATTRIBUTES,
     OUTPUT,
+    PASSED,
     GRAPH,
     GRAPH_ENTRIES,
     RETURNED_KINDS,
@@ -70,7 +71,7 @@ from torchcheck.lint.project import (
     torch_module_via,
 )
 from torchcheck.lint.ties import TIE, ties_of
-from torchcheck.lint.torch_api import PARAMETER_REPLACING, VALUE_KEEPING_METHODS
+from torchcheck.lint.torch_api import MODULE_SELF_METHODS, PARAMETER_REPLACING, VALUE_KEEPING_METHODS
 
 if TYPE_CHECKING:
     from torchcheck.lint.context import LintContext
@@ -121,6 +122,7 @@ _SUMMARISED_TEXT = re.compile(
     r"|[sS]oftmax|[sS]igmoid|expit|autocast|MixedPrecision|init_process_group|DistributedDataParallel|deterministic"
     r"|def _apply\(|fully_shard|FullyShardedDataParallel|\.(?:weight|bias) = self\.|persistent=False"
     r"|[\"'](?:cuda|cpu|mps|xpu)[\"':]"  # a device string a function may return (`get_device()`)
+    r"|[=(,]\s*[A-Z]\w*\("  # an instance built, maybe to hand to another file's function (PASSED)
 )
 _TIE_TEXT = re.compile(r"\.(?:weight|bias) = self\.")
 _TOP_LEVEL_DEFINITION = re.compile(r"^(?:async[ \t]+)?(?:def|class)[ \t]+(\w+)", re.MULTILINE)
@@ -308,6 +310,7 @@ class ProjectFacts:
         self._may_distribute = "init_process_group" in text or "DistributedDataParallel" in text
         # imported name -> its calls outside a rank check, with the function each is in
         self._unguarded_calls: dict[str, list[tuple[cst.Call, cst.FunctionDef | None]]] = {}
+        self._passed: dict[str, Fact] = {}  # PASSED facts, by callee
         self._distributing: set[cst.FunctionDef | None] = set()  # functions (None: the module) that set up a process group
         self._number_settings: dict[str, cst.Assign] = {}  # setting path -> where it is given a number
         # `self.<attribute>` assigned in a class's methods: a module the code constructs, or anything else
@@ -456,6 +459,7 @@ class ProjectFacts:
     def visit_Call(self, node: cst.Call) -> None:
         func = node.func
         self._note_autocast(func, node)
+        self._note_passed_instances(node)
         if self._may_distribute and type(func) is cst.Name:
             symbol = self._symbol_of_name(func.value)
             event = self._context.flow.event(node)
@@ -477,6 +481,42 @@ class ProjectFacts:
         elif qualified in _DISTRIBUTED_CALLS:
             self._flag(DISTRIBUTED, node)
             self._distributing.add(self._context.flow.function)
+
+    def _note_passed_instances(self, call: cst.Call) -> None:
+        """A call of an imported function that passes an instance of a class (``train.dann(
+        encoder, classifier, ...)`` after ``classifier = Classifier().to(device)``): which class
+        each argument holds, for the callee's file to ask (see PASSED)."""
+        if not call.args or any(argument.star for argument in call.args):
+            return
+        callee = self.symbol_of(call.func)
+        if callee is None or callee.is_local:
+            return
+        classes = [self._instance_class(argument.value) for argument in call.args]
+        if not any(classes):
+            return
+        positional = [found.to_list() if found else None for argument, found in zip(call.args, classes) if argument.keyword is None]
+        keywords = {argument.keyword.value: found.to_list() if found else None for argument, found in zip(call.args, classes) if argument.keyword is not None}
+        key = f"{PASSED}:{dotted_name(call.func)}"
+        known = json.loads(self._passed[key].value) if key in self._passed else []
+        self._passed[key] = Fact(json.dumps([*known, [positional, keywords]]), self._context.line_of(call), f"`{_one_line(call)}`")
+
+    def _instance_class(self, value: cst.BaseExpression) -> Symbol | None:
+        """The class whose instance ``value`` is: ``Net(...)`` (also moved, ``Net().to(device)``),
+        or a name whose last assignment is one."""
+        if type(value) is cst.Name:
+            binding = self._context.flow.last_binding(value.value)
+            statement = binding.node if binding is not None else None
+            if type(statement) is not cst.Assign or len(statement.targets) != 1 or type(statement.targets[0].target) is not cst.Name:
+                return None
+            value = statement.value
+        while type(value) is cst.Call and type(value.func) is cst.Attribute and value.func.attr.value in MODULE_SELF_METHODS:
+            value = value.func.value
+        if type(value) is not cst.Call:
+            return None
+        symbol = self.symbol_of(value.func)
+        if symbol is None or not symbol.name.rpartition(".")[2][:1].isupper() or (symbol.module or "").partition(".")[0] == "torch":
+            return None  # only a class (spelled as one) that may be the project's is worth recording
+        return symbol
 
     def visit_With(self, node: cst.With) -> None:
         for item in node.items:
@@ -564,6 +604,7 @@ class ProjectFacts:
             if assigned:
                 first = next(iter(assigned.values()))
                 flags[fact] = Fact(",".join(sorted(assigned)), self._lines.line_of(first), f"`{_one_line(first)}`")
+        flags.update(self._passed)
         imports = {name: symbol for name, symbol in self._scopes[0][1].items() if symbol is not None}
         return ExportSummary(dict(self._definitions), imports, tuple(self._modules), flags)
 

@@ -117,6 +117,13 @@ MOVED_BY_APPLY = "moved_by_apply"
 # outside a rank check. `project:unguarded_calls:<function>` asks whether any file of the
 # project calls the asking file's top-level <function> that way.
 UNGUARDED_CALLS = "unguarded_calls"
+# passed:<callee as the calling file spells it>: the calls of an imported function that pass
+# an instance of a class, as JSON: per call, the positional arguments' classes and the
+# keyword arguments' (a symbol as a list, or null where the argument is something else).
+PASSED = "passed"
+# passed_output:<parameter>:<position>: what calling the instance that every call of this
+# file's function, in the other files of the project, passes for that parameter returns.
+PASSED_OUTPUT = "passed_output"
 # A list fact: the settings the module assigns a number (`cfg.MODEL.HEAD.POS_WEIGHT = 1.5`),
 # each spelled without its root name (`MODEL.HEAD.POS_WEIGHT`), as configuration defaults are.
 NUMBER_SETTINGS = "number_settings"
@@ -289,7 +296,7 @@ def is_local_condition(condition: Condition) -> bool:
     need the project)."""
     if condition.fact in (TORCH_MODULE, MAY_BE_MODULE) or condition.fact.startswith(f"{DERIVES}:"):
         return False  # a local class may derive from a class of another file
-    return condition.symbol.is_local and not condition.fact.startswith((f"{IMPORTS}:", f"{PROJECT}:"))
+    return condition.symbol.is_local and not condition.fact.startswith((f"{IMPORTS}:", f"{PROJECT}:", f"{PASSED_OUTPUT}:"))
 
 
 # ----------------------------------------------------------------------------- export summaries
@@ -519,6 +526,8 @@ class ProjectIndex:
     def answer(self, importer: str, condition: Condition) -> Answer | None:
         if condition.fact.startswith(f"{PROJECT}:"):
             return self._project_fact(importer, condition.fact.partition(":")[2])
+        if condition.fact.startswith(f"{PASSED_OUTPUT}:"):
+            return self._passed_output(importer, condition)
         target = self.target(importer, condition.symbol)
         if condition.fact == MAY_BE_MODULE:
             shown = self._torch_module(target, 0) if target is not None else None
@@ -675,9 +684,37 @@ class ProjectIndex:
                 return Answer(YES, *self._place(file, fact))
         return Answer(NO, "")
 
+    def _passed_output(self, importer: str, condition: Condition) -> Answer | None:
+        """What calling the instance returns that the other files' calls of ``importer``'s
+        function pass for one parameter, when they all pass instances of classes whose
+        forward returns the same; None when no call passes one or a call passes something else."""
+        _, parameter, position = condition.fact.split(":")
+        classes = [found for file, calls in self._calls_of(importer, condition.symbol.name) for found in _passed_for(calls, parameter, int(position), file)]
+        if not classes or any(found is None for found in classes):
+            return None
+        answers = [self.answer(file, Condition(symbol, INSTANCE_OUTPUT, condition.value)) for file, symbol in classes]  # type: ignore[misc]
+        values = {answer.value if answer is not None else None for answer in answers}
+        return answers[0] if len(values) == 1 and None not in values else None
+
+    def _calls_of(self, importer: str, definition: str) -> Iterable[tuple[str, Any]]:
+        """The recorded calls (see :data:`PASSED`) of ``importer``'s top-level ``definition``
+        in the other files under its package root."""
+        root = self._package_root(importer)
+        prefix = f"{root}/" if root != "." else ""
+        for file in sorted(self._files):
+            if file == importer or not file.startswith(prefix):
+                continue
+            for key, fact in self._files[file].exports.facts.items():
+                kind, _, called = key.partition(":")
+                if kind == PASSED and self._is_definition(file, called, importer, definition):
+                    yield file, json.loads(fact.value)
+
     def _is_definition(self, file: str, name: str, importer: str, definition: str) -> bool:
-        """Whether ``file``'s import ``name`` is ``importer``'s top-level ``definition``."""
-        imported = self._files[file].exports.imports.get(name)
+        """Whether ``file``'s import ``name`` (or ``module.name`` of an imported module) is
+        ``importer``'s top-level ``definition``."""
+        first, _, rest = name.partition(".")
+        imported = self._files[file].exports.imports.get(first)
+        imported = imported.member(rest) if imported is not None and rest else imported
         target = self.target(file, imported) if imported is not None else None
         if target is None or target.file != importer or target.definition is None:
             return False
@@ -786,6 +823,16 @@ def _strongest(effects: list[Mapping[str, Any]], place: Callable[[Mapping[str, A
     return Answer(NONE, "")
 
 
+def _passed_for(calls: Any, parameter: str, position: int, file: str) -> list[tuple[str, Symbol] | None]:
+    """For each recorded call, the class (with the file that spells it) passed for the
+    parameter by position or by keyword; None for a call that passes something else."""
+    found: list[tuple[str, Symbol] | None] = []
+    for positional, keywords in calls:
+        passed = positional[position] if position < len(positional) else keywords.get(parameter)
+        found.append((file, Symbol.from_list(passed)) if passed is not None else None)
+    return found
+
+
 def _satisfies(expected: str, actual: str) -> bool:
     if expected in _CERTAINTIES and actual in _CERTAINTIES:
         if expected == MAY:
@@ -852,7 +899,7 @@ def settle_locally(filename: str, exports: ExportSummary | None, findings: Itera
 def _about_the_file(condition: Condition) -> bool:
     """A condition on the file's own names; a fact of the whole project (``project:...``)
     needs the other files even when this one imports none of them."""
-    return condition.symbol.is_local and not condition.fact.startswith(f"{PROJECT}:")
+    return condition.symbol.is_local and not condition.fact.startswith((f"{PROJECT}:", f"{PASSED_OUTPUT}:"))
 
 
 def _ruled_out(index: ProjectIndex, filename: str, condition: Condition) -> bool:

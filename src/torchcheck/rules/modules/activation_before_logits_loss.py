@@ -15,7 +15,7 @@ from torchcheck.lint.exports import (
 )
 from torchcheck.lint.kinds import Kind, conventional_kind
 from torchcheck.lint.nodes import argument_for, self_attribute
-from torchcheck.lint.project import INSTANCE_OUTPUT, OUTPUT, PLACE, Condition, Symbol
+from torchcheck.lint.project import INSTANCE_OUTPUT, OUTPUT, PASSED_OUTPUT, PLACE, Condition, Symbol
 from torchcheck.lint.rule import Invalid, Rule, Valid
 
 # loss -> (the activation it must not be fed, message)
@@ -72,13 +72,16 @@ class _Held:
     symbol: Symbol | None = None
     depth: int = 0
     index: int | None = None
+    parameter: str | None = None  # `<name>:<position>` of ``symbol``'s parameter: what its callers in other files pass
 
     def element(self, index: int) -> _Held | None:
-        return replace(self, index=index) if self.kind == "call" and self.index is None else None
+        return replace(self, index=index) if self.kind == "call" and self.index is None and self.parameter is None else None
 
     @property
     def fact(self) -> str:
         """The project fact that says what this call result holds."""
+        if self.parameter is not None:
+            return f"{PASSED_OUTPUT}:{self.parameter}"
         fact = OUTPUT if self.depth == 1 else INSTANCE_OUTPUT
         return fact if self.index is None else f"{fact}.{self.index}"
 
@@ -104,7 +107,9 @@ class ActivationBeforeLogitsLoss(Rule):
     one branch is one path of the code: `criterion` set to `nn.CrossEntropyLoss()` for many
     classes and to `nn.BCEWithLogitsLoss()` for one is checked as either. Any parameter
     holds what every caller of the file passes for it (a model's output handed to a
-    `criterion(logits, labels)` helper). A call of a function or method of the file holds
+    `criterion(logits, labels)` helper); a parameter of a top-level function that no call
+    of its own file fills holds the instance every call in the project's other files passes
+    (`train.dann(encoder, classifier)` after `classifier = Classifier().to(device)`). A call of a function or method of the file holds
     what all its `return` statements hold; a `return` under a setting of the instance that
     the loss call never runs under (`if self.objective == "binary":` in the helper, `if
     self.objective == "multiclass":` around the loss) is not one of them. The finding is
@@ -607,7 +612,9 @@ class Discriminator(nn.Module):
         else:
             sole = self.context.sole_module_class() if conventional_kind(parameter.name.value) is Kind.MODULE else None
             symbol = Symbol(None, sole.name.value) if sole is not None and self.context.project is not None else None
-        return self._passed(parameter) if symbol is None else _Held("call", symbol=symbol, depth=1)
+        if symbol is not None:
+            return _Held("call", symbol=symbol, depth=1)
+        return self._passed(parameter) or self._passed_from_other_files(parameter)
 
     def _passed(self, parameter: cst.Param) -> _Held | None:
         """What every caller of the file passes for the parameter (``criterion =
@@ -615,6 +622,17 @@ class Discriminator(nn.Module):
         output handed to a ``criterion(logits, labels)`` helper)."""
         held = {self._value_of(value) for value in self.context.values_passed_to(parameter)}
         return held.pop() if len(held) == 1 else None
+
+    def _passed_from_other_files(self, parameter: cst.Param) -> _Held | None:
+        """A parameter of a top-level function that no call of this file fills: calling it runs
+        the instance that the calls in other files of the project pass (decided by the index)."""
+        binder, project = self.context.binder, self.context.project
+        function = binder.enclosing(parameter, cst.FunctionDef)
+        if project is None or not isinstance(function, cst.FunctionDef) or binder.scope_of(function) is not binder.module_scope:
+            return None
+        positional = function.params.params
+        position = next((index for index, param in enumerate(positional) if param is parameter), len(positional) + 99)
+        return _Held("call", symbol=Symbol(None, function.name.value), depth=1, parameter=f"{parameter.name.value}:{position}")
 
     def _element_of(self, subscript: cst.Subscript) -> _Held | None:
         """``outputs[1]`` of a call result that returns a tuple."""
@@ -724,7 +742,7 @@ class Discriminator(nn.Module):
         for activation, message in dict(losses).items():
             if held.kind == "output" and held.activation == activation:
                 self.report(node, message)
-            elif held.kind == "call" and held.symbol is not None:
+            elif held.kind == "call" and held.symbol is not None and (held.parameter is None or held.depth == 2):
                 # the model is a class (or a head) of the project: decided once its file is summarised
                 condition = Condition(held.symbol, held.fact, activation)
                 self.report(node, f"{message} ({activation} applied by {PLACE})", conditions=(condition,))

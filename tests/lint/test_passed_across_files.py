@@ -1,0 +1,71 @@
+"""A parameter of a function that the other files of the project call holds what every one
+of those calls passes: a model whose ``forward`` ends with a softmax, called and fed to a
+logits loss, is reported in the callee's file (TCK605)."""
+
+from __future__ import annotations
+
+import textwrap
+from pathlib import Path
+
+from torchcheck.lint.api import LintOptions, lint
+
+MODEL = """
+import torch.nn.functional as F
+from torch import nn
+
+class SoftHead(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.fc = nn.Linear(8, 3)
+    def forward(self, x):
+        return F.softmax(self.fc(x), dim=1)
+
+class LogitHead(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.fc = nn.Linear(8, 3)
+    def forward(self, x):
+        return self.fc(x)
+"""
+
+TRAIN = """
+from torch import nn
+
+def fit(classifier, loader, optimizer):
+    criterion = nn.CrossEntropyLoss()
+    for x, y in loader:
+        loss = criterion(classifier(x), y)
+        loss.backward()
+        optimizer.step()
+"""
+
+
+def _lint(tmp_path: Path, main: str) -> list[tuple[str, int]]:
+    (tmp_path / "model.py").write_text(textwrap.dedent(MODEL), encoding="utf-8")
+    (tmp_path / "train.py").write_text(textwrap.dedent(TRAIN), encoding="utf-8")
+    (tmp_path / "main.py").write_text(textwrap.dedent(main), encoding="utf-8")
+    result = lint(LintOptions(paths=(tmp_path,), select=("TCK605",), use_cache=False))
+    return sorted((Path(d.filename).name, d.location.row) for d in result.diagnostics)
+
+
+def test_the_model_every_caller_passes_decides_what_its_parameter_returns(tmp_path: Path) -> None:
+    main = """
+    import torch
+    import train
+    from model import SoftHead
+    head = SoftHead().cuda()
+    train.fit(head, loader, optimizer)
+    """
+    assert _lint(tmp_path, main) == [("train.py", 7)]
+
+
+def test_callers_that_disagree_or_pass_a_logits_model_leave_the_parameter_unknown(tmp_path: Path) -> None:
+    main = """
+    import torch
+    from train import fit
+    from model import LogitHead, SoftHead
+    fit(LogitHead(), loader, optimizer)
+    fit(classifier=SoftHead(), loader=loader, optimizer=optimizer)
+    """
+    assert _lint(tmp_path, main) == []
+    assert _lint(tmp_path, "import torch\nfrom train import fit\nfrom model import LogitHead\nfit(LogitHead(), loader, opt)\n") == []
