@@ -684,6 +684,16 @@ class LintContext:
         caller = self.binder.enclosing(call, cst.FunctionDef)
         return summaries.def_run_by(call, caller if isinstance(caller, cst.FunctionDef) else None)
 
+    def values_returned(self, function: cst.FunctionDef, *, seen_from: cst.CSTNode | None = None) -> list[cst.BaseExpression] | None:
+        """What ``function`` (a ``def`` of this file) may return: the value of each ``return``,
+        less those under a setting of the instance that ``seen_from`` never runs under (``if
+        self.mode == "binary":`` against ``if self.mode == "multiclass":``); None when it may
+        return nothing (a bare ``return``)."""
+        returns = references.return_statements(function)
+        if seen_from is not None:
+            returns = [statement for statement in returns if not guards.exclusive_settings(self.binder, statement, seen_from)]
+        return [statement.value for statement in returns] if all(statement.value is not None for statement in returns) else None  # type: ignore[misc]
+
     def _file_class_of(self, receiver: cst.BaseExpression) -> str | None:
         """The class of this file whose instance ``receiver`` holds: a name bound once to
         ``Cls(...)``, or ``self.<attr>`` the class sets only to ``Cls(...)``."""

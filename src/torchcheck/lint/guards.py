@@ -24,7 +24,7 @@ import libcst as cst
 
 from torchcheck.lint.binder import Binder
 from torchcheck.lint.nodes import names_read, source_text, subtree
-from torchcheck.lint.references import is_method_receiver
+from torchcheck.lint.references import class_of_method, is_method_receiver
 
 _EXITS = (cst.Return, cst.Raise, cst.Continue, cst.Break)
 _FRAMES = (cst.FunctionDef, cst.Lambda, cst.ClassDef, cst.Module)
@@ -156,6 +156,9 @@ def exclusive_settings(binder: Binder, first: cst.CSTNode, second: cst.CSTNode) 
     other only where it equals another constant, or where the same test on ``self`` fails.
     The instance's attributes read in a test are taken as its configuration, set before
     either runs (what separates a model's "multiclass" path from its "logistic" one)."""
+    owner = class_of_method(binder, binder.enclosing(first, cst.FunctionDef))
+    if owner is None or owner is not class_of_method(binder, binder.enclosing(second, cst.FunctionDef)):
+        return False
     settings = {setting for held in known_at(binder, second) if (setting := _setting_test(binder, held)) is not None}
     for held in known_at(binder, first):
         setting = _setting_test(binder, held)
@@ -167,11 +170,6 @@ def exclusive_settings(binder: Binder, first: cst.CSTNode, second: cst.CSTNode) 
         if holds and value is not None and any(s == subject and v not in (None, value) and h for s, v, h in settings):
             return True
     return False
-
-
-def tests_settings(binder: Binder, node: cst.CSTNode) -> bool:
-    """Whether ``node`` runs only under some test of the instance's settings."""
-    return any(_setting_test(binder, held) is not None for held in known_at(binder, node))
 
 
 def _setting_test(binder: Binder, held: Held) -> tuple[str, str | None, bool] | None:

@@ -244,3 +244,15 @@ def is_module_class_name(qualified: str) -> bool:
         and last not in _NOT_MODULE_CLASSES
         and not qualified.startswith(_NOT_MODULE_PACKAGES)
     )
+
+# Loss modules that take logits, and the functional form each one calls.
+FUNCTIONAL_FORM_OF_LOSS = {
+    "torch.nn.CrossEntropyLoss": "torch.nn.functional.cross_entropy",
+    "torch.nn.NLLLoss": "torch.nn.functional.nll_loss",
+    "torch.nn.BCEWithLogitsLoss": "torch.nn.functional.binary_cross_entropy_with_logits",
+}
+# Calls that wrap a model and call it when called: `DataParallel(model)(x)` runs `model`.
+MODULE_CALLING_WRAPPERS = frozenset(
+    {"torch.nn.DataParallel", "torch.nn.parallel.DataParallel", "torch.nn.parallel.DistributedDataParallel",
+     "torch.nn.DistributedDataParallel", *WRAPPING_MODULE_FUNCTIONS}
+)

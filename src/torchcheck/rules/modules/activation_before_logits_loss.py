@@ -4,7 +4,7 @@ from dataclasses import dataclass, replace
 
 import libcst as cst
 
-from torchcheck.lint import guards, references, torch_api
+from torchcheck.lint import references, torch_api
 from torchcheck.lint.context import LintContext
 from torchcheck.lint.exports import (
     ACTIVATION_FUNCTIONS,
@@ -18,42 +18,12 @@ from torchcheck.lint.nodes import argument_for, self_attribute
 from torchcheck.lint.project import INSTANCE_OUTPUT, OUTPUT, PASSED_OUTPUT, PLACE, Condition, Symbol
 from torchcheck.lint.rule import Invalid, Rule, Valid
 
-# loss -> (the activation it must not be fed, message)
-_CROSS_ENTROPY = (
-    SOFTMAX,
-    "`cross_entropy` applies log-softmax itself; feeding it `softmax` output trains through a double softmax. "
-    "Pass the logits",
-)
-_NLL = (
-    SOFTMAX,
-    "`nll_loss` expects log-probabilities, not `softmax` output; use `log_softmax` (or `cross_entropy` on the logits)",
-)
-_BCE_WITH_LOGITS = (
-    SIGMOID,
-    "`binary_cross_entropy_with_logits` applies sigmoid itself; feeding it `sigmoid` output applies it twice. "
-    "Pass the logits",
-)
+# the functional loss -> (the activation it must not be fed, message); a loss module is its functional form
 _FUNCTIONAL_LOSSES = {
-    "torch.nn.functional.cross_entropy": _CROSS_ENTROPY,
-    "torch.nn.functional.nll_loss": _NLL,
-    "torch.nn.functional.binary_cross_entropy_with_logits": _BCE_WITH_LOGITS,
+    "torch.nn.functional.cross_entropy": (SOFTMAX, "`cross_entropy` applies log-softmax itself; feeding it `softmax` output trains through a double softmax. Pass the logits"),
+    "torch.nn.functional.nll_loss": (SOFTMAX, "`nll_loss` expects log-probabilities, not `softmax` output; use `log_softmax` (or `cross_entropy` on the logits)"),
+    "torch.nn.functional.binary_cross_entropy_with_logits": (SIGMOID, "`binary_cross_entropy_with_logits` applies sigmoid itself; feeding it `sigmoid` output applies it twice. Pass the logits"),
 }
-_LOSS_MODULES = {
-    "torch.nn.CrossEntropyLoss": _CROSS_ENTROPY,
-    "torch.nn.NLLLoss": _NLL,
-    "torch.nn.BCEWithLogitsLoss": _BCE_WITH_LOGITS,
-}
-
-# Calls that wrap a model and call it when called: `DataParallel(model)(x)` runs `model`.
-_MODEL_WRAPPERS = frozenset(
-    {
-        "torch.nn.DataParallel",
-        "torch.nn.parallel.DataParallel",
-        "torch.nn.parallel.DistributedDataParallel",
-        "torch.nn.DistributedDataParallel",
-        *torch_api.WRAPPING_MODULE_FUNCTIONS,
-    }
-)
 
 
 @dataclass(frozen=True)
@@ -544,10 +514,9 @@ class Discriminator(nn.Module):
 
     def __init__(self, context: LintContext) -> None:
         super().__init__(context)
-        self._held: dict[tuple[int, int | None], _Held | None] = {}  # (binding, site) -> what it holds
+        self._held: dict[tuple[int, int], _Held | None] = {}  # (binding, loss call) -> what it holds
         self._asking: set[int] = set()  # bindings being evaluated: a value that reads itself is unknown
-        self._site: cst.Call | None = None  # the loss call being checked
-        self._site_settings = False  # whether the instance's settings are tested where it stands
+        self._site: cst.Call | None = None  # the loss call being checked: what a value holds may depend on it
 
     # ----------------------------------------------------------------- what values hold
     def _value_of(self, expression: cst.BaseExpression) -> _Held | None:
@@ -572,7 +541,7 @@ class Discriminator(nn.Module):
         return held.pop() if len(held) == 1 else None
 
     def _bound(self, statement: cst.CSTNode, target: cst.CSTNode) -> _Held | None:
-        key = (id(target), id(self._site) if self._site_settings else None)  # what a value holds may depend on the site's settings
+        key = (id(target), id(self._site))
         if key not in self._held:
             if key in self._asking:
                 return None
@@ -624,15 +593,10 @@ class Discriminator(nn.Module):
         return held.pop() if len(held) == 1 else None
 
     def _passed_from_other_files(self, parameter: cst.Param) -> _Held | None:
-        """A parameter of a top-level function that no call of this file fills: calling it runs
-        the instance that the calls in other files of the project pass (decided by the index)."""
-        binder, project = self.context.binder, self.context.project
-        function = binder.enclosing(parameter, cst.FunctionDef)
-        if project is None or not isinstance(function, cst.FunctionDef) or binder.scope_of(function) is not binder.module_scope:
-            return None
-        positional = function.params.params
-        position = next((index for index, param in enumerate(positional) if param is parameter), len(positional) + 99)
-        return _Held("call", symbol=Symbol(None, function.name.value), depth=1, parameter=f"{parameter.name.value}:{position}")
+        """Calling a parameter that no call of this file fills runs the instance that the calls
+        in other files of the project pass (decided by the index)."""
+        found = references.top_level_parameter(self.context.binder, parameter) if self.context.project is not None else None
+        return _Held("call", symbol=Symbol(None, found[0]), depth=1, parameter=f"{parameter.name.value}:{found[1]}") if found else None
 
     def _element_of(self, subscript: cst.Subscript) -> _Held | None:
         """``outputs[1]`` of a call result that returns a tuple."""
@@ -684,32 +648,17 @@ class Discriminator(nn.Module):
         function = self.context.def_run_by(call)
         if function is None or id(function) in self._asking:
             return None
-        returns = [statement for statement in references.return_statements(function) if not self._excluded_at_site(statement)]
-        if not returns or any(statement.value is None for statement in returns):
-            return None
         self._asking.add(id(function))
-        held = {self._value_of(statement.value) for statement in returns}  # type: ignore[arg-type]
+        held = {self._value_of(value) for value in self.context.values_returned(function, seen_from=self._site) or ()}
         self._asking.discard(id(function))
         return held.pop() if len(held) == 1 else None
-
-    def _excluded_at_site(self, statement: cst.Return) -> bool:
-        """Whether ``statement`` returns only under settings of the instance that the loss
-        call being checked never runs under (the method's "logistic" path, the loss call's
-        "multiclass" one)."""
-        site, binder = self._site, self.context.binder
-        if site is None or not self._site_settings:
-            return False
-        same_class = references.class_of_method(binder, binder.enclosing(statement, cst.FunctionDef))
-        if same_class is None or same_class is not references.class_of_method(binder, binder.enclosing(site, cst.FunctionDef)):
-            return False
-        return guards.exclusive_settings(binder, statement, site)
 
     def _api_result(self, qualified: str, call: cst.Call) -> _Held | None:
         if qualified in ACTIVATION_FUNCTIONS:
             return _Held("output", ACTIVATION_FUNCTIONS[qualified])
-        if qualified in _LOSS_MODULES:
+        if qualified in torch_api.FUNCTIONAL_FORM_OF_LOSS:
             return _Held("loss", loss=qualified)
-        if qualified in _MODEL_WRAPPERS and call.args:
+        if qualified in torch_api.MODULE_CALLING_WRAPPERS and call.args:
             return self._value_of(call.args[0].value)  # DataParallel(model) calls model
         layer = layer_activation(self.context, call)
         return _Held("layer", layer[0]) if layer is not None else None
@@ -726,7 +675,7 @@ class Discriminator(nn.Module):
         else:
             alternatives = [self._value_of(call.func)]
         losses = [held.loss for held in alternatives if held is not None and held.kind == "loss" and held.loss is not None]
-        return [_LOSS_MODULES.get(loss) or _FUNCTIONAL_LOSSES[loss] for loss in losses]
+        return [_FUNCTIONAL_LOSSES[torch_api.FUNCTIONAL_FORM_OF_LOSS.get(loss, loss)] for loss in losses]
 
     # ----------------------------------------------------------------- walk
     def visit_Call(self, node: cst.Call) -> None:
@@ -734,9 +683,9 @@ class Discriminator(nn.Module):
         if not losses:
             return
         argument = argument_for(node, 0, "input")
-        self._site, self._site_settings = node, guards.tests_settings(self.context.binder, node)
+        self._site = node
         held = self._value_of(argument.value) if argument is not None and not argument.star else None
-        self._site, self._site_settings = None, False
+        self._site = None
         if held is None:
             return
         for activation, message in dict(losses).items():

@@ -1111,12 +1111,9 @@ class GanTrainer:
 
     def _decide(self, candidate: _Candidate, facts: _LoopFacts) -> bool | None:
         """None: not a finding; else whether the kept value is a scalar loss (for the fix)."""
-        created_in = candidate.created_in
-        renewed = facts.backpropagated.get(created_in, set()) if created_in is not None else set()
-        if candidate.container in renewed or facts.summed_into.get(dotted_name(candidate.value) or "", set()) & renewed:
+        renewed = facts.backpropagated.get(candidate.created_in, set()) if candidate.created_in is not None else set()  # type: ignore[arg-type]
+        if candidate.container in renewed or facts.summed_into.get(dotted_name(candidate.value) or "", set()) & renewed or self._dies_with_its_step(candidate, facts):
             return None  # re-created every iteration of a loop that backpropagates it, or what it keeps
-        if self._dies_with_its_step(candidate, facts):
-            return None
         # what this iteration backpropagated, also in the body of a loop around the one keeping it
         backpropagated = set(facts.backpropagated.get(candidate.loops[-1], ()))
         backpropagated.update(*(facts.backpropagated_directly.get(loop, ()) for loop in candidate.loops))
@@ -1151,12 +1148,9 @@ class GanTrainer:
         backpropagates, and filled only in loops inside that iteration that neither
         backpropagate nor draw batches (``logits = [model(x0)]``, then
         ``logits.append(model(x))`` over the step's inputs): it and its graphs die with the step."""
-        created_in = candidate.created_in
-        if created_in is None or created_in not in candidate.loops or not facts.backpropagated_directly.get(created_in):
-            return False
-        inner = candidate.loops[candidate.loops.index(created_in) + 1 :]
-        context = self.context
-        return not any(facts.backpropagated.get(loop) or context.is_training_loop(loop) or context.iterates_dataloader(loop) for loop in inner)
+        loops, created_in, context = candidate.loops, candidate.created_in, self.context
+        inner = loops[loops.index(created_in) + 1 :] if created_in in loops and facts.backpropagated_directly.get(created_in) else None  # type: ignore[arg-type]
+        return inner is not None and not any(facts.backpropagated.get(loop) or context.is_training_loop(loop) or context.iterates_dataloader(loop) for loop in inner)
 
     def _kept_for_a_later_backward(self, candidate: _Candidate) -> bool:
         """``losses.append(loss)`` in one loop, ``accelerator.backward(losses[i])`` after it: the
