@@ -173,9 +173,17 @@ def test_instances_of_a_module_class_of_another_file_in_a_plain_list_are_unregis
                 self.cells.append(Cell(8))
             self.settings = [Settings(8) for _ in range(depth)]
             self.pair = [Cell(8), Cell(4)]
+            self.named = []
+            for _ in range(depth):
+                cell = Cell(8)
+                self.named.append(cell)
+            self.configs = []
+            for _ in range(depth):
+                settings = Settings(8)
+                self.configs.append(settings)
     """
     root = _project(tmp_path, {"cells.py": cells, "model.py": model})
-    assert _findings(root) == [("model.py", 8, "TCK601"), ("model.py", 12, "TCK601")]
+    assert _findings(root) == [("model.py", 8, "TCK601"), ("model.py", 12, "TCK601"), ("model.py", 13, "TCK601")]
 
 
 PARALLEL = """

@@ -61,8 +61,8 @@ class ContainerReader:
             contents = self.contents(expression)  # a nested container: `[[nn.Linear(..), act()]]`
             return (contents.some_elements, contents.names) if contents is not None else (False, frozenset())
         binding = self.context.flow.last_binding(expression.value) if isinstance(expression, cst.Name) else None
-        if binding is not None and isinstance(binding.value, cst.Call) and self._is_element(binding.value):
-            return True, frozenset({expression.value})  # a local last assigned an element
+        if binding is not None and isinstance(binding.value, cst.Call) and self.element(binding.value)[0]:
+            return True, frozenset({expression.value})  # a local last assigned an element (maybe of another file's class)
         return self._element_by_kind(expression), frozenset()
 
     def _element_by_kind(self, expression: cst.BaseExpression) -> bool:
