@@ -57,7 +57,8 @@ class LossKeptWithGraph(Rule):
     `total = total + loss`, in place as `total.add_(loss)`, or a moving average `ema = a * loss + (1 - a) * ema`).
 
     The parts a backpropagated loss is made of count too (`history.append(parts)` after
-    `loss = sum(parts)`), so do the entries of a backpropagated dict of losses
+    `loss = sum(parts)`), so do a backpropagated dict of losses itself, whichever function
+    returned it (`history.append(losses)` after `losses["total"].backward()`), and its entries
     (`totals[key] += parts[key]` after `parts["total"].backward()`, also in a loop nested in
     that step), so does the very attribute backpropagated (`train_loss += output.loss` after
     `output.loss.backward()`, a Hugging Face model's output) or arithmetic on what was
@@ -552,6 +553,22 @@ class GanTrainer:
         ),
     )
     INVALID = (
+        Invalid(
+            """
+import torch
+from losses import planning_losses
+def train_epoch(model, loader, optimizer, alpha):
+    history = []
+    for batch in loader:
+        optimizer.zero_grad()
+        losses = planning_losses(model, batch)
+        losses["total"] = losses["ego"] + alpha * losses["neighbours"]
+        losses["total"].backward()
+        optimizer.step()
+        history.append(losses)  # TCK101
+    return history
+"""
+        ),
         Invalid(
             """
 import torch
@@ -1106,8 +1123,8 @@ class GanTrainer:
                 # what another file's function backpropagated and returned is kept for no later backward
                 candidate = replace(candidate, returned=replace(candidate.returned, value=BACKPROPAGATED))
                 scalar = self._decide(candidate, facts)
-            if scalar is not None:
-                self._report(candidate, scalar)
+            if scalar is not None:  # backpropagated here, what the callee returns does not matter
+                self._report(replace(candidate, returned=None) if dotted_name(candidate.value) in facts.backpropagated.get(candidate.loops[-1], ()) else candidate, scalar)
 
     def _decide(self, candidate: _Candidate, facts: _LoopFacts) -> bool | None:
         """None: not a finding; else whether the kept value is a scalar loss (for the fix)."""
@@ -1137,7 +1154,7 @@ class GanTrainer:
             return None
         if self._kept_for_a_later_backward(candidate):
             return None
-        if parts or (kept_name is not None and self.context.kind_of(candidate.value) is Kind.OTHER):
+        if parts or (kept_name is not None and (self.context.kind_of(candidate.value) is Kind.OTHER or kept_name in facts.entries_backpropagated.get(candidate.loops[-1], ()))):
             return False  # a list or dict of losses: no `.item()` to take
         if kept_entry and self.context.kind_of(candidate.value.value) in TENSOR_KINDS:  # type: ignore[attr-defined]
             return False  # `loss[0]` of a tensor loss: indexing is the mistake (TCK115), `.item()` would not help
