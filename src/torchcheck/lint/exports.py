@@ -30,7 +30,7 @@ import bisect
 import json
 import re
 from collections.abc import Iterator
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import libcst as cst
 
@@ -310,7 +310,7 @@ class ProjectFacts:
         self._may_distribute = "init_process_group" in text or "DistributedDataParallel" in text
         # imported name -> its calls outside a rank check, with the function each is in
         self._unguarded_calls: dict[str, list[tuple[cst.Call, cst.FunctionDef | None]]] = {}
-        self._passed: dict[str, Fact] = {}  # PASSED facts, by callee
+        self._passed: dict[str, list[tuple[cst.Call, list[Any]]]] = {}  # PASSED: callee -> its calls, with what each passes
         self._distributing: set[cst.FunctionDef | None] = set()  # functions (None: the module) that set up a process group
         self._number_settings: dict[str, cst.Assign] = {}  # setting path -> where it is given a number
         # `self.<attribute>` assigned in a class's methods: a module the code constructs, or anything else
@@ -488,17 +488,13 @@ class ProjectFacts:
         each argument holds, for the callee's file to ask (see PASSED)."""
         if not call.args or any(argument.star for argument in call.args):
             return
-        callee = self.symbol_of(call.func)
-        if callee is None or callee.is_local:
-            return
         classes = [self._instance_class(argument.value) for argument in call.args]
-        if not any(classes):
+        callee = self.symbol_of(call.func) if any(classes) else None
+        if callee is None or callee.is_local:
             return
         positional = [found.to_list() if found else None for argument, found in zip(call.args, classes) if argument.keyword is None]
         keywords = {argument.keyword.value: found.to_list() if found else None for argument, found in zip(call.args, classes) if argument.keyword is not None}
-        key = f"{PASSED}:{dotted_name(call.func)}"
-        known = json.loads(self._passed[key].value) if key in self._passed else []
-        self._passed[key] = Fact(json.dumps([*known, [positional, keywords]]), self._context.line_of(call), f"`{_one_line(call)}`")
+        self._passed.setdefault(f"{PASSED}:{dotted_name(call.func)}", []).append((call, [positional, keywords]))
 
     def _instance_class(self, value: cst.BaseExpression) -> Symbol | None:
         """The class whose instance ``value`` is: ``Net(...)`` (also moved, ``Net().to(device)``),
@@ -513,10 +509,12 @@ class ProjectFacts:
             value = value.func.value
         if type(value) is not cst.Call:
             return None
-        symbol = self.symbol_of(value.func)
-        if symbol is None or not symbol.name.rpartition(".")[2][:1].isupper() or (symbol.module or "").partition(".")[0] == "torch":
+        func = value.func
+        name = func.value if type(func) is cst.Name else func.attr.value if type(func) is cst.Attribute else ""  # type: ignore[attr-defined]
+        if not name[:1].isupper():
             return None  # only a class (spelled as one) that may be the project's is worth recording
-        return symbol
+        symbol = self.symbol_of(func)
+        return None if symbol is None or (symbol.module or "").partition(".")[0] == "torch" else symbol
 
     def visit_With(self, node: cst.With) -> None:
         for item in node.items:
@@ -604,7 +602,9 @@ class ProjectFacts:
             if assigned:
                 first = next(iter(assigned.values()))
                 flags[fact] = Fact(",".join(sorted(assigned)), self._lines.line_of(first), f"`{_one_line(first)}`")
-        flags.update(self._passed)
+        for key, calls in self._passed.items():  # where the first call is, found in the text: positions cost a codegen
+            first = calls[0][0]
+            flags[key] = Fact(json.dumps([shape for _, shape in calls]), self._lines.line_of(first), f"`{_one_line(first)}`")
         imports = {name: symbol for name, symbol in self._scopes[0][1].items() if symbol is not None}
         return ExportSummary(dict(self._definitions), imports, tuple(self._modules), flags)
 
