@@ -1,0 +1,13 @@
+"""Predictions for a batch of one-hot encoded sequences."""
+import numpy as np
+import torch
+
+
+def predict(model, batch_sequences, use_cuda=False):
+    """Returns the model's predictions, shape (batch, n_features), as a numpy array."""
+    inputs = torch.from_numpy(np.asarray(batch_sequences, dtype=np.float32))
+    if use_cuda:
+        inputs = inputs.cuda()
+    with torch.no_grad():
+        outputs = model(inputs.transpose(1, 2))
+        return outputs.data.cpu().numpy()
