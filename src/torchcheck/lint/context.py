@@ -59,6 +59,7 @@ from torchcheck.lint.kinds import (
 from torchcheck.lint.nodes import (
     argument_for,
     called_name,
+    construction,
     dotted_name,
     is_autocast_name,
     is_none,
@@ -979,7 +980,7 @@ class LintContext:
             binding = self._binding_of(owner)
             statement = self.binder.statement_of(binding.made_at) if binding is not None and binding.made_at is not None else None
             value = statement.value if type(statement) is cst.Assign else None  # type: ignore[attr-defined]
-        value = _construction(value) if value is not None else None
+        value = construction(value) if value is not None else None
         if type(value) is not cst.Call or type(value.func) is not cst.Name:  # type: ignore[attr-defined]
             return None
         return references.class_named(self.binder, value.func.value)  # type: ignore[attr-defined]
@@ -1463,7 +1464,7 @@ class LintContext:
 
     def _project_maker(self, value: cst.BaseExpression) -> Symbol | None:
         """The class of the project that ``value`` (a call) instantiates, as the index names it."""
-        value = _construction(value)
+        value = construction(value)
         if type(value) is not cst.Call or self.project is None:
             return None
         return self._project_class(value.func)  # type: ignore[attr-defined]
@@ -2216,14 +2217,6 @@ class LintContext:
 
 # A name the file calls somewhere (`train(`, `.step(`), other than in a `def` or `class` line.
 _CALLED_NAME = re.compile(r"(?<!def )(?<!class )\b([A-Za-z_]\w*)\s*\(")
-
-
-def _construction(value: cst.BaseExpression) -> cst.BaseExpression:
-    """The call that built the module a chain of its own methods hands back (``QNetwork()`` in
-    ``QNetwork().to(device)``: a module's ``.to`` returns the module)."""
-    while type(value) is cst.Call and (called := method_call(value)) is not None and called[1] in torch_api.MODULE_SELF_METHODS:  # type: ignore[arg-type]
-        value = called[0]
-    return value
 
 
 def _top_level_module_classes(module: cst.Module) -> set[str]:

@@ -37,7 +37,7 @@ import libcst as cst
 from torchcheck.lint.buffers import ComputedBuffer, computed_non_persistent_buffers, submodule_classes
 from torchcheck.lint.distributed import guarded_by_rank
 from torchcheck.lint.kinds import TENSOR_KINDS, Evidence, Kind
-from torchcheck.lint.nodes import dotted_name, is_autocast_name, self_attribute, source_text
+from torchcheck.lint.nodes import construction, dotted_name, is_autocast_name, self_attribute, source_text
 from torchcheck.lint.project import (
     AUTOCAST,
     BASES,
@@ -71,7 +71,7 @@ from torchcheck.lint.project import (
     torch_module_via,
 )
 from torchcheck.lint.ties import TIE, ties_of
-from torchcheck.lint.torch_api import MODULE_SELF_METHODS, PARAMETER_REPLACING, VALUE_KEEPING_METHODS
+from torchcheck.lint.torch_api import PARAMETER_REPLACING, VALUE_KEEPING_METHODS
 
 if TYPE_CHECKING:
     from torchcheck.lint.context import LintContext
@@ -505,8 +505,7 @@ class ProjectFacts:
             if type(statement) is not cst.Assign or len(statement.targets) != 1 or type(statement.targets[0].target) is not cst.Name:
                 return None
             value = statement.value
-        while type(value) is cst.Call and type(value.func) is cst.Attribute and value.func.attr.value in MODULE_SELF_METHODS:
-            value = value.func.value
+        value = construction(value)
         if type(value) is not cst.Call:
             return None
         func = value.func

@@ -107,6 +107,14 @@ def method_call(expression: cst.BaseExpression) -> tuple[cst.BaseExpression, str
     return None
 
 
+def construction(value: cst.BaseExpression) -> cst.BaseExpression:
+    """The call that built the module a chain of its own methods hands back (``QNetwork()`` in
+    ``QNetwork().to(device)``: a module's ``.to`` returns the module)."""
+    while type(value) is cst.Call and (called := method_call(value)) is not None and called[1] in torch_api.MODULE_SELF_METHODS:  # type: ignore[arg-type]
+        value = called[0]
+    return value
+
+
 def keyword_argument(call: cst.Call, name: str) -> cst.Arg | None:
     for argument in call.args:
         if argument.keyword is not None and argument.keyword.value == name:

@@ -121,7 +121,7 @@ UNGUARDED_CALLS = "unguarded_calls"
 # an instance of a class, as JSON: per call, the positional arguments' classes and the
 # keyword arguments' (a symbol as a list, or null where the argument is something else).
 PASSED = "passed"
-# passed_output:<parameter>:<position>: what calling the instance that every call of this
+# passed_output:<parameter>:<position, -1 if keyword-only>: what calling the instance that every call of this
 # file's function, in the other files of the project, passes for that parameter returns.
 PASSED_OUTPUT = "passed_output"
 # A list fact: the settings the module assigns a number (`cfg.MODEL.HEAD.POS_WEIGHT = 1.5`),
@@ -828,7 +828,7 @@ def _passed_for(calls: Any, parameter: str, position: int, file: str) -> list[tu
     parameter by position or by keyword; None for a call that passes something else."""
     found: list[tuple[str, Symbol] | None] = []
     for positional, keywords in calls:
-        passed = positional[position] if position < len(positional) else keywords.get(parameter)
+        passed = positional[position] if 0 <= position < len(positional) else keywords.get(parameter)
         found.append((file, Symbol.from_list(passed)) if passed is not None else None)
     return found
 

@@ -187,12 +187,11 @@ def return_statements(function: cst.FunctionDef) -> list[cst.Return]:
 
 def top_level_parameter(binder: Binder, parameter: cst.Param) -> tuple[str, int] | None:
     """The top-level function ``parameter`` belongs to and its position among the positional
-    parameters (past them for a keyword-only one); None for a method's or a nested function's."""
+    parameters (-1 for one passed only by keyword); None for a method's or a nested function's."""
     function = binder.enclosing(parameter, cst.FunctionDef)
     if not isinstance(function, cst.FunctionDef) or binder.scope_of(function) is not binder.module_scope:
         return None
-    positional = function.params.params
-    return function.name.value, next((index for index, param in enumerate(positional) if param is parameter), len(positional) + 99)
+    return function.name.value, next((index for index, param in enumerate(function.params.params) if param is parameter), -1)
 
 
 def file_function(binder: Binder, func: cst.BaseExpression) -> cst.FunctionDef | None:
