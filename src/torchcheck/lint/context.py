@@ -152,6 +152,32 @@ _USAGE_CALL = re.compile(
 )
 
 
+class _Uses(NamedTuple):
+    """What the code does with a value, as far as it tells a module from a tensor."""
+
+    methods: frozenset[str] = frozenset()  # called on it: `net.named_parameters()`, `ids.unsqueeze(0)`
+    called: bool = False  # `net(x)`
+    tensor_argument: bool = False  # first argument of a torch function that takes only a tensor there
+    sized: bool = False  # `x.size(0)`
+    multi_indexed: bool = False  # `x[idx, :]`
+
+    def __or__(self, other: _Uses) -> _Uses:  # type: ignore[override]
+        return _Uses(self.methods | other.methods, *(mine or theirs for mine, theirs in zip(self[1:], other[1:])))
+
+    def shown(self) -> Inferred:
+        """A module: a method only a module has, or a mode switch on a value also called. A
+        tensor: a method or a torch function only a tensor takes, a size along a dimension,
+        or ``x[idx, :]`` beside ``x.to(device)`` (no module, no NumPy array has both)."""
+        if self.methods & torch_api.MODULE_ONLY_METHODS or (self.called and self.methods & torch_api.MODULE_MODE_METHODS):
+            return inferred(Kind.MODULE, Evidence.USAGE)
+        if self.methods & torch_api.TENSOR_ONLY_METHODS or self.tensor_argument or self.sized or ("to" in self.methods and self.multi_indexed):
+            return inferred(Kind.TENSOR, Evidence.USAGE)
+        return UNKNOWN
+
+
+_NO_USES = _Uses()
+
+
 @dataclass
 class Binding:
     """What one name in one scope is bound to."""
@@ -492,7 +518,7 @@ class LintContext:
         self._passed_makers: dict[cst.Param, str | None] = {}  # see maker_of
         self._makes_frameworks: bool | None = None  # the file's text names a framework maker
         self._usage_text: bool | None = None  # the text may show kinds by usage (see _may_show_usage)
-        self._usage_kinds: dict[tuple[int, str], Inferred] = {}  # (binding node, name) -> kind the uses show
+        self._usage_kinds: dict[tuple[int, str], _Uses] = {}  # (binding node, name) -> what the code does with it
         self.project: ProjectNames | None = None  # set by the engine: lint/exports.py's ProjectFacts
 
     # ----------------------------------------------------------------- where are we
@@ -679,11 +705,16 @@ class LintContext:
         """The ``def`` of this file that ``call`` runs, wherever the call stands (unlike
         :meth:`resolve_call`, which answers at the walk's position): a top-level or nested
         function, or ``self.method(...)`` of the caller's class."""
+        resolved = self.call_run_by(call)
+        return resolved.function if resolved is not None else None
+
+    def call_run_by(self, call: cst.Call) -> ResolvedCall | None:
+        """:meth:`def_run_by` with the argument ``call`` binds to each parameter."""
         summaries = self._module_summaries()
         if not summaries.may_run_a_def(call) or self.qualified_name(call.func) is not None:
             return None
         caller = self.binder.enclosing(call, cst.FunctionDef)
-        return summaries.def_run_by(call, caller if isinstance(caller, cst.FunctionDef) else None)
+        return summaries.call_run_by(call, caller if isinstance(caller, cst.FunctionDef) else None)
 
     def values_returned(self, function: cst.FunctionDef, *, seen_from: cst.CSTNode | None = None) -> list[cst.BaseExpression] | None:
         """What ``function`` (a ``def`` of this file) may return: the value of each ``return``,
@@ -859,6 +890,32 @@ class LintContext:
         binding = self._lookup(expression.value)
         return binding is not None and binding.batch
 
+    def read_as_object(self, expression: cst.BaseExpression) -> bool:
+        """Whether the code reads from the value a name holds an attribute no tensor has
+        (``data.edge_index`` of a graph batch): whatever made it, it is no tensor, and its
+        ``.to()`` may move it in place."""
+        if type(expression) is not cst.Name:
+            return False
+        for binding in self.binder.reaching(expression):
+            uses = binding.references
+            if len(self.binder.bindings_of(binding.name, binding.scope)) > 1:
+                uses = [use for use in uses if any(found is binding for found in self.binder.reaching(use))]
+            if any(map(self._reads_a_field, uses)):
+                return True
+        return False
+
+    def _reads_a_field(self, use: cst.Name) -> bool:
+        above = self.binder.parent(use)
+        if type(above) is not cst.Attribute or above.value is not use:
+            return False
+        name = above.attr.value
+        if name.startswith("_") or name in torch_api.TENSOR_PROPERTIES:
+            return False
+        outer = self.binder.parent(above)
+        called = type(outer) is cst.Call and outer.func is above
+        stored = type(outer) is cst.AssignTarget or (type(outer) in (cst.AugAssign, cst.AnnAssign) and outer.target is above)  # type: ignore[attr-defined]
+        return not called and not stored
+
     @property
     def _may_show_usage(self) -> bool:
         """A cheap screen: the text calls a module-only, mode or tensor-only method on something
@@ -890,30 +947,49 @@ class LintContext:
         return next((found for kind in (Kind.MODULE, Kind.TENSOR) for found in shown if found.kind is kind and kinds <= {kind, None}), UNKNOWN)
 
     def _shown_by_binding(self, binding: NameBinding) -> Inferred:
+        return self._uses_of(binding).shown()
+
+    def _uses_of(self, binding: NameBinding) -> _Uses:
+        """What the code does with the value ``binding`` makes, here and in the functions of
+        this file it is handed to."""
         key = id(binding.node), binding.name
         if key not in self._usage_kinds:
-            shown = self._kind_shown_by(binding.references)
-            if shown.kind is not None and len(self.binder.bindings_of(binding.name, binding.scope)) > 1:
+            self._usage_kinds[key] = _NO_USES  # a parameter handed on to itself (recursion) shows nothing more
+            uses = self._uses_among(binding.references)
+            if uses.shown().kind is not None and len(self.binder.bindings_of(binding.name, binding.scope)) > 1:
                 # `vals = torch.tensor(vals)`, then `vals.unsqueeze(-1)`: only the uses this binding reaches
-                reached = [use for use in binding.references if any(found is binding for found in self.binder.reaching(use))]
-                shown = self._kind_shown_by(reached)
-            self._usage_kinds[key] = shown
+                uses = self._uses_among([use for use in binding.references if any(found is binding for found in self.binder.reaching(use))])
+            self._usage_kinds[key] = uses
         return self._usage_kinds[key]
 
-    def _kind_shown_by(self, uses: list[cst.Name]) -> Inferred:
+    def _uses_among(self, uses: list[cst.Name]) -> _Uses:
         parents = [self.binder.parent(use) for use in uses]
-        methods = {above.attr.value for use, above in zip(uses, parents) if type(above) is cst.Attribute and above.value is use}
-        methods -= self.plain_class_method_names  # `ensemble.parameters()` of the file's own plain class
-        called = any(type(above) is cst.Call and above.func is use for use, above in zip(uses, parents))
-        if methods & torch_api.MODULE_ONLY_METHODS or (called and methods & torch_api.MODULE_MODE_METHODS):
-            return inferred(Kind.MODULE, Evidence.USAGE)
-        if methods & torch_api.TENSOR_ONLY_METHODS or any(map(self._first_tensor_argument, uses, parents)):
-            return inferred(Kind.TENSOR, Evidence.USAGE)
-        if "size" in methods and any(self._size_of_dimension(above) for above in parents if type(above) is cst.Attribute):
-            return inferred(Kind.TENSOR, Evidence.USAGE)
-        if "to" in methods and any(type(above) is cst.Subscript and len(above.slice) > 1 for above in parents):
-            return inferred(Kind.TENSOR, Evidence.USAGE)  # `x[idx, :]` and `x.to(device)`: no module, no NumPy array has both
-        return UNKNOWN
+        attributes = [above for use, above in zip(uses, parents) if type(above) is cst.Attribute and above.value is use]
+        found = _Uses(
+            methods=frozenset(above.attr.value for above in attributes) - self.plain_class_method_names,  # `ensemble.parameters()` of the file's own plain class
+            called=any(type(above) is cst.Call and above.func is use for use, above in zip(uses, parents)),
+            tensor_argument=any(map(self._first_tensor_argument, uses, parents)),
+            sized=any(map(self._size_of_dimension, attributes)),
+            multi_indexed=any(type(above) is cst.Subscript and len(above.slice) > 1 for above in parents),
+        )
+        for use, above in zip(uses, parents):
+            if type(above) is cst.Arg:
+                found |= self._uses_in_callee(use, above)
+        return found
+
+    def _uses_in_callee(self, use: cst.Name, argument: cst.Arg) -> _Uses:
+        """The uses of the parameter that ``use`` is passed to, in the function of this file
+        the call runs: ``self.test(vx1, vx2)`` hands ``vx1`` to a ``test(self, x1, x2)`` that
+        asks ``x1.size(0)``."""
+        call = self.binder.parent(argument)
+        resolved = self.call_run_by(call) if type(call) is cst.Call and not argument.star else None  # type: ignore[arg-type]
+        if resolved is None or resolved.arguments is None:
+            return _NO_USES
+        name = next((parameter for parameter, value in resolved.arguments.items() if value is use), None)
+        params = resolved.function.params
+        param = next((param for param in (*params.posonly_params, *params.params, *params.kwonly_params) if param.name.value == name), None)
+        binding = self.binder.binding_made_by(param.name) if param is not None else None
+        return self._uses_of(binding) if binding is not None else _NO_USES
 
     def _size_of_dimension(self, attribute: cst.Attribute) -> bool:
         """``x.size(0)``, ``x.size(-1)``: a tensor's size along a dimension (a NumPy array's or

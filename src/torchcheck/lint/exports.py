@@ -59,6 +59,9 @@ from torchcheck.lint.project import (
     TENSOR,
     TORCH_MODULE,
     UNGUARDED_CALLS,
+    METHOD_CALLS,
+    GUARDED,
+    UNGUARDED,
     YES,
     CallShape,
     Definition,
@@ -310,6 +313,8 @@ class ProjectFacts:
         self._may_distribute = "init_process_group" in text or "DistributedDataParallel" in text
         # imported name -> its calls outside a rank check, with the function each is in
         self._unguarded_calls: dict[str, list[tuple[cst.Call, cst.FunctionDef | None]]] = {}
+        # `Class.method` -> its first call on an instance of the imported class, and whether every call is under a rank check
+        self._method_calls: dict[str, tuple[cst.Call, bool]] = {}
         self._passed: dict[str, list[tuple[cst.Call, list[Any]]]] = {}  # PASSED: callee -> its calls, with what each passes
         self._distributing: set[cst.FunctionDef | None] = set()  # functions (None: the module) that set up a process group
         self._number_settings: dict[str, cst.Assign] = {}  # setting path -> where it is given a number
@@ -465,6 +470,8 @@ class ProjectFacts:
             event = self._context.flow.event(node)
             if symbol is not None and not symbol.is_local and not guarded_by_rank(self._context, event):
                 self._unguarded_calls.setdefault(func.value, []).append((node, event.function))
+        elif self._may_distribute and type(func) is cst.Attribute and type(func.value) is cst.Name:
+            self._note_method_call(node, func)
         last = func.attr.value if type(func) is cst.Attribute else func.value if type(func) is cst.Name else None
         if self._function is not None and last is not None:
             if isinstance(func, cst.Attribute) and last in _PROTOCOL_METHODS:
@@ -481,6 +488,26 @@ class ProjectFacts:
         elif qualified in _DISTRIBUTED_CALLS:
             self._flag(DISTRIBUTED, node)
             self._distributing.add(self._context.flow.function)
+
+    def _instance_maker(self, value: cst.BaseExpression) -> cst.Call | None:
+        if type(value) is cst.Name:
+            binding = self._context.flow.last_binding(value.value)
+            statement = binding.node if binding is not None else None
+            if type(statement) is not cst.Assign or len(statement.targets) != 1 or type(statement.targets[0].target) is not cst.Name:
+                return None
+            value = statement.value
+        value = construction(value)
+        return value if type(value) is cst.Call else None
+
+    def _note_method_call(self, call: cst.Call, func: cst.Attribute) -> None:
+        """``model.save(path)`` on an instance of an imported class, under a rank check or not."""
+        symbol = self._instance_class(func.value)
+        if symbol is None or symbol.is_local:
+            return
+        key = f"{METHOD_CALLS}:{dotted_name(self._instance_maker(func.value).func)}.{func.attr.value}"  # type: ignore[union-attr]
+        guarded = guarded_by_rank(self._context, self._context.flow.event(call))
+        first, all_guarded = self._method_calls.get(key, (call, True))
+        self._method_calls[key] = first, all_guarded and guarded
 
     def _note_passed_instances(self, call: cst.Call) -> None:
         """A call of an imported function that passes an instance of a class (``train.dann(
@@ -499,16 +526,10 @@ class ProjectFacts:
     def _instance_class(self, value: cst.BaseExpression) -> Symbol | None:
         """The class whose instance ``value`` is: ``Net(...)`` (also moved, ``Net().to(device)``),
         or a name whose last assignment is one."""
-        if type(value) is cst.Name:
-            binding = self._context.flow.last_binding(value.value)
-            statement = binding.node if binding is not None else None
-            if type(statement) is not cst.Assign or len(statement.targets) != 1 or type(statement.targets[0].target) is not cst.Name:
-                return None
-            value = statement.value
-        value = construction(value)
-        if type(value) is not cst.Call:
+        maker = self._instance_maker(value)
+        if maker is None:
             return None
-        func = value.func
+        func = maker.func
         name = func.value if type(func) is cst.Name else func.attr.value if type(func) is cst.Attribute else ""  # type: ignore[attr-defined]
         if not name[:1].isupper():
             return None  # only a class (spelled as one) that may be the project's is worth recording
@@ -601,6 +622,8 @@ class ProjectFacts:
             if assigned:
                 first = next(iter(assigned.values()))
                 flags[fact] = Fact(",".join(sorted(assigned)), self._lines.line_of(first), f"`{_one_line(first)}`")
+        for key, (call, guarded) in self._method_calls.items():
+            flags[key] = Fact(GUARDED if guarded else UNGUARDED, self._lines.line_of(call), f"`{_one_line(call)}`")
         for key, calls in self._passed.items():  # where the first call is, found in the text: positions cost a codegen
             first = calls[0][0]
             flags[key] = Fact(json.dumps([shape for _, shape in calls]), self._lines.line_of(first), f"`{_one_line(first)}`")

@@ -117,6 +117,13 @@ MOVED_BY_APPLY = "moved_by_apply"
 # outside a rank check. `project:unguarded_calls:<function>` asks whether any file of the
 # project calls the asking file's top-level <function> that way.
 UNGUARDED_CALLS = "unguarded_calls"
+# `method_calls:<class as the calling file spells it>.<method>`: a file that sets up a process
+# group calls the method on an instance of its imported class: `guarded` when every such call
+# is under a rank check, else `unguarded`. `project:guarded_calls_only:<class>.<method>` asks
+# whether the project's files call the asking file's class's method, and only under rank checks.
+METHOD_CALLS = "method_calls"
+GUARDED_CALLS_ONLY = "guarded_calls_only"
+GUARDED, UNGUARDED = "guarded", "unguarded"
 # passed:<callee as the calling file spells it>: the calls of an imported function that pass
 # an instance of a class, as JSON: per call, the positional arguments' classes and the
 # keyword arguments' (a symbol as a list, or null where the argument is something else).
@@ -673,6 +680,8 @@ class ProjectIndex:
             if not file.startswith(prefix):
                 continue
             facts = self._files[file].exports.facts
+            if name == GUARDED_CALLS_ONLY:
+                return self._guarded_calls_only(importer, item)
             if name == UNGUARDED_CALLS:
                 for key, fact in sorted(facts.items()):
                     flag, _, called = key.partition(":")
@@ -708,6 +717,25 @@ class ProjectIndex:
                 kind, _, called = key.partition(":")
                 if kind == PASSED and self._is_definition(file, called, importer, definition):
                     yield file, json.loads(fact.value)
+
+    def _guarded_calls_only(self, importer: str, method: str) -> Answer:
+        """``yes`` (with the first call's place) when the distributed files of the project
+        call ``Class.method`` of ``importer`` on its instances, and every call is under a rank check."""
+        definition, _, method_name = method.partition(".")
+        root = self._package_root(importer)
+        prefix = f"{root}/" if root != "." else ""
+        found = []
+        for file in sorted(self._files):
+            if not file.startswith(prefix) or file == importer:
+                continue
+            for key, fact in sorted(self._files[file].exports.facts.items()):
+                flag, _, called = key.partition(":")
+                spelled, _, called_method = called.rpartition(".")
+                if flag == METHOD_CALLS and called_method == method_name and self._is_definition(file, spelled, importer, definition):
+                    found.append((file, fact))
+        if not found or any(fact.value != GUARDED for _, fact in found):
+            return Answer(NO, "")
+        return Answer(YES, *self._place(*found[0]))
 
     def _is_definition(self, file: str, name: str, importer: str, definition: str) -> bool:
         """Whether ``file``'s import ``name`` (or ``module.name`` of an imported module) is

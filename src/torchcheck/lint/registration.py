@@ -78,18 +78,18 @@ def registering_parameters(function: cst.FunctionDef) -> frozenset[str]:
     return frozenset(installed & names)
 
 
-def builds_stateless_module(context: LintContext, call: cst.Call) -> bool:
+def builds_stateless_module(context: LintContext, call: cst.Call, seen: frozenset[cst.ClassDef] = frozenset()) -> bool:
     """``nn.AvgPool1d(k)``, ``nn.ReLU()``, or an instance of a module class of this file that
-    keeps nothing but such modules and plain values (``self.kernel_size = kernel_size``):
-    no parameters, buffers or train/eval behaviour that a plain container would lose."""
+    keeps nothing but such modules (also of such classes) and plain values (``self.kernel_size
+    = kernel_size``): no parameters, buffers or train/eval behaviour that a plain container would lose."""
     qualified = context.call_name(call)
     if qualified is not None:
         return is_stateless_module_class(qualified)
     owner = references.class_named(context.binder, call.func.value) if isinstance(call.func, cst.Name) else None
-    if owner is None or not all(is_module_class_name(context.qualified_name(base.value) or "") for base in owner.bases):
+    if owner is None or owner in seen or not all(is_module_class_name(context.qualified_name(base.value) or "") for base in owner.bases):
         return False
     for node in subtree(owner.body):
-        if isinstance(node, (cst.Assign, cst.AnnAssign, cst.AugAssign)) and _stores_on_self(node) and not _plain_or_stateless(context, node.value):
+        if isinstance(node, (cst.Assign, cst.AnnAssign, cst.AugAssign)) and _stores_on_self(node) and not _plain_or_stateless(context, node.value, seen | {owner}):
             return False  # a parameter, a buffer, a stateful module, or something we cannot see into
         if isinstance(node, cst.Call) and (method_call(node) or ("", ""))[1] in REGISTERING_METHODS:
             return False
@@ -103,7 +103,7 @@ def _stores_on_self(node: cst.Assign | cst.AnnAssign | cst.AugAssign) -> bool:
     return any(isinstance(target, cst.Attribute) or type(target) in (cst.Tuple, cst.List) for target in targets)
 
 
-def _plain_or_stateless(context: LintContext, value: cst.BaseExpression | None) -> bool:
-    """A value with no call but the construction of stateless ``torch.nn`` modules."""
+def _plain_or_stateless(context: LintContext, value: cst.BaseExpression | None, seen: frozenset[cst.ClassDef]) -> bool:
+    """A value with no call but the construction of stateless modules."""
     calls = [node for node in subtree(value) if isinstance(node, cst.Call)] if value is not None else []
-    return all(is_stateless_module_class(context.call_name(call) or "") for call in calls)
+    return all(builds_stateless_module(context, call, seen) for call in calls)

@@ -808,15 +808,14 @@ class ModuleSummaries:
         return self.resolve(call, function=caller, current_class=owner, meaning_of=meaning_of)
 
 
-    def def_run_by(self, call: cst.Call, caller: cst.FunctionDef | None) -> cst.FunctionDef | None:
-        """The ``def`` of this module that ``call`` runs, wherever the call stands: inside
-        ``caller`` (resolved as a summary's pass does) or at module level."""
+    def call_run_by(self, call: cst.Call, caller: cst.FunctionDef | None) -> ResolvedCall | None:
+        """The ``def`` of this module that ``call`` runs, with the arguments it binds,
+        wherever the call stands: inside ``caller`` (resolved as a summary's pass does) or at
+        module level."""
         if caller is None:
-            resolved = self.resolve(call, function=None, current_class=None, meaning_of=lambda name: Unresolved.UNBOUND)
-        else:
-            shadowing = _local_names(caller) | {parameter.name for parameter in parameters_of(caller)}
-            resolved = self.resolve_inside(call, caller, shadowing)
-        return resolved.function if resolved is not None else None
+            return self.resolve(call, function=None, current_class=None, meaning_of=lambda name: Unresolved.UNBOUND)
+        shadowing = _local_names(caller) | {parameter.name for parameter in parameters_of(caller)}
+        return self.resolve_inside(call, caller, shadowing)
 
 
 def _is_receiver(name: cst.Name, function: cst.FunctionDef) -> bool:

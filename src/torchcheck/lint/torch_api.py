@@ -188,6 +188,14 @@ TENSOR_ONLY_METHODS = frozenset(
      "masked_select", "narrow", "scatter_", "index_fill_", "index_copy_", "data_ptr"}
 )
 
+# What code reads from a tensor without calling it; reading any other public attribute shows
+# the value is some other object (`data.edge_index` of a graph batch, `inputs.input_ids`).
+TENSOR_PROPERTIES = frozenset(
+    "shape dtype device grad data T mT H mH ndim is_cuda is_cpu is_leaf requires_grad grad_fn layout names real "
+    "imag itemsize nbytes is_sparse is_sparse_csr is_quantized is_meta is_mps is_xpu is_nested is_mkldnn "
+    "retains_grad output_nr".split()
+)
+
 # Well-known DataLoader wrappers: iterating `tqdm(loader)` is iterating the loader.
 # torch_xla's device loaders wrap a DataLoader the same way (`MpDeviceLoader(loader, device)`,
 # `ParallelLoader(loader, devices).per_device_loader(device)`) and never set a sampler's epoch.

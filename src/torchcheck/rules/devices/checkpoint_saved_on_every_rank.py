@@ -18,7 +18,7 @@ from torchcheck.lint.flow import BODY, Branch, Function
 from torchcheck.lint.idioms import ONE_RANK_RUNNER_WORDS
 from torchcheck.lint.kinds import Kind
 from torchcheck.lint.nodes import argument_for, dotted_name, subtree
-from torchcheck.lint.project import PLACE, PROJECT, THIS_FILE, UNGUARDED_CALLS, YES, Condition
+from torchcheck.lint.project import GUARDED_CALLS_ONLY, NO, PLACE, PROJECT, THIS_FILE, UNGUARDED_CALLS, YES, Condition
 from torchcheck.lint.rule import Invalid, Rule, Valid
 from torchcheck.lint.summaries import bind_arguments
 
@@ -86,7 +86,8 @@ class CheckpointSavedOnEveryRank(Rule):
     calls it outside a rank check; the message names that call.
     A method of a class that every rank builds (`trainer = Trainer(args)` outside a rank
     check) and that the file never calls is taken to run on every rank, as a launcher or a
-    test calls it; a torch module's own `train()`/`eval()` (`self.model.train()`) is not a
+    test calls it, unless the project's distributed scripts call it on instances of the class,
+    and only under a rank check (`if args.local_rank in [-1, 0]: model.save(path)`); a torch module's own `train()`/`eval()` (`self.model.train()`) is not a
     call of a trainer's method of the same name.
 
     Test code (test functions and classes, files under a `tests/` folder) is not checked: a test saves from one process, or exercises the save itself.
@@ -503,7 +504,7 @@ class Recipe:
             return
         if isinstance(node.func, cst.Name) and node.func.value in self._class_names and not self._guarded(node):
             self._instantiations.append(node)  # `trainer = Trainer(args)` on every rank (resolved at the end)
-        handed = [name for name in _names_handed(node) if name in self._defined]
+        handed = [argument.value.value for argument in node.args if type(argument.value) is cst.Name and argument.value.value in self._defined]
         called = node.func.value if isinstance(node.func, cst.Name) else None
         method = node.func.attr.value if isinstance(node.func, cst.Attribute) else None
         if not (handed or called in self._defined or method in self._defined):
@@ -530,20 +531,24 @@ class Recipe:
         verdicts: dict[Function, bool] = {}
         for save in self._saves:
             if self._distributed and self._reaches_every_rank(save, verdicts):
-                self.report(save.call)
+                self.report(save.call, conditions=self._unless_other_files_guard(save.function))
             elif self._left_to_importers(save, top_level):
                 # a helper of the project: a distributed script of the project that imports it
                 # and calls it outside a rank check runs the save on every rank
                 condition = Condition(THIS_FILE, f"{PROJECT}:{UNGUARDED_CALLS}:{save.function.name.value}", YES)  # type: ignore[union-attr]
                 self.report(save.call, _CALLED_ON_EVERY_RANK, conditions=(condition,))
 
+    def _unless_other_files_guard(self, function: Function) -> tuple[Condition, ...]:
+        """A method the file never calls, of a class other files use: unless they all call it under a rank check."""
+        owner, binder = self._classes.get(function), self.context.binder
+        exported = owner is not None and binder.scope_of(owner) is binder.module_scope and not self._uses_of(function)
+        return (Condition(THIS_FILE, f"{PROJECT}:{GUARDED_CALLS_ONLY}:{owner.name.value}.{function.name.value}", NO),) if exported else ()  # type: ignore[union-attr]
+
     def _left_to_importers(self, save: _Save, top_level: set[cst.FunctionDef]) -> bool:
         """``save`` is in a top-level function of the file that the file never runs itself
         (nor limits to one rank): whether it runs on every rank is up to the files importing it."""
         function = save.function
-        if function not in top_level or any(runs_on_one_rank(decorator) for decorator in function.decorators):
-            return False
-        return not self._uses_of(function)
+        return function in top_level and not any(runs_on_one_rank(decorator) for decorator in function.decorators) and not self._uses_of(function)  # type: ignore[union-attr]
 
     def _reaches_every_rank(self, save: _Save, verdicts: dict[Function, bool]) -> bool:
         """Whether a run of the file reaches ``save`` on every rank (see ``_runs_on_every_rank``);
@@ -617,10 +622,6 @@ def _runs_handed_on_one_rank(call: cst.Call) -> bool:
     (``run_coordinator_step(fn)``, ``on_main_process(fn)``, ``rank_zero_only(fn)``)."""
     name = call.func.attr.value if isinstance(call.func, cst.Attribute) else dotted_name(call.func) or ""
     return any(word in name.lower() for word in ONE_RANK_RUNNER_WORDS)
-
-
-def _names_handed(call: cst.Call) -> list[str]:
-    return [argument.value.value for argument in call.args if isinstance(argument.value, cst.Name)]
 
 
 def _defined_functions(module: cst.Module) -> frozenset[str]:

@@ -25,7 +25,9 @@ class TransferResultDiscarded(Rule):
     thrown away, where `x` is a tensor: also one that a function or a method returns, of
     this file or of another file of the project (`t, weights = self.sampler.sample(n)` with
     a `sample` that returns two tensors), or a parameter its uses show to be one (`x.size(0)`,
-    or `x[idx, :]` beside the `x.to(device)`: no module is indexed by two axes).
+    or `x[idx, :]` beside the `x.to(device)`: no module is indexed by two axes), also where
+    it is handed to a function or method of the file that uses it so (`self.evaluate(vx)`
+    with an `evaluate(self, x)` that asks `x.size(0)`).
 
     ## Why is this bad?
     `nn.Module.to()` moves the module's parameters in place, so `model.to(device)` on its
@@ -66,7 +68,8 @@ class TransferResultDiscarded(Rule):
     returns a module makes its call a module, whatever the names say) or objects whose
     `.to()` may work in place: a whole batch drawn from a loader, directly or through
     `enumerate`, `tqdm`, `zip` or `next(iter(loader))`, may be a Hugging Face
-    `BatchEncoding` or a PyG `Data`.
+    `BatchEncoding` or a PyG `Data`, and so may any value the code reads an attribute from
+    that no tensor has (`data = data[0]`, then `data.edge_index`).
 
     ## References
     - [`torch.Tensor.to`](https://pytorch.org/docs/stable/generated/torch.Tensor.to.html)
@@ -138,6 +141,17 @@ def move(thing, device):
         Valid(
             """
 import torch
+
+def embed(encoder, loader, device):
+    for data in loader:
+        data = data[0]
+        data.to(device)
+        yield encoder(data.x, data.edge_index, data.batch)
+"""
+        ),
+        Valid(
+            """
+import torch
 x = torch.ones(3)
 x.add_(1)
 x.cuda(non_blocking=True).sum()
@@ -145,6 +159,52 @@ x.cuda(non_blocking=True).sum()
         ),
     )
     INVALID = (
+        Invalid(
+            """
+import torch
+class Trainer:
+    def fit(self, train_x, val_x=None):
+        if val_x is not None:
+            val_x.cuda()  # TCK202
+        for epoch in range(self.epochs):
+            self.step(train_x)
+            if val_x is not None:
+                self.evaluate(val_x)
+
+    def evaluate(self, x):
+        with torch.no_grad():
+            return self.model(x).sum() / x.size(0)
+
+def score(model, features):
+    return model(features.unsqueeze(0))
+
+def rank(model, feats, device):
+    feats.to(device)  # TCK202
+    return score(model, feats)
+""",
+            expected_replacement="""
+import torch
+class Trainer:
+    def fit(self, train_x, val_x=None):
+        if val_x is not None:
+            val_x = val_x.cuda()  # TCK202
+        for epoch in range(self.epochs):
+            self.step(train_x)
+            if val_x is not None:
+                self.evaluate(val_x)
+
+    def evaluate(self, x):
+        with torch.no_grad():
+            return self.model(x).sum() / x.size(0)
+
+def score(model, features):
+    return model(features.unsqueeze(0))
+
+def rank(model, feats, device):
+    feats = feats.to(device)  # TCK202
+    return score(model, feats)
+""",
+        ),
         Invalid(
             """
 import torch
@@ -297,7 +357,7 @@ def apply(scores):
             return
         if method == "to" and not call.args:
             return
-        if self.context.is_loader_batch(receiver):
+        if self.context.is_loader_batch(receiver) or self.context.read_as_object(receiver):
             return  # maybe a batch object whose `.to()` moves it in place
         kind, evidence = self.context.kind_and_evidence(receiver)
         condition = self.context.returned_kind_condition(receiver, TENSOR) if kind is None else None

@@ -64,7 +64,7 @@ class ModulesInPlainContainer(PlainContainerRule):
     buffer), while a list of plain loss functions is left alone, and so is a container of
     modules that hold no state - no parameters, no buffers, the same computation in train and
     eval mode (`[nn.AvgPool1d(k) for k in sizes]`, activations, padding, or a module class of
-    the file built only of those and plain values): it loses nothing. An instance of a class of
+    the file built only of those, of such classes and of plain values): it loses nothing. An instance of a class of
     another file of the project counts when that class derives from `nn.Module` there. A
     container that is only an index of modules registered elsewhere under a name
     (`self.add_module(name, layer)`, `setattr(parent, name, layer)`, `self.__setattr__(name, layer)`,
@@ -152,10 +152,20 @@ class MovingAverage(nn.Module):
     def forward(self, x):
         return self.pool(torch.cat([x[:, :1].repeat(1, self.kernel_size - 1), x], dim=1))
 
+class Split(nn.Module):
+    def __init__(self, kernel_size):
+        super().__init__()
+        self.average = MovingAverage(kernel_size)
+
+    def forward(self, x):
+        trend = self.average(x)
+        return x - trend, trend
+
 class Decomposition(nn.Module):
     def __init__(self, kernel_sizes):
         super().__init__()
         self.averages = [MovingAverage(k) for k in kernel_sizes]
+        self.splits = [Split(k) for k in kernel_sizes]
         self.activations = [nn.ReLU(), nn.GELU(), nn.MaxPool2d(2)]
         self.mix = nn.Linear(1, len(kernel_sizes))
 """

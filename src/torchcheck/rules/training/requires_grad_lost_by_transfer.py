@@ -77,8 +77,8 @@ class RequiresGradLostByTransfer(Rule):
     non-leaf Tensor"; `nn.Parameter(...).cuda()` is no longer a parameter, so the module
     never registers it. Create the tensor where and as it will be used: pass `device=` and
     `dtype=` to the factory. `x.requires_grad_()` on the copy does not help (the copy already
-    requires grad; it is still not a leaf). A re-binding is not reported when the code then
-    calls `x.retain_grad()` on the copy, or makes the copy a new leaf
+    requires grad; it is still not a leaf). A copy is not reported when the code then
+    calls `x.retain_grad()` on it (its `.grad` is then kept), nor a re-binding that makes the copy a new leaf
     (`x = x.detach().to(device).requires_grad_()`), or when the factory already passed the
     `device=`/`dtype=` the call sets (it may return the leaf itself). Likewise
     `nn.Parameter(w).to(device)` is not reported when every assignment of `w` that reaches it
@@ -309,7 +309,7 @@ scale = T.ones(1, requires_grad=True).double()  # TCK108
 x = T.rand(4, requires_grad=True).to("cuda:1", T.float16, non_blocking=True)  # TCK108
 y = T.empty(4).requires_grad_().cuda(0)  # TCK108
 v = T.autograd.Variable(T.randn(4), requires_grad=True).cuda()  # TCK108
-print(scale.grad, x.grad, y.grad)
+print(scale.grad, x.grad, y.grad, v.grad)
 """,
             expected_replacement="""
 import torch as T
@@ -317,7 +317,7 @@ scale = T.ones(1, requires_grad=True, dtype=T.float64)  # TCK108
 x = T.rand(4, requires_grad=True, device="cuda:1", dtype=T.float16)  # TCK108
 y = T.empty(4, device="cuda:0").requires_grad_()  # TCK108
 v = T.autograd.Variable(T.randn(4), requires_grad=True).cuda()  # TCK108
-print(scale.grad, x.grad, y.grad)
+print(scale.grad, x.grad, y.grad, v.grad)
 """,
         ),
         Invalid(
@@ -388,7 +388,7 @@ def load(module, value, device):
         # A copy that only feeds a forward pass still carries requires_grad (checkpointing
         # tests, gradcheck): only a copy whose `.grad` the code wants is a mistake.
         for reported, statement, name, leaf, replacement in self._pending:
-            excused = leaf is not None and (statement, name, "retain_grad") in self._marks
+            excused = (statement, name, "retain_grad") in self._marks  # `.grad` of the copy is kept
             if ((statement, name, _WANTED) in self._marks or self._wanted_elsewhere(statement, name)) and not excused:
                 message = _REBOUND.format(name=name, line=self.context.line_of(leaf)) if leaf is not None else None
                 self.report(reported, message, replacement=replacement)
@@ -465,7 +465,7 @@ def load(module, value, device):
         moves = self._moves(node, method, factory) if factory is not None or self._wraps_a_leaf(source) else []
         if moves == []:
             return  # no leaf, not a transfer (`.to()`), or a no-op cast (`.to(torch.float32)`)
-        if factory is None:
+        if factory is None and self.context.call_name(source) not in _VARIABLES:  # a Variable's copy: like a factory's
             # `nn.Parameter(w).cuda()` is no parameter, whatever the code does with it, unless
             # `w` is already on that device: then the transfer returns the parameter itself
             wrapped = source.args[0].value if source.args and not source.args[0].star else None
@@ -476,7 +476,7 @@ def load(module, value, device):
             else:
                 self.report(node)
             return
-        replacement = with_keywords_added(factory, moves or [])
+        replacement = with_keywords_added(factory, moves or []) if factory is not None else None
         if replacement is not None and wrapper is not None:
             replacement = wrapper.with_changes(func=wrapper.func.with_changes(value=replacement))
         self._report_unless_unwanted(node, replacement)
