@@ -9,7 +9,7 @@ from __future__ import annotations
 import os
 import re
 import sys
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
@@ -38,6 +38,11 @@ _KNOWN_KEYS = frozenset({*_LIST_KEYS, "per-file-ignores", "target-version", "for
 # The pytest plugin's sub-tables of [tool.torchcheck]: the linter accepts and ignores them.
 _RUNTIME_TABLES = frozenset({"models", "golden"})
 _VERSION = re.compile(r"^(\d+)\.(\d+)$")
+# A requirement on PyTorch itself (`torch>=1.8.0`, `torch[opt] ~= 2.1; python_version > "3.8"`),
+# not on another package whose name starts with it (`torchvision`)
+_TORCH_REQUIREMENT = re.compile(r"^\s*torch\s*(?:\[[^\]]*\])?\s*(?P<specifiers>[<>=!~][^;#]*)", re.IGNORECASE)
+_LOWER_BOUND = re.compile(r"(?:>=|~=|===?|>)\s*(\d+)\.(\d+)")
+REQUIREMENTS = "requirements.txt"
 _SIZE = re.compile(r"^\s*(\d+)\s*([KMG]i?B|B)?\s*$", re.IGNORECASE)
 _SIZE_UNITS = {"": 1, "B": 1, "KB": 1024, "MB": 1024**2, "GB": 1024**3}
 
@@ -81,6 +86,8 @@ class Config:
     extend_include: tuple[str, ...] = ()
     # the oldest PyTorch the project supports: deprecations whose replacement is newer stay quiet
     target_version: tuple[int, int] | None = None
+    # where target_version was read when no setting gave it: the project's own requirement on torch
+    target_version_declared_in: Path | None = None
     # apply exclude/extend-exclude to files named on the command line too (ruff's meaning)
     force_exclude: bool = False
     max_file_size: int = DEFAULT_MAX_FILE_SIZE  # in bytes; larger files are reported, not linted
@@ -214,7 +221,10 @@ def with_overrides(config: Config, overrides: Sequence[str]) -> Config:
     settings: dict[str, Any] = {}
     for override in overrides:
         settings.update(parse_override(override))
-    return replace(config, **_fields(settings, "--config"))
+    fields = _fields(settings, "--config")
+    if "target_version" in fields:
+        fields["target_version_declared_in"] = None
+    return replace(config, **fields)
 
 
 def _read_toml(path: Path) -> dict[str, Any]:
@@ -281,16 +291,56 @@ def load_file(path: Path) -> Config:
 def discover(start: Path) -> Config:
     """Settings from the nearest pyproject.toml with a ``[tool.torchcheck]`` table above ``start``.
 
-    Directories that cannot be looked into on the way up are skipped.
+    Directories that cannot be looked into on the way up are skipped. Without a
+    ``target-version`` setting, the oldest PyTorch the project declares it needs (see
+    :func:`declared_torch_floor`) is the target version.
     """
     directory = _resolved(start)
     if not _is_directory(directory):
         directory = directory.parent
+    declared: tuple[tuple[int, int], Path] | None = None
+    looked = False
     for candidate_dir in (directory, *directory.parents):
         candidate = candidate_dir / PYPROJECT
-        if _is_file(candidate):
-            section = _section(_read_toml(candidate), candidate)
-            if section is not None:
-                return parse_settings(section, candidate)
-    return Config(root=Path.cwd())
+        document = _read_toml(candidate) if _is_file(candidate) else None
+        if not looked and (document is not None or _is_file(candidate_dir / REQUIREMENTS)):
+            declared, looked = declared_torch_floor(candidate_dir, document), True  # the project's root: the nearest one
+        section = _section(document, candidate) if document is not None else None
+        if section is not None:
+            return _with_declared(parse_settings(section, candidate), declared)
+    return _with_declared(Config(root=Path.cwd()), declared)
+
+
+def declared_torch_floor(directory: Path, pyproject: dict[str, Any] | None) -> tuple[tuple[int, int], Path] | None:
+    """The oldest PyTorch that the project in ``directory`` declares it supports, and the file
+    that says so: the lower bound of its requirement on ``torch`` in ``pyproject.toml``'s
+    ``[project] dependencies``, else in ``requirements.txt``; None when neither bounds it."""
+    project = pyproject.get("project") if pyproject is not None else None
+    dependencies = project.get("dependencies") if isinstance(project, dict) else None
+    if isinstance(dependencies, list):
+        found = _lowest_bound(item for item in dependencies if isinstance(item, str))
+        if found is not None:
+            return found, directory / PYPROJECT
+    requirements = directory / REQUIREMENTS
+    try:
+        lines = requirements.read_text(encoding="utf-8", errors="replace").splitlines() if _is_file(requirements) else []
+    except OSError:
+        return None  # an unreadable requirements file declares nothing we can use
+    found = _lowest_bound(lines)
+    return (found, requirements) if found is not None else None
+
+
+def _lowest_bound(requirements: Iterable[str]) -> tuple[int, int] | None:
+    bounds = []
+    for requirement in requirements:
+        match = _TORCH_REQUIREMENT.match(requirement)
+        if match is not None:
+            bounds += [(int(major), int(minor)) for major, minor in _LOWER_BOUND.findall(match["specifiers"])]
+    return min(bounds) if bounds else None
+
+
+def _with_declared(config: Config, declared: tuple[tuple[int, int], Path] | None) -> Config:
+    if config.target_version is not None or declared is None:
+        return config
+    return replace(config, target_version=declared[0], target_version_declared_in=declared[1])
 

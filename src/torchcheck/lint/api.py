@@ -806,6 +806,8 @@ def describe_settings(options: LintOptions) -> str:
     rules = select_rules(options, config)
     settings = _settings(options, config)
     version = ".".join(map(str, settings.target_version)) if settings.target_version else "any"
+    if settings.target_version is not None and settings.target_version == config.target_version and config.target_version_declared_in is not None:
+        version += f" (the torch requirement in {config.target_version_declared_in})"
     lines = [
         f"path: {display_name(path.absolute())}",
         f"config file: {config.source or '(none: defaults)'}",
