@@ -34,7 +34,8 @@ from typing import TYPE_CHECKING, Any
 
 import libcst as cst
 
-from torchcheck.lint.buffers import ComputedBuffer, computed_non_persistent_buffers, submodule_classes
+from torchcheck.lint import references
+from torchcheck.lint.buffers import ComputedBuffer, computed_non_persistent_buffers, methods_of, submodule_classes
 from torchcheck.lint.distributed import guarded_by_rank
 from torchcheck.lint.kinds import TENSOR_KINDS, Evidence, Kind
 from torchcheck.lint.nodes import construction, dotted_name, is_autocast_name, self_attribute, source_text
@@ -214,7 +215,7 @@ class _TextLines:
         offset = self.text.find(first_line, after)
         if offset < 0:
             offset = self.text.find(first_line)
-        return self.line_at(max(offset, after))
+        return self.line_at(offset if offset >= 0 else after)
 
 
 def offers_more_than_imports(text: str) -> bool:
@@ -766,20 +767,32 @@ def layer_activation(context: LintContext, expression: cst.BaseExpression) -> tu
 _Activation = tuple[str, cst.CSTNode]  # the activation and the node that applies it
 
 
+_OutputKey = int | str | None  # a tuple's position, a dict's key, or None for the value itself
+_MAX_NESTED_MODULES = 4  # module classes of the file whose outputs hand on another's
+
+
 class _ForwardReader:
     """What a module class's ``forward`` returns: the activation each returned value (or
-    each element of a returned tuple) ends with, when every ``return`` agrees."""
+    each element of a returned tuple, or each entry of a returned dict with literal keys)
+    ends with, when every ``return`` agrees."""
 
-    def __init__(self, context: LintContext, lines: _TextLines, owner: cst.ClassDef, init: cst.FunctionDef | None, start: int) -> None:
+    def __init__(self, context: LintContext, lines: _TextLines, owner: cst.ClassDef, init: cst.FunctionDef | None, start: int, depth: int = 0) -> None:
         self._context = context
         self._lines = lines
         self._owner = owner
         self._start = start
         self._init = init
+        self._depth = depth
         self._layer_cache: dict[str, _Activation | None] | None = None
 
     def outputs(self, forward: cst.FunctionDef) -> dict[str, Fact]:
-        return self._agreed(self._returned(forward))
+        facts = {}
+        for key, (activation, node) in self._agreed(self._returned(forward)).items():
+            fact = INSTANCE_OUTPUT if key is None else f"{INSTANCE_OUTPUT}.{key}"
+            owner = self._context.binder.enclosing(node, cst.ClassDef)  # the class that applies it: this one, or a part's
+            name = owner.name.value if isinstance(owner, cst.ClassDef) else self._owner.name.value
+            facts[fact] = Fact(activation, self._lines.line_of(node, self._lines.definition(name)), f"`{_one_line(node)}` in `{name}`")
+        return facts
 
     def autocast(self, forward: cst.FunctionDef, possible: bool) -> Fact:
         opens = possible and any(opens_autocast(self._context, item) for item in _with_items(forward.body))
@@ -787,9 +800,9 @@ class _ForwardReader:
 
     @property
     def _layers(self) -> dict[str, _Activation | None]:
-        """``self.<attr> = nn.Softmax(...)`` (or a Sequential ending in one) in ``__init__``,
-        read the first time ``forward`` calls an attribute; an attribute assigned two
-        different things is unknown (None)."""
+        """``self.<attr> = nn.Softmax(...)`` (or a Sequential ending in one, or a module class
+        of the file whose output is an activation's) in ``__init__``, read the first time
+        ``forward`` calls an attribute; an attribute assigned two different things is unknown (None)."""
         if self._layer_cache is None:
             self._layer_cache = self._activation_attributes()
         return self._layer_cache
@@ -802,17 +815,29 @@ class _ForwardReader:
                     attribute = self_attribute(target.target)
                     if attribute is None:
                         continue
-                    found = layer_activation(self._context, assignment.value)
+                    found = layer_activation(self._context, assignment.value) or self._instance_activation(assignment.value)
                     if attribute in layers:
                         previous = layers[attribute]
                         found = found if previous is not None and found is not None and previous[0] == found[0] else None
                     layers[attribute] = found
         return layers
 
-    def _returned(self, forward: cst.FunctionDef) -> list[list[_Activation | None]]:
-        """Per ``return``: the activation of each returned element (one for a plain value)."""
+    def _instance_activation(self, value: cst.BaseExpression) -> _Activation | None:
+        """``ExistHead(...)`` of a module class of this file whose ``forward`` returns an activation's output."""
+        if type(value) is not cst.Call or type(value.func) is not cst.Name or self._depth >= _MAX_NESTED_MODULES:
+            return None
+        owner = references.class_named(self._context.binder, value.func.value)  # type: ignore[attr-defined]
+        methods = methods_of(owner) if owner is not None else {}
+        if "forward" not in methods:
+            return None
+        start = self._lines.definition(owner.name.value)  # type: ignore[union-attr]
+        reader = _ForwardReader(self._context, self._lines, owner, methods.get("__init__"), start, self._depth + 1)  # type: ignore[arg-type]
+        return reader._agreed(reader._returned(methods["forward"])).get(None)
+
+    def _returned(self, forward: cst.FunctionDef) -> list[dict[_OutputKey, _Activation | None]]:
+        """Per ``return``: the activation of each returned element (under None for a plain value)."""
         names: dict[str, _Activation | None] = {}
-        results: list[list[_Activation | None]] = []
+        results: list[dict[_OutputKey, _Activation | None]] = []
         for statement in _simple_statements(forward.body):
             if isinstance(statement, cst.Assign):
                 value = self._activation(statement.value, names)
@@ -820,9 +845,7 @@ class _ForwardReader:
                     if isinstance(target.target, cst.Name):
                         names[target.target.value] = value
             elif isinstance(statement, cst.Return) and statement.value is not None:
-                value = statement.value
-                elements = [element.value for element in value.elements] if isinstance(value, cst.Tuple) else [value]
-                results.append([self._activation(element, names) for element in elements])
+                results.append({key: self._activation(element, names) for key, element in _returned_elements(statement.value).items()})
         return results
 
     def _activation(self, expression: cst.BaseExpression, names: dict[str, _Activation | None]) -> _Activation | None:
@@ -843,21 +866,25 @@ class _ForwardReader:
             return self._activation(func.value, names)  # self.sigmoid(x).squeeze() still holds probabilities
         return None
 
-    def _agreed(self, returned: list[list[_Activation | None]]) -> dict[str, Fact]:
-        if not returned or len({len(elements) for elements in returned}) != 1:
+    @staticmethod
+    def _agreed(returned: list[dict[_OutputKey, _Activation | None]]) -> dict[_OutputKey, _Activation]:
+        """The activation of each element that every ``return`` holds, returning the same elements."""
+        if not returned or any(elements.keys() != returned[0].keys() for elements in returned):
             return {}
-        facts: dict[str, Fact] = {}
-        width = len(returned[0])
-        for index in range(width):
-            found = [elements[index] for elements in returned]
-            first = found[0]
-            if first is None or any(item is None or item[0] != first[0] for item in found):
-                continue
-            activation, node = first
-            key = INSTANCE_OUTPUT if width == 1 else f"{INSTANCE_OUTPUT}.{index}"
-            where = f"`{_one_line(node)}` in `{self._owner.name.value}`"
-            facts[key] = Fact(activation, self._lines.line_of(node, self._start), where)
-        return facts
+        agreed: dict[_OutputKey, _Activation] = {}
+        for key, first in returned[0].items():
+            if first is not None and all(elements[key] is not None and elements[key][0] == first[0] for elements in returned):  # type: ignore[index]
+                agreed[key] = first
+        return agreed
+
+
+def _returned_elements(value: cst.BaseExpression) -> dict[_OutputKey, cst.BaseExpression]:
+    """A tuple's elements by position, a dict's by literal key, else the value itself (under None)."""
+    if isinstance(value, cst.Tuple):
+        return {index: element.value for index, element in enumerate(value.elements)} if len(value.elements) != 1 else {None: value.elements[0].value}
+    if isinstance(value, cst.Dict) and value.elements and all(isinstance(element, cst.DictElement) and isinstance(element.key, cst.SimpleString) for element in value.elements):
+        return {element.key.evaluated_value: element.value for element in value.elements}  # type: ignore[union-attr]
+    return {None: value}
 
 
 def _is_grad(expression: cst.BaseExpression) -> bool:

@@ -41,10 +41,10 @@ class _Held:
     loss: str | None = None
     symbol: Symbol | None = None
     depth: int = 0
-    index: int | None = None
+    index: int | str | None = None  # a returned tuple's position, or a returned dict's key
     parameter: str | None = None  # `<name>:<position>` of ``symbol``'s parameter: what its callers in other files pass
 
-    def element(self, index: int) -> _Held | None:
+    def element(self, index: int | str) -> _Held | None:
         return replace(self, index=index) if self.kind == "call" and self.index is None and self.parameter is None else None
 
     @property
@@ -82,7 +82,11 @@ class ActivationBeforeLogitsLoss(Rule):
     (`train.dann(encoder, classifier)` after `classifier = Classifier().to(device)`). A call of a function or method of the file holds
     what all its `return` statements hold; a `return` under a setting of the instance that
     the loss call never runs under (`if self.objective == "binary":` in the helper, `if
-    self.objective == "multiclass":` around the loss) is not one of them. The finding is
+    self.objective == "multiclass":` around the loss) is not one of them. A model's output
+    is followed into its elements: `real, aux = discriminator(x)` or `outputs[1]` of a returned
+    tuple, `outputs["exist"]` of a returned dict with literal keys, each holding what
+    `forward` puts there, also the output of a part of the model whose class (of the same
+    file) ends with the activation (`"exist": self.exist_head(features)`). The finding is
     reported at the loss call and names where the activation is applied.
 
     ## Why is this bad?
@@ -147,6 +151,37 @@ class ActivationBeforeLogitsLoss(Rule):
     required_text = ("cross_entropy", "CrossEntropyLoss", "nll_loss", "NLLLoss", "binary_cross_entropy_with_logits", "BCEWithLogitsLoss")
 
     VALID = (
+        Valid(
+            """
+import torch
+from torch import nn
+
+class ExistHead(nn.Module):
+    def __init__(self, channels, lanes):
+        super().__init__()
+        self.fc = nn.Linear(channels, lanes)
+
+    def forward(self, features):
+        return self.fc(features.mean((2, 3)))
+
+class LaneNet(nn.Module):
+    def __init__(self, lanes=4):
+        super().__init__()
+        self.backbone = nn.Conv2d(3, 32, 3)
+        self.exist = ExistHead(32, lanes)
+
+    def forward(self, images):
+        logits = self.exist(self.backbone(images))
+        return {"exist": logits, "probability": torch.sigmoid(logits)}
+
+def step(net, images, exists):
+    output = net(images)
+    accuracy = ((output["probability"] > 0.5) == exists).float().mean()
+    return nn.BCEWithLogitsLoss()(output["exist"], exists), accuracy
+
+step(LaneNet(), images, exists)
+"""
+        ),
         Valid(
             """
 import torch.nn as nn
@@ -291,6 +326,39 @@ class Tabular(nn.Module):
     )
 
     INVALID = (
+        Invalid(
+            """
+import torch
+from torch import nn
+
+class ExistHead(nn.Module):
+    def __init__(self, channels, lanes):
+        super().__init__()
+        self.fc = nn.Linear(channels, lanes)
+
+    def forward(self, features):
+        return torch.sigmoid(self.fc(features.mean((2, 3))))
+
+class LaneNet(nn.Module):
+    def __init__(self, lanes=4):
+        super().__init__()
+        self.backbone = nn.Conv2d(3, 32, 3)
+        self.seg = nn.Conv2d(32, lanes + 1, 1)
+        self.exist = ExistHead(32, lanes)
+
+    def forward(self, images):
+        features = self.backbone(images)
+        return {"seg": self.seg(features), "exist": self.exist(features)}
+
+def step(net, images, masks, exists):
+    output = net(images)
+    seg_loss = nn.CrossEntropyLoss()(output["seg"], masks)
+    exist_loss = nn.BCEWithLogitsLoss()(output["exist"], exists)  # TCK605
+    return seg_loss + 0.1 * exist_loss
+
+step(LaneNet(), images, masks, exists)
+"""
+        ),
         Invalid(
             """
 import torch
@@ -599,12 +667,11 @@ class Discriminator(nn.Module):
         return _Held("call", symbol=Symbol(None, found[0]), depth=1, parameter=f"{parameter.name.value}:{found[1]}") if found else None
 
     def _element_of(self, subscript: cst.Subscript) -> _Held | None:
-        """``outputs[1]`` of a call result that returns a tuple."""
-        if len(subscript.slice) != 1 or not isinstance(subscript.slice[0].slice, cst.Index):
-            return None
-        index = subscript.slice[0].slice.value
-        held = self._value_of(subscript.value)
-        return held.element(int(index.value)) if held is not None and isinstance(index, cst.Integer) else None
+        """``outputs[1]`` of a call result that returns a tuple, ``outputs["exist"]`` of one that returns a dict."""
+        index = subscript.slice[0].slice.value if len(subscript.slice) == 1 and isinstance(subscript.slice[0].slice, cst.Index) else None
+        key = int(index.value) if isinstance(index, cst.Integer) else index.evaluated_value if isinstance(index, cst.SimpleString) else None
+        held = self._value_of(subscript.value) if key is not None else None
+        return held.element(key) if held is not None else None  # type: ignore[arg-type]
 
     def _result_of(self, call: cst.Call) -> _Held | None:
         wrapped = self.context.wrapped_modules(call)
