@@ -487,6 +487,7 @@ class LintContext:
         self._statements: list[cst.CSTNode] = []
         self._loop_calls: dict[cst.CSTNode, list[tuple[str, cst.Call]]] = {}
         self._dataloader_loops: set[cst.CSTNode] = set()
+        self._framework_steps: set[cst.FunctionDef] = set()  # methods whose returned loss a framework backpropagates
         self._grad_regions: dict[cst.With, int] = {}  # how many grad modes each `with` opened
         self._autocast_regions: dict[cst.With, int] = {}  # how many autocast regions each `with` opened
         self.module_classes: set[str] = set()
@@ -1704,6 +1705,13 @@ class LintContext:
             return call.args[0].value if call.args else None
         return receiver if method == "backward" else None
 
+    def backpropagated_by_framework(self, node: cst.Return) -> cst.BaseExpression | None:
+        """What a framework backpropagates once ``node`` returns it: the loss (or the dict
+        holding it under ``"loss"``) a Lightning module's ``training_step`` returns, unless
+        the file turns automatic optimization off."""
+        function = self.flow.function
+        return node.value if function in self._framework_steps and self.binder.enclosing(node, cst.FunctionDef) is function else None
+
     def differentiated_subject(self, call: cst.Call) -> cst.BaseExpression | None:
         """What ``call`` differentiates: what :meth:`backward_subject` says, the outputs of
         ``torch.autograd.grad(loss, params)``, or the loss a differentiable optimizer's ``step``
@@ -2027,6 +2035,8 @@ class LintContext:
             self.flow.visit_loop(node)
             self._loop_calls[node] = []
             self._dataloader_loops.add(node)
+            if node.name.value in idioms.BACKPROPAGATED_RETURNS and (self._text is None or not idioms.MANUAL_OPTIMIZATION.search(self._text)):
+                self._framework_steps.add(node)
 
     def _runs_per_batch(self, function: cst.FunctionDef) -> bool:
         """A method a framework's training loop calls once per batch (Lightning's

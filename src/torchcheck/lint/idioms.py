@@ -133,6 +133,10 @@ EVENT_REGISTRATIONS = frozenset({"on", "add_event_handler"})  # `engine.on(event
 # Methods of those classes that the framework's training loop calls once per batch: the body
 # of one is one iteration of a loop the file does not show.
 PER_BATCH_METHODS = frozenset({"training_step"})
+# Those whose returned loss (or dict with a "loss" entry) the framework backpropagates, unless
+# the module turns automatic optimization off.
+BACKPROPAGATED_RETURNS = frozenset({"training_step"})
+MANUAL_OPTIMIZATION = re.compile(r"automatic_optimization\s*=\s*False|def automatic_optimization")
 
 # Library loaders that subclass `torch.utils.data.DataLoader` and take its `batch_size`,
 # `shuffle` and `sampler`: graph batching (PyG, DGL) and medical imaging (MONAI).

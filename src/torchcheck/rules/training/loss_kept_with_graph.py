@@ -75,7 +75,11 @@ class LossKeptWithGraph(Rule):
     over several forwards, then `accelerator.backward(losses[i])`). A loop trains when it
     calls `.backward()` itself or through a function of the file (a closure, a helper, a
     method of `self`). A Lightning module's `training_step` is one iteration of the
-    framework's loop (`self.losses.append(loss)` there keeps every batch's graph). A
+    framework's loop (`self.losses.append(loss)` there keeps every batch's graph), and
+    what it returns is what the framework backpropagates (a loss, or a dict holding it under
+    `"loss"`), unless the module turns automatic optimization off. An entry of a dict that
+    the code names otherwise than the entry it backpropagated (`out["n_samples"]` beside
+    `out["loss"]`) is not taken for a loss. A
     training loop in a method of the model itself (a `fit` method) counts like any other; a
     `forward` that collects one pass's features does not. What a helper or method of the file
     backpropagated and returned counts too (`loss = self.train_step(batch)`, then
@@ -144,6 +148,24 @@ class LossKeptWithGraph(Rule):
     required_pattern = SELF_ACCUMULATION_TEXT
 
     VALID = (
+        Valid(
+            """
+import torch
+from lightning.pytorch import LightningModule
+
+class Forecaster(LightningModule):
+    def __init__(self):
+        super().__init__()
+        self.net = torch.nn.Linear(8, 1)
+        self.step_outputs = []
+
+    def training_step(self, batch, batch_idx):
+        x, y = batch
+        log = {"loss": torch.nn.functional.l1_loss(self.net(x), y), "n_samples": x.size(0)}
+        self.step_outputs.append({"loss": log["loss"].detach(), "n_samples": log["n_samples"]})
+        return log
+"""
+        ),
         Valid(
             """
 import torch
@@ -553,6 +575,24 @@ class GanTrainer:
         ),
     )
     INVALID = (
+        Invalid(
+            """
+import torch
+from lightning.pytorch import LightningModule
+
+class Forecaster(LightningModule):
+    def __init__(self):
+        super().__init__()
+        self.net = torch.nn.Linear(8, 1)
+        self.step_outputs = []
+
+    def training_step(self, batch, batch_idx):
+        x, y = batch
+        log = {"loss": torch.nn.functional.l1_loss(self.net(x), y), "n_samples": x.size(0)}
+        self.step_outputs.append(log)  # TCK101
+        return log
+"""
+        ),
         Invalid(
             """
 import torch
@@ -1025,6 +1065,10 @@ class GanTrainer:
         elif method is not None and node.args and self.context.loops:
             self._meter_call(node, node.func.value)  # type: ignore[attr-defined]
 
+    def visit_Return(self, node: cst.Return) -> None:
+        if (returned := self.context.backpropagated_by_framework(node)) is not None:
+            self._backpropagated(returned)  # `return {"loss": loss, ...}` from a Lightning `training_step`
+
     def visit_Assign(self, node: cst.Assign) -> None:
         """``output["loss"] = output["loss"].detach()`` after backpropagating that entry: the
         container no longer holds the graph."""
@@ -1032,8 +1076,7 @@ class GanTrainer:
         if (total := self_accumulation(node)) is not None and self.context.loops:  # `total = total + loss`
             self._consider(node, total, node.value, created_in=accumulation_start_loop(self.context.binder, node, total, self.context.loops))
         elif len(node.targets) == 1 and isinstance(target, cst.Subscript) and is_detached(node.value) and self.context.loops:
-            facts = self._facts()
-            if source_text(target) in facts.backpropagated.get(self.context.loops[-1], ()):
+            if source_text(target) in (facts := self._facts()).backpropagated.get(self.context.loops[-1], ()):
                 for names in (*facts.backpropagated.values(), *facts.backpropagated_directly.values()):
                     names.discard(root_name(target))
 
@@ -1049,8 +1092,7 @@ class GanTrainer:
         if isinstance(receiver, cst.Call) and receiver.args:  # scaler.scale(loss).backward()
             receiver = receiver.args[0].value
         if (name := root_name(receiver)) is None:
-            self._note_backpropagated(combined_names(receiver))  # `(loss_g + w * loss_feat).backward()`
-            return
+            return self._note_backpropagated(combined_names(receiver))  # `(loss_g + w * loss_feat).backward()`
         names = {name, source_text(receiver)}  # `output["loss"].backward()`: that entry, until detached in place
         if isinstance(receiver, cst.Attribute) and (path := dotted_name(receiver)) is not None:
             names.add(path)  # `output.loss.backward()`: that attribute, kept as `total += output.loss`
@@ -1070,12 +1112,10 @@ class GanTrainer:
     def _meter_call(self, call: cst.Call, receiver: cst.BaseExpression) -> None:
         """``meter.update(loss, n)`` on an instance of a class of this file whose method
         accumulates the argument into ``self`` state (``self.sum += val * n``)."""
-        if self.context.grad_maybe_disabled or self.context.in_module_class:
+        if self.context.grad_maybe_disabled or self.context.in_module_class or not isinstance(call.func, cst.Attribute):
             return
-        if not isinstance(call.func, cst.Attribute) or call.func.attr.value not in self.context.top_level_method_names:
-            return  # no class of this file has such a method
-        if not any(may_carry_graph(self.context, argument.value) for argument in call.args):
-            return
+        if call.func.attr.value not in self.context.top_level_method_names or not any(may_carry_graph(self.context, argument.value) for argument in call.args):
+            return  # no class of this file has such a method, or nothing handed to it may carry a graph
         instance = instance_class_of(self.context, receiver)
         for argument, statement in accumulated_arguments(self.context.binder, call, instance) if instance is not None else ():
             if not self._backpropagated_by_a_method(instance, statement):  # type: ignore[arg-type]
@@ -1139,8 +1179,8 @@ class GanTrainer:
         # `e_train += e_batch / len(loader)`: arithmetic on what was backpropagated keeps its graph
         scaled = isinstance(candidate.value, cst.BinaryOperation) and bool(combined_names(candidate.value) & backpropagated)
         # `epoch_loss[key] += losses[key]` after `losses["total"].backward()`: an entry of what was backpropagated
-        kept_entry = isinstance(candidate.value, cst.Subscript) and root_name(candidate.value) in backpropagated
-        is_backward_target = kept_name in backpropagated or kept_entry or scaled or any(root_name(part) in backpropagated for part in parts)
+        kept_entry = isinstance(candidate.value, cst.Subscript) and root_name(candidate.value) in backpropagated and not _another_named_entry(candidate.value, backpropagated)
+        is_backward_target = kept_name in backpropagated or kept_entry or scaled or any(root_name(part) in backpropagated and not _another_named_entry(part, backpropagated) for part in parts)
         is_backward_target |= candidate.returned is not None and candidate.returned.value in (GRAPH_ENTRIES, BACKPROPAGATED)  # what the callee backpropagated
         # `losses.append(total)`, then `losses[-1].backward()`: every entry was backpropagated, and stays
         entry = candidate.container in facts.entries_backpropagated.get(candidate.loops[-1], ())
@@ -1173,8 +1213,7 @@ class GanTrainer:
         """``losses.append(loss)`` in one loop, ``accelerator.backward(losses[i])`` after it: the
         graphs are kept on purpose."""
         node = candidate.node
-        held = node.target if isinstance(node, cst.AugAssign) else node.func.value if isinstance(node, cst.Call) else None  # type: ignore[attr-defined]
-        held = node.targets[0].target if isinstance(node, cst.Assign) else held  # `total = total + loss`
+        held = node.target if isinstance(node, cst.AugAssign) else node.targets[0].target if isinstance(node, cst.Assign) else node.func.value if isinstance(node, cst.Call) else None  # type: ignore[attr-defined]
         if isinstance(held, cst.Subscript):
             held = held.value  # `losses[key] += loss`
         return isinstance(held, cst.Name) and self.context.backpropagated_after(held, candidate.loops[0])
@@ -1184,8 +1223,7 @@ class GanTrainer:
         conditions = (*self.context.grad_conditions, *filter(None, [candidate.returned]))  # no decorator of another file turned gradients off
         if not scalar:
             return self.report(node, message, conditions=conditions)
-        bare = isinstance(value, (cst.Name, cst.Attribute, cst.Subscript, cst.Call))
-        receiver = value if bare else value.with_changes(lpar=[cst.LeftParen()], rpar=[cst.RightParen()])  # `(loss / n).item()`
+        receiver = value if isinstance(value, (cst.Name, cst.Attribute, cst.Subscript, cst.Call)) else value.with_changes(lpar=[cst.LeftParen()], rpar=[cst.RightParen()])  # `(loss / n).item()`
         with_item = cst.Call(func=cst.Attribute(value=receiver, attr=cst.Name("item")))
         if isinstance(node, cst.AugAssign):
             self.report(node, message, replacement=node.with_changes(value=with_item), conditions=conditions)
@@ -1199,6 +1237,12 @@ class GanTrainer:
             return None
         called, kept, line = source_text(candidate.node.func), source_text(statement).strip(), self.context.line_of(statement)
         return f"Graph-attached tensor passed to `{called}()`, which accumulates it (`{kept}`, line {line}); pass `.item()` or `.detach()`"
+
+
+def _another_named_entry(value: cst.BaseExpression, backpropagated: set[str]) -> bool:
+    """``out["n_samples"]`` when ``out["loss"]`` was backpropagated: an entry the code names otherwise, not known to be a loss."""
+    index = value.slice[0].slice if isinstance(value, cst.Subscript) and len(value.slice) == 1 else None
+    return isinstance(index, cst.Index) and isinstance(index.value, cst.SimpleString) and source_text(value) not in backpropagated
 
 
 def _looks_like_loss(value: cst.BaseExpression) -> bool:
