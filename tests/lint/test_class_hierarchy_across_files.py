@@ -255,3 +255,40 @@ def test_a_name_that_suggests_a_module_yields_to_the_class_that_made_it(tmp_path
     (root / "dist.py").write_text(textwrap.dedent(DIST.replace("class BaseModel:", "import torch\nclass BaseModel(torch.nn.Module):")), encoding="utf-8")
     result = lint(LintOptions(paths=(root,), select=("TCK105",), use_cache=False))
     assert [(Path(d.filename).name, d.location.row) for d in result.diagnostics] == [("loss.py", 11)]
+
+
+NETS = """
+import torch
+
+class GrowingNet{base}:
+    def __init__(self, rate):
+        self.rate = rate
+
+    def forward(self, x):
+        return self.rate * x
+
+    @classmethod
+    def from_file(cls, path):
+        saved = torch.load(path, weights_only=True)
+        net = cls(saved["rate"])
+        return net
+"""
+PREDICT = """
+import torch
+from nets import GrowingNet
+
+class Predictor:
+    def predict(self, loader, path):
+        self.model = GrowingNet.from_file(path)
+        with torch.no_grad():
+            return [self.model.forward(x) for x in loader]
+"""
+
+
+def test_an_alternative_constructor_makes_an_instance_of_its_class(tmp_path: Path) -> None:
+    """``Cls.from_file(path)`` returning ``cls(...)`` is a module exactly when ``Cls`` is."""
+    root = _project(tmp_path, {"nets.py": NETS.format(base=""), "predict.py": PREDICT})
+    assert lint(LintOptions(paths=(root,), select=("TCK105",), use_cache=False)).diagnostics == ()
+    (root / "nets.py").write_text(textwrap.dedent(NETS.format(base="(torch.nn.Module)")), encoding="utf-8")
+    result = lint(LintOptions(paths=(root / "predict.py",), select=("TCK105",), use_cache=False))
+    assert [(Path(d.filename).name, d.location.row) for d in result.diagnostics] == [("predict.py", 9)]

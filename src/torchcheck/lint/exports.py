@@ -60,6 +60,7 @@ from torchcheck.lint.project import (
     TENSOR,
     TORCH_MODULE,
     UNGUARDED_CALLS,
+    OWN_INSTANCE,
     METHOD_CALLS,
     GUARDED,
     UNGUARDED,
@@ -127,6 +128,7 @@ _SUMMARISED_TEXT = re.compile(
     r"|def _apply\(|fully_shard|FullyShardedDataParallel|\.(?:weight|bias) = self\.|persistent=False"
     r"|[\"'](?:cuda|cpu|mps|xpu)[\"':]"  # a device string a function may return (`get_device()`)
     r"|[=(,]\s*[A-Z]\w*\("  # an instance built, maybe to hand to another file's function (PASSED)
+    r"|\breturn\s+(?:cls|[A-Z]\w*)\(|=\s*cls\("  # an alternative constructor (OWN_INSTANCE)
 )
 _TIE_TEXT = re.compile(r"\.(?:weight|bias) = self\.")
 _TOP_LEVEL_DEFINITION = re.compile(r"^(?:async[ \t]+)?(?:def|class)[ \t]+(\w+)", re.MULTILINE)
@@ -702,6 +704,8 @@ class ProjectFacts:
         for name, method in methods.items():
             if name != "forward" and not name.startswith("_"):  # a module's call says what forward returns; private ones serve the class
                 facts.update(self._returned_facts(method, name, self._lines.line_at(start)))
+                if returns_fact(name) not in facts and _returns_own_instance(method, node.name.value):
+                    facts[returns_fact(name)] = Fact(OWN_INSTANCE, self._lines.line_at(start), f"`{node.name.value}.{name}()`")
         if self._may_compute_buffers:
             buffer = self._computed_buffer(node)
             if buffer is not None:
@@ -736,6 +740,25 @@ class ProjectFacts:
             return YES
         bases = [self.symbol_of(base.value) for base in node.bases if base.keyword is None and not base.star]
         return torch_module_via([base for base in bases if base is not None]) or NO
+
+
+def _returns_own_instance(method: cst.FunctionDef, owner: str) -> bool:
+    """Every ``return`` of ``method`` hands back a new instance of its class: ``cls(...)``,
+    ``Owner(...)``, or a name the method binds only to one (``net = Owner(...)``, ``return net``)."""
+    classmethod_ = any(dotted_name(decorator.decorator) == "classmethod" for decorator in method.decorators)
+    classes = {owner, method.params.params[0].name.value} if classmethod_ and method.params.params else {owner}
+    bound: dict[str, list[cst.BaseExpression]] = {}
+    for assignment in _assignments(method.body):
+        for target in assignment.targets:
+            if type(target.target) is cst.Name:
+                bound.setdefault(target.target.value, []).append(assignment.value)
+    returns = references.return_statements(method)
+    returned = [bound.get(value.value, [value]) if type(value) is cst.Name else [value] for value in (statement.value for statement in returns)]  # type: ignore[union-attr]
+    return bool(returns) and all(_constructs(made, classes) for values in returned for made in values)
+
+
+def _constructs(value: cst.BaseExpression | None, classes: set[str]) -> bool:
+    return type(value) is cst.Call and type(value.func) is cst.Name and value.func.value in classes  # type: ignore[union-attr]
 
 
 def _returned_kind_name(kind: Kind) -> str:

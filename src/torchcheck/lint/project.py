@@ -98,6 +98,7 @@ DERIVES = "derives"
 # whose entries carry the graph of a loss it backpropagated).
 RETURNS = "returns"
 TENSOR, GRAPH, A_MODULE, GRAPH_ENTRIES, A_DEVICE = "tensor", "graph", "module", "graph_entries", "device"
+OWN_INSTANCE = "own_instance"  # a class's method returns an instance of the class (`return cls(...)`)
 BACKPROPAGATED = "backpropagated"  # a graph tensor the function itself backpropagated
 RETURNED_KINDS = (TENSOR, GRAPH, A_MODULE, GRAPH_ENTRIES, BACKPROPAGATED, A_DEVICE)
 
@@ -537,6 +538,7 @@ class ProjectIndex:
             return self._passed_output(importer, condition)
         target = self.target(importer, condition.symbol)
         if condition.fact == MAY_BE_MODULE:
+            target = target or self._constructing_class(importer, symbol=condition.symbol)
             shown = self._torch_module(target, 0) if target is not None else None
             return Answer(NO if shown is not None and shown.value == NO else YES, "")
         kind, _, detail = condition.fact.partition(":")
@@ -571,6 +573,14 @@ class ProjectIndex:
         if symbol.module is None:
             return self._lookup(importer, parts, depth)
         return self._find(importer, symbol.module, symbol.level, parts, depth)
+
+    def _constructing_class(self, importer: str, symbol: Symbol) -> _Target | None:
+        """For ``Cls.method`` of a class of the project whose ``method`` returns an instance of
+        the class (``DynamicNet.from_file(path)``): the class."""
+        owner, _, method = symbol.name.rpartition(".")
+        target = self.target(importer, replace(symbol, name=owner)) if owner else None
+        fact = target.definition.facts.get(returns_fact(method)) if target is not None and target.definition is not None else None
+        return target if fact is not None and fact.value == OWN_INSTANCE else None
 
     def _outside_project(self, importer: str, symbol: Symbol) -> bool:
         """The symbol's module is no file of the project (nor a package holding its first name)."""

@@ -12,7 +12,9 @@ class ForwardCalledDirectly(Rule):
     Checks for `module.forward(x)` where `module` is an `nn.Module`, instead of `module(x)`.
     An instance of a class of another project file is a module when the class's bases reach
     `nn.Module` in the project's files, whatever the name it is stored under suggests
-    (`self.model = dist.DistModel()` of a plain class is not). A submodule reached through an
+    (`self.model = dist.DistModel()` of a plain class is not), and so is one that an
+    alternative constructor of the class makes (`GrowingNet.from_file(path)` whose method
+    returns `cls(...)`). A submodule reached through an
     attribute (`self.model.head.forward(x)`) is one when the project's classes store only
     modules they construct in `self.head`.
 
