@@ -27,6 +27,15 @@ def is_scaler_call(context: LintContext, call: cst.Call, methods: frozenset[str]
     )
 
 
+def runs_backward(context: LintContext, call: cst.Call) -> bool:
+    """A tensor's ``.backward()`` (see :func:`is_tensor_backward`), or a framework's that
+    backpropagates its argument (``accelerator.backward(loss)``, ``self.manual_backward(loss)``)."""
+    if is_tensor_backward(context, call):
+        return True
+    subject, receiver_method = context.backward_subject(call), method_call(call)
+    return subject is not None and receiver_method is not None and subject is not receiver_method[0]
+
+
 def is_tensor_backward(context: LintContext, call: cst.Call) -> bool:
     """``x.backward(...)`` where ``x`` is (or may be) a tensor.
 

@@ -3,14 +3,16 @@ from __future__ import annotations
 import libcst as cst
 
 from torchcheck.lint.rule import Invalid, Rule, Valid
-from torchcheck.rules.amp._common import is_tensor_backward
+from torchcheck.rules.amp._common import runs_backward
 
 
 class BackwardInsideAutocast(Rule):
     """
     ## What it does
     Checks for `.backward()` called inside a `with torch.autocast(...)` block (or
-    `torch.amp.autocast` / `torch.cuda.amp.autocast`).
+    `torch.amp.autocast` / `torch.cuda.amp.autocast`), and for a framework's backward
+    (`accelerator.backward(loss)`, Lightning's `self.manual_backward(loss)`) inside such a
+    block or the framework's own (`with accelerator.autocast():`).
 
     ## Why is this bad?
     Autocast should wrap only the forward pass and the loss computation. The backward ops
@@ -58,6 +60,21 @@ class BackwardInsideAutocast(Rule):
     required_text = ("autocast",)
 
     VALID = (
+        Valid(
+            """
+from accelerate import Accelerator
+
+class Trainer:
+    def __init__(self, model, mixed_precision="fp16"):
+        self.accelerator = Accelerator(mixed_precision=mixed_precision)
+        self.model = model
+
+    def step(self, batch, accumulation):
+        with self.accelerator.autocast():
+            loss = self.model(batch)
+        self.accelerator.backward(loss / accumulation)
+"""
+        ),
         Valid(
             """
 import torch
@@ -111,6 +128,21 @@ with nullcontext():
     INVALID = (
         Invalid(
             """
+from accelerate import Accelerator
+
+class Trainer:
+    def __init__(self, model, mixed_precision="fp16"):
+        self.accelerator = Accelerator(mixed_precision=mixed_precision)
+        self.model = model
+
+    def step(self, batch, accumulation):
+        with self.accelerator.autocast():
+            loss = self.model(batch)
+            self.accelerator.backward(loss / accumulation)  # TCK302
+"""
+        ),
+        Invalid(
+            """
 import torch
 for x, y in loader:
     with torch.autocast(device_type="cuda", dtype=torch.bfloat16):
@@ -142,5 +174,5 @@ with torch.amp.autocast("cuda"), torch.enable_grad():
     )
 
     def visit_Call(self, node: cst.Call) -> None:
-        if self.context.in_autocast and is_tensor_backward(self.context, node):
+        if self.context.in_autocast and runs_backward(self.context, node):
             self.report(node)
