@@ -69,3 +69,49 @@ def test_callers_that_disagree_or_pass_a_logits_model_leave_the_parameter_unknow
     """
     assert _lint(tmp_path, main) == []
     assert _lint(tmp_path, "import torch\nfrom train import fit\nfrom model import LogitHead\nfit(LogitHead(), loader, opt)\n") == []
+
+
+CLIENT = """
+from torch import nn
+
+class LocalUpdate:
+    def __init__(self, loader):
+        self.loader = loader
+        self.loss_func = nn.CrossEntropyLoss()
+
+    def train(self, net, optimizer):
+        for x, y in self.loader:
+            loss = self.loss_func(net(x), y)
+            loss.backward()
+            optimizer.step()
+"""
+
+
+def _lint_client(tmp_path: Path, main: str) -> list[tuple[str, int]]:
+    (tmp_path / "client.py").write_text(textwrap.dedent(CLIENT), encoding="utf-8")
+    return _lint(tmp_path, main)
+
+
+def test_a_method_parameter_holds_what_the_calls_on_instances_in_other_files_pass(tmp_path: Path) -> None:
+    main = """
+    import copy
+    import torch
+    from client import LocalUpdate
+    from model import SoftHead
+    global_net = SoftHead().cuda()
+    for round in range(10):
+        local = LocalUpdate(loader)
+        local.train(net=copy.deepcopy(global_net).cuda(), optimizer=optimizer)
+    """
+    assert _lint_client(tmp_path, main) == [("client.py", 11)]
+
+
+def test_a_method_whose_callers_pass_a_logits_model_stays_silent(tmp_path: Path) -> None:
+    main = """
+    import torch
+    from client import LocalUpdate
+    from model import LogitHead
+    local = LocalUpdate(loader)
+    local.train(LogitHead(), optimizer)
+    """
+    assert _lint_client(tmp_path, main) == []

@@ -492,7 +492,9 @@ class ProjectFacts:
             self._flag(DISTRIBUTED, node)
             self._distributing.add(self._context.flow.function)
 
-    def _instance_maker(self, value: cst.BaseExpression) -> cst.Call | None:
+    def _instance_maker(self, value: cst.BaseExpression, depth: int = 0) -> cst.Call | None:
+        """The call that built the object ``value`` holds: ``Net(...)`` in ``Net().to(device)``,
+        in ``copy.deepcopy(net)`` of it, or in what a name was last assigned."""
         if type(value) is cst.Name:
             binding = self._context.flow.last_binding(value.value)
             statement = binding.node if binding is not None else None
@@ -500,6 +502,8 @@ class ProjectFacts:
                 return None
             value = statement.value
         value = construction(value)
+        if type(value) is cst.Call and value.args and depth < 2 and self._context.call_name(value) == "copy.deepcopy":  # type: ignore[attr-defined]
+            return self._instance_maker(value.args[0].value, depth + 1)  # type: ignore[attr-defined]
         return value if type(value) is cst.Call else None
 
     def _note_method_call(self, call: cst.Call, func: cst.Attribute) -> None:
@@ -519,12 +523,23 @@ class ProjectFacts:
         if not call.args or any(argument.star for argument in call.args):
             return
         classes = [self._instance_class(argument.value) for argument in call.args]
-        callee = self.symbol_of(call.func) if any(classes) else None
-        if callee is None or callee.is_local:
+        spelled = self._imported_callee(call.func) if any(classes) else None
+        if spelled is None:
             return
         positional = [found.to_list() if found else None for argument, found in zip(call.args, classes) if argument.keyword is None]
         keywords = {argument.keyword.value: found.to_list() if found else None for argument, found in zip(call.args, classes) if argument.keyword is not None}
-        self._passed.setdefault(f"{PASSED}:{dotted_name(call.func)}", []).append((call, [positional, keywords]))
+        self._passed.setdefault(f"{PASSED}:{spelled}", []).append((call, [positional, keywords]))
+
+    def _imported_callee(self, func: cst.BaseExpression) -> str | None:
+        """How the file spells a function of another file it calls (``train.fit``), or the
+        method of an instance of another file's class (``LocalUpdate.train`` for
+        ``local.train(...)`` after ``local = LocalUpdate(...)``); None for anything else."""
+        callee = self.symbol_of(func)
+        if callee is not None:
+            return dotted_name(func) if not callee.is_local else None
+        maker = self._instance_maker(func.value) if type(func) is cst.Attribute else None  # type: ignore[attr-defined]
+        owner = self.symbol_of(maker.func) if maker is not None else None
+        return f"{dotted_name(maker.func)}.{func.attr.value}" if owner is not None and not owner.is_local else None  # type: ignore[union-attr,attr-defined]
 
     def _instance_class(self, value: cst.BaseExpression) -> Symbol | None:
         """The class whose instance ``value`` is: ``Net(...)`` (also moved, ``Net().to(device)``),

@@ -731,7 +731,6 @@ class ProjectIndex:
     def _guarded_calls_only(self, importer: str, method: str) -> Answer:
         """``yes`` (with the first call's place) when the distributed files of the project
         call ``Class.method`` of ``importer`` on its instances, and every call is under a rank check."""
-        definition, _, method_name = method.partition(".")
         root = self._package_root(importer)
         prefix = f"{root}/" if root != "." else ""
         found = []
@@ -740,8 +739,7 @@ class ProjectIndex:
                 continue
             for key, fact in sorted(self._files[file].exports.facts.items()):
                 flag, _, called = key.partition(":")
-                spelled, _, called_method = called.rpartition(".")
-                if flag == METHOD_CALLS and called_method == method_name and self._is_definition(file, spelled, importer, definition):
+                if flag == METHOD_CALLS and self._is_definition(file, called, importer, method):
                     found.append((file, fact))
         if not found or any(fact.value != GUARDED for _, fact in found):
             return Answer(NO, "")
@@ -749,7 +747,12 @@ class ProjectIndex:
 
     def _is_definition(self, file: str, name: str, importer: str, definition: str) -> bool:
         """Whether ``file``'s import ``name`` (or ``module.name`` of an imported module) is
-        ``importer``'s top-level ``definition``."""
+        ``importer``'s top-level ``definition``; for a method (``Class.method``), whether
+        ``name`` is that method of the class as ``file`` spells it."""
+        owner, _, method = definition.partition(".")
+        if method:
+            spelled, _, called = name.rpartition(".")
+            return called == method and bool(spelled) and self._is_definition(file, spelled, importer, owner)
         first, _, rest = name.partition(".")
         imported = self._files[file].exports.imports.get(first)
         imported = imported.member(rest) if imported is not None and rest else imported

@@ -186,12 +186,20 @@ def return_statements(function: cst.FunctionDef) -> list[cst.Return]:
 
 
 def top_level_parameter(binder: Binder, parameter: cst.Param) -> tuple[str, int] | None:
-    """The top-level function ``parameter`` belongs to and its position among the positional
-    parameters (-1 for one passed only by keyword); None for a method's or a nested function's."""
+    """The top-level function ``parameter`` belongs to, or the method of a top-level class
+    (``Class.method``), and its position among the positional parameters a call passes (-1
+    for one passed only by keyword); None for a nested function's, or a method's receiver."""
     function = binder.enclosing(parameter, cst.FunctionDef)
-    if not isinstance(function, cst.FunctionDef) or binder.scope_of(function) is not binder.module_scope:
+    if not isinstance(function, cst.FunctionDef):
         return None
-    return function.name.value, next((index for index, param in enumerate(function.params.params) if param is parameter), -1)
+    position = next((index for index, param in enumerate(function.params.params) if param is parameter), -1)
+    if binder.scope_of(function) is binder.module_scope:
+        return function.name.value, position
+    owner = binder.scope_of(function).node
+    static = any(getattr(decorator.decorator, "value", None) == "staticmethod" for decorator in function.decorators)
+    if not isinstance(owner, cst.ClassDef) or binder.scope_of(owner) is not binder.module_scope or (position == 0 and not static):
+        return None
+    return f"{owner.name.value}.{function.name.value}", position if static or position < 0 else position - 1
 
 
 def file_function(binder: Binder, func: cst.BaseExpression) -> cst.FunctionDef | None:

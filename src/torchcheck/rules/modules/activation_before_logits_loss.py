@@ -79,7 +79,9 @@ class ActivationBeforeLogitsLoss(Rule):
     holds what every caller of the file passes for it (a model's output handed to a
     `criterion(logits, labels)` helper); a parameter of a top-level function that no call
     of its own file fills holds the instance every call in the project's other files passes
-    (`train.dann(encoder, classifier)` after `classifier = Classifier().to(device)`). A call of a function or method of the file holds
+    (`train.dann(encoder, classifier)` after `classifier = Classifier().to(device)`), and so
+    does a parameter of a method of a class, called on its instances there
+    (`local.train(net=copy.deepcopy(net_glob))` after `local = LocalUpdate(...)`). A call of a function or method of the file holds
     what all its `return` statements hold; a `return` under a setting of the instance that
     the loss call never runs under (`if self.objective == "binary":` in the helper, `if
     self.objective == "multiclass":` around the loss) is not one of them. A model's output
