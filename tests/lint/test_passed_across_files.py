@@ -115,3 +115,60 @@ def test_a_method_whose_callers_pass_a_logits_model_stays_silent(tmp_path: Path)
     local.train(LogitHead(), optimizer)
     """
     assert _lint_client(tmp_path, main) == []
+
+
+DETECTOR = """
+import torch
+from torch import nn
+
+class Head(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.pred = nn.Conv2d(8, 6, 1)
+
+    def forward(self, features):
+        p = self.pred(features)
+        return p[:, :4], {activation}(p[:, 4:5]), {activation}(p[:, 5:])
+
+class Detector(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.backbone = nn.Conv2d(3, 8, 3)
+        self.head = Head()
+
+    def forward(self, images):
+        return self.head(self.backbone(images))
+"""
+DETECTION_LOSS = """
+from torch import nn
+
+class DetectionLoss(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.bce = nn.BCEWithLogitsLoss()
+
+    def forward(self, box, objectness, classes, target):
+        return (box - target[:, :4]).abs().mean() + self.bce(objectness, target[:, 4:5]) + self.bce(classes, target[:, 5:])
+"""
+TRAIN_DETECTOR = """
+import torch
+from detection_loss import DetectionLoss
+from detector import Detector
+
+model = Detector().cuda()
+criterion = DetectionLoss()
+for images, targets in loader:
+    box, objectness, classes = model(images)
+    criterion(box, objectness, classes, targets).backward()
+"""
+
+
+def test_a_loss_module_holds_the_elements_of_the_output_other_files_hand_its_forward(tmp_path: Path) -> None:
+    """What a model returns, element by element, also through a part of it (``return
+    self.head(...)``), reaches the ``forward`` parameters of a loss module that other files call."""
+    (tmp_path / "detection_loss.py").write_text(textwrap.dedent(DETECTION_LOSS), encoding="utf-8")
+    (tmp_path / "main.py").write_text(textwrap.dedent(TRAIN_DETECTOR), encoding="utf-8")
+    for activation, expected in (("torch.sigmoid", [("detection_loss.py", 10), ("detection_loss.py", 10)]), ("torch.tanh", [])):
+        (tmp_path / "detector.py").write_text(textwrap.dedent(DETECTOR.format(activation=activation)), encoding="utf-8")
+        result = lint(LintOptions(paths=(tmp_path,), select=("TCK605",), use_cache=False))
+        assert sorted((Path(d.filename).name, d.location.row) for d in result.diagnostics) == expected

@@ -522,24 +522,47 @@ class ProjectFacts:
         each argument holds, for the callee's file to ask (see PASSED)."""
         if not call.args or any(argument.star for argument in call.args):
             return
-        classes = [self._instance_class(argument.value) for argument in call.args]
-        spelled = self._imported_callee(call.func) if any(classes) else None
+        passed = [self._passed_value(argument.value) for argument in call.args]
+        spelled = self._imported_callee(call.func) if any(passed) else None
         if spelled is None:
             return
-        positional = [found.to_list() if found else None for argument, found in zip(call.args, classes) if argument.keyword is None]
-        keywords = {argument.keyword.value: found.to_list() if found else None for argument, found in zip(call.args, classes) if argument.keyword is not None}
+        positional = [found for argument, found in zip(call.args, passed) if argument.keyword is None]
+        keywords = {argument.keyword.value: found for argument, found in zip(call.args, passed) if argument.keyword is not None}
         self._passed.setdefault(f"{PASSED}:{spelled}", []).append((call, [positional, keywords]))
+
+    def _passed_value(self, value: cst.BaseExpression) -> list[Any] | dict[str, Any] | None:
+        """What an argument holds, as PASSED records it: an instance of a class, what calling
+        one returned (``out = model(x)``, ``criterion(model(x), y)``) or one element of that
+        (``conf`` after ``box, conf, cls = model(x)``); None for anything else."""
+        instance = self._instance_class(value)
+        if instance is not None:
+            return instance.to_list()
+        element = None
+        if type(value) is cst.Name:
+            binding = self._context.flow.last_binding(value.value)
+            statement = binding.node if binding is not None else None
+            if type(statement) is not cst.Assign or len(statement.targets) != 1:
+                return None
+            target = statement.targets[0].target
+            if type(target) is cst.Tuple and all(type(item) is cst.Element for item in target.elements):
+                element = next((index for index, item in enumerate(target.elements) if type(item.value) is cst.Name and item.value.value == value.value), None)
+            elif type(target) is not cst.Name:
+                return None
+            value = statement.value
+        called = self._instance_class(value.func) if type(value) is cst.Call and type(value.func) is cst.Name else None  # type: ignore[attr-defined]
+        return {"output": called.to_list(), "element": element} if called is not None else None
 
     def _imported_callee(self, func: cst.BaseExpression) -> str | None:
         """How the file spells a function of another file it calls (``train.fit``), or the
         method of an instance of another file's class (``LocalUpdate.train`` for
         ``local.train(...)`` after ``local = LocalUpdate(...)``); None for anything else."""
         callee = self.symbol_of(func)
-        if callee is not None:
-            return dotted_name(func) if not callee.is_local else None
-        maker = self._instance_maker(func.value) if type(func) is cst.Attribute else None  # type: ignore[attr-defined]
+        if callee is not None and not callee.is_local:
+            return dotted_name(func)
+        receiver, method = (func.value, func.attr.value) if type(func) is cst.Attribute else (func, "forward")  # type: ignore[attr-defined]
+        maker = self._instance_maker(receiver)  # calling an instance runs its `forward`
         owner = self.symbol_of(maker.func) if maker is not None else None
-        return f"{dotted_name(maker.func)}.{func.attr.value}" if owner is not None and not owner.is_local else None  # type: ignore[union-attr,attr-defined]
+        return f"{dotted_name(maker.func)}.{method}" if owner is not None and not owner.is_local else None  # type: ignore[union-attr]
 
     def _instance_class(self, value: cst.BaseExpression) -> Symbol | None:
         """The class whose instance ``value`` is: ``Net(...)`` (also moved, ``Net().to(device)``),
@@ -822,6 +845,7 @@ class _ForwardReader:
         self._init = init
         self._depth = depth
         self._layer_cache: dict[str, _Activation | None] | None = None
+        self._parts: dict[str, dict[_OutputKey, _Activation]] = {}  # `self.head = Head(...)`: what calling it returns
 
     def outputs(self, forward: cst.FunctionDef) -> dict[str, Fact]:
         facts = {}
@@ -853,24 +877,28 @@ class _ForwardReader:
                     attribute = self_attribute(target.target)
                     if attribute is None:
                         continue
-                    found = layer_activation(self._context, assignment.value) or self._instance_activation(assignment.value)
+                    outputs = self._instance_outputs(assignment.value)
+                    if outputs:
+                        self._parts[attribute] = outputs if attribute not in layers else {}
+                    found = layer_activation(self._context, assignment.value) or outputs.get(None)
                     if attribute in layers:
                         previous = layers[attribute]
                         found = found if previous is not None and found is not None and previous[0] == found[0] else None
                     layers[attribute] = found
         return layers
 
-    def _instance_activation(self, value: cst.BaseExpression) -> _Activation | None:
-        """``ExistHead(...)`` of a module class of this file whose ``forward`` returns an activation's output."""
+    def _instance_outputs(self, value: cst.BaseExpression) -> dict[_OutputKey, _Activation]:
+        """For ``ExistHead(...)`` of a module class of this file: the activation each element
+        its ``forward`` returns ends with."""
         if type(value) is not cst.Call or type(value.func) is not cst.Name or self._depth >= _MAX_NESTED_MODULES:
-            return None
+            return {}
         owner = references.class_named(self._context.binder, value.func.value)  # type: ignore[attr-defined]
         methods = methods_of(owner) if owner is not None else {}
         if "forward" not in methods:
-            return None
+            return {}
         start = self._lines.definition(owner.name.value)  # type: ignore[union-attr]
         reader = _ForwardReader(self._context, self._lines, owner, methods.get("__init__"), start, self._depth + 1)  # type: ignore[arg-type]
-        return reader._agreed(reader._returned(methods["forward"])).get(None)
+        return reader._agreed(reader._returned(methods["forward"]))
 
     def _returned(self, forward: cst.FunctionDef) -> list[dict[_OutputKey, _Activation | None]]:
         """Per ``return``: the activation of each returned element (under None for a plain value)."""
@@ -883,8 +911,16 @@ class _ForwardReader:
                     if isinstance(target.target, cst.Name):
                         names[target.target.value] = value
             elif isinstance(statement, cst.Return) and statement.value is not None:
-                results.append({key: self._activation(element, names) for key, element in _returned_elements(statement.value).items()})
+                part = self._part_called(statement.value)
+                results.append(part if part is not None else {key: self._activation(element, names) for key, element in _returned_elements(statement.value).items()})
         return results
+
+    def _part_called(self, value: cst.BaseExpression) -> dict[_OutputKey, _Activation | None] | None:
+        """``return self.head(features)``: what the part returns, element by element."""
+        attribute = self_attribute(value.func) if type(value) is cst.Call else None  # type: ignore[attr-defined]
+        if attribute is None or attribute not in self._layers:  # reading `__init__` for the layers finds the parts too
+            return None
+        return dict(self._parts[attribute]) if self._parts.get(attribute) else None
 
     def _activation(self, expression: cst.BaseExpression, names: dict[str, _Activation | None]) -> _Activation | None:
         if isinstance(expression, cst.Name):

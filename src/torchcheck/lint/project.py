@@ -125,13 +125,18 @@ UNGUARDED_CALLS = "unguarded_calls"
 METHOD_CALLS = "method_calls"
 GUARDED_CALLS_ONLY = "guarded_calls_only"
 GUARDED, UNGUARDED = "guarded", "unguarded"
-# passed:<callee as the calling file spells it>: the calls of an imported function that pass
-# an instance of a class, as JSON: per call, the positional arguments' classes and the
-# keyword arguments' (a symbol as a list, or null where the argument is something else).
+# passed:<callee as the calling file spells it>: the calls of an imported function (or of a
+# method of an instance of an imported class, `Class.method`) that pass an instance of a class
+# or what calling one returned, as JSON: per call, the positional arguments and the keyword
+# arguments, each a symbol as a list (an instance), {"output": symbol, "element": index or
+# null} (what calling an instance returned, or one element of it), or null (anything else).
 PASSED = "passed"
 # passed_output:<parameter>:<position, -1 if keyword-only>: what calling the instance that every call of this
 # file's function, in the other files of the project, passes for that parameter returns.
 PASSED_OUTPUT = "passed_output"
+# passed_value:<parameter>:<position>: what every such call passes for that parameter, when each
+# passes what calling an instance returned (`criterion(box, conf, cls)` after `box, conf, cls = model(x)`).
+PASSED_VALUE = "passed_value"
 # A list fact: the settings the module assigns a number (`cfg.MODEL.HEAD.POS_WEIGHT = 1.5`),
 # each spelled without its root name (`MODEL.HEAD.POS_WEIGHT`), as configuration defaults are.
 NUMBER_SETTINGS = "number_settings"
@@ -304,7 +309,7 @@ def is_local_condition(condition: Condition) -> bool:
     need the project)."""
     if condition.fact in (TORCH_MODULE, MAY_BE_MODULE) or condition.fact.startswith(f"{DERIVES}:"):
         return False  # a local class may derive from a class of another file
-    return condition.symbol.is_local and not condition.fact.startswith((f"{IMPORTS}:", f"{PROJECT}:", f"{PASSED_OUTPUT}:"))
+    return condition.symbol.is_local and not condition.fact.startswith((f"{IMPORTS}:", f"{PROJECT}:", f"{PASSED_OUTPUT}:", f"{PASSED_VALUE}:"))
 
 
 # ----------------------------------------------------------------------------- export summaries
@@ -534,7 +539,7 @@ class ProjectIndex:
     def answer(self, importer: str, condition: Condition) -> Answer | None:
         if condition.fact.startswith(f"{PROJECT}:"):
             return self._project_fact(importer, condition.fact.partition(":")[2])
-        if condition.fact.startswith(f"{PASSED_OUTPUT}:"):
+        if condition.fact.startswith((f"{PASSED_OUTPUT}:", f"{PASSED_VALUE}:")):
             return self._passed_output(importer, condition)
         target = self.target(importer, condition.symbol)
         if condition.fact == MAY_BE_MODULE:
@@ -704,14 +709,18 @@ class ProjectIndex:
         return Answer(NO, "")
 
     def _passed_output(self, importer: str, condition: Condition) -> Answer | None:
-        """What calling the instance returns that the other files' calls of ``importer``'s
-        function pass for one parameter, when they all pass instances of classes whose
-        forward returns the same; None when no call passes one or a call passes something else."""
-        _, parameter, position = condition.fact.split(":")
-        classes = [found for file, calls in self._calls_of(importer, condition.symbol.name) for found in _passed_for(calls, parameter, int(position), file)]
-        if not classes or any(found is None for found in classes):
+        """For PASSED_OUTPUT, what calling the instance returns that the other files' calls of
+        ``importer``'s function pass for one parameter, when they all pass instances of
+        classes whose forward returns the same; for PASSED_VALUE, what they all pass when each
+        passes (an element of) what calling such an instance returned. None when no call
+        passes one or a call passes something else."""
+        kind, parameter, position = condition.fact.split(":")
+        passed = [found for file, calls in self._calls_of(importer, condition.symbol.name) for found in _passed_for(calls, parameter, int(position), file)]
+        wanted = dict if kind == PASSED_VALUE else list
+        if not passed or any(found is None or type(found[1]) is not wanted for found in passed):
             return None
-        answers = [self.answer(file, Condition(symbol, INSTANCE_OUTPUT, condition.value)) for file, symbol in classes]  # type: ignore[misc]
+        facts = [(file, _passed_fact(value)) for file, value in passed]  # type: ignore[misc]
+        answers = [self.answer(file, Condition(symbol, fact, condition.value)) for file, (symbol, fact) in facts]
         values = {answer.value if answer is not None else None for answer in answers}
         return answers[0] if len(values) == 1 and None not in values else None
 
@@ -864,14 +873,22 @@ def _strongest(effects: list[Mapping[str, Any]], place: Callable[[Mapping[str, A
     return Answer(NONE, "")
 
 
-def _passed_for(calls: Any, parameter: str, position: int, file: str) -> list[tuple[str, Symbol] | None]:
-    """For each recorded call, the class (with the file that spells it) passed for the
-    parameter by position or by keyword; None for a call that passes something else."""
-    found: list[tuple[str, Symbol] | None] = []
+def _passed_for(calls: Any, parameter: str, position: int, file: str) -> list[tuple[str, Any] | None]:
+    """For each recorded call, what it passes for the parameter by position or by keyword (see
+    PASSED), with the file that spells it; None for a call that passes something else."""
+    found: list[tuple[str, Any] | None] = []
     for positional, keywords in calls:
         passed = positional[position] if 0 <= position < len(positional) else keywords.get(parameter)
-        found.append((file, Symbol.from_list(passed)) if passed is not None else None)
+        found.append((file, passed) if passed is not None else None)
     return found
+
+
+def _passed_fact(passed: Any) -> tuple[Symbol, str]:
+    """The class whose output a passed value is, and the fact that says what that output holds."""
+    if isinstance(passed, dict):
+        element = passed.get("element")
+        return Symbol.from_list(passed["output"]), INSTANCE_OUTPUT if element is None else f"{INSTANCE_OUTPUT}.{element}"
+    return Symbol.from_list(passed), INSTANCE_OUTPUT
 
 
 def _satisfies(expected: str, actual: str) -> bool:
@@ -940,7 +957,7 @@ def settle_locally(filename: str, exports: ExportSummary | None, findings: Itera
 def _about_the_file(condition: Condition) -> bool:
     """A condition on the file's own names; a fact of the whole project (``project:...``)
     needs the other files even when this one imports none of them."""
-    return condition.symbol.is_local and not condition.fact.startswith((f"{PROJECT}:", f"{PASSED_OUTPUT}:"))
+    return condition.symbol.is_local and not condition.fact.startswith((f"{PROJECT}:", f"{PASSED_OUTPUT}:", f"{PASSED_VALUE}:"))
 
 
 def _ruled_out(index: ProjectIndex, filename: str, condition: Condition) -> bool:

@@ -15,7 +15,7 @@ from torchcheck.lint.exports import (
 )
 from torchcheck.lint.kinds import Kind, conventional_kind
 from torchcheck.lint.nodes import argument_for, self_attribute
-from torchcheck.lint.project import INSTANCE_OUTPUT, OUTPUT, PASSED_OUTPUT, PLACE, Condition, Symbol
+from torchcheck.lint.project import INSTANCE_OUTPUT, OUTPUT, PASSED_OUTPUT, PASSED_VALUE, PLACE, Condition, Symbol
 from torchcheck.lint.rule import Invalid, Rule, Valid
 
 # the functional loss -> (the activation it must not be fed, message); a loss module is its functional form
@@ -50,8 +50,8 @@ class _Held:
     @property
     def fact(self) -> str:
         """The project fact that says what this call result holds."""
-        if self.parameter is not None:
-            return f"{PASSED_OUTPUT}:{self.parameter}"
+        if self.parameter is not None:  # the parameter itself, or what calling it returns
+            return f"{PASSED_VALUE if self.depth == 1 else PASSED_OUTPUT}:{self.parameter}"
         fact = OUTPUT if self.depth == 1 else INSTANCE_OUTPUT
         return fact if self.index is None else f"{fact}.{self.index}"
 
@@ -81,14 +81,17 @@ class ActivationBeforeLogitsLoss(Rule):
     of its own file fills holds the instance every call in the project's other files passes
     (`train.dann(encoder, classifier)` after `classifier = Classifier().to(device)`), and so
     does a parameter of a method of a class, called on its instances there
-    (`local.train(net=copy.deepcopy(net_glob))` after `local = LocalUpdate(...)`). A call of a function or method of the file holds
+    (`local.train(net=copy.deepcopy(net_glob))` after `local = LocalUpdate(...)`), or of a
+    loss module's `forward` that holds what those calls pass: a model's output, or one
+    element of it (`criterion(box, conf, cls, targets)` after `box, conf, cls = model(x)`). A call of a function or method of the file holds
     what all its `return` statements hold; a `return` under a setting of the instance that
     the loss call never runs under (`if self.objective == "binary":` in the helper, `if
     self.objective == "multiclass":` around the loss) is not one of them. A model's output
     is followed into its elements: `real, aux = discriminator(x)` or `outputs[1]` of a returned
     tuple, `outputs["exist"]` of a returned dict with literal keys, each holding what
     `forward` puts there, also the output of a part of the model whose class (of the same
-    file) ends with the activation (`"exist": self.exist_head(features)`). The finding is
+    file) ends with the activation (`"exist": self.exist_head(features)`), or that the model
+    returns whole (`return self.head(features)`). The finding is
     reported at the loss call and names where the activation is applied.
 
     ## Why is this bad?
@@ -760,7 +763,7 @@ class Discriminator(nn.Module):
         for activation, message in dict(losses).items():
             if held.kind == "output" and held.activation == activation:
                 self.report(node, message)
-            elif held.kind == "call" and held.symbol is not None and (held.parameter is None or held.depth == 2):
+            elif held.kind == "call" and held.symbol is not None:
                 # the model is a class (or a head) of the project: decided once its file is summarised
                 condition = Condition(held.symbol, held.fact, activation)
                 self.report(node, f"{message} ({activation} applied by {PLACE})", conditions=(condition,))
