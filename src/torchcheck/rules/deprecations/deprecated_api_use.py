@@ -11,7 +11,9 @@ class DeprecatedApiUse(SymbolCallRule):
     linear algebra functions (`torch.qr`, `torch.cholesky`, `torch.svd`, `torch.norm`,
     `torch.lu`, ...), `torch.range`, `torch.ger`, `torch.nn.utils.weight_norm`,
     `torch.backends.cuda.sdp_kernel`, `torch.testing.assert_allclose`,
-    `torch.set_default_tensor_type`, `functorch.*` (now `torch.func`) and others.
+    `torch.set_default_tensor_type`, `functorch.*` (now `torch.func`) and others, and the
+    tensor methods that run a deprecated function and warn like it (`x.qr()`,
+    `x.cholesky()`, `x.svd()` on a tensor).
 
     ## Why is this bad?
     Deprecated functions are removed in a later release (several of their siblings already
@@ -80,6 +82,16 @@ length = x.norm(dim=-1)
         ),
         Valid(
             """
+import numpy as np
+import torch
+
+def decompose(matrix: np.ndarray, factorizer):
+    q, r = np.linalg.qr(matrix)
+    return factorizer.qr(q), factorizer.svd(r)
+"""
+        ),
+        Valid(
+            """
 import torch
 def upsample(x):
     return torch.nn.functional.interpolate(x, scale_factor=2)
@@ -109,6 +121,16 @@ batched = vmap(f)(x)
         ),
     )
     INVALID = (
+        Invalid(
+            """
+import torch
+
+def orthonormal_complement(x, rows):
+    n = torch.empty(x.shape[:-1] + (rows,), dtype=x.dtype, device=x.device).normal_()
+    n = n - x @ (x.transpose(-2, -1) @ n)
+    return n.qr().Q  # TCK903
+"""
+        ),
         Invalid(
             """
 import torch
