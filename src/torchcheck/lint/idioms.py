@@ -153,7 +153,7 @@ LIBRARY_DATALOADERS = frozenset(
 
 # Library packages whose public classes are all layers, i.e. `torch.nn.Module`s, like those of
 # `torch.nn` (`torch_geometric.nn.GCNConv`, `dgl.nn.pytorch.GraphConv`, `torchvision.ops.MLP`).
-LIBRARY_LAYER_PACKAGES = ("torch_geometric.nn.", "dgl.nn.", "torchvision.ops.", "torchaudio.transforms.")
+LIBRARY_LAYER_PACKAGES = ("torch_geometric.nn.", "dgl.nn.", "torchvision.ops.", "torchaudio.transforms.", "torchmetrics.")  # torchmetrics' metrics are modules with state
 
 # Library base classes that derive from `torch.nn.Module`: a class deriving from one is a
 # module like any other (it registers submodules, has `forward`, moves with `.to()`).

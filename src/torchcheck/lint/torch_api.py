@@ -208,7 +208,7 @@ PER_DEVICE_LOADER_METHODS = frozenset({"per_device_loader"})
 
 # Capitalised torch.nn names that are not nn.Module subclasses.
 _NOT_MODULE_CLASSES = frozenset({"Parameter", "Buffer", "UninitializedParameter", "UninitializedBuffer"})
-_NOT_MODULE_PACKAGES = ("torch.nn.functional.", "torch.nn.init.", "torch.nn.utils.", "torch.nn.attention.", "torch.nn.parameter.")
+_NOT_MODULE_PACKAGES = ("torch.nn.functional.", "torch.nn.init.", "torch.nn.utils.", "torch.nn.attention.", "torch.nn.parameter.", "torchmetrics.functional.", "torchmetrics.utilities.")
 
 
 # Tensor methods that return the same values in another shape, dtype or place: a softmax

@@ -59,7 +59,8 @@ class ModulesInPlainContainer(PlainContainerRule):
     `[[nn.Linear(...), nn.ReLU()]]`, or an empty list later filled with
     `self.layers.append(...)`, `.extend(...)`, `self.layers += [...]` or
     `self.layers = self.layers + [...]`). A container counts when any of its items is a
-    module (`[nn.Linear(...), getattr(nn, act)()]`); loss modules count when they hold state,
+    module (`[nn.Linear(...), getattr(nn, act)()]`, also a library's: torchmetrics' metrics keep
+    their state in buffers); loss modules count when they hold state,
     a per-class `weight` or `pos_weight` (`nn.CrossEntropyLoss(weight=w)` keeps `w` as a
     buffer), while a list of plain loss functions is left alone, and so is a container of
     modules that hold no state - no parameters, no buffers, the same computation in train and
@@ -371,6 +372,28 @@ class Net(nn.Module):
         ),
     )
     INVALID = (
+        Invalid(
+            """
+import torch
+from torchmetrics.classification import MulticlassAccuracy
+
+class Task(torch.nn.Module):
+    def __init__(self, loader_names, classes):
+        super().__init__()
+        self.net = torch.nn.Linear(16, classes)
+        self.test_accuracy = [MulticlassAccuracy(num_classes=classes) for _ in loader_names]  # TCK601
+""",
+            expected_replacement="""
+import torch
+from torchmetrics.classification import MulticlassAccuracy
+
+class Task(torch.nn.Module):
+    def __init__(self, loader_names, classes):
+        super().__init__()
+        self.net = torch.nn.Linear(16, classes)
+        self.test_accuracy = torch.nn.ModuleList([MulticlassAccuracy(num_classes=classes) for _ in loader_names])  # TCK601
+""",
+        ),
         Invalid(
             """
 import torch
