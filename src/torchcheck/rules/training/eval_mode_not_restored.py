@@ -87,7 +87,9 @@ class EvalModeNotRestored(Rule):
 
     Helper functions count, whether defined in the same file or imported from another file
     of the project: an `evaluate(model, loader)` that leaves `model` in eval mode on every
-    exit is reported where the loop calls it, a training helper that calls `model.train()`
+    exit is reported where the loop calls it, and so is a method of the file that does on
+    one path (`self.log_and_save(step)` whose `if step % eval_steps == 0:` calls
+    `self.evaluate()`), as an `if` around `model.eval()` in the loop would be; a training helper that calls `model.train()`
     restores the mode (also one that evaluates at its end and returns in eval mode: each call
     sets train mode again before it trains, even when its `model.train()` opens each epoch of
     its own loop), and a loop that backpropagates through a helper
@@ -137,6 +139,33 @@ class EvalModeNotRestored(Rule):
     required_text = ("eval", "valid")
 
     VALID = (
+        Valid(
+            """
+import torch
+
+class Trainer:
+    def fit(self, epochs, eval_steps):
+        step = 0
+        for epoch in range(epochs):
+            self.model.train()
+            for x, y in self.loader:
+                loss = self.loss_fn(self.model(x), y)
+                loss.backward()
+                self.optimizer.step()
+                self.log_and_save(step, eval_steps)
+                step += 1
+
+    def log_and_save(self, step, eval_steps):
+        if step % eval_steps == 0:
+            self.evaluate()
+            self.model.train()
+
+    def evaluate(self):
+        self.model.eval()
+        with torch.no_grad():
+            return sum(self.loss_fn(self.model(x), y).item() for x, y in self.val_loader)
+"""
+        ),
         Valid(
             """
 def fit(model, loader, optimizer, evaluate, epochs):
@@ -332,6 +361,32 @@ for epoch in range(epochs):
     INVALID = (
         Invalid(
             """
+import torch
+
+class Trainer:
+    def fit(self, epochs, eval_steps):
+        step = 0
+        for epoch in range(epochs):
+            self.model.train()
+            for x, y in self.loader:
+                loss = self.loss_fn(self.model(x), y)
+                loss.backward()
+                self.optimizer.step()
+                self.log_and_save(step, eval_steps)  # TCK106
+                step += 1
+
+    def log_and_save(self, step, eval_steps):
+        if step % eval_steps == 0:
+            self.evaluate()
+
+    def evaluate(self):
+        self.model.eval()
+        with torch.no_grad():
+            return sum(self.loss_fn(self.model(x), y).item() for x, y in self.val_loader)
+"""
+        ),
+        Invalid(
+            """
 class Runner:
     def __init__(self, model, optimizer, args):
         self.model, self.optimizer, self.args = model, optimizer, args
@@ -492,7 +547,7 @@ for index, batch in enumerate(loader):
             # sets the mode it trains in
             if TRAIN in mode.modes or self._sets_mode(summary, mode.target):
                 facts.trained.update(loops)
-            elif mode.leaves_eval is Certainty.MUST:
+            elif mode.leaves_eval in (Certainty.MUST, Certainty.MAY):  # one path out in eval mode is enough, as an `if` around `model.eval()` is
                 facts.evals.append(_Eval(self.context.flow.event(call), mode.target, mode.eval_site))
         if summary.does(Effect.BACKWARD) and not self.context.grad_maybe_disabled:
             facts.backpropagated.update(loops)
