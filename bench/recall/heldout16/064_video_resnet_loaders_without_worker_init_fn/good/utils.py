@@ -1,0 +1,24 @@
+import csv
+
+
+class Logger:
+    def __init__(self, path, header):
+        self.log_file = open(path, "w")
+        self.logger = csv.writer(self.log_file, delimiter="\t")
+        self.logger.writerow(header)
+        self.header = header
+
+    def log(self, values):
+        self.logger.writerow([values[col] for col in self.header])
+        self.log_file.flush()
+
+
+def worker_init_fn(worker_id):
+    import random
+
+    import numpy as np
+    import torch
+
+    seed = (torch.initial_seed() + worker_id) % 2**32
+    random.seed(seed)
+    np.random.seed(seed)

@@ -1,0 +1,3 @@
+from .models import LaserLstmEncoder, SentenceEncoder
+
+__all__ = ["LaserLstmEncoder", "SentenceEncoder"]
