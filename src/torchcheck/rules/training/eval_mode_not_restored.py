@@ -143,6 +143,28 @@ class EvalModeNotRestored(Rule):
             """
 import torch
 
+def train(model, optimizer, dataset, device, batch_size, augmentation):
+    model.train()
+    for x, y in dataset.batches(batch_size, augmentation):
+        torch.nn.functional.cross_entropy(model(x.to(device)), y.to(device)).backward()
+        optimizer.step()
+
+def evaluate(model, loader, device, eval_mode):
+    if eval_mode:
+        model.eval()
+    with torch.no_grad():
+        return sum((model(x.to(device)).argmax(1) == y).sum().item() for x, y in loader)
+
+def run(model, optimizer, train_loader, test_loader, device, epochs):
+    for epoch in range(epochs):
+        train(model, optimizer, train_loader, device)
+        evaluate(model, test_loader, device, True)
+"""
+        ),
+        Valid(
+            """
+import torch
+
 class Trainer:
     def fit(self, epochs, eval_steps):
         step = 0
@@ -540,6 +562,8 @@ for index, batch in enumerate(loader):
 
     def _helper(self, call: cst.Call, summary: FunctionSummary, loops: tuple[Loop, ...]) -> None:
         facts = self._facts()
+        if summary.effect(Effect.TRAIN, ANONYMOUS, certainty=Certainty.MUST) is not None:
+            facts.trained.update(loops)  # it sets train mode on what the call cannot name (its arguments do not bind): trust it
         for mode in summary.exit_modes:
             # a train_one_epoch() that starts with model.train() (even one that then evaluates
             # and returns in eval mode: the next call sets train mode again before it trains),
