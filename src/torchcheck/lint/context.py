@@ -897,13 +897,14 @@ class LintContext:
         ``.to()`` may move it in place."""
         if type(expression) is not cst.Name:
             return False
-        for binding in self.binder.reaching(expression):
-            uses = binding.references
-            if len(self.binder.bindings_of(binding.name, binding.scope)) > 1:
-                uses = [use for use in uses if any(found is binding for found in self.binder.reaching(use))]
-            if any(map(self._reads_a_field, uses)):
-                return True
-        return False
+        return any(self._reads_a_field(use) for binding in self.binder.reaching(expression) for use in self._uses_reached_by(binding))
+
+    def _uses_reached_by(self, binding: NameBinding) -> list[cst.Name]:
+        """The references of ``binding`` that it reaches: all of them when it is the name's
+        only binding in its scope."""
+        if len(self.binder.bindings_of(binding.name, binding.scope)) == 1:
+            return binding.references
+        return [use for use in binding.references if any(found is binding for found in self.binder.reaching(use))]
 
     def _reads_a_field(self, use: cst.Name) -> bool:
         above = self.binder.parent(use)
@@ -959,7 +960,7 @@ class LintContext:
             uses = self._uses_among(binding.references)
             if uses.shown().kind is not None and len(self.binder.bindings_of(binding.name, binding.scope)) > 1:
                 # `vals = torch.tensor(vals)`, then `vals.unsqueeze(-1)`: only the uses this binding reaches
-                uses = self._uses_among([use for use in binding.references if any(found is binding for found in self.binder.reaching(use))])
+                uses = self._uses_among(self._uses_reached_by(binding))
             self._usage_kinds[key] = uses
         return self._usage_kinds[key]
 

@@ -496,9 +496,8 @@ class ProjectFacts:
         """The call that built the object ``value`` holds: ``Net(...)`` in ``Net().to(device)``,
         in ``copy.deepcopy(net)`` of it, or in what a name was last assigned."""
         if type(value) is cst.Name:
-            binding = self._context.flow.last_binding(value.value)
-            statement = binding.node if binding is not None else None
-            if type(statement) is not cst.Assign or len(statement.targets) != 1 or type(statement.targets[0].target) is not cst.Name:
+            statement = self._last_assignment(value)
+            if statement is None or type(statement.targets[0].target) is not cst.Name:
                 return None
             value = statement.value
         value = construction(value)
@@ -506,12 +505,19 @@ class ProjectFacts:
             return self._instance_maker(value.args[0].value, depth + 1)  # type: ignore[attr-defined]
         return value if type(value) is cst.Call else None
 
+    def _last_assignment(self, name: cst.Name) -> cst.Assign | None:
+        """The assignment to one target that last bound ``name``, at the walk's position."""
+        binding = self._context.flow.last_binding(name.value)
+        statement = binding.node if binding is not None else None
+        return statement if type(statement) is cst.Assign and len(statement.targets) == 1 else None  # type: ignore[return-value]
+
     def _note_method_call(self, call: cst.Call, func: cst.Attribute) -> None:
         """``model.save(path)`` on an instance of an imported class, under a rank check or not."""
-        symbol = self._instance_class(func.value)
+        maker = self._instance_maker(func.value)
+        symbol = self._class_made_by(maker) if maker is not None else None
         if symbol is None or symbol.is_local:
             return
-        key = f"{METHOD_CALLS}:{dotted_name(self._instance_maker(func.value).func)}.{func.attr.value}"  # type: ignore[union-attr]
+        key = f"{METHOD_CALLS}:{dotted_name(maker.func)}.{func.attr.value}"  # type: ignore[union-attr]
         guarded = guarded_by_rank(self._context, self._context.flow.event(call))
         first, all_guarded = self._method_calls.get(key, (call, True))
         self._method_calls[key] = first, all_guarded and guarded
@@ -539,9 +545,8 @@ class ProjectFacts:
             return instance.to_list()
         element = None
         if type(value) is cst.Name:
-            binding = self._context.flow.last_binding(value.value)
-            statement = binding.node if binding is not None else None
-            if type(statement) is not cst.Assign or len(statement.targets) != 1:
+            statement = self._last_assignment(value)
+            if statement is None:
                 return None
             target = statement.targets[0].target
             if type(target) is cst.Tuple and all(type(item) is cst.Element for item in target.elements):
@@ -568,8 +573,9 @@ class ProjectFacts:
         """The class whose instance ``value`` is: ``Net(...)`` (also moved, ``Net().to(device)``),
         or a name whose last assignment is one."""
         maker = self._instance_maker(value)
-        if maker is None:
-            return None
+        return self._class_made_by(maker) if maker is not None else None
+
+    def _class_made_by(self, maker: cst.Call) -> Symbol | None:
         func = maker.func
         name = func.value if type(func) is cst.Name else func.attr.value if type(func) is cst.Attribute else ""  # type: ignore[attr-defined]
         if not name[:1].isupper():

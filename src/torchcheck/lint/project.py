@@ -689,14 +689,14 @@ class ProjectIndex:
         root lists the item in its list fact (``moved_by_apply:stride``), else ``no``: the
         project is what the run holds, and a run over several projects keeps them apart."""
         name, _, item = detail.partition(":")
+        if name == GUARDED_CALLS_ONLY:
+            return self._guarded_calls_only(importer, item)
         root = self._package_root(importer)
         prefix = f"{root}/" if root != "." else ""
         for file in sorted(self._files, key=lambda file: (file != importer, file)):  # the importer's own place first
             if not file.startswith(prefix):
                 continue
             facts = self._files[file].exports.facts
-            if name == GUARDED_CALLS_ONLY:
-                return self._guarded_calls_only(importer, item)
             if name == UNGUARDED_CALLS:
                 for key, fact in sorted(facts.items()):
                     flag, _, called = key.partition(":")
@@ -727,6 +727,12 @@ class ProjectIndex:
     def _calls_of(self, importer: str, definition: str) -> Iterable[tuple[str, Any]]:
         """The recorded calls (see :data:`PASSED`) of ``importer``'s top-level ``definition``
         in the other files under its package root."""
+        return ((file, json.loads(fact.value)) for file, fact in self._facts_about(importer, definition, PASSED))
+
+    def _facts_about(self, importer: str, definition: str, flag: str) -> Iterable[tuple[str, Fact]]:
+        """The ``<flag>:<callee>`` facts of the other files under ``importer``'s package root
+        whose callee, as each file spells it, is ``importer``'s ``definition`` (a top-level
+        name, or ``Class.method``)."""
         root = self._package_root(importer)
         prefix = f"{root}/" if root != "." else ""
         for file in sorted(self._files):
@@ -734,22 +740,13 @@ class ProjectIndex:
                 continue
             for key, fact in self._files[file].exports.facts.items():
                 kind, _, called = key.partition(":")
-                if kind == PASSED and self._is_definition(file, called, importer, definition):
-                    yield file, json.loads(fact.value)
+                if kind == flag and self._is_definition(file, called, importer, definition):
+                    yield file, fact
 
     def _guarded_calls_only(self, importer: str, method: str) -> Answer:
         """``yes`` (with the first call's place) when the distributed files of the project
         call ``Class.method`` of ``importer`` on its instances, and every call is under a rank check."""
-        root = self._package_root(importer)
-        prefix = f"{root}/" if root != "." else ""
-        found = []
-        for file in sorted(self._files):
-            if not file.startswith(prefix) or file == importer:
-                continue
-            for key, fact in sorted(self._files[file].exports.facts.items()):
-                flag, _, called = key.partition(":")
-                if flag == METHOD_CALLS and self._is_definition(file, called, importer, method):
-                    found.append((file, fact))
+        found = list(self._facts_about(importer, method, METHOD_CALLS))
         if not found or any(fact.value != GUARDED for _, fact in found):
             return Answer(NO, "")
         return Answer(YES, *self._place(*found[0]))
