@@ -22,6 +22,7 @@ from torchcheck.lint.containers import combined_names, literal_items
 from torchcheck.lint.kinds import Kind
 from torchcheck.lint.nodes import is_detached, self_attribute, subtree
 from torchcheck.lint.references import class_named, loops_running
+from torchcheck.lint.steps import steps_in_its_body
 from torchcheck.lint.summaries import bind_arguments
 
 if TYPE_CHECKING:
@@ -225,3 +226,18 @@ def may_carry_graph(context: LintContext, value: cst.BaseExpression) -> bool:
             return Kind.GRAPH_TENSOR in (context.kind_of(value.left), context.kind_of(value.right))
         return may_carry_graph(context, value.left) or may_carry_graph(context, value.right)
     return any(may_carry_graph(context, part) for part in literal_items(value))
+
+
+def lives_one_step(context: LintContext, loops: tuple[Loop, ...], created_in: Loop | None, backpropagates_there: bool) -> bool:
+    """A container created afresh per batch (in each iteration of ``created_in``, a loop
+    drawing them), or per optimizer step (a loop whose body backpropagates or steps) and
+    filled only in loops inside that step that neither step nor draw batches
+    (``logits.append(model(x))`` over the step's inputs, a micro-batch's output kept after its
+    ``backward()``): it dies with the step, whatever it holds."""
+    if created_in not in loops:
+        return False
+    if context.iterates_dataloader(created_in):
+        return True
+    inner = loops[loops.index(created_in) + 1 :]
+    one_step = backpropagates_there or steps_in_its_body(context, created_in)
+    return one_step and not any(steps_in_its_body(context, loop) or context.iterates_dataloader(loop) for loop in inner)

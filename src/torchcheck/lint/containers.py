@@ -14,6 +14,7 @@ from torchcheck.lint.binder import Binder
 from torchcheck.lint.nodes import called_name
 
 _FILLING_METHODS = frozenset({"append", "insert"})
+_ADDING_METHODS = frozenset({"append", "add_module"})
 _COMBINING = frozenset({"sum", "mean", "stack", "cat", "fsum"})  # sum(parts), torch.stack(parts) ...
 # Calls that copy a container's items into a new one, and views of a dict's items.
 _COPYING_BUILTINS = frozenset({"list", "tuple", "sorted", "reversed"})
@@ -37,6 +38,14 @@ def appended_items(binder: Binder, use: cst.Name) -> list[cst.BaseExpression] | 
             if attribute.attr.value in _FILLING_METHODS and call.args and binder.precedes(call, use):
                 items.append(call.args[-1].value)
     return items or None
+
+
+def added_later(binder: Binder, target: cst.CSTNode) -> list[cst.BaseExpression]:
+    """What code adds, in order, to the container a target name is bound to
+    (``model.add_module("softmax", nn.Softmax())``, ``layers.append(block)``)."""
+    binding = binder.binding_made_by(target) if type(target) is cst.Name else None
+    calls = [binder.parent(binder.parent(use)) for use in (binding.references if binding is not None else ())]
+    return [call.args[-1].value for call in calls if type(call) is cst.Call and called_name(call) in _ADDING_METHODS and call.args and type(call.func) is cst.Attribute]  # type: ignore[attr-defined]
 
 
 def is_empty_list_binding(node: cst.CSTNode) -> bool:

@@ -146,10 +146,13 @@ _OTHER_LITERALS = (
 
 _AMBIGUOUS = "<ambiguous>"
 _USAGE_CALL = re.compile(
-    r"(?<!\bself)\.(?:%s)\(|\.size\(-?\d|\w\[[^\[\]\n]*,[^\[\]\n]*\]"  # `x.size(0)`, `x[idx, :]`
+    r"(?<!\bself)\.(?:%s)\(|\.size\(-?\d|\w\[[^\[\]\n]*,[^\[\]\n]*\]|\w\[[\"']|\.(?:items|keys|values)\(\)"  # `x.size(0)`, `x[idx, :]`, `ckpt["model"]`
     % "|".join(sorted(torch_api.MODULE_ONLY_METHODS | torch_api.MODULE_MODE_METHODS | torch_api.TENSOR_ONLY_METHODS
                       | {name.rsplit(".", 1)[1] for name in torch_api.TENSOR_INPUT_FUNCTIONS}))
 )
+
+
+_MAPPING_METHODS = frozenset({"items", "keys", "values"})
 
 
 class _Uses(NamedTuple):
@@ -160,6 +163,7 @@ class _Uses(NamedTuple):
     tensor_argument: bool = False  # first argument of a torch function that takes only a tensor there
     sized: bool = False  # `x.size(0)`
     multi_indexed: bool = False  # `x[idx, :]`
+    keyed: bool = False  # `ckpt["model"]`, `"params" in ckpt`
 
     def __or__(self, other: _Uses) -> _Uses:  # type: ignore[override]
         return _Uses(self.methods | other.methods, *(mine or theirs for mine, theirs in zip(self[1:], other[1:])))
@@ -167,11 +171,15 @@ class _Uses(NamedTuple):
     def shown(self) -> Inferred:
         """A module: a method only a module has, or a mode switch on a value also called. A
         tensor: a method or a torch function only a tensor takes, a size along a dimension,
-        or ``x[idx, :]`` beside ``x.to(device)`` (no module, no NumPy array has both)."""
+        or ``x[idx, :]`` beside ``x.to(device)`` (no module, no NumPy array has both). A
+        mapping: an entry read or written under a string key, a key looked up in it, or its
+        ``items()`` / ``keys()`` / ``values()``."""
         if self.methods & torch_api.MODULE_ONLY_METHODS or (self.called and self.methods & torch_api.MODULE_MODE_METHODS):
             return inferred(Kind.MODULE, Evidence.USAGE)
         if self.methods & torch_api.TENSOR_ONLY_METHODS or self.tensor_argument or self.sized or ("to" in self.methods and self.multi_indexed):
             return inferred(Kind.TENSOR, Evidence.USAGE)
+        if self.keyed or self.methods & _MAPPING_METHODS:
+            return inferred(Kind.OTHER, Evidence.USAGE)
         return UNKNOWN
 
 
@@ -267,6 +275,11 @@ def autocast_enabled(qualified_name: Callable[[cst.BaseExpression], str | None],
 
 def _is_static(function: cst.FunctionDef) -> bool:
     return any(dotted_name(_decorator_target(d)) in ("staticmethod", "classmethod") for d in function.decorators)
+
+
+def _manager_target(item: cst.WithItem) -> cst.BaseExpression:
+    expression = item.item
+    return expression.func if isinstance(expression, cst.Call) else expression
 
 
 def _decorator_target(decorator: cst.Decorator) -> cst.BaseExpression:
@@ -448,6 +461,14 @@ _ONE_PROCESS = "[one process]"
 _BACKWARD_METHOD_NAMES = frozenset({"backward", *idioms.SELF_BACKWARD_METHODS})
 
 
+def _looks_up_a_key(use: cst.Name, above: cst.CSTNode | None) -> bool:
+    """``use["model"]`` (read or written) or ``"model" in use``: ``use`` holds a mapping."""
+    if type(above) is cst.Subscript:
+        index = above.slice[0].slice if len(above.slice) == 1 else None  # type: ignore[attr-defined]
+        return above.value is use and type(index) is cst.Index and type(index.value) is cst.SimpleString  # type: ignore[attr-defined]
+    return type(above) is cst.ComparisonTarget and type(above.operator) in (cst.In, cst.NotIn) and above.comparator is use  # type: ignore[attr-defined]
+
+
 def _leaves_at_end(loop: cst.For | cst.While) -> bool:
     """The loop body's last statement returns, breaks or raises: it runs again only on ``continue``."""
     body = loop.body.body
@@ -489,6 +510,7 @@ class LintContext:
         self._dataloader_loops: set[cst.CSTNode] = set()
         self._framework_steps: set[cst.FunctionDef] = set()  # methods whose returned loss a framework backpropagates
         self._grad_regions: dict[cst.With, int] = {}  # how many grad modes each `with` opened
+        self._with_conditions: dict[cst.With, int] = {}  # how many grad conditions each `with` added
         self._autocast_regions: dict[cst.With, int] = {}  # how many autocast regions each `with` opened
         self.module_classes: set[str] = set()
         self._handler_depth = 0
@@ -548,9 +570,10 @@ class LintContext:
         return Condition(symbol, f"{MODULE}:{GRAD_OFF}", NONE) if symbol is not None else None
 
     def _defined_here_off(self, callee: cst.BaseExpression) -> bool:
-        """A decorator (or its factory) of this file whose code spells a grad-off API (``smart_inference_mode``)."""
+        """A decorator or a context manager (or its factory, or its class) of this file whose
+        code spells a grad-off API (``smart_inference_mode``, ``eval_mode(..., no_grad=True)``)."""
         bindings = self.binder.bindings_of(callee.value, self.binder.module_scope) if type(callee) is cst.Name else []  # type: ignore[attr-defined]
-        defined = [binding.node for binding in bindings if type(binding.node) is cst.FunctionDef]
+        defined = [binding.node for binding in bindings if type(binding.node) in (cst.FunctionDef, cst.ClassDef)]
         return any(type(name) is cst.Name and name.value in torch_api.GRAD_OFF_NAMES for d in defined for name in subtree(d))  # type: ignore[attr-defined]
 
     @property
@@ -851,7 +874,10 @@ class LintContext:
                 found = self._distant_kinds().name(expression, self._module_level_kind)  # type: ignore[arg-type]
             else:
                 found = self._infer_name(expression.value)  # type: ignore[attr-defined]
-            return found if found.kind is not None else self._kind_from_usage(expression)  # type: ignore[arg-type]
+            if found.kind is not None and found.evidence is not Evidence.CONVENTION:
+                return found
+            shown = self._kind_from_usage(expression)  # type: ignore[arg-type]
+            return shown if shown.kind is not None else found  # what the code does outweighs what the name suggests
         if expression_type is cst.Attribute:
             return self._infer_attribute(expression)  # type: ignore[arg-type]
         if expression_type is cst.Call:
@@ -936,8 +962,9 @@ class LintContext:
         if self._module is None or not self._may_show_usage:
             return UNKNOWN
         known = self._lookup(name.value) if not self._elsewhere else None
-        if known is not None and (known.made_by is not None or known.maker_symbol is not None):
-            return UNKNOWN  # made by a call the project can look into (`QNetwork().to(device)`)
+        made = known is not None and (known.made_by is not None or known.maker_symbol is not None)
+        if made and known.made_by not in torch_api.TORCH_LOAD:  # type: ignore[union-attr]
+            return UNKNOWN  # made by a call the project can look into (`QNetwork().to(device)`); a load returns what was saved
         binder = self.binder
         bindings = binder.bindings_of(name.value, binder.scope_of(name))
         shown = [self._shown_by_binding(binding) for binding in bindings]
@@ -946,7 +973,7 @@ class LintContext:
         if len(bindings) > 1:
             shown = list(map(self._shown_by_binding, binder.reaching(name)))  # the costlier question
         kinds = {found.kind for found in shown}
-        return next((found for kind in (Kind.MODULE, Kind.TENSOR) for found in shown if found.kind is kind and kinds <= {kind, None}), UNKNOWN)
+        return next((found for kind in (Kind.MODULE, Kind.TENSOR, Kind.OTHER) for found in shown if found.kind is kind and kinds <= {kind, None}), UNKNOWN)
 
     def _shown_by_binding(self, binding: NameBinding) -> Inferred:
         return self._uses_of(binding).shown()
@@ -973,6 +1000,7 @@ class LintContext:
             tensor_argument=any(map(self._first_tensor_argument, uses, parents)),
             sized=any(map(self._size_of_dimension, attributes)),
             multi_indexed=any(type(above) is cst.Subscript and len(above.slice) > 1 for above in parents),
+            keyed=any(map(_looks_up_a_key, uses, parents)),
         )
         for use, above in zip(uses, parents):
             if type(above) is cst.Arg:
@@ -1754,20 +1782,39 @@ class LintContext:
         by code after ``region`` (a loop, say): a later read of it inside what a backward call
         backpropagates (``torch.stack(losses).sum().backward()``), or one assigned to a name
         that is (``loss = losses[i]``, then ``accelerator.backward(loss)``; ``mean = total / n``,
-        then ``torch.autograd.grad(mean, params)``)."""
+        then ``torch.autograd.grad(mean, params)``), or a loop over it whose items are
+        (``for loss in losses: loss.backward()``)."""
         binder = self.binder
-        for binding in binder.bindings_before(holder):
-            for reference in binder.references_to(binding):
-                if not binder.precedes(region, reference) or any(node is region for node in binder.ancestors(reference)):
-                    continue
-                if self._read_by_differentiation(reference):
-                    return True
-                statement = binder.statement_of(reference)
-                targets = [target.target for target in statement.targets] if type(statement) is cst.Assign else []  # type: ignore[attr-defined]
-                bound = [binder.binding_made_by(target) for target in targets if type(target) is cst.Name]
-                if any(self._read_by_differentiation(use) for made in bound if made is not None for use in binder.references_to(made)):
-                    return True
-        return False
+        return any(
+            binder.precedes(region, reference) and not any(node is region for node in binder.ancestors(reference)) and self._differentiates(reference)
+            for binding in binder.bindings_before(holder) for reference in binder.references_to(binding)
+        )
+
+    def differentiated_whole_later_in(self, holder: cst.Name, statement: cst.CSTNode, loop: cst.CSTNode) -> bool:
+        """Whether code of ``loop`` after ``statement`` differentiates everything the name
+        ``holder`` holds at once (``torch.stack(losses).sum().backward()`` every few tasks,
+        before the list is renewed): what it keeps until then is kept for that backward."""
+        binder = self.binder
+        return any(
+            binder.precedes(statement, reference) and any(node is loop for node in binder.ancestors(reference))
+            and type(binder.parent(reference)) is not cst.Subscript and self._differentiates(reference)
+            for binding in binder.bindings_before(holder) for reference in binder.references_to(binding)
+        )
+
+    def _differentiates(self, reference: cst.Name) -> bool:
+        if self._read_by_differentiation(reference):
+            return True
+        binder = self.binder
+        statement = binder.statement_of(reference)
+        if type(statement) is cst.Assign:
+            targets = [target.target for target in statement.targets]  # type: ignore[attr-defined]
+        elif type(statement) is cst.For and any(node is statement.iter for node in (reference, *binder.ancestors(reference))):  # type: ignore[attr-defined]
+            targets = [statement.target]  # type: ignore[attr-defined]
+        else:
+            return False
+        names = [node for target in targets for node in subtree(target) if type(node) is cst.Name]
+        bound = [binder.binding_made_by(name) for name in names]
+        return any(self._read_by_differentiation(use) for made in bound if made is not None for use in binder.references_to(made))
 
     def _read_by_differentiation(self, node: cst.CSTNode) -> bool:
         for ancestor in self.binder.ancestors(node):
@@ -1805,6 +1852,8 @@ class LintContext:
             if wrapper in torch_api.ITERATION_WRAPPERS:
                 inner = self._items_of(iterable.args[0].value)
                 return inner._replace(key=strong(Kind.NUMBER)) if wrapper == "enumerate" else inner
+            if self._hands_on_a_loader(iterable, wrapper):
+                return self._items_of(iterable.args[0].value)
         submodules = self._submodules_of(iterable)
         if submodules is not None:
             return submodules
@@ -1818,6 +1867,15 @@ class LintContext:
         if loader.kind is Kind.DATALOADER:
             return _Items(Inferred(Kind.TENSOR, loader.evidence), batches=True)
         return _NOTHING_KNOWN
+
+    def _hands_on_a_loader(self, call: cst.Call, callee: str | None) -> bool:
+        """``metric_logger.log_every(loader, 20, header)``, ``prefetch(loader)``: a call of
+        something not of torch handed a dataloader first, whose items the loop draws: what it
+        yields are the loader's batches, logged or moved on the way."""
+        first = call.args[0]
+        if first.keyword is not None or first.star or (callee or "").startswith("torch."):
+            return False
+        return self.kind_of(first.value) is Kind.DATALOADER
 
     def _returned_entries(self, iterable: cst.BaseExpression) -> _Items | None:
         """``parts.items()`` / ``parts.values()`` of ``parts = self.train_step(batch)``, a
@@ -2182,11 +2240,19 @@ class LintContext:
         frame = self._frames[-1]
         if step > 0:
             modes = [grad_mode_of(self.qualified_name, item.item) for item in node.items]
+            unknown = [_manager_target(item) for item, mode in zip(node.items, modes) if mode is None]
+            if any(map(self._defined_here_off, unknown)):  # `with eval_mode(net, no_grad=True)` of this file
+                modes.append(GradMode.UNKNOWN)
             opened = [mode for mode in modes if mode is not None]
             frame.grad_modes.extend(opened)  # items are entered left to right
             self._grad_regions[node] = len(opened)
+            conditions = tuple(filter(None, map(self._grad_condition, unknown)))  # a manager of another project file
+            frame.grad_conditions += conditions
+            self._with_conditions[node] = len(conditions)
         else:
             del frame.grad_modes[len(frame.grad_modes) - self._grad_regions.pop(node, 0) :]
+            kept = len(frame.grad_conditions) - self._with_conditions.pop(node, 0)
+            frame.grad_conditions = frame.grad_conditions[:kept]
         if step < 0:  # what was entered, not what the items mean now: the body may rebind `torch`
             del frame.autocast[len(frame.autocast) - self._autocast_regions.pop(node, 0) :]
             return

@@ -122,6 +122,14 @@ def keyword_argument(call: cst.Call, name: str) -> cst.Arg | None:
     return None
 
 
+def called_value(call: cst.Call) -> cst.BaseExpression:
+    """What a call runs: ``loss.forward(fx, y)`` runs ``loss`` (``self.forward(x)`` is a method)."""
+    func = call.func
+    if type(func) is cst.Attribute and func.attr.value == "forward" and not (type(func.value) is cst.Name and func.value.value == "self"):  # type: ignore[attr-defined]
+        return func.value  # type: ignore[attr-defined]
+    return func
+
+
 def called_name(call: cst.Call) -> str | None:
     """The name a call calls, unresolved: ``step`` for ``optimizer.step()``, ``train`` for ``train(m)``."""
     func_type = type(call.func)

@@ -15,6 +15,7 @@ reach the attribute).
 from __future__ import annotations
 
 import weakref
+from collections.abc import Iterable
 
 import libcst as cst
 
@@ -260,6 +261,12 @@ def on_other_branch(binder: Binder, first: cst.CSTNode, second: cst.CSTNode) -> 
         if id(owner) in branch_of:
             return branch_of[id(owner)] is not branch and owner.test not in (branch, branch_of[id(owner)])  # type: ignore[attr-defined]
     return False
+
+
+def followed_on_its_path(binder: Binder, node: cst.CSTNode, later: Iterable[cst.CSTNode]) -> bool:
+    """One of ``later`` comes after ``node`` and can run in the same pass (not on the other
+    branch of an ``if`` holding ``node``)."""
+    return any(binder.precedes(node, other) and not on_other_branch(binder, node, other) for other in later)
 
 
 def _if_branches(binder: Binder, node: cst.CSTNode) -> list[tuple[cst.If, cst.CSTNode]]:

@@ -24,10 +24,10 @@ import os
 import libcst as cst
 
 from torchcheck.lint.context import LintContext
+from torchcheck.lint.torch_api import TORCH_LOAD
 from torchcheck.lint.nodes import argument_for, source_text, subtree
 
 TORCH_SAVE = frozenset({"torch.save", "torch.serialization.save"})
-TORCH_LOAD = frozenset({"torch.load", "torch.serialization.load"})
 _FOLLOWED = 4  # name bindings followed from one path or value
 
 

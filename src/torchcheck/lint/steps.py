@@ -36,3 +36,13 @@ def step_of(context: LintContext, call: cst.Call) -> Step | None:
     if kind is Kind.SCALER and positional:
         return Step(dotted_name(positional[0].value), kind, True, False)
     return Step(dotted_name(call.func.value), kind, False, bool(positional))
+
+
+def steps_in_its_body(context: LintContext, loop: cst.For | cst.While) -> bool:
+    """The loop's own body, not a loop nested in it, steps an optimizer (``optimizer.step()``,
+    ``scaler.step(optimizer)``). Complete when the loop is left."""
+    return any(
+        name == "step" and context.binder.enclosing(call, cst.For, cst.While) is loop
+        and (found := step_of(context, call)) is not None and found.receiver_kind in (Kind.OPTIMIZER, Kind.SCALER)
+        for name, call in context.calls_in_loop(loop)
+    )

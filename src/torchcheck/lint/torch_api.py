@@ -153,6 +153,9 @@ def is_stateless_module_class(qualified: str) -> bool:
     return qualified.startswith("torch.nn.") and qualified.rsplit(".", 1)[-1] in _STATELESS_MODULES
 
 # Methods only an `nn.Module` has: calling one on a value shows the value is a module.
+# What these return is whatever was saved: a module, a state dict, a checkpoint of many parts.
+TORCH_LOAD = frozenset({"torch.load", "torch.serialization.load"})
+
 MODULE_ONLY_METHODS = frozenset(
     {"parameters", "named_parameters", "modules", "named_modules", "children", "named_children", "register_buffer",
      "register_parameter", "add_module", "register_forward_hook", "register_forward_pre_hook", "register_full_backward_hook"}

@@ -59,6 +59,28 @@ class WholeModelSaved(Rule):
         Valid(
             """
 import torch
+
+def convert(path, out):
+    crt_net = torch.load(path)
+    for name, weight in crt_net.items():
+        print(name, weight.shape)
+    torch.save(crt_net, out)
+
+def republish(path, out):
+    net = torch.load(path)
+    if "params" in net:
+        net = net["params"]
+    torch.save(net, out)
+
+def combine(head_path, out):
+    model = torch.load(head_path)
+    model["state_dict"] = {}
+    torch.save(model, out)
+"""
+        ),
+        Valid(
+            """
+import torch
 from .utils import serialize_model
 
 def save_best(model, best_state, path):
@@ -115,6 +137,16 @@ torch.save(x, "tensor.pt")
         ),
     )
     INVALID = (
+        Invalid(
+            """
+import torch
+
+def reexport(path, out):
+    model = torch.load(path, weights_only=False)
+    model.eval()
+    torch.save(model, out)  # TCK402
+"""
+        ),
         Invalid(
             """
 import torch

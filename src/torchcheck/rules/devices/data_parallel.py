@@ -89,7 +89,9 @@ class DataParallel(Rule):
     (`fill_memory_bank(loader, model, bank)`) is reported only if that function backpropagates
     or steps. In a function that trains another model, a wrapped local that is only called
     under `no_grad()` or handed to functions of the file that never train (a diffusion
-    sampler beside its trainer) serves inference too. Without a
+    sampler beside its trainer) serves inference too, as does a wrapped local of a file that
+    never trains, kept in a function that returns nothing but for functions of the file that
+    never train (`predictor = get_predictor(model, config)` in a prediction script's `main()`). Without a
     backward pass there are no gradients to gather and reduce, and the advice does not
     apply: over the plain model run in each process, `DistributedDataParallel` adds only
     gradient synchronisation. Inference under `DataParallel` still copies the parameters
@@ -146,6 +148,25 @@ class DataParallel(Rule):
     applies_in_tests = False
 
     VALID = (
+        Valid(
+            """
+import importlib
+import torch
+import torch.nn as nn
+
+def get_predictor(model, config):
+    predictor_class = getattr(importlib.import_module("predictors"), config["name"])
+    return predictor_class(model, config["output_dir"])
+
+def main(config, model, loaders):
+    if torch.cuda.device_count() > 1:
+        model = nn.DataParallel(model)
+    model = model.to(config["device"])
+    predictor = get_predictor(model, config)
+    for loader in loaders:
+        print(predictor(loader))
+"""
+        ),
         Valid(
             """
 import torch
@@ -455,8 +476,8 @@ class Task(BaseTask):
         for wrap in self._wraps:
             handed_in_function = wrap.binding is not None and isinstance(wrap.binding[0], cst.FunctionDef)
             local = handed_in_function and not self._escapes(wrap)
-            if local and self._only_inference_uses(wrap):
-                continue  # a sampler, also beside the model its function trains
+            if local and (self._only_inference_uses(wrap) or (not self._trains and _returns_nothing(wrap.binding[0]))):  # type: ignore[index]
+                continue  # a sampler, also beside the model its function trains; a prediction script's `main()`
             trains = wrap.binding[0] in self._training_functions if local else self._trains  # type: ignore[index]
             if trains:
                 self.reports.append(wrap.report)
@@ -485,8 +506,16 @@ class Task(BaseTask):
     def _escapes(self, wrap: _Wrap) -> bool:
         """After the wrap, the function hands the wrapped name on (an argument, a return value):
         code elsewhere may train it."""
-        handed, binder = self._handed(wrap), self.context.binder
+        binder = self.context.binder
+        handed = map(self._through_method_calls, self._handed(wrap))  # `return model.cuda()` hands it on too
         return any(isinstance(parent, _HANDED_ON) and binder.parent(parent) not in self._not_training for parent in handed)
+
+    def _through_method_calls(self, parent: cst.CSTNode | None) -> cst.CSTNode | None:
+        """Where the result of a chain of method calls on a use (``model.cuda().eval()``) goes."""
+        binder = self.context.binder
+        while type(parent) is cst.Attribute and type(call := binder.parent(parent)) is cst.Call and call.func is parent:  # type: ignore[union-attr]
+            parent = binder.parent(call)
+        return parent
 
     def _sole_trainer(self, wrap: _Wrap) -> Condition | None:
         """In a file that never trains, the wrapped model goes only to one function of another
@@ -554,6 +583,11 @@ class Task(BaseTask):
             or wrap.report.node in self._inference_calls
             or (wrap.binding is not None and wrap.binding in self._inference_uses)
         )
+
+
+def _returns_nothing(function: cst.FunctionDef) -> bool:
+    """No ``return`` of the function hands back a value: nothing the model computed leaves it."""
+    return not any(type(node) is cst.Return and node.value is not None for node in subtree(function))  # type: ignore[attr-defined]
 
 
 def _is_optimizer(name: str | None) -> bool:

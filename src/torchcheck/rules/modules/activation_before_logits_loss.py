@@ -14,7 +14,8 @@ from torchcheck.lint.exports import (
     layer_activation,
 )
 from torchcheck.lint.kinds import Kind, conventional_kind
-from torchcheck.lint.nodes import argument_for, self_attribute
+from torchcheck.lint.containers import added_later
+from torchcheck.lint.nodes import argument_for, called_value, self_attribute
 from torchcheck.lint.project import INSTANCE_OUTPUT, OUTPUT, PASSED_OUTPUT, PASSED_VALUE, PLACE, Condition, Symbol
 from torchcheck.lint.rule import Invalid, Rule, Valid
 
@@ -56,6 +57,10 @@ class _Held:
         return fact if self.index is None else f"{fact}.{self.index}"
 
 
+def _as_layer(layer: tuple[str, cst.Call] | None) -> _Held | None:
+    return _Held("layer", layer[0]) if layer is not None else None
+
+
 class ActivationBeforeLogitsLoss(Rule):
     """
     ## What it does
@@ -63,8 +68,10 @@ class ActivationBeforeLogitsLoss(Rule):
     passed to `cross_entropy`/`CrossEntropyLoss` or `nll_loss`/`NLLLoss`, and `sigmoid`
     output passed to `binary_cross_entropy_with_logits`/`BCEWithLogitsLoss` - directly,
     through a local variable, or as the output of a model whose `forward` ends with the
-    activation (a final `nn.Softmax()` layer of an `nn.Sequential` head included), in the
-    same file or in another file of the project. The output is followed through reshapes,
+    activation (a final `nn.Softmax()` layer of an `nn.Sequential` head included, also one
+    added last with `model.add_module("softmax", nn.Softmax())`), in the
+    same file or in another file of the project. Calling `.forward(...)` on a model or a
+    loss (`loss.forward(fx, y)`) runs it like calling it. The output is followed through reshapes,
     casts and moves (`probs.view(1, -1)`, `.float()`, `.cuda()`), and `self(x)` in a method
     of the model runs its own `forward`, as do the wrappers that run it: `DistributedDataParallel(model)`,
     `DataParallel`, `torch.compile`, and a framework's `accelerator.prepare(model, ...)`. A parameter annotated with a model class
@@ -73,7 +80,8 @@ class ActivationBeforeLogitsLoss(Rule):
     nothing else tells what it holds. A functional loss held in a name or an attribute
     (`self.loss_func = F.binary_cross_entropy_with_logits`) is that loss, and so is a
     parameter for which every caller of the file passes the same loss (`criterion =
-    nn.CrossEntropyLoss()`, then `train_model(model, criterion, loader)`). A loss bound on
+    nn.CrossEntropyLoss()`, then `train_model(model, criterion, loader)`) or, when no call of
+    the file passes it, whose default is a loss (`loss_func=CrossEntropyLoss()`). A loss bound on
     one branch is one path of the code: `criterion` set to `nn.CrossEntropyLoss()` for many
     classes and to `nn.BCEWithLogitsLoss()` for one is checked as either. Any parameter
     holds what every caller of the file passes for it (a model's output handed to a
@@ -331,6 +339,39 @@ class Tabular(nn.Module):
     )
 
     INVALID = (
+        Invalid(
+            """
+import torch
+from torch import nn
+
+class Net(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.fc = nn.Linear(4, 3)
+
+    def forward(self, x):
+        return torch.softmax(self.fc(x), dim=1)
+
+class Trainer:
+    def __init__(self, loss_func=nn.CrossEntropyLoss()):
+        self.loss_func = loss_func
+        self.model = Net()
+
+    def step(self, x, y):
+        return self.loss_func.forward(self.model(x), y)  # TCK605
+
+def build():
+    model = nn.Sequential()
+    model.add_module("fc", nn.Linear(4, 3))
+    model.add_module("softmax", nn.Softmax(dim=1))
+    return model
+
+def train(x, y):
+    model = build()
+    criterion = nn.CrossEntropyLoss()
+    return criterion(model.forward(x), y)  # TCK605
+"""
+        ),
         Invalid(
             """
 import torch
@@ -633,7 +674,7 @@ class Discriminator(nn.Module):
         wrapped = self.context.wrapped_modules(value) if index is not None and isinstance(value, cst.Call) else None
         if wrapped is not None and 0 <= index < len(wrapped):  # type: ignore[operator]
             return self._value_of(wrapped[index])  # `model, optimizer = accelerator.prepare(model, optimizer)`
-        held = self._value_of(value)
+        held = self._value_of(value) or _as_layer(layer_activation(self.context, (added_later(self.context.binder, target) or [None])[-1]))  # `model.add_module("softmax", ...)`
         if index is None or held is None:
             return held if index != -1 else None
         return held.element(index)  # `real, aux = discriminator(x)`: each name holds one element
@@ -656,7 +697,13 @@ class Discriminator(nn.Module):
             symbol = Symbol(None, sole.name.value) if sole is not None and self.context.project is not None else None
         if symbol is not None:
             return _Held("call", symbol=symbol, depth=1)
-        return self._passed(parameter) or self._passed_from_other_files(parameter)
+        return self._passed(parameter) or self._default_loss(parameter) or self._passed_from_other_files(parameter)
+
+    def _default_loss(self, parameter: cst.Param) -> _Held | None:
+        """A loss module as the parameter's default (``loss_func=CrossEntropyLoss()``): what
+        runs whenever a caller leaves it out."""
+        held = self._value_of(parameter.default) if parameter.default is not None else None
+        return held if held is not None and held.kind == "loss" else None
 
     def _passed(self, parameter: cst.Param) -> _Held | None:
         """What every caller of the file passes for the parameter (``criterion =
@@ -701,6 +748,7 @@ class Discriminator(nn.Module):
         returned = self._returned_by(call)
         if returned is not None:
             return returned
+        func = called_value(call)
         own_class = references.receiver_class(self.context.binder, func) if type(func) is cst.Name else None
         if own_class is not None and self.context.project is not None:
             return _Held("call", symbol=Symbol(None, own_class.name.value), depth=2)  # `self(x)` runs this class's forward
@@ -732,8 +780,7 @@ class Discriminator(nn.Module):
             return _Held("loss", loss=qualified)
         if qualified in torch_api.MODULE_CALLING_WRAPPERS and call.args:
             return self._value_of(call.args[0].value)  # DataParallel(model) calls model
-        layer = layer_activation(self.context, call)
-        return _Held("layer", layer[0]) if layer is not None else None
+        return _as_layer(layer_activation(self.context, call))
 
     def _losses(self, call: cst.Call) -> list[tuple[str, str]]:
         """The logits losses ``call`` may run: one path is enough (``criterion`` bound to
@@ -741,11 +788,12 @@ class Discriminator(nn.Module):
         qualified = self.context.call_name(call)
         if qualified is not None:
             return [_FUNCTIONAL_LOSSES[qualified]] if qualified in _FUNCTIONAL_LOSSES else []
-        if isinstance(call.func, cst.Name):
-            bindings = self.context.binder.reaching(call.func)
+        func = called_value(call)
+        if isinstance(func, cst.Name):
+            bindings = self.context.binder.reaching(func)
             alternatives = [self._bound(binding.node, binding.target) for binding in bindings]
         else:
-            alternatives = [self._value_of(call.func)]
+            alternatives = [self._value_of(func)]
         losses = [held.loss for held in alternatives if held is not None and held.kind == "loss" and held.loss is not None]
         return [_FUNCTIONAL_LOSSES[torch_api.FUNCTIONAL_FORM_OF_LOSS.get(loss, loss)] for loss in losses]
 
@@ -767,3 +815,4 @@ class Discriminator(nn.Module):
                 # the model is a class (or a head) of the project: decided once its file is summarised
                 condition = Condition(held.symbol, held.fact, activation)
                 self.report(node, f"{message} ({activation} applied by {PLACE})", conditions=(condition,))
+

@@ -50,6 +50,8 @@ class _ClassState:
     handles_everything: bool = False
     # attribute -> its re-bindings in other methods: (the target, whether it surely runs in its method)
     rebound: dict[str, list[tuple[cst.CSTNode, bool]]] = field(default_factory=dict)
+    # attribute -> the statements of `__init__` binding it to anything but a tensor it builds
+    set_in_init: dict[str, list[cst.CSTNode]] = field(default_factory=dict)
 
 
 # What a read may ask of a tensor without using its values or its device: a sentinel's
@@ -169,6 +171,24 @@ class TensorAttributeNotBuffer(ModuleClassRule):
     required_text = ("torch",)
 
     VALID = (
+        Valid(
+            """
+import torch
+from torch import nn
+
+class SeqConv(nn.Module):
+    def __init__(self, kind, n):
+        super().__init__()
+        if kind == "sobelx":
+            self.mask = torch.zeros((n, 1, 3, 3))
+            for i in range(n):
+                self.mask[i, 0, 0, 0] = 1.0
+            self.mask = nn.Parameter(data=self.mask, requires_grad=False)
+        elif kind == "sobely":
+            self.mask = torch.zeros((n, 1, 3, 3))
+            self.mask = nn.Parameter(data=self.mask, requires_grad=False)
+"""
+        ),
         Valid(
             """
 import torch
@@ -477,6 +497,18 @@ import torch
 from torch import nn
 
 class Table(nn.Module):
+    def __init__(self, n):
+        super().__init__()
+        self.table = None
+        self.table = torch.zeros(n, n)  # TCK606
+"""
+        ),
+        Invalid(
+            """
+import torch
+from torch import nn
+
+class Table(nn.Module):
     def __init__(self, n, d):
         super().__init__()
         self.weights = Table.build(n, d)  # TCK606
@@ -642,9 +674,10 @@ class Head(nn.Module):
             }
             handled = state.handled | moved_by_apply | set_at_run_time
             for candidate in state.candidates:
-                moved_at_use = moved_at_every_read(self.context, cls, candidate.attribute)  # `self.kernel.to(x.device)`
-                if candidate.attribute not in handled and not moved_at_use and not self._inherits_handling(cls, by_name, frozenset()):
-                    message = _PLACED_MESSAGE if candidate.placed else None
+                # `self.mask = nn.Parameter(self.mask, requires_grad=False)` later in `__init__`, on its path
+                rebound = candidate.attribute in handled or references.followed_on_its_path(self.context.binder, candidate.assignment, state.set_in_init.get(candidate.attribute, ()))
+                if not rebound and not moved_at_every_read(self.context, cls, candidate.attribute) and not self._inherits_handling(cls, by_name, frozenset()):
+                    message = _PLACED_MESSAGE if candidate.placed else None  # not moved at every read: `self.kernel.to(x.device)`
                     self.report(candidate.assignment, message, conditions=_conditions(candidate.attribute, candidate.setting))
 
     def _inherits_handling(self, cls: cst.ClassDef, by_name: dict[str, cst.ClassDef], seen: frozenset[str]) -> bool:
@@ -734,15 +767,10 @@ class Head(nn.Module):
             writes = isinstance(statement, (cst.Assign, cst.AnnAssign))
             surely = writes and self._surely_runs(function, attribute)  # type: ignore[arg-type]
             state.rebound.setdefault(attribute, []).append((target, surely))
-        elif not (in_init and value is not None and self._reshapes(value, attribute)) and not self._built_on_another_branch(statement, attribute):
-            # rebound to a Parameter in `__init__`; not `self.tem = self.tem.permute(2, 0, 1)`,
-            # the same plain tensor reshaped, nor on the other branch of an `if` that stores a tensor
+        elif in_init and not (value is not None and self._reshapes(value, attribute)):  # not `self.tem = self.tem.permute(2, 0, 1)`
+            state.set_in_init.setdefault(attribute, []).append(statement)
+        elif not in_init:
             state.handled.add(attribute)
-
-    def _built_on_another_branch(self, statement: cst.CSTNode, attribute: str) -> bool:
-        binder, stored_in, owner = self.context.binder, self.context.values_stored_in, self.context.current_class
-        in_branch = references.in_a_branch(binder, statement)  # most stores are not, and then no tensor is on another branch
-        return in_branch and any(self._tensor_built(value) and references.on_other_branch(binder, value, statement) for value in stored_in(owner, attribute))  # type: ignore[arg-type]
 
     def _surely_runs(self, function: cst.FunctionDef, attribute: str) -> bool:
         """The statement being walked runs whenever its method does while ``__init__``'s

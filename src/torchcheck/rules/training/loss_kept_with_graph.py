@@ -5,7 +5,7 @@ from dataclasses import dataclass, field, replace
 import libcst as cst
 
 from torchcheck.lint import references
-from torchcheck.lint.accumulators import SELF_ACCUMULATION_TEXT, accumulated_arguments, accumulation_start_loop, instance_class_of, may_carry_graph, self_accumulation
+from torchcheck.lint.accumulators import SELF_ACCUMULATION_TEXT, accumulated_arguments, accumulation_start_loop, instance_class_of, lives_one_step, may_carry_graph, self_accumulation
 from torchcheck.lint.containers import combined_names, literal_items
 from torchcheck.lint.context import LintContext, Loop
 from torchcheck.lint.flow import Function
@@ -67,12 +67,16 @@ class LossKeptWithGraph(Rule):
     in each iteration of an outer loop and differentiated there (`style_loss = 0.` per step,
     `style_loss += ...` over the layers, then `style_loss.backward()`,
     `torch.autograd.grad(style_loss, params)` or a differentiable optimizer's
-    `diffopt.step(style_loss)`) is correct code, as is a list created afresh in each
-    iteration of a loop whose body backpropagates and filled only by loops inside that
-    iteration that neither backpropagate nor draw batches (`logits = [model(x0)]`, then
-    `logits.append(model(chunk))` over the step's inputs), and
-    so is a list of losses that code after the loop backpropagates (`losses.append(loss)`
-    over several forwards, then `accelerator.backward(losses[i])`). A loop trains when it
+    `diffopt.step(style_loss)`) is correct code. So is a container that cannot outlive one
+    step: created afresh for each batch (in each iteration of a loop drawing them, also
+    through a logger's `metric_logger.log_every(loader, ...)`), or in each iteration of a loop
+    whose body backpropagates or steps the optimizer and filled only by loops inside that
+    iteration that neither step nor draw batches (`logits.append(model(chunk))` over the
+    step's inputs, a micro-batch's output kept after its `backward()`). So is a list of
+    losses that code backpropagates later, after the loop (`losses.append(loss)` over
+    several forwards, then `accelerator.backward(losses[i])` or `for loss in losses:
+    loss.backward()`) or, all at once, later in it (`torch.stack(task_losses).sum().backward()`
+    every few tasks, before the list is renewed). A loop trains when it
     calls `.backward()` itself or through a function of the file (a closure, a helper, a
     method of `self`). A Lightning module's `training_step` is one iteration of the
     framework's loop (`self.losses.append(loss)` there keeps every batch's graph), and
@@ -148,6 +152,58 @@ class LossKeptWithGraph(Rule):
     required_pattern = SELF_ACCUMULATION_TEXT
 
     VALID = (
+        Valid(
+            """
+import torch
+import torch.nn as nn
+
+def train_heads(model, heads, optimizers, loader, metric_logger):
+    for inp, target in metric_logger.log_every(loader, 20, "train"):
+        with torch.no_grad():
+            features = model(inp)
+        losses = []
+        for head in heads:
+            losses.append(nn.CrossEntropyLoss()(head(features), target))
+        for optimizer, loss in zip(optimizers, losses):
+            optimizer.zero_grad()
+            loss.backward()
+            optimizer.step()
+
+class Trainer:
+    def train_step(self, chunks):
+        done = False
+        while not done:
+            self.optimizer.zero_grad()
+            outputs = []
+            for chunk in chunks:
+                output = self.loss_fn(self.model, chunk)
+                outputs.append(output)
+                (output[0] / len(chunks)).backward()
+            if not self.optimizer.step():
+                continue
+            done = True
+        self.post_loss_fn(outputs)
+
+class MAML:
+    def train_loop(self, loader, optimizer):
+        task_losses, count = [], 0
+        for x, _ in loader:
+            task_losses.append(self.set_forward_loss(x))
+            count += 1
+            if count == self.n_task:
+                torch.stack(task_losses).sum(0).backward()
+                optimizer.step()
+                optimizer.zero_grad()
+                task_losses, count = [], 0
+
+def forwards_then_backwards(model, loader, accelerator):
+    losses = []
+    for batch in loader:
+        losses.append(model(batch).mean())
+    for loss in losses:
+        accelerator.backward(loss)
+"""
+        ),
         Valid(
             """
 import torch
@@ -575,6 +631,30 @@ class GanTrainer:
         ),
     )
     INVALID = (
+        Invalid(
+            """
+def fit(model, data, optimizer, epochs, batch_size):
+    for epoch in range(epochs):
+        history = []
+        for start in range(0, len(data), batch_size):
+            loss = model(data[start:start + batch_size]).mean()
+            optimizer.zero_grad()
+            loss.backward()
+            optimizer.step()
+            history.append(loss)  # TCK101
+""",
+            expected_replacement="""
+def fit(model, data, optimizer, epochs, batch_size):
+    for epoch in range(epochs):
+        history = []
+        for start in range(0, len(data), batch_size):
+            loss = model(data[start:start + batch_size]).mean()
+            optimizer.zero_grad()
+            loss.backward()
+            optimizer.step()
+            history.append(loss.item())  # TCK101
+""",
+        ),
         Invalid(
             """
 import torch
@@ -1008,9 +1088,9 @@ class GanTrainer:
         return loss * chunks
 
     def train(self, generator, discriminator, optimizer, chunks, steps):
+        total = 0
         for _ in range(steps):
             optimizer.zero_grad()
-            total = 0
             for _ in range(chunks):
                 loss = F.softplus(-discriminator(generator.sample())).mean()
                 total += self._backward(loss, chunks)  # TCK101
@@ -1027,9 +1107,9 @@ class GanTrainer:
         return loss * chunks
 
     def train(self, generator, discriminator, optimizer, chunks, steps):
+        total = 0
         for _ in range(steps):
             optimizer.zero_grad()
-            total = 0
             for _ in range(chunks):
                 loss = F.softplus(-discriminator(generator.sample())).mean()
                 total += self._backward(loss, chunks)  # TCK101
@@ -1169,7 +1249,8 @@ class GanTrainer:
     def _decide(self, candidate: _Candidate, facts: _LoopFacts) -> bool | None:
         """None: not a finding; else whether the kept value is a scalar loss (for the fix)."""
         renewed = facts.backpropagated.get(candidate.created_in, set()) if candidate.created_in is not None else set()  # type: ignore[arg-type]
-        if candidate.container in renewed or facts.summed_into.get(dotted_name(candidate.value) or "", set()) & renewed or self._dies_with_its_step(candidate, facts):
+        one_step = lives_one_step(self.context, candidate.loops, candidate.created_in, bool(facts.backpropagated_directly.get(candidate.created_in)))  # type: ignore[arg-type]
+        if candidate.container in renewed or facts.summed_into.get(dotted_name(candidate.value) or "", set()) & renewed or one_step:
             return None  # re-created every iteration of a loop that backpropagates it, or what it keeps
         # what this iteration backpropagated, also in the body of a loop around the one keeping it
         backpropagated = set(facts.backpropagated.get(candidate.loops[-1], ()))
@@ -1200,15 +1281,6 @@ class GanTrainer:
             return False  # `loss[0]` of a tensor loss: indexing is the mistake (TCK115), `.item()` would not help
         return is_backward_target or _looks_like_loss(candidate.value)
 
-    def _dies_with_its_step(self, candidate: _Candidate, facts: _LoopFacts) -> bool:
-        """The container is created afresh in each iteration of a loop whose body
-        backpropagates, and filled only in loops inside that iteration that neither
-        backpropagate nor draw batches (``logits = [model(x0)]``, then
-        ``logits.append(model(x))`` over the step's inputs): it and its graphs die with the step."""
-        loops, created_in, context = candidate.loops, candidate.created_in, self.context
-        inner = loops[loops.index(created_in) + 1 :] if created_in in loops and facts.backpropagated_directly.get(created_in) else None  # type: ignore[arg-type]
-        return inner is not None and not any(facts.backpropagated.get(loop) or context.is_training_loop(loop) or context.iterates_dataloader(loop) for loop in inner)
-
     def _kept_for_a_later_backward(self, candidate: _Candidate) -> bool:
         """``losses.append(loss)`` in one loop, ``accelerator.backward(losses[i])`` after it: the
         graphs are kept on purpose."""
@@ -1216,7 +1288,9 @@ class GanTrainer:
         held = node.target if isinstance(node, cst.AugAssign) else node.targets[0].target if isinstance(node, cst.Assign) else node.func.value if isinstance(node, cst.Call) else None  # type: ignore[attr-defined]
         if isinstance(held, cst.Subscript):
             held = held.value  # `losses[key] += loss`
-        return isinstance(held, cst.Name) and self.context.backpropagated_after(held, candidate.loops[0])
+        if not isinstance(held, cst.Name):
+            return False
+        return self.context.backpropagated_after(held, candidate.loops[0]) or self.context.differentiated_whole_later_in(held, node, candidate.loops[-1])
 
     def _report(self, candidate: _Candidate, scalar: bool) -> None:
         node, value, message = candidate.node, candidate.value, self._message_for(candidate)
