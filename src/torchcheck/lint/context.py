@@ -80,6 +80,8 @@ from torchcheck.lint.project import (
     NO,
     NONE,
     OTHER_ATTRIBUTES,
+    PASSED_KIND,
+    PASSED_MODULE,
     PROJECT,
     THIS_FILE,
     TORCH_MODULE,
@@ -1583,10 +1585,27 @@ class LintContext:
     def module_condition(self, expression: cst.BaseExpression, *, named_as_one: bool = False) -> Condition | None:
         """For a value made by a class of another project file (``self.norm = DishTS(...)``
         with ``DishTS`` imported from ``layers.py``), or for such a call itself: the condition
-        under which it is a module. With ``named_as_one`` (its name suggests a module), the
-        condition under which the project does not show otherwise (a plain class)."""
+        under which it is a module; for a parameter that only other files fill (or ``self.<attr>``
+        storing one), the condition that they all pass a module. With ``named_as_one`` (its
+        name suggests a module), the condition under which the project does not show otherwise
+        (a plain class)."""
         symbol = self._maker_symbol(expression)
-        return Condition(symbol, MAY_BE_MODULE if named_as_one else TORCH_MODULE, YES) if symbol is not None else None
+        if symbol is None:
+            return None if named_as_one else self._passed_module_condition(expression)
+        return Condition(symbol, MAY_BE_MODULE if named_as_one else TORCH_MODULE, YES)
+
+    def _passed_module_condition(self, expression: cst.BaseExpression) -> Condition | None:
+        """For a parameter that no call of this file fills, or ``self.<attr>`` the class stores
+        only such a constructor parameter in (``self.p = p``): the condition under which every
+        call in the project's other files passes an instance of a module class for it."""
+        attribute, owner = self_attribute(expression), self.current_class
+        stored = self.values_stored_in(owner, attribute) if attribute is not None and owner is not None and self.project is not None else [expression]
+        if len(stored) != 1 or type(stored[0]) is not cst.Name or self.project is None:
+            return None
+        bindings = self.binder.bindings_before(stored[0])  # type: ignore[arg-type]
+        param = bindings[0].node if len(bindings) == 1 and type(bindings[0].node) is cst.Param else None
+        found = references.top_level_parameter(self.binder, param) if param is not None and not self.values_passed_to(param) else None  # type: ignore[arg-type]
+        return Condition(Symbol(None, found[0]), f"{PASSED_MODULE}:{param.name.value}:{found[1]}", YES) if found is not None else None  # type: ignore[union-attr]
 
     def submodule_conditions(self, expression: cst.BaseExpression) -> tuple[Condition, ...]:
         """For ``owner.attribute`` of a module whose class the file does not show (``self.model.outc``
@@ -1602,6 +1621,16 @@ class LintContext:
             Condition(THIS_FILE, f"{PROJECT}:{MODULE_ATTRIBUTES}:{attribute}", YES),
             Condition(THIS_FILE, f"{PROJECT}:{OTHER_ATTRIBUTES}:{attribute}", NO),
         )
+
+    def passed_kind_condition(self, expression: cst.BaseExpression, kind: str) -> Condition | None:
+        """For a parameter of a top-level function or of a method of a top-level class that no
+        call of this file fills: the condition under which every call in the project's other
+        files passes a value of ``kind`` ("tensor", "graph") for it."""
+        bindings = self.binder.bindings_before(expression) if type(expression) is cst.Name and self.project is not None else []  # type: ignore[arg-type]
+        if len(bindings) != 1 or type(bindings[0].node) is not cst.Param or self.values_passed_to(bindings[0].node):  # type: ignore[arg-type]
+            return None
+        found = references.top_level_parameter(self.binder, bindings[0].node)  # type: ignore[arg-type]
+        return Condition(Symbol(None, found[0]), f"{PASSED_KIND}:{expression.value}:{found[1]}", kind) if found is not None else None  # type: ignore[attr-defined]
 
     def returned_kind_condition(self, expression: cst.BaseExpression, kind: str, *, of_calls: bool = False) -> Condition | None:
         """For a name bound to what a function or method of another project file returns

@@ -341,6 +341,9 @@ _SAMPLER_HOLDERS = frozenset({"dict", "list", "tuple", "BatchSampler"})
 _EVALUATION_NAME = re.compile(r"(?:^|_)(?:val|valid|validation|test|eval|evaluation)(?:_|$)", re.IGNORECASE)
 
 
+_MAX_BUILDERS = 3  # builders of builders followed up to their callers
+
+
 def may_go_unseen(context: LintContext, sampler: cst.Call, loaders: set[cst.Call]) -> bool:
     """Whether a sampler the code hands on (to a dict, a builder's caller, another class)
     may reach training without ``set_epoch`` (TCK206): it is not given to a function outside
@@ -361,15 +364,29 @@ def may_go_unseen(context: LintContext, sampler: cst.Call, loaders: set[cst.Call
     named = [target, *(assignment.targets[0].target for assignment in loader_assignments if assignment is not None)]
     if any(_EVALUATION_NAME.search(dotted_name(node) or "") for node in named if node is not None):
         return False
-    return not _built_for_evaluation(context, sampler)
+    builder = context.binder.enclosing(sampler, cst.FunctionDef)
+    return not (isinstance(builder, cst.FunctionDef) and _built_for_evaluation(context, builder, 0))
 
 
-def _built_for_evaluation(context: LintContext, sampler: cst.Call) -> bool:
+def _returns_a_loader(context: LintContext, function: cst.FunctionDef) -> bool:
+    """``return DataLoader(...)``, or a name bound once to one."""
+    returned = context.values_returned(function) or []
+    values = [(references.assigned_value(context.binder, value) if type(value) is cst.Name else value) for value in returned]
+    return any(type(value) is cst.Call and is_dataloader_call(context, value) for value in values)  # type: ignore[arg-type]
+
+
+def _built_for_evaluation(context: LintContext, builder: cst.FunctionDef, depth: int) -> bool:
     """The function building the sampler is called in this file, and only by functions that
-    neither backpropagate nor step."""
-    binder, builder = context.binder, context.binder.enclosing(sampler, cst.FunctionDef)
-    bindings = binder.bindings_of(builder.name.value, binder.scope_of(builder)) if builder is not None else []  # type: ignore[union-attr]
+    neither backpropagate nor step; a caller that returns a loader it built
+    (``make_data_loader`` around ``make_data_sampler``) hands it on, and its own callers decide."""
+    binder = context.binder
+    bindings = binder.bindings_of(builder.name.value, binder.scope_of(builder))
     callers = [binder.enclosing(use, cst.FunctionDef) for binding in bindings for use in binding.references]
     trains = lambda function: any(effect.action in ("backward", "step") for effect in context.summary_of(function).effects)
-    return bool(callers) and all(caller is not None and not trains(caller) for caller in callers)
+    for caller in callers:
+        if not isinstance(caller, cst.FunctionDef) or trains(caller):
+            return False
+        if _returns_a_loader(context, caller) and not (depth < _MAX_BUILDERS and _built_for_evaluation(context, caller, depth + 1)):
+            return False
+    return bool(callers)
 

@@ -129,6 +129,7 @@ _SUMMARISED_TEXT = re.compile(
     r"|[\"'](?:cuda|cpu|mps|xpu)[\"':]"  # a device string a function may return (`get_device()`)
     r"|[=(,]\s*[A-Z]\w*\("  # an instance built, maybe to hand to another file's function (PASSED)
     r"|\breturn\s+(?:cls|[A-Z]\w*)\(|=\s*cls\("  # an alternative constructor (OWN_INSTANCE)
+    r"|\btorch\.\w+\(|\.detach\(\)"  # a tensor made, maybe to hand to another file's function (PASSED)
 )
 _TIE_TEXT = re.compile(r"\.(?:weight|bias) = self\.")
 _TOP_LEVEL_DEFINITION = re.compile(r"^(?:async[ \t]+)?(?:def|class)[ \t]+(\w+)", re.MULTILINE)
@@ -528,21 +529,28 @@ class ProjectFacts:
         each argument holds, for the callee's file to ask (see PASSED)."""
         if not call.args or any(argument.star for argument in call.args):
             return
+        spelled = self._imported_callee(call.func)
+        callee = self.symbol_of(call.func) if spelled is not None else None
+        if spelled is None or (callee is not None and (callee.module or "").partition(".")[0] == "torch"):
+            return  # `dist.all_reduce(t)`: torch's own functions ask nothing of the project
         passed = [self._passed_value(argument.value) for argument in call.args]
-        spelled = self._imported_callee(call.func) if any(passed) else None
-        if spelled is None:
+        if not any(passed):
             return
         positional = [found for argument, found in zip(call.args, passed) if argument.keyword is None]
         keywords = {argument.keyword.value: found for argument, found in zip(call.args, passed) if argument.keyword is not None}
         self._passed.setdefault(f"{PASSED}:{spelled}", []).append((call, [positional, keywords]))
 
     def _passed_value(self, value: cst.BaseExpression) -> list[Any] | dict[str, Any] | None:
-        """What an argument holds, as PASSED records it: an instance of a class, what calling
-        one returned (``out = model(x)``, ``criterion(model(x), y)``) or one element of that
-        (``conf`` after ``box, conf, cls = model(x)``); None for anything else."""
+        """What an argument holds, as PASSED records it: an instance of a class, a tensor the
+        code shows, what calling an instance returned (``out = model(x)``, ``criterion(model(x),
+        y)``) or one element of that (``conf`` after ``box, conf, cls = model(x)``); None for
+        anything else."""
         instance = self._instance_class(value)
         if instance is not None:
             return instance.to_list()
+        shown = self._context.kind_and_evidence(value)
+        if shown.kind in TENSOR_KINDS and (shown.evidence > Evidence.CONVENTION or type(value) is not cst.Name):  # type: ignore[operator]
+            return {"kind": GRAPH if shown.kind is Kind.GRAPH_TENSOR else TENSOR}  # `loss.detach()`: more than a name suggests
         element = None
         if type(value) is cst.Name:
             statement = self._last_assignment(value)

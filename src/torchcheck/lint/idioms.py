@@ -59,6 +59,9 @@ class Framework:
     # context-manager methods inside which the framework skips `zero_grad()`/`step()` until
     # the last micro-batch of an accumulation window
     accumulation_methods: frozenset[str] = frozenset()
+    # methods that unscale the gradients through the framework's GradScaler under fp16 mixed
+    # precision, once per optimizer between two scaler updates
+    unscaling_methods: frozenset[str] = frozenset()
     # whether making it starts (or joins) a process group when launched on several processes
     distributed: bool = True
     # the argument of its maker that, set to the literal 1, keeps it to one process
@@ -74,6 +77,7 @@ ACCELERATE = Framework(
     one_rank_save_methods=frozenset({"save", "save_model", "save_state"}),
     autocast_methods=frozenset({"autocast"}),
     accumulation_methods=frozenset({"accumulate", "no_sync"}),
+    unscaling_methods=frozenset({"clip_grad_norm_", "clip_grad_value_", "unscale_gradients"}),
 )
 FABRIC = Framework(
     makers=frozenset({"lightning.Fabric", "lightning.fabric.Fabric", "lightning_fabric.Fabric", "lightning.fabric.fabric.Fabric"}),

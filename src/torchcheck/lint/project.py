@@ -129,11 +129,18 @@ GUARDED, UNGUARDED = "guarded", "unguarded"
 # method of an instance of an imported class, `Class.method`) that pass an instance of a class
 # or what calling one returned, as JSON: per call, the positional arguments and the keyword
 # arguments, each a symbol as a list (an instance), {"output": symbol, "element": index or
-# null} (what calling an instance returned, or one element of it), or null (anything else).
+# null} (what calling an instance returned, or one element of it), {"kind": "tensor" or
+# "graph"} (a tensor the caller's code shows), or null (anything else).
 PASSED = "passed"
 # passed_output:<parameter>:<position, -1 if keyword-only>: what calling the instance that every call of this
 # file's function, in the other files of the project, passes for that parameter returns.
 PASSED_OUTPUT = "passed_output"
+# passed_kind:<parameter>:<position>: the kind ("tensor", "graph") of what every call of this
+# file's function, in the other files of the project, passes for that parameter.
+PASSED_KIND = "passed_kind"
+# passed_module:<parameter>:<position>: "yes" when every call in the other files passes an
+# instance of a class whose bases reach nn.Module for that parameter.
+PASSED_MODULE = "passed_module"
 # passed_value:<parameter>:<position>: what every such call passes for that parameter, when each
 # passes what calling an instance returned (`criterion(box, conf, cls)` after `box, conf, cls = model(x)`).
 PASSED_VALUE = "passed_value"
@@ -304,12 +311,16 @@ def torch_module_via(bases: list[Symbol]) -> str | None:
     return _VIA + json.dumps([base.to_list() for base in bases]) if bases else None
 
 
+# Facts about a file's definitions that the other files decide: how they are called.
+_PROJECT_WIDE = tuple(f"{flag}:" for flag in (PROJECT, PASSED_OUTPUT, PASSED_VALUE, PASSED_KIND, PASSED_MODULE))
+
+
 def is_local_condition(condition: Condition) -> bool:
     """About the file itself and nothing it imports (``imports:<flag>`` and ``project:...``
     need the project)."""
     if condition.fact in (TORCH_MODULE, MAY_BE_MODULE) or condition.fact.startswith(f"{DERIVES}:"):
         return False  # a local class may derive from a class of another file
-    return condition.symbol.is_local and not condition.fact.startswith((f"{IMPORTS}:", f"{PROJECT}:", f"{PASSED_OUTPUT}:", f"{PASSED_VALUE}:"))
+    return condition.symbol.is_local and not condition.fact.startswith((f"{IMPORTS}:", *_PROJECT_WIDE))
 
 
 # ----------------------------------------------------------------------------- export summaries
@@ -541,6 +552,8 @@ class ProjectIndex:
             return self._project_fact(importer, condition.fact.partition(":")[2])
         if condition.fact.startswith((f"{PASSED_OUTPUT}:", f"{PASSED_VALUE}:")):
             return self._passed_output(importer, condition)
+        if condition.fact.startswith((f"{PASSED_KIND}:", f"{PASSED_MODULE}:")):
+            return self._passed_kind(importer, condition)
         target = self.target(importer, condition.symbol)
         if condition.fact == MAY_BE_MODULE:
             target = target or self._constructing_class(importer, symbol=condition.symbol)
@@ -717,12 +730,25 @@ class ProjectIndex:
         kind, parameter, position = condition.fact.split(":")
         passed = [found for file, calls in self._calls_of(importer, condition.symbol.name) for found in _passed_for(calls, parameter, int(position), file)]
         wanted = dict if kind == PASSED_VALUE else list
-        if not passed or any(found is None or type(found[1]) is not wanted for found in passed):
+        if not passed or any(found is None or type(found[1]) is not wanted or "kind" in found[1] for found in passed):
             return None
         facts = [(file, _passed_fact(value)) for file, value in passed]  # type: ignore[misc]
         answers = [self.answer(file, Condition(symbol, fact, condition.value)) for file, (symbol, fact) in facts]
         values = {answer.value if answer is not None else None for answer in answers}
         return answers[0] if len(values) == 1 and None not in values else None
+
+    def _passed_kind(self, importer: str, condition: Condition) -> Answer | None:
+        """For PASSED_KIND, the kind of what every call in the other files passes for one
+        parameter; for PASSED_MODULE, whether each passes an instance of a module class; None
+        when no call passes one, or a call passes something of no known kind."""
+        flag, parameter, position = condition.fact.split(":")
+        passed = [found for file, calls in self._calls_of(importer, condition.symbol.name) for found in _passed_for(calls, parameter, int(position), file)]
+        if flag == PASSED_MODULE:  # instances, each of a class the index finds nn.Module up the bases of
+            answers = [self.answer(found[0], Condition(Symbol.from_list(found[1]), TORCH_MODULE, YES)) if found is not None and type(found[1]) is list else None for found in passed]
+            kinds = {answer.value if answer is not None else None for answer in answers}
+        else:
+            kinds = {found[1].get("kind") if found is not None and type(found[1]) is dict else None for found in passed}
+        return Answer(kinds.pop(), "") if len(kinds) == 1 and None not in kinds else None
 
     def _calls_of(self, importer: str, definition: str) -> Iterable[tuple[str, Any]]:
         """The recorded calls (see :data:`PASSED`) of ``importer``'s top-level ``definition``
@@ -954,7 +980,7 @@ def settle_locally(filename: str, exports: ExportSummary | None, findings: Itera
 def _about_the_file(condition: Condition) -> bool:
     """A condition on the file's own names; a fact of the whole project (``project:...``)
     needs the other files even when this one imports none of them."""
-    return condition.symbol.is_local and not condition.fact.startswith((f"{PROJECT}:", f"{PASSED_OUTPUT}:", f"{PASSED_VALUE}:"))
+    return condition.symbol.is_local and not condition.fact.startswith(_PROJECT_WIDE)
 
 
 def _ruled_out(index: ProjectIndex, filename: str, condition: Condition) -> bool:

@@ -188,7 +188,7 @@ def return_statements(function: cst.FunctionDef) -> list[cst.Return]:
 
 def top_level_parameter(binder: Binder, parameter: cst.Param) -> tuple[str, int] | None:
     """The top-level function ``parameter`` belongs to, or the method of a top-level class
-    (``Class.method``), and its position among the positional parameters a call passes (-1
+    (``Class.method``; ``Class`` for its ``__init__``), and its position among the positional parameters a call passes (-1
     for one passed only by keyword); None for a nested function's, or a method's receiver."""
     function = binder.enclosing(parameter, cst.FunctionDef)
     if not isinstance(function, cst.FunctionDef):
@@ -200,7 +200,8 @@ def top_level_parameter(binder: Binder, parameter: cst.Param) -> tuple[str, int]
     static = any(getattr(decorator.decorator, "value", None) == "staticmethod" for decorator in function.decorators)
     if not isinstance(owner, cst.ClassDef) or binder.scope_of(owner) is not binder.module_scope or (position == 0 and not static):
         return None
-    return f"{owner.name.value}.{function.name.value}", position if static or position < 0 else position - 1
+    called = owner.name.value if function.name.value == "__init__" else f"{owner.name.value}.{function.name.value}"  # `Net(...)` runs `__init__`
+    return called, position if static or position < 0 else position - 1
 
 
 def file_function(binder: Binder, func: cst.BaseExpression) -> cst.FunctionDef | None:
@@ -263,10 +264,10 @@ def on_other_branch(binder: Binder, first: cst.CSTNode, second: cst.CSTNode) -> 
     return False
 
 
-def followed_on_its_path(binder: Binder, node: cst.CSTNode, later: Iterable[cst.CSTNode]) -> bool:
-    """One of ``later`` comes after ``node`` and can run in the same pass (not on the other
-    branch of an ``if`` holding ``node``)."""
-    return any(binder.precedes(node, other) and not on_other_branch(binder, node, other) for other in later)
+def on_its_path(node: cst.CSTNode, others: Iterable[cst.CSTNode], binder: Binder) -> bool:
+    """One of ``others`` can run in the same pass as ``node``: it is not on the other branch
+    of an ``if`` holding ``node``."""
+    return any(not on_other_branch(binder, node, other) for other in others)
 
 
 def _if_branches(binder: Binder, node: cst.CSTNode) -> list[tuple[cst.If, cst.CSTNode]]:

@@ -8,7 +8,8 @@ from torchcheck.lint.binder import Binder
 from torchcheck.lint.context import LintContext
 from torchcheck.lint.flow import BODY, Branch, Event
 from torchcheck.lint.guards import known_at, terms
-from torchcheck.lint.nodes import source_text
+from torchcheck.lint import references
+from torchcheck.lint.nodes import method_call, self_attribute, source_text
 from torchcheck.lint.rule import Invalid, Rule, Valid
 from torchcheck.rules.amp._common import ScalerCall, scaler_calls
 
@@ -25,6 +26,23 @@ _MESSAGE = (
     "{unscale} runs on iterations that skip `update()`, which runs only under `if {condition}:` at line {line}; "
     "the next `unscale_()` raises RuntimeError"
 )
+
+
+_WINDOW_MESSAGE = (
+    "`{call}()` unscales the fp16 gradients on every micro-batch of `with {window}:`, whose optimizer steps "
+    "and scaler updates only on the last one; the next unscale raises RuntimeError. Clip under `if accelerator.sync_gradients:`"
+)
+
+
+def _precision_of(context: LintContext, framework: cst.BaseExpression) -> str | None:
+    """The mixed precision the framework object was made with, when spelled as a literal
+    (``Accelerator(mixed_precision="bf16")``); None when the code does not say."""
+    attribute = self_attribute(framework)
+    owner = context.current_class
+    made = context.values_stored_in(owner, attribute) if attribute is not None and owner is not None else [references.assigned_value(context.binder, framework)] if type(framework) is cst.Name else []  # type: ignore[arg-type]
+    keywords = [argument.value for value in made if type(value) is cst.Call for argument in value.args if argument.keyword is not None and argument.keyword.value == "mixed_precision"]  # type: ignore[attr-defined]
+    spelled = {keyword.evaluated_value if type(keyword) is cst.SimpleString else None for keyword in keywords}  # type: ignore[attr-defined]
+    return spelled.pop() if len(spelled) == 1 else None
 
 
 def _key(branch: Branch) -> tuple[object, str]:
@@ -67,6 +85,14 @@ class UnscaleEveryMicroStep(Rule):
     same file that always calls `unscale_()` on the scaler it is given counts as the call,
     and is reported where it is called. An `unscale_()` under an accumulation condition of
     its own (`if (step + 1) % n == 0:` twice, once to clip and once to step) is not reported.
+
+    A framework's clipping unscales too: Accelerate's `accelerator.clip_grad_norm_()` (and
+    `clip_grad_value_()`, `unscale_gradients()`) unscales the gradients through its scaler
+    under fp16 mixed precision, while inside `with accelerator.accumulate(model):` the
+    prepared optimizer steps, and the scaler updates, only on the window's last micro-batch.
+    Such a call in the window is reported unless it runs under a test of the window's end
+    (`if accelerator.sync_gradients:`) or the `Accelerator` is made with a precision other
+    than fp16 spelled out (`mixed_precision="bf16"`).
 
     ## Example
     ```python
@@ -115,9 +141,35 @@ class UnscaleEveryMicroStep(Rule):
     code = "TCK308"
     name = "unscale-every-micro-step"
     message = "`scaler.unscale_()` runs on every micro-batch but `scaler.update()` only when stepping; the next `unscale_()` raises"
-    required_text = ("unscale_",)
+    required_text = ("unscale_", "clip_grad_")
 
     VALID = (
+        Valid(
+            """
+from accelerate import Accelerator
+
+def train(model, optimizer, loader, steps, precision):
+    accelerator = Accelerator(mixed_precision=precision, gradient_accumulation_steps=steps)
+    model, optimizer, loader = accelerator.prepare(model, optimizer, loader)
+    for batch in loader:
+        with accelerator.accumulate(model):
+            accelerator.backward(model(**batch).loss)
+            if accelerator.sync_gradients:
+                accelerator.clip_grad_norm_(model.parameters(), 1.0)
+            optimizer.step()
+            optimizer.zero_grad()
+
+def train_bf16(model, optimizer, loader, steps):
+    accelerator = Accelerator(mixed_precision="bf16", gradient_accumulation_steps=steps)
+    model, optimizer, loader = accelerator.prepare(model, optimizer, loader)
+    for batch in loader:
+        with accelerator.accumulate(model):
+            accelerator.backward(model(**batch).loss)
+            accelerator.clip_grad_norm_(model.parameters(), 1.0)
+            optimizer.step()
+            optimizer.zero_grad()
+"""
+        ),
         Valid(
             """
 import torch
@@ -247,6 +299,22 @@ for i, (x, y) in enumerate(loader):
     INVALID = (
         Invalid(
             """
+from accelerate import Accelerator
+
+def train(model, optimizer, loader, steps):
+    accelerator = Accelerator(mixed_precision="fp16", gradient_accumulation_steps=steps)
+    model, optimizer, loader = accelerator.prepare(model, optimizer, loader)
+    for batch in loader:
+        with accelerator.accumulate(model):
+            loss = model(**batch).loss
+            accelerator.backward(loss)
+            accelerator.clip_grad_norm_(model.parameters(), 1.0)  # TCK308
+            optimizer.step()
+            optimizer.zero_grad()
+"""
+        ),
+        Invalid(
+            """
 for i, (x, y) in enumerate(loader):
     scaler.scale(criterion(model(x), y) / accumulation_steps).backward()
     scaler.unscale_(optimizer)  # TCK308
@@ -332,6 +400,21 @@ class Trainer:
 
     def visit_Call(self, node: cst.Call) -> None:
         self._facts.extend(scaler_calls(self.context, node, _ACTIONS))
+        receiver_method = method_call(node)
+        framework = self.context.framework_of(receiver_method[0]) if receiver_method is not None else None
+        if framework is not None and receiver_method[1] in framework.unscaling_methods:  # type: ignore[index]
+            self._framework_unscale(node, receiver_method[0])  # type: ignore[index]
+
+    def _framework_unscale(self, call: cst.Call, framework: cst.BaseExpression) -> None:
+        """``accelerator.clip_grad_norm_(...)`` in ``with accelerator.accumulate(model):``: it
+        unscales on every micro-batch, the prepared optimizer steps (and the scaler updates)
+        only on the window's last one. Not when the framework's precision is spelled other than
+        fp16, nor under a test of the window's end (``if accelerator.sync_gradients:``)."""
+        window = self.context.accumulation_window(call)
+        gated = any(type(node) is cst.If and _STEP_GATE_NAME.search(source_text(node.test)) for node in self.context.binder.ancestors(call))  # type: ignore[attr-defined]
+        if window is None or gated or _precision_of(self.context, framework) not in (None, "fp16"):
+            return
+        self.report(call, _WINDOW_MESSAGE.format(call=source_text(call.func), window=source_text(window.items[0].item)))
 
     def leave_Module(self, node: cst.Module) -> None:
         for unscale in self._facts:

@@ -476,8 +476,10 @@ class Task(BaseTask):
         for wrap in self._wraps:
             handed_in_function = wrap.binding is not None and isinstance(wrap.binding[0], cst.FunctionDef)
             local = handed_in_function and not self._escapes(wrap)
-            if local and (self._only_inference_uses(wrap) or (not self._trains and _returns_nothing(wrap.binding[0]))):  # type: ignore[index]
-                continue  # a sampler, also beside the model its function trains; a prediction script's `main()`
+            # a prediction script's `main()`; not `model.model = DataParallel(...)`: that object goes on
+            kept_here = local and not self._trains and "." not in wrap.binding[1] and _returns_nothing(wrap.binding[0])  # type: ignore[index]
+            if local and (self._only_inference_uses(wrap) or kept_here):
+                continue  # a sampler, also beside the model its function trains
             trains = wrap.binding[0] in self._training_functions if local else self._trains  # type: ignore[index]
             if trains:
                 self.reports.append(wrap.report)

@@ -95,7 +95,8 @@ class SamplerEpochNotSet(Rule):
     file calls `.backward()`). A sampler built anew in a loop that trains or draws batches (it
     may be the epoch loop), given to a function outside the
     project, or built by a function that only code that never trains calls (a validation
-    loader's builder), or named or loaded as evaluation data (`test_loader`), is left alone;
+    loader's builder; a caller that returns the loader it built, `make_data_loader()` around
+    `make_data_sampler()`, is judged by its own callers), or named or loaded as evaluation data (`test_loader`), is left alone;
     a `BatchSampler` around the sampler is still its loader's.
 
     ## Example
@@ -140,6 +141,23 @@ class SamplerEpochNotSet(Rule):
     required_text = ("DistributedSampler",)
 
     VALID = (
+        Valid(
+            """
+import torch
+from torch.utils.data import DataLoader, DistributedSampler
+
+def make_sampler(dataset):
+    return DistributedSampler(dataset)
+
+def make_val_loader(dataset):
+    sampler = make_sampler(dataset)
+    return DataLoader(dataset, batch_size=64, sampler=sampler)
+
+def validate(model, dataset):
+    with torch.no_grad():
+        return [model(x) for x in make_val_loader(dataset)]
+"""
+        ),
         Valid(
             """
 import torch
@@ -300,6 +318,29 @@ for epoch in range(epochs):
         ),
     )
     INVALID = (
+        Invalid(
+            """
+import torch
+from torch.utils.data import BatchSampler, DataLoader, DistributedSampler
+
+def make_data_sampler(dataset, shuffle, distributed):
+    if distributed:
+        return DistributedSampler(dataset, shuffle=shuffle)  # TCK206
+    return torch.utils.data.RandomSampler(dataset)
+
+def make_data_loader(dataset, batch_size, is_train, distributed):
+    sampler = make_data_sampler(dataset, shuffle=is_train, distributed=distributed)
+    return DataLoader(dataset, batch_sampler=BatchSampler(sampler, batch_size, drop_last=False))
+
+def train(model, dataset, optimizer, epochs):
+    loader = make_data_loader(dataset, 64, True, True)
+    for epoch in range(epochs):
+        for x in loader:
+            optimizer.zero_grad()
+            model(x).sum().backward()
+            optimizer.step()
+"""
+        ),
         Invalid(
             """
 import torch

@@ -360,7 +360,7 @@ def apply(scores):
         if self.context.is_loader_batch(receiver) or self.context.read_as_object(receiver):
             return  # maybe a batch object whose `.to()` moves it in place
         kind, evidence = self.context.kind_and_evidence(receiver)
-        condition = self.context.returned_kind_condition(receiver, TENSOR) if kind is None else None
+        condition = (self.context.returned_kind_condition(receiver, TENSOR) or self.context.passed_kind_condition(receiver, TENSOR)) if kind is None else None
         if kind not in TENSOR_KINDS and condition is None:
             return
         conditions = (condition,) if condition is not None else ()

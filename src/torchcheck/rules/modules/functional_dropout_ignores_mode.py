@@ -16,14 +16,24 @@ _DROPOUTS = frozenset(
 _DROPOUT_MODULES = frozenset(
     f"torch.nn.{name}" for name in ("Dropout", "Dropout1d", "Dropout2d", "Dropout3d", "AlphaDropout", "FeatureAlphaDropout")
 )
-_ATTENTION = frozenset({"torch.nn.functional.scaled_dot_product_attention"})
+# Attention kernels that drop attention weights whenever their rate is non-zero: the rate's
+# keyword and position (`scaled_dot_product_attention(query, key, value, attn_mask=None, dropout_p=0.0)`).
+_ATTENTION = {
+    "torch.nn.functional.scaled_dot_product_attention": ("dropout_p", 4),
+    "flash_attn.flash_attn_func": ("dropout_p", 3),
+    "flash_attn.flash_attn_qkvpacked_func": ("dropout_p", 1),
+    "flash_attn.flash_attn_kvpacked_func": ("dropout_p", 2),
+    "flash_attn.flash_attn_varlen_func": ("dropout_p", 7),
+    "flash_attn.flash_attn_varlen_qkvpacked_func": ("dropout_p", 3),
+    "flash_attn.flash_attn_varlen_kvpacked_func": ("dropout_p", 6),
+    "xformers.ops.memory_efficient_attention": ("p", 4),
+}
 _TRAINING_POSITION = 2  # dropout(input, p=0.5, training=True, inplace=False)
-_DROPOUT_P_POSITION = 4  # scaled_dot_product_attention(query, key, value, attn_mask=None, dropout_p=0.0, ...)
 _MAX_ALIASES = 4  # `p = self.p; q = p` is followed this far
 
 _ATTENTION_MESSAGE = (
-    "`scaled_dot_product_attention` with a fixed `dropout_p` keeps dropping attention weights after "
-    "`model.eval()`; pass `dropout_p=p if self.training else 0.0`"
+    "`{kernel}` with a fixed `{rate}` keeps dropping attention weights after "
+    "`model.eval()`; pass `{rate}=p if self.training else 0.0`"
 )
 _MODULE_MESSAGE = (
     "A dropout module built inside a method is never switched by `model.eval()` and keeps dropping; "
@@ -53,7 +63,9 @@ class FunctionalDropoutIgnoresMode(ModuleClassRule):
     Checks for `F.dropout(x, p)` (and `dropout1d`/`2d`/`3d`, `alpha_dropout`,
     `feature_alpha_dropout`) called in an `nn.Module` method without `training=`; for
     `F.scaled_dot_product_attention(..., dropout_p=p)` with a rate that does not depend on
-    `self.training`; and for a dropout module built and called inside a method
+    `self.training` (and the same in the other attention kernels that take a rate:
+    flash-attn's `flash_attn_func`, `flash_attn_varlen_func` and their packed forms,
+    xformers' `memory_efficient_attention(..., p=p)`); and for a dropout module built and called inside a method
     (`nn.Dropout(p)(x)`). A method other than `forward` that runs with gradients off
     (`@torch.no_grad()` on a diffusion model's `p_sample`) never trains: dropout there is
     the sampler's own choice and is not reported.
@@ -121,6 +133,20 @@ class FunctionalDropoutIgnoresMode(ModuleClassRule):
     required_text = ("dropout", "Dropout")  # F.dropout / dropout_p=, nn.Dropout(p)(x)
 
     VALID = (
+        Valid(
+            """
+import torch
+from flash_attn import flash_attn_func
+
+class SelfAttention(torch.nn.Module):
+    def __init__(self, dropout_rate=0.1):
+        super().__init__()
+        self.dropout_rate = dropout_rate
+
+    def forward(self, q, k, v):
+        return flash_attn_func(q, k, v, dropout_p=self.dropout_rate if self.training else 0.0)
+"""
+        ),
         Valid(
             """
 import torch
@@ -221,6 +247,21 @@ class Attention(nn.Module):
         ),
     )
     INVALID = (
+        Invalid(
+            """
+import torch
+from flash_attn import flash_attn_func, flash_attn_varlen_func
+
+class SelfAttention(torch.nn.Module):
+    def __init__(self, dropout_rate=0.1):
+        super().__init__()
+        self.dropout_rate = dropout_rate
+
+    def forward(self, q, k, v, cu_q, cu_k, max_q, max_k):
+        out = flash_attn_func(q, k, v, dropout_p=self.dropout_rate)  # TCK604
+        return flash_attn_varlen_func(q, k, v, cu_q, cu_k, max_q, max_k, self.dropout_rate)  # TCK604
+"""
+        ),
         Invalid(
             """
 import torch.nn.functional as F
@@ -334,7 +375,7 @@ class Head(nn.Module):
         if qualified in _DROPOUTS:
             self._functional_dropout(node, self.self_name)
         elif qualified in _ATTENTION:
-            self._attention(node)
+            self._attention(node, qualified)
         elif self._builds_dropout_module(node.func) and not self._runs_in_one_mode():
             self.report(node, _MODULE_MESSAGE)
 
@@ -354,12 +395,13 @@ class Head(nn.Module):
             self.report(node, replacement=_with_training(node, self_name))
 
     # ----------------------------------------------------------------- scaled_dot_product_attention
-    def _attention(self, node: cst.Call) -> None:
-        argument = argument_for(node, _DROPOUT_P_POSITION, "dropout_p")
+    def _attention(self, node: cst.Call, kernel: str) -> None:
+        rate, position = _ATTENTION[kernel]
+        argument = argument_for(node, position, rate)
         if argument is None or argument.star or not self._fixed_probability(argument.value, 0):
             return
         if not self._runs_in_one_mode():
-            self.report(node, _ATTENTION_MESSAGE)
+            self.report(node, _ATTENTION_MESSAGE.format(kernel=kernel.rsplit(".", 1)[-1], rate=rate))
 
     def _fixed_probability(self, value: cst.BaseExpression, depth: int) -> bool:
         """A non-zero dropout rate that is the same in both modes: a number, a setting read

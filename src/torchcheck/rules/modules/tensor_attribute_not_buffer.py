@@ -496,11 +496,14 @@ class Encoder(nn.Module):
 import torch
 from torch import nn
 
-class Table(nn.Module):
-    def __init__(self, n):
+class GridGenerator(nn.Module):
+    def __init__(self, points, batch_size):
         super().__init__()
-        self.table = None
-        self.table = torch.zeros(n, n)  # TCK606
+        self.P_hat = torch.tensor(points).float()
+        self.batch_P_hat = self.P_hat.repeat(batch_size, 1, 1)  # TCK606
+
+    def forward(self, coefficients):
+        return torch.bmm(self.batch_P_hat, coefficients)
 """
         ),
         Invalid(
@@ -674,8 +677,8 @@ class Head(nn.Module):
             }
             handled = state.handled | moved_by_apply | set_at_run_time
             for candidate in state.candidates:
-                # `self.mask = nn.Parameter(self.mask, requires_grad=False)` later in `__init__`, on its path
-                rebound = candidate.attribute in handled or references.followed_on_its_path(self.context.binder, candidate.assignment, state.set_in_init.get(candidate.attribute, ()))
+                # `self.mask = nn.Parameter(self.mask, requires_grad=False)` in `__init__`, on its path
+                rebound = candidate.attribute in handled or references.on_its_path(candidate.assignment, state.set_in_init.get(candidate.attribute, ()), self.context.binder)
                 if not rebound and not moved_at_every_read(self.context, cls, candidate.attribute) and not self._inherits_handling(cls, by_name, frozenset()):
                     message = _PLACED_MESSAGE if candidate.placed else None  # not moved at every read: `self.kernel.to(x.device)`
                     self.report(candidate.assignment, message, conditions=_conditions(candidate.attribute, candidate.setting))
@@ -757,7 +760,8 @@ class Head(nn.Module):
             return
         method, function = self.method, self.context.flow.function
         in_init = method is not None and method is function and method.name.value == "__init__"
-        if in_init and value is not None and self._tensor_built(value):
+        # `self.batch_P = self.P.repeat(n, 1, 1)`: a new plain tensor from one `__init__` built
+        if in_init and value is not None and (self._tensor_built(value) or self._tensor_methods_on(value) in {found.attribute for found in state.candidates} - {attribute}):
             data = self._tensor_data(value)
             setting = setting_path(data) if data is not None else None
             state.candidates.append(_Candidate(statement, attribute, setting, placed_on_device(self.context, value), _empty(value)))
@@ -810,11 +814,15 @@ class Head(nn.Module):
     def _reshapes(self, value: cst.BaseExpression, attribute: str) -> bool:
         """``value`` is a chain of tensor methods on ``self.<attribute>`` itself that keeps it a
         tensor (a move, ``.to(device)``, is a call of its own that handles the attribute)."""
+        return self._tensor_methods_on(value) == attribute
+
+    def _tensor_methods_on(self, value: cst.BaseExpression) -> str | None:
+        """The attribute ``value`` applies a chain of tensor-keeping methods to (``self.P.repeat(n, 1, 1)``)."""
         methods = []
         while (called := method_call(value)) is not None and self.context.call_name(value) is None:  # type: ignore[arg-type]
             value, methods = called[0], [*methods, called[1]]
-        same = self_attribute(value, self.self_name) == attribute
-        return same and bool(methods) and all(tensor_method_kind(method) is Kind.TENSOR for method in methods)
+        kept = bool(methods) and all(tensor_method_kind(method) is Kind.TENSOR for method in methods)
+        return self_attribute(value, self.self_name) if kept else None
 
     def visit_Call(self, node: cst.Call) -> None:
         state = self._classes.get(self.context.current_class)  # type: ignore[arg-type]

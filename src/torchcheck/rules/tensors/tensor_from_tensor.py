@@ -387,8 +387,8 @@ def scale(x: torch.Tensor, factor: float) -> torch.Tensor:
             return
         source = node.args[0].value
         kind, evidence = self.context.kind_and_evidence(source)
-        returned = self.context.returned_kind_condition(source, TENSOR) if kind is None else None
-        if returned is not None:  # what a function or method of another project file returns
+        returned = (self.context.returned_kind_condition(source, TENSOR) or self.context.passed_kind_condition(source, TENSOR)) if kind is None else None
+        if returned is not None:  # what a function or method of another project file returns, or its callers there pass
             return self.report(node, conditions=(returned,))
         if kind not in TENSOR_KINDS:
             return
