@@ -423,13 +423,24 @@ _MODULE_SEQUENCES = frozenset({"torch.nn.ModuleList", "torch.nn.Sequential", "to
 _SUBMODULE_ITERATORS = {"modules": False, "children": False, "named_modules": True, "named_children": True}
 
 
+# Types no tensor is: a test that a value is one of them says it holds no tensor.
+_PLAIN_CONTAINER_TYPES = frozenset({"list", "tuple", "dict", "int", "float", "bool", "str", "np.ndarray", "numpy.ndarray"})
+
+
 def _isinstance_tests(test: cst.BaseExpression) -> list[tuple[str, list[cst.BaseExpression], bool]]:
-    """``(name, classes, negated)`` for each ``[not] isinstance(name, classes)`` that holds
-    whenever ``test`` is true (``test`` itself, or a part of an ``and`` chain)."""
+    """``(name, classes, negated)`` for each ``[not] isinstance(name, classes)`` (or
+    ``type(name) == cls``) that holds whenever ``test`` is true (``test`` itself, or a part
+    of an ``and`` chain)."""
     if isinstance(test, cst.BooleanOperation) and isinstance(test.operator, cst.And):
         return _isinstance_tests(test.left) + _isinstance_tests(test.right)
     negated = isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not)
     call = test.expression if isinstance(test, cst.UnaryOperation) and negated else test
+    if type(call) is cst.Comparison and len(call.comparisons) == 1:  # `type(x) == list`, `type(x) is not dict`
+        compared, operator = call.left, type(call.comparisons[0].operator)  # type: ignore[attr-defined]
+        asked = compared.args[0].value if type(compared) is cst.Call and dotted_name(compared.func) == "type" and len(compared.args) == 1 else None  # type: ignore[attr-defined]
+        if type(asked) is cst.Name and operator in (cst.Equal, cst.Is, cst.NotEqual, cst.IsNot):
+            return [(asked.value, [call.comparisons[0].comparator], negated != (operator in (cst.NotEqual, cst.IsNot)))]  # type: ignore[attr-defined]
+        return []
     if not (isinstance(call, cst.Call) and isinstance(call.func, cst.Name) and call.func.value == "isinstance"):
         return []
     if len(call.args) != 2 or any(argument.keyword is not None or argument.star for argument in call.args):
@@ -1142,9 +1153,13 @@ class LintContext:
     def known_not_a_tensor(self, name: cst.Name) -> bool:
         """A test around the use says the name holds no tensor there: it runs where
         ``isinstance(name, torch.Tensor)`` fails (``if x is not None and not isinstance(x,
-        torch.Tensor): x = torch.tensor(x)``)."""
+        torch.Tensor): x = torch.tensor(x)``), or where the name holds a plain container or
+        number (``if type(mean) == list: mean = torch.tensor(mean)``, ``isinstance(x, (list, tuple))``)."""
         return any(
-            held.holds == negated and subject == name.value and any(self.qualified_name(each) == "torch.Tensor" for each in classes)
+            subject == name.value and (
+                (held.holds == negated and any(self.qualified_name(each) == "torch.Tensor" for each in classes))
+                or (held.holds != negated and all(dotted_name(each) in _PLAIN_CONTAINER_TYPES for each in classes))
+            )
             for held in guards.known_at(self.binder, name)
             for subject, classes, negated in _isinstance_tests(held.test)
         )

@@ -12,10 +12,12 @@ however the project spells it (``args.rank % ngpus_per_node == 0``, ``is_main_pr
 from __future__ import annotations
 
 import re
+import weakref
 
 import libcst as cst
 
 from torchcheck.lint import idioms, references
+from torchcheck.lint.binder import Binder
 from torchcheck.lint.context import LintContext
 from torchcheck.lint.flow import BODY, ELSE, Branch, Event, Path
 from torchcheck.lint.guards import never_together
@@ -131,11 +133,41 @@ def _asks_rank(context: LintContext, test: cst.BaseExpression) -> bool:
         return True
     for name in _identifiers(test):
         binding = context.flow.last_binding(name)
-        if binding is not None and binding.value is not None and is_rank_check(binding.value):
+        if binding is not None and binding.value is not None and _tests_rank(binding.value):
             return True
     owner = context.current_class  # `self.can_checkpoint = self.is_local_main if ... else self.is_main`
     attributes = {self_attribute(node) for node in subtree(test) if type(node) is cst.Attribute} - {None} if owner else set()
-    return any(is_rank_check(value) for attribute in attributes for value in context.values_stored_in(owner, attribute))  # type: ignore[arg-type]
+    if any(_tests_rank(value) for attribute in attributes for value in context.values_stored_in(owner, attribute)):  # type: ignore[arg-type]
+        return True
+    # `args.save_logs = args.logs and is_master(args)` anywhere in the file, then `if args.save_logs:`
+    flags = {dotted_name(node) for node in subtree(test) if type(node) is cst.Attribute} - {None}
+    return bool(flags) and any(_tests_rank(value) for flag in flags for value in _attribute_flags(context).get(flag, ()))  # type: ignore[arg-type]
+
+
+_FLAGS: weakref.WeakKeyDictionary[Binder, dict[str, list[cst.BaseExpression]]] = weakref.WeakKeyDictionary()
+
+
+def _attribute_flags(context: LintContext) -> dict[str, list[cst.BaseExpression]]:
+    """The values the file assigns to each dotted attribute (``args.save_logs``), found once per file."""
+    binder = context.binder
+    if binder not in _FLAGS:
+        assigned: dict[str, list[cst.BaseExpression]] = {}
+        for node in subtree(binder.module_scope.node):
+            if type(node) is cst.Assign and len(node.targets) == 1 and type(node.targets[0].target) is cst.Attribute:  # type: ignore[attr-defined]
+                assigned.setdefault(dotted_name(node.targets[0].target) or "", []).append(node.value)  # type: ignore[attr-defined]
+        _FLAGS[binder] = assigned
+    return _FLAGS[binder]
+
+
+def _tests_rank(value: cst.BaseExpression) -> bool:
+    """A value that is itself a rank check (``rank == 0``, ``is_main_process()``,
+    ``args.is_master``); not one merely built from the rank (``Model(hp, net, rank)``,
+    ``dict(cfg, device=rank)``), which a test of its other fields does not ask."""
+    if type(value) is cst.Call:
+        return is_rank_check(value.func)  # type: ignore[attr-defined]
+    if type(value) is cst.IfExp:
+        return _tests_rank(value.body) or _tests_rank(value.orelse)  # type: ignore[attr-defined]
+    return type(value) in (cst.Comparison, cst.BooleanOperation, cst.UnaryOperation, cst.Name, cst.Attribute) and is_rank_check(value)
 
 
 def _one_rank_label(test: cst.BaseExpression) -> str | None:

@@ -17,8 +17,10 @@ import libcst as cst
 from torchcheck.lint import idioms
 from torchcheck.lint.context import Loop
 from torchcheck.lint.flow import BODY, LOOP, Path
+from torchcheck.lint.kinds import Kind
 from torchcheck.lint.nodes import subtree
 from torchcheck.lint.rule import Rule
+from torchcheck.lint.steps import step_of
 
 # Identifier words that mark a condition as "only now and then" (logging, progress output).
 _PERIODIC_WORDS = frozenset(
@@ -90,7 +92,16 @@ class PerStepCallRule(Rule):
 
     def is_periodic(self, test: cst.BaseExpression) -> bool:
         """Whether an ``if`` with this condition runs its body only now and then."""
-        return is_periodic_condition(test)
+        return is_periodic_condition(test) and not self.gates_the_step(test)
+
+    def gates_the_step(self, test: cst.BaseExpression) -> bool:
+        """The ``if`` tested by ``test`` steps the optimizer in its body (``if (step + 1) %
+        accumulation_steps == 0: optimizer.step()``): it runs on every update, not now and then."""
+        owner = self.context.binder.parent(test)
+        return type(owner) is cst.If and any(
+            type(node) is cst.Call and (step := step_of(self.context, node)) is not None and step.receiver_kind in (Kind.OPTIMIZER, Kind.SCALER)  # type: ignore[arg-type]
+            for node in subtree(owner.body)  # type: ignore[attr-defined]
+        )
 
     def _facts(self) -> _LoopFacts:
         return self.context.flow.loop_facts(self, _LoopFacts)

@@ -73,7 +73,9 @@ class CheckpointSavedOnEveryRank(Rule):
 
     A save counts as limited to one rank when it sits under a condition that reads a rank or
     a main-process flag (`args.rank % ngpus_per_node == 0`, `local_rank in [-1, 0]`,
-    `self.global_rank == 0`, `accelerator.is_main_process`), after an early `return` taken on
+    `self.global_rank == 0`, `accelerator.is_main_process`, or a flag the file sets from one:
+    `if args.save_logs:` after `args.save_logs = args.logs and is_master(args)`; a value
+    merely built from the rank, `model = Model(hp, net, rank)`, is no such flag), after an early `return` taken on
     one, in a function decorated `@rank_zero_only`-style, or in a helper of the file that is
     only ever called under such a condition (or whose other calls pass a literal flag that
     skips the save: `save_checkpoint(best=True)` never runs `if not best: torch.save(...)`),
@@ -140,6 +142,28 @@ class CheckpointSavedOnEveryRank(Rule):
     required_text = (*PROCESS_GROUP_TEXT, "save")
 
     VALID = (
+        Valid(
+            """
+import torch
+import torch.distributed as dist
+from torch.nn.parallel import DistributedDataParallel as DDP
+
+def is_master(args):
+    return args.rank == 0
+
+def main(args, model, loader, optimizer):
+    dist.init_process_group("nccl")
+    args.save_logs = args.logs and args.logs.lower() != "none" and is_master(args)
+    model = DDP(model)
+    for epoch in range(args.epochs):
+        for x in loader:
+            optimizer.zero_grad()
+            model(x).sum().backward()
+            optimizer.step()
+        if args.save_logs:
+            torch.save(model.module.state_dict(), f"epoch_{epoch}.pt")
+"""
+        ),
         Valid(
             """
 import os
@@ -349,6 +373,24 @@ class Recipe:
         ),
     )
     INVALID = (
+        Invalid(
+            """
+import itertools
+import torch
+import torch.distributed as dist
+
+def train_loop(rank, world_size, hp, net, loader):
+    dist.init_process_group("nccl", rank=rank, world_size=world_size)
+    config = dict(hp, device=rank)
+    state = {"epoch": 0, "config": config}
+    for epoch in itertools.count():
+        if epoch > config["epochs"]:
+            break
+        for x in loader:
+            net(x).sum().backward()
+        torch.save({"net": net.state_dict(), "state": state}, f"epoch_{epoch}.pt")  # TCK208
+"""
+        ),
         Invalid(
             """
 import torch

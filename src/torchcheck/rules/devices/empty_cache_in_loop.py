@@ -51,7 +51,9 @@ class EmptyCacheInLoop(PerStepCallRule):
     not reuse anyway; memory held by live tensors is not released. If memory really grows,
     find the reference that keeps it alive (often a loss kept with its graph). Calling it
     now and then (`if step % 1000 == 0`, or `if export_now:` after
-    `export_now = step % every == 0`) or after catching an out-of-memory error is fine, and
+    `export_now = step % every == 0`; not the test of an accumulation window whose body steps
+    the optimizer, `if (step + 1) % accumulation_steps == 0:`, which runs on every update)
+    or after catching an out-of-memory error is fine, and
     so is calling it right after `del model` (or DeepSpeed's `model.destroy()`) in a loop
     that builds one model per configuration (a benchmark or a sweep), or in a function
     that such a loop calls once per configuration: the next model gets the freed blocks.
@@ -271,6 +273,20 @@ for stage in (1, 2, 3):
             """
 import torch
 
+def train_epoch(model, loader, optimizer, accumulation_steps):
+    for step, (x, y) in enumerate(loader):
+        loss = torch.nn.functional.mse_loss(model(x), y) / accumulation_steps
+        loss.backward()
+        if (step + 1) % accumulation_steps == 0:
+            optimizer.step()
+            optimizer.zero_grad(set_to_none=True)
+            torch.cuda.empty_cache()  # TCK203
+"""
+        ),
+        Invalid(
+            """
+import torch
+
 class Trainer:
     def training_step(self, model, inputs):
         loss = model(**inputs).loss
@@ -391,7 +407,8 @@ class Trainer:
     def is_periodic(self, test: cst.BaseExpression) -> bool:
         """``if export_now:`` where ``export_now = step % every == 0`` is as periodic as the
         inline condition: follow each name to the assignment that surely reaches it."""
-        return is_periodic_condition(test) or any(self._bound_to_periodic(name.value, None, _FLAG_DEPTH) for name in names_read(test))
+        periodic = is_periodic_condition(test) or any(self._bound_to_periodic(name.value, None, _FLAG_DEPTH) for name in names_read(test))
+        return periodic and not self.gates_the_step(test)
 
     def _bound_to_periodic(self, name: str, reader: BoundName | None, depth: int) -> bool:
         binding = self.context.flow.reaching_binding(name, reader)

@@ -100,6 +100,18 @@ class TensorFromTensor(Rule):
             """
 import torch
 
+def normalize(frames: torch.Tensor, mean: torch.Tensor, std: torch.Tensor):
+    if type(mean) == list:
+        mean = torch.tensor(mean)
+    if isinstance(std, (list, tuple)):
+        std = torch.tensor(std)
+    return (frames - mean) / std
+"""
+        ),
+        Valid(
+            """
+import torch
+
 def inference(f0=None, c=None):
     if f0 is not None and not isinstance(f0, torch.Tensor):
         f0 = torch.tensor(f0, dtype=torch.float)

@@ -1,5 +1,6 @@
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, replace
 
 import libcst as cst
@@ -17,6 +18,27 @@ from torchcheck.lint.summaries import ANONYMOUS, Certainty, FunctionSummary, Sit
 _THROUGH_HELPER = (
     "`scheduler.step()` runs before {site}; the first learning-rate value is skipped"
 )
+_EVERY_MICRO_BATCH = (
+    "`scheduler.step()` runs on every micro-batch, the optimizer steps only under `if {test}:` (line {line}): "
+    "the schedule advances several times per update and starts before the first one; step it with the optimizer"
+)
+# A test that lets only the last micro-batch of an accumulation window through to the step.
+_ACCUMULATION_TEST = re.compile(r"%|accum|sync_grad|micro|backward_passes", re.IGNORECASE)
+
+
+def _accumulation_gate(scheduler: Event, steps: list[_OptimizerStep]) -> cst.If | None:
+    """The ``if`` of an accumulation window (``if (i + 1) % accum == 0:``) that every one of
+    ``steps`` runs under and ``scheduler`` does not: on the other iterations it steps alone."""
+    gates = []
+    for step in steps:
+        owners = [branch.owner for branch in step.event.path if branch.is_conditional and branch not in scheduler.path]
+        gate = next((owner for owner in owners if isinstance(owner, cst.If) and _ACCUMULATION_TEST.search(source_text(owner.test))), None)
+        if gate is None:
+            return None
+        gates.append(gate)
+    return gates[0] if gates else None
+
+
 _AT_THE_START = (
     "`scheduler.step()` runs in `{function}()`, which the framework calls when an epoch or a batch "
     "starts, before its optimizer step; the first learning-rate value is skipped"
@@ -40,7 +62,10 @@ class SchedulerBeforeOptimizerStep(Rule):
     the same path (a step in another branch of an `if`, such as the warm-up epochs', does not
     count). A scheduler whose `last_epoch` the code sets itself (`scheduler.last_epoch =
     start_epoch - 1`, then a step at the start of each epoch) is positioned on purpose and
-    is not reported.
+    is not reported. In a gradient-accumulation loop whose optimizer steps only at the end of
+    a window (`if (i + 1) % accumulation_steps == 0:`, a test naming accumulation or
+    `sync_gradients`) a scheduler stepped outside that test runs on every micro-batch: it is
+    reported too, as it steps before the first update and advances several times per update.
 
     A framework's loop counts too: a scheduler stepped in a hook the framework calls when an
     epoch or a batch starts (a Lightning module's or callback's `on_train_epoch_start`,
@@ -99,6 +124,23 @@ class SchedulerBeforeOptimizerStep(Rule):
     required_text = (".step()",)
 
     VALID = (
+        Valid(
+            """
+for i, (x, y) in enumerate(loader):
+    (criterion(model(x), y) / accumulation_steps).backward()
+    if (i + 1) % accumulation_steps == 0:
+        optimizer.step()
+        optimizer.zero_grad()
+        scheduler.step()
+for x, y in loader:
+    loss = criterion(model(x), y)
+    loss.backward()
+    if torch.isfinite(loss):
+        optimizer.step()
+    optimizer.zero_grad()
+    scheduler.step()
+"""
+        ),
         Valid(
             """
 import torch
@@ -204,6 +246,17 @@ for epoch in range(epochs):
         ),
     )
     INVALID = (
+        Invalid(
+            """
+for i, (x, y) in enumerate(loader):
+    loss = criterion(model(x), y) / accumulation_steps
+    loss.backward()
+    if (i + 1) % accumulation_steps == 0:
+        optimizer.step()
+        optimizer.zero_grad()
+    scheduler.step()  # TCK104
+"""
+        ),
         Invalid(
             """
 import torch
@@ -408,6 +461,9 @@ for epoch in range(epochs):
             # a step in another branch of an `if` (the warm-up epochs') does not run in this pass
             earlier = [step for step in steps if step.event.order < scheduler.order and not step.event.exclusive_with(scheduler)]
             if any(step.condition is None for step in earlier):
+                gate = _accumulation_gate(scheduler, [step for step in earlier if step.condition is None])
+                if gate is not None:  # stepped only at the end of an accumulation window, the scheduler on every micro-batch
+                    self.report(scheduler.node, _EVERY_MICRO_BATCH.format(test=source_text(gate.test), line=self.context.line_of(gate)))
                 continue  # the optimizer already stepped in this iteration
             # a helper of another file called earlier must not step the optimizer either
             unless = tuple(replace(step.condition, value=NONE) for step in earlier if step.condition is not None)
