@@ -373,6 +373,8 @@ def _attribute_kind(owner: Kind | None, attribute: str) -> Kind | None:
         return Kind.OTHER if attribute in ("shape", "ndim", "is_cuda", "requires_grad") else None
     if attribute == "device" and owner is Kind.MODULE:
         return Kind.DEVICE
+    if attribute == "module" and owner is Kind.MODULE:
+        return Kind.MODULE  # what a DistributedDataParallel, DataParallel or FSDP wrapper wraps
     return None
 
 

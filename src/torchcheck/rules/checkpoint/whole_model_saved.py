@@ -140,6 +140,18 @@ torch.save(x, "tensor.pt")
         Invalid(
             """
 import torch
+from transformers import BertForSequenceClassification
+
+def finish(path):
+    model = BertForSequenceClassification.from_pretrained("bert-base-uncased")
+    model = torch.nn.DataParallel(model)
+    model_to_save = model.module if hasattr(model, "module") else model
+    torch.save(model_to_save, path)  # TCK402
+"""
+        ),
+        Invalid(
+            """
+import torch
 
 def reexport(path, out):
     model = torch.load(path, weights_only=False)
