@@ -831,15 +831,18 @@ class LintContext:
             return f"{base}.{expression.attr.value}" if base else None
         return None
 
-    def call_name(self, call: cst.Call) -> str | None:
+    def call_name(self, call: cst.Call, *, ahead: bool = False) -> str | None:
         """``qualified_name`` of what ``call`` calls. Dozens of rules ask it of every call, so
         the first answer is kept: it is given where the walk meets the call (names bound
-        later in the file cannot change what the call meant there)."""
+        later in the file cannot change what the call meant there). A question asked
+        ``ahead`` of the walk (of a call further down, whose imports the walk has not met
+        yet) is answered without keeping the answer."""
         known = self._call_names.get(id(call))
         if known is not None:
             return known[1]
         name = self.qualified_name(call.func)
-        self._call_names[id(call)] = (call, name)  # the node is kept, so its id is never reused
+        if not ahead:
+            self._call_names[id(call)] = (call, name)  # the node is kept, so its id is never reused
         return name
 
     def call_names(self, call: cst.Call) -> tuple[str, ...]:
@@ -1052,7 +1055,7 @@ class LintContext:
         if type(parent) is not cst.Arg or parent.keyword is not None or parent.star:
             return False
         call = self.binder.parent(parent)
-        return type(call) is cst.Call and call.args[0] is parent and self.call_name(call) in torch_api.TENSOR_INPUT_FUNCTIONS
+        return type(call) is cst.Call and call.args[0] is parent and self.call_name(call, ahead=True) in torch_api.TENSOR_INPUT_FUNCTIONS
 
     def _infer_name(self, name: str) -> Inferred:
         binding = self._lookup(name)
