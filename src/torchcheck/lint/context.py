@@ -279,14 +279,13 @@ def _is_static(function: cst.FunctionDef) -> bool:
     return any(dotted_name(_decorator_target(d)) in ("staticmethod", "classmethod") for d in function.decorators)
 
 
-def _manager_target(item: cst.WithItem) -> cst.BaseExpression:
-    expression = item.item
+def _factory_or_self(expression: cst.BaseExpression) -> cst.BaseExpression:
+    """What a decorator or a ``with`` item names: ``no_grad`` in ``no_grad()`` or in ``no_grad``."""
     return expression.func if isinstance(expression, cst.Call) else expression
 
 
 def _decorator_target(decorator: cst.Decorator) -> cst.BaseExpression:
-    expression = decorator.decorator
-    return expression.func if isinstance(expression, cst.Call) else expression
+    return _factory_or_self(decorator.decorator)
 
 
 def is_pretrained_model_class(name: str) -> bool:
@@ -1620,12 +1619,16 @@ class LintContext:
         call in the project's other files passes an instance of a module class for it."""
         attribute, owner = self_attribute(expression), self.current_class
         stored = self.values_stored_in(owner, attribute) if attribute is not None and owner is not None and self.project is not None else [expression]
-        if len(stored) != 1 or type(stored[0]) is not cst.Name or self.project is None:
-            return None
-        bindings = self.binder.bindings_before(stored[0])  # type: ignore[arg-type]
+        return self._passed_condition(stored[0], PASSED_MODULE, YES) if len(stored) == 1 else None
+
+    def _passed_condition(self, expression: cst.BaseExpression, flag: str, value: str) -> Condition | None:
+        """For a name still bound to a parameter of a top-level function or of a method of a
+        top-level class, that no call of this file fills: the ``<flag>:<parameter>:<position>``
+        condition the other files' calls decide."""
+        bindings = self.binder.bindings_before(expression) if type(expression) is cst.Name and self.project is not None else []  # type: ignore[arg-type]
         param = bindings[0].node if len(bindings) == 1 and type(bindings[0].node) is cst.Param else None
         found = references.top_level_parameter(self.binder, param) if param is not None and not self.values_passed_to(param) else None  # type: ignore[arg-type]
-        return Condition(Symbol(None, found[0]), f"{PASSED_MODULE}:{param.name.value}:{found[1]}", YES) if found is not None else None  # type: ignore[union-attr]
+        return Condition(Symbol(None, found[0]), f"{flag}:{param.name.value}:{found[1]}", value) if found is not None else None  # type: ignore[union-attr]
 
     def submodule_conditions(self, expression: cst.BaseExpression) -> tuple[Condition, ...]:
         """For ``owner.attribute`` of a module whose class the file does not show (``self.model.outc``
@@ -1646,11 +1649,7 @@ class LintContext:
         """For a parameter of a top-level function or of a method of a top-level class that no
         call of this file fills: the condition under which every call in the project's other
         files passes a value of ``kind`` ("tensor", "graph") for it."""
-        bindings = self.binder.bindings_before(expression) if type(expression) is cst.Name and self.project is not None else []  # type: ignore[arg-type]
-        if len(bindings) != 1 or type(bindings[0].node) is not cst.Param or self.values_passed_to(bindings[0].node):  # type: ignore[arg-type]
-            return None
-        found = references.top_level_parameter(self.binder, bindings[0].node)  # type: ignore[arg-type]
-        return Condition(Symbol(None, found[0]), f"{PASSED_KIND}:{expression.value}:{found[1]}", kind) if found is not None else None  # type: ignore[attr-defined]
+        return self._passed_condition(expression, PASSED_KIND, kind)
 
     def returned_kind_condition(self, expression: cst.BaseExpression, kind: str, *, of_calls: bool = False) -> Condition | None:
         """For a name bound to what a function or method of another project file returns
@@ -2289,7 +2288,7 @@ class LintContext:
         frame = self._frames[-1]
         if step > 0:
             modes = [grad_mode_of(self.qualified_name, item.item) for item in node.items]
-            unknown = [_manager_target(item) for item, mode in zip(node.items, modes) if mode is None]
+            unknown = [_factory_or_self(item.item) for item, mode in zip(node.items, modes) if mode is None]
             if any(map(self._defined_here_off, unknown)):  # `with eval_mode(net, no_grad=True)` of this file
                 modes.append(GradMode.UNKNOWN)
             opened = [mode for mode in modes if mode is not None]

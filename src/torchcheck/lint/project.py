@@ -727,8 +727,8 @@ class ProjectIndex:
         classes whose forward returns the same; for PASSED_VALUE, what they all pass when each
         passes (an element of) what calling such an instance returned. None when no call
         passes one or a call passes something else."""
-        kind, parameter, position = condition.fact.split(":")
-        passed = [found for file, calls in self._calls_of(importer, condition.symbol.name) for found in _passed_for(calls, parameter, int(position), file)]
+        kind = condition.fact.partition(":")[0]
+        passed = self._passed_by_other_files(importer, condition)
         wanted = dict if kind == PASSED_VALUE else list
         if not passed or any(found is None or type(found[1]) is not wanted or "kind" in found[1] for found in passed):
             return None
@@ -741,14 +741,19 @@ class ProjectIndex:
         """For PASSED_KIND, the kind of what every call in the other files passes for one
         parameter; for PASSED_MODULE, whether each passes an instance of a module class; None
         when no call passes one, or a call passes something of no known kind."""
-        flag, parameter, position = condition.fact.split(":")
-        passed = [found for file, calls in self._calls_of(importer, condition.symbol.name) for found in _passed_for(calls, parameter, int(position), file)]
-        if flag == PASSED_MODULE:  # instances, each of a class the index finds nn.Module up the bases of
+        passed = self._passed_by_other_files(importer, condition)
+        if condition.fact.startswith(f"{PASSED_MODULE}:"):  # instances, each of a class the index finds nn.Module up the bases of
             answers = [self.answer(found[0], Condition(Symbol.from_list(found[1]), TORCH_MODULE, YES)) if found is not None and type(found[1]) is list else None for found in passed]
             kinds = {answer.value if answer is not None else None for answer in answers}
         else:
             kinds = {found[1].get("kind") if found is not None and type(found[1]) is dict else None for found in passed}
         return Answer(kinds.pop(), "") if len(kinds) == 1 and None not in kinds else None
+
+    def _passed_by_other_files(self, importer: str, condition: Condition) -> list[tuple[str, Any] | None]:
+        """For a ``<flag>:<parameter>:<position>`` condition: what each call in the other files
+        passes for that parameter (see :func:`_passed_for`)."""
+        _, parameter, position = condition.fact.split(":")
+        return [found for file, calls in self._calls_of(importer, condition.symbol.name) for found in _passed_for(calls, parameter, int(position), file)]
 
     def _calls_of(self, importer: str, definition: str) -> Iterable[tuple[str, Any]]:
         """The recorded calls (see :data:`PASSED`) of ``importer``'s top-level ``definition``

@@ -38,11 +38,15 @@ def step_of(context: LintContext, call: cst.Call) -> Step | None:
     return Step(dotted_name(call.func.value), kind, False, bool(positional))
 
 
+def steps_an_optimizer(context: LintContext, call: cst.Call) -> bool:
+    """``optimizer.step()`` or ``scaler.step(optimizer)``; not a scheduler's ``step()``."""
+    found = step_of(context, call)
+    return found is not None and found.receiver_kind in (Kind.OPTIMIZER, Kind.SCALER)
+
+
 def steps_in_its_body(context: LintContext, loop: cst.For | cst.While) -> bool:
-    """The loop's own body, not a loop nested in it, steps an optimizer (``optimizer.step()``,
-    ``scaler.step(optimizer)``). Complete when the loop is left."""
+    """The loop's own body, not a loop nested in it, steps an optimizer. Complete when the loop is left."""
     return any(
-        name == "step" and context.binder.enclosing(call, cst.For, cst.While) is loop
-        and (found := step_of(context, call)) is not None and found.receiver_kind in (Kind.OPTIMIZER, Kind.SCALER)
+        name == "step" and context.binder.enclosing(call, cst.For, cst.While) is loop and steps_an_optimizer(context, call)
         for name, call in context.calls_in_loop(loop)
     )

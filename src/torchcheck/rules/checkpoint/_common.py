@@ -6,9 +6,6 @@ import libcst as cst
 
 from torchcheck.lint.nodes import keyword_argument
 
-TORCH_SAVE = frozenset({"torch.save", "torch.serialization.save"})
-TORCH_LOAD = frozenset({"torch.load", "torch.serialization.load"})
-
 
 def saved_object(call: cst.Call) -> cst.BaseExpression | None:
     """What ``torch.save(obj, f)`` saves: its first positional argument or ``obj=``."""

@@ -10,8 +10,8 @@ from torchcheck.lint.context import LintContext
 from torchcheck.lint.kinds import Kind
 from torchcheck.lint.nodes import method_call
 from torchcheck.lint.rule import Invalid, Rule, Valid
-from torchcheck.lint.save_sites import string_value
-from torchcheck.rules.checkpoint._common import TORCH_SAVE, saved_object
+from torchcheck.lint.save_sites import TORCH_SAVE, string_value
+from torchcheck.rules.checkpoint._common import saved_object
 
 
 @dataclass(frozen=True)

@@ -6,7 +6,7 @@ from torchcheck.lint.context import LintContext
 from torchcheck.lint.edits import keyword, with_keyword_appended
 from torchcheck.lint.nodes import has_star_kwargs, keyword_argument
 from torchcheck.lint.rule import FixSafety, Invalid, Rule, Valid
-from torchcheck.rules.checkpoint._common import TORCH_LOAD
+from torchcheck.lint.torch_api import TORCH_LOAD
 
 
 class LoadWithoutWeightsOnly(Rule):

@@ -5,7 +5,8 @@ import libcst as cst
 from torchcheck.lint.containers import literal_items
 from torchcheck.lint.kinds import Kind
 from torchcheck.lint.rule import Invalid, Rule, Valid
-from torchcheck.rules.checkpoint._common import TORCH_SAVE, saved_object
+from torchcheck.lint.save_sites import TORCH_SAVE
+from torchcheck.rules.checkpoint._common import saved_object
 
 
 class WholeModelSaved(Rule):

@@ -17,10 +17,9 @@ import libcst as cst
 from torchcheck.lint import idioms
 from torchcheck.lint.context import Loop
 from torchcheck.lint.flow import BODY, LOOP, Path
-from torchcheck.lint.kinds import Kind
 from torchcheck.lint.nodes import subtree
 from torchcheck.lint.rule import Rule
-from torchcheck.lint.steps import step_of
+from torchcheck.lint.steps import steps_an_optimizer
 
 # Identifier words that mark a condition as "only now and then" (logging, progress output).
 _PERIODIC_WORDS = frozenset(
@@ -99,7 +98,7 @@ class PerStepCallRule(Rule):
         accumulation_steps == 0: optimizer.step()``): it runs on every update, not now and then."""
         owner = self.context.binder.parent(test)
         return type(owner) is cst.If and any(
-            type(node) is cst.Call and (step := step_of(self.context, node)) is not None and step.receiver_kind in (Kind.OPTIMIZER, Kind.SCALER)  # type: ignore[arg-type]
+            type(node) is cst.Call and steps_an_optimizer(self.context, node)  # type: ignore[arg-type]
             for node in subtree(owner.body)  # type: ignore[attr-defined]
         )
 

@@ -1249,9 +1249,10 @@ class GanTrainer:
     def _decide(self, candidate: _Candidate, facts: _LoopFacts) -> bool | None:
         """None: not a finding; else whether the kept value is a scalar loss (for the fix)."""
         renewed = facts.backpropagated.get(candidate.created_in, set()) if candidate.created_in is not None else set()  # type: ignore[arg-type]
-        one_step = lives_one_step(self.context, candidate.loops, candidate.created_in, bool(facts.backpropagated_directly.get(candidate.created_in)))  # type: ignore[arg-type]
-        if candidate.container in renewed or facts.summed_into.get(dotted_name(candidate.value) or "", set()) & renewed or one_step:
+        if candidate.container in renewed or facts.summed_into.get(dotted_name(candidate.value) or "", set()) & renewed:
             return None  # re-created every iteration of a loop that backpropagates it, or what it keeps
+        if lives_one_step(self.context, candidate.loops, candidate.created_in, bool(facts.backpropagated_directly.get(candidate.created_in))):  # type: ignore[arg-type]
+            return None
         # what this iteration backpropagated, also in the body of a loop around the one keeping it
         backpropagated = set(facts.backpropagated.get(candidate.loops[-1], ()))
         backpropagated.update(*(facts.backpropagated_directly.get(loop, ()) for loop in candidate.loops))
