@@ -30,6 +30,7 @@ from torchcheck.lint.binder import Binder
 from torchcheck.lint.nodes import (
     argument_for,
     dotted_name,
+    is_none,
     keyword_argument,
     literal_bool,
     names_read,
@@ -678,6 +679,10 @@ def _mutating_call(call: cst.Call, cls: cst.ClassDef | None, reader: RegionReade
 
 
 def _idempotent(value: cst.BaseExpression) -> bool:
+    """A conversion (``x.to(device)``, ``max(a, b)``), or a choice between conversions and
+    nothing (``m.to(x.dtype) if m is not None else None``): the same value when run twice."""
+    if isinstance(value, cst.IfExp):
+        return all(_idempotent(branch) or is_none(branch) for branch in (value.body, value.orelse))
     return isinstance(value, cst.Call) and (
         (isinstance(value.func, cst.Attribute) and value.func.attr.value in _IDEMPOTENT)
         or (isinstance(value.func, cst.Name) and value.func.value in _IDEMPOTENT)

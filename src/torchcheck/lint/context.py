@@ -91,6 +91,7 @@ from torchcheck.lint.project import (
     returns_fact,
 )
 from torchcheck.lint.settings import LintSettings
+from torchcheck.lint.tensor_namespace import TENSOR_NAMESPACE
 
 if TYPE_CHECKING:
     from torchcheck.lint.summaries import FunctionSummary, ModuleSummaries, ResolvedCall
@@ -935,9 +936,9 @@ class LintContext:
         return binding is not None and binding.batch
 
     def read_as_object(self, expression: cst.BaseExpression) -> bool:
-        """Whether the code reads from the value a name holds an attribute no tensor has
-        (``data.edge_index`` of a graph batch): whatever made it, it is no tensor, and its
-        ``.to()`` may move it in place."""
+        """Whether the code reads or calls on the value a name holds an attribute no tensor has
+        (``data.edge_index`` of a graph batch, ``graph.number_of_nodes()``): whatever made it,
+        it is no tensor, and its ``.to()`` may move it in place."""
         if type(expression) is not cst.Name:
             return False
         return any(self._reads_a_field(use) for binding in self.binder.reaching(expression) for use in self._uses_reached_by(binding))
@@ -954,12 +955,11 @@ class LintContext:
         if type(above) is not cst.Attribute or above.value is not use:
             return False
         name = above.attr.value
-        if name.startswith("_") or name in torch_api.TENSOR_PROPERTIES:
+        if name.startswith("_") or name in TENSOR_NAMESPACE:
             return False
         outer = self.binder.parent(above)
-        called = type(outer) is cst.Call and outer.func is above
         stored = type(outer) is cst.AssignTarget or (type(outer) in (cst.AugAssign, cst.AnnAssign) and outer.target is above)  # type: ignore[attr-defined]
-        return not called and not stored
+        return not stored
 
     @property
     def _may_show_usage(self) -> bool:

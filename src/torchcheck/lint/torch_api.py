@@ -191,14 +191,6 @@ TENSOR_ONLY_METHODS = frozenset(
      "masked_select", "narrow", "scatter_", "index_fill_", "index_copy_", "data_ptr"}
 )
 
-# What code reads from a tensor without calling it; reading any other public attribute shows
-# the value is some other object (`data.edge_index` of a graph batch, `inputs.input_ids`).
-TENSOR_PROPERTIES = frozenset(
-    "shape dtype device grad data T mT H mH ndim is_cuda is_cpu is_leaf requires_grad grad_fn layout names real "
-    "imag itemsize nbytes is_sparse is_sparse_csr is_quantized is_meta is_mps is_xpu is_nested is_mkldnn "
-    "retains_grad output_nr".split()
-)
-
 # Well-known DataLoader wrappers: iterating `tqdm(loader)` is iterating the loader.
 # torch_xla's device loaders wrap a DataLoader the same way (`MpDeviceLoader(loader, device)`,
 # `ParallelLoader(loader, devices).per_device_loader(device)`) and never set a sampler's epoch.
@@ -223,6 +215,8 @@ VALUE_KEEPING_METHODS = frozenset(
 
 
 # In-place fills: they return their receiver, on the device it is on.
+# In-place methods that change a tensor's flags, not its values: an alias still reads the same numbers.
+FLAG_SETTERS = frozenset({"requires_grad_", "share_memory_", "rename_"})
 IN_PLACE_FILLS = frozenset({"fill_", "zero_", "normal_", "uniform_", "random_", "exponential_", "log_normal_", "geometric_", "cauchy_", "bernoulli_"})
 RANDOM_FILLS = IN_PLACE_FILLS - {"fill_", "zero_"}
 # Methods that return a tensor of their receiver's shape on its device: a 0-dim CPU tensor stays one.

@@ -69,7 +69,8 @@ class TransferResultDiscarded(Rule):
     `.to()` may work in place: a whole batch drawn from a loader, directly or through
     `enumerate`, `tqdm`, `zip` or `next(iter(loader))`, may be a Hugging Face
     `BatchEncoding` or a PyG `Data`, and so may any value the code reads an attribute from
-    that no tensor has (`data = data[0]`, then `data.edge_index`).
+    that no tensor has (`data = data[0]`, then `data.edge_index`), or calls a method no tensor
+    has (`graph.number_of_nodes()`).
 
     ## References
     - [`torch.Tensor.to`](https://pytorch.org/docs/stable/generated/torch.Tensor.to.html)
@@ -152,6 +153,19 @@ def embed(encoder, loader, device):
         Valid(
             """
 import torch
+
+def train_epoch(loader, model, device):
+    for batch in loader:
+        graph_q, graph_k = batch
+        graph_q.to(device)
+        graph_k.to(device)
+        loss = model(graph_q, graph_k)
+        nodes = (graph_q.number_of_nodes() + graph_k.number_of_nodes()) / 2
+"""
+        ),
+        Valid(
+            """
+import torch
 x = torch.ones(3)
 x.add_(1)
 x.cuda(non_blocking=True).sum()
@@ -159,6 +173,26 @@ x.cuda(non_blocking=True).sum()
         ),
     )
     INVALID = (
+        Invalid(
+            """
+import torch
+
+def train_epoch(loader, model, device):
+    for batch in loader:
+        images, labels = batch
+        images.to(device)  # TCK202
+        loss = model(images, labels) / images.numel()
+""",
+            expected_replacement="""
+import torch
+
+def train_epoch(loader, model, device):
+    for batch in loader:
+        images, labels = batch
+        images = images.to(device)  # TCK202
+        loss = model(images, labels) / images.numel()
+""",
+        ),
         Invalid(
             """
 import torch

@@ -4,7 +4,7 @@ from dataclasses import dataclass
 
 import libcst as cst
 
-from torchcheck.lint import references
+from torchcheck.lint import references, torch_api
 from torchcheck.lint.context import LintContext
 from torchcheck.lint.flow import Event
 from torchcheck.lint.guards import never_together
@@ -23,7 +23,7 @@ def _in_place_target(node: cst.CSTNode) -> str | None:
     # exact types: cheaper than isinstance on libcst's ABCs (these classes have no subclasses)
     if type(node) is cst.Call and type(node.func) is cst.Attribute and type(node.func.value) is cst.Name:
         method = node.func.attr.value
-        if method.endswith("_") and not method.startswith("_"):
+        if method.endswith("_") and not method.startswith("_") and method not in torch_api.FLAG_SETTERS:
             return node.func.value.value
     if type(node) is cst.AugAssign and isinstance(node.target, cst.Name):
         return node.target.value
@@ -54,7 +54,8 @@ class AliasInsteadOfClone(Rule):
     and copied back in the other). A name bound again before the write (`x: Tensor = f(x)`,
     `x, w = f(x)`) no longer refers to the aliased tensor, and a read of only the shape,
     dtype or device (`len(a)`, `a.shape`, `a.size(0)`) sees nothing a write into the values
-    changes. None of these is reported.
+    changes, nor is a flag set in place (`b.requires_grad_()`, `b.share_memory_()`): it writes
+    no values. None of these is reported.
 
     ## Why is this bad?
     Assignment does not copy a tensor: `b` and `a` are the same storage. Modifying one in
@@ -195,8 +196,42 @@ def reduce_grads(dk: torch.Tensor, buffer: torch.Tensor, chunks: torch.Tensor, s
     return dk
 """
         ),
+        Valid(
+            """
+import torch
+
+def preprocess(X, steps):
+    x0 = torch.randn_like(X.unsqueeze(0))
+    x1 = X
+    x0.requires_grad_()
+    x1.requires_grad_()
+    return x0, x1
+"""
+        ),
     )
     INVALID = (
+        Invalid(
+            """
+import torch
+
+def preprocess(X, steps):
+    x0 = torch.randn_like(X.unsqueeze(0))
+    x1 = X  # TCK701
+    x0.requires_grad_()
+    x1.clamp_(-1.0, 1.0)
+    return x0, x1
+""",
+            expected_replacement="""
+import torch
+
+def preprocess(X, steps):
+    x0 = torch.randn_like(X.unsqueeze(0))
+    x1 = X.clone()  # TCK701
+    x0.requires_grad_()
+    x1.clamp_(-1.0, 1.0)
+    return x0, x1
+""",
+        ),
         Invalid(
             """
 import torch

@@ -209,8 +209,46 @@ class Layer(nn.Module):
         return self.router(x)
 """
         ),
+        Valid(
+            """
+import torch.nn as nn
+from torch.utils.checkpoint import checkpoint
+
+class Block(nn.Module):
+    def __init__(self, dim, heads, attn_mask=None):
+        super().__init__()
+        self.attn = nn.MultiheadAttention(dim, heads)
+        self.attn_mask = attn_mask
+
+    def attention(self, x):
+        self.attn_mask = self.attn_mask.to(dtype=x.dtype, device=x.device) if self.attn_mask is not None else None
+        return self.attn(x, x, x, need_weights=False, attn_mask=self.attn_mask)[0]
+
+    def forward(self, x):
+        return x + checkpoint(self.attention, x, use_reentrant=False)
+"""
+        ),
     )
     INVALID = (
+        Invalid(
+            """
+import torch.nn as nn
+from torch.utils.checkpoint import checkpoint
+
+class Block(nn.Module):
+    def __init__(self, dim):
+        super().__init__()
+        self.proj = nn.Linear(dim, dim)
+        self.seen = 0
+
+    def inner(self, x):
+        self.seen = self.seen + x.shape[0] if self.training else self.seen  # TCK117
+        return self.proj(x)
+
+    def forward(self, x):
+        return checkpoint(self.inner, x, use_reentrant=False)
+"""
+        ),
         Invalid(
             """
 import torch
