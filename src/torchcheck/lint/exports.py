@@ -48,6 +48,7 @@ from torchcheck.lint.project import (
     DISTRIBUTED,
     INSTANCE_OUTPUT,
     MODULE_ATTRIBUTES,
+    IMITATES_MODULE,
     MOVED_BY_APPLY,
     NO,
     NUMBER_SETTINGS,
@@ -76,7 +77,7 @@ from torchcheck.lint.project import (
     torch_module_via,
 )
 from torchcheck.lint.ties import TIE, ties_of
-from torchcheck.lint.torch_api import PARAMETER_REPLACING, VALUE_KEEPING_METHODS
+from torchcheck.lint.torch_api import MODULE_ONLY_METHODS, PARAMETER_REPLACING, VALUE_KEEPING_METHODS
 
 if TYPE_CHECKING:
     from torchcheck.lint.context import LintContext
@@ -130,6 +131,7 @@ _SUMMARISED_TEXT = re.compile(
     r"|[=(,]\s*[A-Z]\w*\("  # an instance built, maybe to hand to another file's function (PASSED)
     r"|\breturn\s+(?:cls|[A-Z]\w*)\(|=\s*cls\("  # an alternative constructor (OWN_INSTANCE)
     r"|\btorch\.\w+\(|\.detach\(\)"  # a tensor made, maybe to hand to another file's function (PASSED)
+    r"|def (?:named_)?parameters\("  # a plain class that imitates a module (IMITATES_MODULE)
 )
 _TIE_TEXT = re.compile(r"\.(?:weight|bias) = self\.")
 _TOP_LEVEL_DEFINITION = re.compile(r"^(?:async[ \t]+)?(?:def|class)[ \t]+(\w+)", re.MULTILINE)
@@ -749,6 +751,9 @@ class ProjectFacts:
                 facts.update(reader.outputs(forward))
             facts[FORWARD_AUTOCAST] = reader.autocast(forward, self._mentions_autocast)
         facts[TORCH_MODULE] = Fact(self._torch_module(node), self._lines.line_at(start), f"`{node.name.value}`")
+        if forward is not None and facts[TORCH_MODULE].value == NO and methods.keys() & MODULE_ONLY_METHODS:
+            where = f"`{node.name.value}`, a plain class with its own `forward`"
+            self._flags.setdefault(IMITATES_MODULE, Fact(YES, self._lines.line_at(start), where))
         bases = [self.symbol_of(base.value) for base in node.bases if base.keyword is None and not base.star]
         if bases:
             listed = json.dumps([base.to_list() for base in bases if base is not None])

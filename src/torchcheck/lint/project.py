@@ -110,6 +110,10 @@ def returns_fact(method: str | None = None, index: int | None = None) -> str:
 
 
 _VIA = "via:"
+# A file defines a class that is no module yet has `forward` and a module's methods
+# (`parameters()`): the duck-typed controller of a multi-agent learner. Code that only uses a
+# value as a module may hold one of those; `project:imitates_module:yes` asks whether any does.
+IMITATES_MODULE = "imitates_module"
 # A list fact (ExportSummary.facts, items joined by commas): the attribute names that an
 # `_apply` override of the module moves by name (`m.stride = fn(m.stride)`), whichever
 # class of the project stores them.

@@ -3,7 +3,10 @@ from __future__ import annotations
 import libcst as cst
 
 from torchcheck.lint.kinds import Evidence, Kind
+from torchcheck.lint.project import IMITATES_MODULE, NO, PROJECT, THIS_FILE, YES, Condition
 from torchcheck.lint.rule import FixSafety, Invalid, Rule, Valid, fix_safety_on
+
+_NO_MODULE_IMITATION = Condition(THIS_FILE, f"{PROJECT}:{IMITATES_MODULE}:{YES}", NO)
 
 
 class ForwardCalledDirectly(Rule):
@@ -35,6 +38,11 @@ class ForwardCalledDirectly(Rule):
     from the outside), so no wrapper is bypassed; in a `__call__` override `self(...)` would
     recurse, and a delegating helper such as `def scale(self, x): return self.forward(x)`
     is deliberate code that manages its own hooks.
+
+    A value known to be a module only from how the code uses it (`list(mac.parameters())`)
+    is not reported when the project defines a plain class, not a module, with its own
+    `forward` and `parameters` methods (a multi-agent controller that gathers its agents'
+    parameters): the value may be one of those, whose `forward` is an ordinary method.
 
     ## Example
     ```python
@@ -272,7 +280,9 @@ def step(pred, target):
             return  # also skips `super().forward` and `Base.forward(self, ...)`
         if evidence is Evidence.CONVENTION and self._is_optional_parameter(receiver):
             return
-        self.report(node, replacement=replacement, fix_safety=fix_safety_on(evidence))
+        # used as a module, but the project has a plain class with `forward` and `parameters()`
+        conditions = (_NO_MODULE_IMITATION,) if evidence is Evidence.USAGE else ()
+        self.report(node, replacement=replacement, fix_safety=fix_safety_on(evidence), conditions=conditions)
 
     def _is_optional_parameter(self, receiver: cst.BaseExpression) -> bool:
         """``isp_model`` in ``def degrade(img, isp_model=None)``, still bound to the parameter here."""
