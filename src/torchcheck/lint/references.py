@@ -149,12 +149,22 @@ def assigned_value(binder: Binder, name: cst.Name) -> cst.BaseExpression | None:
     return bindings[0].node.value if len(bindings) == 1 and type(bindings[0].node) is cst.Assign else None  # type: ignore[attr-defined]
 
 
-def reaching_values(binder: Binder, name: cst.Name) -> list[cst.BaseExpression]:
+def reaching_values(binder: Binder, name: cst.Name, *, unpacked: bool = False) -> list[cst.BaseExpression]:
     """The values every binding that may reach the use assigns to the name whole (``x = ...``);
-    empty when one of them is anything else (a parameter, a loop target, ``a, b = ...``)."""
+    empty when one of them is anything else (a parameter, a loop target, ``a, b = ...``).
+    With ``unpacked``, a name unpacked from a result (``sd, info = match(a, b)``) gives the
+    whole value it was unpacked from."""
     bindings = binder.reaching(name)
-    values = [binding.node.value for binding in bindings if type(binding.node) is cst.Assign and unpacked_index(binder, binding.target, binding.node) is None]  # type: ignore[attr-defined]
+    values = [
+        binding.node.value  # type: ignore[attr-defined]
+        for binding in bindings
+        if type(binding.node) is cst.Assign and _whole_or_element(unpacked_index(binder, binding.target, binding.node), unpacked)
+    ]
     return values if len(values) == len(bindings) else []
+
+
+def _whole_or_element(index: int | None, unpacked: bool) -> bool:
+    return index is None or (unpacked and index >= 0)
 
 
 def class_of_method(binder: Binder, function: cst.CSTNode | None) -> cst.ClassDef | None:

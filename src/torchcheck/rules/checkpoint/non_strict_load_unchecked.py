@@ -76,12 +76,13 @@ def _mentions_shape(expression: cst.BaseExpression) -> bool:
 
 def _partial_by_construction(value: cst.BaseExpression, model: cst.BaseExpression) -> bool:
     """A state dict built to fit ``model``: the model's own ``state_dict()`` (updated with
-    the checkpoint's entries), a dict literal that names its keys, a helper given the model's
+    the checkpoint's entries), a dict literal that names its keys (not an empty one filled
+    later), a helper given the model's
     state dict to match against (``intersect_dicts(checkpoint, model.state_dict())``), or a
     comprehension that keeps only matching keys or shapes. Keys it lacks or skips are the
     author's decision, not an accident."""
-    if _state_dict_of(value) is not None or isinstance(value, cst.Dict):
-        return True
+    if _state_dict_of(value) is not None or (isinstance(value, cst.Dict) and value.elements):
+        return True  # not `{}`, filled later with whatever keys the checkpoint has
     if isinstance(value, cst.Call):
         return any((receiver := _state_dict_of(argument.value)) is not None and receiver.deep_equals(model) for argument in value.args)
     if not isinstance(value, cst.DictComp):
@@ -120,6 +121,13 @@ class NonStrictLoadUnchecked(Rule):
     loads "successfully" and the model keeps its random initial weights. The call returns
     the `missing_keys` and `unexpected_keys` it skipped (`set_model_state_dict` and
     `set_state_dict` return the same `_IncompatibleKeys`); check or at least log them.
+
+    Not reported: a state dict built to fit the model (its own `state_dict()` updated, a
+    comprehension or helper that keeps the keys the model has, also when a `try` tries two
+    such helpers), weights from a fixed published address, and a load after which the
+    code counts the keys (`len(state_dict)`) or looks computed names up in the loaded
+    dict (`"loaded" if name in state_dict else "skipped"`). A dict that starts empty and
+    is filled with renamed keys is reported: nothing matched its keys to the model's.
 
     Test code (test functions and classes, files under a `tests/` folder) is not checked: a test loads partial state dicts on purpose and checks the outcome its own way.
 
@@ -354,8 +362,45 @@ def restore(model, path, strict):
     model.load_state_dict(state_dict)
 """
         ),
+        Valid(
+            """
+import logging
+import torch
+
+def load_audio_branch(model, path):
+    audio_ckpt = torch.load(path, map_location="cpu")
+    model.load_state_dict(audio_ckpt, strict=False)
+    for name, _ in model.named_parameters():
+        print(name, "loaded" if name in audio_ckpt else "not loaded")
+
+class Solver:
+    def load_tuning_state(self, module, path):
+        pretrained = torch.load(path, map_location="cpu")["model"]
+        try:
+            stat, infos = self._matched_state(module.state_dict(), self._adjust_head(pretrained))
+        except KeyError:
+            stat, infos = self._matched_state(module.state_dict(), pretrained)
+        module.load_state_dict(stat, strict=False)
+        logging.info("loaded: %s", infos)
+"""
+        ),
     )
     INVALID = (
+        Invalid(
+            """
+import torch
+
+def load(model, path):
+    ckpt = torch.load(path, map_location="cpu")
+    if "state_dict" in ckpt:
+        ckpt = ckpt["state_dict"]
+    renamed = {}
+    for key, value in ckpt.items():
+        renamed[key.replace("module.", "")] = value
+    model.load_state_dict(renamed, strict=False)  # TCK403
+    return model
+"""
+        ),
         Invalid(
             """
 import torch
@@ -422,13 +467,30 @@ def resume(model, path, pretrained):
         # per function: names whose keys it counts (len(state_dict)) or hands to a key-comparing helper
         self._checked: dict[Function | None, set[str]] = {}
         self._key_comparing: dict[cst.FunctionDef, bool] = {}
+        # per function and name: lookups of computed keys in it (`n in sd`), which after the
+        # load tell loaded names from skipped ones (`print(n, "Loaded" if n in sd else "Unloaded")`)
+        self._looked_up: dict[tuple[Function | None, str], list[cst.Comparison]] = {}
 
     def leave_Module(self, node: cst.Module) -> None:
         for candidate in self._candidates:
             if candidate.function in self._comparing_keys:
                 continue  # the function compares keys itself (e.g. before loading shard by shard)
             if candidate.loaded is None or candidate.loaded not in self._checked.get(candidate.function, ()):
-                self.report(candidate.call, candidate.message)
+                if not self._looked_up_after(candidate):
+                    self.report(candidate.call, candidate.message)
+
+    def _looked_up_after(self, candidate: _Candidate) -> bool:
+        lookups = self._looked_up.get((candidate.function, candidate.loaded or ""), ())
+        return any(self.context.binder.precedes(candidate.call, lookup) for lookup in lookups)
+
+    def visit_Comparison(self, node: cst.Comparison) -> None:
+        """``n in state_dict`` for a key the code computes (not ``"model" in ckpt``)."""
+        if isinstance(node.left, cst.BaseString):
+            return
+        for target in node.comparisons:
+            if isinstance(target.operator, (cst.In, cst.NotIn)) and isinstance(target.comparator, cst.Name):
+                key = (self.context.flow.function, target.comparator.value)
+                self._looked_up.setdefault(key, []).append(node)
 
     def visit_Name(self, node: cst.Name) -> None:
         if _KEY_CHECK_NAMES.search(node.value):
@@ -524,17 +586,18 @@ def resume(model, path, pretrained):
         self._candidates.append(_Candidate(call, name, self.context.flow.function, message))
 
     def _computed_from(self, name: cst.Name, model: cst.BaseExpression, depth: int) -> bool:
-        """The state dict is computed from the model itself (``states = norm_states(module)``,
-        then ``states = all_reduce(states)``): its keys are the model's own, by construction."""
-        values = references.reaching_values(self.context.binder, name) if depth < 3 else []
-        calls = [value for value in values if isinstance(value, cst.Call)]
-        if not values or len(calls) < len(values):
-            return False
-        for call in calls:
-            arguments = [argument.value for argument in call.args]
-            if not any(argument.deep_equals(model) or self._computed_from_name(argument, model, depth) for argument in arguments):
-                return False
-        return True
+        """Every value reaching the state dict is computed from the model itself
+        (``states = norm_states(module)``, then ``states = all_reduce(states)``) or built to
+        fit it (``stat, infos = self.matched(module.state_dict(), pretrained)``, on each
+        path of a ``try``): its keys are the model's own, by construction."""
+        values = references.reaching_values(self.context.binder, name, unpacked=True) if depth < 3 else []
+        return bool(values) and all(self._fits(value, model, depth) for value in values)
+
+    def _fits(self, value: cst.BaseExpression, model: cst.BaseExpression, depth: int) -> bool:
+        if _partial_by_construction(value, model):
+            return True
+        arguments = [argument.value for argument in value.args] if isinstance(value, cst.Call) else []
+        return any(argument.deep_equals(model) or self._computed_from_name(argument, model, depth) for argument in arguments)
 
     def _computed_from_name(self, argument: cst.BaseExpression, model: cst.BaseExpression, depth: int) -> bool:
         return isinstance(argument, cst.Name) and self._computed_from(argument, model, depth + 1)
