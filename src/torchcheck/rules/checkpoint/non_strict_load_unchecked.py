@@ -475,22 +475,17 @@ def resume(model, path, pretrained):
         for candidate in self._candidates:
             if candidate.function in self._comparing_keys:
                 continue  # the function compares keys itself (e.g. before loading shard by shard)
+            lookups = self._looked_up.get((candidate.function, candidate.loaded or ""), ())
+            if any(self.context.binder.precedes(candidate.call, lookup) for lookup in lookups):
+                continue
             if candidate.loaded is None or candidate.loaded not in self._checked.get(candidate.function, ()):
-                if not self._looked_up_after(candidate):
-                    self.report(candidate.call, candidate.message)
-
-    def _looked_up_after(self, candidate: _Candidate) -> bool:
-        lookups = self._looked_up.get((candidate.function, candidate.loaded or ""), ())
-        return any(self.context.binder.precedes(candidate.call, lookup) for lookup in lookups)
+                self.report(candidate.call, candidate.message)
 
     def visit_Comparison(self, node: cst.Comparison) -> None:
         """``n in state_dict`` for a key the code computes (not ``"model" in ckpt``)."""
-        if isinstance(node.left, cst.BaseString):
-            return
-        for target in node.comparisons:
+        for target in node.comparisons if not isinstance(node.left, cst.BaseString) else ():
             if isinstance(target.operator, (cst.In, cst.NotIn)) and isinstance(target.comparator, cst.Name):
-                key = (self.context.flow.function, target.comparator.value)
-                self._looked_up.setdefault(key, []).append(node)
+                self._looked_up.setdefault((self.context.flow.function, target.comparator.value), []).append(node)
 
     def visit_Name(self, node: cst.Name) -> None:
         if _KEY_CHECK_NAMES.search(node.value):
