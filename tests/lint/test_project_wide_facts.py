@@ -35,6 +35,9 @@ class Detect(nn.Module):
         super().__init__()
         self.stride = torch.zeros(levels)
         self.offsets = torch.arange(channels(levels))
+
+    def forward(self, x):
+        return (x + self.offsets) * self.stride
 """
 MODEL = """
 from torch import nn
@@ -127,6 +130,9 @@ class Head(nn.Module):
         add_head_config(cfg)
         self.pos_weight = torch.tensor(cfg.MODEL.HEAD.POS_WEIGHT)
         self.mean = torch.tensor(cfg.MODEL.HEAD.MEAN)
+
+    def forward(self, x):
+        return (x - self.mean) * self.pos_weight
 """
 DEFAULTS = """
 def add_head_config(cfg):

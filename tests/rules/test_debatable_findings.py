@@ -69,6 +69,8 @@ class Encoding(nn.Module):
         self.grid = torch.arange(n).cuda()
         self.kept_on_host = torch.zeros(n, device="cpu")
         self.halved = torch.ones(n).to(torch.float16)
+    def forward(self, x):
+        return x + self.table + self.anchors + self.grid + self.kept_on_host + self.halved
 """
 
 

@@ -156,6 +156,7 @@ _USAGE_CALL = re.compile(
 
 
 _MAPPING_METHODS = frozenset({"items", "keys", "values"})
+_COMMENT = re.compile(r"#[^\n'\"]*$", re.MULTILINE)  # one without quotes: never inside a string
 
 
 class _Uses(NamedTuple):
@@ -696,6 +697,17 @@ class LintContext:
         if known is None:
             known = self._class_texts[name] = re.search(r"class[\s\\]+" + re.escape(name), self._text) is not None
         return known
+
+    def reads_attribute(self, attribute: str) -> bool:
+        """Whether the file's code reads ``.<attribute>`` of anything (``self.mask``,
+        ``model.mask``, ``self.mask += 1``, ``getattr(m, "mask")``) besides assigning it; a
+        test on the text, comments left out. True when the text is not at hand."""
+        if self._text is None:
+            return True
+        code = _COMMENT.sub("", self._text)
+        uses = len(re.findall(rf"\.{attribute}\b", code))
+        stores = len(re.findall(rf"\.{attribute}\s*=(?!=)", code))
+        return uses > stores or re.search(rf"[\"']{attribute}[\"']", code) is not None
 
     def is_module_class(self, node: cst.ClassDef) -> bool:
         return node.name.value in self.module_classes

@@ -139,9 +139,41 @@ def _asks_rank(context: LintContext, test: cst.BaseExpression) -> bool:
     attributes = {self_attribute(node) for node in subtree(test) if type(node) is cst.Attribute} - {None} if owner else set()
     if any(_tests_rank(value) for attribute in attributes for value in context.values_stored_in(owner, attribute)):  # type: ignore[arg-type]
         return True
-    # `args.save_logs = args.logs and is_master(args)` anywhere in the file, then `if args.save_logs:`
+    # `args.save_logs = args.logs and is_master(args)` anywhere in the file, then `if args.save_logs:`;
+    # `args.gpu = gpu` of a worker that `mp.spawn` starts, then `if args.gpu == 0:`
     flags = {dotted_name(node) for node in subtree(test) if type(node) is cst.Attribute} - {None}
-    return bool(flags) and any(_tests_rank(value) for flag in flags for value in _attribute_flags(context).get(flag, ()))  # type: ignore[arg-type]
+    values = [value for flag in flags for value in _attribute_flags(context).get(flag, ())]  # type: ignore[arg-type]
+    named = [node for node in subtree(test) if type(node) is cst.Name]
+    return any(_tests_rank(value) or _is_spawn_index(context, value) for value in values) or any(_is_spawn_index(context, name) for name in named)
+
+
+# What `torch.multiprocessing.spawn(fn, ...)` starts: `fn(i, *args)` with `i` the process's index
+_SPAWNS = frozenset({"torch.multiprocessing.spawn", "torch.multiprocessing.start_processes"})
+_SPAWN_INDEXES: weakref.WeakKeyDictionary[Binder, set[cst.Param]] = weakref.WeakKeyDictionary()
+
+
+def _is_spawn_index(context: LintContext, value: cst.BaseExpression) -> bool:
+    """A name bound to the first parameter of a worker the file spawns: the process's local
+    rank (``def main_worker(gpu, ngpus, args)`` started by ``mp.spawn(main_worker, ...)``)."""
+    if type(value) is not cst.Name:
+        return False
+    binder = context.binder
+    if binder not in _SPAWN_INDEXES:
+        _SPAWN_INDEXES[binder] = set(_spawned_indexes(context))
+    indexes = _SPAWN_INDEXES[binder]
+    return bool(indexes) and any(binding.node in indexes for binding in binder.reaching(value))
+
+
+def _spawned_indexes(context: LintContext) -> list[cst.Param]:
+    found = []
+    for node in subtree(context.binder.module_scope.node):
+        if type(node) is cst.Call and node.args and context.call_name(node) in _SPAWNS:  # type: ignore[attr-defined]
+            worker = node.args[0].value  # type: ignore[attr-defined]
+            bindings = context.binder.reaching(worker) or context.binder.bindings_of(worker.value, context.binder.module_scope) if type(worker) is cst.Name else []
+            found.extend(
+                binding.node.params.params[0] for binding in bindings if type(binding.node) is cst.FunctionDef and binding.node.params.params
+            )
+    return found
 
 
 _FLAGS: weakref.WeakKeyDictionary[Binder, dict[str, list[cst.BaseExpression]]] = weakref.WeakKeyDictionary()

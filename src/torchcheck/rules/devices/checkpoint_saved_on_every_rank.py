@@ -371,8 +371,45 @@ class Recipe:
         dist.barrier()
 """
         ),
+        Valid(
+            """
+import torch
+import torch.distributed as dist
+import torch.multiprocessing as mp
+
+def main_worker(gpu, ngpus, args):
+    args.gpu = gpu
+    dist.init_process_group("nccl", rank=args.node_rank * ngpus + gpu, world_size=args.world_size)
+    model = torch.nn.parallel.DistributedDataParallel(build(args).cuda(gpu), device_ids=[gpu])
+    for epoch in range(args.epochs):
+        train(model, epoch)
+        if args.gpu == 0:
+            torch.save(model.module.state_dict(), f"epoch{epoch}.pth")
+
+if __name__ == "__main__":
+    mp.spawn(main_worker, nprocs=4, args=(4, parse_args()))
+"""
+        ),
     )
     INVALID = (
+        Invalid(
+            """
+import torch
+import torch.distributed as dist
+import torch.multiprocessing as mp
+
+def main_worker(gpu, ngpus, args):
+    args.gpu = gpu
+    dist.init_process_group("nccl", rank=args.node_rank * ngpus + gpu, world_size=args.world_size)
+    model = torch.nn.parallel.DistributedDataParallel(build(args).cuda(gpu), device_ids=[gpu])
+    for epoch in range(args.epochs):
+        train(model, epoch)
+        torch.save({"model": model.state_dict(), "epoch": epoch}, "last.pth")  # TCK208
+
+if __name__ == "__main__":
+    mp.spawn(main_worker, nprocs=4, args=(4, parse_args()))
+"""
+        ),
         Invalid(
             """
 import itertools

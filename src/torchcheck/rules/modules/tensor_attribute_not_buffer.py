@@ -105,7 +105,8 @@ class TensorAttributeNotBuffer(ModuleClassRule):
     `self.table is not None` reads nothing; a copy into a tensor that `forward` builds on
     the CPU and then moves, `out[i] = self.table[:n]` ... `out.to(x.device)`, runs where
     the table is), or that only `__init__` reads, to build something else (a sampler's
-    probability table).
+    probability table). Neither is an attribute that nothing in the file reads (a leftover
+    that only `__init__` assigns).
 
     ## Why is this bad?
     A module only knows about its parameters, buffers and submodules. A plain tensor
@@ -137,6 +138,9 @@ class TensorAttributeNotBuffer(ModuleClassRule):
         def __init__(self, n):
             super().__init__()
             self.mask = torch.tril(torch.ones(n, n))
+
+        def forward(self, scores):
+            return scores.masked_fill(self.mask == 0, float("-inf"))
     ```
 
     Use instead:
@@ -148,6 +152,9 @@ class TensorAttributeNotBuffer(ModuleClassRule):
         def __init__(self, n):
             super().__init__()
             self.register_buffer("mask", torch.tril(torch.ones(n, n)), persistent=False)
+
+        def forward(self, scores):
+            return scores.masked_fill(self.mask == 0, float("-inf"))
     ```
 
     No finding is raised for an attribute that an `_apply` override moves by name
@@ -489,8 +496,40 @@ class Encoder(nn.Module):
         self.mask = self.mask.tril()  # still the registered buffer, reshaped
 """
         ),
+        Valid(
+            """
+import torch
+import torch.nn as nn
+
+class LocallyConnected(nn.Module):
+    def __init__(self, d, k):
+        super().__init__()
+        self.w = nn.Parameter(torch.randn(d, k))
+        self.v = nn.Parameter(torch.randn(k, d))
+        self.weight_sampled = torch.empty((d, d), requires_grad=False)  # left over
+
+    def forward(self, x):
+        # self.weight = self.weight_sampled
+        return x @ (self.w @ self.v)
+"""
+        ),
     )
     INVALID = (
+        Invalid(
+            """
+import torch
+import torch.nn as nn
+
+class LocallyConnected(nn.Module):
+    def __init__(self, d, k):
+        super().__init__()
+        self.w = nn.Parameter(torch.randn(d, k))
+        self.mask = torch.ones((d, d))  # TCK606
+
+def masked(layer, x):
+    return x @ (layer.w @ layer.w.t() * layer.mask)
+"""
+        ),
         Invalid(
             """
 import torch
@@ -536,6 +575,9 @@ class CustomizedLinear(nn.Module):
             self.mask = nn.Parameter(mask.float(), requires_grad=False)
         else:
             self.mask = torch.tensor(mask, dtype=torch.float).t()  # TCK606
+
+    def forward(self, x, weight):
+        return x @ (weight * self.mask)
 """
         ),
         Invalid(
@@ -620,6 +662,8 @@ class Embedding(nn.Module):
     def _sinusoids(self, length):
         angles = torch.arange(length)[:, None] / 10000.0
         return torch.cat([angles.sin(), angles.cos()], dim=-1)
+    def forward(self, x):
+        return (x - self.mean) * self.grid + self.positions
 """
         ),
         Invalid(
@@ -632,6 +676,9 @@ class PositionalEncoding(nn.Module):
         self.encoding = torch.zeros(max_len, d_model, device=device)  # TCK606
         self.anchors = torch.tensor([[10, 13], [16, 30]]).float().to(device)  # TCK606
         self.causal = torch.tril(torch.ones(max_len, max_len, device=device)).bool()  # TCK606
+    def forward(self, x, boxes):
+        scores = (x + self.encoding[: x.size(1)]) @ x.transpose(-2, -1)
+        return scores.masked_fill(~self.causal, float("-inf")), boxes * self.anchors
 """
         ),
         Invalid(
@@ -647,6 +694,9 @@ class Head(nn.Module):
         super().__init__()
         self.pixel_mean = torch.tensor(cfg.MODEL.HEAD.PIXEL_MEAN)  # TCK606
         self.pixel_std = torch.tensor(cfg.MODEL.HEAD.PIXEL_STD)  # TCK606
+
+    def forward(self, images):
+        return (images - self.pixel_mean) / self.pixel_std
 """
         ),
     )
@@ -678,7 +728,7 @@ class Head(nn.Module):
             handled = state.handled | moved_by_apply | set_at_run_time
             for candidate in state.candidates:
                 # `self.mask = nn.Parameter(self.mask, requires_grad=False)` in `__init__`, on its path
-                rebound = candidate.attribute in handled or references.on_its_path(candidate.assignment, state.set_in_init.get(candidate.attribute, ()), self.context.binder)
+                rebound = candidate.attribute in handled or not self.context.reads_attribute(candidate.attribute) or references.on_its_path(candidate.assignment, state.set_in_init.get(candidate.attribute, ()), self.context.binder)
                 if not rebound and not moved_at_every_read(self.context, cls, candidate.attribute) and not self._inherits_handling(cls, by_name, frozenset()):
                     message = _PLACED_MESSAGE if candidate.placed else None  # not moved at every read: `self.kernel.to(x.device)`
                     self.report(candidate.assignment, message, conditions=_conditions(candidate.attribute, candidate.setting))

@@ -28,9 +28,12 @@ _ACCUMULATION_TEST = re.compile(r"%|accum|sync_grad|micro|backward_passes", re.I
 
 def _accumulation_gate(scheduler: Event, steps: list[_OptimizerStep]) -> cst.If | None:
     """The ``if`` of an accumulation window (``if (i + 1) % accum == 0:``) that every one of
-    ``steps`` runs under and ``scheduler`` does not: on the other iterations it steps alone."""
+    ``steps`` runs under and ``scheduler`` does not: on the other iterations of their common
+    innermost loop it steps alone (after that loop, once per epoch, it does not)."""
     gates = []
     for step in steps:
+        if not step.event.loops or step.event.loops[-1] not in scheduler.loops[-1:]:
+            return None
         owners = [branch.owner for branch in step.event.path if branch.is_conditional and branch not in scheduler.path]
         gate = next((owner for owner in owners if isinstance(owner, cst.If) and _ACCUMULATION_TEST.search(source_text(owner.test))), None)
         if gate is None:
@@ -242,6 +245,19 @@ for epoch in range(epochs):
     train_one_epoch(model, optimizer, loader)
     scheduler.step()
     evaluate(model, loader)
+"""
+        ),
+        Valid(
+            """
+def train(model, loader, optimizer, scheduler, epochs, accumulated):
+    for epoch in range(epochs):
+        for i, (images, targets) in enumerate(loader):
+            loss = model(images, targets)
+            loss.backward()
+            if (i + 1) % accumulated == 0 or i == len(loader) - 1:
+                optimizer.step()
+                optimizer.zero_grad()
+        scheduler.step()
 """
         ),
     )
