@@ -221,7 +221,7 @@ except TypeError:
 def transfer(model, checkpoint, logger):
     state_dict = checkpoint["model"].float().state_dict()
     model.load_state_dict(state_dict, strict=False)
-    logger.info(f"Transferred {len(state_dict)}/{len(model.state_dict())} items")
+    logger.info(f"Transferred {len(list(state_dict.keys()))}/{len(model.state_dict())} items")
     model.load_state_dict(intersect_dicts(state_dict, model.state_dict()), strict=False)
     model.load_state_dict({"embedding.weight": checkpoint["embeddings"]}, strict=False)
 
@@ -495,10 +495,9 @@ def resume(model, path, pretrained):
         """``len(state_dict)``: the code counts what it loads (``Transferred 310/312 items``);
         ``check_keys(model, state_dict)``: a function of the file compares its keys."""
         counts = isinstance(node.func, cst.Name) and node.func.value == "len" and len(node.args) == 1
-        if counts or self._compares_keys(node):
-            self._checked.setdefault(self.context.flow.function, set()).update(
-                argument.value.value for argument in node.args if isinstance(argument.value, cst.Name)
-            )
+        if counts or self._compares_keys(node):  # `len(state_dict)`, also `len(list(state_dict.keys()))`
+            arguments = [name for argument in node.args for name in (subtree(argument.value) if counts else [argument.value])]
+            self._checked.setdefault(self.context.flow.function, set()).update(name.value for name in arguments if type(name) is cst.Name)
 
     def _compares_keys(self, call: cst.Call) -> bool:
         resolved = self.context.resolve_call(call)
