@@ -57,6 +57,11 @@ def _state_dict_of(expression: cst.BaseExpression) -> cst.BaseExpression | None:
     return found[0] if found is not None and found[1] == "state_dict" else None
 
 
+def _reads_state_dict_of(model: cst.BaseExpression, function: cst.CSTNode | None) -> bool:
+    calls = subtree(function) if function is not None else ()
+    return any(type(call) is cst.Call and (owner := _state_dict_of(call)) is not None and owner.deep_equals(model) for call in calls)
+
+
 def _matches_model(condition: cst.BaseExpression) -> bool:
     """A filter that keeps what the model can take: a membership test (``k in model_sd``)
     or a comparison of shapes (``v.shape == model_sd[k].shape``)."""
@@ -127,7 +132,8 @@ class NonStrictLoadUnchecked(Rule):
     such helpers), weights from a fixed published address, and a load after which the
     code counts the keys (`len(state_dict)`) or looks computed names up in the loaded
     dict (`"loaded" if name in state_dict else "skipped"`). A dict that starts empty and
-    is filled with renamed keys is reported: nothing matched its keys to the model's.
+    is filled with renamed keys is reported, unless the function reads the model's own
+    `state_dict()` (to fill the dict under the model's keys).
 
     Test code (test functions and classes, files under a `tests/` folder) is not checked: a test loads partial state dicts on purpose and checks the outcome its own way.
 
@@ -384,6 +390,21 @@ class Solver:
         logging.info("loaded: %s", infos)
 """
         ),
+        Valid(
+            """
+import torch
+
+class Backbone(torch.nn.Module):
+    def init_backbone(self, path):
+        state_dict = torch.load(path)
+        new_state_dict = {}
+        for key in list(self.state_dict().keys()):
+            if key.startswith("extra"):
+                continue
+            new_state_dict[key] = torch.Tensor(state_dict[transcribe(key)])
+        self.load_state_dict(new_state_dict, strict=False)
+"""
+        ),
     )
     INVALID = (
         Invalid(
@@ -500,17 +521,14 @@ def resume(model, path, pretrained):
             self._checked.setdefault(self.context.flow.function, set()).update(name.value for name in arguments if type(name) is cst.Name)
 
     def _compares_keys(self, call: cst.Call) -> bool:
-        resolved = self.context.resolve_call(call)
-        if resolved is None:
+        if (resolved := self.context.resolve_call(call)) is None:
             return False
-        function = resolved.function
-        if function not in self._key_comparing:
+        if (function := resolved.function) not in self._key_comparing:
             self._key_comparing[function] = bool(_KEY_CHECK_NAMES.search(source_text(function.body)))
         return self._key_comparing[function]
 
     def visit_Expr(self, node: cst.Expr) -> None:
-        call = node.value
-        if type(call) is not cst.Call:
+        if type(call := node.value) is not cst.Call:
             return
         if isinstance(call.func, cst.Attribute) and call.func.attr.value == "load_state_dict":
             self._module_load(call, call.func.value)
@@ -548,8 +566,7 @@ def resume(model, path, pretrained):
             return
         if qualified not in (_SET_MODEL_STATE_DICT, _SET_STATE_DICT):
             return
-        options = keyword_argument(call, "options")
-        if options is None or not self._non_strict_options(options.value):
+        if (options := keyword_argument(call, "options")) is None or not self._non_strict_options(options.value):
             return
         loaded = argument_for(call, 1, "model_state_dict") if qualified == _SET_MODEL_STATE_DICT else keyword_argument(call, "model_state_dict")
         model = argument_for(call, 0, "model")
@@ -572,6 +589,8 @@ def resume(model, path, pretrained):
         was built to fit the model."""
         loaded = argument.value if argument is not None and not argument.star else None
         value = self._value_of(loaded) if loaded is not None else None
+        if isinstance(value, cst.Dict) and not value.elements and _reads_state_dict_of(model, self.context.flow.function):
+            return  # `{}` filled under the model's own keys (`for key in model.state_dict(): sd[key] = ...`)
         if value is not None and (_partial_by_construction(value, model) or self._published_weights(value)):
             return
         if isinstance(loaded, cst.Name) and self._computed_from(loaded, model, 0):
