@@ -13,7 +13,8 @@ import libcst as cst
 
 from torchcheck.lint.context import LintContext
 from torchcheck.lint.kinds import Evidence, Kind
-from torchcheck.lint.nodes import dotted_name, root_name
+from torchcheck.lint import references
+from torchcheck.lint.nodes import dotted_name, root_name, self_attribute
 from torchcheck.lint.project import Condition
 from torchcheck.lint.registration import builds_stateless_module
 
@@ -63,7 +64,19 @@ class ContainerReader:
         binding = self.context.flow.last_binding(expression.value) if isinstance(expression, cst.Name) else None
         if binding is not None and isinstance(binding.value, cst.Call) and self.element(binding.value)[0]:
             return True, frozenset({expression.value})  # a local last assigned an element (maybe of another file's class)
-        return self._element_by_kind(expression), frozenset()
+        return self._element_by_kind(expression) or self._rebound_in_its_loop(expression), frozenset()
+
+    def _rebound_in_its_loop(self, expression: cst.BaseExpression) -> bool:
+        """``self.conv`` assigned anew in the loop that appends it (``self.conv = build()``,
+        ``self.convs.append(self.conv)``): the attribute registers only the last one."""
+        attribute = self_attribute(expression)
+        binder = self.context.binder
+        loops = binder.loops_around(expression) if attribute is not None and self._kind is not None else ()
+        owner = binder.enclosing(loops[-1], cst.ClassDef) if loops else None
+        if owner is None or self.context.kind_of(expression) is not self._kind:
+            return False
+        assigned = references.self_attribute_assignments(binder, owner, attribute)  # type: ignore[arg-type]
+        return any(loops[-1] in binder.ancestors(statement) for statement, _ in assigned)
 
     def _element_by_kind(self, expression: cst.BaseExpression) -> bool:
         """``layer`` drawn from a collection the module was handed, shown to be an element by

@@ -71,6 +71,9 @@ class ModulesInPlainContainer(PlainContainerRule):
     (`self.add_module(name, layer)`, `setattr(parent, name, layer)`, `self.__setattr__(name, layer)`,
     `parent.set_submodule(path, layer)`, or a function of the file that does so) is left alone,
     as is one whose items are handed to an `nn` container (`nn.ModuleList(list(self.convs.values()))`).
+    An attribute assigned anew in the loop that appends it (`self.conv = build()`, then
+    `self.convs.append(self.conv)`) registers only the last iteration's module: that list
+    is reported.
 
     ## Why is this bad?
     A module registers the submodules assigned to its attributes, but it does not look
@@ -370,8 +373,45 @@ class Net(nn.Module):
         self.body = nn.Sequential(OrderedDict(self.named))
 """
         ),
+        Valid(
+            """
+import torch.nn as nn
+
+class Pooling(nn.Module):
+    def __init__(self, dim, levels):
+        super().__init__()
+        self.shared = nn.Linear(dim, dim)
+        self.by_level = []
+        for _ in range(levels):
+            self.by_level.append(self.shared)
+"""
+        ),
     )
     INVALID = (
+        Invalid(
+            """
+import torch.nn as nn
+
+class Pooling(nn.Module):
+    def __init__(self, dim, levels):
+        super().__init__()
+        self.after_pool = []  # TCK601
+        for _ in range(levels):
+            self.conv = nn.Linear(dim, dim)
+            self.after_pool.append(self.conv)
+""",
+            expected_replacement="""
+import torch.nn as nn
+
+class Pooling(nn.Module):
+    def __init__(self, dim, levels):
+        super().__init__()
+        self.after_pool = nn.ModuleList()  # TCK601
+        for _ in range(levels):
+            self.conv = nn.Linear(dim, dim)
+            self.after_pool.append(self.conv)
+""",
+        ),
         Invalid(
             """
 import torch
