@@ -5,7 +5,7 @@ from typing import NamedTuple
 
 import libcst as cst
 
-from torchcheck.lint import torch_api
+from torchcheck.lint import layouts, torch_api
 from torchcheck.lint.flow import BoundName
 from torchcheck.lint.kinds import Kind
 from torchcheck.lint.nodes import argument_for, dotted_name, is_none, method_call, self_attribute
@@ -79,7 +79,11 @@ class ViewAfterTranspose(Rule):
     memory: fewer output dimensions than runs of memory-adjacent dimensions, or a trailing
     `-1` that merges the dimensions after a transposed pair (`(B, H, T, D)` transposed to
     `(B, T, H, D)` and viewed as `(B, T, -1)`). Views that only split dimensions, or merge
-    dimensions that stay adjacent, are valid and not reported.
+    dimensions that stay adjacent, are valid and not reported. Where every size of the view
+    is a name, a number or a product of them (`view(N * K, H, W, 2)`), a product of `k`
+    factors takes the next `k` dimensions of a literal permutation, so a product over
+    dimensions the permutation separated is reported even when the count of dimensions
+    does not show it.
 
     The transposed value is followed through operations that keep its strides - elementwise
     methods and arithmetic where it is the first operand (`* 2`, `.float()`, `.eq(0)`,
@@ -236,8 +240,26 @@ def size_one_neighbours(x, wave, tokens, batch):
     return a, b, c, d
 """
         ),
+        Valid(
+            """
+def to_tokens(feature_map, B, C, H, W):
+    return feature_map.permute(0, 2, 3, 1).view(B, H * W, C)
+"""
+        ),
     )
     INVALID = (
+        Invalid(
+            """
+def sample_texture(pixel_uvs, pix_to_face):
+    N, H_out, W_out, K = pix_to_face.shape
+    return pixel_uvs.permute(0, 3, 1, 2, 4).view(N * K, H_out, W_out, 2)  # TCK705
+""",
+            expected_replacement="""
+def sample_texture(pixel_uvs, pix_to_face):
+    N, H_out, W_out, K = pix_to_face.shape
+    return pixel_uvs.permute(0, 3, 1, 2, 4).reshape(N * K, H_out, W_out, 2)  # TCK705
+""",
+        ),
         Invalid(
             """
 def merge_heads(attn, mask, batch, seq_len):
@@ -368,7 +390,8 @@ class Attention:
         # across runs. With the rank unknown, a trailing `-1` as the last of exactly that
         # many dimensions merges the dimensions the rank hides (`(B, T, H, D) -> (B, T, -1)`).
         merges_hidden = not rank_known and dimensions == runs and _integer(node.args[-1].value) == -1
-        if dimensions is not None and (dimensions < runs or merges_hidden):
+        order = layouts.permuted_order(func.value)  # `x.permute(0, 3, 1, 2, 4).view(N * K, H, W, 2)`: 0 and 3 merged
+        if dimensions is not None and (dimensions < runs or merges_hidden) or (order is not None and layouts.view_merges_separated(order, node)):
             self.report(node, replacement=cst.Name("reshape"), replace_target=func.attr)
 
     def _assignment(self, name: cst.Name, reader: BoundName | None) -> tuple[cst.BaseExpression, BoundName] | None:

@@ -1,0 +1,56 @@
+"""Which dimensions a ``view`` merges, where the code spells the sizes as products.
+
+``x.permute(0, 3, 1, 2, 4).view(N * K, H, W, 2)``: each size written as a product of ``k``
+factors takes ``k`` dimensions of its input, in order, when every size is a name, a number
+or such a product and the factors add up to the input's rank. A group whose dimensions are
+not neighbours in memory (``0`` then ``3``) cannot be viewed.
+"""
+
+from __future__ import annotations
+
+import libcst as cst
+
+from torchcheck.lint.nodes import method_call
+
+
+def permuted_order(expression: cst.BaseExpression) -> list[int] | None:
+    """The order of ``x.permute(0, 2, 1)`` / ``x.permute((0, 2, 1))`` when it is spelled in
+    literal non-negative integers; None for anything else."""
+    found = method_call(expression)
+    if found is None or found[1] != "permute" or not isinstance(expression, cst.Call):
+        return None
+    values = [argument.value for argument in expression.args if argument.keyword is None and not argument.star]
+    if len(values) != len(expression.args):
+        return None
+    if len(values) == 1 and isinstance(values[0], (cst.Tuple, cst.List)):
+        values = [element.value for element in values[0].elements if not isinstance(element, cst.StarredElement)]
+    order = [value.evaluated_value for value in values if isinstance(value, cst.Integer)]
+    return order if len(order) == len(values) and sorted(order) == list(range(len(order))) else None
+
+
+def view_merges_separated(order: list[int], view: cst.Call) -> bool:
+    """Whether ``view(...)`` of a tensor permuted to ``order`` merges dimensions that are not
+    neighbours in memory; False when its sizes do not say which dimensions each takes."""
+    if any(argument.keyword is not None or argument.star for argument in view.args):
+        return False
+    counts = [_factors(argument.value) for argument in view.args]
+    if None in counts or sum(counts) != len(order):  # type: ignore[arg-type]
+        return False
+    start = 0
+    for count in counts:
+        group = order[start : start + count]  # type: ignore[operator]
+        if any(after != before + 1 for before, after in zip(group, group[1:])):
+            return True
+        start += count  # type: ignore[operator]
+    return False
+
+
+def _factors(size: cst.BaseExpression) -> int | None:
+    """1 for a name, an attribute or a positive literal; the factors of a product; None
+    otherwise (``-1``, a sum, a call: which dimensions it takes is unknown)."""
+    if isinstance(size, cst.BinaryOperation) and isinstance(size.operator, cst.Multiply):
+        left, right = _factors(size.left), _factors(size.right)
+        return left + right if left is not None and right is not None else None
+    if isinstance(size, (cst.Name, cst.Attribute)) or (isinstance(size, cst.Integer) and size.evaluated_value > 0):
+        return 1
+    return None
