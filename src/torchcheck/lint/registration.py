@@ -20,7 +20,8 @@ import libcst as cst
 from torchcheck.lint import references
 from torchcheck.lint.context import LintContext
 from torchcheck.lint.torch_api import is_module_class_name, is_stateless_module_class
-from torchcheck.lint.nodes import called_name, method_call, subtree
+from torchcheck.lint.buffers import methods_of
+from torchcheck.lint.nodes import called_name, method_call, self_attribute, subtree
 
 # Methods of `nn.Module` that register their value under a name.
 REGISTERING_METHODS = frozenset({"add_module", "register_module", "register_parameter", "register_buffer", "__setattr__"})
@@ -107,3 +108,18 @@ def _plain_or_stateless(context: LintContext, value: cst.BaseExpression | None, 
     """A value with no call but the construction of stateless modules."""
     calls = [node for node in subtree(value) if isinstance(node, cst.Call)] if value is not None else []
     return all(builds_stateless_module(context, call, seen) for call in calls)
+
+
+# Methods through which a module hands out its contents: a class that writes its own
+# walks whatever its code reads there (`def parameters(self): ... self.critics[i]...`).
+_CONTENT_OVERRIDES = frozenset({"parameters", "named_parameters", "state_dict"})
+
+
+def walked_by_own_methods(class_def: cst.ClassDef) -> set[str]:
+    """The ``self.<attribute>`` names that the class's own ``parameters()`` / ``state_dict()``
+    overrides read: containers it registers by hand, whatever `nn.Module` would miss."""
+    walked: set[str] = set()
+    for name, method in methods_of(class_def).items():
+        if name in _CONTENT_OVERRIDES:
+            walked.update(filter(None, (self_attribute(node) for node in subtree(method.body) if type(node) is cst.Attribute)))
+    return walked

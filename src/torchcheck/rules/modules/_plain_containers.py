@@ -12,7 +12,7 @@ from torchcheck.lint.containers import copied_from, joined_parts
 from torchcheck.lint.context import LintContext
 from torchcheck.lint.kinds import Kind
 from torchcheck.lint.project import Condition
-from torchcheck.lint.registration import registered_values, registering_parameters
+from torchcheck.lint.registration import registered_values, registering_parameters, walked_by_own_methods
 from torchcheck.lint.rule import Rule
 from torchcheck.rules.modules._common import ModuleClassRule, self_attribute
 from torchcheck.rules.modules._container_contents import ContainerReader, Contents, holds_containers, is_container, is_string_key
@@ -124,8 +124,8 @@ class PlainContainerRule(ModuleClassRule):
             self._states[node] = _ContainerState()
 
     def leave_ClassDef(self, node: cst.ClassDef) -> None:
-        state = self._states.pop(node, None)
-        if state is not None:
+        if (state := self._states.pop(node, None)) is not None:
+            state.excused |= walked_by_own_methods(node)  # `def parameters(self):` walking `self.critics`
             self._resolve(state)
 
     def visit_AugAssign(self, node: cst.AugAssign) -> None:

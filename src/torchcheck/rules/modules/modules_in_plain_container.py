@@ -71,6 +71,8 @@ class ModulesInPlainContainer(PlainContainerRule):
     (`self.add_module(name, layer)`, `setattr(parent, name, layer)`, `self.__setattr__(name, layer)`,
     `parent.set_submodule(path, layer)`, or a function of the file that does so) is left alone,
     as is one whose items are handed to an `nn` container (`nn.ModuleList(list(self.convs.values()))`).
+    A container that the class's own `parameters()` or `state_dict()` override walks (a
+    multi-agent critic registering its per-agent networks by hand) is left alone too.
     An attribute assigned anew in the loop that appends it (`self.conv = build()`, then
     `self.convs.append(self.conv)`) registers only the last iteration's module: that list
     is reported.
@@ -386,8 +388,57 @@ class Pooling(nn.Module):
             self.by_level.append(self.shared)
 """
         ),
+        Valid(
+            """
+import torch.nn as nn
+
+class CriticNS(nn.Module):
+    def __init__(self, n_agents, dim):
+        super().__init__()
+        self.n_agents = n_agents
+        self.critics = [nn.Linear(dim, 1) for _ in range(n_agents)]
+
+    def forward(self, x):
+        return [critic(x) for critic in self.critics]
+
+    def parameters(self):
+        params = []
+        for critic in self.critics:
+            params += list(critic.parameters())
+        return params
+
+    def state_dict(self):
+        return [critic.state_dict() for critic in self.critics]
+"""
+        ),
     )
     INVALID = (
+        Invalid(
+            """
+import torch.nn as nn
+
+class Ensemble(nn.Module):
+    def __init__(self, n, dim):
+        super().__init__()
+        self.head = nn.Linear(dim, 1)
+        self.blocks = [nn.Linear(dim, dim) for _ in range(n)]  # TCK601
+
+    def parameters(self):
+        return self.head.parameters()
+""",
+            expected_replacement="""
+import torch.nn as nn
+
+class Ensemble(nn.Module):
+    def __init__(self, n, dim):
+        super().__init__()
+        self.head = nn.Linear(dim, 1)
+        self.blocks = nn.ModuleList([nn.Linear(dim, dim) for _ in range(n)])  # TCK601
+
+    def parameters(self):
+        return self.head.parameters()
+""",
+        ),
         Invalid(
             """
 import torch.nn as nn
