@@ -12,17 +12,14 @@ from torchcheck.lint.buffers import methods_of
 from torchcheck.lint.context import LintContext
 from torchcheck.lint.flow import Function
 from torchcheck.lint.kinds import Kind
-from torchcheck.lint.nodes import argument_for, called_name, is_none, keyword_argument, literal_bool, method_call, source_text, subtree
+from torchcheck.lint.nodes import argument_for, called_name, keyword_argument, literal_bool, source_text, subtree
 from torchcheck.lint.rule import Invalid, Rule, Valid
+from torchcheck.lint.state_dicts import is_url, is_url_table, partial_by_construction, reads_state_dict_of, state_dict_of
 
 # Names that show the code compares state-dict keys by hand.
 _KEY_CHECK_NAMES = re.compile(r"missing|unexpected", re.IGNORECASE)
 # Objects whose load_state_dict() has no `strict` (passing one raises TypeError): not this rule's.
 _NOT_MODULES = frozenset({Kind.OPTIMIZER, Kind.SCHEDULER, Kind.SCALER, Kind.DATALOADER, Kind.SAMPLER})
-# What a filter of a state dict compares to keep only what the model can take.
-_SHAPE_ATTRIBUTES = frozenset({"shape", "size", "numel", "ndim", "dtype"})
-# A published checkpoint is named by an address (`https://...`), not a local path.
-_URL_SCHEME = "://"
 
 
 # Distributed-checkpoint loads that return (or, for `dcp.load`, would report) the keys
@@ -51,64 +48,6 @@ class _Candidate:
     message: str | None = None  # for a distributed-checkpoint load
 
 
-def _state_dict_of(expression: cst.BaseExpression) -> cst.BaseExpression | None:
-    """``model`` for ``model.state_dict()``: every key of the model, so nothing can be missing."""
-    found = method_call(expression)
-    return found[0] if found is not None and found[1] == "state_dict" else None
-
-
-def _reads_state_dict_of(model: cst.BaseExpression, function: cst.CSTNode | None) -> bool:
-    calls = subtree(function) if function is not None else ()
-    return any(type(call) is cst.Call and (owner := _state_dict_of(call)) is not None and owner.deep_equals(model) for call in calls)
-
-
-def _matches_model(condition: cst.BaseExpression) -> bool:
-    """A filter that keeps what the model can take: a membership test (``k in model_sd``)
-    or a comparison of shapes (``v.shape == model_sd[k].shape``)."""
-    for node in subtree(condition, prune=lambda node: not isinstance(node, (cst.BooleanOperation, cst.UnaryOperation))):
-        if isinstance(node, cst.Comparison):
-            sides = (node.left, *(target.comparator for target in node.comparisons))
-            if any(isinstance(target.operator, (cst.In, cst.NotIn)) for target in node.comparisons) or any(map(_mentions_shape, sides)):
-                return True
-    return False
-
-
-def _mentions_shape(expression: cst.BaseExpression) -> bool:
-    if isinstance(expression, cst.Call):
-        expression = expression.func
-    return isinstance(expression, cst.Attribute) and expression.attr.value in _SHAPE_ATTRIBUTES
-
-
-def _partial_by_construction(value: cst.BaseExpression, model: cst.BaseExpression) -> bool:
-    """A state dict built to fit ``model``: the model's own ``state_dict()`` (updated with
-    the checkpoint's entries), a dict literal that names its keys (not an empty one filled
-    later), a helper given the model's
-    state dict to match against (``intersect_dicts(checkpoint, model.state_dict())``), or a
-    comprehension that keeps only matching keys or shapes. Keys it lacks or skips are the
-    author's decision, not an accident."""
-    if _state_dict_of(value) is not None or (isinstance(value, cst.Dict) and value.elements):
-        return True  # not `{}`, filled later with whatever keys the checkpoint has
-    if isinstance(value, cst.Call):
-        return any((receiver := _state_dict_of(argument.value)) is not None and receiver.deep_equals(model) for argument in value.args)
-    if not isinstance(value, cst.DictComp):
-        return False
-    clauses = subtree(value.for_in, prune=lambda node: not isinstance(node, cst.CompFor))  # the `for ... if ...` clauses
-    return any(isinstance(clause, cst.CompIf) and _matches_model(clause.test) for clause in clauses)
-
-
-def _is_url(expression: cst.BaseExpression | None) -> bool:
-    return isinstance(expression, cst.SimpleString) and _URL_SCHEME in expression.raw_value
-
-
-def _is_url_table(expression: cst.BaseExpression | None) -> bool:
-    """A dict literal of URLs (``model_urls = {"resnet18": "https://..."}``), some entries
-    maybe ``None`` for architectures without published weights."""
-    if not isinstance(expression, cst.Dict) or not expression.elements:
-        return False
-    values = [element.value if isinstance(element, cst.DictElement) else None for element in expression.elements]
-    return any(_is_url(value) for value in values) and all(_is_url(value) or is_none(value) for value in values)
-
-
 class NonStrictLoadUnchecked(Rule):
     """
     ## What it does
@@ -130,7 +69,8 @@ class NonStrictLoadUnchecked(Rule):
     Not reported: a state dict built to fit the model (its own `state_dict()` updated, a
     comprehension or helper that keeps the keys the model has, also when a `try` tries two
     such helpers), weights from a fixed published address, and a load after which the
-    code counts the keys (`len(state_dict)`) or looks computed names up in the loaded
+    code counts the keys (`len(state_dict)`), subtracts them from the model's own
+    (`set(model.state_dict()) - set(state_dict)`), or looks computed names up in the loaded
     dict (`"loaded" if name in state_dict else "skipped"`). A dict that starts empty and
     is filled with renamed keys is reported, unless the function reads the model's own
     `state_dict()` (to fill the dict under the model's keys).
@@ -405,6 +345,19 @@ class Backbone(torch.nn.Module):
         self.load_state_dict(new_state_dict, strict=False)
 """
         ),
+        Valid(
+            """
+import logging
+import torch
+
+def load_converted(ms, path):
+    state_dict = convert(torch.load(path))
+    diff = set(ms.state_dict()) - set(state_dict)
+    if diff:
+        logging.warning("Not loaded %s", sorted(diff))
+    ms.load_state_dict(state_dict, strict=False)
+"""
+        ),
     )
     INVALID = (
         Invalid(
@@ -520,6 +473,13 @@ def resume(model, path, pretrained):
             arguments = [name for argument in node.args for name in (subtree(argument.value) if counts else [argument.value])]
             self._checked.setdefault(self.context.flow.function, set()).update(name.value for name in arguments if type(name) is cst.Name)
 
+    def visit_BinaryOperation(self, node: cst.BinaryOperation) -> None:
+        """``set(model.state_dict()) - set(state_dict)``: the code works out the missing keys."""
+        sides = (node.left, node.right) if isinstance(node.operator, cst.Subtract) else ()
+        for side, other in zip(sides, sides[::-1]):
+            if any(type(call) is cst.Call and state_dict_of(call) is not None for call in subtree(side)):
+                self._checked.setdefault(self.context.flow.function, set()).update(n.value for n in subtree(other) if type(n) is cst.Name)
+
     def _compares_keys(self, call: cst.Call) -> bool:
         if (resolved := self.context.resolve_call(call)) is None:
             return False
@@ -589,9 +549,9 @@ def resume(model, path, pretrained):
         was built to fit the model."""
         loaded = argument.value if argument is not None and not argument.star else None
         value = self._value_of(loaded) if loaded is not None else None
-        if isinstance(value, cst.Dict) and not value.elements and _reads_state_dict_of(model, self.context.flow.function):
+        if isinstance(value, cst.Dict) and not value.elements and reads_state_dict_of(model, self.context.flow.function):
             return  # `{}` filled under the model's own keys (`for key in model.state_dict(): sd[key] = ...`)
-        if value is not None and (_partial_by_construction(value, model) or self._published_weights(value)):
+        if value is not None and (partial_by_construction(value, model) or self._published_weights(value)):
             return
         if isinstance(loaded, cst.Name) and self._computed_from(loaded, model, 0):
             return
@@ -607,7 +567,7 @@ def resume(model, path, pretrained):
         return bool(values) and all(self._fits(value, model, depth) for value in values)
 
     def _fits(self, value: cst.BaseExpression, model: cst.BaseExpression, depth: int) -> bool:
-        if _partial_by_construction(value, model):
+        if partial_by_construction(value, model):
             return True
         arguments = [argument.value for argument in value.args] if isinstance(value, cst.Call) else []
         return any(argument.deep_equals(model) or self._computed_from_name(argument, model, depth) for argument in arguments)
@@ -624,8 +584,8 @@ def resume(model, path, pretrained):
             return False
         address = self._value_of(argument.value)  # `url = "https://..."` first
         if isinstance(address, cst.Subscript):
-            return self._module_constant(address.value, _is_url_table)
-        return _is_url(address) or self._module_constant(address, _is_url)
+            return self._module_constant(address.value, is_url_table)
+        return is_url(address) or self._module_constant(address, is_url)
 
     def _module_constant(self, expression: cst.BaseExpression, holds: Callable[[cst.BaseExpression | None], bool]) -> bool:
         """A name not bound in the current function whose last binding, outside any branch

@@ -1,0 +1,73 @@
+"""What the code shows about a state dict it loads: built to fit the model (the model's own
+``state_dict()``, a comprehension or helper that keeps the keys the model has), or weights
+from a fixed published address."""
+
+from __future__ import annotations
+
+import libcst as cst
+
+from torchcheck.lint.nodes import is_none, method_call, subtree
+
+# What a filter of a state dict compares to keep only what the model can take.
+_SHAPE_ATTRIBUTES = frozenset({"shape", "size", "numel", "ndim", "dtype"})
+# A published checkpoint is named by an address (`https://...`), not a local path.
+_URL_SCHEME = "://"
+
+
+def state_dict_of(expression: cst.BaseExpression) -> cst.BaseExpression | None:
+    """``model`` for ``model.state_dict()``: every key of the model, so nothing can be missing."""
+    found = method_call(expression)
+    return found[0] if found is not None and found[1] == "state_dict" else None
+
+
+def reads_state_dict_of(model: cst.BaseExpression, function: cst.CSTNode | None) -> bool:
+    """``function`` calls ``model.state_dict()`` somewhere (to fill a dict under its keys)."""
+    calls = subtree(function) if function is not None else ()
+    return any(type(call) is cst.Call and (owner := state_dict_of(call)) is not None and owner.deep_equals(model) for call in calls)
+
+
+def _matches_model(condition: cst.BaseExpression) -> bool:
+    """A filter that keeps what the model can take: a membership test (``k in model_sd``)
+    or a comparison of shapes (``v.shape == model_sd[k].shape``)."""
+    for node in subtree(condition, prune=lambda node: not isinstance(node, (cst.BooleanOperation, cst.UnaryOperation))):
+        if isinstance(node, cst.Comparison):
+            sides = (node.left, *(target.comparator for target in node.comparisons))
+            if any(isinstance(target.operator, (cst.In, cst.NotIn)) for target in node.comparisons) or any(map(_mentions_shape, sides)):
+                return True
+    return False
+
+
+def _mentions_shape(expression: cst.BaseExpression) -> bool:
+    if isinstance(expression, cst.Call):
+        expression = expression.func
+    return isinstance(expression, cst.Attribute) and expression.attr.value in _SHAPE_ATTRIBUTES
+
+
+def partial_by_construction(value: cst.BaseExpression, model: cst.BaseExpression) -> bool:
+    """A state dict built to fit ``model``: the model's own ``state_dict()`` (updated with
+    the checkpoint's entries), a dict literal that names its keys (not an empty one filled
+    later), a helper given the model's
+    state dict to match against (``intersect_dicts(checkpoint, model.state_dict())``), or a
+    comprehension that keeps only matching keys or shapes. Keys it lacks or skips are the
+    author's decision, not an accident."""
+    if state_dict_of(value) is not None or (isinstance(value, cst.Dict) and value.elements):
+        return True  # not `{}`, filled later with whatever keys the checkpoint has
+    if isinstance(value, cst.Call):
+        return any((receiver := state_dict_of(argument.value)) is not None and receiver.deep_equals(model) for argument in value.args)
+    if not isinstance(value, cst.DictComp):
+        return False
+    clauses = subtree(value.for_in, prune=lambda node: not isinstance(node, cst.CompFor))  # the `for ... if ...` clauses
+    return any(isinstance(clause, cst.CompIf) and _matches_model(clause.test) for clause in clauses)
+
+
+def is_url(expression: cst.BaseExpression | None) -> bool:
+    return isinstance(expression, cst.SimpleString) and _URL_SCHEME in expression.raw_value
+
+
+def is_url_table(expression: cst.BaseExpression | None) -> bool:
+    """A dict literal of URLs (``model_urls = {"resnet18": "https://..."}``), some entries
+    maybe ``None`` for architectures without published weights."""
+    if not isinstance(expression, cst.Dict) or not expression.elements:
+        return False
+    values = [element.value if isinstance(element, cst.DictElement) else None for element in expression.elements]
+    return any(is_url(value) for value in values) and all(is_url(value) or is_none(value) for value in values)
