@@ -31,7 +31,9 @@ class OptimizerStepBypassesScaler(Rule):
 
     The mixed/full precision split `if use_amp: scaler.step(optimizer) else:
     optimizer.step()` is correct and left alone. An `optimizer.step()` on the same path as
-    `scaler.step(optimizer)` is reported too: the optimizer steps twice per iteration. A
+    `scaler.step(optimizer)` is reported too: the optimizer steps twice per iteration,
+    unless its gradients are zeroed between the two and no scaled backward runs before the
+    second (a separate, unscaled update such as StyleGAN's lazy R1 step). A
     `step` handed the scaler (`optimizers.step("generator", scaler=scaler)`) is a project's
     wrapper that steps through it (no PyTorch optimizer takes a scaler): left alone.
 
@@ -130,8 +132,46 @@ def step():
     optimizer.step()
 """
         ),
+        Valid(
+            """
+import torch
+
+def discriminator_step(dis, d_optimizer, scaler, real, fake, step, reg_interval):
+    d_optimizer.zero_grad()
+    with torch.autocast("cuda"):
+        loss = dis(fake).mean() - dis(real).mean()
+    scaler.scale(loss).backward()
+    scaler.step(d_optimizer)
+    scaler.update()
+    if step % reg_interval == 0:
+        d_optimizer.zero_grad()
+        real.requires_grad_(True)
+        penalty = r1_penalty(dis(real), real) * reg_interval
+        penalty.backward()
+        d_optimizer.step()
+"""
+        ),
     )
     INVALID = (
+        Invalid(
+            """
+import torch
+
+def discriminator_step(dis, d_optimizer, scaler, real, fake, step, reg_interval):
+    d_optimizer.zero_grad()
+    with torch.autocast("cuda"):
+        loss = dis(fake).mean() - dis(real).mean()
+    scaler.scale(loss).backward()
+    scaler.step(d_optimizer)
+    scaler.update()
+    if step % reg_interval == 0:
+        d_optimizer.zero_grad()
+        with torch.autocast("cuda"):
+            penalty = r1_penalty(dis(real), real) * reg_interval
+        scaler.scale(penalty).backward()
+        d_optimizer.step()  # TCK307
+"""
+        ),
         Invalid(
             """
 import torch
@@ -172,6 +212,7 @@ def train_gan(real, noise):
         self._scaled_backwards: list[Event] = []
         self._through_scaler: list[tuple[Event, str]] = []  # scaler.step(opt), with `opt`
         self._steps: list[tuple[Event, str]] = []  # optimizer.step() after a scaled backward, with the optimizer
+        self._zero_grads: list[tuple[Event, str]] = []  # optimizer.zero_grad(), with the optimizer
 
     def visit_Call(self, node: cst.Call) -> None:
         receiver_method = method_call(node)
@@ -181,6 +222,8 @@ def train_gan(real, noise):
         flow = self.context.flow
         if method == "backward" and self._is_scaled(receiver):
             self._scaled_backwards.append(flow.event(node))
+        elif method == "zero_grad":
+            self._zero_grads.append((flow.event(node), source_text(receiver)))
         elif method == "step":
             if is_scaler_call(self.context, node, ("step",)):
                 event = flow.event(node)
@@ -189,6 +232,13 @@ def train_gan(real, noise):
                 self.context.kind_of(receiver) is Kind.OPTIMIZER and not self._given_the_scaler(node)
             ):
                 self._steps.append((flow.event(node), source_text(receiver)))
+
+    def _update_of_its_own(self, scaled: Event, step: Event, optimizer: str, backwards: list[Event]) -> bool:
+        """Between the scaler's step and this one the optimizer's gradients are zeroed and no
+        scaled backward runs: a second, unscaled update (a lazy regularization step), not the
+        same one twice."""
+        zeroed = any(name == optimizer and scaled.order < zero.order < step.order for zero, name in self._zero_grads)
+        return zeroed and not any(scaled.order < backward.order < step.order for backward in backwards)
 
     def _given_the_scaler(self, step: cst.Call) -> bool:
         """``optimizers.step("generator", scaler=scaler)``: no optimizer of PyTorch takes a
@@ -208,7 +258,7 @@ def train_gan(real, noise):
                 use for use, name in self._through_scaler if name == optimizer and use.function is step.function
             ]
             backwards = [backward for backward in self._scaled_backwards if backward.function is step.function]
-            if any(not step.exclusive_with(use) for use in through_scaler):
+            if any(not step.exclusive_with(use) and not self._update_of_its_own(use, step, optimizer, backwards) for use in through_scaler):
                 self.report(step.node, _STEPPED_TWICE)  # on the same path as the scaler's step of it
             elif not through_scaler and any(not step.exclusive_with(backward) for backward in backwards):
                 self.report(step.node)
