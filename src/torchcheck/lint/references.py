@@ -421,3 +421,30 @@ def reads_only_metadata(binder: Binder, read: cst.Name) -> bool:
         return parent.attr.value in _METADATA_METHODS and isinstance(call, cst.Call) and call.func is parent
     call = binder.parent(parent) if isinstance(parent, cst.Arg) else None
     return isinstance(call, cst.Call) and isinstance(call.func, cst.Name) and call.func.value == "len" and len(call.args) == 1
+
+
+def drawn_from_state_dict(binder: Binder, key: cst.BaseExpression) -> bool:
+    """``k`` of ``for k in model.state_dict():`` (also through a name bound to one, or its
+    ``keys()``): each key the model has."""
+    bindings = binder.reaching(key) if type(key) is cst.Name else []
+    loops = [binding.node for binding in bindings if type(binding.node) is cst.For]
+    if not loops or len(loops) < len(bindings):
+        return False
+    iterated = [loops[0].iter, *(reaching_values(binder, loops[0].iter) if type(loops[0].iter) is cst.Name else [])]  # type: ignore[attr-defined]
+    return any(type(node) is cst.Attribute and node.attr.value == "state_dict" for value in iterated for node in subtree(value))
+
+
+_KEY_VIEWS = frozenset({"keys", "items", "values"})
+_KEY_COPIES = frozenset({"list", "set", "tuple", "sorted"})
+
+
+def unwrapped_keys(expression: cst.BaseExpression) -> cst.BaseExpression:
+    """``sd`` for ``list(sd.keys())``, ``set(sd)``, ``sd.items()``: the dict whose entries
+    these hold one for one (not ``set(k.split(".")[2] for k in sd)``, which holds others)."""
+    while True:
+        if type(expression) is cst.Call and type(expression.func) is cst.Name and expression.func.value in _KEY_COPIES and len(expression.args) == 1:
+            expression = expression.args[0].value
+        elif type(expression) is cst.Call and type(expression.func) is cst.Attribute and expression.func.attr.value in _KEY_VIEWS and not expression.args:
+            expression = expression.func.value
+        else:
+            return expression

@@ -71,7 +71,8 @@ class NonStrictLoadUnchecked(Rule):
     such helpers), weights from a fixed published address, and a load after which the
     code counts the keys (`len(state_dict)`), subtracts them from the model's own
     (`set(model.state_dict()) - set(state_dict)`), or looks computed names up in the loaded
-    dict (`"loaded" if name in state_dict else "skipped"`). A dict that starts empty and
+    dict after the load (`"loaded" if name in state_dict else "skipped"`), or each of the
+    model's own keys before it (`for k in model.state_dict(): if k not in state_dict:`). A dict that starts empty and
     is filled with renamed keys is reported, unless the function reads the model's own
     `state_dict()` (to fill the dict under the model's keys).
 
@@ -441,25 +442,26 @@ def resume(model, path, pretrained):
         # per function: names whose keys it counts (len(state_dict)) or hands to a key-comparing helper
         self._checked: dict[Function | None, set[str]] = {}
         self._key_comparing: dict[cst.FunctionDef, bool] = {}
-        # per function and name: lookups of computed keys in it (`n in sd`), which after the
-        # load tell loaded names from skipped ones (`print(n, "Loaded" if n in sd else "Unloaded")`)
-        self._looked_up: dict[tuple[Function | None, str], list[cst.Comparison]] = {}
+        self._looked_up: dict[tuple[Function | None, str], list[tuple[cst.Comparison, bool]]] = {}  # `k in sd`: whether `k` is the model's
 
     def leave_Module(self, node: cst.Module) -> None:
         for candidate in self._candidates:
             if candidate.function in self._comparing_keys:
                 continue  # the function compares keys itself (e.g. before loading shard by shard)
             lookups = self._looked_up.get((candidate.function, candidate.loaded or ""), ())
-            if any(self.context.binder.precedes(candidate.call, lookup) for lookup in lookups):
+            if any(models or self.context.binder.precedes(candidate.call, lookup) for lookup, models in lookups):
                 continue
             if candidate.loaded is None or candidate.loaded not in self._checked.get(candidate.function, ()):
                 self.report(candidate.call, candidate.message)
 
     def visit_Comparison(self, node: cst.Comparison) -> None:
-        """``n in state_dict`` for a key the code computes (not ``"model" in ckpt``)."""
+        """``k in state_dict`` for each key ``k`` of the model's (``for k in model.state_dict():``),
+        before or after the load, or for any computed key after it: the code tells the keys
+        the model has from those the dict has (``"No param {k}"``, ``"Unloaded"``)."""
         for target in node.comparisons if not isinstance(node.left, cst.BaseString) else ():
             if isinstance(target.operator, (cst.In, cst.NotIn)) and isinstance(target.comparator, cst.Name):
-                self._looked_up.setdefault((self.context.flow.function, target.comparator.value), []).append(node)
+                key = (self.context.flow.function, target.comparator.value)
+                self._looked_up.setdefault(key, []).append((node, references.drawn_from_state_dict(self.context.binder, node.left)))
 
     def visit_Name(self, node: cst.Name) -> None:
         if _KEY_CHECK_NAMES.search(node.value):
@@ -470,7 +472,7 @@ def resume(model, path, pretrained):
         ``check_keys(model, state_dict)``: a function of the file compares its keys."""
         counts = isinstance(node.func, cst.Name) and node.func.value == "len" and len(node.args) == 1
         if counts or self._compares_keys(node):  # `len(state_dict)`, also `len(list(state_dict.keys()))`
-            arguments = [name for argument in node.args for name in (subtree(argument.value) if counts else [argument.value])]
+            arguments = [references.unwrapped_keys(argument.value) if counts else argument.value for argument in node.args]
             self._checked.setdefault(self.context.flow.function, set()).update(name.value for name in arguments if type(name) is cst.Name)
 
     def visit_BinaryOperation(self, node: cst.BinaryOperation) -> None:
@@ -567,7 +569,7 @@ def resume(model, path, pretrained):
         return bool(values) and all(self._fits(value, model, depth) for value in values)
 
     def _fits(self, value: cst.BaseExpression, model: cst.BaseExpression, depth: int) -> bool:
-        if partial_by_construction(value, model):
+        if depth == 0 and partial_by_construction(value, model):  # not some other module's `state_dict()` further up
             return True
         arguments = [argument.value for argument in value.args] if isinstance(value, cst.Call) else []
         return any(argument.deep_equals(model) or self._computed_from_name(argument, model, depth) for argument in arguments)
