@@ -359,8 +359,36 @@ def load_converted(ms, path):
     ms.load_state_dict(state_dict, strict=False)
 """
         ),
+        Valid(
+            """
+def load_model_weight(model, checkpoint, logger):
+    state_dict = {k[7:] if k.startswith("module.") else k: v for k, v in checkpoint["state_dict"].items()}
+    model_state_dict = model.module.state_dict() if hasattr(model, "module") else model.state_dict()
+    for k in model_state_dict:
+        if k not in state_dict:
+            logger.log(f"No param {k}.")
+            state_dict[k] = model_state_dict[k]
+    model.load_state_dict(state_dict, strict=False)
+"""
+        ),
     )
     INVALID = (
+        Invalid(
+            """
+import torch
+
+def load_divided(model, path):
+    state_dict = torch.load(path)
+    new_state_dict = state_dict.copy()
+    for key in state_dict:
+        new_key = key.replace("attn", "temporal_attn")
+        if new_key not in state_dict:
+            new_state_dict[new_key] = state_dict[key]
+    transformer_layers = len(set(k.split(".")[2] for k in new_state_dict))
+    model.load_state_dict(new_state_dict, strict=False)  # TCK403
+    return transformer_layers
+"""
+        ),
         Invalid(
             """
 import torch
