@@ -12,7 +12,7 @@ from torchcheck.lint.buffers import methods_of
 from torchcheck.lint.context import LintContext
 from torchcheck.lint.flow import Function
 from torchcheck.lint.kinds import Kind
-from torchcheck.lint.nodes import argument_for, called_name, keyword_argument, literal_bool, source_text, subtree
+from torchcheck.lint.nodes import argument_for, called_name, is_none, keyword_argument, literal_bool, source_text, subtree
 from torchcheck.lint.rule import Invalid, Rule, Valid
 from torchcheck.lint.state_dicts import is_url, is_url_table, partial_by_construction, reads_state_dict_of, state_dict_of
 
@@ -371,8 +371,38 @@ def load_model_weight(model, checkpoint, logger):
     model.load_state_dict(state_dict, strict=False)
 """
         ),
+        Valid(
+            """
+import torch
+
+def get_url(width_mult=1.0):
+    if width_mult == 1.0:
+        return "https://example.org/ghostnet/state_dict_73.98.pth"
+    return None
+
+class GhostNet(torch.nn.Module):
+    def init_weights(self, pretrain=True):
+        url = get_url(self.width_mult)
+        if pretrain and url is not None:
+            state_dict = torch.hub.load_state_dict_from_url(url, progress=True)
+            self.load_state_dict(state_dict, strict=False)
+"""
+        ),
     )
     INVALID = (
+        Invalid(
+            """
+import torch
+
+def weights_path(cfg):
+    return cfg.WEIGHTS_DIR + "/backbone.pth"
+
+class Backbone(torch.nn.Module):
+    def init_weights(self, cfg):
+        state_dict = torch.hub.load_state_dict_from_url(weights_path(cfg))
+        self.load_state_dict(state_dict, strict=False)  # TCK403
+"""
+        ),
         Invalid(
             """
 import torch
@@ -607,14 +637,18 @@ def resume(model, path, pretrained):
 
     def _published_weights(self, value: cst.BaseExpression) -> bool:
         """Weights downloaded from a fixed address: ``load_state_dict_from_url(URL)``, where
-        the address is a URL literal, a module-level name bound to one, or an entry of a
-        module-level dict of URLs (``model_urls[arch]``)."""
+        the address is a URL literal, a module-level name bound to one, an entry of a
+        module-level dict of URLs (``model_urls[arch]``), or what a function of the file that
+        returns only URL literals (or nothing) gives."""
         argument = argument_for(value, 0, "url") if isinstance(value, cst.Call) else None
         if argument is None or argument.star:
             return False
         address = self._value_of(argument.value)  # `url = "https://..."` first
         if isinstance(address, cst.Subscript):
             return self._module_constant(address.value, is_url_table)
+        if isinstance(address, cst.Call) and (resolved := self.context.resolve_call(address)) is not None:
+            returned = references.returned_values(resolved.function)  # `get_url(width)`: a URL literal, or nothing
+            return any(map(is_url, returned)) and all(is_url(value) or is_none(value) for value in returned)
         return is_url(address) or self._module_constant(address, is_url)
 
     def _module_constant(self, expression: cst.BaseExpression, holds: Callable[[cst.BaseExpression | None], bool]) -> bool:
