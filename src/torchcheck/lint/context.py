@@ -518,6 +518,7 @@ class LintContext:
     def __init__(self, settings: LintSettings | None = None, text: str | None = None) -> None:
         self.settings = settings or LintSettings()
         self._text = text
+        self._code_without_comments: str | None = None  # for reads_attribute, made once
         self._scopes: list[Scope] = []
         self._frames: list[Frame] = [Frame()]
         self._classes: list[cst.ClassDef] = []
@@ -704,7 +705,9 @@ class LintContext:
         test on the text, comments left out. True when the text is not at hand."""
         if self._text is None:
             return True
-        code = _COMMENT.sub("", self._text)
+        if self._code_without_comments is None:
+            self._code_without_comments = _COMMENT.sub("", self._text)
+        code = self._code_without_comments
         uses = len(re.findall(rf"\.{attribute}\b", code))
         stores = len(re.findall(rf"\.{attribute}\s*=(?!=)", code))
         return uses > stores or re.search(rf"[\"']{attribute}[\"']", code) is not None

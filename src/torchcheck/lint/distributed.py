@@ -167,7 +167,7 @@ def _is_spawn_index(context: LintContext, value: cst.BaseExpression) -> bool:
 def _spawned_indexes(context: LintContext) -> list[cst.Param]:
     found = []
     for node in subtree(context.binder.module_scope.node):
-        if type(node) is cst.Call and node.args and context.call_name(node) in _SPAWNS:  # type: ignore[attr-defined]
+        if type(node) is cst.Call and node.args and context.call_name(node, ahead=True) in _SPAWNS:  # calls further down too  # type: ignore[attr-defined]
             worker = node.args[0].value  # type: ignore[attr-defined]
             bindings = context.binder.reaching(worker) or context.binder.bindings_of(worker.value, context.binder.module_scope) if type(worker) is cst.Name else []
             found.extend(

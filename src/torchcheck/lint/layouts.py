@@ -10,22 +10,23 @@ from __future__ import annotations
 
 import libcst as cst
 
-from torchcheck.lint.nodes import method_call
+from torchcheck.lint.nodes import integer_literal, method_call
 
 
-def permuted_order(expression: cst.BaseExpression) -> list[int] | None:
-    """The order of ``x.permute(0, 2, 1)`` / ``x.permute((0, 2, 1))`` when it is spelled in
-    literal non-negative integers; None for anything else."""
+def permutation(expression: cst.BaseExpression) -> list[int] | None:
+    """The order of ``x.permute(0, 2, 1)`` / ``x.permute((0, 2, -2))`` (a dimension counted
+    from the end taken from the rank) when every dimension is an integer literal and together
+    they permute the input's; None for anything else."""
     found = method_call(expression)
-    if found is None or found[1] != "permute" or not isinstance(expression, cst.Call):
+    arguments = expression.args if isinstance(expression, cst.Call) else ()
+    if found is None or found[1] != "permute" or any(argument.keyword is not None or argument.star for argument in arguments):
         return None
-    values = [argument.value for argument in expression.args if argument.keyword is None and not argument.star]
-    if len(values) != len(expression.args):
-        return None
+    values: list[cst.BaseExpression | None] = [argument.value for argument in arguments]
     if len(values) == 1 and isinstance(values[0], (cst.Tuple, cst.List)):
-        values = [element.value for element in values[0].elements if not isinstance(element, cst.StarredElement)]
-    order = [value.evaluated_value for value in values if isinstance(value, cst.Integer)]
-    return order if len(order) == len(values) and sorted(order) == list(range(len(order))) else None
+        values = [None if isinstance(element, cst.StarredElement) else element.value for element in values[0].elements]
+    dims = [integer_literal(value) for value in values]
+    order = [dim % len(dims) for dim in dims] if dims and None not in dims else None  # type: ignore[operator]
+    return order if order is not None and sorted(order) == list(range(len(order))) else None
 
 
 def view_merges_separated(order: list[int], view: cst.Call) -> bool:

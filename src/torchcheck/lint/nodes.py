@@ -62,6 +62,13 @@ def dotted_name(expression: cst.BaseExpression) -> str | None:
     return None
 
 
+def integer_literal(value: cst.BaseExpression | None) -> int | None:
+    """The value of an integer literal, a negative one included."""
+    negative = isinstance(value, cst.UnaryOperation) and isinstance(value.operator, cst.Minus)
+    literal = value.expression if negative else value  # type: ignore[union-attr]
+    return (-1 if negative else 1) * int(literal.value, 0) if isinstance(literal, cst.Integer) else None
+
+
 def is_none(expression: cst.BaseExpression | None) -> bool:
     """The literal ``None``."""
     return isinstance(expression, cst.Name) and expression.value == "None"

@@ -423,17 +423,6 @@ def reads_only_metadata(binder: Binder, read: cst.Name) -> bool:
     return isinstance(call, cst.Call) and isinstance(call.func, cst.Name) and call.func.value == "len" and len(call.args) == 1
 
 
-def drawn_from_state_dict(binder: Binder, key: cst.BaseExpression) -> bool:
-    """``k`` of ``for k in model.state_dict():`` (also through a name bound to one, or its
-    ``keys()``): each key the model has."""
-    bindings = binder.reaching(key) if type(key) is cst.Name else []
-    loops = [binding.node for binding in bindings if type(binding.node) is cst.For]
-    if not loops or len(loops) < len(bindings):
-        return False
-    iterated = [loops[0].iter, *(reaching_values(binder, loops[0].iter) if type(loops[0].iter) is cst.Name else [])]  # type: ignore[attr-defined]
-    return any(type(node) is cst.Attribute and node.attr.value == "state_dict" for value in iterated for node in subtree(value))
-
-
 _KEY_VIEWS = frozenset({"keys", "items", "values"})
 _KEY_COPIES = frozenset({"list", "set", "tuple", "sorted"})
 

@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import libcst as cst
 
+from torchcheck.lint import references
+from torchcheck.lint.binder import Binder
 from torchcheck.lint.nodes import is_none, method_call, subtree
 
 # What a filter of a state dict compares to keep only what the model can take.
@@ -46,9 +48,9 @@ def _mentions_shape(expression: cst.BaseExpression) -> bool:
 def partial_by_construction(value: cst.BaseExpression, model: cst.BaseExpression) -> bool:
     """A state dict built to fit ``model``: the model's own ``state_dict()`` (updated with
     the checkpoint's entries), a dict literal that names its keys (not an empty one filled
-    later), a helper given the model's
-    state dict to match against (``intersect_dicts(checkpoint, model.state_dict())``), or a
-    comprehension that keeps only matching keys or shapes. Keys it lacks or skips are the
+    later), a helper given the model's state dict to match against
+    (``intersect_dicts(checkpoint, model.state_dict())``), or a comprehension that keeps only
+    matching keys or shapes. Keys it lacks or skips are the
     author's decision, not an accident."""
     if state_dict_of(value) is not None or (isinstance(value, cst.Dict) and value.elements):
         return True  # not `{}`, filled later with whatever keys the checkpoint has
@@ -71,3 +73,14 @@ def is_url_table(expression: cst.BaseExpression | None) -> bool:
         return False
     values = [element.value if isinstance(element, cst.DictElement) else None for element in expression.elements]
     return any(is_url(value) for value in values) and all(is_url(value) or is_none(value) for value in values)
+
+
+def drawn_from_state_dict(binder: Binder, key: cst.BaseExpression) -> bool:
+    """``k`` of ``for k in model.state_dict():`` (also through a name bound to one, or its
+    ``keys()``): each key the model has."""
+    bindings = binder.reaching(key) if type(key) is cst.Name else []
+    loops = [binding.node for binding in bindings if type(binding.node) is cst.For]
+    if not loops or len(loops) < len(bindings):
+        return False
+    iterated = [loops[0].iter, *(references.reaching_values(binder, loops[0].iter) if type(loops[0].iter) is cst.Name else [])]  # type: ignore[attr-defined]
+    return any(type(node) is cst.Attribute and node.attr.value == "state_dict" for value in iterated for node in subtree(value))

@@ -14,7 +14,7 @@ from torchcheck.lint.flow import Function
 from torchcheck.lint.kinds import Kind
 from torchcheck.lint.nodes import argument_for, called_name, is_none, keyword_argument, literal_bool, source_text, subtree
 from torchcheck.lint.rule import Invalid, Rule, Valid
-from torchcheck.lint.state_dicts import is_url, is_url_table, partial_by_construction, reads_state_dict_of, state_dict_of
+from torchcheck.lint.state_dicts import drawn_from_state_dict, is_url, is_url_table, partial_by_construction, reads_state_dict_of, state_dict_of
 
 # Names that show the code compares state-dict keys by hand.
 _KEY_CHECK_NAMES = re.compile(r"missing|unexpected", re.IGNORECASE)
@@ -519,7 +519,7 @@ def resume(model, path, pretrained):
         for target in node.comparisons if not isinstance(node.left, cst.BaseString) else ():
             if isinstance(target.operator, (cst.In, cst.NotIn)) and isinstance(target.comparator, cst.Name):
                 key = (self.context.flow.function, target.comparator.value)
-                self._looked_up.setdefault(key, []).append((node, references.drawn_from_state_dict(self.context.binder, node.left)))
+                self._looked_up.setdefault(key, []).append((node, drawn_from_state_dict(self.context.binder, node.left)))
 
     def visit_Name(self, node: cst.Name) -> None:
         if _KEY_CHECK_NAMES.search(node.value):

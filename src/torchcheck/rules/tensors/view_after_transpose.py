@@ -8,7 +8,7 @@ import libcst as cst
 from torchcheck.lint import layouts, torch_api
 from torchcheck.lint.flow import BoundName
 from torchcheck.lint.kinds import Kind
-from torchcheck.lint.nodes import argument_for, dotted_name, is_none, method_call, self_attribute
+from torchcheck.lint.nodes import argument_for, dotted_name, integer_literal, is_none, method_call, self_attribute
 from torchcheck.lint.rule import FixSafety, Invalid, Rule, Valid
 
 
@@ -389,8 +389,8 @@ class Attention:
         # dimensions keep a valid view: only fewer output dimensions than runs must merge
         # across runs. With the rank unknown, a trailing `-1` as the last of exactly that
         # many dimensions merges the dimensions the rank hides (`(B, T, H, D) -> (B, T, -1)`).
-        merges_hidden = not rank_known and dimensions == runs and _integer(node.args[-1].value) == -1
-        order = layouts.permuted_order(func.value)  # `x.permute(0, 3, 1, 2, 4).view(N * K, H, W, 2)`: 0 and 3 merged
+        merges_hidden = not rank_known and dimensions == runs and integer_literal(node.args[-1].value) == -1
+        order = layouts.permutation(func.value)  # `x.permute(0, 3, 1, 2, 4).view(N * K, H, W, 2)`: 0 and 3 merged
         if dimensions is not None and (dimensions < runs or merges_hidden) or (order is not None and layouts.view_merges_separated(order, node)):
             self.report(node, replacement=cst.Name("reshape"), replace_target=func.attr)
 
@@ -438,7 +438,7 @@ class Attention:
         if not isinstance(expression, cst.Call):
             return None
         receiver, method = method_call(expression) or (None, "")
-        literals = [_integer(argument.value) for argument in expression.args if not argument.star and argument.keyword is None]
+        literals = [integer_literal(argument.value) for argument in expression.args if not argument.star and argument.keyword is None]
         if len(literals) == len(expression.args):
             if method in ("view", "reshape") and literals and None not in literals:
                 return _UnitDims(len(literals), frozenset(index for index, size in enumerate(literals) if size == 1))
@@ -482,7 +482,7 @@ class Attention:
     def _one_channel(self, call: cst.Call) -> bool:
         keywords = [argument.value for argument in call.args if argument.keyword is not None and argument.keyword.value in ("out_channels", "out_features")]
         sizes = keywords or [argument.value for argument in call.args if argument.keyword is None and not argument.star][1:2]
-        return self.context.call_name(call) in _ONE_CHANNEL_LAYERS and bool(sizes) and _integer(sizes[0]) == 1
+        return self.context.call_name(call) in _ONE_CHANNEL_LAYERS and bool(sizes) and integer_literal(sizes[0]) == 1
 
     def _strides_source(self, expression: cst.BaseExpression) -> cst.BaseExpression | None:
         """The operand whose strides ``expression`` keeps: ``a * 2``, ``-a``, ``a == 0``,
@@ -538,14 +538,7 @@ class Attention:
 
 
 def _counted(sizes: list[cst.BaseExpression], without_units: bool) -> int:
-    return sum(1 for size in sizes if not without_units or _integer(size) != 1)
-
-
-def _integer(value: cst.BaseExpression | None) -> int | None:
-    """The value of an integer literal, a negative one included."""
-    negative = isinstance(value, cst.UnaryOperation) and isinstance(value.operator, cst.Minus)
-    literal = value.expression if negative else value  # type: ignore[union-attr]
-    return (-1 if negative else 1) * int(literal.value, 0) if isinstance(literal, cst.Integer) else None
+    return sum(1 for size in sizes if not without_units or integer_literal(size) != 1)
 
 
 def _is_number(value: cst.BaseExpression) -> bool:
@@ -558,7 +551,7 @@ def _index_kind(index: cst.BaseSlice) -> str | None:
     ``"one"`` for a slice of at most one, ``"..."`` for an ellipsis, ``"none"`` for ``None``;
     None otherwise (an integer or a tensor index)."""
     if isinstance(index, cst.Slice):
-        lower, upper = _integer(index.lower), _integer(index.upper)
+        lower, upper = integer_literal(index.lower), integer_literal(index.upper)
         one = upper is not None and (upper - lower <= 1 if lower is not None else index.lower is None and upper <= 1)
         return "one" if one else ":" if index.lower is None and index.upper is None and index.step is None else "slice"
     value = index.value if index.star is None else None  # type: ignore[attr-defined]
@@ -580,7 +573,7 @@ def _transpose(expression: cst.BaseExpression) -> tuple[cst.BaseExpression, tupl
     if method == "t" and not arguments:
         return source, (2, True), (0, 1)
     if method in _SWAPPING_METHODS and len(arguments) == 2:
-        first, second = (_integer(argument.value) for argument in arguments)
+        first, second = (integer_literal(argument.value) for argument in arguments)
         if first is None or second is None:
             return source, (2, False), None  # unknown dims: at least the two swapped ones
         if first == second:
@@ -589,12 +582,5 @@ def _transpose(expression: cst.BaseExpression) -> tuple[cst.BaseExpression, tupl
         # relative positions are unknown without the rank
         runs = (1 if min(first, second) > 0 else 0) + (2 if abs(first - second) == 1 else 3) if (first < 0) == (second < 0) else 2
         return source, (runs, False), (first, second)
-    if method == "permute":
-        values = [argument.value for argument in arguments]
-        if len(values) == 1 and isinstance(values[0], (cst.Tuple, cst.List)):
-            values = [None if isinstance(element, cst.StarredElement) else element.value for element in values[0].elements]
-        dims = [_integer(value) for value in values]
-        order = [dim % len(dims) for dim in dims] if dims and None not in dims else None  # type: ignore[operator]
-        runs = 1 + sum(after != before + 1 for before, after in zip(order, order[1:])) if order is not None else 0
-        return (source, (runs, True), None) if order is not None and sorted(order) == list(range(len(order))) else None
-    return None
+    order = layouts.permutation(expression) if method == "permute" else None
+    return (source, (1 + sum(after != before + 1 for before, after in zip(order, order[1:])), True), None) if order is not None else None
