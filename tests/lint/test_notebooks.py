@@ -462,3 +462,14 @@ def test_aligning_a_fixed_cell_of_many_equal_lines_is_not_quadratic() -> None:
     opcodes = line_opcodes(old, new)
     assert time.perf_counter() - started < 2.0  # difflib alone takes minutes on these lines
     assert [tag for tag, *_ in opcodes if tag != "equal"] == ["replace", "replace"]
+
+
+def test_a_cells_last_expression_is_its_output_not_a_discarded_result() -> None:
+    source = notebook_of(
+        "import torch\npreds = torch.ones(3)\npreds.cpu()\n",  # shown as the cell's output
+        "preds.cpu()\nprint(preds)\n",  # not the last statement: discarded
+        "preds.cuda();\n",  # a semicolon hides the output
+        "if preds.numel():\n    preds.cpu()\n",  # only a top-level expression is shown
+        "preds.cpu()  # shown\n# a comment after it\n",
+    )
+    assert [(cell, code) for cell, _, _, code in findings(source) if code == "TCK202"] == [(2, "TCK202"), (3, "TCK202"), (4, "TCK202")]

@@ -20,7 +20,7 @@ import libcst as cst
 from torchcheck.lint.binder import Binder, Loop
 from torchcheck.lint.containers import combined_names, literal_items
 from torchcheck.lint.kinds import Kind
-from torchcheck.lint.nodes import is_detached, self_attribute, subtree
+from torchcheck.lint.nodes import is_detached, self_attribute, source_text, subtree
 from torchcheck.lint.references import class_named, loops_running
 from torchcheck.lint.steps import steps_in_its_body
 from torchcheck.lint.summaries import bind_arguments
@@ -241,3 +241,9 @@ def lives_one_step(context: LintContext, loops: tuple[Loop, ...], created_in: Lo
     inner = loops[loops.index(created_in) + 1 :]
     one_step = backpropagates_there or steps_in_its_body(context, created_in)
     return one_step and not any(steps_in_its_body(context, loop) or context.iterates_dataloader(loop) for loop in inner)
+
+
+def another_named_entry(value: cst.BaseExpression, backpropagated: set[str]) -> bool:
+    """``out["n_samples"]`` when ``out["loss"]`` was backpropagated: an entry the code names otherwise, not known to be a loss."""
+    index = value.slice[0].slice if isinstance(value, cst.Subscript) and len(value.slice) == 1 else None
+    return isinstance(index, cst.Index) and isinstance(index.value, cst.SimpleString) and source_text(value) not in backpropagated

@@ -65,6 +65,7 @@ from torchcheck.lint.nodes import (
     is_none,
     keyword_argument,
     method_call,
+    root_name_node,
     self_attribute,
     source_text,
     subtree,
@@ -813,6 +814,20 @@ class LintContext:
             self._summaries = ModuleSummaries(self._module, self)
         return self._summaries
 
+    def shown_as_cell_output(self, expression: cst.Expr) -> bool:
+        """In a notebook, whether ``expression`` is the last statement of its cell, whose value
+        the notebook shows as the cell's output (unless a semicolon ends it)."""
+        line = self.binder.parent(expression)
+        if not self.settings.cell_starts or type(line) is not cst.SimpleStatementLine or line.body[-1] is not expression:  # type: ignore[attr-defined]
+            return False
+        body = self._module.body if self._module is not None else ()
+        index = next((i for i, statement in enumerate(body) if statement is line), None)
+        if index is None or isinstance(expression.semicolon, cst.Semicolon):
+            return False
+        row = self.line_of(line)
+        next_cell = min((start for start in self.settings.cell_starts if start > row), default=None)
+        return index + 1 == len(body) or (next_cell is not None and self.line_of(body[index + 1]) >= next_cell)
+
     def line_of(self, node: cst.CSTNode) -> int:
         """The line ``node`` starts on, for messages that name another place of the file
         (positions are computed once, on first use)."""
@@ -1109,19 +1124,31 @@ class LintContext:
         class_def = self._constructed_class(owner) if self._module is not None and not self._elsewhere else None
         return self._distant_kinds().attribute(class_def, attribute) if class_def is not None else UNKNOWN
 
-    def _constructed_class(self, owner: cst.BaseExpression) -> cst.ClassDef | None:
-        """The class of this file that made the value of a name or ``self.<attribute>``, when one
-        assignment alone binds it (``UNet(...)``, also ``UNet(...).to(device)``)."""
+    def _construction_of(self, owner: cst.BaseExpression) -> cst.BaseExpression | None:
+        """The call that made the value of a name or ``self.<attribute>``, when one assignment
+        alone binds it (``UNet(...)``, also ``UNet(...).to(device)``)."""
         if type(owner) is cst.Name:
             value = references.assigned_value(self.binder, owner)  # type: ignore[arg-type]
         else:
             binding = self._binding_of(owner)
             statement = self.binder.statement_of(binding.made_at) if binding is not None and binding.made_at is not None else None
             value = statement.value if type(statement) is cst.Assign else None  # type: ignore[attr-defined]
-        value = construction(value) if value is not None else None
+        return construction(value) if value is not None else None
+
+    def _constructed_class(self, owner: cst.BaseExpression) -> cst.ClassDef | None:
+        """The class of this file that made the value of a name or ``self.<attribute>``."""
+        value = self._construction_of(owner)
         if type(value) is not cst.Call or type(value.func) is not cst.Name:  # type: ignore[attr-defined]
             return None
         return references.class_named(self.binder, value.func.value)  # type: ignore[attr-defined]
+
+    def _metric_without_graph(self, callee: cst.BaseExpression) -> bool:
+        """A metric object whose value is never differentiable (torchmetrics' ``Accuracy(...)``):
+        calling it returns the batch's value, computed without a graph."""
+        if type(callee) is not cst.Name and self_attribute(callee) is None:
+            return False
+        made = self._construction_of(callee)
+        return type(made) is cst.Call and torch_api.is_metric_without_graph(self.call_name(made, ahead=True))  # type: ignore[arg-type]
 
     def _infer_self_attribute(self, expression: cst.Attribute, attribute: str) -> Inferred:
         """What the walk saw stored in ``self.<attribute>`` (in this method or one before it);
@@ -1299,14 +1326,14 @@ class LintContext:
                 held = self.kind_and_evidence(call.func)
                 own = isinstance(receiver, cst.Name) and receiver.value == "self"
                 if held.kind in (Kind.MODULE, Kind.LOSS_FUNCTION) and (own or held.evidence > Evidence.CONVENTION):
-                    return inferred(self._graph_or_plain(), held.evidence)
+                    return strong(Kind.TENSOR) if self._metric_without_graph(call.func) else inferred(self._graph_or_plain(), held.evidence)
             if result is None and owner.kind is not Kind.MODULE and called_as_loss(method):
                 # `self.loss_func(out, y)` of a trainer; a model's own `model.loss(batch)` returns what its author chose
                 return inferred(self._graph_or_plain(), Evidence.CONVENTION)
             return inferred(result, owner.evidence)
         callee = self.kind_and_evidence(call.func)
         if callee.kind in (Kind.MODULE, Kind.LOSS_FUNCTION):
-            return inferred(self._graph_or_plain(), callee.evidence)
+            return strong(Kind.TENSOR) if self._metric_without_graph(call.func) else inferred(self._graph_or_plain(), callee.evidence)
         if callee.kind is None and _called_as_loss(call.func):
             return inferred(self._graph_or_plain(), Evidence.CONVENTION)  # `loss(out, y)`, `yolo_losses[i](out, y)`
         return UNKNOWN
@@ -1505,6 +1532,8 @@ class LintContext:
                 continue
             elif value is not None:
                 inferred_value = self.kind_and_evidence(value)
+                if inferred_value.kind is Kind.GRAPH_TENSOR and self.in_no_grad and type(value) not in (cst.Name, cst.Attribute):
+                    inferred_value = inferred(Kind.TENSOR, inferred_value.evidence)  # computed with gradients off: no graph
                 maker = self.call_name(value) if type(value) is cst.Call else None
                 if maker is not None and self.made_for_one_process(value, maker):  # type: ignore[arg-type]
                     maker = f"{maker}{_ONE_PROCESS}"
@@ -1851,6 +1880,34 @@ class LintContext:
         return any(
             binder.precedes(region, reference) and not any(node is region for node in binder.ancestors(reference)) and self._differentiates(reference)
             for binding in binder.bindings_before(holder) for reference in binder.references_to(binding)
+        )
+
+    def backpropagated_by_a_later_call(self, holder: cst.BaseExpression, region: cst.CSTNode) -> bool:
+        """Whether code after ``region``, in the function around it, calls a function of this
+        file that backpropagates and reads what ``holder`` holds: a list kept on a module-level
+        object (``critic.saved_values``, which ``update()`` reads after the episode), or one
+        handed to it (``update(saved_values)``)."""
+        path, binder = dotted_name(holder), self.binder
+        outer = binder.enclosing(region, cst.FunctionDef) or self._module
+        if path is None or outer is None:
+            return False
+        for call in (node for node in subtree(outer) if type(node) is cst.Call):
+            if not binder.precedes(region, call) or any(node is region for node in binder.ancestors(call)):
+                continue
+            resolved = self.resolve_call(call)  # type: ignore[arg-type]
+            if resolved is None or not self.summary_of(resolved.function).does(idioms.Effect.BACKWARD):
+                continue
+            if any(dotted_name(argument.value) == path for argument in call.args) or self._reads_module_level(resolved.function, path):  # type: ignore[attr-defined]
+                return True
+        return False
+
+    def _reads_module_level(self, function: cst.FunctionDef, path: str) -> bool:
+        """``function`` reads ``path`` (``critic.saved_values``) through a module-level name."""
+        module_scope = self.binder.module_scope
+        return any(
+            type(node) in (cst.Name, cst.Attribute) and dotted_name(node) == path
+            and all(binding.scope is module_scope for binding in self.binder.reaching(root_name_node(node)))  # type: ignore[arg-type]
+            for node in subtree(function)
         )
 
     def differentiated_whole_later_in(self, holder: cst.Name, statement: cst.CSTNode, loop: cst.CSTNode) -> bool:

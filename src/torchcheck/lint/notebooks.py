@@ -642,6 +642,7 @@ def lint_notebook(
     ``fixed_source`` is the whole notebook file with only the fixed cells' sources changed.
     Never raises for bad input: a file that is not a notebook is one TCK000 finding."""
     from torchcheck.lint.engine import FileResult, fix_source, lint_source
+    from torchcheck.lint.settings import LintSettings
 
     notebook = parse(source)
     if isinstance(notebook, str):
@@ -650,6 +651,7 @@ def lint_notebook(
         return FileResult(())
     joined = notebook.python_source.encode()
     index = notebook.index()
+    settings = replace(settings or LintSettings(), cell_starts=tuple(row for row, _ in index.starts))
     fits = _FitsCells(notebook)
     if not fix:
         linted = _only_fixes_that_fit(lint_source(joined, filename, rules, settings), fits, joined)

@@ -132,22 +132,34 @@ def _names_a_device(context: LintContext, call: cst.Call, method: str) -> bool:
     return first is not None and is_device_expression(first, context.kind_of(first))
 
 
-def moved_at_every_read(context: LintContext, owner: cst.ClassDef, attribute: str) -> bool:
+def moved_at_every_read(context: LintContext, owner: cst.ClassDef, attribute: str, statement: cst.CSTNode | None = None) -> bool:
     """Every read of ``self.<attribute>`` in ``owner`` after ``__init__`` moves it to where the
     input is before using it (``self.kernel.to(x.device, x.dtype)``, ``self.kernel.repeat(c,
     1).to(x)``, ``.type_as(x)``), or there is no such read (a table only ``__init__`` uses to
-    build something else): where the module is does not matter to that tensor."""
+    build something else): where the module is does not matter to that tensor. A loop over
+    a one-dimensional tensor that ``statement`` built (``torch.linspace(...)``) draws 0-dim
+    tensors, which PyTorch combines with tensors on any device."""
     binder = context.binder
     found = references.self_attribute_references(binder, owner, attribute)
     if found is None:
         return False  # `self` goes where the reads cannot be followed
+    scalar_items = type(statement) is cst.Assign and _one_dimensional(context, statement.value)  # type: ignore[attr-defined]
     reads = [
         node for node in [*found, *_instance_reads(context, owner, attribute)]
         if not references.is_bound(binder, node) and not _identity_test(binder, node) and not _truth_tested_items(binder, node)
     ]
     # a read while `__init__` builds the module runs before any move: the tensor is where the rest is
     later = [read for read in reads if not _in_constructor(binder, owner, read)]
-    return bool(reads) and all(_moved_before_use(context, read) for read in later)
+    return bool(reads) and all(_moved_before_use(context, read) or (scalar_items and references.iterating_loop(binder, read) is not None) for read in later)
+
+
+def _one_dimensional(context: LintContext, value: cst.BaseExpression) -> bool:
+    """``torch.linspace(0, n - 1, n)``, ``2 ** torch.arange(n)``: a factory that builds only
+    one-dimensional tensors, under elementwise arithmetic with numbers."""
+    if isinstance(value, cst.BinaryOperation):
+        sides = (value.left, value.right)
+        return any(_one_dimensional(context, side) for side in sides) and all(_one_dimensional(context, side) or isinstance(side, (cst.Integer, cst.Float)) for side in sides)
+    return isinstance(value, cst.Call) and context.call_name(value) in torch_api.ONE_DIMENSIONAL_FACTORIES
 
 
 def _identity_test(binder: Binder, node: cst.CSTNode) -> bool:

@@ -152,6 +152,29 @@ def is_stateless_module_class(qualified: str) -> bool:
     """``torch.nn.ReLU``, ``torch.nn.modules.pooling.AvgPool1d``: see _STATELESS_MODULES."""
     return qualified.startswith("torch.nn.") and qualified.rsplit(".", 1)[-1] in _STATELESS_MODULES
 
+# Factories whose tensor is always one-dimensional.
+ONE_DIMENSIONAL_FACTORIES = frozenset({"torch.linspace", "torch.logspace", "torch.arange", "torch.range"})
+
+# torchmetrics' metrics that are never differentiable (`is_differentiable = False`): calling one
+# returns the batch's value, computed without a graph. The task-specific classes add a prefix
+# (`MulticlassAccuracy`, `BinaryF1Score`).
+_METRICS_WITHOUT_GRAPH = frozenset(
+    (
+        "Accuracy Precision Recall F1Score FBetaScore AUROC AveragePrecision ConfusionMatrix MatthewsCorrCoef "
+        "CohenKappa JaccardIndex Specificity StatScores HammingDistance ExactMatch PrecisionRecallCurve ROC "
+        "CalibrationError HingeLoss BLEUScore WordErrorRate CharErrorRate MeanAveragePrecision"
+    ).split()
+)
+
+
+def is_metric_without_graph(qualified: str | None) -> bool:
+    """``torchmetrics.Accuracy``, ``torchmetrics.classification.MulticlassAccuracy``: see _METRICS_WITHOUT_GRAPH."""
+    if qualified is None or not qualified.startswith("torchmetrics."):
+        return False
+    name = qualified.rsplit(".", 1)[-1]
+    return any(name == prefix + metric for prefix in ("", "Binary", "Multiclass", "Multilabel") for metric in _METRICS_WITHOUT_GRAPH)
+
+
 # Methods only an `nn.Module` has: calling one on a value shows the value is a module.
 # What these return is whatever was saved: a module, a state dict, a checkpoint of many parts.
 TORCH_LOAD = frozenset({"torch.load", "torch.serialization.load"})

@@ -104,7 +104,8 @@ class NonStrictLoadUnchecked(Rule):
     checks the keys its own way). Nor does it
     report loading published weights from a fixed address - a URL literal, a module-level
     name bound to one, or an entry of a module-level dict of URLs
-    (`load_state_dict_from_url(model_urls[arch])`): the keys of such a file never change, so
+    (`load_state_dict_from_url(model_urls[arch])`), or an entry of what was downloaded
+    (`checkpoint["model"]`): the keys of such a file never change, so
     the mismatch with the architecture it was published for is known and constant.
 
     ## Fix safety
@@ -255,6 +256,8 @@ def xception(pretrained=False):
         model.load_state_dict(load_state_dict_from_url(XCEPTION_URL), strict=False)
         model.load_state_dict(load_state_dict_from_url("https://example.org/head.pth"), strict=False)
         model.load_state_dict(load_state_dict_from_url(url="https://example.org/body.pth", map_location="cpu"), strict=False)
+        checkpoint = load_state_dict_from_url("https://example.org/mae_pretrain.pth")
+        model.load_state_dict(checkpoint["model"], strict=False)
     return model
 """
         ),
@@ -611,7 +614,8 @@ def resume(model, path, pretrained):
         value = self._value_of(loaded) if loaded is not None else None
         if isinstance(value, cst.Dict) and not value.elements and reads_state_dict_of(model, self.context.flow.function):
             return  # `{}` filled under the model's own keys (`for key in model.state_dict(): sd[key] = ...`)
-        if value is not None and (partial_by_construction(value, model) or self._published_weights(value)):
+        downloaded = self._value_of(value.value) if isinstance(value, cst.Subscript) else value  # `ckpt["model"]` of what was downloaded
+        if value is not None and (partial_by_construction(value, model) or self._published_weights(downloaded)):  # type: ignore[arg-type]
             return
         if isinstance(loaded, cst.Name) and self._computed_from(loaded, model, 0):
             return

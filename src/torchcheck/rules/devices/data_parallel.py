@@ -5,6 +5,7 @@ from typing import TYPE_CHECKING
 
 import libcst as cst
 
+from torchcheck.lint import guards
 from torchcheck.lint.idioms import Effect
 from torchcheck.lint.kinds import Kind
 from torchcheck.lint.nodes import argument_for, called_name, dotted_name, method_call, subtree
@@ -69,7 +70,9 @@ class DataParallel(Rule):
     """
     ## What it does
     Checks for models wrapped in `nn.DataParallel(...)`, or in a class of the project that
-    derives from it (`CustomDataParallel(model, num_gpus)`, defined in another file).
+    derives from it (`CustomDataParallel(model, num_gpus)`, defined in another file). Two wraps
+    of the same name on opposite branches of one test (`.cuda()` on one, the CPU on the
+    other) are one choice, reported once.
 
     ## Why is this bad?
     `DataParallel` runs every replica in one Python process: the GIL serialises the
@@ -342,6 +345,19 @@ class SingleProcessReplicas(MultiDeviceBackend):
         Invalid(
             """
 import torch
+def build(net, cuda, loader, optimizer):
+    if cuda:
+        net = torch.nn.DataParallel(net).cuda()  # TCK204
+    else:
+        net = torch.nn.DataParallel(net)  # the same choice on the CPU: one finding
+    for x, y in loader:
+        torch.nn.functional.mse_loss(net(x), y).backward()
+        optimizer.step()
+"""
+        ),
+        Invalid(
+            """
+import torch
 import lib
 
 model = torch.nn.DataParallel(net)  # TCK204
@@ -473,7 +489,9 @@ class Task(BaseTask):
                 self._inference_uses.add(binding)
 
     def leave_Module(self, node: cst.Module) -> None:
-        for wrap in self._wraps:
+        for index, wrap in enumerate(self._wraps):
+            if any(self._one_decision(earlier, wrap) for earlier in self._wraps[:index]):
+                continue  # `DataParallel(net).cuda()` if cuda else `DataParallel(net)`: one choice, one finding
             handed_in_function = wrap.binding is not None and isinstance(wrap.binding[0], cst.FunctionDef)
             local = handed_in_function and not self._escapes(wrap)
             # a prediction script's `main()`; not `model.model = DataParallel(...)`: that object goes on
@@ -486,6 +504,10 @@ class Task(BaseTask):
             elif not self._serves_inference(wrap):
                 trainer = self._sole_trainer(wrap) if handed_in_function else None
                 self.reports.append(replace(wrap.report, conditions=(*wrap.report.conditions, trainer)) if trainer is not None else wrap.report)
+
+    def _one_decision(self, earlier: _Wrap, wrap: _Wrap) -> bool:
+        """Two wraps of the same name on opposite branches of one test."""
+        return wrap.binding is not None and earlier.binding == wrap.binding and guards.never_together(self.context.binder, earlier.report.node, wrap.report.node)
 
     def _handed(self, wrap: _Wrap) -> list[cst.CSTNode | None]:
         """Where the function hands the wrapped name on after the wrap (an argument's, a return's parent ...)."""

@@ -70,7 +70,9 @@ class TransferResultDiscarded(Rule):
     `enumerate`, `tqdm`, `zip` or `next(iter(loader))`, may be a Hugging Face
     `BatchEncoding` or a PyG `Data`, and so may any value the code reads an attribute from
     that no tensor has (`data = data[0]`, then `data.edge_index`), or calls a method no tensor
-    has (`graph.number_of_nodes()`).
+    has (`graph.number_of_nodes()`). In a notebook, an expression that ends a cell is the
+    cell's output: the notebook shows the result (`preds.cpu()` as a cell's last line), so
+    it is not reported unless a semicolon hides it.
 
     ## References
     - [`torch.Tensor.to`](https://pytorch.org/docs/stable/generated/torch.Tensor.to.html)
@@ -389,8 +391,8 @@ def apply(scores):
         receiver = call.func.value
         if method not in _CONVERSIONS or not isinstance(receiver, (cst.Name, cst.Attribute, cst.Subscript)):
             return
-        if method == "to" and not call.args:
-            return
+        if (method == "to" and not call.args) or self.context.shown_as_cell_output(node):
+            return  # a notebook shows the value of a cell's last expression
         if self.context.is_loader_batch(receiver) or self.context.read_as_object(receiver):
             return  # maybe a batch object whose `.to()` moves it in place
         kind, evidence = self.context.kind_and_evidence(receiver)

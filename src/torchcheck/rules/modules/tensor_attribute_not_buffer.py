@@ -106,7 +106,9 @@ class TensorAttributeNotBuffer(ModuleClassRule):
     the CPU and then moves, `out[i] = self.table[:n]` ... `out.to(x.device)`, runs where
     the table is), or that only `__init__` reads, to build something else (a sampler's
     probability table). Neither is an attribute that nothing in the file reads (a leftover
-    that only `__init__` assigns).
+    that only `__init__` assigns), nor a one-dimensional tensor (`torch.linspace(...)`,
+    `2 ** torch.arange(n)`) that every read iterates (`for freq in self.freq_bands:`): its
+    items are 0-dim tensors.
 
     ## Why is this bad?
     A module only knows about its parameters, buffers and submodules. A plain tensor
@@ -178,6 +180,21 @@ class TensorAttributeNotBuffer(ModuleClassRule):
     required_text = ("torch",)
 
     VALID = (
+        Valid(
+            """
+import torch
+from torch import nn
+class Embedding(nn.Module):
+    def __init__(self, n_freqs):
+        super().__init__()
+        self.freq_bands = 2 ** torch.linspace(0, n_freqs - 1, n_freqs)
+    def forward(self, x):
+        out = [x]
+        for freq in self.freq_bands:  # 0-dim items: they combine with `x` on any device
+            out += [torch.sin(freq * x), torch.cos(freq * x)]
+        return torch.cat(out, -1)
+"""
+        ),
         Valid(
             """
 import torch
@@ -518,6 +535,21 @@ class LocallyConnected(nn.Module):
         Invalid(
             """
 import torch
+from torch import nn
+class Embedding(nn.Module):
+    def __init__(self, n_freqs, dim):
+        super().__init__()
+        self.freq_bands = torch.randn(n_freqs, dim)  # TCK606
+    def forward(self, x):
+        out = [x]
+        for freq in self.freq_bands:  # rows of a 2-D tensor, left on the CPU
+            out.append(torch.sin(freq * x))
+        return torch.cat(out, -1)
+"""
+        ),
+        Invalid(
+            """
+import torch
 import torch.nn as nn
 
 class LocallyConnected(nn.Module):
@@ -729,7 +761,7 @@ class Head(nn.Module):
             for candidate in state.candidates:
                 # `self.mask = nn.Parameter(self.mask, requires_grad=False)` in `__init__`, on its path
                 rebound = candidate.attribute in handled or not self.context.reads_attribute(candidate.attribute) or references.on_its_path(candidate.assignment, state.set_in_init.get(candidate.attribute, ()), self.context.binder)
-                if not rebound and not moved_at_every_read(self.context, cls, candidate.attribute) and not self._inherits_handling(cls, by_name, frozenset()):
+                if not rebound and not moved_at_every_read(self.context, cls, candidate.attribute, candidate.assignment) and not self._inherits_handling(cls, by_name, frozenset()):
                     message = _PLACED_MESSAGE if candidate.placed else None  # not moved at every read: `self.kernel.to(x.device)`
                     self.report(candidate.assignment, message, conditions=_conditions(candidate.attribute, candidate.setting))
 

@@ -5,7 +5,7 @@ from dataclasses import dataclass, field, replace
 import libcst as cst
 
 from torchcheck.lint import references
-from torchcheck.lint.accumulators import SELF_ACCUMULATION_TEXT, accumulated_arguments, accumulation_start_loop, instance_class_of, lives_one_step, may_carry_graph, self_accumulation
+from torchcheck.lint.accumulators import SELF_ACCUMULATION_TEXT, accumulated_arguments, another_named_entry, accumulation_start_loop, instance_class_of, lives_one_step, may_carry_graph, self_accumulation
 from torchcheck.lint.containers import combined_names, literal_items
 from torchcheck.lint.context import LintContext, Loop
 from torchcheck.lint.flow import Function
@@ -76,7 +76,9 @@ class LossKeptWithGraph(Rule):
     losses that code backpropagates later, after the loop (`losses.append(loss)` over
     several forwards, then `accelerator.backward(losses[i])` or `for loss in losses:
     loss.backward()`) or, all at once, later in it (`torch.stack(task_losses).sum().backward()`
-    every few tasks, before the list is renewed). A loop trains when it
+    every few tasks, before the list is renewed), also by a function of the file called after the
+    loop that reads it (`critic.saved_values.append(value)` in each step, `update()` after the
+    episode). A loop trains when it
     calls `.backward()` itself or through a function of the file (a closure, a helper, a
     method of `self`). A Lightning module's `training_step` is one iteration of the
     framework's loop (`self.losses.append(loss)` there keeps every batch's graph), and
@@ -92,7 +94,10 @@ class LossKeptWithGraph(Rule):
     `loss_func` parameter, `self.loss_function`, `yolo_losses[i]`). A function under a
     decorator that may turn gradients off is not reported: one of the file whose code spells
     `no_grad`/`inference_mode`, or one imported from a project module that does
-    (`@smart_inference_mode()`).
+    (`@smart_inference_mode()`). Nor is a value computed inside a
+    `with torch.no_grad():` block (`weights = F.softmax(output, dim=1)` there has no graph,
+    whatever it was computed from), nor the value of a metric that is never differentiable
+    (torchmetrics' `Accuracy`, `F1Score`, `AUROC`: `train_acc += accuracy(logits, y)`).
 
     A loss (or a dict or list holding it, or the parts it is made of) handed without
     `.item()`/`.detach()` to a method of a class of the same file that accumulates its
@@ -152,6 +157,31 @@ class LossKeptWithGraph(Rule):
     required_pattern = SELF_ACCUMULATION_TEXT
 
     VALID = (
+        Valid(
+            """
+import torch
+from torch import nn
+critic = nn.Linear(4, 1)
+critic.saved_values = []
+optimizer = torch.optim.Adam(critic.parameters())
+def update(returns):
+    loss = sum((value - r) ** 2 for value, r in zip(critic.saved_values, returns))
+    optimizer.zero_grad()
+    loss.backward()
+    optimizer.step()
+    del critic.saved_values[:]
+def train(env, episodes):
+    for episode in range(episodes):
+        state, returns = env.reset(), []
+        for step in range(200):
+            critic.saved_values.append(critic(torch.as_tensor(state)))  # backpropagated by `update()` below
+            state, reward, done = env.step(0)
+            returns.append(reward)
+            if done:
+                break
+        update(returns)
+"""
+        ),
         Valid(
             """
 import torch
@@ -545,6 +575,24 @@ for step in range(num_steps):
         Valid(
             """
 import torch
+import torch.nn.functional as F
+def fisher_diagonal(model, loader):
+    fisher = {n: torch.zeros_like(p) for n, p in model.named_parameters()}
+    for x, y in loader:
+        output = model(x)
+        with torch.no_grad():
+            weights = F.softmax(output, dim=1)  # computed with gradients off: no graph
+        for label in range(output.shape[1]):
+            model.zero_grad()
+            F.cross_entropy(output, torch.full_like(y, label)).backward(retain_graph=True)
+            for n, p in model.named_parameters():
+                fisher[n] += weights[0, label] * p.grad.detach() ** 2
+    return fisher
+"""
+        ),
+        Valid(
+            """
+import torch
 def evaluate(model, data):
     model.eval()
     total = 0.0
@@ -631,6 +679,103 @@ class GanTrainer:
         ),
     )
     INVALID = (
+        Invalid(
+            """
+import torch
+from torch import nn
+critic = nn.Linear(4, 1)
+critic.saved_values = []
+optimizer = torch.optim.Adam(critic.parameters())
+def report(returns):
+    print(sum(critic.saved_values), sum(returns))
+def train(env, episodes):
+    for episode in range(episodes):
+        state, returns = env.reset(), []
+        for step in range(200):
+            value = critic(torch.as_tensor(state))
+            loss = (value - 1.0) ** 2
+            optimizer.zero_grad()
+            loss.backward()
+            optimizer.step()
+            critic.saved_values.append(value)  # TCK101
+            state, reward, done = env.step(0)
+            returns.append(reward)
+        report(returns)
+""",
+            expected_replacement="""
+import torch
+from torch import nn
+critic = nn.Linear(4, 1)
+critic.saved_values = []
+optimizer = torch.optim.Adam(critic.parameters())
+def report(returns):
+    print(sum(critic.saved_values), sum(returns))
+def train(env, episodes):
+    for episode in range(episodes):
+        state, returns = env.reset(), []
+        for step in range(200):
+            value = critic(torch.as_tensor(state))
+            loss = (value - 1.0) ** 2
+            optimizer.zero_grad()
+            loss.backward()
+            optimizer.step()
+            critic.saved_values.append(value.item())  # TCK101
+            state, reward, done = env.step(0)
+            returns.append(reward)
+        report(returns)
+""",
+        ),
+        Invalid(
+            """
+import torch
+from torchmetrics import Accuracy
+def train(model, loader, loss_fn, optimizer, epochs):
+    accuracy = Accuracy(task="multiclass", num_classes=10)
+    for epoch in range(epochs):
+        train_loss, train_acc = 0, 0
+        for x, y in loader:
+            logits = model(x)
+            loss = loss_fn(logits, y)
+            train_loss += loss  # TCK101
+            train_acc += accuracy(logits, y)  # a metric that is never differentiable: no graph
+            optimizer.zero_grad()
+            loss.backward()
+            optimizer.step()
+""",
+            expected_replacement="""
+import torch
+from torchmetrics import Accuracy
+def train(model, loader, loss_fn, optimizer, epochs):
+    accuracy = Accuracy(task="multiclass", num_classes=10)
+    for epoch in range(epochs):
+        train_loss, train_acc = 0, 0
+        for x, y in loader:
+            logits = model(x)
+            loss = loss_fn(logits, y)
+            train_loss += loss.item()  # TCK101
+            train_acc += accuracy(logits, y)  # a metric that is never differentiable: no graph
+            optimizer.zero_grad()
+            loss.backward()
+            optimizer.step()
+""",
+        ),
+        Invalid(
+            """
+import torch
+import torch.nn.functional as F
+def fisher_diagonal(model, loader, optimizer):
+    weighted = 0.0
+    for x, y in loader:
+        output = model(x)
+        weights = F.softmax(output, dim=1)
+        loss = F.cross_entropy(output, y)
+        optimizer.zero_grad()
+        loss.backward()
+        optimizer.step()
+        weighted += weights[0, 0] * loss.detach()  # TCK101
+    return weighted
+"""
+        ),
         Invalid(
             """
 def fit(model, data, optimizer, epochs, batch_size):
@@ -1261,8 +1406,8 @@ class GanTrainer:
         # `e_train += e_batch / len(loader)`: arithmetic on what was backpropagated keeps its graph
         scaled = isinstance(candidate.value, cst.BinaryOperation) and bool(combined_names(candidate.value) & backpropagated)
         # `epoch_loss[key] += losses[key]` after `losses["total"].backward()`: an entry of what was backpropagated
-        kept_entry = isinstance(candidate.value, cst.Subscript) and root_name(candidate.value) in backpropagated and not _another_named_entry(candidate.value, backpropagated)
-        is_backward_target = kept_name in backpropagated or kept_entry or scaled or any(root_name(part) in backpropagated and not _another_named_entry(part, backpropagated) for part in parts)
+        kept_entry = isinstance(candidate.value, cst.Subscript) and root_name(candidate.value) in backpropagated and not another_named_entry(candidate.value, backpropagated)
+        is_backward_target = kept_name in backpropagated or kept_entry or scaled or any(root_name(part) in backpropagated and not another_named_entry(part, backpropagated) for part in parts)
         is_backward_target |= candidate.returned is not None and candidate.returned.value in (GRAPH_ENTRIES, BACKPROPAGATED)  # what the callee backpropagated
         # `losses.append(total)`, then `losses[-1].backward()`: every entry was backpropagated, and stays
         entry = candidate.container in facts.entries_backpropagated.get(candidate.loops[-1], ())
@@ -1289,6 +1434,8 @@ class GanTrainer:
         held = node.target if isinstance(node, cst.AugAssign) else node.targets[0].target if isinstance(node, cst.Assign) else node.func.value if isinstance(node, cst.Call) else None  # type: ignore[attr-defined]
         if isinstance(held, cst.Subscript):
             held = held.value  # `losses[key] += loss`
+        if isinstance(held, cst.Attribute):  # `critic.saved_values.append(value)`, read by `update()` after the episode
+            return self.context.backpropagated_by_a_later_call(held, candidate.loops[-1])
         if not isinstance(held, cst.Name):
             return False
         return self.context.backpropagated_after(held, candidate.loops[0]) or self.context.differentiated_whole_later_in(held, node, candidate.loops[-1])
@@ -1312,12 +1459,6 @@ class GanTrainer:
             return None
         called, kept, line = source_text(candidate.node.func), source_text(statement).strip(), self.context.line_of(statement)
         return f"Graph-attached tensor passed to `{called}()`, which accumulates it (`{kept}`, line {line}); pass `.item()` or `.detach()`"
-
-
-def _another_named_entry(value: cst.BaseExpression, backpropagated: set[str]) -> bool:
-    """``out["n_samples"]`` when ``out["loss"]`` was backpropagated: an entry the code names otherwise, not known to be a loss."""
-    index = value.slice[0].slice if isinstance(value, cst.Subscript) and len(value.slice) == 1 else None
-    return isinstance(index, cst.Index) and isinstance(index.value, cst.SimpleString) and source_text(value) not in backpropagated
 
 
 def _looks_like_loss(value: cst.BaseExpression) -> bool:

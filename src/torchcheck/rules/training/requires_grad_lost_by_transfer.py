@@ -82,8 +82,10 @@ class RequiresGradLostByTransfer(Rule):
     (`x = x.detach().to(device).requires_grad_()`), or when the factory already passed the
     `device=`/`dtype=` the call sets (it may return the leaf itself). Likewise
     `nn.Parameter(w).to(device)` is not reported when every assignment of `w` that reaches it
-    already moved `w` to that same `device` (or only changed its dtype after such a move):
-    the transfer then returns the parameter itself.
+    already moved `w` to that same `device` (or only changed its dtype after such a move),
+    or when the wrapped tensor is moved there in the same expression
+    (`nn.Parameter(torch.randn(n, d).to(device)).to(device)`): the transfer then returns the
+    parameter itself.
 
     ## Example
     ```python
@@ -128,6 +130,16 @@ class RequiresGradLostByTransfer(Rule):
     required_text = ("requires_grad", "Parameter")
 
     VALID = (
+        Valid(
+            """
+import torch
+from torch import nn
+class GraphNet(nn.Module):
+    def __init__(self, nodes, device):
+        super().__init__()
+        self.nodevec = nn.Parameter(torch.randn(nodes, 10).to(device), requires_grad=True).to(device)
+"""
+        ),
         Valid(
             """
 import torch
@@ -226,6 +238,16 @@ def place(module, name, value, device, dtype=None):
         ),
     )
     INVALID = (
+        Invalid(
+            """
+import torch
+from torch import nn
+class GraphNet(nn.Module):
+    def __init__(self, nodes, device):
+        super().__init__()
+        self.nodevec = nn.Parameter(torch.randn(nodes, 10).double(), requires_grad=True).to(device)  # TCK108
+"""
+        ),
         Invalid(
             """
 import torch
@@ -471,9 +493,10 @@ def load(module, value, device):
             wrapped = source.args[0].value if source.args and not source.args[0].star else None
             device = destination(self.context, node, method)
             only_moves = moves is not None and [name for name, _ in moves] == ["device"]
-            if isinstance(wrapped, cst.Name) and device not in (None, KEEPS) and only_moves:
-                self._wrapped_moves.append((node, wrapped, device))
-            else:
+            placed = device not in (None, KEEPS) and only_moves
+            if placed and isinstance(wrapped, cst.Name):
+                self._wrapped_moves.append((node, wrapped, device))  # type: ignore[arg-type]
+            elif not (placed and wrapped is not None and device_left(self.context, wrapped, "") == device):  # `nn.Parameter(w.to(device)).to(device)`
                 self.report(node)
             return
         replacement = with_keywords_added(factory, moves or []) if factory is not None else None
