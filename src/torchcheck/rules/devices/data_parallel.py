@@ -94,7 +94,9 @@ class DataParallel(Rule):
     under `no_grad()` or handed to functions of the file that never train (a diffusion
     sampler beside its trainer) serves inference too, as does a wrapped local of a file that
     never trains, kept in a function that returns nothing but for functions of the file that
-    never train (`predictor = get_predictor(model, config)` in a prediction script's `main()`). Without a
+    never train (`predictor = get_predictor(model, config)` in a prediction script's `main()`), and so
+    does a model wrapped into a local of a function that never trains and puts it in `eval()`,
+    whatever else it is handed to (a `test()` over saved checkpoints). Without a
     backward pass there are no gradients to gather and reduce, and the advice does not
     apply: over the plain model run in each process, `DistributedDataParallel` adds only
     gradient synchronisation. Inference under `DataParallel` still copies the parameters
@@ -151,6 +153,27 @@ class DataParallel(Rule):
     applies_in_tests = False
 
     VALID = (
+        Valid(
+            """
+import torch
+from ema import EMAHelper
+class Runner:
+    def train(self, model, loader, optimizer):
+        for x in loader:
+            model(x).mean().backward()
+            optimizer.step()
+    def test(self, build, checkpoints, loader):
+        score = torch.nn.DataParallel(build())
+        for path in checkpoints:
+            helper = EMAHelper()
+            helper.register(score)  # handed on, but this function only evaluates it
+            helper.load_state_dict(torch.load(path))
+            score.eval()
+            with torch.no_grad():
+                for x in loader:
+                    print(score(x).mean().item())
+"""
+        ),
         Valid(
             """
 import importlib
@@ -498,7 +521,9 @@ class Task(BaseTask):
             kept_here = local and not self._trains and "." not in wrap.binding[1] and _returns_nothing(wrap.binding[0])  # type: ignore[index]
             if local and (self._only_inference_uses(wrap) or kept_here):
                 continue  # a sampler, also beside the model its function trains
-            trains = wrap.binding[0] in self._training_functions if local else self._trains  # type: ignore[index]
+            # a function that puts what it wrapped in eval() and never trains (a test over checkpoints) serves inference
+            evaluates_only = handed_in_function and wrap.binding in self._inference_uses and wrap.binding[0] not in self._training_functions  # type: ignore[index]
+            trains = wrap.binding[0] in self._training_functions if local else self._trains and not evaluates_only  # type: ignore[index]
             if trains:
                 self.reports.append(wrap.report)
             elif not self._serves_inference(wrap):
