@@ -47,8 +47,14 @@ def test_data_parallel_kept_local_to_a_function_that_only_evaluates_is_not_repor
     assert _findings(training, "TCK204") == []
 
 
-def test_data_parallel_handed_on_from_a_function_that_evaluates_is_reported_in_a_file_that_trains() -> None:
+def test_data_parallel_handed_on_from_a_function_that_puts_it_in_eval_mode_serves_inference() -> None:
     handed = INFERENCE_SCRIPT.replace("return [model(x) for x in loader]", "report(model)\n        return [model(x) for x in loader]")
+    training = handed + "\ndef step(model, x, y):\n    criterion(model(x), y).backward()\n"
+    assert _findings(training, "TCK204") == []
+
+
+def test_data_parallel_handed_on_from_a_function_that_neither_evaluates_nor_disables_gradients_is_reported_in_a_file_that_trains() -> None:
+    handed = INFERENCE_SCRIPT.replace("model.eval()", "report(model)").replace("with torch.no_grad():", "if True:")
     training = handed + "\ndef step(model, x, y):\n    criterion(model(x), y).backward()\n"
     assert [row for row, _ in _findings(training, "TCK204")] == [6]
 

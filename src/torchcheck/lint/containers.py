@@ -11,7 +11,7 @@ from __future__ import annotations
 import libcst as cst
 
 from torchcheck.lint.binder import Binder
-from torchcheck.lint.nodes import called_name
+from torchcheck.lint.nodes import called_name, dotted_name
 
 _FILLING_METHODS = frozenset({"append", "insert"})
 _ADDING_METHODS = frozenset({"append", "add_module"})
@@ -68,6 +68,8 @@ def combined_names(value: cst.BaseExpression) -> set[str]:
         node = pending.pop()
         if isinstance(node, cst.Name):
             found.add(node.value)
+        elif isinstance(node, cst.Attribute) and (path := dotted_name(node)) is not None:
+            found.add(path)  # `gen_loss + lam * self.info_loss`
         elif isinstance(node, cst.BinaryOperation):
             pending += [node.left, node.right]
         elif isinstance(node, cst.UnaryOperation):

@@ -95,8 +95,9 @@ class DataParallel(Rule):
     sampler beside its trainer) serves inference too, as does a wrapped local of a file that
     never trains, kept in a function that returns nothing but for functions of the file that
     never train (`predictor = get_predictor(model, config)` in a prediction script's `main()`), and so
-    does a model wrapped into a local of a function that never trains and puts it in `eval()`,
-    whatever else it is handed to (a `test()` over saved checkpoints). Without a
+    does a model wrapped into a local of a function that never trains and puts it in `eval()`
+    or runs it under `no_grad()`, whatever else it is handed to (a `test()` over saved
+    checkpoints). Without a
     backward pass there are no gradients to gather and reduce, and the advice does not
     apply: over the plain model run in each process, `DistributedDataParallel` adds only
     gradient synchronisation. Inference under `DataParallel` still copies the parameters

@@ -64,7 +64,7 @@ class LossKeptWithGraph(Rule):
     `output.loss.backward()`, a Hugging Face model's output) or arithmetic on what was
     backpropagated (`error += batch_error / len(loader)`), and so does a loss accumulated with `+=` in a function that puts
     the model in `eval()` mode but forgets `torch.no_grad()`. An accumulator created afresh
-    in each iteration of an outer loop and differentiated there (`style_loss = 0.` per step,
+    in each iteration of an outer loop and differentiated there (`style_loss = 0.` per step, or an attribute, `self.info_loss = 0.0`,
     `style_loss += ...` over the layers, then `style_loss.backward()`,
     `torch.autograd.grad(style_loss, params)` or a differentiable optimizer's
     `diffopt.step(style_loss)`) is correct code. So is a container that cannot outlive one
@@ -157,6 +157,21 @@ class LossKeptWithGraph(Rule):
     required_pattern = SELF_ACCUMULATION_TEXT
 
     VALID = (
+        Valid(
+            """
+class Trainer:
+    def train_generator(self, batches, optimizer):
+        for fake, codes in batches:
+            optimizer.zero_grad()
+            loss = self.adversarial(fake)
+            self.info_loss = 0.0  # renewed in each step that backpropagates it
+            for c in range(codes.shape[1]):
+                self.info_loss += self.ce_loss(fake[:, c], codes[:, c])
+            loss = loss + 0.1 * self.info_loss
+            loss.backward()
+            optimizer.step()
+"""
+        ),
         Valid(
             """
 import torch
@@ -679,6 +694,21 @@ class GanTrainer:
         ),
     )
     INVALID = (
+        Invalid(
+            """
+class Trainer:
+    def train_generator(self, batches, optimizer):
+        self.info_loss = 0.0  # set once: every step's graph is kept
+        for fake, codes in batches:
+            optimizer.zero_grad()
+            loss = self.adversarial(fake)
+            for c in range(codes.shape[1]):
+                self.info_loss += self.ce_loss(fake[:, c], codes[:, c])  # TCK101
+            loss = loss + 0.1 * self.info_loss
+            loss.backward()
+            optimizer.step()
+"""
+        ),
         Invalid(
             """
 import torch
@@ -1306,8 +1336,8 @@ class GanTrainer:
                     names.discard(root_name(target))
 
     def visit_AugAssign(self, node: cst.AugAssign) -> None:
-        if isinstance(node.operator, cst.AddAssign):
-            self._consider(node, root_name(node.target), node.value)
+        if isinstance(node.operator, cst.AddAssign):  # `self.info_loss += ...`: that attribute, renewed where it is set
+            self._consider(node, dotted_name(node.target) if isinstance(node.target, cst.Attribute) else root_name(node.target), node.value)
             if self.context.loops and isinstance(node.value, cst.Name) and (total := root_name(node.target)) is not None:
                 self._facts().summed_into.setdefault(node.value.value, set()).add(total)
 

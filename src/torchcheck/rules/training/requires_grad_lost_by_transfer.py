@@ -492,8 +492,7 @@ def load(module, value, device):
             # `w` is already on that device: then the transfer returns the parameter itself
             wrapped = source.args[0].value if source.args and not source.args[0].star else None
             device = destination(self.context, node, method)
-            only_moves = moves is not None and [name for name, _ in moves] == ["device"]
-            placed = device not in (None, KEEPS) and only_moves
+            placed = device not in (None, KEEPS) and moves is not None and [name for name, _ in moves] == ["device"]  # only moves
             if placed and isinstance(wrapped, cst.Name):
                 self._wrapped_moves.append((node, wrapped, device))  # type: ignore[arg-type]
             elif not (placed and wrapped is not None and device_left(self.context, wrapped, "") == device):  # `nn.Parameter(w.to(device)).to(device)`
