@@ -89,3 +89,21 @@ def with_keywords_added(call: cst.Call, pairs: Sequence[tuple[str, cst.BaseExpre
     for name, value in pairs:
         call = with_keyword_appended(call, keyword(name, value))
     return call
+
+
+# Transfer keywords that mean nothing when a factory builds the tensor in place.
+DROPPED_KEYWORDS = frozenset({"non_blocking", "copy"})
+
+
+def keyword_name(argument: cst.Arg) -> str | None:
+    return argument.keyword.value if argument.keyword is not None else None
+
+
+def cuda_moves(call: cst.Call) -> list[tuple[str, cst.BaseExpression]] | None:
+    """The factory keyword that builds a tensor where ``.cuda(...)`` moves it (``device="cuda:1"``
+    for ``.cuda(1)``); None when the call's arguments cannot be spelled so."""
+    kept = [argument for argument in call.args if keyword_name(argument) not in DROPPED_KEYWORDS]
+    if any(argument.star or keyword_name(argument) not in (None, "device") for argument in kept):
+        return None
+    device = kept[-1].value if kept else cst.SimpleString('"cuda"')
+    return [("device", cst.SimpleString(f'"cuda:{device.value}"') if isinstance(device, cst.Integer) else device)]

@@ -31,7 +31,7 @@ from typing import NamedTuple, TypeVar
 
 import libcst as cst
 
-from torchcheck.lint.nodes import dotted_name
+from torchcheck.lint.nodes import assigned_pairs, dotted_name
 
 # A loop, or a method a framework calls once per batch (see idioms.PER_BATCH_METHODS): the
 # body of either runs once per iteration.
@@ -140,6 +140,14 @@ class BoundName(NamedTuple):
     order: int
     path: Path
     loops: tuple[Loop, ...]
+
+    @property
+    def whole_value(self) -> cst.BaseExpression | None:
+        """The value it gave the name, also for one name of ``a, b = x, y``."""
+        if self.value is not None or not isinstance(self.node, cst.Assign):
+            return self.value
+        values = (value for target, value in assigned_pairs(self.node) if isinstance(target, cst.Name) and target.value == self.name)
+        return next(values, None)
 
 
 @dataclass

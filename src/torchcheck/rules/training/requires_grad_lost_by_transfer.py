@@ -4,8 +4,7 @@ import libcst as cst
 
 from torchcheck.lint import references, torch_api
 from torchcheck.lint.context import LintContext
-from torchcheck.lint.edits import with_keywords_added
-from torchcheck.lint.flow import BoundName
+from torchcheck.lint.edits import DROPPED_KEYWORDS, cuda_moves, keyword_name, with_keywords_added
 from torchcheck.lint.kinds import Kind
 from torchcheck.lint.placement import KEEPS, destination, device_left, is_device_expression
 from torchcheck.lint.optimized import attribute_gradient_wanted
@@ -20,7 +19,6 @@ _VARIABLES = frozenset({"torch.autograd.Variable", "torch.autograd.variable.Vari
 _CAST_METHODS = {"double": "float64", "half": "float16", "bfloat16": "bfloat16"}
 _TRANSFER_METHODS = frozenset({"to", "cuda", *_CAST_METHODS})
 _FLOAT32 = frozenset({"torch.float32", "torch.float"})
-_DROPPED_KEYWORDS = frozenset({"non_blocking", "copy"})  # meaningless when constructing in place
 
 # A re-binding `x = x.cuda()` may also cast with `.float()` (a copy unless already float32)
 # and `.type(...)`; `.cpu()` returns a CPU leaf itself.
@@ -36,6 +34,10 @@ _WANTED = "gradient wanted"
 _OPTIMIZERS = "torch.optim."
 # Where a binding leaves a tensor: wherever it already was (a re-binding that casts only).
 
+_UNREGISTERED = (
+    "`nn.Parameter(...)` moved or cast in the same expression is a plain tensor copy: the module does not register it "
+    "(not in `parameters()` or `state_dict()`); build the data on the device first, or move the whole module"
+)
 _REBOUND = (
     "`{name}` was made a tensor that requires grad at line {line}; re-binding it to a moved or cast copy "
     "leaves a non-leaf whose `.grad` stays `None`"
@@ -43,10 +45,6 @@ _REBOUND = (
 
 # (keyword, value) pairs to move into the factory; None where no fix can be built.
 _Moves = list[tuple[str, cst.BaseExpression]] | None
-
-
-def _keyword_name(argument: cst.Arg) -> str | None:
-    return argument.keyword.value if argument.keyword is not None else None
 
 
 def _flag(argument: cst.Arg | None) -> bool | None:
@@ -85,7 +83,10 @@ class RequiresGradLostByTransfer(Rule):
     already moved `w` to that same `device` (or only changed its dtype after such a move),
     or when the wrapped tensor is moved there in the same expression
     (`nn.Parameter(torch.randn(n, d).to(device)).to(device)`): the transfer then returns the
-    parameter itself.
+    parameter itself. A frozen parameter (`nn.Parameter(w, requires_grad=False)`) moved in the
+    same expression inside a module class is reported too: its `.grad` is not wanted, but the
+    copy is a plain tensor the module never registers, so it is missing from `parameters()`
+    and `state_dict()`.
 
     ## Example
     ```python
@@ -130,6 +131,19 @@ class RequiresGradLostByTransfer(Rule):
     required_text = ("requires_grad", "Parameter")
 
     VALID = (
+        Valid(
+            """
+import torch
+from torch import nn
+class ValueNorm(nn.Module):
+    def __init__(self, shape):
+        super().__init__()
+        self.running_mean = nn.Parameter(torch.zeros(shape), requires_grad=False)
+def build(shape, device):
+    frozen = nn.Parameter(torch.zeros(shape), requires_grad=False).to(device)  # outside a module: nothing to register
+    return ValueNorm(shape).to(device), frozen
+"""
+        ),
         Valid(
             """
 import torch
@@ -238,6 +252,16 @@ def place(module, name, value, device, dtype=None):
         ),
     )
     INVALID = (
+        Invalid(
+            """
+import torch
+from torch import nn
+class ValueNorm(nn.Module):
+    def __init__(self, shape, device):
+        super().__init__()
+        self.running_mean = nn.Parameter(torch.zeros(shape), requires_grad=False).to(device)  # TCK108
+"""
+        ),
         Invalid(
             """
 import torch
@@ -382,7 +406,7 @@ def load(module, value, device):
         self._pending: list[tuple[cst.CSTNode, cst.Assign, str, cst.CSTNode | None, cst.Call | None]] = []
         # `nn.Parameter(w).to(device)`: (the transfer, the Name wrapped, the device as spelled),
         # decided at the end: a `w` already moved to that device makes the transfer a no-op
-        self._wrapped_moves: list[tuple[cst.Call, cst.Name, str]] = []
+        self._wrapped_moves: list[tuple[cst.Call, cst.Name, str, str | None]] = []  # and the message
         # (assignment, name) -> the device it surely leaves the name on, as spelled (KEEPS:
         # wherever it was; None: unknown)
         self._placed: dict[tuple[int, str], str | None] = {}
@@ -404,9 +428,9 @@ def load(module, value, device):
             self._mark(node.value, _WANTED)
 
     def leave_Module(self, node: cst.Module) -> None:
-        for transfer, wrapped, device in self._wrapped_moves:
+        for transfer, wrapped, device, message in self._wrapped_moves:
             if not self._already_on(wrapped, device):
-                self.report(transfer)
+                self.report(transfer, message)
         # A copy that only feeds a forward pass still carries requires_grad (checkpointing
         # tests, gradcheck): only a copy whose `.grad` the code wants is a mistake.
         for reported, statement, name, leaf, replacement in self._pending:
@@ -428,7 +452,7 @@ def load(module, value, device):
             name = dotted_name(target) or ""  # a name, or an attribute (`self.w = self.w.cuda()`)
             chain = _transfer_chain(value, name) if name else []
             for binding in self.context.flow.reaching_bindings(name) if chain else ():  # one path is enough
-                held = _bound_value(binding, name)  # what the name held before: a leaf that requires grad?
+                held = binding.whole_value  # what the name held before: a leaf that requires grad?
                 factory = self._leaf_factory(held)[0]
                 leaf = factory is not None or (binding.node, name, "requires_grad_") in self._marks or self._wraps_a_leaf(held)
                 if leaf and any(self._copies(call, method, factory) for call, method in chain):
@@ -484,7 +508,9 @@ def load(module, value, device):
         if method not in _TRANSFER_METHODS or not isinstance(source, cst.Call):
             return
         factory, wrapper = self._leaf_factory(source)
-        moves = self._moves(node, method, factory) if factory is not None or self._wraps_a_leaf(source) else []
+        leaf = self._wraps_a_leaf(source)  # else maybe a frozen parameter of a module: `nn.Parameter(w, requires_grad=False).to(device)`
+        frozen = not leaf and self.context.call_name(source) in _PARAMETERS and self.context.in_module_class
+        moves = self._moves(node, method, factory) if factory is not None or leaf or frozen else []
         if moves == []:
             return  # no leaf, not a transfer (`.to()`), or a no-op cast (`.to(torch.float32)`)
         if factory is None and self.context.call_name(source) not in _VARIABLES:  # a Variable's copy: like a factory's
@@ -493,10 +519,11 @@ def load(module, value, device):
             wrapped = source.args[0].value if source.args and not source.args[0].star else None
             device = destination(self.context, node, method)
             placed = device not in (None, KEEPS) and moves is not None and [name for name, _ in moves] == ["device"]  # only moves
+            message = _UNREGISTERED if frozen else None
             if placed and isinstance(wrapped, cst.Name):
-                self._wrapped_moves.append((node, wrapped, device))  # type: ignore[arg-type]
+                self._wrapped_moves.append((node, wrapped, device, message))  # type: ignore[arg-type]
             elif not (placed and wrapped is not None and device_left(self.context, wrapped, "") == device):  # `nn.Parameter(w.to(device)).to(device)`
-                self.report(node)
+                self.report(node, message)
             return
         replacement = with_keywords_added(factory, moves or []) if factory is not None else None
         if replacement is not None and wrapper is not None:
@@ -542,13 +569,13 @@ def load(module, value, device):
                 return None
             return [("dtype", cst.Attribute(value=cst.Name(torch_module), attr=cst.Name(_CAST_METHODS[method])))]
         if method == "cuda":
-            return _cuda_moves(call)
+            return cuda_moves(call)
         moves: list[tuple[str, cst.BaseExpression]] = []
         for argument in call.args:
-            name = None if argument.star else _keyword_name(argument) or self._keyword_for(argument.value)
-            if name not in ("device", "dtype", *_DROPPED_KEYWORDS):
+            name = None if argument.star else keyword_name(argument) or self._keyword_for(argument.value)
+            if name not in ("device", "dtype", *DROPPED_KEYWORDS):
                 return None  # `*args`, `.to(other_tensor)` or something unknown
-            if name not in _DROPPED_KEYWORDS:
+            if name not in DROPPED_KEYWORDS:
                 moves.append((name, argument.value))
         to_float32 = [name for name, _ in moves] == ["dtype"] and self.context.qualified_name(moves[0][1]) in _FLOAT32
         return [] if to_float32 and (factory is None or keyword_argument(factory, "dtype") is None) else moves  # float32 already: the leaf itself
@@ -557,22 +584,6 @@ def load(module, value, device):
         """The factory keyword a positional argument of ``.to()`` stands for."""
         kind = self.context.kind_of(value)
         return "dtype" if kind is Kind.DTYPE else "device" if is_device_expression(value, kind) else None
-
-
-def _cuda_moves(call: cst.Call) -> _Moves:
-    kept = [argument for argument in call.args if _keyword_name(argument) not in _DROPPED_KEYWORDS]
-    if any(argument.star or _keyword_name(argument) not in (None, "device") for argument in kept):
-        return None
-    device = kept[-1].value if kept else cst.SimpleString('"cuda"')
-    return [("device", cst.SimpleString(f'"cuda:{device.value}"') if isinstance(device, cst.Integer) else device)]
-
-
-def _bound_value(binding: BoundName, name: str) -> cst.BaseExpression | None:
-    """The value ``binding`` gave ``name``, also for one name of ``a, b = x, y``."""
-    if binding.value is not None or not isinstance(binding.node, cst.Assign):
-        return binding.value
-    values = (value for target, value in assigned_pairs(binding.node) if isinstance(target, cst.Name) and target.value == name)
-    return next(values, None)
 
 
 def _transfer_chain(value: cst.BaseExpression, name: str) -> list[tuple[cst.Call, str]]:
