@@ -292,3 +292,24 @@ def test_an_alternative_constructor_makes_an_instance_of_its_class(tmp_path: Pat
     (root / "nets.py").write_text(textwrap.dedent(NETS.format(base="(torch.nn.Module)")), encoding="utf-8")
     result = lint(LintOptions(paths=(root / "predict.py",), select=("TCK105",), use_cache=False))
     assert [(Path(d.filename).name, d.location.row) for d in result.diagnostics] == [("predict.py", 9)]
+
+
+MASKED = """
+import torch
+from {module} import Block
+
+class Masked(Block):
+    def __init__(self):
+        super().__init__()
+        self.mask = torch.ones(4, 4)
+
+    def forward(self, x):
+        return x * self.mask
+"""
+
+
+def test_rules_that_decide_at_the_end_of_the_file_follow_project_bases_too(tmp_path: Path) -> None:
+    module = _project(tmp_path / "module", {"layers.py": LAYERS, "masked.py": MASKED.format(module="layers")})
+    assert _findings(module) == [("masked.py", 8, "TCK606")]
+    plain = {"layers.py": "class Block:\n    def __init__(self):\n        self.size = 4\n", "masked.py": MASKED.format(module="layers")}
+    assert _findings(_project(tmp_path / "plain", plain)) == []

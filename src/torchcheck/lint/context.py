@@ -1142,6 +1142,15 @@ class LintContext:
             return None
         return references.class_named(self.binder, value.func.value)  # type: ignore[attr-defined]
 
+    def _partial_of(self, callee: cst.BaseExpression) -> cst.BaseExpression | None:
+        """What a name or ``self.<attribute>`` bound once to ``functools.partial(f, ...)`` calls: ``f``."""
+        if type(callee) is not cst.Name and self_attribute(callee) is None:
+            return None
+        made = self._construction_of(callee)
+        if type(made) is not cst.Call or not made.args or made.args[0].keyword is not None or made.args[0].star:  # type: ignore[attr-defined]
+            return None
+        return made.args[0].value if self.call_name(made, ahead=True) == "functools.partial" else None  # type: ignore[arg-type, attr-defined]
+
     def _metric_without_graph(self, callee: cst.BaseExpression) -> bool:
         """A metric object whose value is never differentiable (torchmetrics' ``Accuracy(...)``):
         calling it returns the batch's value, computed without a graph."""
@@ -1295,6 +1304,9 @@ class LintContext:
         returned = self._returned_by_function_of_file(call)
         if returned is not None:
             return returned
+        partial = self._partial_of(call.func)
+        if partial is not None:  # `conv_fn = functools.partial(CausalConv3d)`, then `conv_fn(c, c, 3)`
+            return self._infer_call(cst.Call(func=partial))
         if isinstance(call.func, cst.Name):
             name = call.func.value
             binding = self._lookup(name)

@@ -38,7 +38,7 @@ from torchcheck.lint import references
 from torchcheck.lint.buffers import ComputedBuffer, computed_non_persistent_buffers, methods_of, submodule_classes
 from torchcheck.lint.distributed import guarded_by_rank
 from torchcheck.lint.kinds import TENSOR_KINDS, Evidence, Kind
-from torchcheck.lint.nodes import construction, dotted_name, is_autocast_name, self_attribute, source_text
+from torchcheck.lint.nodes import construction, dotted_name, is_autocast_name, is_number_literal, self_attribute, source_text
 from torchcheck.lint.project import (
     AUTOCAST,
     BASES,
@@ -274,12 +274,6 @@ def setting_path(expression: cst.BaseExpression) -> str | None:
     return ".".join(parts[1:]) if len(parts) > 2 else None
 
 
-def _is_number(expression: cst.BaseExpression) -> bool:
-    while type(expression) is cst.UnaryOperation:
-        expression = expression.expression
-    return type(expression) in (cst.Integer, cst.Float)
-
-
 def _alternatives(value: cst.BaseExpression) -> list[cst.BaseExpression]:
     """The values ``value`` may be: both branches of ``a if c else b``, each operand of
     ``a or b``; ``value`` itself otherwise."""
@@ -440,7 +434,7 @@ class ProjectFacts:
     def leave_Assign(self, node: cst.Assign) -> None:
         for alternative in _alternatives(node.value):  # `amp_cm = autocast if args.amp else nullcontext`
             self._note_autocast(alternative, node)
-        if _is_number(node.value):
+        if is_number_literal(node.value):
             for target in node.targets:
                 path = setting_path(target.target)
                 if path is not None:

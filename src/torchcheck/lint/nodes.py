@@ -69,6 +69,13 @@ def integer_literal(value: cst.BaseExpression | None) -> int | None:
     return (-1 if negative else 1) * int(literal.value, 0) if isinstance(literal, cst.Integer) else None
 
 
+def is_number_literal(expression: cst.BaseExpression) -> bool:
+    """``3``, ``0.5``, ``-1e-6``: an integer or float literal, signed or not."""
+    while type(expression) is cst.UnaryOperation:
+        expression = expression.expression  # type: ignore[attr-defined]
+    return type(expression) in (cst.Integer, cst.Float)
+
+
 def is_none(expression: cst.BaseExpression | None) -> bool:
     """The literal ``None``."""
     return isinstance(expression, cst.Name) and expression.value == "None"

@@ -40,7 +40,7 @@ class ModuleClassRule(Rule):
     """
 
     # Whether a class counts as a module when its bases come from other files (its findings
-    # then wait for the project index): only for rules that report while inside the class.
+    # then wait for the project index).
     follows_project_bases: ClassVar[bool] = False
 
     def __init__(self, context: LintContext) -> None:
@@ -81,7 +81,8 @@ class ModuleClassRule(Rule):
 
     def report(self, node: cst.CSTNode, message: str | None = None, **options: Any) -> None:
         """A finding inside a class whose module-ness another file decides stands only if it is one."""
-        condition = self._module_classes.get(self.context.current_class)  # type: ignore[arg-type]
+        owner = self.context.binder.enclosing(node, cst.ClassDef) if self.context.current_class is None else self.context.current_class
+        condition = self._module_classes.get(owner)  # type: ignore[arg-type]
         if condition is not None:
             options["conditions"] = (*options.get("conditions", ()), condition)
         super().report(node, message, **options)

@@ -14,6 +14,7 @@ import libcst as cst
 from torchcheck.lint.context import LintContext
 from torchcheck.lint.kinds import Evidence, Kind
 from torchcheck.lint import references
+from torchcheck.lint.containers import appended_items
 from torchcheck.lint.nodes import dotted_name, root_name, self_attribute
 from torchcheck.lint.project import Condition
 from torchcheck.lint.registration import builds_stateless_module
@@ -61,10 +62,18 @@ class ContainerReader:
         if isinstance(expression, (cst.List, cst.Tuple, cst.Dict)):
             contents = self.contents(expression)  # a nested container: `[[nn.Linear(..), act()]]`
             return (contents.some_elements, contents.names) if contents is not None else (False, frozenset())
+        if filled := self.filled_list(expression):  # `blocks = []`, filled with modules, appended whole
+            verdicts = [self.element(item) for item in filled]
+            return any(ok for ok, _ in verdicts), frozenset().union(*(used for _, used in verdicts))
         binding = self.context.flow.last_binding(expression.value) if isinstance(expression, cst.Name) else None
         if binding is not None and isinstance(binding.value, cst.Call) and self.element(binding.value)[0]:
             return True, frozenset({expression.value})  # a local last assigned an element (maybe of another file's class)
         return self._element_by_kind(expression) or self._rebound_in_its_loop(expression), frozenset()
+
+    def filled_list(self, expression: cst.BaseExpression) -> list[cst.BaseExpression] | None:
+        """What the local list a name holds was filled with (``blocks = []``, then
+        ``blocks.append(ResBlock(...))``); None for anything else."""
+        return appended_items(self.context.binder, expression) if type(expression) is cst.Name else None
 
     def _rebound_in_its_loop(self, expression: cst.BaseExpression) -> bool:
         """``self.conv`` assigned anew in the loop that appends it (``self.conv = build()``,

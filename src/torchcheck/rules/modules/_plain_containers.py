@@ -229,7 +229,7 @@ class PlainContainerRule(ModuleClassRule):
         positional = [argument.value for argument in call.args if argument.keyword is None and not argument.star]
         is_element, names, nested = False, frozenset[str](), False
         if (method, len(positional)) in (("append", 1), ("insert", 2)):  # the item is the last argument
-            (is_element, names), nested = self._reader.element(positional[-1]), is_container(positional[-1])
+            (is_element, names), nested = self._reader.element(positional[-1]), is_container(positional[-1]) or bool(self._reader.filled_list(positional[-1]))
         elif (method, len(positional)) == ("extend", 1):
             items, nested = positional[0], holds_containers(positional[0])
             contents = self._reader.contents(items)

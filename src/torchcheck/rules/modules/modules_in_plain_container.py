@@ -4,7 +4,7 @@ import libcst as cst
 
 from torchcheck.lint import torch_api
 from torchcheck.lint.kinds import Kind
-from torchcheck.lint.nodes import is_none
+from torchcheck.lint.nodes import is_none, self_attribute
 from torchcheck.lint.project import Condition
 from torchcheck.lint.rule import FixSafety, Invalid, Rule, Valid
 from torchcheck.rules.modules._plain_containers import PlainContainerRule
@@ -36,7 +36,7 @@ def constructs_module(rule: Rule, call: cst.Call) -> bool:
             return False
         return not qualified.endswith("Loss") or _loss_holds_weights(call, qualified.rsplit(".", 1)[-1])
     func = call.func
-    if isinstance(func, cst.Name):
+    if isinstance(func, cst.Name) or self_attribute(func) is not None:  # `self.conv_fn(...)` of a `functools.partial`
         return rule.context.kind_of(call) is Kind.MODULE
     if isinstance(func, cst.Attribute) and func.attr.value in torch_api.MODULE_SELF_METHODS and isinstance(func.value, cst.Call):
         return constructs_module(rule, func.value)
@@ -56,9 +56,9 @@ class ModulesInPlainContainer(PlainContainerRule):
     ## What it does
     Checks for `nn.Module` subclasses that keep submodules in a plain `list`, `tuple` or
     `dict` attribute (`self.layers = [nn.Linear(...), ...]`, nested containers such as
-    `[[nn.Linear(...), nn.ReLU()]]`, or an empty list later filled with
+    `[[nn.Linear(...), nn.ReLU()]]`, also a local list of modules appended whole), or an empty list later filled with
     `self.layers.append(...)`, `.extend(...)`, `self.layers += [...]` or
-    `self.layers = self.layers + [...]`). A container counts when any of its items is a
+    `self.layers = self.layers + [...]`). A call of a `functools.partial` of a module class builds a module. A container counts when any of its items is a
     module (`[nn.Linear(...), getattr(nn, act)()]`, also a library's: torchmetrics' metrics keep
     their state in buffers); loss modules count when they hold state,
     a per-class `weight` or `pos_weight` (`nn.CrossEntropyLoss(weight=w)` keeps `w` as a
@@ -132,6 +132,26 @@ class ModulesInPlainContainer(PlainContainerRule):
     element_kind = Kind.MODULE
 
     VALID = (
+        Valid(
+            """
+import functools
+from torch import nn
+def scaled(x, factor):
+    return x * factor
+class Encoder(nn.Module):
+    def __init__(self, widths):
+        super().__init__()
+        halve = functools.partial(scaled, factor=0.5)
+        self.shapes = []
+        self.scales = []
+        for width in widths:
+            shape = []
+            shape.append(width)
+            self.shapes.append(shape)  # a list of numbers
+            self.scales.append(halve(width))
+        self.convs = nn.ModuleList(nn.Conv3d(w, w, 3) for w in widths)
+"""
+        ),
         Valid(
             """
 from torch import nn
@@ -413,6 +433,40 @@ class CriticNS(nn.Module):
         ),
     )
     INVALID = (
+        Invalid(
+            """
+import functools
+from torch import nn
+class Encoder(nn.Module):
+    def __init__(self, widths, depth):
+        super().__init__()
+        conv = functools.partial(nn.Conv3d, kernel_size=3, padding=1)
+        self.stages = []  # TCK601
+        self.downsamples = []  # TCK601
+        for before, after in zip(widths, widths[1:]):
+            blocks = []
+            for _ in range(depth):
+                blocks.append(conv(before, before))
+            self.stages.append(blocks)
+            self.downsamples.append(conv(before, after))
+""",
+            expected_replacement="""
+import functools
+from torch import nn
+class Encoder(nn.Module):
+    def __init__(self, widths, depth):
+        super().__init__()
+        conv = functools.partial(nn.Conv3d, kernel_size=3, padding=1)
+        self.stages = []  # TCK601
+        self.downsamples = nn.ModuleList()  # TCK601
+        for before, after in zip(widths, widths[1:]):
+            blocks = []
+            for _ in range(depth):
+                blocks.append(conv(before, before))
+            self.stages.append(blocks)
+            self.downsamples.append(conv(before, after))
+""",
+        ),
         Invalid(
             """
 import torch.nn as nn

@@ -9,7 +9,7 @@ from torchcheck.lint.buffers import methods_of
 from torchcheck.lint.context import LintContext
 from torchcheck.lint.exports import moved_attributes, setting_path
 from torchcheck.lint.kinds import TENSOR_KINDS, Kind, tensor_method_kind
-from torchcheck.lint.nodes import dotted_name, is_none, method_call, subtree
+from torchcheck.lint.nodes import dotted_name, is_none, is_number_literal, method_call, subtree
 from torchcheck.lint.placement import is_zero_dim, moved_at_every_read, placed_on_device
 from torchcheck.lint.project import MOVED_BY_APPLY, NO, NUMBER_SETTINGS, PROJECT, THIS_FILE, Condition
 from torchcheck.lint.rule import Invalid, Valid
@@ -69,12 +69,6 @@ def _empty(value: cst.BaseExpression) -> bool:
     return any(isinstance(size, cst.Integer) and size.evaluated_value == 0 for size in sizes)
 
 
-def _is_number(expression: cst.BaseExpression) -> bool:
-    while isinstance(expression, cst.UnaryOperation):
-        expression = expression.expression
-    return isinstance(expression, (cst.Integer, cst.Float))
-
-
 def _conditions(attribute: str, setting: str | None) -> tuple[Condition, ...]:
     """No ``_apply`` override of the project moves ``attribute`` by name (a model in another
     file moving its detection head's anchors), and the setting the tensor holds, if any, is
@@ -86,7 +80,8 @@ def _conditions(attribute: str, setting: str | None) -> tuple[Condition, ...]:
 class TensorAttributeNotBuffer(ModuleClassRule):
     """
     ## What it does
-    Checks for `nn.Module.__init__` methods that store a tensor built with a `torch`
+    Checks for `nn.Module.__init__` methods (also of a class whose bases reach `nn.Module`
+    through classes of other files of the project) that store a tensor built with a `torch`
     factory as a plain attribute (`self.mask = torch.ones(...)`), also indexed or chosen by
     a condition (`torch.linspace(...)[..., None]`, `torch.tensor(m) if m else None`), wrapped
     in the legacy `Variable(...)` (`Variable(torch.zeros(1), requires_grad=False)`), or
@@ -178,6 +173,7 @@ class TensorAttributeNotBuffer(ModuleClassRule):
     name = "tensor-attribute-not-buffer"
     message = "Tensor stored as a plain module attribute: not moved by `.to()`, not in `state_dict()`; use `register_buffer`"
     required_text = ("torch",)
+    follows_project_bases = True
 
     VALID = (
         Valid(
@@ -812,13 +808,13 @@ class Head(nn.Module):
         device, so leaving it behind on ``.to(device)`` breaks nothing."""
         data = self._tensor_data(value)
         if not isinstance(data, cst.Name) or self.context.kind_of(data) is Kind.NUMBER:  # also `isinstance(x, float)`
-            return data is not None and (isinstance(data, cst.Name) or _is_number(data))
+            return data is not None and (isinstance(data, cst.Name) or is_number_literal(data))
         binder = self.context.binder
         bindings = binder.bindings_of(data.value, binder.scope_of(data))
-        defaulted = any(isinstance(binding.node, cst.Param) and binding.node.default is not None and _is_number(binding.node.default) for binding in bindings)
+        defaulted = any(isinstance(binding.node, cst.Param) and binding.node.default is not None and is_number_literal(binding.node.default) for binding in bindings)
         constant = bindings[0].node if len(bindings) == 1 and bindings[0].scope is binder.module_scope else None
         top_level = constant is not None and isinstance(binder.parent(binder.parent(constant)), cst.Module)  # not under an `if`
-        return defaulted or (top_level and isinstance(constant, cst.Assign) and len(constant.targets) == 1 and _is_number(constant.value))
+        return defaulted or (top_level and isinstance(constant, cst.Assign) and len(constant.targets) == 1 and is_number_literal(constant.value))
 
     def _helper_returns_tensor(self, call: cst.Call) -> bool:
         """A function of this file whose summary returns a tensor. One known to be a tensor
