@@ -225,6 +225,8 @@ class Binding:
         return inferred(self.kind, self.evidence)
 
 
+_MAX_PARTIALS = 3  # `functools.partial` of a partial ... followed this deep
+
 # A class deriving from nn.Module; calling it builds a module.
 _MODULE_CLASS = Binding(kind=Kind.OTHER, evidence=Evidence.STRONG)
 
@@ -540,6 +542,7 @@ class LintContext:
         self._narrowed_blocks: dict[cst.CSTNode, list[tuple[str, Binding | None, Binding]]] = {}
         self.flow = ControlFlow()
         self._module: cst.Module | None = None
+        self._partials_followed = 0  # `partial(partial(f))` and cycles of them: followed a few deep
         self._binder: Binder | None = None
         self._distant: DistantKinds | None = None
         self._elsewhere = 0  # > 0 while inferring an expression away from the walk's position
@@ -1149,7 +1152,10 @@ class LintContext:
         made = self._construction_of(callee)
         if type(made) is not cst.Call or not made.args or made.args[0].keyword is not None or made.args[0].star:  # type: ignore[attr-defined]
             return None
-        return made.args[0].value if self.call_name(made, ahead=True) == "functools.partial" else None  # type: ignore[arg-type, attr-defined]
+        wrapped = made.args[0].value  # type: ignore[attr-defined]
+        if self.call_name(made, ahead=True) != "functools.partial" or type(wrapped) not in (cst.Name, cst.Attribute):  # type: ignore[arg-type]
+            return None
+        return wrapped if dotted_name(wrapped) != dotted_name(callee) else None  # not `self.f = partial(self.f, ...)`
 
     def _metric_without_graph(self, callee: cst.BaseExpression) -> bool:
         """A metric object whose value is never differentiable (torchmetrics' ``Accuracy(...)``):
@@ -1304,9 +1310,13 @@ class LintContext:
         returned = self._returned_by_function_of_file(call)
         if returned is not None:
             return returned
-        partial = self._partial_of(call.func)
+        partial = self._partial_of(call.func) if self._partials_followed < _MAX_PARTIALS else None
         if partial is not None:  # `conv_fn = functools.partial(CausalConv3d)`, then `conv_fn(c, c, 3)`
-            return self._infer_call(cst.Call(func=partial))
+            self._partials_followed += 1
+            try:
+                return self._infer_call(cst.Call(func=partial))
+            finally:
+                self._partials_followed -= 1
         if isinstance(call.func, cst.Name):
             name = call.func.value
             binding = self._lookup(name)

@@ -5,7 +5,7 @@ from typing import NamedTuple
 
 import libcst as cst
 
-from torchcheck.lint import layouts, torch_api
+from torchcheck.lint import layouts, references, torch_api
 from torchcheck.lint.flow import BoundName
 from torchcheck.lint.kinds import Kind
 from torchcheck.lint.nodes import argument_for, dotted_name, integer_literal, is_none, method_call, self_attribute
@@ -92,8 +92,10 @@ class ViewAfterTranspose(Rule):
     `expand_as`, basic slicing (`a[:, 1:]`) - and through
     earlier statements of the same function that bound the names it reads
     (`a = x.transpose(1, 2)`, `b = a * 2`, then `b.view(...)`). `.contiguous()`, `.reshape()`,
-    `softmax`, a matrix product or `torch.cat` in between return contiguous results, and a
-    re-binding in a branch that may not have run stops the search.
+    `softmax`, a matrix product or `torch.cat` in between return contiguous results. Where
+    bindings on different branches may reach the view, one path is enough: `pred =
+    outputs.unsqueeze(0)` on one branch and `pred = pred.t()` on the other, then
+    `correct[:k].view(-1)`, fails on the second.
 
     A literal `1` in the view adds an empty dimension where the code shows the input has no
     dimension of size 1 (`torch.arange(8).view(2, 4).t().view(1, 8)` merges both).
@@ -141,6 +143,18 @@ class ViewAfterTranspose(Rule):
     required_text = (".view(",)
 
     VALID = (
+        Valid(
+            """
+def accuracy(outputs, targets, topk=(1,)):
+    if outputs.dim() == 1:
+        pred = outputs.unsqueeze(0)
+    else:
+        _, pred = outputs.topk(max(topk), 1, True, True)
+        pred = pred.t().contiguous()
+    correct = pred.eq(targets.view(1, -1).expand_as(pred))
+    return [correct[:k].view(-1).float().sum(0) for k in topk]
+"""
+        ),
         Valid(
             """
 out = attn.transpose(1, 2).contiguous().view(batch, seq_len, -1)
@@ -213,9 +227,6 @@ def merge(x, y, batch, masked):
     e.view(batch, -1)
     f = a[:, 0]
     f.view(batch, -1)
-    if masked:
-        a = a.contiguous()
-    a.view(batch, -1)
 """
         ),
         Valid(
@@ -248,6 +259,28 @@ def to_tokens(feature_map, B, C, H, W):
         ),
     )
     INVALID = (
+        Invalid(
+            """
+def accuracy(outputs, targets, topk=(1,)):
+    if outputs.dim() == 1:
+        pred = outputs.unsqueeze(0)
+    else:
+        _, pred = outputs.topk(max(topk), 1, True, True)
+        pred = pred.t()
+    correct = pred.eq(targets.view(1, -1).expand_as(pred))
+    return [correct[:k].view(-1).float().sum(0) for k in topk]  # TCK705
+""",
+            expected_replacement="""
+def accuracy(outputs, targets, topk=(1,)):
+    if outputs.dim() == 1:
+        pred = outputs.unsqueeze(0)
+    else:
+        _, pred = outputs.topk(max(topk), 1, True, True)
+        pred = pred.t()
+    correct = pred.eq(targets.view(1, -1).expand_as(pred))
+    return [correct[:k].reshape(-1).float().sum(0) for k in topk]  # TCK705
+""",
+        ),
         Invalid(
             """
 def sample_texture(pixel_uvs, pix_to_face):
@@ -419,7 +452,12 @@ class Attention:
         if budget == 0:
             return None
         if isinstance(expression, cst.Name):
-            return self._layout(*assigned, budget - 1) if (assigned := self._assignment(expression, reader)) else None
+            # one path is enough: `pred = outputs.t()` on one branch, `pred = pred.t()` on the other
+            bindings = [  # not on the other arm of an `if` around the read
+                binding for binding in self.context.flow.reaching_bindings(expression.value, reader) if not references.on_other_branch(self.context.binder, binding.node, expression)
+            ]
+            layouts = [self._layout(value, binding, budget - 1) for binding in bindings if (value := binding.value) is not None and isinstance(binding.node, cst.Assign)]
+            return max(filter(None, layouts), default=None, key=lambda layout: layout[0])
         source = self._strides_source(expression)
         layout = self._layout(source, reader, budget - 1) if source is not None else None
         # expand_as may add leading dimensions: only the strict comparison stays sound
