@@ -2,9 +2,9 @@ from __future__ import annotations
 
 import libcst as cst
 
-from torchcheck.lint import references, torch_api
+from torchcheck.lint import guards, references, torch_api
 from torchcheck.lint.kinds import Evidence, Kind
-from torchcheck.lint.nodes import keyword_argument
+from torchcheck.lint.nodes import keyword_argument, source_text
 from torchcheck.lint.rule import FixSafety, Invalid, Rule, Valid, fix_safety_on
 
 # Methods that keep a tensor's shape: `loss.cpu().data[0]` indexes the same 0-dim value.
@@ -35,7 +35,8 @@ class ScalarLossIndexed(Rule):
     can only be meant for a tensor; `loss[0]` is reported when the code shows the value is a
     reduced loss, since models and custom criteria often return tuples (`loss, parts =
     ...`, `outputs[0]`). A loss computed with `reduction="none"` has one value per sample and
-    is not reported.
+    is not reported, nor one whose `reduce=` is a name unknown at the read; under a test
+    that it holds (`loss.data[0] if reduce else loss.data`), the loss is reduced.
 
     ## Example
     ```python
@@ -76,8 +77,17 @@ class ScalarLossIndexed(Rule):
     fix_title = "Use `.item()`"
     fix_safety = FixSafety.SAFE
     required_text = ("[0]",)
+    _true_here: set[str] = set()  # the tests that hold at the read being judged
 
     VALID = (
+        Valid(
+            """
+import torch.nn.functional as F
+def criterion(lprobs, target, reduce=True):
+    loss = F.nll_loss(lprobs, target, reduce=reduce)
+    return loss.data if reduce else loss.data[0]  # one value per sample here
+"""
+        ),
         Valid(
             """
 import torch.nn.functional as F
@@ -151,6 +161,20 @@ missing_in_first_column = frame.isnull().sum()[0]
         ),
     )
     INVALID = (
+        Invalid(
+            """
+import torch.nn.functional as F
+def criterion(lprobs, target, reduce=True):
+    loss = F.nll_loss(lprobs, target, reduce=reduce)
+    return loss.data[0] if reduce else loss.data  # TCK115
+""",
+            expected_replacement="""
+import torch.nn.functional as F
+def criterion(lprobs, target, reduce=True):
+    loss = F.nll_loss(lprobs, target, reduce=reduce)
+    return loss.item() if reduce else loss.data  # TCK115
+""",
+        ),
         Invalid(
             """
 def on_forward(state):
@@ -243,6 +267,8 @@ def train(model, loader, criterion, optimizer):
         if not _indexes_first(node) or self.context.in_compatibility_code:
             return
         value, through_data = _strip_data(node.value)
+        # `loss.data[0] if reduce else loss.data`: where the test holds, `reduce=reduce` reduced
+        self._true_here = {source_text(held.test) for held in guards.known_at(self.context.binder, node) if held.holds}
         evidence = self._scalar(value, 0)
         if evidence is None and through_data and _named_like_a_loss(value):
             evidence = Evidence.CONVENTION  # `loss.data[0]` was the pre-0.4 way to read a loss
@@ -291,7 +317,7 @@ def train(model, loader, criterion, optimizer):
         qualified = self.context.call_name(call)
         if qualified is not None:
             if qualified in torch_api.LOSS_FUNCTIONS:
-                return Evidence.STRONG if _reduces(call) else _UNREDUCED
+                return Evidence.STRONG if _reduces(call, self._true_here) else _UNREDUCED
             if qualified in _REDUCING_FUNCTIONS:
                 return Evidence.STRONG if len(call.args) == 1 else _UNREDUCED
             return _UNREDUCED if qualified.startswith("torch.") else None  # torch.stack(losses), torch.tensor(...)
@@ -322,7 +348,7 @@ def train(model, loader, criterion, optimizer):
             built = binding.value if binding is not None and binding.value is not None else built
         if not isinstance(built, cst.Call):
             return min(callee.evidence, Evidence.ANNOTATION)  # built elsewhere: its reduction is out of sight
-        return callee.evidence if _reduces(built) else _UNREDUCED
+        return callee.evidence if _reduces(built, self._true_here) else _UNREDUCED
 
 
 def _indexes_first(node: cst.Subscript) -> bool:
@@ -340,15 +366,16 @@ def _strip_data(value: cst.BaseExpression) -> tuple[cst.BaseExpression, bool]:
     return value, False
 
 
-def _reduces(call: cst.Call) -> bool:
+def _reduces(call: cst.Call, true_here: set[str]) -> bool:
     """A loss call or construction that reduces to one value: no ``reduction="none"`` and no
-    ``reduce=False`` (a reduction passed as a variable is unknown: treated as not reducing)."""
+    ``reduce=False`` (a reduction passed as a variable is unknown: treated as not reducing,
+    unless it is a name the read sits under a test of, ``true_here``)."""
     reduction = keyword_argument(call, "reduction")
     if reduction is not None:
         return isinstance(reduction.value, cst.SimpleString) and reduction.value.evaluated_value != "none"
     reduce = keyword_argument(call, "reduce")
     if reduce is not None:
-        return isinstance(reduce.value, cst.Name) and reduce.value.value == "True"
+        return isinstance(reduce.value, cst.Name) and (reduce.value.value == "True" or reduce.value.value in true_here)
     return not any(argument.star for argument in call.args)
 
 
