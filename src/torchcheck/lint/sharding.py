@@ -180,6 +180,9 @@ def optimized_paths(context: LintContext, call: cst.Call) -> list[str]:
         path = module_path(context, passed) if passed is not None else None
         if path is not None:
             paths.append(path)
+    for parameter in sorted(_parameters_optimized_whole(context, resolved.function)):  # `get_optimizer(model.parameters())`
+        passed = resolved.arguments.get(parameter)
+        paths.extend(_parameter_sources(context, passed) if passed is not None else [])
     return paths
 
 
@@ -244,6 +247,14 @@ def _parameters_read_for_parameters(context: LintContext, function: cst.Function
             if argument is not None:
                 read.update(root_name(path) for path in _parameter_sources(context, argument.value))
     return read & names
+
+
+def _parameters_optimized_whole(context: LintContext, function: cst.FunctionDef) -> set[str]:
+    """The parameters of ``function`` it hands whole to an optimizer it builds
+    (``def get_optimizer(self, parameters): return Adam(parameters, ...)``)."""
+    names = {parameter.name.value for parameter in function.params.params}
+    handed = (argument_for(node, 0, "params") for node in subtree(function.body) if isinstance(node, cst.Call) and is_optimizer_class(context, node))
+    return {argument.value.value for argument in handed if argument is not None and isinstance(argument.value, cst.Name)} & names
 
 
 def ddp_only_sync_deferral(context: LintContext, function: cst.FunctionDef) -> tuple[str, cst.BaseExpression] | None:
