@@ -447,6 +447,8 @@ def _isinstance_tests(test: cst.BaseExpression) -> list[tuple[str, list[cst.Base
         if type(asked) is cst.Name and operator in (cst.Equal, cst.Is, cst.NotEqual, cst.IsNot):
             return [(asked.value, [call.comparisons[0].comparator], negated != (operator in (cst.NotEqual, cst.IsNot)))]  # type: ignore[attr-defined]
         return []
+    if type(call) is cst.Call and dotted_name(call.func) == "torch.is_tensor" and len(call.args) == 1 and type(call.args[0].value) is cst.Name:  # type: ignore[attr-defined]
+        return [(call.args[0].value.value, [cst.parse_expression("torch.Tensor")], negated)]  # type: ignore[attr-defined]
     if not (isinstance(call, cst.Call) and isinstance(call.func, cst.Name) and call.func.value == "isinstance"):
         return []
     if len(call.args) != 2 or any(argument.keyword is not None or argument.star for argument in call.args):

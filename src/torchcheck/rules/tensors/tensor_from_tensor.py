@@ -78,7 +78,7 @@ class TensorFromTensor(Rule):
     file builds the loader it is drawn from with a call the linter cannot see into
     (`batch = next(data_loader)` after `data_loader = build_dataloader(args)`, which may
     yield numpy arrays). Inside `if isinstance(x, torch.Size):`
-    (or any non-tensor class) nothing is reported, nor for an entry of what a dataloader
+    (or any non-tensor class), or `if not torch.is_tensor(x):`, nothing is reported, nor for an entry of what a dataloader
     yields (`shapes[i][0]`): a custom `collate_fn` often batches sizes or paths as tuples,
     so only the loop variable itself counts as a tensor. The fix is offered only when `x` is the
     only argument (`dtype=`, `device=`, `requires_grad=` are left for the author to place).
@@ -96,6 +96,15 @@ class TensorFromTensor(Rule):
     required_text = ("tensor(",)
 
     VALID = (
+        Valid(
+            """
+import torch
+def ranks(sim):
+    if not torch.is_tensor(sim):
+        sim = torch.tensor(sim)
+    return sim.argsort(dim=-1)
+"""
+        ),
         Valid(
             """
 import torch
