@@ -159,6 +159,19 @@ class LossKeptWithGraph(Rule):
     VALID = (
         Valid(
             """
+def train(model, loader, criterion, optimizer):
+    total = 0
+    for x, y in loader:
+        loss = criterion(model(x), y)
+        optimizer.zero_grad()
+        loss.backward()
+        optimizer.step()
+        loss = loss.detach().cpu().numpy()  # the name now holds a NumPy value
+        total += loss
+"""
+        ),
+        Valid(
+            """
 class Trainer:
     def train_generator(self, batches, optimizer):
         for fake, codes in batches:
@@ -694,6 +707,19 @@ class GanTrainer:
         ),
     )
     INVALID = (
+        Invalid(
+            """
+def train(model, loader, criterion, optimizer):
+    total = 0
+    for x, y in loader:
+        loss = criterion(model(x), y)
+        optimizer.zero_grad()
+        loss.backward()
+        optimizer.step()
+        total += loss  # TCK101
+        loss = loss.detach().cpu().numpy()
+"""
+        ),
         Invalid(
             """
 class Trainer:
@@ -1330,7 +1356,7 @@ class GanTrainer:
         target = node.targets[0].target
         if (total := self_accumulation(node)) is not None and self.context.loops:  # `total = total + loss`
             self._consider(node, total, node.value, created_in=accumulation_start_loop(self.context.binder, node, total, self.context.loops))
-        elif len(node.targets) == 1 and isinstance(target, cst.Subscript) and is_detached(node.value) and self.context.loops:
+        elif len(node.targets) == 1 and isinstance(target, (cst.Subscript, cst.Name)) and is_detached(node.value) and self.context.loops:  # `loss = loss.detach().cpu()` too
             if source_text(target) in (facts := self._facts()).backpropagated.get(self.context.loops[-1], ()):
                 for names in (*facts.backpropagated.values(), *facts.backpropagated_directly.values()):
                     names.discard(root_name(target))
