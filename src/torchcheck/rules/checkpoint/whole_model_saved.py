@@ -2,6 +2,7 @@ from __future__ import annotations
 
 import libcst as cst
 
+from torchcheck.lint import references
 from torchcheck.lint.containers import literal_items
 from torchcheck.lint.kinds import Kind
 from torchcheck.lint.rule import Invalid, Rule, Valid
@@ -15,7 +16,8 @@ class WholeModelSaved(Rule):
     Checks for `torch.save(model, path)` where `model` is an `nn.Module`: the whole model
     object is pickled instead of its `state_dict()`; also where a list, tuple or dict
     written in the call holds the module (`torch.save([policy, obs_rms], path)`,
-    `torch.save({"model": model, "epoch": epoch}, path)`).
+    `torch.save({"model": model, "epoch": epoch}, path)`), or one bound to a name first
+    (`state = {"net": net, "acc": acc}`, then `torch.save(state, path)`).
 
     ## Why is this bad?
     Pickling a module stores its class by import path (`mypackage.models.Net`) together
@@ -57,6 +59,15 @@ class WholeModelSaved(Rule):
     required_text = ("save(",)
 
     VALID = (
+        Valid(
+            """
+import torch
+from torch import nn
+net = nn.Linear(4, 2)
+state = {"net": net.state_dict(), "acc": 0.9}
+torch.save(state, "ckpt.t7")
+"""
+        ),
         Valid(
             """
 import torch
@@ -141,6 +152,15 @@ torch.save(x, "tensor.pt")
         Invalid(
             """
 import torch
+from torch import nn
+net = nn.Linear(4, 2)
+state = {"net": net, "acc": 0.9}
+torch.save(state, "ckpt.t7")  # TCK402
+"""
+        ),
+        Invalid(
+            """
+import torch
 from transformers import BertForSequenceClassification
 
 def finish(path):
@@ -218,7 +238,9 @@ class Trainer:
         if not node.args or self.context.call_name(node) not in TORCH_SAVE:
             return
         saved = saved_object(node)
-        parts = (saved, *literal_items(saved)) if saved is not None else ()  # `[policy, ob_rms]`, `{"model": model}`
+        # `[policy, ob_rms]`, `{"model": model}`, also bound to a name first (`state = {"net": net}`)
+        built = references.reaching_values(self.context.binder, saved) if type(saved) is cst.Name else []
+        parts = (saved, *literal_items(saved), *(item for value in built for item in literal_items(value))) if saved is not None else ()
         kinds = [self.context.kind_of(part) for part in parts]
         if Kind.MODULE in kinds:
             self.report(node)
