@@ -6,7 +6,7 @@ from torchcheck.lint import torch_api
 from torchcheck.lint.edits import keyword, with_keyword_appended
 from torchcheck.lint.kinds import Evidence
 from torchcheck.lint.nodes import has_star_kwargs, keyword_argument, method_call
-from torchcheck.lint.placement import is_device_expression
+from torchcheck.lint.placement import is_device_expression, names_cpu
 from torchcheck.lint.project import A_DEVICE, Condition
 from torchcheck.lint.rule import FixSafety, Invalid, Rule, Valid
 
@@ -37,7 +37,7 @@ class TransferAfterConstruction(Rule):
     `.to(device)`, directly or after methods that leave the tensor where it is (an in-place
     fill such as `.fill_(0)` or `.normal_()`, a reshape, a dtype conversion). The legacy
     constructors called with sizes (`torch.FloatTensor(batch, 3).fill_(0).cuda()`) allocate on
-    the CPU too.
+    the CPU too. `.to("cpu")` moves nothing and is not reported.
 
     ## Why is this bad?
     The tensor is first allocated and filled on the CPU, then copied to the device: twice
@@ -103,6 +103,12 @@ class TransferAfterConstruction(Rule):
     required_text = (".cuda(", ".to(")
 
     VALID = (
+        Valid(
+            """
+import torch
+dummy = torch.zeros(1, 3, 640, 640).to("cpu")  # already there: nothing is copied
+"""
+        ),
         Valid(
             """
 import torch
@@ -323,6 +329,8 @@ x = torch.arange(10, device=torch.device("cuda"))  # TCK201
         if first.keyword is not None and first.keyword.value != "device" or any(argument.keyword is None or argument.keyword.value != "non_blocking" for argument in rest):
             return None, ()  # .to(device, dtype) also converts: leave it alone
         device, kind = first.value, self.context.kind_of(first.value)
+        if names_cpu(device):
+            return None, ()  # `.to("cpu")` of a tensor built on the CPU copies nothing
         if is_device_expression(device, kind):
             return device, ()
         returned = self.context.returned_kind_condition(device, A_DEVICE, of_calls=True) if kind is None else None
