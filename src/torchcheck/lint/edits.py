@@ -1,17 +1,22 @@
-"""Argument-list edits shared by fixes that add or replace keyword arguments.
+"""Edits shared by fixes: keyword arguments added or replaced, the keywords a transfer
+stands for, and how the file spells a ``torch.nn`` class.
 
-Both helpers keep the call's layout: a one-line call stays on one line, and a call with one
-argument per line and a trailing comma gets the new argument on its own line, with the
+The argument edits keep the call's layout: a one-line call stays on one line, and a call with
+one argument per line and a trailing comma gets the new argument on its own line, with the
 trailing comma kept.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 import libcst as cst
 
 from torchcheck.lint.nodes import has_star_kwargs, keyword_argument
+
+if TYPE_CHECKING:
+    from torchcheck.lint.context import LintContext
 
 _NO_SPACE = cst.SimpleWhitespace("")
 _ONE_SPACE = cst.SimpleWhitespace(" ")
@@ -107,3 +112,22 @@ def cuda_moves(call: cst.Call) -> list[tuple[str, cst.BaseExpression]] | None:
         return None
     device = kept[-1].value if kept else cst.SimpleString('"cuda"')
     return [("device", cst.SimpleString(f'"cuda:{device.value}"') if isinstance(device, cst.Integer) else device)]
+
+
+def nn_class_spelling(context: LintContext, qualified: str) -> cst.BaseExpression | None:
+    """How this file spells ``torch.nn.<Class>`` here (``nn.X``, ``X`` or ``torch.nn.X``), or None.
+
+    Only a spelling that resolves to the torch class in the current scope is returned, so a
+    fix never emits a name the file does not define (or defines as something else).
+    """
+    short = qualified.rsplit(".", 1)[-1]
+    candidates: tuple[cst.BaseExpression, ...] = (
+        cst.Attribute(value=cst.Name("nn"), attr=cst.Name(short)),
+        cst.Name(short),
+        cst.Attribute(value=cst.Attribute(value=cst.Name("torch"), attr=cst.Name("nn")), attr=cst.Name(short)),
+    )
+    for candidate in candidates:
+        resolved = context.qualified_name(candidate)
+        if resolved is not None and resolved.startswith("torch.nn.") and resolved.endswith(f".{short}"):
+            return candidate
+    return None

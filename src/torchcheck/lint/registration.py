@@ -100,8 +100,15 @@ def builds_stateless_module(context: LintContext, call: cst.Call, seen: frozense
 
 
 def _stores_on_self(node: cst.Assign | cst.AnnAssign | cst.AugAssign) -> bool:
+    """An attribute among the targets, also inside an unpacking (``loss, self.aux = ...``)."""
     targets = [target.target for target in node.targets] if isinstance(node, cst.Assign) else [node.target]
-    return any(isinstance(target, cst.Attribute) or type(target) in (cst.Tuple, cst.List) for target in targets)
+    return any(isinstance(part, (cst.Attribute, cst.StarredElement)) for target in targets for part in _unpacked(target))
+
+
+def _unpacked(target: cst.BaseExpression) -> list[cst.BaseExpression]:
+    if type(target) in (cst.Tuple, cst.List):
+        return [part for element in target.elements for part in _unpacked(element.value)]  # type: ignore[attr-defined]
+    return [target]
 
 
 def _plain_or_stateless(context: LintContext, value: cst.BaseExpression | None, seen: frozenset[cst.ClassDef]) -> bool:

@@ -103,7 +103,7 @@ class ContainerReader:
         found = self.context.kind_and_evidence(expression)
         return found.kind is self._kind and found.evidence > Evidence.CONVENTION
 
-    def _stateful(self, expression: cst.BaseExpression, element: bool) -> bool:
+    def stateful(self, expression: cst.BaseExpression, element: bool) -> bool:
         """Whether an element (``element``: the reader counts it one) holds state a plain
         container loses; a module that holds none (``nn.ReLU()``, a pooling block) does not."""
         if not element or self._kind is not Kind.MODULE:
@@ -129,13 +129,13 @@ class ContainerReader:
             names = frozenset().union(*(used for _, used in verdicts))  # `(stage, name)`: the module is `stage`
             string_keys = container == "dict" and all(is_string_key(element.key, self.context) for element in elements)
             empty = not elements and type(value) is not cst.Tuple
-            stateful = any(self._stateful(element.value, ok) for element, (ok, _) in zip(elements, verdicts))
+            stateful = any(self.stateful(element.value, ok) for element, (ok, _) in zip(elements, verdicts))
             return Contents(container, empty, every and bool(elements), names, string_keys, any(ok for ok, _ in verdicts), stateful)
         if isinstance(value, (cst.ListComp, cst.DictComp)):
             element = value.elt if isinstance(value, cst.ListComp) else value.value
             built = self.built_element(element)
             keys = isinstance(value, cst.DictComp) and is_string_key(value.key, self.context)
-            return Contents("list" if isinstance(value, cst.ListComp) else "dict", False, built, frozenset(), keys, built, self._stateful(element, built))
+            return Contents("list" if isinstance(value, cst.ListComp) else "dict", False, built, frozenset(), keys, built, self.stateful(element, built))
         if isinstance(value, cst.Call) and not value.args and isinstance(value.func, cst.Name) and value.func.value in ("list", "dict"):
             return Contents(value.func.value, True, False, frozenset(), False) if self.context.qualified_name(value.func) is None else None
         return None

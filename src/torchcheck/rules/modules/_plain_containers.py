@@ -9,32 +9,13 @@ from dataclasses import dataclass, field
 import libcst as cst
 
 from torchcheck.lint.containers import copied_from, joined_parts
+from torchcheck.lint.edits import nn_class_spelling
 from torchcheck.lint.context import LintContext
 from torchcheck.lint.kinds import Kind
 from torchcheck.lint.project import Condition
 from torchcheck.lint.registration import registered_values, registering_parameters, walked_by_own_methods
-from torchcheck.lint.rule import Rule
 from torchcheck.rules.modules._common import ModuleClassRule, self_attribute
 from torchcheck.rules.modules._container_contents import ContainerReader, Contents, holds_containers, is_container, is_string_key
-
-
-def nn_class_expression(rule: Rule, qualified: str) -> cst.BaseExpression | None:
-    """How this file spells ``torch.nn.<Class>`` here (``nn.X``, ``X`` or ``torch.nn.X``), or None.
-
-    Only a spelling that resolves to the torch class in the current scope is returned, so a
-    fix never emits a name the file does not define (or defines as something else).
-    """
-    short = qualified.rsplit(".", 1)[-1]
-    candidates: tuple[cst.BaseExpression, ...] = (
-        cst.Attribute(value=cst.Name("nn"), attr=cst.Name(short)),
-        cst.Name(short),
-        cst.Attribute(value=cst.Attribute(value=cst.Name("torch"), attr=cst.Name("nn")), attr=cst.Name(short)),
-    )
-    for candidate in candidates:
-        resolved = rule.context.qualified_name(candidate)
-        if resolved is not None and resolved.startswith("torch.nn.") and resolved.endswith(f".{short}"):
-            return candidate
-    return None
 
 
 # Builtins that only read a container: passing `self.x` to them registers nothing.
@@ -68,6 +49,7 @@ class _Fill:
     # container holds a plain list), a dict key that may not be a string, or `self.x = self.x + [...]`
     # on a list class without `+`
     fixable: bool
+    stateful: bool = True  # an element that holds state (`nn.Linear`, not `nn.ReLU` or a class of plain values)
 
 
 @dataclass
@@ -141,7 +123,7 @@ class PlainContainerRule(ModuleClassRule):
         if contents is None or contents.container != "list" or isinstance(items, cst.Call):
             return False
         fixable = not holds_containers(items) and (not concatenated or self.list_class_concatenates)
-        self._fill(state, attribute, _Fill("list", contents.all_elements, contents.names, self.context.flow.function, fixable))
+        self._fill(state, attribute, _Fill("list", contents.all_elements, contents.names, self.context.flow.function, fixable, contents.stateful))
         return True
 
     def assigned(self, statement: cst.CSTNode, target: cst.BaseExpression, value: cst.BaseExpression | None) -> None:
@@ -156,7 +138,7 @@ class PlainContainerRule(ModuleClassRule):
             if attribute is not None and len(target.slice) == 1 and isinstance(target.slice[0].slice, cst.Index):
                 is_element, names = self._reader.element(value)
                 fixable = is_string_key(target.slice[0].slice.value, self.context) and not is_container(value)
-                self._fill(state, attribute, _Fill("dict", is_element, names, self.context.flow.function, fixable))
+                self._fill(state, attribute, _Fill("dict", is_element, names, self.context.flow.function, fixable, self._reader.stateful(value, is_element)))
         elif isinstance(target, (cst.Tuple, cst.List)):
             state.excused.update(filter(None, (self_attribute(element.value, self_name) for element in target.elements)))
 
@@ -180,7 +162,7 @@ class PlainContainerRule(ModuleClassRule):
         state.candidates.append(_Candidate(statement, attribute, contents, self.context.flow.function, replacement))  # type: ignore[arg-type]
 
     def _wrapped(self, value: cst.BaseExpression, contents: Contents) -> cst.BaseExpression | None:
-        func = nn_class_expression(self, self.list_class if contents.container == "list" else self.dict_class)
+        func = nn_class_spelling(self.context, self.list_class if contents.container == "list" else self.dict_class)
         if func is None or contents.empty:
             return cst.Call(func=func) if func is not None else None
         if isinstance(value, cst.Tuple) and not value.lpar:
@@ -237,7 +219,8 @@ class PlainContainerRule(ModuleClassRule):
                 is_element = self._reader.built_element(items.elt)
             elif contents is not None and contents.container == "list":
                 is_element, names = contents.all_elements, contents.names
-        self._fill(state, attribute, _Fill("list", is_element, names, self.context.flow.function, not nested))  # type: ignore[arg-type]
+        stateful = self._reader.stateful(positional[-1], is_element) if positional and method != "extend" else is_element
+        self._fill(state, attribute, _Fill("list", is_element, names, self.context.flow.function, not nested, stateful))  # type: ignore[arg-type]
 
     def _fill(self, state: _ContainerState, attribute: str, fill: _Fill) -> None:
         state.fills.setdefault(attribute, []).append(fill)
@@ -261,6 +244,8 @@ class PlainContainerRule(ModuleClassRule):
                     fill.container != container or not fill.is_element or fill.names & registered(fill.function) for fill in fills
                 ):
                     continue
+                if not any(fill.stateful for fill in fills):
+                    continue  # modules that hold nothing a plain container loses
                 if not all(fill.fixable for fill in fills):
                     replacement = None
             condition = state.conditions.get(attribute)

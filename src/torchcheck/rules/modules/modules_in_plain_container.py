@@ -65,7 +65,8 @@ class ModulesInPlainContainer(PlainContainerRule):
     buffer), while a list of plain loss functions is left alone, and so is a container of
     modules that hold no state - no parameters, no buffers, the same computation in train and
     eval mode (`[nn.AvgPool1d(k) for k in sizes]`, activations, padding, or a module class of
-    the file built only of those, of such classes and of plain values): it loses nothing. An instance of a class of
+    the file built only of those, of such classes and of plain values), whether written in
+    place or filled later: it loses nothing. An instance of a class of
     another file of the project counts when that class derives from `nn.Module` there. A
     container that is only an index of modules registered elsewhere under a name
     (`self.add_module(name, layer)`, `setattr(parent, name, layer)`, `self.__setattr__(name, layer)`,
@@ -132,6 +133,36 @@ class ModulesInPlainContainer(PlainContainerRule):
     element_kind = Kind.MODULE
 
     VALID = (
+        Valid(
+            """
+from torch import nn
+class Stack(nn.Module):
+    def __init__(self, blocks):
+        super().__init__()
+        self.names = []
+        self.names.append(*[type(block).__name__ for block in blocks][:1])  # nothing the reader can judge
+"""
+        ),
+        Valid(
+            """
+import torch
+from torch import nn
+class AttributeLoss(nn.Module):
+    def __init__(self, name, weight):
+        super().__init__()
+        self.name = name
+        self.weight = weight
+    def forward(self, outputs, lengths):
+        loss, prior = flow_loss(outputs[self.name], lengths)
+        return self.weight * (loss + prior)
+class TTSLoss(nn.Module):
+    def __init__(self, configs):
+        super().__init__()
+        self.loss_fns = {}  # filled only with modules that hold plain values: nothing is lost
+        for name, weight in configs:
+            self.loss_fns[name] = AttributeLoss(name, weight)
+"""
+        ),
         Valid(
             """
 import functools
