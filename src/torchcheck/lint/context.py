@@ -429,6 +429,8 @@ _MODULE_SEQUENCES = frozenset({"torch.nn.ModuleList", "torch.nn.Sequential", "to
 _SUBMODULE_ITERATORS = {"modules": False, "children": False, "named_modules": True, "named_children": True}
 
 
+# `torch.is_tensor(x)` asks what `isinstance(x, torch.Tensor)` asks.
+_TENSOR_CLASS = cst.Attribute(value=cst.Name("torch"), attr=cst.Name("Tensor"))
 # Types no tensor is: a test that a value is one of them says it holds no tensor.
 _PLAIN_CONTAINER_TYPES = frozenset({"list", "tuple", "dict", "int", "float", "bool", "str", "np.ndarray", "numpy.ndarray"})
 
@@ -448,7 +450,7 @@ def _isinstance_tests(test: cst.BaseExpression) -> list[tuple[str, list[cst.Base
             return [(asked.value, [call.comparisons[0].comparator], negated != (operator in (cst.NotEqual, cst.IsNot)))]  # type: ignore[attr-defined]
         return []
     if type(call) is cst.Call and dotted_name(call.func) == "torch.is_tensor" and len(call.args) == 1 and type(call.args[0].value) is cst.Name:  # type: ignore[attr-defined]
-        return [(call.args[0].value.value, [cst.parse_expression("torch.Tensor")], negated)]  # type: ignore[attr-defined]
+        return [(call.args[0].value.value, [_TENSOR_CLASS], negated)]  # type: ignore[attr-defined]
     if not (isinstance(call, cst.Call) and isinstance(call.func, cst.Name) and call.func.value == "isinstance"):
         return []
     if len(call.args) != 2 or any(argument.keyword is not None or argument.star for argument in call.args):
