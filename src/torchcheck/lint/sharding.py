@@ -239,22 +239,24 @@ def _builds_optimizer(context: LintContext, function: cst.FunctionDef) -> bool:
 
 def _parameters_read_for_parameters(context: LintContext, function: cst.FunctionDef) -> set[str]:
     """The parameters of ``function`` whose ``.parameters()``/``.named_parameters()`` it reads."""
-    names = {parameter.name.value for parameter in function.params.params}
-    read = set()
-    for node in subtree(function.body):
-        if isinstance(node, cst.Call) and is_optimizer_class(context, node):
-            argument = argument_for(node, 0, "params")
-            if argument is not None:
-                read.update(root_name(path) for path in _parameter_sources(context, argument.value))
-    return read & names
+    read = {root_name(path) for value in _optimizer_params(context, function) for path in _parameter_sources(context, value)}
+    return read & _parameter_names(function)
 
 
 def _parameters_optimized_whole(context: LintContext, function: cst.FunctionDef) -> set[str]:
     """The parameters of ``function`` it hands whole to an optimizer it builds
     (``def get_optimizer(self, parameters): return Adam(parameters, ...)``)."""
-    names = {parameter.name.value for parameter in function.params.params}
-    handed = (argument_for(node, 0, "params") for node in subtree(function.body) if isinstance(node, cst.Call) and is_optimizer_class(context, node))
-    return {argument.value.value for argument in handed if argument is not None and isinstance(argument.value, cst.Name)} & names
+    return {value.value for value in _optimizer_params(context, function) if isinstance(value, cst.Name)} & _parameter_names(function)
+
+
+def _optimizer_params(context: LintContext, function: cst.FunctionDef) -> list[cst.BaseExpression]:
+    """What each optimizer that ``function`` constructs is given as its ``params``."""
+    constructions = (node for node in subtree(function.body) if isinstance(node, cst.Call) and is_optimizer_class(context, node))
+    return [argument.value for call in constructions if (argument := argument_for(call, 0, "params")) is not None]
+
+
+def _parameter_names(function: cst.FunctionDef) -> set[str]:
+    return {parameter.name.value for parameter in function.params.params}
 
 
 def ddp_only_sync_deferral(context: LintContext, function: cst.FunctionDef) -> tuple[str, cst.BaseExpression] | None:

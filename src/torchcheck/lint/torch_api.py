@@ -152,6 +152,7 @@ def is_stateless_module_class(qualified: str) -> bool:
     """``torch.nn.ReLU``, ``torch.nn.modules.pooling.AvgPool1d``: see _STATELESS_MODULES."""
     return qualified.startswith("torch.nn.") and qualified.rsplit(".", 1)[-1] in _STATELESS_MODULES
 
+
 # Factories whose tensor is always one-dimensional.
 ONE_DIMENSIONAL_FACTORIES = frozenset({"torch.linspace", "torch.logspace", "torch.arange", "torch.range"})
 
@@ -172,7 +173,7 @@ def is_metric_without_graph(qualified: str | None) -> bool:
     if qualified is None or not qualified.startswith("torchmetrics."):
         return False
     name = qualified.rsplit(".", 1)[-1]
-    return any(name == prefix + metric for prefix in ("", "Binary", "Multiclass", "Multilabel") for metric in _METRICS_WITHOUT_GRAPH)
+    return any(name.removeprefix(task) in _METRICS_WITHOUT_GRAPH for task in ("", "Binary", "Multiclass", "Multilabel"))
 
 
 # Methods only an `nn.Module` has: calling one on a value shows the value is a module.
