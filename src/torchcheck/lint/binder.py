@@ -21,12 +21,17 @@ from dataclasses import dataclass, field
 
 import libcst as cst
 
+from torchcheck.lint.nodes import node_types
 from torchcheck.lint.walker import children
 
 ScopeNode = cst.Module | cst.ClassDef | cst.FunctionDef | cst.Lambda | cst.ListComp | cst.SetComp | cst.DictComp | cst.GeneratorExp
 _SCOPE_TYPES = (cst.Module, cst.ClassDef, cst.FunctionDef, cst.Lambda, cst.ListComp, cst.SetComp, cst.DictComp, cst.GeneratorExp)
 _COMPREHENSIONS = (cst.ListComp, cst.SetComp, cst.DictComp, cst.GeneratorExp)
 Loop = cst.For | cst.While
+_SCOPE_NODE_TYPES = node_types(*_SCOPE_TYPES)
+_LOOP_TYPES = node_types(cst.For, cst.While)
+_STATEMENT_TYPES = node_types(cst.BaseSmallStatement, cst.BaseCompoundStatement)
+_LINE_TYPES = node_types(cst.SimpleStatementLine, cst.BaseCompoundStatement)
 
 
 @dataclass(eq=False)
@@ -75,6 +80,8 @@ class Binder:
         self._scopes: dict[int, Scope] = {}
         self._binding_of_target: dict[int, Binding] = {}
         self._uses: list[tuple[cst.Name, Scope]] = []
+        self._loops_around: dict[int, tuple[Loop, ...]] = {}
+        self._reaching: dict[int, list[Binding]] = {}
         self.module_scope = self._open_scope(module, None)
         self._visit(module, self.module_scope)
         self._resolve_uses()
@@ -98,23 +105,26 @@ class Binder:
     def statement_of(self, node: cst.CSTNode) -> cst.CSTNode | None:
         """The innermost statement holding ``node`` (a small statement such as an ``Assign``,
         or a compound one such as an ``If`` for a node in its test)."""
-        for ancestor in (node, *self.ancestors(node)):
-            if isinstance(ancestor, (cst.BaseSmallStatement, cst.BaseCompoundStatement)):
-                return ancestor
-        return None
+        if type(node) in _STATEMENT_TYPES:
+            return node
+        return next((ancestor for ancestor in self.ancestors(node) if type(ancestor) in _STATEMENT_TYPES), None)
 
     def loops_around(self, node: cst.CSTNode) -> tuple[Loop, ...]:
         """The loops whose body holds ``node`` in its function (outermost first); a loop's
         own iterable and target are not in its body."""
-        loops: list[Loop] = []
-        child = node
-        for ancestor in self.ancestors(node):
-            if isinstance(ancestor, _SCOPE_TYPES):
-                break
-            if isinstance(ancestor, (cst.For, cst.While)) and child in (ancestor.body, ancestor.orelse):
-                loops.append(ancestor)
-            child = ancestor
-        return tuple(reversed(loops))
+        found = self._loops_around.get(id(node))
+        if found is None:
+            loops: list[Loop] = []
+            child = node
+            for ancestor in self.ancestors(node):
+                ancestor_type = type(ancestor)
+                if ancestor_type in _SCOPE_NODE_TYPES:
+                    break
+                if ancestor_type in _LOOP_TYPES and (child is ancestor.body or child is ancestor.orelse):  # type: ignore[attr-defined]
+                    loops.append(ancestor)  # type: ignore[arg-type]
+                child = ancestor
+            found = self._loops_around[id(node)] = tuple(reversed(loops))
+        return found
 
     def precedes(self, first: cst.CSTNode, second: cst.CSTNode) -> bool:
         """Whether ``first`` starts before ``second`` in the file (False for a node the
@@ -127,11 +137,11 @@ class Binder:
     # ------------------------------------------------------------------ names
     def scope_of(self, node: cst.CSTNode) -> Scope:
         """The scope whose code holds ``node`` (a ``def``'s name is in the enclosing scope)."""
-        for ancestor in (node, *self.ancestors(node)):
-            scope = self._scope_of_node.get(id(ancestor))
-            if scope is not None:
-                return scope
-        return self.module_scope
+        scopes = self._scope_of_node
+        scope = scopes.get(id(node))
+        if scope is not None:
+            return scope
+        return next((scopes[id(ancestor)] for ancestor in self.ancestors(node) if id(ancestor) in scopes), self.module_scope)
 
     def scope_defined_by(self, node: ScopeNode) -> Scope | None:
         return self._scopes.get(id(node))
@@ -168,6 +178,12 @@ class Binder:
         """The bindings that may hold at the use: :meth:`bindings_before`, less those that a
         later binding replaces on every path to it (one in a block around the use, made
         before it). ``x = a`` then ``x = b`` then ``f(x)``: only ``x = b``."""
+        found = self._reaching.get(id(use))
+        if found is None:
+            found = self._reaching[id(use)] = self._reaching_bindings(use)
+        return found
+
+    def _reaching_bindings(self, use: cst.Name) -> list[Binding]:
         bindings = self.bindings_before(use)
         if len(bindings) < 2:
             return bindings
@@ -213,10 +229,9 @@ class Binder:
 
     def _line_of(self, node: cst.CSTNode) -> cst.CSTNode | None:
         """The statement line (or compound statement) of a block that holds ``node``."""
-        for ancestor in (node, *self.ancestors(node)):
-            if isinstance(ancestor, (cst.SimpleStatementLine, cst.BaseCompoundStatement)):
-                return ancestor
-        return None
+        if type(node) in _LINE_TYPES:
+            return node
+        return next((ancestor for ancestor in self.ancestors(node) if type(ancestor) in _LINE_TYPES), None)
 
     def references_to(self, binding: Binding) -> list[cst.Name]:
         return binding.references

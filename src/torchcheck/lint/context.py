@@ -1151,7 +1151,7 @@ class LintContext:
 
     def _partial_of(self, callee: cst.BaseExpression) -> cst.BaseExpression | None:
         """What a name or ``self.<attribute>`` bound once to ``functools.partial(f, ...)`` calls: ``f``."""
-        if type(callee) is not cst.Name and self_attribute(callee) is None:
+        if type(callee) is not cst.Name and self_attribute(callee) is None or not self._mentions("partial"):
             return None
         made = self._construction_of(callee)
         if type(made) is not cst.Call or not made.args or made.args[0].keyword is not None or made.args[0].star:  # type: ignore[attr-defined]
@@ -1164,7 +1164,7 @@ class LintContext:
     def _metric_without_graph(self, callee: cst.BaseExpression) -> bool:
         """A metric object whose value is never differentiable (torchmetrics' ``Accuracy(...)``):
         calling it returns the batch's value, computed without a graph."""
-        if type(callee) is not cst.Name and self_attribute(callee) is None:
+        if type(callee) is not cst.Name and self_attribute(callee) is None or not self._mentions("torchmetrics"):
             return False
         made = self._construction_of(callee)
         return type(made) is cst.Call and torch_api.is_metric_without_graph(self.call_name(made, ahead=True))  # type: ignore[arg-type]
@@ -1300,6 +1300,11 @@ class LintContext:
         if self._called_names is None:
             self._called_names = frozenset(_CALLED_NAME.findall(self._text))
         return name in self._called_names
+
+    def _mentions(self, word: str) -> bool:
+        """Whether the file's text holds ``word`` (true when the text is unknown): a screen
+        before questions that need the binder."""
+        return self._text is None or word in self._text
 
     def matches(self, pattern: re.Pattern[str]) -> bool:
         """Whether the file's text matches ``pattern`` (true when the text is unknown)."""

@@ -309,6 +309,7 @@ class ProjectFacts:
         self._may_shard = "fully_shard" in text or "FullyShardedDataParallel" in text
         self._may_tie = _TIE_TEXT.search(text) is not None
         self._may_compute_buffers = "persistent=False" in text
+        self._buffers_of_class: dict[str, tuple[list[ComputedBuffer], set[str]]] = {}  # a class's own buffers and the classes it builds
         self._moved_by_apply: set[str] = set()  # attributes an `_apply` override moves by name
         self._may_distribute = "init_process_group" in text or "DistributedDataParallel" in text
         # imported name -> its calls outside a rank check, with the function each is in
@@ -778,10 +779,12 @@ class ProjectFacts:
             if name in seen or name not in classes:
                 continue
             seen.add(name)
-            found = computed_non_persistent_buffers(classes[name])
+            if name not in self._buffers_of_class:
+                self._buffers_of_class[name] = (computed_non_persistent_buffers(classes[name]), submodule_classes(classes[name], set(classes)))
+            found, built = self._buffers_of_class[name]
             if found:
                 return found[0]
-            pending.extend(sorted(submodule_classes(classes[name], set(classes))))
+            pending.extend(sorted(built))
         return None
 
     def _torch_module(self, node: cst.ClassDef) -> str:
@@ -796,6 +799,9 @@ class ProjectFacts:
 def _returns_own_instance(method: cst.FunctionDef, owner: str) -> bool:
     """Every ``return`` of ``method`` hands back a new instance of its class: ``cls(...)``,
     ``Owner(...)``, or a name the method binds only to one (``net = Owner(...)``, ``return net``)."""
+    returns = references.return_statements(method)
+    if not returns or not all(type(statement.value) in (cst.Name, cst.Call) for statement in returns):
+        return False
     classmethod_ = any(dotted_name(decorator.decorator) == "classmethod" for decorator in method.decorators)
     classes = {owner, method.params.params[0].name.value} if classmethod_ and method.params.params else {owner}
     bound: dict[str, list[cst.BaseExpression]] = {}
@@ -803,7 +809,6 @@ def _returns_own_instance(method: cst.FunctionDef, owner: str) -> bool:
         for target in assignment.targets:
             if type(target.target) is cst.Name:
                 bound.setdefault(target.target.value, []).append(assignment.value)
-    returns = references.return_statements(method)
     returned = [bound.get(value.value, [value]) if type(value) is cst.Name else [value] for value in (statement.value for statement in returns)]  # type: ignore[union-attr]
     return bool(returns) and all(_constructs(made, classes) for values in returned for made in values)
 

@@ -49,6 +49,20 @@ def argument_for(call: cst.Call, position: int, keyword: str) -> cst.Arg | None:
     return None
 
 
+def node_types(*bases: type[cst.CSTNode]) -> frozenset[type[cst.CSTNode]]:
+    """``bases`` and every node class that derives from one of them: ``type(node) in found``
+    answers ``isinstance(node, bases)`` without going through ABCMeta (libcst's node classes
+    are ABCs, and a failing isinstance is a Python call through ``ABCMeta.__instancecheck__``)."""
+    found: set[type[cst.CSTNode]] = set()
+    pending = list(bases)
+    while pending:
+        node_type = pending.pop()
+        if node_type not in found:
+            found.add(node_type)
+            pending.extend(node_type.__subclasses__())
+    return frozenset(found)
+
+
 def dotted_name(expression: cst.BaseExpression) -> str | None:
     """``a.b.c`` for a Name/Attribute chain, else None (no import resolution)."""
     # `type(...) is`, not isinstance, in the hottest helpers: libcst's node classes are ABCs,
