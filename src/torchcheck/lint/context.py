@@ -84,6 +84,7 @@ from torchcheck.lint.project import (
     PASSED_KIND,
     PASSED_MODULE,
     PROJECT,
+    TENSOR,
     THIS_FILE,
     TORCH_MODULE,
     YES,
@@ -547,6 +548,7 @@ class LintContext:
         self.flow = ControlFlow()
         self._module: cst.Module | None = None
         self._partials_followed = 0  # `partial(partial(f))` and cycles of them: followed a few deep
+        self._iterables_followed = 0  # `xs = list(xs)[1:]`: a name's value read a few deep
         self._binder: Binder | None = None
         self._distant: DistantKinds | None = None
         self._elsewhere = 0  # > 0 while inferring an expression away from the walk's position
@@ -932,6 +934,8 @@ class LintContext:
             if found.kind is not None and found.evidence is not Evidence.CONVENTION:
                 return found
             shown = self._kind_from_usage(expression)  # type: ignore[arg-type]
+            if shown.kind is Kind.TENSOR and found.kind is Kind.GRAPH_TENSOR:
+                return inferred(Kind.GRAPH_TENSOR, shown.evidence)  # used as a tensor, made as a graph tensor (`output = model(x)`)
             return shown if shown.kind is not None else found  # what the code does outweighs what the name suggests
         if expression_type is cst.Attribute:
             return self._infer_attribute(expression)  # type: ignore[arg-type]
@@ -1087,11 +1091,30 @@ class LintContext:
         return type(value) is cst.Integer
 
     def _first_tensor_argument(self, use: cst.Name, parent: cst.CSTNode | None) -> bool:
-        """``use`` is the first positional argument of a torch function that takes only a tensor there."""
-        if type(parent) is not cst.Arg or parent.keyword is not None or parent.star:
+        """``use`` - or a slice of it along several dimensions (``x[:, :h]``: no list takes
+        that) - is the first positional argument of a torch function or of a ``torch.nn``
+        layer the code built that takes only a tensor there, or an item of the sequence
+        ``torch.cat`` / ``torch.stack`` joins."""
+        used: cst.CSTNode = use
+        if type(parent) is cst.Subscript and parent.value is use and len(parent.slice) > 1:  # type: ignore[attr-defined]
+            used, parent = parent, self.binder.parent(parent)
+        if type(parent) is cst.Element:
+            return self._joined_as_tensor(parent)  # type: ignore[arg-type]
+        if type(parent) is not cst.Arg or parent.keyword is not None or parent.star or parent.value is not used:  # type: ignore[attr-defined]
             return False
         call = self.binder.parent(parent)
-        return type(call) is cst.Call and call.args[0] is parent and self.call_name(call, ahead=True) in torch_api.TENSOR_INPUT_FUNCTIONS
+        if type(call) is not cst.Call or call.args[0] is not parent:  # type: ignore[attr-defined]
+            return False
+        if torch_api.takes_a_tensor_first(self.call_name(call, ahead=True)):  # type: ignore[arg-type]
+            return True
+        layer = self._construction_of(call.func) if type(call.func) is cst.Name or self_attribute(call.func) is not None else None  # type: ignore[attr-defined]
+        return type(layer) is cst.Call and torch_api.layer_takes_a_tensor(self.call_name(layer, ahead=True))  # type: ignore[arg-type]
+
+    def _joined_as_tensor(self, element: cst.Element) -> bool:
+        sequence = self.binder.parent(element)
+        argument = self.binder.parent(sequence) if type(sequence) in (cst.List, cst.Tuple) else None
+        call = self.binder.parent(argument) if type(argument) is cst.Arg and argument.keyword is None and not argument.star else None  # type: ignore[attr-defined]
+        return type(call) is cst.Call and call.args[0] is argument and self.call_name(call, ahead=True) in torch_api.TENSOR_SEQUENCE_FUNCTIONS  # type: ignore[attr-defined]
 
     def _infer_name(self, name: str) -> Inferred:
         binding = self._lookup(name)
@@ -1256,6 +1279,11 @@ class LintContext:
         """Every value the class stores in ``self.<attribute>`` (``self.model = model``), in any method."""
         return self._distant_kinds().stored_values(class_def, attribute)
 
+    def parameter_named(self, name: cst.Name) -> cst.Param | None:
+        """The parameter ``name`` reads, when that parameter's binding alone reaches it."""
+        bindings = self.binder.reaching(name)
+        return bindings[0].node if len(bindings) == 1 and type(bindings[0].node) is cst.Param else None  # type: ignore[return-value]
+
     def values_passed_to(self, param: cst.Param, *, of_methods: bool = True) -> list[cst.BaseExpression]:
         """What every call of the parameter's function in this file passes for it (a method's
         calls through ``self``, a constructor's through its class, unless ``of_methods`` is
@@ -1283,6 +1311,12 @@ class LintContext:
                 lambda annotation: owner()._annotated(annotation),  # type: ignore[union-attr]
             )
         return self._distant
+
+    def kind_where_it_stands(self, expression: cst.BaseExpression) -> Kind | None:
+        """The kind of an expression away from the walk's position, when the code shows it
+        (not when only a name suggests it)."""
+        found = self._infer_elsewhere(expression)
+        return found.kind if found.evidence is not None and found.evidence > Evidence.CONVENTION else None
 
     def _infer_elsewhere(self, expression: cst.BaseExpression) -> Inferred:
         """``kind_and_evidence`` of an expression away from the walk's position: its names
@@ -1569,9 +1603,17 @@ class LintContext:
                 if maker is not None and self.made_for_one_process(value, maker):  # type: ignore[arg-type]
                     maker = f"{maker}{_ONE_PROCESS}"
                 symbol = self._project_maker(value) if inferred_value.kind is None else None
+                if type(target) in (cst.Tuple, cst.List) and inferred_value.kind is Kind.GRAPH_TENSOR and self._calls_a_loss(value):
+                    for item in target.elements:  # `loss, c_loss, r_loss = focal_loss(...)`: every term is in the graph
+                        self._bind_target(item.value, inferred_value)
+                    continue
                 self._bind_target(target, inferred_value, batch=self._draws_batch(value), made_by=maker, maker_symbol=symbol)
             else:
                 self._bind_target(target, UNKNOWN)
+
+    def _calls_a_loss(self, value: cst.BaseExpression) -> bool:
+        """A call of a loss function or loss module, known or named so (``focal_loss(...)``)."""
+        return type(value) is cst.Call and (self.kind_of(value.func) is Kind.LOSS_FUNCTION or _called_as_loss(value.func))  # type: ignore[attr-defined]
 
     def _bind_stored_entry(self, target: cst.Name, read: cst.Subscript) -> bool:
         """``model = package["model"]`` of a dict this code fills: the name holds what was stored
@@ -1726,17 +1768,24 @@ class LintContext:
         files passes a value of ``kind`` ("tensor", "graph") for it."""
         return self._passed_condition(expression, PASSED_KIND, kind)
 
-    def returned_kind_condition(self, expression: cst.BaseExpression, kind: str, *, of_calls: bool = False) -> Condition | None:
+    def returned_kind_condition(self, expression: cst.BaseExpression, kind: str, *, of_calls: bool = False, depth: int = 0) -> Condition | None:
         """For a name bound to what a function or method of another project file returns
         (``t, w = self.sampler.sample(n)``, the sampler's class imported from ``resample.py``):
         the condition under which it is of ``kind`` ("tensor", "graph", "module", "device"); with
         ``of_calls``, also for such a call itself (``.to(get_device())``). A name
         unpacked from a name bound to such a call (``losses = trainer.step(x)``, then
         ``a, b = losses``) is a graph tensor when the call returns a container of them. For
-        arithmetic (``step_loss / n``), the condition of its first term that has one."""
+        arithmetic (``step_loss / n``), the condition of its first term that has one. A name is
+        followed through the names, elements of tuples (``a, b = x[:k], x[k]``), and for a
+        tensor the slices and copies (``x[i]``, ``x.float()``) it was assigned from."""
+        if depth > _MAX_PARTIALS:
+            return None
         if type(expression) is cst.BinaryOperation:
-            terms = (self.returned_kind_condition(term, kind) for term in (expression.left, expression.right))  # type: ignore[attr-defined]
+            terms = (self.returned_kind_condition(term, kind, depth=depth + 1) for term in (expression.left, expression.right))  # type: ignore[attr-defined]
             return next(filter(None, terms), None)
+        source = self._same_tensor_as(expression) if kind == TENSOR else None
+        if source is not None:  # `eigvals[top_q - 1]`, `eigvals.float()`: a tensor when `eigvals` is one
+            return self.returned_kind_condition(source, kind, depth=depth + 1)
         if of_calls and type(expression) is cst.Call and self.project is not None:  # `.to(get_device())`
             callee = self._project_class(expression.func)  # type: ignore[attr-defined]
             return Condition(callee, returns_fact(), kind) if callee is not None else None
@@ -1748,6 +1797,10 @@ class LintContext:
         assignment: cst.Assign = bindings[0].node  # type: ignore[assignment]
         index = _unpacked_position(assignment, bindings[0].target)
         call = assignment.value
+        if index is not None and index >= 0 and type(call) is cst.Tuple and index < len(call.elements):
+            return self.returned_kind_condition(call.elements[index].value, kind, depth=depth + 1)  # `a, b = x[:k], x[k]`
+        if index is None and type(call) is not cst.Call and call is not None:
+            return self.returned_kind_condition(call, kind, depth=depth + 1)  # `tail = eigvals[k]`, `x = y`
         if index is not None and type(call) is cst.Name:  # `a, b = losses`, `losses = trainer.step(x)`
             call, index, kind = references.assigned_value(self.binder, call), None, GRAPH_ENTRIES  # type: ignore[arg-type]
         if index == -1 or type(call) is not cst.Call:
@@ -1758,6 +1811,15 @@ class LintContext:
         receiver_method = method_call(call)  # type: ignore[arg-type]
         owner = self._instance_symbol(receiver_method[0]) if receiver_method is not None else None
         return Condition(owner, returns_fact(receiver_method[1], index), kind) if owner is not None else None  # type: ignore[index]
+
+    @staticmethod
+    def _same_tensor_as(expression: cst.BaseExpression) -> cst.BaseExpression | None:
+        """The name whose tensor ``expression`` is part of, or a copy of in another shape, dtype
+        or place: ``x[i]``, ``x.float()``; None for anything else."""
+        if type(expression) is cst.Subscript and type(expression.value) in (cst.Name, cst.Subscript, cst.Call):  # type: ignore[attr-defined]
+            return expression.value  # type: ignore[attr-defined]
+        called = method_call(expression)
+        return called[0] if called is not None and called[1] in torch_api.VALUE_KEEPING_METHODS and type(called[0]) is cst.Name else None
 
     def derives_condition(self, callee: cst.BaseExpression, qualified: frozenset[str]) -> Condition | None:
         """For a class of the project (``CustomDataParallel`` from ``utils.py``, or one of this
@@ -1992,8 +2054,9 @@ class LintContext:
         return inferred(self._class_kind(annotated), Evidence.ANNOTATION)
 
     def _items_of(self, iterable: cst.BaseExpression) -> _Items:
-        """What a loop over ``iterable`` draws, through ``enumerate``, ``tqdm``, ``iter`` and
-        ``zip``: batches of a dataloader, submodules of a module, or nothing known."""
+        """What a loop over ``iterable`` draws, through ``enumerate``, ``tqdm``, ``iter``,
+        ``zip``, ``list``, ``reversed`` and slices: batches of a dataloader, submodules of a
+        module, or nothing known."""
         if isinstance(iterable, cst.Call) and iterable.args:
             wrapper = self.qualified_name(iterable.func) or dotted_name(iterable.func)
             if wrapper == "zip":
@@ -2005,9 +2068,14 @@ class LintContext:
                 return inner._replace(key=strong(Kind.NUMBER)) if wrapper == "enumerate" else inner
             if self._hands_on_a_loader(iterable, wrapper):
                 return self._items_of(iterable.args[0].value)
+        if type(iterable) is cst.Subscript and all(type(element.slice) is cst.Slice for element in iterable.slice):  # type: ignore[attr-defined]
+            return self._items_of(iterable.value)  # type: ignore[attr-defined]  # `list(model.children())[:-2]`: some of the same items
         submodules = self._submodules_of(iterable)
         if submodules is not None:
             return submodules
+        named = self._items_of_named_value(iterable) if type(iterable) is cst.Name else None
+        if named is not None:
+            return named
         returned = self._returned_entries(iterable)
         if returned is not None:
             return returned
@@ -2018,6 +2086,20 @@ class LintContext:
         if loader.kind is Kind.DATALOADER:
             return _Items(Inferred(Kind.TENSOR, loader.evidence), batches=True)
         return _NOTHING_KNOWN
+
+    def _items_of_named_value(self, name: cst.Name) -> _Items | None:
+        """A loop over a name bound to what a call or a slice gave (``modules =
+        list(resnet.children())[:-2]``): what a loop over that value draws."""
+        binding = self.flow.reaching_binding(name.value)
+        value = binding.value if binding is not None else None
+        if type(value) not in (cst.Call, cst.Subscript) or self._iterables_followed >= _MAX_PARTIALS:
+            return None
+        self._iterables_followed += 1
+        try:
+            found = self._items_of(value)  # type: ignore[arg-type]
+        finally:
+            self._iterables_followed -= 1
+        return found if found is not _NOTHING_KNOWN else None
 
     def _hands_on_a_loader(self, call: cst.Call, callee: str | None) -> bool:
         """``metric_logger.log_every(loader, 20, header)``, ``prefetch(loader)``: a call of

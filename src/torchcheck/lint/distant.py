@@ -25,7 +25,7 @@ import libcst as cst
 from torchcheck.lint.binder import Binding, Scope
 from torchcheck.lint.kinds import UNKNOWN, Evidence, Inferred
 from torchcheck.lint.nodes import decorator_names, is_none, self_attribute, subtree
-from torchcheck.lint.references import file_function
+from torchcheck.lint.references import file_function, only_inspected
 from torchcheck.lint.summaries import bind_arguments
 
 if TYPE_CHECKING:
@@ -137,6 +137,8 @@ class DistantKinds:
     def _direct_calls(self, references: list[cst.Name], binder: Binder, skipped: int = 0, depth: int = 0) -> list[tuple[cst.Call, int]] | None:
         calls = []
         for reference in references:
+            if only_inspected(binder, reference):
+                continue  # `super(DDGM, self).__init__()` in the class itself
             parent = binder.parent(reference)
             if type(parent) is cst.Call and parent.func is reference:  # type: ignore[attr-defined]
                 calls.append((parent, skipped))

@@ -38,7 +38,7 @@ from torchcheck.lint import references
 from torchcheck.lint.buffers import ComputedBuffer, computed_non_persistent_buffers, methods_of, submodule_classes
 from torchcheck.lint.distributed import guarded_by_rank
 from torchcheck.lint.kinds import TENSOR_KINDS, Evidence, Kind
-from torchcheck.lint.nodes import construction, dotted_name, is_autocast_name, is_number_literal, self_attribute, source_text
+from torchcheck.lint.nodes import construction, dotted_name, is_autocast_name, is_number_literal, one_line, self_attribute, source_text
 from torchcheck.lint.project import (
     AUTOCAST,
     BASES,
@@ -187,10 +187,6 @@ def _spelled(expression: cst.BaseExpression) -> str | None:
     if isinstance(expression, cst.Name) and expression.value in ("None", "True", "False"):
         return None
     return dotted_name(expression)
-
-
-def _one_line(node: cst.CSTNode) -> str:
-    return " ".join(source_text(node).split())
 
 
 class _TextLines:
@@ -430,7 +426,7 @@ class ProjectFacts:
     # ----------------------------------------------------------------- module-level flags
     def _flag(self, name: str, node: cst.CSTNode) -> None:
         if name not in self._flags:
-            self._flags[name] = Fact(YES, self._lines.line_of(node), f"`{_one_line(node)}`")
+            self._flags[name] = Fact(YES, self._lines.line_of(node), f"`{one_line(node)}`")
 
     def leave_Assign(self, node: cst.Assign) -> None:
         for alternative in _alternatives(node.value):  # `amp_cm = autocast if args.amp else nullcontext`
@@ -663,7 +659,7 @@ class ProjectFacts:
             for call, function in calls:
                 if function not in self._distributing:
                     continue
-                where = f"`{_one_line(call)}` outside a rank check"
+                where = f"`{one_line(call)}` outside a rank check"
                 flags[f"{UNGUARDED_CALLS}:{name}"] = Fact(YES, self._context.line_of(call), where)
                 break
         if self._number_settings:
@@ -673,12 +669,12 @@ class ProjectFacts:
         for fact, assigned in self._attributes.items():
             if assigned:
                 first = next(iter(assigned.values()))
-                flags[fact] = Fact(",".join(sorted(assigned)), self._lines.line_of(first), f"`{_one_line(first)}`")
+                flags[fact] = Fact(",".join(sorted(assigned)), self._lines.line_of(first), f"`{one_line(first)}`")
         for key, (call, guarded) in self._method_calls.items():
-            flags[key] = Fact(GUARDED if guarded else UNGUARDED, self._lines.line_of(call), f"`{_one_line(call)}`")
+            flags[key] = Fact(GUARDED if guarded else UNGUARDED, self._lines.line_of(call), f"`{one_line(call)}`")
         for key, calls in self._passed.items():  # where the first call is, found in the text: positions cost a codegen
             first = calls[0][0]
-            flags[key] = Fact(json.dumps([shape for _, shape in calls]), self._lines.line_of(first), f"`{_one_line(first)}`")
+            flags[key] = Fact(json.dumps([shape for _, shape in calls]), self._lines.line_of(first), f"`{one_line(first)}`")
         imports = {name: symbol for name, symbol in self._scopes[0][1].items() if symbol is not None}
         return ExportSummary(dict(self._definitions), imports, tuple(self._modules), flags)
 
@@ -693,7 +689,7 @@ class ProjectFacts:
         if not summarise:
             return Definition("function", line, facts)
         summary = self._context.summary_of(function)
-        if not summary.effects and not summary.exit_modes:
+        if not summary.shared_effects and not summary.exit_modes:
             return Definition("function", line, facts)
         located = summary.with_lines(lambda node: self._lines.line_of(node, start))
         return Definition("function", line, facts, summary=located.to_dict())
@@ -729,7 +725,7 @@ class ProjectFacts:
             return None
         activation, layer = found
         line = self._lines.line_of(layer)
-        fact = Fact(activation, line, f"`{_one_line(layer)}`, the last layer of `{name}`")
+        fact = Fact(activation, line, f"`{one_line(layer)}`, the last layer of `{name}`")
         return Definition("value", self._lines.line_of(assignment), {OUTPUT: fact})
 
     # ----------------------------------------------------------------- classes
@@ -871,7 +867,7 @@ class _ForwardReader:
             fact = INSTANCE_OUTPUT if key is None else f"{INSTANCE_OUTPUT}.{key}"
             owner = self._context.binder.enclosing(node, cst.ClassDef)  # the class that applies it: this one, or a part's
             name = owner.name.value if isinstance(owner, cst.ClassDef) else self._owner.name.value
-            facts[fact] = Fact(activation, self._lines.line_of(node, self._lines.definition(name)), f"`{_one_line(node)}` in `{name}`")
+            facts[fact] = Fact(activation, self._lines.line_of(node, self._lines.definition(name)), f"`{one_line(node)}` in `{name}`")
         return facts
 
     def autocast(self, forward: cst.FunctionDef, possible: bool) -> Fact:

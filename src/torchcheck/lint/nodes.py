@@ -76,6 +76,11 @@ def dotted_name(expression: cst.BaseExpression) -> str | None:
     return None
 
 
+def one_line(node: cst.CSTNode) -> str:
+    """The code of ``node`` with its whitespace runs (line breaks included) made single spaces."""
+    return " ".join(source_text(node).split())
+
+
 def integer_literal(value: cst.BaseExpression | None) -> int | None:
     """The value of an integer literal, a negative one included."""
     negative = isinstance(value, cst.UnaryOperation) and isinstance(value.operator, cst.Minus)
@@ -205,6 +210,16 @@ def subtree(
             stack.append(node.value)  # type: ignore[attr-defined]
         else:
             stack.extend(reversed(children(node)))
+
+
+def handles_gradients(root: cst.CSTNode) -> bool:
+    """Whether code under ``root`` reads or writes a ``.grad`` or calls ``autograd.grad``: it
+    does something with the gradients of each backward pass itself (gradient surgery,
+    per-sample gradients), not only leave them for an optimizer."""
+    return any(
+        type(node) is cst.Attribute and node.attr.value == "grad"  # type: ignore[attr-defined]
+        for node in subtree(root)
+    )
 
 
 def names_read(expression: cst.CSTNode) -> list[cst.Name]:

@@ -45,8 +45,8 @@ def is_tested(binder: Binder, node: cst.CSTNode) -> bool:
     return isinstance(above, (cst.If, cst.While, cst.IfExp)) and node is above.test
 
 
-# Calls that look at a callable without calling it: `isinstance(ctx, amp.autocast)`.
-_INSPECTING_CALLS = frozenset({"isinstance", "issubclass", "hasattr", "getattr", "type", "id", "callable", "repr", "str", "print"})
+# Calls that look at a callable without calling it: `isinstance(ctx, amp.autocast)`, `super(Net, self)`.
+_INSPECTING_CALLS = frozenset({"isinstance", "issubclass", "hasattr", "getattr", "type", "id", "callable", "repr", "str", "print", "super"})
 _CHOICES = (cst.IfExp, cst.BooleanOperation)
 
 
@@ -65,6 +65,13 @@ def handed_on_uncalled(binder: Binder, reference: cst.CSTNode) -> bool:
     if type(parent) in (cst.Assign, cst.AnnAssign, cst.Return, cst.Element, cst.DictElement, cst.Param):
         return getattr(parent, "value", None) is node or getattr(parent, "default", None) is node
     return False
+
+
+def only_inspected(binder: Binder, reference: cst.CSTNode) -> bool:
+    """A reference that a call only looks at: ``isinstance(x, Net)``, ``super(Net, self)``."""
+    argument = binder.parent(reference)
+    call = binder.parent(argument) if type(argument) is cst.Arg else None
+    return type(call) is cst.Call and type(call.func) is cst.Name and call.func.value in _INSPECTING_CALLS  # type: ignore[attr-defined]
 
 
 def is_bound(binder: Binder, node: cst.CSTNode) -> bool:

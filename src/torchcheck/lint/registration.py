@@ -59,6 +59,17 @@ def _holder(value: cst.BaseExpression) -> cst.BaseExpression:
     return called[0] if called is not None and called[1] in _CONTENT_METHODS and isinstance(called[0], cst.Name) else value
 
 
+def may_register(context: LintContext, call: cst.Call) -> bool:
+    """Whether handing a container to ``call`` may register what it holds
+    (``nn.ModuleList(list(self.convs.values()))``, an unknown library's wrapper): not a def of
+    this file (:func:`registered_values` says what those register), nor a torch function
+    outside ``torch.nn``."""
+    qualified = context.call_name(call)
+    if qualified is not None:
+        return not qualified.startswith("torch.") or qualified.startswith("torch.nn.")
+    return context.resolve_call(call) is None
+
+
 def registering_parameters(function: cst.FunctionDef) -> frozenset[str]:
     """The parameters whose arguments ``function`` registers in a module: all of them when it
     calls ``add_module`` or a ``register_*`` method on its first parameter

@@ -31,7 +31,7 @@ import libcst as cst
 
 from torchcheck.lint import idioms, torch_api
 from torchcheck.lint.kinds import TENSOR_KINDS, GradMode, Kind, grad_mode_of, tensor_method_kind
-from torchcheck.lint.nodes import argument_for, called_name, dotted_name, is_none, replaces_fsdp1_parameters, source_text
+from torchcheck.lint.nodes import argument_for, called_name, dotted_name, is_none, one_line, replaces_fsdp1_parameters
 from torchcheck.lint.walker import children
 
 # Methods whose calls a summary records.
@@ -230,6 +230,17 @@ class FunctionSummary:
     def does(self, action: idioms.Effect, *, certainty: Certainty = Certainty.MAY) -> bool:
         return self.effect(action, certainty=certainty) is not None
 
+    @property
+    def shared_effects(self) -> tuple[Effect, ...]:
+        """The effects other files are told of. Which modules a function runs matters to a
+        caller that trains them, here or through a helper of the file that backpropagates
+        (``loss = self._loss(x)`` in ``_train_step``); stored for every function of the
+        project, it would swell the index: another file learns it only from a function that
+        backpropagates itself."""
+        if any(effect.action == "backward" for effect in self.effects):
+            return self.effects
+        return tuple(effect for effect in self.effects if effect.action != FORWARD)
+
     def exit_mode(self, target: str) -> ExitMode | None:
         return next((mode for mode in self.exit_modes if mode.target == target), None)
 
@@ -250,7 +261,7 @@ class FunctionSummary:
             "name": self.name,
             "parameters": [parameter.to_dict() for parameter in self.parameters],
             "binds_first": self.binds_first,
-            "effects": [effect.to_dict() for effect in self.effects],
+            "effects": [effect.to_dict() for effect in self.shared_effects],
             "exit_modes": [mode.to_dict() for mode in self.exit_modes],
             "returns": self.returns.to_dict(),
         }
@@ -652,6 +663,8 @@ class Names(Protocol):
 
     def module_constant_kind(self, name: str) -> Kind | None: ...
 
+    def kind_where_it_stands(self, expression: cst.BaseExpression) -> Kind | None: ...
+
 
 class ModuleSummaries:
     """The summaries of one module's functions, computed on demand and memoised."""
@@ -861,10 +874,6 @@ class _FunctionPass:
             ),
             key=lambda effect: (effect.action, effect.target),
         )
-        if not any(effect.action == "backward" for effect in effects):
-            # which modules a function runs matters only for one that trains them; kept
-            # everywhere, the facts would swell every stored summary for nothing
-            effects = [effect for effect in effects if effect.action != FORWARD]
         modes = sorted(
             (
                 ExitMode(target, tuple(sorted(possible)), self.sites.get((EVAL, target)))
@@ -1069,7 +1078,7 @@ class _FunctionPass:
         return grad_mode_of(self.summaries.names.qualified_name, manager) is GradMode.OFF
 
     def _record(self, fact: _Fact, node: cst.CSTNode, certain: bool, state: _State) -> _State:
-        self.sites.setdefault(fact, Site(self.name, _one_line(node), node=node))
+        self.sites.setdefault(fact, Site(self.name, one_line(node), node=node))
         return self._note_backward_in_eval(fact, certain, state.then(fact, certain))
 
     def _note_backward_in_eval(self, fact: _Fact, certain: bool, state: _State) -> _State:
@@ -1215,6 +1224,15 @@ class _FunctionPass:
         )
 
     def _classify_value(self, value: cst.BaseExpression, depth: int) -> Returns:
+        """What a returned value is: from its shape (a backpropagated name, a softmax ...), else
+        its kind as the semantic model infers it where it stands (``eigvals[:q]`` of
+        ``eigvals = torch.flip(vals, dims=(0,))``)."""
+        found = self._classify_shape(value, depth)
+        if found != _NOTHING_RETURNED or depth >= _MAX_ALIAS_DEPTH:
+            return found
+        return Returns(self.summaries.names.kind_where_it_stands(value))
+
+    def _classify_shape(self, value: cst.BaseExpression, depth: int) -> Returns:
         if isinstance(value, cst.Name):
             if value.value in self.backpropagated:
                 return Returns(Kind.GRAPH_TENSOR, backpropagated=True)  # `loss.backward()` then `return loss`
@@ -1278,6 +1296,9 @@ class _FunctionPass:
         if method is not None and depth < _MAX_ALIAS_DEPTH and self._classify_value(func.value, depth + 1).kind in TENSOR_KINDS:  # type: ignore[attr-defined]
             return Returns(tensor_method_kind(method))  # `bias.unsqueeze(0)`, `onehot.repeat(n, 1, 1)`
         return Returns()
+
+
+_NOTHING_RETURNED = Returns()
 
 
 def _agreed_elements(returned: list[tuple[Kind | None, ...]]) -> tuple[Kind | None, ...]:
@@ -1345,7 +1366,3 @@ def _sets_eval_mode(call: cst.Call) -> bool:
     """``m.train(False)`` / ``m.train(mode=False)`` switch to eval mode."""
     mode = argument_for(call, 0, "mode")
     return mode is not None and not mode.star and isinstance(mode.value, cst.Name) and mode.value.value == "False"
-
-
-def _one_line(node: cst.CSTNode) -> str:
-    return " ".join(source_text(node).split())

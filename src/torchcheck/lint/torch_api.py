@@ -207,6 +207,29 @@ TENSOR_INPUT_FUNCTIONS = frozenset(
         "topk sort argsort nonzero isnan isinf isfinite all any numel unbind split chunk masked_select"
     ).split()
 )
+# torch.* functions whose first positional argument is a sequence of tensors (`torch.cat([a, b])`).
+TENSOR_SEQUENCE_FUNCTIONS = frozenset(f"torch.{name}" for name in "cat concat concatenate stack hstack vstack dstack".split())
+# torch.nn classes whose instances take anything, not only a tensor (a recurrent layer takes a
+# PackedSequence too): calling one shows nothing.
+_PASS_THROUGH_MODULES = frozenset(
+    f"torch.nn.{name}" for name in "Sequential ModuleList ModuleDict ParameterList ParameterDict Identity Module RNN LSTM GRU".split()
+)
+
+
+def takes_a_tensor_first(qualified: str | None) -> bool:
+    """Whether the torch function ``qualified`` needs a tensor as its first positional argument."""
+    return qualified is not None and (qualified in TENSOR_INPUT_FUNCTIONS or qualified.startswith("torch.nn.functional."))
+
+
+def layer_takes_a_tensor(qualified: str | None) -> bool:
+    """Whether an instance of the ``torch.nn`` layer class ``qualified``, called, needs a tensor
+    as its first positional argument (its constructor takes sizes)."""
+    if qualified is None or not qualified.startswith("torch.nn.") or qualified in _PASS_THROUGH_MODULES or qualified.startswith(_NOT_MODULE_PACKAGES):
+        return False
+    name = qualified.rsplit(".", 1)[-1]
+    return name[:1].isupper() and name not in _NOT_MODULE_CLASSES
+
+
 # Methods only a tensor has (arrays, lists and modules have none of them): calling one on a
 # value shows the value is a tensor.
 TENSOR_ONLY_METHODS = frozenset(
@@ -219,7 +242,7 @@ TENSOR_ONLY_METHODS = frozenset(
 # torch_xla's device loaders wrap a DataLoader the same way (`MpDeviceLoader(loader, device)`,
 # `ParallelLoader(loader, devices).per_device_loader(device)`) and never set a sampler's epoch.
 ITERATION_WRAPPERS = frozenset(
-    {"tqdm", "tqdm.tqdm", "tqdm.auto.tqdm", "enumerate", "iter", "zip",
+    {"tqdm", "tqdm.tqdm", "tqdm.auto.tqdm", "tqdm.notebook.tqdm", "enumerate", "iter", "zip", "list", "tuple", "reversed",
      "torch_xla.distributed.parallel_loader.MpDeviceLoader", "torch_xla.distributed.parallel_loader.ParallelLoader"}
 )
 # Methods of a wrapper above whose result is what the code iterates.
@@ -230,10 +253,13 @@ _NOT_MODULE_CLASSES = frozenset({"Parameter", "Buffer", "UninitializedParameter"
 _NOT_MODULE_PACKAGES = ("torch.nn.functional.", "torch.nn.init.", "torch.nn.utils.", "torch.nn.attention.", "torch.nn.parameter.", "torchmetrics.functional.", "torchmetrics.utilities.")
 
 
-# Tensor methods that return the same values in another shape, dtype or place: a softmax
-# output stays probabilities through them.
+# Tensor methods that return the same values in another shape, order of dimensions, dtype or
+# place (or reshape in place and return their receiver): a softmax output stays
+# probabilities through them.
 VALUE_KEEPING_METHODS = frozenset(
-    {"view", "view_as", "reshape", "reshape_as", "squeeze", "unsqueeze", "flatten", "contiguous", "clone", "detach",
+    {"view", "view_as", "reshape", "reshape_as", "squeeze", "unsqueeze", "flatten", "unflatten", "ravel", "contiguous",
+     "clone", "detach", "resize", "resize_as", "resize_", "resize_as_", "squeeze_", "unsqueeze_",
+     "permute", "transpose", "transpose_", "t", "t_", "movedim", "moveaxis", "swapaxes", "swapdims",
      "to", "cuda", "cpu", "float", "double", "half", "bfloat16", "type"}
 )
 

@@ -6,7 +6,7 @@ import libcst as cst
 
 from torchcheck.lint.context import LintContext
 from torchcheck.lint.flow import Event
-from torchcheck.lint.nodes import source_text
+from torchcheck.lint.nodes import one_line
 from torchcheck.lint.rule import Invalid, Rule, Valid
 from torchcheck.lint.project import Condition
 from torchcheck.lint.sharding import ddp_only_sync_deferral, module_path, root_name, shardings_by
@@ -233,7 +233,7 @@ def train(model, loader, optimizer, n):
         if isinstance(node.func, cst.Attribute) and node.func.attr.value == "no_sync":
             shard = self._fully_sharded(node.func.value)
             if shard is not None:
-                self._report(node, _DIRECT.format(call=_one_line(node), model=shard.paths[0]), shard)
+                self._report(node, _DIRECT.format(call=one_line(node), model=shard.paths[0]), shard)
             return
         self._helper(node)
 
@@ -247,7 +247,7 @@ def train(model, loader, optimizer, n):
         if deferral is not None and shard is not None:
             test = deferral[1]
             line = self.context.line_of(test)
-            self._report(call, _THROUGH_HELPER.format(call=_one_line(call), test=_one_line(test), line=line, model=shard.paths[0]), shard)
+            self._report(call, _THROUGH_HELPER.format(call=one_line(call), test=one_line(test), line=line, model=shard.paths[0]), shard)
 
     def _report(self, node: cst.Call, message: str, shard: _Shard) -> None:
         self.report(node, message, conditions=(shard.condition,) if shard.condition is not None else ())
@@ -277,7 +277,3 @@ def train(model, loader, optimizer, n):
             binder.precedes(first, binding.node) and binder.precedes(binding.node, second)
             for binding in binder.bindings_of(name, binder.scope_of(second))
         )
-
-
-def _one_line(node: cst.CSTNode) -> str:
-    return " ".join(source_text(node).split())

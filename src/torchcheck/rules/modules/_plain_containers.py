@@ -13,7 +13,7 @@ from torchcheck.lint.edits import nn_class_spelling
 from torchcheck.lint.context import LintContext
 from torchcheck.lint.kinds import Kind
 from torchcheck.lint.project import Condition
-from torchcheck.lint.registration import registered_values, registering_parameters, walked_by_own_methods
+from torchcheck.lint.registration import may_register, registered_values, registering_parameters, walked_by_own_methods
 from torchcheck.rules.modules._common import ModuleClassRule, self_attribute
 from torchcheck.rules.modules._container_contents import ContainerReader, Contents, holds_containers, is_container, is_string_key
 
@@ -147,7 +147,8 @@ class PlainContainerRule(ModuleClassRule):
         concatenated = isinstance(value, cst.BinaryOperation) and isinstance(value.operator, cst.Add) and self_attribute(value.left, self.self_name) == attribute
         if concatenated and self._appended(state, attribute, value.right, concatenated=True):  # type: ignore[union-attr]
             return
-        contents = self._reader.contents(value)
+        written = self._reader.contents(value)
+        contents = written or self._passed_contents(value)
         if contents is None:
             if not (isinstance(value, cst.Name) and value.value == "None"):
                 state.excused.add(attribute)
@@ -156,10 +157,20 @@ class PlainContainerRule(ModuleClassRule):
             return  # a plain container of something else, or of modules that hold no state
         self._keep_condition(state, attribute)
         replacement = None
-        fixable = contents.empty or contents.all_elements
+        fixable = written is not None and (contents.empty or contents.all_elements)  # not a parameter: its callers may pass anything
         if fixable and (contents.container == "list" or contents.string_keys or contents.empty) and not holds_containers(value):
             replacement = self._wrapped(value, contents)
         state.candidates.append(_Candidate(statement, attribute, contents, self.context.flow.function, replacement))  # type: ignore[arg-type]
+
+    def _passed_contents(self, value: cst.BaseExpression) -> Contents | None:
+        """A parameter stored whole (``self.nets = nets``): what a call of this file passes for
+        it, or its default, when that is a plain container of stateful elements (one such call
+        is enough: that instance loses them)."""
+        param = self.context.parameter_named(value) if type(value) is cst.Name else None
+        if param is None:
+            return None
+        passed = [*self.context.values_passed_to(param), *([param.default] if param.default is not None else [])]
+        return next((found for found in map(self._reader.contents, passed) if found is not None and found.some_elements and found.stateful), None)
 
     def _wrapped(self, value: cst.BaseExpression, contents: Contents) -> cst.BaseExpression | None:
         func = nn_class_spelling(self.context, self.list_class if contents.container == "list" else self.dict_class)
@@ -188,10 +199,11 @@ class PlainContainerRule(ModuleClassRule):
                 state.excused.update(filter(None, [self._iterated_attribute(value.value)]))  # each item registered in a loop
             elif isinstance(value, cst.Subscript):
                 state.excused.update(filter(None, [self_attribute(value.value, self_name)]))  # `self.add_module(n, self.heads[-1])`
-        # `nn.ParameterList(self._offset + self._scale)` registers both lists
-        # `nn.ModuleList(list(self.convs.values()))` registers the dict's modules
-        parts = (copied_from(part) for argument in node.args for part in joined_parts(argument.value))
-        state.excused.update(filter(None, (self_attribute(part, self_name) for part in parts)))
+        if may_register(self.context, node):
+            # `nn.ParameterList(self._offset + self._scale)` registers both lists
+            # `nn.ModuleList(list(self.convs.values()))` registers the dict's modules
+            parts = (copied_from(part) for argument in node.args for part in joined_parts(argument.value))
+            state.excused.update(filter(None, (self_attribute(part, self_name) for part in parts)))
 
     def _registering(self, function: cst.FunctionDef) -> frozenset[str]:
         if function not in self._installed:

@@ -343,6 +343,27 @@ class Tabular(nn.Module):
             """
 import torch
 from torch import nn
+import torch.nn.functional as F
+
+class Scorer(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.fc = nn.Linear(8, 5)
+
+    def forward(self, x):
+        return F.softmax(self.fc(x), dim=-1)
+
+model = Scorer()
+criterion = nn.CrossEntropyLoss()
+for x, y in loader:
+    scores = model(x)
+    loss = criterion(scores.resize(1, 5), y)  # TCK605
+"""
+        ),
+        Invalid(
+            """
+import torch
+from torch import nn
 
 class Net(nn.Module):
     def __init__(self):
@@ -743,8 +764,8 @@ class Discriminator(nn.Module):
                 if held is not None and held.kind in ("call", "layer"):
                     return held
             if func.attr.value in torch_api.VALUE_KEEPING_METHODS:
-                held = self._value_of(func.value)  # probs.view(1, -1) still holds probabilities
-                return held if held is not None and held.kind == "output" else None
+                held = self._value_of(func.value)  # probs.view(1, -1) still holds probabilities, model(x).view(...) the model's output
+                return held if held is not None and (held.kind == "output" or held.kind == "call" and held.depth == 2) else None
         returned = self._returned_by(call)
         if returned is not None:
             return returned

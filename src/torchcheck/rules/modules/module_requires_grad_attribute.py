@@ -159,6 +159,26 @@ noise.requires_grad = True
     INVALID = (
         Invalid(
             """
+from torch import nn
+
+def encoder(resnet, cut=2):
+    modules = list(resnet.children())[:-cut]
+    for child in modules:
+        child.requires_grad = False  # TCK611
+    return nn.Sequential(*modules)
+""",
+            expected_replacement="""
+from torch import nn
+
+def encoder(resnet, cut=2):
+    modules = list(resnet.children())[:-cut]
+    for child in modules:
+        child.requires_grad_(False)  # TCK611
+    return nn.Sequential(*modules)
+""",
+        ),
+        Invalid(
+            """
 import torch
 
 def freeze(model):

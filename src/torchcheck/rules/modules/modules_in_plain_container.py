@@ -56,7 +56,10 @@ class ModulesInPlainContainer(PlainContainerRule):
     ## What it does
     Checks for `nn.Module` subclasses that keep submodules in a plain `list`, `tuple` or
     `dict` attribute (`self.layers = [nn.Linear(...), ...]`, nested containers such as
-    `[[nn.Linear(...), nn.ReLU()]]`, also a local list of modules appended whole), or an empty list later filled with
+    `[[nn.Linear(...), nn.ReLU()]]`, also a local list of modules appended whole, or a
+    constructor parameter stored whole, `self.nets = nets`, when a call of the class in the file
+    or the parameter's default passes such a container - one such call is enough; no fix is
+    offered there, as other callers may pass something else), or an empty list later filled with
     `self.layers.append(...)`, `.extend(...)`, `self.layers += [...]` or
     `self.layers = self.layers + [...]`). A call of a `functools.partial` of a module class builds a module. A container counts when any of its items is a
     module (`[nn.Linear(...), getattr(nn, act)()]`, also a library's: torchmetrics' metrics keep
@@ -133,6 +136,21 @@ class ModulesInPlainContainer(PlainContainerRule):
     element_kind = Kind.MODULE
 
     VALID = (
+        Valid(
+            """
+from torch import nn
+class Diffusion(nn.Module):
+    def __init__(self, reverse_nets, steps):
+        super().__init__()
+        self.reverse_nets = reverse_nets
+        self.steps = steps
+def build(steps):
+    nets = nn.ModuleList([nn.Sequential(nn.Linear(8, 8), nn.Tanh()) for _ in range(steps)])
+    return Diffusion(nets, steps)
+def gates(steps):
+    return Diffusion([nn.Tanh(), nn.ReLU()], steps)  # modules that hold no state lose nothing
+"""
+        ),
         Valid(
             """
 from torch import nn
@@ -464,6 +482,19 @@ class CriticNS(nn.Module):
         ),
     )
     INVALID = (
+        Invalid(
+            """
+from torch import nn
+class Diffusion(nn.Module):
+    def __init__(self, reverse_nets, steps):
+        super(Diffusion, self).__init__()
+        self.reverse_nets = reverse_nets  # TCK601
+        self.steps = steps
+def build(steps):
+    nets = [nn.Sequential(nn.Linear(8, 8), nn.Tanh()) for _ in range(steps)]
+    return Diffusion(nets, steps)
+"""
+        ),
         Invalid(
             """
 import functools

@@ -146,6 +146,24 @@ class Optimizer:
         Invalid(
             """
 import torch
+from torch.nn import Parameter
+
+class GateCell(torch.nn.Module):
+    def __init__(self, in_channels, out_channels):
+        super(GateCell, self).__init__()
+        self.out_channels = out_channels
+        self.W = {t: Parameter(torch.empty(c, out_channels)) for t, c in in_channels.items()}  # TCK602
+
+    def _gate(self, W, x_dict):
+        return {t: x @ W[t] for t, x in x_dict.items()}  # reads the weights, registers nothing
+
+    def forward(self, x_dict):
+        return self._gate(self.W, x_dict)
+"""
+        ),
+        Invalid(
+            """
+import torch
 from torch import nn
 class Scales(nn.Module):
     def __init__(self, n):

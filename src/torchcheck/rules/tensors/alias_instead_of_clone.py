@@ -213,6 +213,40 @@ def preprocess(X, steps):
         Invalid(
             """
 import torch
+from torch import nn
+
+class QuadrantMix(nn.Module):
+    def __init__(self, channels):
+        super().__init__()
+        self.mix = nn.Conv2d(channels * 2, channels * 2, kernel_size=1)
+
+    def forward(self, x):
+        h = x.shape[2] // 2
+        mixed = self.mix(torch.cat([x[:, :, :h], x[:, :, h:]], 1))
+        out = x  # TCK701
+        out[:, :, :h] = mixed[:, : mixed.shape[1] // 2]
+        return out + x
+""",
+            expected_replacement="""
+import torch
+from torch import nn
+
+class QuadrantMix(nn.Module):
+    def __init__(self, channels):
+        super().__init__()
+        self.mix = nn.Conv2d(channels * 2, channels * 2, kernel_size=1)
+
+    def forward(self, x):
+        h = x.shape[2] // 2
+        mixed = self.mix(torch.cat([x[:, :, :h], x[:, :, h:]], 1))
+        out = x.clone()  # TCK701
+        out[:, :, :h] = mixed[:, : mixed.shape[1] // 2]
+        return out + x
+""",
+        ),
+        Invalid(
+            """
+import torch
 
 def preprocess(X, steps):
     x0 = torch.randn_like(X.unsqueeze(0))

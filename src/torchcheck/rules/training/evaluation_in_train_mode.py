@@ -11,7 +11,7 @@ from torchcheck.lint.flow import Event
 from torchcheck.lint.idioms import Effect
 from torchcheck.lint.kinds import Kind
 from torchcheck.lint.modes import covers, mode_set_by, modes_left_by, uses_gradients
-from torchcheck.lint.nodes import dotted_name, keyword_argument, method_call, source_text, subtree
+from torchcheck.lint.nodes import dotted_name, keyword_argument, method_call, one_line, source_text, subtree
 from torchcheck.lint.rule import Invalid, Rule, Valid
 from torchcheck.lint.summaries import ANONYMOUS, EVAL, TRAIN, FunctionSummary, ResolvedCall, spelled
 
@@ -66,10 +66,6 @@ def _chain(call: cst.Call) -> list[cst.Call]:
     while isinstance(call.func, cst.Attribute) and isinstance(call.func.value, cst.Call):
         calls.append(call := call.func.value)
     return calls
-
-
-def _one_line(node: cst.CSTNode) -> str:
-    return " ".join(source_text(node).split())
 
 
 class EvaluationInTrainMode(Rule):
@@ -487,7 +483,7 @@ with torch.no_grad():
                     why = self._mode_at(function, call.spellings, call.event.order, 0)
                     if why not in (None, EVAL):
                         scope = "function" if evaluation else "loop"
-                        self.report(call.event.node, _MESSAGE.format(call=_one_line(call.event.node), module=call.module, scope=scope, why=why))
+                        self.report(call.event.node, _MESSAGE.format(call=one_line(call.event.node), module=call.module, scope=scope, why=why))
 
     def _is_evaluation_function(self, function: cst.FunctionDef, calls: list[_ModelCall]) -> bool:
         name = function.name.value
@@ -511,7 +507,7 @@ with torch.no_grad():
             switch, mode = max(before, key=lambda found: found[0].order)
             if mode != TRAIN or not any(switch.order <= backward.order for backward, _ in backwards):
                 return EVAL  # `train()` right before a loop that does not learn: chosen on purpose
-            return _LAST_TRAIN.format(switch=_one_line(switch.node), line=self.context.line_of(switch.node))
+            return _LAST_TRAIN.format(switch=one_line(switch.node), line=self.context.line_of(switch.node))
         if any(mode != TRAIN for _, mode in switches):
             return EVAL  # switched later in the function (in a loop, before the next pass)
         builds = [build for build in self._builds if build[0].function is function and build[1] in spellings and build[0].order < order]

@@ -709,6 +709,34 @@ class GanTrainer:
     INVALID = (
         Invalid(
             """
+def fit_one_epoch(net, detection_loss, optimizer, loader):
+    total_loss = 0
+    total_box_loss = 0
+    for images, targets in loader:
+        optimizer.zero_grad()
+        loss, cls_loss, box_loss = detection_loss(net(images), targets)
+        loss.backward()
+        optimizer.step()
+        total_loss += loss  # TCK101
+        total_box_loss += box_loss  # TCK101
+    return total_loss, total_box_loss
+""",
+            expected_replacement="""
+def fit_one_epoch(net, detection_loss, optimizer, loader):
+    total_loss = 0
+    total_box_loss = 0
+    for images, targets in loader:
+        optimizer.zero_grad()
+        loss, cls_loss, box_loss = detection_loss(net(images), targets)
+        loss.backward()
+        optimizer.step()
+        total_loss += loss.item()  # TCK101
+        total_box_loss += box_loss.item()  # TCK101
+    return total_loss, total_box_loss
+""",
+        ),
+        Invalid(
+            """
 def train(model, loader, criterion, optimizer):
     total = 0
     for x, y in loader:

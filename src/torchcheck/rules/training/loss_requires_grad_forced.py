@@ -8,7 +8,7 @@ from torchcheck.lint import torch_api
 from torchcheck.lint.context import LintContext
 from torchcheck.lint.flow import Event
 from torchcheck.lint.kinds import Kind
-from torchcheck.lint.nodes import dotted_name, literal_bool, source_text, subtree
+from torchcheck.lint.nodes import dotted_name, literal_bool, one_line, subtree
 from torchcheck.lint.rule import Invalid, Rule, Valid
 
 _BACKPROPAGATED_AT = (
@@ -359,9 +359,9 @@ class Trainer:
 
     def _report(self, forced: _Forced, backward: cst.Call) -> None:
         message = _BACKPROPAGATED_AT.format(
-            forced=_one_line(forced.node),
+            forced=one_line(forced.node),
             name=forced.name,
-            backward=_one_line(backward),
+            backward=one_line(backward),
             line=self.context.line_of(backward),
         )
         self.report(forced.node, message)
@@ -409,7 +409,3 @@ def _is_scale_call(expression: cst.BaseExpression) -> bool:
 
 def _names_in(expression: cst.CSTNode) -> set[str]:
     return {node.value for node in subtree(expression) if isinstance(node, cst.Name)}
-
-
-def _one_line(node: cst.CSTNode) -> str:
-    return " ".join(source_text(node).split())

@@ -5,26 +5,24 @@ from dataclasses import dataclass, field
 
 import libcst as cst
 
-from torchcheck.lint.context import Loop
+from torchcheck.lint.context import LintContext, Loop
 from torchcheck.lint.flow import BODY, LOOP, Branch, Event
 from torchcheck.lint.idioms import Effect
 from torchcheck.lint.kinds import Kind
-from torchcheck.lint.nodes import source_text
+from torchcheck.lint.nodes import handles_gradients, one_line, source_text
 from torchcheck.lint.project import Condition
 from torchcheck.lint.rule import Invalid, Rule, Valid
 from torchcheck.lint.steps import step_of
 from torchcheck.lint.summaries import ANONYMOUS, Certainty, FunctionSummary
 from torchcheck.rules.training._common import receiver_text
 
-_MESSAGE = (
-    "{zero_grad} clears the gradients on every micro-batch, but `{step}` runs only when `{condition}` "
-    "(line {line}): the step sees only the last micro-batch's gradients"
-)
+_MESSAGE = ("{zero_grad} clears the gradients on every micro-batch, but `{step}` runs only when `{condition}` "
+            "(line {line}): the step sees only the last micro-batch's gradients")
+_AFTER_THE_LOOP = ("{zero_grad} clears the gradients on every pass of the loop that backpropagates, but `{step}` runs "
+                   "only after the loop (line {line}): the step sees only the last pass's gradients")
 _THROUGH_HELPER = "`{call}` (which calls {site})"
-_IN_A_WINDOW = (
-    "{zero_grad} runs on every micro-batch of `{window}`, which skips only the prepared optimizer's "
-    "`zero_grad()` and `step()` until the last one; clear through the optimizer"
-)
+_IN_A_WINDOW = ("{zero_grad} runs on every micro-batch of `{window}`, which skips only the prepared optimizer's "
+                "`zero_grad()` and `step()` until the last one; clear through the optimizer")
 # Tests that let only some iterations through to the optimizer step: `(i + 1) % accum == 0`,
 # `step % args.gradient_accumulation_steps == 0`, `accelerator.sync_gradients`, `should_step`.
 _ACCUMULATION_WORDS = re.compile(r"accum|sync_grad|(?:should|do|need|time_to)_?(?:step|update|optim)", re.IGNORECASE)
@@ -151,6 +149,18 @@ class ZeroGradEveryMicroBatch(Rule):
     VALID = (
         Valid(
             """
+def projected_step(model, optimizer, task_losses):
+    grads = []
+    for loss in task_losses:  # one gradient per task, combined by hand before the step
+        optimizer.zero_grad()
+        loss.backward(retain_graph=True)
+        grads.append([p.grad.clone() for p in model.parameters()])
+    set_projected_gradients(model, grads)
+    optimizer.step()
+"""
+        ),
+        Valid(
+            """
 import torch
 
 class Learner(torch.nn.Module):
@@ -259,6 +269,19 @@ for epoch in range(epochs):
     INVALID = (
         Invalid(
             """
+import torch.nn.functional as F
+
+class Trainer:
+    def accumulate(self, micro_batches):
+        for micro in micro_batches:
+            self.optimizer.zero_grad(set_to_none=True)  # TCK111
+            F.mse_loss(self.model(micro.x), micro.y).backward()
+        if not self.accumulating:
+            self.optimizer.step()
+"""
+        ),
+        Invalid(
+            """
 import torch
 
 class Learner(torch.nn.Module):
@@ -330,13 +353,20 @@ for i, (x, y) in enumerate(loader):
         ),
     )
 
+    def __init__(self, context: LintContext) -> None:
+        super().__init__(context)
+        self._clearing_loops: list[tuple[_ZeroGrad, Loop]] = []  # each pass clears and backpropagates, and steps nothing
+        self._steps: list[_Step] = []  # every step of the file, in walk order
+
     def _facts(self) -> _LoopFacts:
+        if not self.context.loops:
+            return _LoopFacts()  # a step outside loops is kept in self._steps alone
         return self.context.flow.loop_facts(self, _LoopFacts)
 
     def visit_Call(self, node: cst.Call) -> None:
-        if not self.context.loops:
-            return
         summary = self.context.call_summary(node)
+        if not self.context.loops and not (summary is not None or isinstance(node.func, cst.Attribute) and node.func.attr.value == "step"):
+            return
         if summary is not None:
             self._helper(node, summary)
             return
@@ -346,7 +376,7 @@ for i, (x, y) in enumerate(loader):
         if method == "zero_grad":
             receiver = node.func.value
             self._facts().zero_grads.append(
-                _ZeroGrad(self.context.flow.event(node), receiver_text(node), self.context.kind_of(receiver), f"`{_one_line(node)}`")
+                _ZeroGrad(self.context.flow.event(node), receiver_text(node), self.context.kind_of(receiver), f"`{one_line(node)}`")
             )
         elif method == "step":
             self._record_step(node)
@@ -358,7 +388,11 @@ for i, (x, y) in enumerate(loader):
         # `optimizer.step(closure)`: the closure clears and recomputes the gradients
         if step is not None and step.receiver_kind not in _NOT_OPTIMIZERS and not step.closure:
             kind = Kind.OPTIMIZER if step.through_scaler else step.receiver_kind
-            self._facts().steps.append(_Step(self.context.flow.event(call), step.optimizer, kind))
+            self._note_step(_Step(self.context.flow.event(call), step.optimizer, kind))
+
+    def _note_step(self, step: _Step) -> None:
+        self._facts().steps.append(step)
+        self._steps.append(step)
 
     def _helper(self, call: cst.Call, summary: FunctionSummary) -> None:
         """A helper of this file that clears gradients on every call counts as a ``zero_grad()``
@@ -369,10 +403,10 @@ for i, (x, y) in enumerate(loader):
             facts.backwards.append(event)
         step = summary.effect(Effect.STEP, certainty=Certainty.MUST)
         if step is not None and step.target != ANONYMOUS:
-            facts.steps.append(_Step(event, step.target, Kind.OPTIMIZER))
+            self._note_step(_Step(event, step.target, Kind.OPTIMIZER))
         zero = summary.effect(Effect.ZERO_GRAD, certainty=Certainty.MUST)
         if zero is not None and zero.target != ANONYMOUS and step is None:
-            text = _THROUGH_HELPER.format(call=_one_line(call), site=zero.site.describe(self.context.line_of))
+            text = _THROUGH_HELPER.format(call=one_line(call), site=zero.site.describe(self.context.line_of))
             facts.zero_grads.append(_ZeroGrad(event, zero.target, Kind.OPTIMIZER, text))
 
     def leave_loop(self, loop: Loop) -> None:
@@ -384,6 +418,34 @@ for i, (x, y) in enumerate(loader):
                 if zero.event.node not in reported and self._clears_what_steps(zero, step, gate, facts):
                     self._report(zero, step, gate)
                     reported.add(zero.event.node)
+        self._clearing_loops += [(zero, loop) for zero in facts.zero_grads if zero.event.node not in reported and (loop := self._clears_each_pass(zero, facts))]
+
+    def _clears_each_pass(self, zero: _ZeroGrad, facts: _LoopFacts) -> Loop | None:
+        """The loop each pass of which clears, then backpropagates, and steps nothing, and
+        does nothing with the gradients itself; None when ``zero`` is not in such a loop."""
+        loop = _iteration_loop(zero.event)
+        if any(branch.is_conditional for branch in _inside(zero.event.path, loop)) or any(loop in step.event.loops for step in facts.steps):
+            return None
+        backpropagates = any(event.function is zero.event.function and loop in event.loops and event.order > zero.event.order for event in facts.backwards)
+        return loop if backpropagates and not handles_gradients(loop) else None
+
+    def leave_FunctionDef(self, node: cst.FunctionDef) -> None:
+        self._report_steps_after_loops(node)
+
+    def leave_Module(self, node: cst.Module) -> None:
+        self._report_steps_after_loops(None)
+
+    def _report_steps_after_loops(self, function: cst.FunctionDef | None) -> None:
+        """A loop whose every pass clears and backpropagates, followed by the step: only the
+        last pass's gradients are stepped."""
+        for zero, loop in [entry for entry in self._clearing_loops if entry[0].event.function is function]:
+            later = [step for step in self._steps if step.event.function is function and step.event.order > zero.event.order and loop not in step.event.loops]
+            optimizers = {step.optimizer for step in later if step.kind in (Kind.OPTIMIZER, Kind.SCALER)}
+            step = next((step for step in later if zero.target == step.optimizer or zero.kind is Kind.MODULE and optimizers == {step.optimizer}), None)
+            if step is not None:
+                line = self.context.line_of(step.event.node)
+                self.report(zero.event.node, _AFTER_THE_LOOP.format(zero_grad=zero.text, step=one_line(step.event.node), line=line))
+        self._clearing_loops = [entry for entry in self._clearing_loops if entry[0].event.function is not function]
 
     def _module_cleared_in_a_window(self, facts: _LoopFacts) -> set[cst.CSTNode]:
         """``model.zero_grad()`` in the accumulation window of a framework that gates only the
@@ -396,7 +458,7 @@ for i, (x, y) in enumerate(loader):
                     continue
                 module = self._module_condition(zero)
                 if module is not None:
-                    message = _IN_A_WINDOW.format(zero_grad=zero.text, window=_one_line(window.items[0].item))  # type: ignore[union-attr]
+                    message = _IN_A_WINDOW.format(zero_grad=zero.text, window=one_line(window.items[0].item))  # type: ignore[union-attr]
                     self.report(zero.event.node, message, conditions=module)
                     reported.add(zero.event.node)
         return reported
@@ -423,8 +485,9 @@ for i, (x, y) in enumerate(loader):
         if any(gate in event.path for event in facts.backwards if event.function is step.event.function):
             return False  # the step's own backward runs under its condition: nothing accumulates for it
         accumulating = [event for event in facts.backwards if self._runs_without_stepping(event, step, gate)]
-        # A zero_grad between a backward and the step is TCK103's finding.
-        return bool(accumulating) and not any(event.order < zero.event.order < step.event.order for event in accumulating)
+        # A zero_grad between a backward and the step, with no backward after it, is TCK103's finding.
+        refilled = any(zero.event.order < event.order < step.event.order for event in accumulating)
+        return bool(accumulating) and (refilled or not any(event.order < zero.event.order < step.event.order for event in accumulating))
 
     @staticmethod
     def _runs_without_stepping(backward: Event, step: _Step, gate: Branch) -> bool:
@@ -447,15 +510,11 @@ for i, (x, y) in enumerate(loader):
 
     def _report(self, zero: _ZeroGrad, step: _Step, gate: Branch) -> None:
         test = gate.owner.test  # type: ignore[attr-defined]
-        condition = _one_line(test) if gate.label == BODY else f"not ({_one_line(test)})"
+        condition = one_line(test) if gate.label == BODY else f"not ({one_line(test)})"
         message = _MESSAGE.format(
             zero_grad=zero.text,
-            step=_one_line(step.event.node),
+            step=one_line(step.event.node),
             condition=condition,
             line=self.context.line_of(step.event.node),
         )
         self.report(zero.event.node, message)
-
-
-def _one_line(node: cst.CSTNode) -> str:
-    return " ".join(source_text(node).split())
