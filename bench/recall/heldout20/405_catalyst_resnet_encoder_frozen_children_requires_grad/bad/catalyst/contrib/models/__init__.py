@@ -1,0 +1,3 @@
+from .resnet_encoder import ResnetEncoder
+
+__all__ = ["ResnetEncoder"]

@@ -1,0 +1,2 @@
+output_features = 2048
+max_answers = 3000
