@@ -197,8 +197,8 @@ class PlainContainerRule(ModuleClassRule):
             if isinstance(value, cst.Name):
                 names.add(value.value)
                 state.excused.update(filter(None, [self._iterated_attribute(value.value)]))  # each item registered in a loop
-            elif isinstance(value, cst.Subscript):
-                state.excused.update(filter(None, [self_attribute(value.value, self_name)]))  # `self.add_module(n, self.heads[-1])`
+            else:  # `self._add_to_parameters(self.kernels, name)` registers each item; `self.add_module(n, self.heads[-1])`
+                state.excused.update(filter(None, [self_attribute(value.value if isinstance(value, cst.Subscript) else value, self_name)]))
         if may_register(self.context, node):
             # `nn.ParameterList(self._offset + self._scale)` registers both lists
             # `nn.ModuleList(list(self.convs.values()))` registers the dict's modules

@@ -68,7 +68,9 @@ class FunctionalDropoutIgnoresMode(ModuleClassRule):
     xformers' `memory_efficient_attention(..., p=p)`); and for a dropout module built and called inside a method
     (`nn.Dropout(p)(x)`). A method other than `forward` that runs with gradients off
     (`@torch.no_grad()` on a diffusion model's `p_sample`) never trains: dropout there is
-    the sampler's own choice and is not reported.
+    the sampler's own choice and is not reported. Nor is a rate the method's callers pass on
+    every call (`forward(x, drop_prob)`, a parameter without a default): the code turns
+    dropout off by passing 0, as its evaluation does.
 
     ## Why is this bad?
     Unlike the `nn.Dropout` module, the functional form does not know the module's mode:
@@ -133,6 +135,18 @@ class FunctionalDropoutIgnoresMode(ModuleClassRule):
     required_text = ("dropout", "Dropout")  # F.dropout / dropout_p=, nn.Dropout(p)(x)
 
     VALID = (
+        Valid(
+            """
+import torch.nn.functional as F
+from torch import nn
+class Decoder(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.rnn = nn.LSTM(8, 8, batch_first=True)
+    def forward(self, tokens, drop_prob):
+        return self.rnn(F.dropout(tokens, drop_prob))  # validation calls `decoder(x, 0.0)`
+"""
+        ),
         Valid(
             """
 import torch
@@ -389,10 +403,16 @@ class Head(nn.Module):
         if len(positional) > _TRAINING_POSITION:
             return
         probability = keyword_argument(node, "p") or (positional[1] if len(positional) > 1 else None)
-        if probability is not None and _is_zero(probability.value):
+        if probability is not None and (_is_zero(probability.value) or self._rate_of_each_call(probability.value)):
             return
         if not self._runs_in_one_mode():
             self.report(node, replacement=_with_training(node, self_name))
+
+    def _rate_of_each_call(self, rate: cst.BaseExpression) -> bool:
+        """A rate the method's callers pass on every call (a parameter without a default,
+        ``forward(x, drop_prob)``): evaluation passes 0 as surely as ``eval()`` would."""
+        param = self.context.parameter_named(rate) if type(rate) is cst.Name else None
+        return param is not None and param.default is None
 
     # ----------------------------------------------------------------- scaled_dot_product_attention
     def _attention(self, node: cst.Call, kernel: str) -> None:
