@@ -353,8 +353,8 @@ class Scorer(nn.Module):
     def forward(self, x):
         return F.softmax(self.fc(x), dim=-1)
 
-model = Scorer()
-criterion = nn.CrossEntropyLoss()
+model = Scorer().to("cuda")
+criterion = nn.CrossEntropyLoss().to("cuda")
 for x, y in loader:
     scores = model(x)
     loss = criterion(scores.resize(1, 5), y)  # TCK605
@@ -760,8 +760,8 @@ class Discriminator(nn.Module):
             if func.attr.value in ACTIVATION_METHODS:
                 return _Held("output", ACTIVATION_METHODS[func.attr.value])  # x.softmax(dim): not a module
             if func.attr.value in torch_api.MODULE_SELF_METHODS:
-                held = self._value_of(func.value)  # Net().to(device) is the same model
-                if held is not None and held.kind in ("call", "layer"):
+                held = self._value_of(func.value)  # Net().to(device) is the same model, nn.CrossEntropyLoss().to(device) the same loss
+                if held is not None and held.kind in ("call", "layer", "loss"):
                     return held
             if func.attr.value in torch_api.VALUE_KEEPING_METHODS:
                 held = self._value_of(func.value)  # probs.view(1, -1) still holds probabilities, model(x).view(...) the model's output

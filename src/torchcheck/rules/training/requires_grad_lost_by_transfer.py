@@ -61,7 +61,8 @@ class RequiresGradLostByTransfer(Rule):
     `nn.Parameter(w).cuda()`, the legacy `Variable(w, requires_grad=True).cuda()` - or in a later statement that re-binds the name to the copy:
     `x = torch.randn(3, requires_grad=True)` (or `x.requires_grad = True`) followed by
     `x = x.cuda()`, `x = x.to(device)`, `x = x.double()`, `x = x.type(...)`, or `x = x.float()`
-    on a tensor made in another dtype. The re-binding is reported and the finding names the
+    on a tensor made in another dtype, or `x = x.requires_grad_().to(device)` (the leaf made and
+    copied in one statement). The re-binding is reported and the finding names the
     line that made the leaf. When the copy is bound to a name, it is reported only if the
     code then wants that name's gradient (reads its `.grad`, hands it to a `torch.optim`
     optimizer, or returns it): a copy that only feeds a forward pass (a test input, a
@@ -252,6 +253,17 @@ def place(module, name, value, device, dtype=None):
         ),
     )
     INVALID = (
+        Invalid(
+            """
+import torch
+
+def test_direction_has_grad(device):
+    seeds = torch.eye(2) + 0.1
+    seeds = seeds.requires_grad_().to(device)  # TCK108
+    project(seeds).sum().backward()
+    assert seeds.grad is not None
+"""
+        ),
         Invalid(
             """
 import torch
@@ -450,7 +462,10 @@ def load(module, value, device):
                 self._mark(target.value, "requires_grad_")
                 continue
             name = dotted_name(target) or ""  # a name, or an attribute (`self.w = self.w.cuda()`)
-            chain = _transfer_chain(value, name) if name else []
+            chain, made_here = _transfer_chain(value, name) if name else ([], False)
+            if made_here and any(self._copies(call, method, None) for call, method in chain):  # `x = x.requires_grad_().to(device)`
+                self._pending.append((node, node, name, node, None))
+                continue
             for binding in self.context.flow.reaching_bindings(name) if chain else ():  # one path is enough
                 held = binding.whole_value  # what the name held before: a leaf that requires grad?
                 factory = self._leaf_factory(held)[0]
@@ -586,10 +601,11 @@ def load(module, value, device):
         return "dtype" if kind is Kind.DTYPE else "device" if is_device_expression(value, kind) else None
 
 
-def _transfer_chain(value: cst.BaseExpression, name: str) -> list[tuple[cst.Call, str]]:
+def _transfer_chain(value: cst.BaseExpression, name: str) -> tuple[list[tuple[cst.Call, str]], bool]:
     """The moves and casts of ``name.cuda().double()``, innermost first; [] when ``value`` is
     anything else (``name.detach().cuda()``, ``other.cuda()``). A trailing
-    ``.requires_grad_()`` (``name.cuda().requires_grad_()``) leaves the copy a non-leaf."""
+    ``.requires_grad_()`` (``name.cuda().requires_grad_()``) leaves the copy a non-leaf; a
+    leading one (``name.requires_grad_().cuda()``) makes ``name`` the leaf right there: True."""
     chain: list[tuple[cst.Call, str]] = []
     expression: cst.BaseExpression = value
     while (found := method_call(expression)) is not None and found[1] == "requires_grad_":
@@ -597,4 +613,7 @@ def _transfer_chain(value: cst.BaseExpression, name: str) -> list[tuple[cst.Call
     while (found := method_call(expression)) is not None and found[1] in _REBINDING_METHODS:
         chain.append((expression, found[1]))  # type: ignore[arg-type]
         expression = found[0]
-    return chain[::-1] if dotted_name(expression) == name else []
+    made_here = (found := method_call(expression)) is not None and found[1] == "requires_grad_" and _flag(next(iter(expression.args), None)) is not False  # type: ignore[attr-defined]
+    if made_here:
+        expression = found[0]  # type: ignore[index]
+    return (chain[::-1], made_here) if dotted_name(expression) == name and chain else ([], False)

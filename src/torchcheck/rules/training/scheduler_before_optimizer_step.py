@@ -7,7 +7,7 @@ import libcst as cst
 
 from torchcheck.lint.context import LintContext
 from torchcheck.lint.exports import call_shape
-from torchcheck.lint.flow import Event, encloses
+from torchcheck.lint.flow import Branch, Event, encloses
 from torchcheck.lint.handed import handed_to_imported_helper
 from torchcheck.lint.kinds import Kind
 from torchcheck.lint.nodes import dotted_name, source_text
@@ -34,12 +34,17 @@ def _accumulation_gate(scheduler: Event, steps: list[_OptimizerStep]) -> cst.If 
     for step in steps:
         if not step.event.loops or step.event.loops[-1] not in scheduler.loops[-1:]:
             return None
-        owners = [branch.owner for branch in step.event.path if branch.is_conditional and branch not in scheduler.path]
-        gate = next((owner for owner in owners if isinstance(owner, cst.If) and _ACCUMULATION_TEST.search(source_text(owner.test))), None)
+        if any(_is_accumulation_test(branch) for branch in scheduler.path if branch not in step.event.path):
+            return None  # `if scheduler is not None and itr % accumulation == 0:`: its own window test
+        gate = next((branch.owner for branch in step.event.path if branch not in scheduler.path and _is_accumulation_test(branch)), None)
         if gate is None:
             return None
         gates.append(gate)
     return gates[0] if gates else None
+
+
+def _is_accumulation_test(branch: Branch) -> bool:
+    return branch.is_conditional and isinstance(branch.owner, cst.If) and _ACCUMULATION_TEST.search(source_text(branch.owner.test)) is not None
 
 
 _AT_THE_START = (
@@ -69,6 +74,8 @@ class SchedulerBeforeOptimizerStep(Rule):
     a window (`if (i + 1) % accumulation_steps == 0:`, a test naming accumulation or
     `sync_gradients`) a scheduler stepped outside that test runs on every micro-batch: it is
     reported too, as it steps before the first update and advances several times per update.
+    A scheduler under an accumulation test of its own (`if scheduler is not None and i % n == 0:`)
+    steps with the optimizer and is not.
 
     A framework's loop counts too: a scheduler stepped in a hook the framework calls when an
     epoch or a batch starts (a Lightning module's or callback's `on_train_epoch_start`,
@@ -127,6 +134,18 @@ class SchedulerBeforeOptimizerStep(Rule):
     required_text = (".step()",)
 
     VALID = (
+        Valid(
+            """
+def train(model, loader, optimizer, scheduler, accumulation):
+    for itr, (x, y) in enumerate(loader):
+        (criterion(model(x), y) / accumulation).backward()
+        if itr % accumulation == 0:
+            optimizer.step()
+            optimizer.zero_grad()
+        if scheduler is not None and itr % accumulation == 0:
+            scheduler.step()
+"""
+        ),
         Valid(
             """
 for i, (x, y) in enumerate(loader):
