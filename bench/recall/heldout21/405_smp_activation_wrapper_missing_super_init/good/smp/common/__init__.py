@@ -1,0 +1,3 @@
+from .modules import Activation
+
+__all__ = ["Activation"]
