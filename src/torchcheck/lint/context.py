@@ -1312,12 +1312,6 @@ class LintContext:
             )
         return self._distant
 
-    def kind_where_it_stands(self, expression: cst.BaseExpression) -> Kind | None:
-        """The kind of an expression away from the walk's position, when the code shows it
-        (not when only a name suggests it)."""
-        found = self._infer_elsewhere(expression)
-        return found.kind if found.evidence is not None and found.evidence > Evidence.CONVENTION else None
-
     def _infer_elsewhere(self, expression: cst.BaseExpression) -> Inferred:
         """``kind_and_evidence`` of an expression away from the walk's position: its names
         are resolved where it stands, by the binder."""

@@ -663,8 +663,6 @@ class Names(Protocol):
 
     def module_constant_kind(self, name: str) -> Kind | None: ...
 
-    def kind_where_it_stands(self, expression: cst.BaseExpression) -> Kind | None: ...
-
 
 class ModuleSummaries:
     """The summaries of one module's functions, computed on demand and memoised."""
@@ -1224,15 +1222,6 @@ class _FunctionPass:
         )
 
     def _classify_value(self, value: cst.BaseExpression, depth: int) -> Returns:
-        """What a returned value is: from its shape (a backpropagated name, a softmax ...), else
-        its kind as the semantic model infers it where it stands (``eigvals[:q]`` of
-        ``eigvals = torch.flip(vals, dims=(0,))``)."""
-        found = self._classify_shape(value, depth)
-        if found != _NOTHING_RETURNED or depth >= _MAX_ALIAS_DEPTH:
-            return found
-        return Returns(self.summaries.names.kind_where_it_stands(value))
-
-    def _classify_shape(self, value: cst.BaseExpression, depth: int) -> Returns:
         if isinstance(value, cst.Name):
             if value.value in self.backpropagated:
                 return Returns(Kind.GRAPH_TENSOR, backpropagated=True)  # `loss.backward()` then `return loss`
@@ -1296,9 +1285,6 @@ class _FunctionPass:
         if method is not None and depth < _MAX_ALIAS_DEPTH and self._classify_value(func.value, depth + 1).kind in TENSOR_KINDS:  # type: ignore[attr-defined]
             return Returns(tensor_method_kind(method))  # `bias.unsqueeze(0)`, `onehot.repeat(n, 1, 1)`
         return Returns()
-
-
-_NOTHING_RETURNED = Returns()
 
 
 def _agreed_elements(returned: list[tuple[Kind | None, ...]]) -> tuple[Kind | None, ...]:
