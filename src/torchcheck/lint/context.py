@@ -226,7 +226,7 @@ class Binding:
         return inferred(self.kind, self.evidence)
 
 
-_MAX_PARTIALS = 3  # `functools.partial` of a partial ... followed this deep
+_MAX_HOPS = 3  # followed this deep: a `functools.partial` of a partial, a name bound to another name's value
 
 # A class deriving from nn.Module; calling it builds a module.
 _MODULE_CLASS = Binding(kind=Kind.OTHER, evidence=Evidence.STRONG)
@@ -1347,7 +1347,7 @@ class LintContext:
         returned = self._returned_by_function_of_file(call)
         if returned is not None:
             return returned
-        partial = self._partial_of(call.func) if self._partials_followed < _MAX_PARTIALS else None
+        partial = self._partial_of(call.func) if self._partials_followed < _MAX_HOPS else None
         if partial is not None:  # `conv_fn = functools.partial(CausalConv3d)`, then `conv_fn(c, c, 3)`
             self._partials_followed += 1
             try:
@@ -1772,7 +1772,7 @@ class LintContext:
         arithmetic (``step_loss / n``), the condition of its first term that has one. A name is
         followed through the names, elements of tuples (``a, b = x[:k], x[k]``), and for a
         tensor the slices and copies (``x[i]``, ``x.float()``) it was assigned from."""
-        if depth > _MAX_PARTIALS:
+        if depth > _MAX_HOPS:
             return None
         if type(expression) is cst.BinaryOperation:
             terms = (self.returned_kind_condition(term, kind, depth=depth + 1) for term in (expression.left, expression.right))  # type: ignore[attr-defined]
@@ -2086,7 +2086,7 @@ class LintContext:
         list(resnet.children())[:-2]``): what a loop over that value draws."""
         binding = self.flow.reaching_binding(name.value)
         value = binding.value if binding is not None else None
-        if type(value) not in (cst.Call, cst.Subscript) or self._iterables_followed >= _MAX_PARTIALS:
+        if type(value) not in (cst.Call, cst.Subscript) or self._iterables_followed >= _MAX_HOPS:
             return None
         self._iterables_followed += 1
         try:

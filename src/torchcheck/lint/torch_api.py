@@ -224,10 +224,7 @@ def takes_a_tensor_first(qualified: str | None) -> bool:
 def layer_takes_a_tensor(qualified: str | None) -> bool:
     """Whether an instance of the ``torch.nn`` layer class ``qualified``, called, needs a tensor
     as its first positional argument (its constructor takes sizes)."""
-    if qualified is None or not qualified.startswith("torch.nn.") or qualified in _PASS_THROUGH_MODULES or qualified.startswith(_NOT_MODULE_PACKAGES):
-        return False
-    name = qualified.rsplit(".", 1)[-1]
-    return name[:1].isupper() and name not in _NOT_MODULE_CLASSES
+    return qualified is not None and qualified.startswith("torch.nn.") and qualified not in _PASS_THROUGH_MODULES and is_module_class_name(qualified)
 
 
 # Methods only a tensor has (arrays, lists and modules have none of them): calling one on a
