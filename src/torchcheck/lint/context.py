@@ -65,6 +65,7 @@ from torchcheck.lint.nodes import (
     is_none,
     keyword_argument,
     method_call,
+    passes_once,
     root_name_node,
     self_attribute,
     source_text,
@@ -491,15 +492,6 @@ def _looks_up_a_key(use: cst.Name, above: cst.CSTNode | None) -> bool:
         index = above.slice[0].slice if len(above.slice) == 1 else None  # type: ignore[attr-defined]
         return above.value is use and type(index) is cst.Index and type(index.value) is cst.SimpleString  # type: ignore[attr-defined]
     return type(above) is cst.ComparisonTarget and type(above.operator) in (cst.In, cst.NotIn) and above.comparator is use  # type: ignore[attr-defined]
-
-
-def _leaves_at_end(loop: cst.For | cst.While) -> bool:
-    """The loop body's last statement returns, breaks or raises: it runs again only on ``continue``."""
-    body = loop.body.body
-    last = body[-1] if body else None
-    if type(last) is cst.SimpleStatementLine:
-        last = last.body[-1]  # type: ignore[attr-defined]
-    return type(last) in (cst.Return, cst.Break, cst.Raise)
 
 
 def _unpacked_position(assignment: cst.Assign, target: cst.CSTNode) -> int | None:
@@ -2435,7 +2427,7 @@ class LintContext:
         calls (a helper, a closure, a method of ``self``), and that repeats it: a loop whose
         body ends by leaving it (``return``, ``break``) only retries a failed step. Complete
         when the loop is left."""
-        if _leaves_at_end(loop):
+        if passes_once(loop):
             return False
         return any(self._backpropagates(name, call) for name, call in self.calls_in_loop(loop))
 

@@ -7,7 +7,7 @@ business), ``argument_for(call, 0, "input")`` maps an argument the way Python wo
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 
 import libcst as cst
 
@@ -210,6 +210,34 @@ def subtree(
             stack.append(node.value)  # type: ignore[attr-defined]
         else:
             stack.extend(reversed(children(node)))
+
+
+def passes_once(loop: cst.For | cst.While) -> bool:
+    """Every pass of ``loop`` that raises nothing leaves it (``return``, ``break``, ``raise``):
+    it runs its body again only after an exception handled inside it (a retry) or a
+    ``continue``, so its passes are attempts, not iterations."""
+    return _leaves(loop.body.body)
+
+
+def _leaves(block: Sequence[cst.BaseStatement | cst.BaseSmallStatement]) -> bool:
+    last = block[-1] if block else None
+    if type(last) is cst.SimpleStatementLine:
+        last = last.body[-1]  # type: ignore[attr-defined]
+    if type(last) in (cst.Return, cst.Break, cst.Raise):
+        return True
+    if type(last) is cst.If:
+        return _leaves(last.body.body) and last.orelse is not None and _leaves_else(last.orelse)  # type: ignore[attr-defined]
+    if type(last) is cst.Try:
+        finally_leaves = last.finalbody is not None and _leaves(last.finalbody.body.body)  # type: ignore[attr-defined]
+        normal_end = last.orelse.body.body if last.orelse is not None else last.body.body  # type: ignore[attr-defined]
+        return finally_leaves or _leaves(normal_end)
+    if type(last) is cst.With:
+        return _leaves(last.body.body)  # type: ignore[attr-defined]
+    return False
+
+
+def _leaves_else(orelse: cst.If | cst.Else) -> bool:
+    return _leaves(orelse.body.body) and (type(orelse) is cst.Else or orelse.orelse is not None and _leaves_else(orelse.orelse))  # type: ignore[union-attr]
 
 
 def handles_gradients(root: cst.CSTNode) -> bool:

@@ -9,7 +9,7 @@ from torchcheck.lint.context import LintContext, Loop
 from torchcheck.lint.flow import BODY, LOOP, Branch, Event
 from torchcheck.lint.idioms import Effect
 from torchcheck.lint.kinds import Kind
-from torchcheck.lint.nodes import handles_gradients, one_line, source_text
+from torchcheck.lint.nodes import handles_gradients, one_line, passes_once, source_text
 from torchcheck.lint.project import Condition
 from torchcheck.lint.rule import Invalid, Rule, Valid
 from torchcheck.lint.steps import step_of
@@ -265,6 +265,21 @@ for epoch in range(epochs):
             optimizer.zero_grad()
 """
         ),
+        Valid(
+            """
+def train_step(model, optimizer, batch, parts):
+    while parts <= len(batch):
+        try:
+            optimizer.zero_grad()
+            for piece in batch.split(len(batch) // parts):
+                (model(piece).sum() / parts).backward()
+        except torch.cuda.OutOfMemoryError:
+            parts *= 2
+        else:
+            break
+    optimizer.step()
+"""
+        ),
     )
     INVALID = (
         Invalid(
@@ -427,7 +442,8 @@ for i, (x, y) in enumerate(loader):
         if any(branch.is_conditional for branch in _inside(zero.event.path, loop)) or any(loop in step.event.loops for step in facts.steps):
             return None
         backpropagates = any(event.function is zero.event.function and loop in event.loops and event.order > zero.event.order for event in facts.backwards)
-        return loop if backpropagates and not handles_gradients(loop) else None
+        retry = type(loop) is not cst.FunctionDef and passes_once(loop)
+        return loop if backpropagates and not handles_gradients(loop) and not retry else None
 
     def leave_FunctionDef(self, node: cst.FunctionDef) -> None:
         self._report_steps_after_loops(node)
