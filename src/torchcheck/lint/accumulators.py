@@ -21,7 +21,7 @@ from torchcheck.lint.binder import Binder, Loop
 from torchcheck.lint.containers import combined_names, literal_items
 from torchcheck.lint.kinds import Kind
 from torchcheck.lint.nodes import is_detached, self_attribute, source_text, subtree
-from torchcheck.lint.references import class_named, loops_running
+from torchcheck.lint.references import class_and_file_bases, class_named, loops_running
 from torchcheck.lint.steps import steps_in_its_body
 from torchcheck.lint.summaries import bind_arguments
 
@@ -32,7 +32,6 @@ _DETACHING_FUNCTIONS = frozenset({"float", "int", "bool", "round", "str"})
 _DETACHING_METHODS = frozenset({"item", "detach", "detach_", "tolist", "numpy"})
 _APPENDING_METHODS = frozenset({"append", "extend", "insert"})
 _NESTED = (cst.FunctionDef, cst.ClassDef, cst.Lambda)
-_MAX_BASES = 5  # how far same-file base classes are followed
 
 
 def accumulated_arguments(
@@ -56,18 +55,12 @@ def accumulated_arguments(
     return found
 
 
-def method_of(binder: Binder, owner: cst.ClassDef, name: str, depth: int = 0) -> cst.FunctionDef | None:
+def method_of(binder: Binder, owner: cst.ClassDef, name: str) -> cst.FunctionDef | None:
     """The ``def name`` of ``owner``, or of its bases defined in this file."""
-    for statement in owner.body.body:
-        if isinstance(statement, cst.FunctionDef) and statement.name.value == name:
-            return statement
-    if depth >= _MAX_BASES:
-        return None
-    for base in owner.bases:
-        base_class = class_named(binder, base.value.value) if isinstance(base.value, cst.Name) else None
-        method = method_of(binder, base_class, name, depth + 1) if base_class is not None else None
-        if method is not None:
-            return method
+    for cls in class_and_file_bases(binder, owner):
+        for statement in cls.body.body:
+            if isinstance(statement, cst.FunctionDef) and statement.name.value == name:
+                return statement
     return None
 
 

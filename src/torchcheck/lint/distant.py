@@ -25,7 +25,7 @@ import libcst as cst
 from torchcheck.lint.binder import Binding, Scope
 from torchcheck.lint.kinds import UNKNOWN, Evidence, Inferred
 from torchcheck.lint.nodes import decorator_names, is_none, self_attribute, subtree
-from torchcheck.lint.references import file_function, only_inspected
+from torchcheck.lint.references import class_and_file_bases, file_function, only_inspected
 from torchcheck.lint.summaries import bind_arguments
 
 if TYPE_CHECKING:
@@ -178,8 +178,12 @@ class DistantKinds:
         return agreeing(kinds)
 
     def stored_values(self, class_def: cst.ClassDef, attribute: str) -> list[cst.BaseExpression]:
-        """The values stored in ``self.<attribute>`` in the class; one pass over the class
-        answers for all its attributes."""
+        """The values stored in ``self.<attribute>`` in the class and the classes of this file
+        it derives from (``__init__`` of a base picking the loss)."""
+        return [value for cls in class_and_file_bases(self._binder(), class_def) for value in self._stores_of(cls).get(attribute, [])]
+
+    def _stores_of(self, class_def: cst.ClassDef) -> dict[str, list[cst.BaseExpression]]:
+        """One pass over the class answers for all its attributes."""
         stores = self._stores.get(class_def)
         if stores is None:
             stores = self._stores[class_def] = {}
@@ -192,7 +196,7 @@ class DistantKinds:
                     name = self_attribute(node.target)  # type: ignore[attr-defined]
                     if name is not None:
                         stores.setdefault(name, []).append(node.value)  # type: ignore[attr-defined]
-        return stores.get(attribute, [])
+        return stores
 
     # ----------------------------------------------------------------- names
     def _binding_kind(self, binding: Binding, fallback: Callable[[str], Inferred]) -> Inferred:

@@ -364,6 +364,25 @@ def self_attribute_assignments(binder: Binder, owner: cst.ClassDef, attribute: s
     return [(binder.parent(statement) if isinstance(statement, cst.AssignTarget) else statement, node) for statement, node in zip(statements, found)]  # type: ignore[misc]
 
 
+def class_and_file_bases(binder: Binder, owner: cst.ClassDef) -> list[cst.ClassDef]:
+    """``owner`` and the classes of this file it derives from, directly or not, nearest first."""
+    found = [owner]
+    for cls in found:
+        for base in cls.bases:
+            base_class = class_named(binder, base.value.value) if base.keyword is None and isinstance(base.value, cst.Name) else None
+            if base_class is not None and base_class not in found:
+                found.append(base_class)
+    return found
+
+
+def inherited_assignments(binder: Binder, read: cst.Attribute, attribute: str) -> list[tuple[cst.CSTNode, cst.Attribute]]:
+    """Each statement that assigns ``self.<attribute>``, with its target, in the class of the
+    method that reads it (``read``) and in the classes of this file it derives from."""
+    owner = class_of_method(binder, binder.enclosing(read, cst.FunctionDef))
+    classes = class_and_file_bases(binder, owner) if owner is not None else []
+    return [assigned for cls in classes for assigned in self_attribute_assignments(binder, cls, attribute)]
+
+
 def _self_attributes(binder: Binder, owner: cst.ClassDef) -> tuple[dict[str, list[cst.Attribute]], bool]:
     """Every ``self.<name>`` in ``owner`` by name, and whether ``self`` is used as a value."""
     by_class = _SELF_ATTRIBUTES.setdefault(binder, {})

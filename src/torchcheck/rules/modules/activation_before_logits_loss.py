@@ -343,6 +343,27 @@ class Tabular(nn.Module):
             """
 import torch
 from torch import nn
+class Recommender(nn.Module):
+    def __init__(self, objective):
+        super().__init__()
+        if objective == "click":
+            self.criterion = nn.BCEWithLogitsLoss()
+        else:
+            self.criterion = nn.MSELoss()
+class Ranker(Recommender):
+    def __init__(self, objective):
+        super().__init__(objective)
+        self.score = nn.Linear(32, 1)
+    def forward(self, pairs):
+        return torch.sigmoid(self.score(pairs))
+    def loss(self, pairs, labels):
+        return self.criterion(self.forward(pairs), labels)  # TCK605
+"""
+        ),
+        Invalid(
+            """
+import torch
+from torch import nn
 import torch.nn.functional as F
 
 class Scorer(nn.Module):
@@ -702,10 +723,9 @@ class Discriminator(nn.Module):
 
     def _attribute(self, expression: cst.Attribute, attribute: str) -> _Held | None:
         """``self.<attribute>`` holds what every assignment of it in the class holds."""
-        binder = self.context.binder
-        owner = references.class_of_method(binder, binder.enclosing(expression, cst.FunctionDef))
-        assigned = references.self_attribute_assignments(binder, owner, attribute) if owner is not None else []
+        assigned = references.inherited_assignments(self.context.binder, expression, attribute)
         return self._agreed(assigned) if assigned else None
+
 
     def _parameter(self, parameter: cst.Param) -> _Held | None:
         """A parameter annotated with a class of the project (`model: TransformerGCNQA`), or
@@ -813,6 +833,8 @@ class Discriminator(nn.Module):
         if isinstance(func, cst.Name):
             bindings = self.context.binder.reaching(func)
             alternatives = [self._bound(binding.node, binding.target) for binding in bindings]
+        elif (attribute := self_attribute(func)) is not None:
+            alternatives = [self._bound(statement, target) for statement, target in references.inherited_assignments(self.context.binder, func, attribute)]
         else:
             alternatives = [self._value_of(func)]
         losses = [held.loss for held in alternatives if held is not None and held.kind == "loss" and held.loss is not None]
