@@ -1594,8 +1594,15 @@ class LintContext:
                         self._bind_target(item.value, inferred_value)
                     continue
                 self._bind_target(target, inferred_value, batch=self._draws_batch(value), made_by=maker, maker_symbol=symbol)
+                self._note_alias(target, value)
             else:
                 self._bind_target(target, UNKNOWN)
+
+    def _note_alias(self, target: cst.BaseExpression, value: cst.BaseExpression) -> None:
+        """``ensure_tensor = torch.tensor``: the name is another name for what it was bound to."""
+        qualified = self.qualified_name(value) if type(target) is cst.Name and type(value) in (cst.Name, cst.Attribute) else None
+        if qualified is not None:
+            self._scopes[-1].bindings[target.value].qualified_name = qualified  # type: ignore[attr-defined]
 
     def _calls_a_loss(self, value: cst.BaseExpression) -> bool:
         """A call of a loss function or loss module, known or named so (``focal_loss(...)``)."""

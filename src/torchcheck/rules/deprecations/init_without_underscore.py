@@ -281,8 +281,8 @@ def reset(layer):
         if type(node.func) is cst.Name and node.func.value == "setattr":
             self._not_used.update(argument.value for argument in node.args)  # patching `nn.init`
         old = _deprecated_name(self.context.call_name(node))
-        if old is None:
-            self._report_called_through(node.func)
+        if old is None or type(node.func) is cst.Name and self._stored_in(node.func, depth=0):
+            self._report_called_through(node.func)  # the fix belongs where the reference is stored
             return
         if self.context.in_compatibility_code:
             return
