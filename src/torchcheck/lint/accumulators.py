@@ -20,7 +20,7 @@ import libcst as cst
 from torchcheck.lint.binder import Binder, Loop
 from torchcheck.lint.containers import combined_names, literal_items
 from torchcheck.lint.kinds import Kind
-from torchcheck.lint.nodes import is_detached, self_attribute, source_text, subtree
+from torchcheck.lint.nodes import is_detached, root_name_node, self_attribute, source_text, subtree
 from torchcheck.lint.references import class_and_file_bases, class_named, loops_running
 from torchcheck.lint.steps import steps_in_its_body
 from torchcheck.lint.summaries import bind_arguments
@@ -240,3 +240,37 @@ def another_named_entry(value: cst.BaseExpression, backpropagated: set[str]) -> 
     """``out["n_samples"]`` when ``out["loss"]`` was backpropagated: an entry the code names otherwise, not known to be a loss."""
     index = value.slice[0].slice if isinstance(value, cst.Subscript) and len(value.slice) == 1 else None
     return isinstance(index, cst.Index) and isinstance(index.value, cst.SimpleString) and source_text(value) not in backpropagated
+
+
+def accumulation_target(node: cst.CSTNode) -> cst.BaseExpression | None:
+    """What ``total.x += value`` or ``total.add_(value)`` adds into; None for a bare name's
+    ``+=``, which rebinds the name unless it holds a tensor."""
+    if type(node) is cst.AugAssign:
+        return node.target if type(node.target) is not cst.Name else None  # type: ignore[attr-defined]
+    return node.func.value if type(node) is cst.Call and type(node.func) is cst.Attribute and node.func.attr.value == "add_" else None  # type: ignore[attr-defined]
+
+
+def held_by_caller(binder: Binder, held: cst.BaseExpression, function: cst.FunctionDef) -> bool:
+    """``held`` (``self.total``, ``stats.meter("loss")``, a parameter's tensor) belongs to an
+    object the caller of ``function`` hands it, and ``function`` never binds it afresh: what
+    is added into it outlives the call."""
+    owner = root_name_node(held.func if type(held) is cst.Call else held)  # type: ignore[attr-defined]
+    bindings = binder.reaching(owner) if owner is not None else []
+    if len(bindings) != 1 or type(bindings[0].node) is not cst.Param:
+        return False
+    spelled = source_text(held)
+    return not any(type(node) is cst.Assign and any(source_text(target.target) == spelled for target in node.targets) for node in subtree(function.body))  # type: ignore[attr-defined]
+
+
+def kept_for_a_later_backward(context: LintContext, node: cst.CSTNode, loops: tuple[Loop, ...]) -> bool:
+    """What ``node`` (``losses.append(loss)``, ``total += loss``) keeps in one of ``loops`` is
+    backpropagated after it (``accelerator.backward(losses[i])`` after the loop): the graphs
+    are kept on purpose."""
+    held = node.target if isinstance(node, cst.AugAssign) else node.targets[0].target if isinstance(node, cst.Assign) else node.func.value if isinstance(node, cst.Call) else None  # type: ignore[attr-defined]
+    if isinstance(held, cst.Subscript):
+        held = held.value  # `losses[key] += loss`
+    if isinstance(held, cst.Attribute):  # `critic.saved_values.append(value)`, read by `update()` after the episode
+        return context.backpropagated_by_a_later_call(held, loops[-1])
+    if not isinstance(held, cst.Name):
+        return False
+    return context.backpropagated_after(held, loops[0]) or context.differentiated_whole_later_in(held, node, loops[-1])

@@ -1461,7 +1461,7 @@ class LintContext:
             return Kind.TENSOR
         if qualified in torch_api.TENSOR_LIKE_FACTORIES:
             return Kind.TENSOR
-        if qualified in torch_api.TENSOR_OPS or qualified in torch_api.VARIABLE or (
+        if qualified in torch_api.TENSOR_OPS or qualified in torch_api.VARIABLE or torch_api.returns_a_tensor(qualified) or (
             qualified.startswith("torch.nn.functional.") and qualified not in torch_api.LOSS_FUNCTIONS
         ):
             return self._combine_arguments(call)
@@ -1599,9 +1599,11 @@ class LintContext:
                 self._bind_target(target, UNKNOWN)
 
     def _note_alias(self, target: cst.BaseExpression, value: cst.BaseExpression) -> None:
-        """``ensure_tensor = torch.tensor``: the name is another name for what it was bound to."""
+        """``ensure_tensor = torch.tensor``: the name is another name for what it was bound to,
+        when that is its only binding in its scope (not ``weight_norm = ...`` on each branch
+        of a version test)."""
         qualified = self.qualified_name(value) if type(target) is cst.Name and type(value) in (cst.Name, cst.Attribute) else None
-        if qualified is not None:
+        if qualified is not None and len(self.binder.bindings_of(target.value, self.binder.scope_of(target))) == 1:  # type: ignore[attr-defined]
             self._scopes[-1].bindings[target.value].qualified_name = qualified  # type: ignore[attr-defined]
 
     def _calls_a_loss(self, value: cst.BaseExpression) -> bool:
@@ -2006,6 +2008,12 @@ class LintContext:
             and type(binder.parent(reference)) is not cst.Subscript and self._differentiates(reference)
             for binding in binder.bindings_before(holder) for reference in binder.references_to(binding)
         )
+
+    def differentiated(self, holder: cst.Name) -> bool:
+        """Whether what the name ``holder`` holds where it is read is backpropagated (or
+        otherwise differentiated) by any read of it, before or after this one."""
+        binder = self.binder
+        return any(self._differentiates(reference) for binding in binder.reaching(holder) for reference in binder.references_to(binding))
 
     def _differentiates(self, reference: cst.Name) -> bool:
         if self._read_by_differentiation(reference):

@@ -6,6 +6,7 @@ Everything here is a plain table of qualified names; nothing imports torch.
 from __future__ import annotations
 
 from torchcheck.lint import idioms
+from torchcheck.lint.tensor_namespace import TENSOR_NAMESPACE
 
 # Functions that build a new tensor from sizes or data.
 TENSOR_FACTORIES = frozenset(
@@ -64,6 +65,25 @@ TENSOR_OPS = frozenset(
         "index_add broadcast_to expand_copy atleast_1d atleast_2d"
     ).split()
 )
+
+# `torch.<name>` functions that are also methods of a tensor but return something else: a
+# tuple of tensors, a bool, a number, or (for the names of properties) not a function at all.
+_NOT_TENSOR_RESULTS = frozenset(
+    "max min sort topk split chunk unbind unique unique_consecutive median nanmedian mode kthvalue "
+    "nonzero svd qr eig symeig slogdet lstsq var_mean std_mean aminmax frexp histogram tensor_split "
+    "hsplit vsplit dsplit cummax cummin lu geqrf triangular_solve solve lobpcg equal allclose numel "
+    "dim device dtype layout shape data grad names real imag ndim nbytes itemsize storage "
+    "untyped_storage type tolist item size stride data_ptr element_size get_device ".split()
+)
+
+
+def returns_a_tensor(qualified: str) -> bool:
+    """``torch.bincount``, ``torch.argmax``...: a top-level function of torch that is also a
+    method of a tensor returns a tensor, as the method does, except those that return a tuple,
+    a bool or a number."""
+    namespace, _, name = qualified.rpartition(".")
+    return namespace == "torch" and name in TENSOR_NAMESPACE and name[:1].islower() and not name.startswith("is_") and name not in _NOT_TENSOR_RESULTS
+
 
 LOSS_FUNCTIONS = frozenset(
     f"torch.nn.functional.{name}"

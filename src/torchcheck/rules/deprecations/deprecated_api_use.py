@@ -72,6 +72,16 @@ class DeprecatedApiUse(SymbolCallRule):
     VALID = (
         Valid(
             """
+from torch import nn
+if hasattr(nn.utils.parametrizations, "weight_norm"):
+    weight_norm = nn.utils.parametrizations.weight_norm
+else:
+    weight_norm = nn.utils.weight_norm
+layer = weight_norm(nn.Conv1d(8, 8, 3), name="weight")
+"""
+        ),
+        Valid(
+            """
 import torch
 outer = torch.outer(a, b)
 positions = torch.arange(0, n)

@@ -5,7 +5,6 @@ from dataclasses import dataclass, field
 import libcst as cst
 
 from torchcheck.lint import dataloaders, idioms, nodes, references
-from torchcheck.lint.binder import Binder
 from torchcheck.lint.buffers import methods_of
 from torchcheck.lint.context import LintContext, Loop
 from torchcheck.lint.project import MAY, NO, PLACE, PROJECT, SET_EPOCH, THIS_FILE, TRAINS, YES, Condition, Symbol

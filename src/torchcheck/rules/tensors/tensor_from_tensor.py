@@ -261,6 +261,22 @@ def train(args, model, optimizer, steps):
     INVALID = (
         Invalid(
             """
+import torch
+ensure_tensor = torch.tensor
+def class_weights(labels):
+    counts = torch.bincount(labels)
+    return ensure_tensor(counts.sum() / counts)  # TCK704
+""",
+            expected_replacement="""
+import torch
+ensure_tensor = torch.tensor
+def class_weights(labels):
+    counts = torch.bincount(labels)
+    return (counts.sum() / counts).clone().detach()  # TCK704
+""",
+        ),
+        Invalid(
+            """
 from typing import Optional
 
 import torch

@@ -5,7 +5,7 @@ from dataclasses import dataclass, field, replace
 import libcst as cst
 
 from torchcheck.lint import references
-from torchcheck.lint.accumulators import SELF_ACCUMULATION_TEXT, accumulated_arguments, another_named_entry, accumulation_start_loop, instance_class_of, lives_one_step, may_carry_graph, self_accumulation
+from torchcheck.lint.accumulators import SELF_ACCUMULATION_TEXT, accumulated_arguments, accumulation_target, held_by_caller, kept_for_a_later_backward, another_named_entry, accumulation_start_loop, instance_class_of, lives_one_step, may_carry_graph, self_accumulation
 from torchcheck.lint.containers import combined_names, literal_items
 from torchcheck.lint.context import LintContext, Loop
 from torchcheck.lint.flow import Function
@@ -16,6 +16,7 @@ from torchcheck.lint.nodes import dotted_name, is_detached, root_name, root_name
 from torchcheck.lint.rule import FixSafety, Invalid, Rule, Valid
 
 _CONTAINER_METHODS = frozenset({"append", "extend", "insert"})
+_KEPT_BY_CALLER = "Graph-attached tensor added into `{held}`, which outlives the call: every call keeps its graph; store `.item()` or `.detach()`"
 
 
 @dataclass(frozen=True)
@@ -55,6 +56,10 @@ class LossKeptWithGraph(Rule):
     called on) stored across iterations of a training or evaluation loop: appended to a
     list, or accumulated with `+=` into a variable created before the loop (also spelled
     `total = total + loss`, in place as `total.add_(loss)`, or a moving average `ema = a * loss + (1 - a) * ema`).
+    A function that runs one step outside any loop of its own counts too when it adds what it
+    backpropagates into state its caller holds (`self.running += loss` in a `training_step`,
+    `stats.meter("loss").add_(loss)` on a parameter): each call keeps its graph there, unless
+    the function binds that state afresh itself (`self.running = 0.0` first).
 
     The parts a backpropagated loss is made of count too (`history.append(parts)` after
     `loss = sum(parts)`), so do a backpropagated dict of losses itself, whichever function
@@ -157,6 +162,18 @@ class LossKeptWithGraph(Rule):
     required_pattern = SELF_ACCUMULATION_TEXT
 
     VALID = (
+        Valid(
+            """
+class Learner:
+    def training_step(self, batch, totals):
+        self.step_loss = 0.0
+        loss = self.model(batch).mean()
+        self.step_loss += loss
+        totals.loss += loss.item()
+        loss.backward()
+        return loss
+"""
+        ),
         Valid(
             """
 def train(model, loader, criterion, optimizer):
@@ -707,6 +724,32 @@ class GanTrainer:
         ),
     )
     INVALID = (
+        Invalid(
+            """
+def take_training_step(model, criterion, batch, stats, scaler):
+    loss = criterion(model(batch["inputs"]), batch["labels"])
+    stats.meter("loss").add_(loss)  # TCK101
+    scaler.scale(loss).backward()
+class Learner:
+    def training_step(self, batch):
+        loss = self.model(batch).mean()
+        self.running_loss += loss  # TCK101
+        loss.backward()
+        return loss
+""",
+            expected_replacement="""
+def take_training_step(model, criterion, batch, stats, scaler):
+    loss = criterion(model(batch["inputs"]), batch["labels"])
+    stats.meter("loss").add_(loss.item())  # TCK101
+    scaler.scale(loss).backward()
+class Learner:
+    def training_step(self, batch):
+        loss = self.model(batch).mean()
+        self.running_loss += loss.item()  # TCK101
+        loss.backward()
+        return loss
+""",
+        ),
         Invalid(
             """
 def fit_one_epoch(net, detection_loss, optimizer, loader):
@@ -1442,6 +1485,8 @@ class GanTrainer:
         self, node: cst.CSTNode, container: str | None, value: cst.BaseExpression, accumulated_in: cst.CSTNode | None = None, **created: Loop | None
     ) -> None:
         loops = self.context.loops
+        if not loops and not self.context.grad_maybe_disabled and (function := self.context.flow.function) is not None:
+            self._kept_by_caller(node, value, function)
         if not loops or container is None or self.context.grad_maybe_disabled:
             return
         created_in = created["created_in"] if created else self._loop_creating(container, loops)
@@ -1458,6 +1503,13 @@ class GanTrainer:
             evaluating = isinstance(node, cst.AugAssign) and self.context.flow.function in self._evaluating
             candidate = _Candidate(node, value, container, loops, graph_attached or returned is not None, created_in, evaluating, accumulated_in, returned)
             facts.candidates.append(candidate)
+
+    def _kept_by_caller(self, node: cst.CSTNode, value: cst.BaseExpression, function: Function) -> None:
+        """A step function adding what it backpropagates into state its caller holds (an
+        attribute of ``self`` or of a parameter, a parameter's tensor) keeps one graph per call."""
+        held = accumulation_target(node)
+        if held is not None and type(value) is cst.Name and held_by_caller(self.context.binder, held, function) and self.context.differentiated(value):
+            self._report(_Candidate(node, value, source_text(held), (), True, None, False), True)
 
     def _loop_creating(self, container: str, loops: tuple[Loop, ...]) -> Loop | None:
         """The innermost of ``loops`` whose iterations bind ``container`` afresh, if any."""
@@ -1498,31 +1550,18 @@ class GanTrainer:
         if not (candidate.graph_attached or is_backward_target or entry):
             return None
         if entry and not is_backward_target:
-            return None if self._kept_for_a_later_backward(candidate) else False  # `.item()` would break that backward
+            return None if kept_for_a_later_backward(self.context, candidate.node, candidate.loops) else False  # `.item()` would break that backward
         in_data_loop = any(self.context.is_training_loop(loop) or self.context.iterates_dataloader(loop) for loop in candidate.loops)
         evaluation = candidate.evaluating and not any(self.context.is_training_loop(loop) for loop in candidate.loops)
         if not (is_backward_target or in_data_loop or evaluation):
             return None
-        if self._kept_for_a_later_backward(candidate):
+        if kept_for_a_later_backward(self.context, candidate.node, candidate.loops):
             return None
         if parts or (kept_name is not None and (self.context.kind_of(candidate.value) is Kind.OTHER or kept_name in facts.entries_backpropagated.get(candidate.loops[-1], ()))):
             return False  # a list or dict of losses: no `.item()` to take
         if kept_entry and self.context.kind_of(candidate.value.value) in TENSOR_KINDS:  # type: ignore[attr-defined]
             return False  # `loss[0]` of a tensor loss: indexing is the mistake (TCK115), `.item()` would not help
         return is_backward_target or _looks_like_loss(candidate.value)
-
-    def _kept_for_a_later_backward(self, candidate: _Candidate) -> bool:
-        """``losses.append(loss)`` in one loop, ``accelerator.backward(losses[i])`` after it: the
-        graphs are kept on purpose."""
-        node = candidate.node
-        held = node.target if isinstance(node, cst.AugAssign) else node.targets[0].target if isinstance(node, cst.Assign) else node.func.value if isinstance(node, cst.Call) else None  # type: ignore[attr-defined]
-        if isinstance(held, cst.Subscript):
-            held = held.value  # `losses[key] += loss`
-        if isinstance(held, cst.Attribute):  # `critic.saved_values.append(value)`, read by `update()` after the episode
-            return self.context.backpropagated_by_a_later_call(held, candidate.loops[-1])
-        if not isinstance(held, cst.Name):
-            return False
-        return self.context.backpropagated_after(held, candidate.loops[0]) or self.context.differentiated_whole_later_in(held, node, candidate.loops[-1])
 
     def _report(self, candidate: _Candidate, scalar: bool) -> None:
         node, value, message = candidate.node, candidate.value, self._message_for(candidate)
@@ -1538,6 +1577,8 @@ class GanTrainer:
 
     def _message_for(self, candidate: _Candidate) -> str | None:
         """For a project method's call: name the statement that accumulates the argument."""
+        if not candidate.loops:
+            return _KEPT_BY_CALLER.format(held=candidate.container)
         statement = candidate.accumulated_in
         if statement is None or not isinstance(candidate.node, cst.Call):
             return None
