@@ -111,6 +111,7 @@ _FOREIGN_PACKAGES = frozenset(
     "cv2 numpy PIL onnx onnxruntime openvino tensorrt tflite_runtime tensorflow keras jax flax "
     "sklearn scipy pandas paddle mxnet coremltools MNN ncnn rknn rknnlite tritonclient pycuda".split()
 )
+_COPIES = frozenset({"copy.deepcopy", "copy.copy"})  # a copy is of the kind of what it copies
 _PLAIN_CONTAINERS = frozenset({"collections.OrderedDict", "collections.defaultdict", "collections.deque", "collections.Counter"})
 # Functions of model libraries that build or load a model (an `nn.Module`).
 _MODEL_FACTORIES = frozenset(
@@ -1333,6 +1334,8 @@ class LintContext:
     def _infer_call(self, call: cst.Call) -> Inferred:
         qualified = self.call_name(call)
         if qualified is not None:
+            if qualified in _COPIES and call.args and not call.args[0].star:
+                return self.kind_and_evidence(call.args[0].value)  # `best_model = copy.deepcopy(model.state_dict())` is a state dict
             if qualified.partition(".")[0] in _FOREIGN_PACKAGES or qualified in _PLAIN_CONTAINERS:
                 return strong(Kind.OTHER)  # `output_model = collections.OrderedDict()` is no module, whatever its name
             return self._infer_api_call(qualified, call)

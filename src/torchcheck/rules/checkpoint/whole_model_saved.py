@@ -61,6 +61,16 @@ class WholeModelSaved(Rule):
     VALID = (
         Valid(
             """
+import copy
+import torch
+def fit(model, epochs, path):
+    for epoch in range(epochs):
+        best_model = copy.deepcopy(model.state_dict())
+    torch.save(best_model, path)
+"""
+        ),
+        Valid(
+            """
 import torch
 from torch import nn
 net = nn.Linear(4, 2)
