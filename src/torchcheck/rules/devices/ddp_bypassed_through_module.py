@@ -45,7 +45,9 @@ class DdpBypassedThroughModule(Rule):
     `ddp_model.module.parameters()`, `ddp_model.module.state_dict()`, attributes, and calls
     whose result never reaches `backward()` (evaluation, logging). The rule follows names
     bound from `DistributedDataParallel(...)` in the file, and names bound to the model it
-    wraps (`unwrapped = model.module if isinstance(model, DistributedDataParallel) else model`).
+    wraps (`unwrapped = model.module if isinstance(model, DistributedDataParallel) else model`,
+    or `type(model) == DDP` as the test), also through a function of the file that returns it
+    (`unet = unwrap(unet)`).
 
     Test code (test functions and classes, files under a `tests/` folder) is not checked: a test reaches past the wrapper on purpose (to compare outputs, or to check that gradients are not synchronised).
 
@@ -176,6 +178,23 @@ for x, y in loader:
         ),
     )
     INVALID = (
+        Invalid(
+            """
+import torch.nn.functional as F
+from accelerate import Accelerator
+from torch.nn.parallel import DistributedDataParallel as DDP
+def unwrap(model):
+    return model.module if type(model) == DDP else model
+def train(unet, loader, optimizer):
+    accelerator = Accelerator()
+    unet, optimizer, loader = accelerator.prepare(unet, optimizer, loader)
+    unet = unwrap(unet)
+    for latents, target in loader:
+        loss = F.mse_loss(unet(latents), target)  # TCK210
+        accelerator.backward(loss)
+        optimizer.step()
+"""
+        ),
         Invalid(
             """
 from accelerate import Accelerator
@@ -332,8 +351,8 @@ class Trainer:
             return _unwraps_checked_wrapper(self.context, expression)
         if follow and isinstance(expression, cst.Name):
             binding = self.context.flow.last_binding(expression.value)
-            if binding is not None and binding.value is not None:
-                return self._unwraps_ddp(binding.value, follow=False)
+            if binding is not None and binding.value is not None:  # `unet = unwrap(unet)` too
+                return self._unwraps_ddp(binding.value, follow=False) or isinstance(binding.value, cst.Call) and self._helper_unwraps(binding.value)
         return False
 
 
@@ -346,16 +365,25 @@ class Trainer:
 
 
 def _unwraps_checked_wrapper(context: LintContext, expression: cst.IfExp) -> bool:
-    """``model.module if isinstance(model, DistributedDataParallel) else model``."""
-    test, body = expression.test, expression.body
-    if not (isinstance(test, cst.Call) and isinstance(test.func, cst.Name) and test.func.value == "isinstance"):
-        return False
-    if len(test.args) != 2 or not (isinstance(body, cst.Attribute) and body.attr.value == "module"):
-        return False
-    classes = test.args[1].value
-    candidates = classes.elements if isinstance(classes, cst.Tuple) else [cst.Element(classes)]
-    wraps_ddp = any(context.qualified_name(element.value) in DDP_CLASSES for element in candidates)
-    return wraps_ddp and source_text(test.args[0].value) == source_text(body.value)
+    """``model.module if isinstance(model, DistributedDataParallel) else model``; the test may
+    also be ``type(model) == DDP`` (or ``is``)."""
+    body = expression.body
+    checked = _wrapper_tested(context, expression.test)
+    return checked is not None and isinstance(body, cst.Attribute) and body.attr.value == "module" and source_text(checked) == source_text(body.value)
+
+
+def _wrapper_tested(context: LintContext, test: cst.BaseExpression) -> cst.BaseExpression | None:
+    """The value ``test`` checks for a DDP wrapper around it."""
+    if isinstance(test, cst.Call) and isinstance(test.func, cst.Name) and len(test.args) == 2:
+        classes, name = test.args[1].value, test.func.value
+        candidates = classes.elements if isinstance(classes, cst.Tuple) else [cst.Element(classes)]
+        wraps_ddp = name == "isinstance" and any(context.qualified_name(element.value) in DDP_CLASSES for element in candidates)
+        return test.args[0].value if wraps_ddp else None
+    if isinstance(test, cst.Comparison) and len(test.comparisons) == 1 and isinstance(test.comparisons[0].operator, (cst.Equal, cst.Is)):
+        left = test.left
+        typed = isinstance(left, cst.Call) and isinstance(left.func, cst.Name) and left.func.value == "type" and len(left.args) == 1
+        return left.args[0].value if typed and context.qualified_name(test.comparisons[0].comparator) in DDP_CLASSES else None  # type: ignore[union-attr]
+    return None
 
 
 def _subtree(root: cst.CSTNode) -> list[cst.CSTNode]:
