@@ -222,3 +222,40 @@ def test_usage_leaves_a_value_made_by_a_project_call_to_the_project(tmp_path: Pa
     result = lint(LintOptions(paths=(tmp_path,), select=("TCK105",), use_cache=False))
     # the project shows QNetwork is a module: strong evidence, a safe fix (usage alone would make it unsafe)
     assert [(d.location.row, d.fix.applicability) for d in result.diagnostics] == [(5, "safe")]
+
+
+def test_a_copy_is_of_the_kind_of_what_it_copies_and_a_tensor_method_as_a_torch_function_makes_a_tensor() -> None:
+    seen = probe(
+        """
+        import copy
+        import torch
+        def fit(model, labels):
+            best_model = copy.deepcopy(model.state_dict())
+            twin = copy.deepcopy(model)
+            counts = torch.bincount(labels)
+            top = torch.topk(counts, 2)
+            probe(best_model); probe(twin); probe(counts); probe(top)
+        """
+    )
+    assert seen[0] == (Kind.OTHER, STRONG)
+    assert seen[1] == (Kind.MODULE, CONVENTION)  # the parameter's own evidence, kept by the copy
+    assert seen[2] == (Kind.TENSOR, STRONG)
+    assert seen[3].kind is not Kind.TENSOR  # a (values, indices) tuple
+
+
+def test_a_name_bound_once_to_a_torch_function_is_that_function_and_one_bound_per_branch_is_not() -> None:
+    seen = probe(
+        """
+        import torch
+        from torch import nn
+        ensure_tensor = torch.tensor
+        if hasattr(nn.utils, "parametrizations"):
+            norm = nn.utils.parametrizations.weight_norm
+        else:
+            norm = nn.utils.weight_norm
+        def weights(values):
+            probe(ensure_tensor(values)); probe(norm(nn.Linear(2, 2)))
+        """
+    )
+    assert seen[0] == (Kind.TENSOR, STRONG)
+    assert seen[1] != (Kind.TENSOR, STRONG)

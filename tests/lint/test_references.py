@@ -200,3 +200,26 @@ def test_a_binding_on_another_branch_of_the_same_if_does_not_replace_the_value()
     assert not references.on_other_branch(binder, targets[1], targets[4])
     others = [targets[0], *targets[2:]]
     assert [references.may_replace(binder, target, {sharded}) for target in others] == [False, False, False, True]
+
+
+def test_a_class_reaches_the_classes_of_its_file_it_derives_from_nearest_first() -> None:
+    module, binder = _parse("""
+        from torch import nn
+        class Base(nn.Module):
+            def __init__(self, objective):
+                super().__init__()
+                self.criterion = nn.BCEWithLogitsLoss() if objective else nn.MSELoss()
+        class Middle(Base):
+            pass
+        class Ranker(Middle, nn.Module):
+            def loss(self, x, y):
+                return self.criterion(x, y)
+        class Loop(Loop):
+            pass
+    """)
+    classes = {node.name.value: node for node in module.body if isinstance(node, cst.ClassDef)}
+    assert [cls.name.value for cls in references.class_and_file_bases(binder, classes["Ranker"])] == ["Ranker", "Middle", "Base"]
+    read = next(node for node in subtree(module) if isinstance(node, cst.Attribute) and node.attr.value == "criterion" and node not in [t.target for t in subtree(module) if isinstance(t, cst.AssignTarget)])
+    assigned = references.inherited_assignments(binder, read, "criterion")
+    assert len(assigned) == 1 and isinstance(assigned[0][0], cst.Assign)
+    assert references.class_and_file_bases(binder, classes["Loop"]) == [classes["Loop"]]
