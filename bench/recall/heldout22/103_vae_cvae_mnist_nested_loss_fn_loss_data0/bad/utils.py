@@ -1,0 +1,9 @@
+import torch
+
+
+def idx2onehot(idx, n):
+    assert idx.size(1) == 1
+    assert torch.max(idx).data[0] < n
+    onehot = torch.zeros(idx.size(0), n, device=idx.device)
+    onehot.scatter_(1, idx, 1)
+    return onehot

@@ -1,0 +1,4 @@
+from .base import FlowModel
+from .importance import ImportanceFlowModel
+
+__all__ = ["FlowModel", "ImportanceFlowModel"]
