@@ -41,9 +41,7 @@ class TrainOverrideSignature(ModuleClassRule):
     A first parameter with a boolean default (`def train(self, training=True)`) is taken
     as the mode under another name, and `def train(self, *args, **kwargs)` passes anything
     on; neither is reported. Neither is a `train` method of a class that is not an
-    `nn.Module` (a `Trainer`), nor one of a class that overrides `eval` too: it keeps its own
-    pair of mode switches (a data processor's `train()`/`eval()` that switch what it wraps),
-    and its `.eval()` never calls this `train`.
+    `nn.Module` (a `Trainer`).
 
     ## Example
     ```python
@@ -85,16 +83,6 @@ class TrainOverrideSignature(ModuleClassRule):
     required_text = ("def train",)
 
     VALID = (
-        Valid(
-            """
-import torch.nn as nn
-class Preprocessor(nn.Module):
-    def train(self):
-        self.normalizer.train()
-    def eval(self):
-        self.normalizer.eval()
-"""
-        ),
         Valid(
             """
 import torch.nn as nn
@@ -191,8 +179,6 @@ class Policy(nn.Module):
         owner = self.context.current_class
         if self.method is not node or not self.in_torch_module or node.name.value != "train" or node.decorators:
             return
-        if owner is not None and any(type(statement) is cst.FunctionDef and statement.name.value == "eval" for statement in owner.body.body):
-            return  # `eval()` replaced too: the class keeps its own mode switches, `.eval()` never reaches this `train`
         message = self._problem(node)
         if message is not None and owner is not None:
             self.report(node.name, message.format(cls=owner.name.value, param=self._first_parameter(node)))
