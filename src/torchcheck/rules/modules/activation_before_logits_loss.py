@@ -726,7 +726,6 @@ class Discriminator(nn.Module):
         assigned = references.inherited_assignments(self.context.binder, expression, attribute)
         return self._agreed(assigned) if assigned else None
 
-
     def _parameter(self, parameter: cst.Param) -> _Held | None:
         """A parameter annotated with a class of the project (`model: TransformerGCNQA`), or
         named as a model in a file that defines a single module class: calling it runs that class."""

@@ -1508,7 +1508,7 @@ class GanTrainer:
         """A step function adding what it backpropagates into state its caller holds (an
         attribute of ``self`` or of a parameter, a parameter's tensor) keeps one graph per call."""
         held = accumulation_target(node)
-        if held is not None and type(value) is cst.Name and held_by_caller(self.context.binder, held, function) and self.context.differentiated(value):
+        if held is not None and type(value) is cst.Name and self.context.differentiated(value) and held_by_caller(self.context.binder, held, function):
             self._report(_Candidate(node, value, source_text(held), (), True, None, False), True)
 
     def _loop_creating(self, container: str, loops: tuple[Loop, ...]) -> Loop | None:
