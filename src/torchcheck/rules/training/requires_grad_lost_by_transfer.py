@@ -85,9 +85,11 @@ class RequiresGradLostByTransfer(Rule):
     or when the wrapped tensor is moved there in the same expression
     (`nn.Parameter(torch.randn(n, d).to(device)).to(device)`): the transfer then returns the
     parameter itself. A frozen parameter (`nn.Parameter(w, requires_grad=False)`) moved in the
-    same expression inside a module class is reported too: its `.grad` is not wanted, but the
-    copy is a plain tensor the module never registers, so it is missing from `parameters()`
-    and `state_dict()`.
+    same expression inside a module class, and kept (assigned, returned or handed to
+    `setattr`), is reported too: its `.grad` is not wanted, but the copy is a plain tensor
+    the module never registers, so it is missing from `parameters()` and `state_dict()`.
+    One used up in the expression around it (`x + nn.Parameter(pe, requires_grad=False).to(device)`)
+    was never going to be registered, and is left alone.
 
     ## Example
     ```python
@@ -143,6 +145,19 @@ class ValueNorm(nn.Module):
 def build(shape, device):
     frozen = nn.Parameter(torch.zeros(shape), requires_grad=False).to(device)  # outside a module: nothing to register
     return ValueNorm(shape).to(device), frozen
+"""
+        ),
+        Valid(
+            """
+import torch
+from torch import nn
+class PositionalEncoding(nn.Module):
+    def __init__(self, table, device):
+        super().__init__()
+        self.table = table
+        self.device = device
+    def forward(self, x):
+        return x + nn.Parameter(self.table, requires_grad=False).to(self.device)  # used up at once: nothing to register
 """
         ),
         Valid(
@@ -524,7 +539,7 @@ def load(module, value, device):
             return
         factory, wrapper = self._leaf_factory(source)
         leaf = self._wraps_a_leaf(source)  # else maybe a frozen parameter of a module: `nn.Parameter(w, requires_grad=False).to(device)`
-        frozen = not leaf and self.context.call_name(source) in _PARAMETERS and self.context.in_module_class
+        frozen = not leaf and self.context.call_name(source) in _PARAMETERS and self.context.in_module_class and self._kept(node)
         moves = self._moves(node, method, factory) if factory is not None or leaf or frozen else []
         if moves == []:
             return  # no leaf, not a transfer (`.to()`), or a no-op cast (`.to(torch.float32)`)
@@ -544,6 +559,16 @@ def load(module, value, device):
         if replacement is not None and wrapper is not None:
             replacement = wrapper.with_changes(func=wrapper.func.with_changes(value=replacement))
         self._report_unless_unwanted(node, replacement)
+
+    def _kept(self, copy: cst.Call) -> bool:
+        """Whether the copy is kept (bound, returned, handed to ``setattr``) rather than used up
+        in the expression around it (``x + nn.Parameter(pe, requires_grad=False).to(device)``):
+        only a kept copy is one the module could have registered."""
+        if self.context.statement_holding(copy) is not None:
+            return True
+        argument = self.context.binder.parent(copy)
+        call = self.context.binder.parent(argument) if isinstance(argument, cst.Arg) else None
+        return isinstance(call, cst.Call) and self.context.call_name(call) == "setattr"
 
     def _already_on(self, wrapped: cst.Name, device: str) -> bool:
         """Whether every binding of ``wrapped`` that may reach it left the tensor on
