@@ -172,3 +172,45 @@ def test_a_loss_module_holds_the_elements_of_the_output_other_files_hand_its_for
         (tmp_path / "detector.py").write_text(textwrap.dedent(DETECTOR.format(activation=activation)), encoding="utf-8")
         result = lint(LintOptions(paths=(tmp_path,), select=("TCK605",), use_cache=False))
         assert sorted((Path(d.filename).name, d.location.row) for d in result.diagnostics) == expected
+
+
+STEP = """
+def train_epoch(model, loader, optimizer, criterion):
+    for x, y in loader:
+        optimizer.zero_grad()
+        loss = criterion(model(x), y)
+        loss.backward()
+        optimizer.step()
+"""
+
+
+def _lint_step(tmp_path: Path, main: str) -> list[tuple[str, int]]:
+    (tmp_path / "step.py").write_text(textwrap.dedent(STEP), encoding="utf-8")
+    return _lint(tmp_path, main)
+
+
+def test_a_loss_parameter_runs_the_loss_every_caller_in_other_files_passes(tmp_path: Path) -> None:
+    main = """
+    import torch
+    from torch import nn
+    from model import SoftHead
+    from step import train_epoch
+    criterion = nn.CrossEntropyLoss().to("cuda")
+    train_epoch(SoftHead(), loader, optimizer, criterion)
+    """
+    assert _lint_step(tmp_path, main) == [("step.py", 5)]
+    functional = "import torch.nn.functional as F\nfrom model import SoftHead\nfrom step import train_epoch\ntrain_epoch(SoftHead(), loader, opt, F.nll_loss)\n"
+    assert _lint_step(tmp_path, functional) == [("step.py", 5)]
+
+
+def test_a_loss_parameter_given_a_loss_that_takes_probabilities_or_a_logits_model_stays_silent(tmp_path: Path) -> None:
+    main = """
+    from torch import nn
+    from model import LogitHead, SoftHead
+    from step import train_epoch
+    train_epoch(SoftHead(), loader, optimizer, nn.BCELoss())
+    train_epoch(LogitHead(), loader, optimizer, nn.CrossEntropyLoss())
+    """
+    assert _lint_step(tmp_path, main) == []
+    mixed = "from torch import nn\nfrom model import SoftHead\nfrom step import train_epoch\ntrain_epoch(SoftHead(), l, o, nn.CrossEntropyLoss())\ntrain_epoch(SoftHead(), l, o, nn.MSELoss())\n"
+    assert _lint_step(tmp_path, mixed) == []

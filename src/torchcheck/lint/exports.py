@@ -77,7 +77,7 @@ from torchcheck.lint.project import (
     torch_module_via,
 )
 from torchcheck.lint.ties import TIE, ties_of
-from torchcheck.lint.torch_api import MODULE_ONLY_METHODS, PARAMETER_REPLACING, VALUE_KEEPING_METHODS
+from torchcheck.lint.torch_api import FUNCTIONAL_FORM_OF_LOSS, MODULE_ONLY_METHODS, MODULE_SELF_METHODS, PARAMETER_REPLACING, VALUE_KEEPING_METHODS
 
 if TYPE_CHECKING:
     from torchcheck.lint.context import LintContext
@@ -544,6 +544,9 @@ class ProjectFacts:
         shown = self._context.kind_and_evidence(value)
         if shown.kind in TENSOR_KINDS and (shown.evidence > Evidence.CONVENTION or type(value) is not cst.Name):  # type: ignore[operator]
             return {"kind": GRAPH if shown.kind is Kind.GRAPH_TENSOR else TENSOR}  # `loss.detach()`: more than a name suggests
+        loss = self._torch_loss(value)
+        if loss is not None:
+            return {"loss": loss}
         element = None
         if type(value) is cst.Name:
             statement = self._last_assignment(value)
@@ -557,6 +560,21 @@ class ProjectFacts:
             value = statement.value
         called = self._instance_class(value.func) if type(value) is cst.Call and type(value.func) is cst.Name else None  # type: ignore[attr-defined]
         return {"output": called.to_list(), "element": element} if called is not None else None
+
+    def _torch_loss(self, value: cst.BaseExpression, followed: bool = False) -> str | None:
+        """The functional form of the torch loss ``value`` holds: ``nn.CrossEntropyLoss()``
+        (also moved), ``F.cross_entropy``, or a name last assigned one of them."""
+        qualified = self._context.qualified_name(value) if isinstance(value, (cst.Name, cst.Attribute)) else None
+        if qualified in FUNCTIONAL_FORM_OF_LOSS.values():
+            return qualified
+        if type(value) is cst.Name:
+            statement = self._last_assignment(value) if not followed else None
+            if statement is None or type(statement.targets[0].target) is not cst.Name:
+                return None
+            return self._torch_loss(statement.value, followed=True)
+        while type(value) is cst.Call and type(value.func) is cst.Attribute and value.func.attr.value in MODULE_SELF_METHODS:
+            value = value.func.value  # `nn.CrossEntropyLoss().to(device)`: the same loss
+        return FUNCTIONAL_FORM_OF_LOSS.get(self._context.call_name(value) or "") if type(value) is cst.Call else None
 
     def _imported_callee(self, func: cst.BaseExpression) -> str | None:
         """How the file spells a function of another file it calls (``train.fit``), or the

@@ -134,7 +134,8 @@ GUARDED, UNGUARDED = "guarded", "unguarded"
 # or what calling one returned, as JSON: per call, the positional arguments and the keyword
 # arguments, each a symbol as a list (an instance), {"output": symbol, "element": index or
 # null} (what calling an instance returned, or one element of it), {"kind": "tensor" or
-# "graph"} (a tensor the caller's code shows), or null (anything else).
+# "graph"} (a tensor the caller's code shows), {"loss": functional form} (a torch loss,
+# `criterion = nn.CrossEntropyLoss()`), or null (anything else).
 PASSED = "passed"
 # passed_output:<parameter>:<position, -1 if keyword-only>: what calling the instance that every call of this
 # file's function, in the other files of the project, passes for that parameter returns.
@@ -148,6 +149,9 @@ PASSED_MODULE = "passed_module"
 # passed_value:<parameter>:<position>: what every such call passes for that parameter, when each
 # passes what calling an instance returned (`criterion(box, conf, cls)` after `box, conf, cls = model(x)`).
 PASSED_VALUE = "passed_value"
+# passed_loss:<parameter>:<position>: the torch loss (its functional form,
+# `torch.nn.functional.cross_entropy`) that every such call passes for that parameter.
+PASSED_LOSS = "passed_loss"
 # A list fact: the settings the module assigns a number (`cfg.MODEL.HEAD.POS_WEIGHT = 1.5`),
 # each spelled without its root name (`MODEL.HEAD.POS_WEIGHT`), as configuration defaults are.
 NUMBER_SETTINGS = "number_settings"
@@ -558,6 +562,8 @@ class ProjectIndex:
             return self._passed_output(importer, condition)
         if condition.fact.startswith((f"{PASSED_KIND}:", f"{PASSED_MODULE}:")):
             return self._passed_kind(importer, condition)
+        if condition.fact.startswith(f"{PASSED_LOSS}:"):
+            return self._passed_loss(importer, condition)
         target = self.target(importer, condition.symbol)
         if condition.fact == MAY_BE_MODULE:
             target = target or self._constructing_class(importer, symbol=condition.symbol)
@@ -734,7 +740,7 @@ class ProjectIndex:
         kind = condition.fact.partition(":")[0]
         passed = self._passed_by_other_files(importer, condition)
         wanted = dict if kind == PASSED_VALUE else list
-        if not passed or any(found is None or type(found[1]) is not wanted or "kind" in found[1] for found in passed):
+        if not passed or any(found is None or type(found[1]) is not wanted or (wanted is dict and "output" not in found[1]) for found in passed):
             return None
         facts = [(file, _passed_fact(value)) for file, value in passed]  # type: ignore[misc]
         answers = [self.answer(file, Condition(symbol, fact, condition.value)) for file, (symbol, fact) in facts]
@@ -752,6 +758,13 @@ class ProjectIndex:
         else:
             kinds = {found[1].get("kind") if found is not None and type(found[1]) is dict else None for found in passed}
         return Answer(kinds.pop(), "") if len(kinds) == 1 and None not in kinds else None
+
+    def _passed_loss(self, importer: str, condition: Condition) -> Answer | None:
+        """For PASSED_LOSS, the torch loss every call in the other files passes for one
+        parameter; None when no call passes one, or the calls pass anything else."""
+        passed = self._passed_by_other_files(importer, condition)
+        losses = {found[1].get("loss") if found is not None and type(found[1]) is dict else None for found in passed}
+        return Answer(losses.pop(), "") if len(losses) == 1 and None not in losses else None
 
     def _passed_by_other_files(self, importer: str, condition: Condition) -> list[tuple[str, Any] | None]:
         """For a ``<flag>:<parameter>:<position>`` condition: what each call in the other files

@@ -463,3 +463,13 @@ def unwrapped_keys(expression: cst.BaseExpression) -> cst.BaseExpression:
             expression = expression.func.value
         else:
             return expression
+
+
+def kept(binder: Binder, value: cst.BaseExpression) -> bool:
+    """Whether ``value`` is kept rather than used up in the expression around it: the whole
+    value of an assignment or a ``return``, or the value ``setattr`` stores."""
+    parent = binder.parent(value)
+    if isinstance(parent, (cst.Assign, cst.AnnAssign, cst.Return)):
+        return parent.value is value
+    call = binder.parent(parent) if isinstance(parent, cst.Arg) else None
+    return isinstance(call, cst.Call) and isinstance(call.func, cst.Name) and call.func.value == "setattr"

@@ -22,6 +22,7 @@ project index can store them per file and resolve helpers imported from other fi
 
 from __future__ import annotations
 
+import builtins
 import enum
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
@@ -57,6 +58,7 @@ BACKWARD_IN_TRAIN = "backward_in_train"
 _NON_CONTIGUOUS_METHODS = frozenset({"t", "transpose", "permute", "swapaxes", "swapdims", "movedim"})
 _NON_CONTIGUOUS_ATTRIBUTES = frozenset({"T", "mT", "H", "mH"})
 _PROBABILITY_FUNCTIONS = frozenset({"softmax", "sigmoid"})
+_BUILTINS = frozenset(vars(builtins))
 _MAX_DEPTH = 12  # nested summaries computed at once; deeper helpers count as doing nothing
 _MAX_ROUNDS = 4  # fixpoint iterations for functions that call each other
 _MAX_ALIAS_DEPTH = 8  # names, method chains and operands of a returned value are followed this deep
@@ -205,6 +207,18 @@ class Parameter:
 
 
 @dataclass(frozen=True)
+class Delegation:
+    """A call the function makes to a function it cannot summarise (one imported from another
+    file, ``synthesis.tts(model, text)``), passing its own parameters: ``positional`` and
+    ``keywords`` spell each argument by the parameter it passes (None for anything else), so
+    a caller can ask the project what the callee does to what the caller handed over."""
+
+    callee: str  # as the file spells it: `synthesis.tts`, `tts`
+    positional: tuple[str | None, ...]
+    keywords: tuple[tuple[str, str | None], ...]
+
+
+@dataclass(frozen=True)
 class FunctionSummary:
     """What one function does; every tuple is sorted, so equal behaviour compares equal."""
 
@@ -214,6 +228,8 @@ class FunctionSummary:
     effects: tuple[Effect, ...] = ()
     exit_modes: tuple[ExitMode, ...] = ()
     returns: Returns = Returns()
+    # calls of functions of other files handed a parameter (kept in this file's summaries only)
+    delegations: tuple[Delegation, ...] = ()
 
     def effect(self, action: idioms.Effect, target: str | None = None, *, certainty: Certainty = Certainty.MAY) -> Effect | None:
         """The effect ``action`` (on ``target``, or on anything), at least as certain as asked.
@@ -319,11 +335,24 @@ class ResolvedCall:
             target = self.translate(mode.target)
             if target is not None and target != ANONYMOUS:
                 modes[target] = replace(mode, target=target)
+        delegations = {
+            Delegation(
+                delegation.callee,
+                tuple(self._translated(name) for name in delegation.positional),
+                tuple((keyword, self._translated(name)) for keyword, name in delegation.keywords),
+            )
+            for delegation in summary.delegations
+        }
         return replace(
             summary,
             effects=tuple(effects[key] for key in sorted(effects)),
             exit_modes=tuple(modes[target] for target in sorted(modes)),
+            delegations=tuple(sorted(delegations, key=repr)),
         )
+
+    def _translated(self, name: str | None) -> str | None:
+        translated = self.translate(name) if name is not None else None
+        return translated if translated != ANONYMOUS else None
 
 
 def spelled(target: str) -> cst.BaseExpression:
@@ -856,6 +885,7 @@ class _FunctionPass:
         self.backpropagated: set[str] = set()  # local names and attribute paths `.backward()` ran on, not rebound since
         self.backpropagated_entries: set[str] = set()  # local containers an entry of which it ran on
         self.returned: list[Returns] = []
+        self.delegations: set[Delegation] = set()
         owner = summaries.index.enclosing_class(function)
         self.in_module_class = owner is not None and owner.name.value in summaries.names.module_classes
 
@@ -864,7 +894,7 @@ class _FunctionPass:
         exit_state = _join([outcome.fall, *outcome.returns])
         returns = self._returns(outcome.fall is not None)
         if exit_state is None:  # never returns normally
-            return FunctionSummary(self.name, self.parameters, self.summaries.binds_first(self.function), returns=returns)
+            return FunctionSummary(self.name, self.parameters, self.summaries.binds_first(self.function), returns=returns, delegations=tuple(sorted(self.delegations, key=repr)))
         effects = sorted(
             (
                 Effect(action, target, Certainty.MUST if (action, target) in exit_state.must else Certainty.MAY, self.sites[(action, target)])
@@ -880,8 +910,9 @@ class _FunctionPass:
             ),
             key=lambda mode: mode.target,
         )
+        delegations = tuple(sorted(self.delegations, key=repr))
         return FunctionSummary(
-            self.name, self.parameters, self.summaries.binds_first(self.function), tuple(effects), tuple(modes), returns
+            self.name, self.parameters, self.summaries.binds_first(self.function), tuple(effects), tuple(modes), returns, delegations
         )
 
     # ----------------------------------------------------------------- statements
@@ -1036,7 +1067,27 @@ class _FunctionPass:
             return self._record(("backward", ANONYMOUS), call, certain, state)
         if qualified in torch_api.GRADIENT_CLIPS:
             return self._record((idioms.Effect.CLIP_GRAD.value, ANONYMOUS), call, certain, state)
+        self._note_delegation(call, qualified)
         return self._called_value(call, certain, state)
+
+    def _note_delegation(self, call: cst.Call, qualified: str | None) -> None:
+        """A call of a name the function does not bind (an import: ``synthesis.tts(model,
+        text)``) that hands over one of its parameters."""
+        callee = dotted_name(call.func)
+        root = callee.partition(".")[0] if callee is not None else None
+        if root is None or root in self.locals or root in self.parameter_names or root in _BUILTINS or (qualified or "").startswith("torch."):
+            return
+        if any(argument.star for argument in call.args):
+            return
+        passed = [self._parameter_passed(argument.value) for argument in call.args]
+        if any(name is not None for name in passed):
+            positional = tuple(name for argument, name in zip(call.args, passed) if argument.keyword is None)
+            keywords = tuple((argument.keyword.value, name) for argument, name in zip(call.args, passed) if argument.keyword is not None)
+            self.delegations.add(Delegation(callee, positional, keywords))  # type: ignore[arg-type]
+
+    def _parameter_passed(self, value: cst.BaseExpression) -> str | None:
+        name = dotted_name(value)
+        return name if name is not None and name.partition(".")[0] in self.parameter_names else None
 
     def _note_backpropagated(self, call: cst.Call, func: cst.Attribute) -> None:
         """The local name a ``backward`` call backpropagates: ``loss.backward()``,
@@ -1105,7 +1156,22 @@ class _FunctionPass:
                 if mode.eval_site is not None:
                     self.sites.setdefault((EVAL, target), mode.eval_site)
                 state = state.with_modes(target, frozenset(mode.modes), certain)
+        for delegation in callee.delegations:
+            self._delegate_further(resolved, delegation)
         return state
+
+    def _delegate_further(self, resolved: ResolvedCall, delegation: Delegation) -> None:
+        """A helper of the file that hands a parameter to another file's function, called with
+        one of this function's parameters: this function hands it over too."""
+
+        def spelled(name: str | None) -> str | None:
+            translated = resolved.translate(name) if name is not None else None
+            return translated if translated is not None and translated.partition(".")[0] in self.parameter_names else None
+
+        positional = tuple(spelled(name) for name in delegation.positional)
+        keywords = tuple((keyword, spelled(name)) for keyword, name in delegation.keywords)
+        if any(name is not None for name in positional) or any(name is not None for _, name in keywords):
+            self.delegations.add(Delegation(delegation.callee, positional, keywords))
 
     def _caller_target(self, resolved: ResolvedCall, target: str) -> str:
         translated = resolved.translate(target)

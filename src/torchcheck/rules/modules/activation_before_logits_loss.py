@@ -1,5 +1,6 @@
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, replace
 
 import libcst as cst
@@ -16,7 +17,7 @@ from torchcheck.lint.exports import (
 from torchcheck.lint.kinds import Kind, conventional_kind
 from torchcheck.lint.containers import added_later
 from torchcheck.lint.nodes import argument_for, called_value, self_attribute
-from torchcheck.lint.project import INSTANCE_OUTPUT, OUTPUT, PASSED_OUTPUT, PASSED_VALUE, PLACE, Condition, Symbol
+from torchcheck.lint.project import INSTANCE_OUTPUT, OUTPUT, PASSED_LOSS, PASSED_OUTPUT, PASSED_VALUE, PLACE, Condition, Symbol
 from torchcheck.lint.rule import Invalid, Rule, Valid
 
 # the functional loss -> (the activation it must not be fed, message); a loss module is its functional form
@@ -81,7 +82,9 @@ class ActivationBeforeLogitsLoss(Rule):
     (`self.loss_func = F.binary_cross_entropy_with_logits`) is that loss, and so is a
     parameter for which every caller of the file passes the same loss (`criterion =
     nn.CrossEntropyLoss()`, then `train_model(model, criterion, loader)`) or, when no call of
-    the file passes it, whose default is a loss (`loss_func=CrossEntropyLoss()`). A loss bound on
+    the file passes it, whose default is a loss (`loss_func=CrossEntropyLoss()`), or, when only
+    the project's other files call its function, the loss they all pass (`train_epoch(model,
+    loader, optimizer, criterion)` in `main.py` after `criterion = nn.CrossEntropyLoss()`). A loss bound on
     one branch is one path of the code: `criterion` set to `nn.CrossEntropyLoss()` for many
     classes and to `nn.BCEWithLogitsLoss()` for one is checked as either. Any parameter
     holds what every caller of the file passes for it (a model's output handed to a
@@ -162,6 +165,8 @@ class ActivationBeforeLogitsLoss(Rule):
     message = "Loss that expects logits is fed an activation's output; pass the logits"
     # The loss is always spelled in the file; the activation may be in another file.
     required_text = ("cross_entropy", "CrossEntropyLoss", "nll_loss", "NLLLoss", "binary_cross_entropy_with_logits", "BCEWithLogitsLoss")
+    # or a call of a plain name that may hold a loss another file passes (`criterion(output, labels)`)
+    required_pattern = re.compile(r"(?<!def )(?<![\w.])\w*(?:loss|crit)\w*\s*\(", re.IGNORECASE)
 
     VALID = (
         Valid(
@@ -681,20 +686,25 @@ class Discriminator(nn.Module):
         qualified = self.context.qualified_name(expression) if isinstance(expression, (cst.Name, cst.Attribute)) else None
         if qualified in _FUNCTIONAL_LOSSES:
             return _Held("loss", loss=qualified)  # `self.loss_fn = F.cross_entropy`
-        if isinstance(expression, cst.Name):
-            return self._agreed([(binding.node, binding.target) for binding in self.context.binder.reaching(expression)])
-        if (attribute := self_attribute(expression)) is not None:
-            return self._attribute(expression, attribute)
+        if isinstance(expression, cst.Name) or self_attribute(expression) is not None:
+            held = set(self._alternatives(expression))  # what every binding that reaches it holds, if they agree
+            return held.pop() if len(held) == 1 else None
         if isinstance(expression, cst.Subscript):
             return self._element_of(expression)
         if isinstance(expression, cst.Call):
             return self._result_of(expression)
         return None
 
-    def _agreed(self, bindings: list[tuple[cst.CSTNode, cst.CSTNode]]) -> _Held | None:
-        """What every one of ``bindings`` (statement, bound target) holds, if they agree."""
-        held = {self._bound(statement, target) for statement, target in bindings}
-        return held.pop() if len(held) == 1 else None
+    def _alternatives(self, expression: cst.BaseExpression) -> list[_Held | None]:
+        """What ``expression`` holds on each path: a name per binding that reaches it,
+        ``self.<attr>`` per assignment of it in the class."""
+        if isinstance(expression, cst.Name):
+            assigned = [(binding.node, binding.target) for binding in self.context.binder.reaching(expression)]
+        elif (attribute := self_attribute(expression)) is not None:
+            assigned = references.inherited_assignments(self.context.binder, expression, attribute)
+        else:
+            return [self._value_of(expression)]
+        return [self._bound(statement, target) for statement, target in assigned]
 
     def _bound(self, statement: cst.CSTNode, target: cst.CSTNode) -> _Held | None:
         key = (id(target), id(self._site))
@@ -720,11 +730,6 @@ class Discriminator(nn.Module):
         if index is None or held is None:
             return held if index != -1 else None
         return held.element(index)  # `real, aux = discriminator(x)`: each name holds one element
-
-    def _attribute(self, expression: cst.Attribute, attribute: str) -> _Held | None:
-        """``self.<attribute>`` holds what every assignment of it in the class holds."""
-        assigned = references.inherited_assignments(self.context.binder, expression, attribute)
-        return self._agreed(assigned) if assigned else None
 
     def _parameter(self, parameter: cst.Param) -> _Held | None:
         """A parameter annotated with a class of the project (`model: TransformerGCNQA`), or
@@ -822,22 +827,21 @@ class Discriminator(nn.Module):
             return self._value_of(call.args[0].value)  # DataParallel(model) calls model
         return _as_layer(layer_activation(self.context, call))
 
-    def _losses(self, call: cst.Call) -> list[tuple[str, str]]:
-        """The logits losses ``call`` may run: one path is enough (``criterion`` bound to
-        ``nn.CrossEntropyLoss()`` on one branch and ``nn.BCEWithLogitsLoss()`` on the other)."""
+    def _losses(self, call: cst.Call) -> list[tuple[str, tuple[Condition, ...]]]:
+        """The logits losses ``call`` may run, each in functional form, with the condition
+        under which it runs: one path is enough (``criterion`` bound to
+        ``nn.CrossEntropyLoss()`` on one branch and ``nn.BCEWithLogitsLoss()`` on the other),
+        and a parameter filled only by the project's other files runs the loss they all pass."""
         qualified = self.context.call_name(call)
         if qualified is not None:
-            return [_FUNCTIONAL_LOSSES[qualified]] if qualified in _FUNCTIONAL_LOSSES else []
-        func = called_value(call)
-        if isinstance(func, cst.Name):
-            bindings = self.context.binder.reaching(func)
-            alternatives = [self._bound(binding.node, binding.target) for binding in bindings]
-        elif (attribute := self_attribute(func)) is not None:
-            alternatives = [self._bound(statement, target) for statement, target in references.inherited_assignments(self.context.binder, func, attribute)]
-        else:
-            alternatives = [self._value_of(func)]
-        losses = [held.loss for held in alternatives if held is not None and held.kind == "loss" and held.loss is not None]
-        return [_FUNCTIONAL_LOSSES[torch_api.FUNCTIONAL_FORM_OF_LOSS.get(loss, loss)] for loss in losses]
+            return [(qualified, ())] if qualified in _FUNCTIONAL_LOSSES else []
+        losses: list[tuple[str, tuple[Condition, ...]]] = []
+        for held in self._alternatives(called_value(call)):
+            if held is not None and held.kind == "loss" and held.loss is not None:
+                losses.append((torch_api.FUNCTIONAL_FORM_OF_LOSS.get(held.loss, held.loss), ()))
+            elif held is not None and held.kind == "call" and held.parameter is not None and held.depth == 1:
+                losses.extend((loss, (Condition(held.symbol, f"{PASSED_LOSS}:{held.parameter}", loss),)) for loss in _FUNCTIONAL_LOSSES)  # type: ignore[arg-type]
+        return losses
 
     # ----------------------------------------------------------------- walk
     def visit_Call(self, node: cst.Call) -> None:
@@ -850,11 +854,12 @@ class Discriminator(nn.Module):
         self._site = None
         if held is None:
             return
-        for activation, message in dict(losses).items():
+        for loss, loss_runs in dict(sorted(losses, key=lambda found: not found[1])).items():  # a sure loss wins
+            activation, message = _FUNCTIONAL_LOSSES[loss]
             if held.kind == "output" and held.activation == activation:
-                self.report(node, message)
+                self.report(node, message, conditions=loss_runs)
             elif held.kind == "call" and held.symbol is not None:
                 # the model is a class (or a head) of the project: decided once its file is summarised
                 condition = Condition(held.symbol, held.fact, activation)
-                self.report(node, f"{message} ({activation} applied by {PLACE})", conditions=(condition,))
+                self.report(node, f"{message} ({activation} applied by {PLACE})", conditions=(condition, *loss_runs))
 

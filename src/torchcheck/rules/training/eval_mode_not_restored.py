@@ -21,6 +21,7 @@ from torchcheck.lint.summaries import (
     Certainty,
     FunctionSummary,
     Site,
+    spelled,
 )
 from torchcheck.rules.training._common import receiver_text
 
@@ -89,7 +90,9 @@ class EvalModeNotRestored(Rule):
     of the project: an `evaluate(model, loader)` that leaves `model` in eval mode on every
     exit is reported where the loop calls it, and so is a method of the file that does on
     one path (`self.log_and_save(step)` whose `if step % eval_steps == 0:` calls
-    `self.evaluate()`), as an `if` around `model.eval()` in the loop would be; a training helper that calls `model.train()`
+    `self.evaluate()`), as an `if` around `model.eval()` in the loop would be, and a helper of
+    the file that hands the module on to a function of another file that leaves it in eval
+    mode (`eval_model(step, model)` calling `synthesis.tts(model, text)`); a training helper that calls `model.train()`
     restores the mode (also one that evaluates at its end and returns in eval mode: each call
     sets train mode again before it trains, even when its `model.train()` opens each epoch of
     its own loop), and a loop that backpropagates through a helper
@@ -619,6 +622,12 @@ for index, batch in enumerate(loader):
                 facts.trained.update(loops)
             elif mode.leaves_eval in (Certainty.MUST, Certainty.MAY):  # one path out in eval mode is enough, as an `if` around `model.eval()` is
                 facts.evals.append(_Eval(self.context.flow.event(call), mode.target, mode.eval_site))
+        for delegation in summary.delegations:  # `eval_model(model)` hands it to `synthesis.tts(model)` of another file
+            helper = self.context.project.symbol_of(spelled(delegation.callee)) if self.context.project is not None else None
+            if helper is not None and not helper.is_local:
+                shape = CallShape(delegation.positional, delegation.keywords)
+                passed = {name for name in (*shape.positional, *(name for _, name in shape.keywords)) if name is not None}
+                self._handed_over(call, helper, shape, passed)
         if summary.does(Effect.BACKWARD) and not self.context.grad_maybe_disabled:
             facts.backpropagated.update(loops)
             passed = {dotted_name(argument.value) for argument in call.args}
@@ -647,15 +656,19 @@ for index, batch in enumerate(loader):
         helper = imported_callee(self.context, call) if passed else None
         if helper is None:
             return False
+        self._handed_over(call, helper, call_shape(call), passed)
+        return True
+
+    def _handed_over(self, call: cst.Call, helper: Symbol, shape: CallShape, passed: set[str]) -> None:
+        """``call`` hands the names ``passed`` to ``helper`` of another file: whether it leaves
+        a module among them in eval mode, or switches it back, the project decides."""
         event = self.context.flow.event(call)
-        shape = call_shape(call)
         facts = self._facts()
         facts.imported.append(_ImportedCall(event, helper, shape, frozenset(passed), not self.context.grad_maybe_disabled))
         for name in sorted(passed):
-            if self.context.kind_of(cst.parse_expression(name)) is Kind.MODULE:
+            if self.context.kind_of(spelled(name)) is Kind.MODULE:
                 condition = Condition(helper, f"leaves_eval:{name}", MUST, shape)
                 facts.evals.append(_Eval(event, name, condition=condition))
-        return True
 
     def _run_with_grad(self, loops: tuple[Loop, ...], callees: set[str]) -> None:
         run, held = self._facts().run_with_grad, {self._held_attribute(name) for name in callees} - {None}

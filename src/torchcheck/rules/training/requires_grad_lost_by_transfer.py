@@ -539,7 +539,7 @@ def load(module, value, device):
             return
         factory, wrapper = self._leaf_factory(source)
         leaf = self._wraps_a_leaf(source)  # else maybe a frozen parameter of a module: `nn.Parameter(w, requires_grad=False).to(device)`
-        frozen = not leaf and self.context.call_name(source) in _PARAMETERS and self.context.in_module_class and self._kept(node)
+        frozen = not leaf and self.context.call_name(source) in _PARAMETERS and self.context.in_module_class and references.kept(self.context.binder, node)
         moves = self._moves(node, method, factory) if factory is not None or leaf or frozen else []
         if moves == []:
             return  # no leaf, not a transfer (`.to()`), or a no-op cast (`.to(torch.float32)`)
@@ -559,16 +559,6 @@ def load(module, value, device):
         if replacement is not None and wrapper is not None:
             replacement = wrapper.with_changes(func=wrapper.func.with_changes(value=replacement))
         self._report_unless_unwanted(node, replacement)
-
-    def _kept(self, copy: cst.Call) -> bool:
-        """Whether the copy is kept (bound, returned, handed to ``setattr``) rather than used up
-        in the expression around it (``x + nn.Parameter(pe, requires_grad=False).to(device)``):
-        only a kept copy is one the module could have registered."""
-        if self.context.statement_holding(copy) is not None:
-            return True
-        argument = self.context.binder.parent(copy)
-        call = self.context.binder.parent(argument) if isinstance(argument, cst.Arg) else None
-        return isinstance(call, cst.Call) and self.context.call_name(call) == "setattr"
 
     def _already_on(self, wrapped: cst.Name, device: str) -> bool:
         """Whether every binding of ``wrapped`` that may reach it left the tensor on
