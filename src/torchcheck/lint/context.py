@@ -62,6 +62,7 @@ from torchcheck.lint.nodes import (
     construction,
     dotted_name,
     is_autocast_name,
+    is_detached,
     is_none,
     keyword_argument,
     method_call,
@@ -1380,17 +1381,41 @@ class LintContext:
                 held = self.kind_and_evidence(call.func)
                 own = isinstance(receiver, cst.Name) and receiver.value == "self"
                 if held.kind in (Kind.MODULE, Kind.LOSS_FUNCTION) and (own or held.evidence > Evidence.CONVENTION):
-                    return strong(Kind.TENSOR) if self._metric_without_graph(call.func) else inferred(self._graph_or_plain(), held.evidence)
+                    return self._module_result(call, held)
             if result is None and owner.kind is not Kind.MODULE and called_as_loss(method):
                 # `self.loss_func(out, y)` of a trainer; a model's own `model.loss(batch)` returns what its author chose
-                return inferred(self._graph_or_plain(), Evidence.CONVENTION)
+                return self._loss_result(call, Evidence.CONVENTION)
             return inferred(result, owner.evidence)
         callee = self.kind_and_evidence(call.func)
         if callee.kind in (Kind.MODULE, Kind.LOSS_FUNCTION):
-            return strong(Kind.TENSOR) if self._metric_without_graph(call.func) else inferred(self._graph_or_plain(), callee.evidence)
+            return self._module_result(call, callee)
         if callee.kind is None and _called_as_loss(call.func):
-            return inferred(self._graph_or_plain(), Evidence.CONVENTION)  # `loss(out, y)`, `yolo_losses[i](out, y)`
+            return self._loss_result(call, Evidence.CONVENTION)  # `loss(out, y)`, `yolo_losses[i](out, y)`
         return UNKNOWN
+
+    def _module_result(self, call: cst.Call, callee: Inferred) -> Inferred:
+        if self._metric_without_graph(call.func):
+            return strong(Kind.TENSOR)
+        return self._loss_result(call, callee.evidence) if callee.kind is Kind.LOSS_FUNCTION else inferred(self._graph_or_plain(), callee.evidence)
+
+    def _loss_result(self, call: cst.Call, evidence: Evidence) -> Inferred:
+        """What calling a loss returns: a tensor in the graph, unless the code shows every
+        tensor it is fed detached (``criterion(pred.detach().cpu(), true.detach().cpu())``)."""
+        values = [argument.value for argument in call.args if not argument.star]
+        if values and len(values) == len(call.args) and all(self._detached(value) for value in values):
+            return strong(Kind.TENSOR)
+        return inferred(self._graph_or_plain(), evidence)
+
+    def _detached(self, value: cst.BaseExpression) -> bool:
+        """The code shows ``value`` holds no graph: a chain of methods that detaches it
+        (``pred.detach().cpu()``), or a plain tensor that more than its name shows."""
+        chain = value
+        while type(chain) is cst.Call and type(chain.func) is cst.Attribute:
+            if is_detached(chain):
+                return True
+            chain = chain.func.value
+        shown = self.kind_and_evidence(value)
+        return shown.kind is Kind.TENSOR and shown.evidence > Evidence.CONVENTION
 
     def _sum_of(self, iterable: cst.BaseExpression) -> Inferred:
         """``sum(losses)`` of tensors is a tensor, in the graph when an item is."""

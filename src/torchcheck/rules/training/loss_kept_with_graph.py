@@ -102,7 +102,8 @@ class LossKeptWithGraph(Rule):
     (`@smart_inference_mode()`). Nor is a value computed inside a
     `with torch.no_grad():` block (`weights = F.softmax(output, dim=1)` there has no graph,
     whatever it was computed from), nor the value of a metric that is never differentiable
-    (torchmetrics' `Accuracy`, `F1Score`, `AUROC`: `train_acc += accuracy(logits, y)`).
+    (torchmetrics' `Accuracy`, `F1Score`, `AUROC`: `train_acc += accuracy(logits, y)`),
+    nor a loss fed only detached tensors (`criterion(pred.detach().cpu(), y.detach().cpu())`).
 
     A loss (or a dict or list holding it, or the parts it is made of) handed without
     `.item()`/`.detach()` to a method of a class of the same file that accumulates its
@@ -162,6 +163,17 @@ class LossKeptWithGraph(Rule):
     required_pattern = SELF_ACCUMULATION_TEXT
 
     VALID = (
+        Valid(
+            """
+def validate(model, loader, criterion):
+    losses = []
+    for x, y in loader:
+        pred = model(x)
+        loss = criterion(pred.detach().cpu(), y.detach().cpu())  # fed only detached tensors: no graph
+        losses.append(loss)
+    return losses
+"""
+        ),
         Valid(
             """
 class Learner:
