@@ -1,0 +1,1 @@
+from x_transformers.multi_IO.IO_wrapper import MultiIOTransformerWrapper
