@@ -854,12 +854,12 @@ class Discriminator(nn.Module):
         self._site = None
         if held is None:
             return
-        for loss, loss_runs in dict(sorted(losses, key=lambda found: not found[1])).items():  # a sure loss wins
+        # one finding per activation; of the losses other files may pass, at most one holds
+        sure = {_FUNCTIONAL_LOSSES[loss][0]: (loss, runs) for loss, runs in losses if not runs}
+        for loss, loss_runs in [*sure.values(), *((loss, runs) for loss, runs in losses if runs and _FUNCTIONAL_LOSSES[loss][0] not in sure)]:
             activation, message = _FUNCTIONAL_LOSSES[loss]
             if held.kind == "output" and held.activation == activation:
                 self.report(node, message, conditions=loss_runs)
-            elif held.kind == "call" and held.symbol is not None:
-                # the model is a class (or a head) of the project: decided once its file is summarised
-                condition = Condition(held.symbol, held.fact, activation)
-                self.report(node, f"{message} ({activation} applied by {PLACE})", conditions=(condition, *loss_runs))
+            elif held.kind == "call" and held.symbol is not None:  # a class (or head) of the project: decided once its file is summarised
+                self.report(node, f"{message} ({activation} applied by {PLACE})", conditions=(Condition(held.symbol, held.fact, activation), *loss_runs))
 
