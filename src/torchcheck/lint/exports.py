@@ -77,7 +77,7 @@ from torchcheck.lint.project import (
     torch_module_via,
 )
 from torchcheck.lint.ties import TIE, ties_of
-from torchcheck.lint.torch_api import FUNCTIONAL_FORM_OF_LOSS, MODULE_ONLY_METHODS, MODULE_SELF_METHODS, PARAMETER_REPLACING, VALUE_KEEPING_METHODS
+from torchcheck.lint.torch_api import FUNCTIONAL_FORM_OF_LOSS, MODULE_ONLY_METHODS, PARAMETER_REPLACING, VALUE_KEEPING_METHODS
 
 if TYPE_CHECKING:
     from torchcheck.lint.context import LintContext
@@ -572,8 +572,7 @@ class ProjectFacts:
             if statement is None or type(statement.targets[0].target) is not cst.Name:
                 return None
             return self._torch_loss(statement.value, followed=True)
-        while type(value) is cst.Call and type(value.func) is cst.Attribute and value.func.attr.value in MODULE_SELF_METHODS:
-            value = value.func.value  # `nn.CrossEntropyLoss().to(device)`: the same loss
+        value = construction(value)  # `nn.CrossEntropyLoss().to(device)`: the same loss
         return FUNCTIONAL_FORM_OF_LOSS.get(self._context.call_name(value) or "") if type(value) is cst.Call else None
 
     def _imported_callee(self, func: cst.BaseExpression) -> str | None:

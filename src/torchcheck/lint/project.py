@@ -560,10 +560,8 @@ class ProjectIndex:
             return self._project_fact(importer, condition.fact.partition(":")[2])
         if condition.fact.startswith((f"{PASSED_OUTPUT}:", f"{PASSED_VALUE}:")):
             return self._passed_output(importer, condition)
-        if condition.fact.startswith((f"{PASSED_KIND}:", f"{PASSED_MODULE}:")):
+        if condition.fact.startswith((f"{PASSED_KIND}:", f"{PASSED_MODULE}:", f"{PASSED_LOSS}:")):
             return self._passed_kind(importer, condition)
-        if condition.fact.startswith(f"{PASSED_LOSS}:"):
-            return self._passed_loss(importer, condition)
         target = self.target(importer, condition.symbol)
         if condition.fact == MAY_BE_MODULE:
             target = target or self._constructing_class(importer, symbol=condition.symbol)
@@ -749,22 +747,17 @@ class ProjectIndex:
 
     def _passed_kind(self, importer: str, condition: Condition) -> Answer | None:
         """For PASSED_KIND, the kind of what every call in the other files passes for one
-        parameter; for PASSED_MODULE, whether each passes an instance of a module class; None
-        when no call passes one, or a call passes something of no known kind."""
+        parameter; for PASSED_LOSS, the torch loss they all pass; for PASSED_MODULE, whether
+        each passes an instance of a module class; None when no call passes one, or a call
+        passes something of no known kind."""
         passed = self._passed_by_other_files(importer, condition)
         if condition.fact.startswith(f"{PASSED_MODULE}:"):  # instances, each of a class the index finds nn.Module up the bases of
             answers = [self.answer(found[0], Condition(Symbol.from_list(found[1]), TORCH_MODULE, YES)) if found is not None and type(found[1]) is list else None for found in passed]
             kinds = {answer.value if answer is not None else None for answer in answers}
         else:
-            kinds = {found[1].get("kind") if found is not None and type(found[1]) is dict else None for found in passed}
+            entry = "loss" if condition.fact.startswith(f"{PASSED_LOSS}:") else "kind"
+            kinds = {found[1].get(entry) if found is not None and type(found[1]) is dict else None for found in passed}
         return Answer(kinds.pop(), "") if len(kinds) == 1 and None not in kinds else None
-
-    def _passed_loss(self, importer: str, condition: Condition) -> Answer | None:
-        """For PASSED_LOSS, the torch loss every call in the other files passes for one
-        parameter; None when no call passes one, or the calls pass anything else."""
-        passed = self._passed_by_other_files(importer, condition)
-        losses = {found[1].get("loss") if found is not None and type(found[1]) is dict else None for found in passed}
-        return Answer(losses.pop(), "") if len(losses) == 1 and None not in losses else None
 
     def _passed_by_other_files(self, importer: str, condition: Condition) -> list[tuple[str, Any] | None]:
         """For a ``<flag>:<parameter>:<position>`` condition: what each call in the other files

@@ -217,6 +217,19 @@ class Delegation:
     positional: tuple[str | None, ...]
     keywords: tuple[tuple[str, str | None], ...]
 
+    @property
+    def passed(self) -> frozenset[str]:
+        """The names the call hands over."""
+        return frozenset(name for name in (*self.positional, *(name for _, name in self.keywords)) if name is not None)
+
+    def spelled_by(self, spell: Callable[[str], str | None]) -> Delegation:
+        """The same call with each name handed over spelled as ``spell`` says (None: no name there)."""
+        return Delegation(
+            self.callee,
+            tuple(spell(name) if name is not None else None for name in self.positional),
+            tuple((keyword, spell(name) if name is not None else None) for keyword, name in self.keywords),
+        )
+
 
 @dataclass(frozen=True)
 class FunctionSummary:
@@ -335,14 +348,7 @@ class ResolvedCall:
             target = self.translate(mode.target)
             if target is not None and target != ANONYMOUS:
                 modes[target] = replace(mode, target=target)
-        delegations = {
-            Delegation(
-                delegation.callee,
-                tuple(self._translated(name) for name in delegation.positional),
-                tuple((keyword, self._translated(name)) for keyword, name in delegation.keywords),
-            )
-            for delegation in summary.delegations
-        }
+        delegations = {delegation.spelled_by(self._translated) for delegation in summary.delegations}
         return replace(
             summary,
             effects=tuple(effects[key] for key in sorted(effects)),
@@ -350,8 +356,8 @@ class ResolvedCall:
             delegations=tuple(sorted(delegations, key=repr)),
         )
 
-    def _translated(self, name: str | None) -> str | None:
-        translated = self.translate(name) if name is not None else None
+    def _translated(self, name: str) -> str | None:
+        translated = self.translate(name)
         return translated if translated != ANONYMOUS else None
 
 
@@ -893,8 +899,9 @@ class _FunctionPass:
         outcome = self._block(_statements(self.function.body), _State())
         exit_state = _join([outcome.fall, *outcome.returns])
         returns = self._returns(outcome.fall is not None)
+        delegations = tuple(sorted(self.delegations, key=repr))
         if exit_state is None:  # never returns normally
-            return FunctionSummary(self.name, self.parameters, self.summaries.binds_first(self.function), returns=returns, delegations=tuple(sorted(self.delegations, key=repr)))
+            return FunctionSummary(self.name, self.parameters, self.summaries.binds_first(self.function), returns=returns, delegations=delegations)
         effects = sorted(
             (
                 Effect(action, target, Certainty.MUST if (action, target) in exit_state.must else Certainty.MAY, self.sites[(action, target)])
@@ -910,7 +917,6 @@ class _FunctionPass:
             ),
             key=lambda mode: mode.target,
         )
-        delegations = tuple(sorted(self.delegations, key=repr))
         return FunctionSummary(
             self.name, self.parameters, self.summaries.binds_first(self.function), tuple(effects), tuple(modes), returns, delegations
         )
@@ -1080,10 +1086,13 @@ class _FunctionPass:
         if any(argument.star for argument in call.args):
             return
         passed = [self._parameter_passed(argument.value) for argument in call.args]
-        if any(name is not None for name in passed):
-            positional = tuple(name for argument, name in zip(call.args, passed) if argument.keyword is None)
-            keywords = tuple((argument.keyword.value, name) for argument, name in zip(call.args, passed) if argument.keyword is not None)
-            self.delegations.add(Delegation(callee, positional, keywords))  # type: ignore[arg-type]
+        positional = tuple(name for argument, name in zip(call.args, passed) if argument.keyword is None)
+        keywords = tuple((argument.keyword.value, name) for argument, name in zip(call.args, passed) if argument.keyword is not None)
+        self._hand_over(Delegation(callee, positional, keywords))  # type: ignore[arg-type]
+
+    def _hand_over(self, delegation: Delegation) -> None:
+        if delegation.passed:
+            self.delegations.add(delegation)
 
     def _parameter_passed(self, value: cst.BaseExpression) -> str | None:
         name = dotted_name(value)
@@ -1164,14 +1173,11 @@ class _FunctionPass:
         """A helper of the file that hands a parameter to another file's function, called with
         one of this function's parameters: this function hands it over too."""
 
-        def spelled(name: str | None) -> str | None:
-            translated = resolved.translate(name) if name is not None else None
+        def own_parameter(name: str) -> str | None:
+            translated = resolved.translate(name)
             return translated if translated is not None and translated.partition(".")[0] in self.parameter_names else None
 
-        positional = tuple(spelled(name) for name in delegation.positional)
-        keywords = tuple((keyword, spelled(name)) for keyword, name in delegation.keywords)
-        if any(name is not None for name in positional) or any(name is not None for _, name in keywords):
-            self.delegations.add(Delegation(delegation.callee, positional, keywords))
+        self._hand_over(delegation.spelled_by(own_parameter))
 
     def _caller_target(self, resolved: ResolvedCall, target: str) -> str:
         translated = resolved.translate(target)

@@ -625,9 +625,7 @@ for index, batch in enumerate(loader):
         for delegation in summary.delegations:  # `eval_model(model)` hands it to `synthesis.tts(model)` of another file
             helper = self.context.project.symbol_of(spelled(delegation.callee)) if self.context.project is not None else None
             if helper is not None and not helper.is_local:
-                shape = CallShape(delegation.positional, delegation.keywords)
-                passed = {name for name in (*shape.positional, *(name for _, name in shape.keywords)) if name is not None}
-                self._handed_over(call, helper, shape, passed)
+                self._handed_over(call, helper, CallShape(delegation.positional, delegation.keywords), set(delegation.passed))
         if summary.does(Effect.BACKWARD) and not self.context.grad_maybe_disabled:
             facts.backpropagated.update(loops)
             passed = {dotted_name(argument.value) for argument in call.args}
