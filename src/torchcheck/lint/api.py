@@ -48,6 +48,7 @@ from torchcheck.lint.project import (
     ProjectIndex,
 )
 from torchcheck.lint.settings import LintSettings
+from torchcheck.lint.stars import StarImports
 
 if TYPE_CHECKING:
     from torchcheck.lint.engine import FileResult
@@ -437,6 +438,7 @@ class _Project:
     root_of: dict[str, Path] = field(default_factory=dict)
     roots: dict[Path, tuple[Config, LintSettings, FindingsCache | None]] = field(default_factory=dict)
     _locators: dict[Path, ModuleLocator] = field(default_factory=dict)
+    _star_readers: dict[Path, StarImports] = field(default_factory=dict)
     index: ProjectIndex | None = None
 
     def add(self, path: Path, name: str, root: Path, exports: ExportSummary | None, deferred: Sequence[DeferredFinding]) -> None:
@@ -451,13 +453,25 @@ class _Project:
         root = self.root_of.get(importer)
         if root is None:
             return None
-        locator = self._locators.get(root)
-        if locator is None:
-            locator = self._locators[root] = ModuleLocator(root)
-        found = locator(importer, module, level)
+        found = self._locator(root)(importer, module, level)
         if found is not None:
             self.root_of.setdefault(found, root)
         return found
+
+    def _locator(self, root: Path) -> ModuleLocator:
+        locator = self._locators.get(root)
+        if locator is None:
+            locator = self._locators[root] = ModuleLocator(root)
+        return locator
+
+    def with_star_imports(self, settings: LintSettings, path: Path, root: Path, content: bytes) -> LintSettings:
+        """``settings`` for the file at ``path``, with what its star imports of the project's
+        modules bind."""
+        reader = self._star_readers.get(root)
+        if reader is None:
+            reader = self._star_readers[root] = StarImports(self._locator(root), _bytes_or_none)
+        stars = reader.of(path.as_posix(), content)
+        return replace(settings, star_imports=stars) if stars else settings
 
     def resolve(self, key: str, findings: Sequence[DeferredFinding]) -> tuple[Diagnostic, ...]:
         """The findings of one file that stand in the index built by :func:`_resolve_project`."""
@@ -503,6 +517,13 @@ class _Pending:
     def writable(self) -> bool:
         """False for a link to a file outside the linted tree; asked only of files written."""
         return self.write_roots is None or files_module.resolves_inside(self.path, self.write_roots)
+
+
+def _bytes_or_none(path: str) -> bytes | None:
+    try:
+        return Path(path).read_bytes()
+    except OSError:
+        return None
 
 
 def _too_large(path: Path, config: Config) -> str | None:
@@ -570,13 +591,14 @@ def _gather(run: _Run, path: Path, source: bytes | None = None) -> list[_Pending
             run.diagnostics.append(_unreadable(name, error))
             continue
         codes = _rules_for_file(file, config, rules)
-        key = entry_key(name, content, settings_key(codes, settings))
+        file_settings = run.project.with_star_imports(settings, file, root, content)
+        key = entry_key(name, content, settings_key(codes, file_settings))
         cached = cache.get_file(key) if cache is not None else None
         if cached is not None:
             run.diagnostics.extend(cached.diagnostics)
             run.project.add(file, name, root, cached.exports, cached.deferred)
             continue
-        task = _Task(name, content, codes, run.fixing, options.unsafe_fixes, settings)
+        task = _Task(name, content, codes, run.fixing, options.unsafe_fixes, file_settings)
         pending.append(_Pending(file, task, key, cache, root, None if source is not None else roots))
     return pending
 
@@ -666,6 +688,9 @@ def _summarise_outside_run(project: _Project, key: str) -> None:
     if root is None or root not in project.roots:
         return
     config, settings, cache = project.roots[root]
+    content = _bytes_or_none(key)
+    if content is not None:
+        settings = project.with_star_imports(settings, path, root, content)
     indexed = read_summary(path, config, settings, cache, store=True)
     project.add(path, display_name(path), root, indexed.exports if indexed is not None else None, ())
 

@@ -61,6 +61,7 @@ from torchcheck.lint.nodes import (
     called_name,
     construction,
     dotted_name,
+    imported_module,
     is_autocast_name,
     is_detached,
     is_none,
@@ -522,6 +523,7 @@ class LintContext:
         self._text = text
         self._code_without_comments: str | None = None  # for reads_attribute, made once
         self._scopes: list[Scope] = []
+        self._star_bindings: dict[str, Binding] = {}  # what `from <project module> import *` binds
         self._frames: list[Frame] = [Frame()]
         self._classes: list[cst.ClassDef] = []
         self._statements: list[cst.CSTNode] = []
@@ -849,7 +851,7 @@ class LintContext:
             binding = scope.bindings.get(name)
             if binding is not None:
                 return binding
-        return None
+        return self._star_bindings.get(name)
 
     def qualified_name(self, expression: cst.BaseExpression) -> str | None:
         """``torch.nn.functional.dropout`` for ``F.dropout`` after ``import torch.nn.functional as F``."""
@@ -1567,6 +1569,13 @@ class LintContext:
         """Bind ``name`` to something the code shows but whose kind is unknown (a name imported
         from the project): no convention applies, ``from .model import build_model`` is a function."""
         self._scopes[-1].bindings[name] = Binding()
+
+    def _bind_star_import(self, node: cst.ImportFrom) -> None:
+        """The names a star import of a project module binds, as if it spelled them; below
+        every binding the file makes itself, whatever comes first."""
+        star = self.settings.star_import(*imported_module(node))
+        for name, qualified in star.qualified_names() if star is not None else ():
+            self._star_bindings[name] = Binding(qualified_name=qualified)
 
     def _bind_import(self, name: str, qualified: str) -> None:
         bindings = self._scopes[-1].bindings
@@ -2286,12 +2295,14 @@ class LintContext:
                 self._bind_import(root, root)
 
     def visit_ImportFrom(self, node: cst.ImportFrom) -> None:
-        if node.relative or node.module is None or isinstance(node.names, cst.ImportStar):
-            if not isinstance(node.names, cst.ImportStar):
-                for alias in node.names:
-                    local = alias.asname.name if alias.asname is not None else alias.name
-                    if isinstance(local, cst.Name):
-                        self._bind_known(local.value)
+        if isinstance(node.names, cst.ImportStar):
+            self._bind_star_import(node)
+            return
+        if node.relative or node.module is None:
+            for alias in node.names:
+                local = alias.asname.name if alias.asname is not None else alias.name
+                if isinstance(local, cst.Name):
+                    self._bind_known(local.value)
             return
         module = dotted_name(node.module)
         for alias in node.names:

@@ -26,6 +26,7 @@ from torchcheck.lint import idioms, nesting, noqa
 from torchcheck.lint.context import LintContext, LintSettings
 from torchcheck.lint.diagnostic import Diagnostic, Edit, Fix, Location
 from torchcheck.lint.expected_failures import ExpectedFailureBlocks
+from torchcheck.lint.unreachable import never_runs
 from torchcheck.lint.exports import ProjectFacts, offers_more_than_imports
 from torchcheck.lint.parsing import parse_module
 from torchcheck.lint.positions import Positions, rewritten_bytes
@@ -139,6 +140,8 @@ def _walk(module: cst.Module, rules: Sequence[type[Rule]], settings: LintSetting
         _guard(visitors, instances, failures)
     BatchedWalker(visitors).walk_module(module, entering)
     reports = [report for instance in instances if instance not in failures for report in instance.reports]
+    if reports:
+        reports = [report for report in reports if not never_runs(context.binder, report.node)]
     walked = _Walked(reports, context.project.export_summary(), expected.blocks, failures)
     _drop_state(visitors)
     return walked
@@ -404,19 +407,19 @@ def _analyse(
     active = _rules_for(text, rules, settings or LintSettings())
     summarise = summarise or (not active and offers_more_than_imports(text))
     if skips_file(text):
-        return [], None, None, _imports_only(source, text)
+        return [], None, None, _imports_only(source, text, settings)
     if not active and not summarise:
-        return _unparsed(source, text, filename)  # cheap text checks first: most files are never parsed
+        return _unparsed(source, text, filename, settings)  # cheap text checks first: most files are never parsed
     refusal = _python_refuses(source, text, filename)
     if refusal is not None:
         return _unlintable(refusal)
     return _with_libcst(source, text, filename, active, settings, frozenset(rule.code for rule in rules))
 
 
-def _unparsed(source: bytes, text: str, filename: str) -> _Analysis:
+def _unparsed(source: bytes, text: str, filename: str, settings: LintSettings | None) -> _Analysis:
     """A file no enabled rule parses: Python's parser reads its imports, and a file it
     refuses is TCK000 as if a rule had parsed it (asked again only when that read failed)."""
-    exports = _imports_only(source, text)
+    exports = _imports_only(source, text, settings)
     if exports is None:
         refusal = nesting.on_deep_stack(python_refusal, text, filename)
         if refusal is not None:
@@ -424,10 +427,11 @@ def _unparsed(source: bytes, text: str, filename: str) -> _Analysis:
     return [], None, None, exports
 
 
-def _imports_only(source: bytes, text: str) -> ExportSummary | None:
+def _imports_only(source: bytes, text: str, settings: LintSettings | None) -> ExportSummary | None:
     """What a file no enabled rule parses offers the project (its re-exports), if Python's
     own parser can read it without risk."""
-    return None if nesting.may_be_too_deep(source) else imports_summary(text)
+    stars = settings.star_imports if settings is not None else ()
+    return None if nesting.may_be_too_deep(source) else imports_summary(text, stars)
 
 
 def lint_source(source: bytes, filename: str, rules: Sequence[type[Rule]], settings: LintSettings | None = None) -> FileResult:

@@ -59,6 +59,7 @@ from torchcheck.lint.project import (
     GRAPH_ENTRIES,
     RETURNED_KINDS,
     TENSOR,
+    STATELESS,
     TORCH_MODULE,
     UNGUARDED_CALLS,
     OWN_INSTANCE,
@@ -76,6 +77,7 @@ from torchcheck.lint.project import (
     text_facts,
     torch_module_via,
 )
+from torchcheck.lint.registration import is_stateless_module_class_def
 from torchcheck.lint.ties import TIE, ties_of
 from torchcheck.lint.torch_api import FUNCTIONAL_FORM_OF_LOSS, MODULE_ONLY_METHODS, PARAMETER_REPLACING, VALUE_KEEPING_METHODS
 
@@ -317,6 +319,7 @@ class ProjectFacts:
         self._number_settings: dict[str, cst.Assign] = {}  # setting path -> where it is given a number
         # `self.<attribute>` assigned in a class's methods: a module the code constructs, or anything else
         self._attributes: dict[str, dict[str, cst.Assign]] = {MODULE_ATTRIBUTES: {}, OTHER_ATTRIBUTES: {}}
+        self._star_names: dict[str, Symbol] = {}  # what `from <project module> import *` binds
 
     # ----------------------------------------------------------------- queries
     def symbol_of(self, expression: cst.BaseExpression) -> Symbol | None:
@@ -343,7 +346,9 @@ class ProjectFacts:
                 continue
             if name in imports:
                 return imports[name]
-        return Symbol(None, name) if name in self._top_level else None
+        if name in self._top_level:
+            return Symbol(None, name)
+        return self._star_names.get(name)
 
     # ----------------------------------------------------------------- names
     def visit_Module(self, node: cst.Module) -> None:
@@ -384,6 +389,7 @@ class ProjectFacts:
             self._note_framework(module, node)
         if isinstance(node.names, cst.ImportStar):
             self._modules.setdefault(Symbol(module, "", level))
+            self._bind_star_import(module, level)
             return
         for alias in node.names:
             imported = dotted_name(alias.name)
@@ -394,6 +400,13 @@ class ProjectFacts:
                 self._note_framework(f"{module}.{imported}", node)  # `from apex import amp`
             self._modules.setdefault(Symbol(module, imported, level))
             self._bind_import(local.value, Symbol(module, imported, level))
+
+    def _bind_star_import(self, module: str, level: int) -> None:
+        """The names ``from <module> import *`` binds, when the module is a file of the
+        project: below every name the file binds itself."""
+        star = self._context.settings.star_import(module, level) if self._depth == 0 else None
+        for name, origin, imported, origin_level in star.symbols() if star is not None else ():
+            self._star_names[name] = Symbol(origin, imported, origin_level)
 
     def _note_framework(self, module: str, node: cst.CSTNode) -> None:
         if is_mixed_precision_framework(module):
@@ -692,7 +705,8 @@ class ProjectFacts:
         for key, calls in self._passed.items():  # where the first call is, found in the text: positions cost a codegen
             first = calls[0][0]
             flags[key] = Fact(json.dumps([shape for _, shape in calls]), self._lines.line_of(first), f"`{one_line(first)}`")
-        imports = {name: symbol for name, symbol in self._scopes[0][1].items() if symbol is not None}
+        imports = {name: symbol for name, symbol in self._star_names.items() if name not in self._top_level}
+        imports.update((name, symbol) for name, symbol in self._scopes[0][1].items() if symbol is not None)
         return ExportSummary(dict(self._definitions), imports, tuple(self._modules), flags)
 
     def _moved_fact(self) -> Fact:
@@ -759,6 +773,8 @@ class ProjectFacts:
                 facts.update(reader.outputs(forward))
             facts[FORWARD_AUTOCAST] = reader.autocast(forward, self._mentions_autocast)
         facts[TORCH_MODULE] = Fact(self._torch_module(node), self._lines.line_at(start), f"`{node.name.value}`")
+        if facts[TORCH_MODULE].value == YES and is_stateless_module_class_def(self._context, node):
+            facts[STATELESS] = Fact(YES, self._lines.line_at(start), f"`{node.name.value}`")
         if forward is not None and facts[TORCH_MODULE].value == NO and methods.keys() & MODULE_ONLY_METHODS:
             where = f"`{node.name.value}`, a plain class with its own `forward`"
             self._flags.setdefault(IMITATES_MODULE, Fact(YES, self._lines.line_at(start), where))

@@ -63,6 +63,12 @@ def node_types(*bases: type[cst.CSTNode]) -> frozenset[type[cst.CSTNode]]:
     return frozenset(found)
 
 
+def imported_module(node: cst.ImportFrom) -> tuple[str | None, int]:
+    """The module ``node`` imports from as written (``""`` for ``from . import x``, None
+    when it is no dotted name) and its level (leading dots)."""
+    return (dotted_name(node.module) if node.module is not None else ""), len(node.relative)
+
+
 def dotted_name(expression: cst.BaseExpression) -> str | None:
     """``a.b.c`` for a Name/Attribute chain, else None (no import resolution)."""
     # `type(...) is`, not isinstance, in the hottest helpers: libcst's node classes are ABCs,

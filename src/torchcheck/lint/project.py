@@ -27,13 +27,14 @@ import json
 import os
 import re
 import sys
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path, PurePosixPath
 from typing import Any
 
 from torchcheck.lint import idioms, torch_api
 from torchcheck.lint.diagnostic import Diagnostic, RelatedPlace
+from torchcheck.lint.stars import StarImport
 
 # In a deferred finding's message, replaced by the place the condition found (file:line).
 PLACE = "{place}"
@@ -85,6 +86,10 @@ TORCH_MODULE = "torch_module"
 # "yes" unless the project shows the symbol is a class whose bases never reach `nn.Module`
 # (what a value's name suggests stands until the code that made it says otherwise).
 MAY_BE_MODULE = "may_be_module"
+# A class fact: a module class that holds no parameters, buffers or train/eval behaviour
+# ("yes"; absent otherwise). STATEFUL_MODULE asks of a symbol: a module class that is not.
+STATELESS = "stateless"
+STATEFUL_MODULE = "stateful_module"
 DEFINITION = "definition"  # what the symbol's definition is: "class", "function" or "value"
 # A class fact: the JSON list of its base classes (as symbols). `derives:<q1>,<q2>` asks
 # whether the class derives, through the project's files, from a class qualified <q1> or <q2>
@@ -326,7 +331,7 @@ _PROJECT_WIDE = tuple(f"{flag}:" for flag in (PROJECT, PASSED_OUTPUT, PASSED_VAL
 def is_local_condition(condition: Condition) -> bool:
     """About the file itself and nothing it imports (``imports:<flag>`` and ``project:...``
     need the project)."""
-    if condition.fact in (TORCH_MODULE, MAY_BE_MODULE) or condition.fact.startswith(f"{DERIVES}:"):
+    if condition.fact in (TORCH_MODULE, MAY_BE_MODULE, STATEFUL_MODULE) or condition.fact.startswith(f"{DERIVES}:"):
         return False  # a local class may derive from a class of another file
     return condition.symbol.is_local and not condition.fact.startswith((f"{IMPORTS}:", *_PROJECT_WIDE))
 
@@ -585,6 +590,8 @@ class ProjectIndex:
             return self._summary_fact(target, kind, detail, condition.call)
         if condition.fact == TORCH_MODULE:
             return self._torch_module(target, 0)
+        if condition.fact == STATEFUL_MODULE:
+            return self._stateful_module(target)
         if kind == DERIVES:
             return self._derives(target, frozenset(detail.split(",")), 0)
         if condition.fact == DEFINITION:
@@ -669,6 +676,13 @@ class ProjectIndex:
             if answer is not None and answer.value == YES:
                 return answer
         return Answer(NO, "")
+
+    def _stateful_module(self, target: _Target) -> Answer | None:
+        shown = self._torch_module(target, 0)
+        if shown is None or shown.value != YES:
+            return shown
+        stateless = target.definition is not None and STATELESS in target.definition.facts
+        return Answer(NO, "") if stateless else shown
 
     def _derives(self, target: _Target, wanted: frozenset[str], depth: int) -> Answer | None:
         """Whether the class ``target`` derives from a class of ``wanted`` (qualified names
@@ -1028,15 +1042,16 @@ def text_facts(text: str) -> dict[str, Fact]:
     return facts
 
 
-def imports_summary(text: str) -> ExportSummary | None:
+def imports_summary(text: str, star_imports: Sequence[StarImport] = ()) -> ExportSummary | None:
     """The export summary of a file that no enabled rule needs to parse (a package's
-    ``__init__.py`` that only re-exports): its top-level imports, read with Python's own
-    parser, which is many times cheaper than libcst's. Definitions stay unknown."""
+    ``__init__.py`` that only re-exports): its top-level imports (with what its star imports
+    of project modules bind), read with Python's own parser, which is many times cheaper
+    than libcst's. Definitions stay unknown."""
     try:
         tree = ast.parse(text)
     except (SyntaxError, ValueError, RecursionError, MemoryError):
         return None
-    imports: dict[str, Symbol] = {}
+    imports = {name: Symbol(module, imported, level) for star in star_imports for name, module, imported, level in star.symbols()}
     modules: dict[Symbol, None] = {}
     for statement in tree.body:
         if isinstance(statement, ast.Import):

@@ -98,7 +98,13 @@ def builds_stateless_module(context: LintContext, call: cst.Call, seen: frozense
     if qualified is not None:
         return is_stateless_module_class(qualified)
     owner = references.class_named(context.binder, call.func.value) if isinstance(call.func, cst.Name) else None
-    if owner is None or owner in seen or not all(is_module_class_name(context.qualified_name(base.value) or "") for base in owner.bases):
+    return owner is not None and is_stateless_module_class_def(context, owner, seen)
+
+
+def is_stateless_module_class_def(context: LintContext, owner: cst.ClassDef, seen: frozenset[cst.ClassDef] = frozenset()) -> bool:
+    """A class of this file deriving from torch's module classes only, that keeps nothing but
+    stateless modules and plain values (see :func:`builds_stateless_module`)."""
+    if owner in seen or not all(is_module_class_name(context.qualified_name(base.value) or "") for base in owner.bases):
         return False
     for node in subtree(owner.body):
         if isinstance(node, (cst.Assign, cst.AnnAssign, cst.AugAssign)) and _stores_on_self(node) and not _plain_or_stateless(context, node.value, seen | {owner}):

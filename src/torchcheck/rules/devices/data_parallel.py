@@ -6,6 +6,7 @@ from typing import TYPE_CHECKING
 import libcst as cst
 
 from torchcheck.lint import guards
+from torchcheck.lint.binder import Binder
 from torchcheck.lint.idioms import Effect
 from torchcheck.lint.kinds import Kind
 from torchcheck.lint.nodes import argument_for, called_name, dotted_name, method_call, subtree
@@ -154,6 +155,29 @@ class DataParallel(Rule):
     applies_in_tests = False
 
     VALID = (
+        Valid(
+            """
+import torch
+import matplotlib.pyplot as plt
+from matplotlib.animation import FuncAnimation
+from gan import Generator
+
+def show(gen, point):
+    return gen(point)[0].detach().cpu().numpy()
+
+def main(args):
+    gen = torch.nn.DataParallel(Generator(args.depth))
+    gen.load_state_dict(torch.load(args.generator_file))
+    figure = plt.figure()
+    shown = plt.imshow(show(gen, torch.randn(1, 512)))
+
+    def update(point):
+        shown.set_data(show(gen, point))
+        return (shown,)  # returns from `update`, not from `main`
+
+    plt.show(FuncAnimation(figure, update, frames=torch.randn(30, 512)))
+"""
+        ),
         Valid(
             """
 import torch
@@ -519,7 +543,7 @@ class Task(BaseTask):
             handed_in_function = wrap.binding is not None and isinstance(wrap.binding[0], cst.FunctionDef)
             local = handed_in_function and not self._escapes(wrap)
             # a prediction script's `main()`; not `model.model = DataParallel(...)`: that object goes on
-            kept_here = local and not self._trains and "." not in wrap.binding[1] and _returns_nothing(wrap.binding[0])  # type: ignore[index]
+            kept_here = local and not self._trains and "." not in wrap.binding[1] and _returns_nothing(self.context.binder, wrap.binding[0])  # type: ignore[index]
             if local and (self._only_inference_uses(wrap) or kept_here):
                 continue  # a sampler, also beside the model its function trains
             # a function that puts what it wrapped in eval() and never trains (a test over checkpoints) serves inference
@@ -635,9 +659,11 @@ class Task(BaseTask):
         )
 
 
-def _returns_nothing(function: cst.FunctionDef) -> bool:
-    """No ``return`` of the function hands back a value: nothing the model computed leaves it."""
-    return not any(type(node) is cst.Return and node.value is not None for node in subtree(function))  # type: ignore[attr-defined]
+def _returns_nothing(binder: Binder, function: cst.FunctionDef) -> bool:
+    """No ``return`` of the function hands back a value: nothing the model computed leaves it
+    (a nested function's ``return`` returns from that function)."""
+    returns = (node for node in subtree(function) if type(node) is cst.Return and node.value is not None)  # type: ignore[attr-defined]
+    return all(binder.enclosing(node, cst.FunctionDef) is not function for node in returns)
 
 
 def _is_optimizer(name: str | None) -> bool:

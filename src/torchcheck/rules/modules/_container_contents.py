@@ -59,6 +59,9 @@ class ContainerReader:
             if condition is not None:
                 self.pending_condition = condition
             return condition is not None, frozenset()
+        if isinstance(expression, cst.IfExp):  # `nn.Linear(a, b) if a != b else nn.Identity()`: one branch is enough
+            verdicts = [self.element(expression.body), self.element(expression.orelse)]
+            return any(ok for ok, _ in verdicts), verdicts[0][1] | verdicts[1][1]
         if isinstance(expression, (cst.List, cst.Tuple, cst.Dict)):
             contents = self.contents(expression)  # a nested container: `[[nn.Linear(..), act()]]`
             return (contents.some_elements, contents.names) if contents is not None else (False, frozenset())
@@ -108,6 +111,8 @@ class ContainerReader:
         container loses; a module that holds none (``nn.ReLU()``, a pooling block) does not."""
         if not element or self._kind is not Kind.MODULE:
             return element
+        if isinstance(expression, cst.IfExp):
+            return any(self.stateful(branch, self.element(branch)[0]) for branch in (expression.body, expression.orelse))
         if isinstance(expression, (cst.List, cst.Tuple, cst.Dict)):
             contents = self.contents(expression)
             return contents is None or contents.stateful
@@ -116,7 +121,7 @@ class ContainerReader:
     def built_element(self, expression: cst.BaseExpression) -> bool:
         """A comprehension's element: a construction or a container of them (a name there is
         the loop variable, not a local we know)."""
-        return isinstance(expression, (cst.Call, cst.List, cst.Tuple, cst.Dict)) and self.element(expression)[0]
+        return isinstance(expression, (cst.Call, cst.List, cst.Tuple, cst.Dict, cst.IfExp)) and self.element(expression)[0]
 
     def contents(self, value: cst.BaseExpression) -> Contents | None:
         """What a plain container literal holds, or None when ``value`` is not one."""

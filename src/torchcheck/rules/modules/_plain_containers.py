@@ -35,6 +35,7 @@ class _Candidate:
     contents: Contents
     function: cst.FunctionDef
     replacement: cst.BaseExpression | None
+    condition: Condition | None  # its elements count only if a class of another file is a module
 
 
 @dataclass(frozen=True)
@@ -59,7 +60,7 @@ class _ContainerState:
     # also bound to something else, or handed to a call that may register them
     excused: set[str] = field(default_factory=set)
     registered: dict[cst.FunctionDef, set[str]] = field(default_factory=dict)
-    # per attribute: an element counted only if a class of another file is a module
+    # per attribute filled later: an element counted only if a class of another file is a module
     conditions: dict[str, Condition] = field(default_factory=dict)
 
 
@@ -149,18 +150,17 @@ class PlainContainerRule(ModuleClassRule):
             return
         written = self._reader.contents(value)
         contents = written or self._passed_contents(value)
+        condition, self._reader.pending_condition = self._reader.pending_condition, None  # this statement's own
         if contents is None:
             if not (isinstance(value, cst.Name) and value.value == "None"):
                 state.excused.add(attribute)
             return
         if not contents.empty and not (contents.some_elements and contents.stateful):
             return  # a plain container of something else, or of modules that hold no state
-        self._keep_condition(state, attribute)
-        replacement = None
         fixable = written is not None and (contents.empty or contents.all_elements)  # not a parameter: its callers may pass anything
-        if fixable and (contents.container == "list" or contents.string_keys or contents.empty) and not holds_containers(value):
-            replacement = self._wrapped(value, contents)
-        state.candidates.append(_Candidate(statement, attribute, contents, self.context.flow.function, replacement))  # type: ignore[arg-type]
+        fixable = fixable and (contents.container == "list" or contents.string_keys or contents.empty) and not holds_containers(value)
+        replacement = self._wrapped(value, contents) if fixable else None
+        state.candidates.append(_Candidate(statement, attribute, contents, self.context.flow.function, replacement, condition))  # type: ignore[arg-type]
 
     def _passed_contents(self, value: cst.BaseExpression) -> Contents | None:
         """A parameter stored whole (``self.nets = nets``): what a call of this file passes for
@@ -260,7 +260,7 @@ class PlainContainerRule(ModuleClassRule):
                     continue  # modules that hold nothing a plain container loses
                 if not all(fill.fixable for fill in fills):
                     replacement = None
-            condition = state.conditions.get(attribute)
+            condition = state.conditions.get(attribute) if candidate.contents.empty else candidate.condition
             self.report(
                 candidate.statement,
                 self.message_for(candidate.contents.container),

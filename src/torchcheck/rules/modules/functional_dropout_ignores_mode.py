@@ -4,7 +4,7 @@ import libcst as cst
 
 from torchcheck.lint.context import LintContext
 from torchcheck.lint.edits import keyword, with_keyword_appended
-from torchcheck.lint.flow import Branch
+from torchcheck.lint.flow import BODY, Branch
 from torchcheck.lint.nodes import argument_for, has_star_kwargs, keyword_argument, subtree
 from torchcheck.lint.rule import FixSafety, Invalid, Valid
 from torchcheck.rules.modules._common import ModuleClassRule
@@ -70,7 +70,10 @@ class FunctionalDropoutIgnoresMode(ModuleClassRule):
     (`@torch.no_grad()` on a diffusion model's `p_sample`) never trains: dropout there is
     the sampler's own choice and is not reported. Nor is a rate the method's callers pass on
     every call (`forward(x, drop_prob)`, a parameter without a default): the code turns
-    dropout off by passing 0, as its evaluation does.
+    dropout off by passing 0, as its evaluation does. Nor is dropout in a branch that runs
+    only when a caller asks for it, `if need_fp:` on a parameter that defaults to `False` or
+    `None` (a training step's feature perturbation): a plain `model(x)`, as evaluation
+    calls it, never reaches it.
 
     ## Why is this bad?
     Unlike the `nn.Dropout` module, the functional form does not know the module's mode:
@@ -135,6 +138,21 @@ class FunctionalDropoutIgnoresMode(ModuleClassRule):
     required_text = ("dropout", "Dropout")  # F.dropout / dropout_p=, nn.Dropout(p)(x)
 
     VALID = (
+        Valid(
+            """
+import torch
+from torch import nn
+class Head(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.classifier = nn.Conv2d(256, 21, 1)
+    def forward(self, features, need_fp=False):
+        if need_fp:  # only the training step asks for the perturbed copy
+            both = torch.cat((features, nn.Dropout2d(0.5)(features)))
+            return self.classifier(both).chunk(2)
+        return self.classifier(features)
+"""
+        ),
         Valid(
             """
 import torch.nn.functional as F
@@ -372,7 +390,7 @@ class Head(nn.Module):
         flow = self.context.flow
         if self.context.in_no_grad and self.method is not None and self.method.name.value != "forward":
             return True
-        if any(self._mode_expressions) or any(_mode_branch(branch) for branch in flow.path):
+        if any(self._mode_expressions) or any(_mode_branch(branch) or self._opted_into(branch) for branch in flow.path):
             return True
         functions = {self.method, flow.function}
         return any(
@@ -381,6 +399,15 @@ class Head(nn.Module):
             and any(_mode_branch(branch) for branch in exit.path)
             for exit in flow.exits
         )
+
+    def _opted_into(self, branch: Branch) -> bool:
+        """The body of ``if need_fp:`` on a parameter that defaults to ``False`` or ``None``:
+        it runs only for callers that ask for it (a training step's feature perturbation),
+        never for a plain ``model(x)`` as evaluation calls it."""
+        test = branch.owner.test if isinstance(branch.owner, cst.If) and branch.label == BODY else None
+        param = self.context.parameter_named(test) if type(test) is cst.Name else None
+        default = param.default if param is not None else None
+        return type(default) is cst.Name and default.value in ("False", "None")
 
     def visit_Call(self, node: cst.Call) -> None:
         if not self.in_torch_module or self.method is None or self.self_name is None:

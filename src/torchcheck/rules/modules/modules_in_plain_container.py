@@ -1,11 +1,13 @@
 from __future__ import annotations
 
+from dataclasses import replace
+
 import libcst as cst
 
 from torchcheck.lint import torch_api
 from torchcheck.lint.kinds import Kind
 from torchcheck.lint.nodes import is_none, self_attribute
-from torchcheck.lint.project import Condition
+from torchcheck.lint.project import STATEFUL_MODULE, TORCH_MODULE, Condition
 from torchcheck.lint.rule import FixSafety, Invalid, Rule, Valid
 from torchcheck.rules.modules._plain_containers import PlainContainerRule
 
@@ -485,6 +487,34 @@ class CriticNS(nn.Module):
         Invalid(
             """
 from torch import nn
+class Identity:
+    def __call__(self, x):
+        return x
+class Wrapper(nn.Module):
+    def __init__(self, dims, dim, use_projection):
+        super().__init__()
+        if not use_projection:
+            self.project = [Identity() for _ in dims]
+        else:
+            self.project = [nn.Linear(d, dim) if d != dim else nn.Identity() for d in dims]  # TCK601
+""",
+            expected_replacement="""
+from torch import nn
+class Identity:
+    def __call__(self, x):
+        return x
+class Wrapper(nn.Module):
+    def __init__(self, dims, dim, use_projection):
+        super().__init__()
+        if not use_projection:
+            self.project = [Identity() for _ in dims]
+        else:
+            self.project = nn.ModuleList([nn.Linear(d, dim) if d != dim else nn.Identity() for d in dims])  # TCK601
+""",
+        ),
+        Invalid(
+            """
+from torch import nn
 class Diffusion(nn.Module):
     def __init__(self, reverse_nets, steps):
         super(Diffusion, self).__init__()
@@ -816,7 +846,9 @@ class Branches(nn.Module):
         return constructs_module(self, call)
 
     def element_condition(self, call: cst.Call) -> Condition | None:
-        return self.context.module_condition(call)
+        condition = self.context.module_condition(call)
+        stateful = condition is not None and condition.fact == TORCH_MODULE
+        return replace(condition, fact=STATEFUL_MODULE) if stateful else condition  # type: ignore[arg-type]
 
     def message_for(self, container: str) -> str:
         return _LIST_MESSAGE if container == "list" else _DICT_MESSAGE
