@@ -12,6 +12,7 @@ import libcst as cst
 
 from torchcheck.lint.binder import Binder
 from torchcheck.lint.nodes import called_name, dotted_name
+from torchcheck.lint.references import reaching_values
 
 _FILLING_METHODS = frozenset({"append", "insert"})
 _ADDING_METHODS = frozenset({"append", "add_module"})
@@ -153,3 +154,47 @@ def _string_index(subscript: cst.Subscript) -> str | None:
     index = elements[0].slice if len(elements) == 1 else None
     value = index.value if type(index) is cst.Index else None
     return value.evaluated_value if type(value) is cst.SimpleString else None  # type: ignore[union-attr, return-value]
+
+
+def drawn_items(binder: Binder, name: cst.Name) -> list[cst.BaseExpression] | None:
+    """What a loop or comprehension target draws, when the iterable shows its items: ``v`` of
+    ``for m, v in zip(meters, [part.sum() for part in parts])`` is ``part.sum()``; the items
+    of a list literal, a comprehension's element, also through ``zip`` and ``enumerate``."""
+    bindings = binder.reaching(name)
+    loop = bindings[0].node if len(bindings) == 1 else None
+    if type(loop) not in (cst.For, cst.CompFor):
+        return None
+    path = _target_path(loop.target, bindings[0].target)  # type: ignore[union-attr]
+    return _items_at(binder, loop.iter, path, 0) if path is not None else None  # type: ignore[union-attr]
+
+
+def _target_path(target: cst.BaseExpression, name: cst.CSTNode) -> list[int] | None:
+    """The positions leading from a loop's target to ``name`` (``[1]`` for ``v`` of ``m, v``)."""
+    if target is name:
+        return []
+    if type(target) in (cst.Tuple, cst.List):
+        for index, element in enumerate(target.elements):  # type: ignore[attr-defined]
+            inner = _target_path(element.value, name)
+            if inner is not None:
+                return [index, *inner]
+    return None
+
+
+def _items_at(binder: Binder, iterable: cst.BaseExpression, path: list[int], depth: int) -> list[cst.BaseExpression] | None:
+    if depth > 3:
+        return None
+    if type(iterable) is cst.Call and called_name(iterable) in ("zip", "enumerate") and path and binder.reaching(iterable.func) == []:  # type: ignore[arg-type]
+        arguments = [argument.value for argument in iterable.args if not argument.star]  # type: ignore[attr-defined]
+        position = path[0] - (called_name(iterable) == "enumerate")  # type: ignore[arg-type]
+        if len(arguments) != len(iterable.args) or not 0 <= position < len(arguments):  # type: ignore[attr-defined]
+            return None  # the index `enumerate` counts, or an argument out of sight
+        return _items_at(binder, arguments[position], path[1:], depth + 1)
+    if path:
+        return None
+    if type(iterable) in (cst.List, cst.Tuple):
+        return [element.value for element in iterable.elements if type(element) is cst.Element]  # type: ignore[attr-defined]
+    if type(iterable) in (cst.ListComp, cst.GeneratorExp):
+        return [iterable.elt]  # type: ignore[attr-defined]
+    values = reaching_values(binder, iterable) if type(iterable) is cst.Name else []  # type: ignore[arg-type]
+    return _items_at(binder, values[0], path, depth + 1) if len(values) == 1 else None
+

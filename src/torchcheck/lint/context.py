@@ -1303,14 +1303,15 @@ class LintContext:
             owner = weakref.ref(self)  # no cycle: the file's tree is freed with the context
             self._distant = DistantKinds(
                 lambda: owner().binder,  # type: ignore[union-attr]
-                lambda expression: owner()._infer_elsewhere(expression),  # type: ignore[union-attr]
+                lambda expression: owner().kind_elsewhere(expression),  # type: ignore[union-attr]
                 lambda annotation: owner()._annotated(annotation),  # type: ignore[union-attr]
             )
         return self._distant
 
-    def _infer_elsewhere(self, expression: cst.BaseExpression) -> Inferred:
-        """``kind_and_evidence`` of an expression away from the walk's position: its names
-        are resolved where it stands, by the binder."""
+    def kind_elsewhere(self, expression: cst.BaseExpression) -> Inferred:
+        """``kind_and_evidence`` of an expression away from the walk's position (a value a
+        name was assigned above, a ``return`` of another method): its names, ``self``
+        included, are resolved where it stands, by the binder."""
         self._elsewhere += 1
         try:
             return self.kind_and_evidence(expression)

@@ -227,6 +227,39 @@ def file_function(binder: Binder, func: cst.BaseExpression) -> cst.FunctionDef |
     return bindings[0].node if len(bindings) == 1 and type(bindings[0].node) is cst.FunctionDef else None  # type: ignore[return-value]
 
 
+def instance_call_method(binder: Binder, func: cst.BaseExpression) -> cst.FunctionDef | None:
+    """What calling an instance of a class of this file runs (``self.crit(out, tgt)`` after
+    ``self.crit = Criterion(...)``): its ``__call__``, or a module's ``forward``."""
+    owner = instance_class(binder, func)
+    methods = methods_of(owner) if owner is not None else {}
+    return methods.get("__call__") or methods.get("forward")
+
+
+def instance_method(binder: Binder, call: cst.Call) -> cst.FunctionDef | None:
+    """The method of a class of this file that ``call`` runs on one of its instances
+    (``Trainer(model, loader).train(epochs)``, ``trainer.fit()`` after ``trainer = Trainer(...)``)."""
+    func = call.func
+    owner = instance_class(binder, func.value) if type(func) is cst.Attribute else None  # type: ignore[attr-defined]
+    return methods_of(owner).get(func.attr.value) if owner is not None else None  # type: ignore[attr-defined]
+
+
+def instance_class(binder: Binder, value: cst.BaseExpression) -> cst.ClassDef | None:
+    """The class of this file whose instance ``value`` holds: a construction of it, or a name
+    or ``self.<attribute>`` every assignment of which constructs it."""
+    if type(value) is cst.Call:
+        values = [value]
+    elif type(value) is cst.Name:
+        values = reaching_values(binder, value)  # type: ignore[arg-type]
+    else:
+        read_attribute = type(value) is cst.Attribute and type(value.value) is cst.Name and value.value.value == "self"  # type: ignore[attr-defined]
+        assigned = inherited_assignments(binder, value, value.attr.value) if read_attribute else []  # type: ignore[arg-type, attr-defined]
+        values = [statement.value for statement, _ in assigned if type(statement) is cst.Assign]  # type: ignore[attr-defined]
+        values = values if len(values) == len(assigned) else []
+    makers = {item.func.value if type(item) is cst.Call and type(item.func) is cst.Name else None for item in values}  # type: ignore[attr-defined]
+    maker = makers.pop() if len(makers) == 1 else None
+    return class_named(binder, maker) if maker is not None else None
+
+
 def own_method(binder: Binder, call: cst.Call) -> cst.FunctionDef | None:
     """The method that ``self.name(...)`` runs, ``self`` being the first parameter of a
     method of the class that defines ``name``; None for any other call."""

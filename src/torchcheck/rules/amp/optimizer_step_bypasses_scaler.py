@@ -36,6 +36,9 @@ class OptimizerStepBypassesScaler(Rule):
     second (a separate, unscaled update such as StyleGAN's lazy R1 step). A
     `step` handed the scaler (`optimizers.step("generator", scaler=scaler)`) is a project's
     wrapper that steps through it (no PyTorch optimizer takes a scaler): left alone.
+    The scaled backward may run in a function of the file that the loop calls
+    (`train_batch(model, batch, optimizer, scaler)`): a second optimizer stepped plainly
+    after it, in the caller, steps scaled gradients.
 
     ## Example
     ```python
@@ -157,6 +160,26 @@ def discriminator_step(dis, d_optimizer, scaler, real, fake, step, reg_interval)
             """
 import torch
 
+def train_batch(model, batch, optimizer, scaler):
+    optimizer.zero_grad()
+    loss = model(batch)
+    scaler.scale(loss).backward()
+    scaler.step(optimizer)
+    scaler.update()
+
+def main(model, poses, loader, optimizer):
+    pose_optimizer = torch.optim.SparseAdam(list(poses.parameters()))
+    scaler = torch.amp.GradScaler("cuda")
+    for batch in loader:
+        pose_optimizer.zero_grad()
+        train_batch(model, batch, optimizer, scaler)
+        pose_optimizer.step()  # TCK307
+"""
+        ),
+        Invalid(
+            """
+import torch
+
 def discriminator_step(dis, d_optimizer, scaler, real, fake, step, reg_interval):
     d_optimizer.zero_grad()
     with torch.autocast("cuda"):
@@ -213,13 +236,17 @@ def train_gan(real, noise):
         self._through_scaler: list[tuple[Event, str]] = []  # scaler.step(opt), with `opt`
         self._steps: list[tuple[Event, str]] = []  # optimizer.step() after a scaled backward, with the optimizer
         self._zero_grads: list[tuple[Event, str]] = []  # optimizer.zero_grad(), with the optimizer
+        self._helper_calls: list[tuple[Event, cst.FunctionDef]] = []  # calls of the file's functions, with the callee
 
     def visit_Call(self, node: cst.Call) -> None:
+        flow = self.context.flow
+        if (helper := self.context.resolve_call(node)) is not None:
+            self._helper_calls.append((flow.event(node), helper.function))
+            return
         receiver_method = method_call(node)
         if receiver_method is None:
             return
         receiver, method = receiver_method
-        flow = self.context.flow
         if method == "backward" and self._is_scaled(receiver):
             self._scaled_backwards.append(flow.event(node))
         elif method == "zero_grad":
@@ -228,9 +255,7 @@ def train_gan(real, noise):
             if is_scaler_call(self.context, node, ("step",)):
                 event = flow.event(node)
                 self._through_scaler.extend((event, source_text(argument.value)) for argument in node.args)
-            elif any(backward.function is flow.function for backward in self._scaled_backwards) and (
-                self.context.kind_of(receiver) is Kind.OPTIMIZER and not self._given_the_scaler(node)
-            ):
+            elif self.context.kind_of(receiver) is Kind.OPTIMIZER and not self._given_the_scaler(node):
                 self._steps.append((flow.event(node), source_text(receiver)))
 
     def _update_of_its_own(self, scaled: Event, step: Event, optimizer: str, backwards: list[Event]) -> bool:
@@ -252,12 +277,25 @@ def train_gan(real, noise):
             receiver = binding.value if binding is not None and binding.value is not None else receiver
         return isinstance(receiver, cst.Call) and is_scaler_call(self.context, receiver, ("scale",))
 
+    def _with_helpers(self) -> list[Event]:
+        """The scaled backwards, and the calls of the file's functions that run one, directly
+        or through their own helpers (``train_batch(..., scaler=scaler)``, then a second
+        optimizer's plain ``step()`` in the caller's loop)."""
+        scaled, scaling = list(self._scaled_backwards), {backward.function for backward in self._scaled_backwards}
+        while new := [(call, callee) for call, callee in self._helper_calls if callee in scaling and call not in scaled]:
+            scaled.extend(call for call, _ in new)
+            scaling.update(call.function for call, _ in new)
+        return scaled
+
     def leave_Module(self, node: cst.Module) -> None:
+        scaled = self._with_helpers()
         for step, optimizer in self._steps:
             through_scaler = [
                 use for use, name in self._through_scaler if name == optimizer and use.function is step.function
             ]
-            backwards = [backward for backward in self._scaled_backwards if backward.function is step.function]
+            backwards = [backward for backward in scaled if backward.function is step.function]
+            if not backwards:
+                continue
             if any(not step.exclusive_with(use) and not self._update_of_its_own(use, step, optimizer, backwards) for use in through_scaler):
                 self.report(step.node, _STEPPED_TWICE)  # on the same path as the scaler's step of it
             elif not through_scaler and any(not step.exclusive_with(backward) for backward in backwards):

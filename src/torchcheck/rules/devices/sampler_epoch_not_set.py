@@ -319,6 +319,30 @@ for epoch in range(epochs):
     INVALID = (
         Invalid(
             """
+import torch.nn.functional as F
+from torch.utils.data import DataLoader, DistributedSampler
+
+class Trainer:
+    def __init__(self, model, loader, optimizer):
+        self.model, self.loader, self.optimizer = model, loader, optimizer
+    def _step(self, x, y):
+        self.optimizer.zero_grad()
+        F.mse_loss(self.model(x), y).backward()
+        self.optimizer.step()
+    def train(self, epochs):
+        for epoch in range(epochs):
+            for x, y in self.loader:
+                self._step(x, y)
+
+def build_loader(dataset):
+    return DataLoader(dataset, batch_size=32, sampler=DistributedSampler(dataset))  # TCK206
+
+def worker(dataset, model, optimizer, epochs):
+    Trainer(model, build_loader(dataset), optimizer).train(epochs)
+"""
+        ),
+        Invalid(
+            """
 import torch
 from torch.utils.data import BatchSampler, DataLoader, DistributedSampler
 

@@ -3,6 +3,7 @@ from __future__ import annotations
 import libcst as cst
 
 from torchcheck.lint import guards, references, torch_api
+from torchcheck.lint.containers import drawn_items
 from torchcheck.lint.kinds import Evidence, Kind
 from torchcheck.lint.nodes import keyword_argument, source_text
 from torchcheck.lint.rule import FixSafety, Invalid, Rule, Valid, fix_safety_on
@@ -163,6 +164,52 @@ missing_in_first_column = frame.isnull().sum()[0]
     INVALID = (
         Invalid(
             """
+import torch.nn as nn
+class Criterion:
+    def __init__(self, weight):
+        self.crit = nn.CrossEntropyLoss(weight)
+    def __call__(self, out, tgt):
+        return self.crit(out, tgt)
+class Engine:
+    def __init__(self, model, weight):
+        self.model = model
+        self.crit = Criterion(weight)
+    def valid_pass(self, batches):
+        total = 0
+        for inputs, targets in batches:
+            total += self.crit(self.model(inputs), targets).data[0]  # TCK115
+        return total
+""",
+            expected_replacement="""
+import torch.nn as nn
+class Criterion:
+    def __init__(self, weight):
+        self.crit = nn.CrossEntropyLoss(weight)
+    def __call__(self, out, tgt):
+        return self.crit(out, tgt)
+class Engine:
+    def __init__(self, model, weight):
+        self.model = model
+        self.crit = Criterion(weight)
+    def valid_pass(self, batches):
+        total = 0
+        for inputs, targets in batches:
+            total += self.crit(self.model(inputs), targets).item()  # TCK115
+        return total
+""",
+        ),
+        Invalid(
+            """
+def log_parts(meters, parts):
+    [meter.add(value.data[0]) for meter, value in zip(meters, [part.sum() for part in parts])]  # TCK115
+""",
+            expected_replacement="""
+def log_parts(meters, parts):
+    [meter.add(value.item()) for meter, value in zip(meters, [part.sum() for part in parts])]  # TCK115
+""",
+        ),
+        Invalid(
+            """
 import torch.nn.functional as F
 def criterion(lprobs, target, reduce=True):
     loss = F.nll_loss(lprobs, target, reduce=reduce)
@@ -283,7 +330,7 @@ def train(model, loader, criterion, optimizer):
         if depth > _MAX_ALIAS_DEPTH:
             return None
         if isinstance(expression, cst.Name):
-            values = references.reaching_values(self.context.binder, expression)
+            values = references.reaching_values(self.context.binder, expression) or drawn_items(self.context.binder, expression)
             return self._agreed(values, depth) if values else None  # type: ignore[arg-type]
         if isinstance(expression, cst.UnaryOperation) and isinstance(expression.expression, (cst.Integer, cst.Float)):
             return _NUMBER
@@ -327,8 +374,9 @@ def train(model, loader, criterion, optimizer):
                 return self._reduced(call, func.value)
             if method in _SHAPE_KEEPING:
                 return self._scalar(func.value, depth + 1)
-        function = references.file_function(self.context.binder, func)
-        return self._agreed(references.returned_values(function), depth) if function is not None else self._criterion_call(call)
+        binder = self.context.binder
+        function = references.file_function(binder, func) or references.instance_call_method(binder, func)
+        return self._agreed(references.returned_values(function), depth) if function is not None else self._criterion_call(call, depth)
 
     def _reduced(self, call: cst.Call, receiver: cst.BaseExpression) -> _Verdict:
         """``x.mean()`` / ``x.sum()`` over every dimension is 0-dim if ``x`` is a tensor (a
@@ -337,9 +385,10 @@ def train(model, loader, criterion, optimizer):
             return _UNREDUCED
         return Evidence.STRONG if self.context.is_tensor(receiver) else Evidence.CONVENTION
 
-    def _criterion_call(self, call: cst.Call) -> _Verdict:
-        """``criterion(output, target)`` or ``nn.MSELoss()(output, target)`` with a loss module."""
-        callee = self.context.kind_and_evidence(call.func)
+    def _criterion_call(self, call: cst.Call, depth: int) -> _Verdict:
+        """``criterion(output, target)`` or ``nn.MSELoss()(output, target)`` with a loss module
+        (``depth`` > 0: a value read away from the subscript, a criterion wrapper's ``return``)."""
+        callee = (self.context.kind_elsewhere if depth else self.context.kind_and_evidence)(call.func)
         if callee.kind is not Kind.LOSS_FUNCTION or callee.evidence is None:
             return None
         built = call.func
