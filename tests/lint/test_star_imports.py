@@ -103,9 +103,12 @@ def test_what_a_star_import_binds(tmp_path: Path, module: str, expected: list[tu
         name = str(tmp_path / "pkg" / f"{module.rpartition('.')[2]}.py")
         return name if name in files else None
 
-    stars = StarImports(locate, lambda path: Path(path).read_bytes()).of(str(tmp_path / "main.py"), b"from pkg.mod import *\n")
+    reader = StarImports(locate, lambda path: Path(path).read_bytes())
+    stars = reader.of(str(tmp_path / "main.py"), b"from pkg.mod import *\nmodel = build()\n")
     assert [(star.module, star.level) for star in stars] == [("pkg.mod", 0)]
     assert list(stars[0].names) == expected
+    # a file of imports alone (a package's `__init__.py`) runs no code that could use them
+    assert reader.of(str(tmp_path / "main.py"), b'"""Models."""\nfrom pkg.mod import *\n__all__ = ["deep"]\n') == ()
 
 
 def test_a_star_import_of_a_module_outside_the_project_binds_nothing_known(tmp_path: Path) -> None:

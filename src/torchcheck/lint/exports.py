@@ -320,6 +320,7 @@ class ProjectFacts:
         # `self.<attribute>` assigned in a class's methods: a module the code constructs, or anything else
         self._attributes: dict[str, dict[str, cst.Assign]] = {MODULE_ATTRIBUTES: {}, OTHER_ATTRIBUTES: {}}
         self._star_names: dict[str, Symbol] = {}  # what `from <project module> import *` binds
+        self._stars: list[Symbol] = []  # the modules star-imported at the top level
 
     # ----------------------------------------------------------------- queries
     def symbol_of(self, expression: cst.BaseExpression) -> Symbol | None:
@@ -389,6 +390,7 @@ class ProjectFacts:
             self._note_framework(module, node)
         if isinstance(node.names, cst.ImportStar):
             self._modules.setdefault(Symbol(module, "", level))
+            self._stars.append(Symbol(module, "", level))
             self._bind_star_import(module, level)
             return
         for alias in node.names:
@@ -707,7 +709,7 @@ class ProjectFacts:
             flags[key] = Fact(json.dumps([shape for _, shape in calls]), self._lines.line_of(first), f"`{one_line(first)}`")
         imports = {name: symbol for name, symbol in self._star_names.items() if name not in self._top_level}
         imports.update((name, symbol) for name, symbol in self._scopes[0][1].items() if symbol is not None)
-        return ExportSummary(dict(self._definitions), imports, tuple(self._modules), flags)
+        return ExportSummary(dict(self._definitions), imports, tuple(self._modules), flags, stars=tuple(self._stars))
 
     def _moved_fact(self) -> Fact:
         line = self._lines.line_at(max(self._lines.text.find("def _apply("), 0))

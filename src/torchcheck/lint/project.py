@@ -405,6 +405,7 @@ class ExportSummary:
     # In a notebook, where each code cell starts among the joined cells that the lines
     # above count: (first joined row, cell number), in order.
     cells: tuple[tuple[int, int], ...] = ()
+    stars: tuple[Symbol, ...] = ()  # the modules its top level star-imports, in order
 
     def position(self, line: int) -> tuple[int | None, int]:
         """A line of the summary as findings name it: (cell, row within the cell) in a
@@ -419,6 +420,7 @@ class ExportSummary:
             "modules": [symbol.to_list() for symbol in self.modules],
             "facts": {name: fact.to_list() for name, fact in sorted(self.facts.items())},
             "cells": [list(pair) for pair in self.cells],
+            "stars": [symbol.to_list() for symbol in self.stars],
         }
 
     @classmethod
@@ -429,6 +431,7 @@ class ExportSummary:
             tuple(Symbol.from_list(item) for item in data["modules"]),
             {str(name): Fact.from_list(item) for name, item in data["facts"].items()},
             tuple((int(start), int(cell)) for start, cell in data.get("cells", ())),
+            tuple(Symbol.from_list(item) for item in data.get("stars", ())),
         )
 
 
@@ -651,6 +654,10 @@ class ProjectIndex:
         imported = exports.imports.get(head)
         if imported is not None and depth < _MAX_DEPTH:  # a re-export
             return self.target(file, replace(imported, name=_joined(imported.name, *rest)), depth + 1)
+        for star in reversed(exports.stars) if depth < _MAX_DEPTH else ():  # `from .models import *` in a package
+            found = self._find(file, star.module or "", star.level, parts, depth + 1)  # type: ignore[arg-type]
+            if found is not None:
+                return found
         return None
 
     # ------------------------------------------------------------------- facts
@@ -1052,6 +1059,7 @@ def imports_summary(text: str, star_imports: Sequence[StarImport] = ()) -> Expor
     except (SyntaxError, ValueError, RecursionError, MemoryError):
         return None
     imports = {name: Symbol(module, imported, level) for star in star_imports for name, module, imported, level in star.symbols()}
+    stars: list[Symbol] = []
     modules: dict[Symbol, None] = {}
     for statement in tree.body:
         if isinstance(statement, ast.Import):
@@ -1063,6 +1071,7 @@ def imports_summary(text: str, star_imports: Sequence[StarImport] = ()) -> Expor
             module = statement.module or ""
             for alias in statement.names:
                 if alias.name == "*":
+                    stars.append(Symbol(module, "", statement.level))
                     continue
                 symbol = Symbol(module, alias.name, statement.level)
                 modules.setdefault(symbol)
@@ -1075,7 +1084,7 @@ def imports_summary(text: str, star_imports: Sequence[StarImport] = ()) -> Expor
     settings = _number_settings_without_parsing(text, tree)
     if settings is not None:
         facts[NUMBER_SETTINGS] = settings
-    return ExportSummary(definitions=definitions, imports=imports, modules=tuple(modules), facts=facts)
+    return ExportSummary(definitions=definitions, imports=imports, modules=tuple(modules), facts=facts, stars=tuple(stars))
 
 
 def _classes_without_parsing(tree: ast.Module, imports: Mapping[str, Symbol]) -> dict[str, Definition]:

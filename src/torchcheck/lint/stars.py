@@ -18,6 +18,10 @@ from dataclasses import dataclass
 # (Python allows no star import in a function), possibly inside a `try:` or an `if`.
 _STAR_IMPORT = re.compile(rb"^[ \t]*from[ \t]+(\.*)[ \t]*([\w.]*)[ \t]+import[ \t]*\*", re.M)
 _MAX_DEPTH = 6  # star imports of star imports, followed this deep
+# A top-level line that is more than an import: code that may use what a star import binds.
+# A package's `__init__.py` of imports alone needs none of it (the project index follows
+# its star imports when another file asks for a name through it).
+_CODE_LINE = re.compile(rb"^(?!from\s|import\s|__all__|try:|except|finally:|else:)[A-Za-z_@]", re.M)
 
 Locate = Callable[[str, str, int], "str | None"]  # (importing file, module, level) -> file
 Read = Callable[[str], "bytes | None"]
@@ -56,7 +60,7 @@ class StarImports:
 
     def of(self, importer: str, source: bytes) -> tuple[StarImport, ...]:
         """The star imports of project modules in ``source`` (the file ``importer``)."""
-        if b"*" not in source:
+        if b"*" not in source or _CODE_LINE.search(source) is None:
             return ()
         found = []
         for match in _STAR_IMPORT.finditer(source):
