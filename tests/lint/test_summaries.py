@@ -514,3 +514,32 @@ def test_functions_that_all_call_each_other_are_summarised_in_a_bounded_number_o
     found = [counting.of(function) for function in functions]
     assert all(effects(summary) == {("zero_grad", "model", MUST)} for summary in found)
     assert counting.passes <= 4 * count  # each function at most once per round of the cycle
+
+
+def test_a_method_run_on_an_instance_of_a_class_of_the_file_counts_in_its_caller() -> None:
+    found = summaries(
+        """
+        class Trainer:
+            def __init__(self, model, optimizer):
+                self.model, self.optimizer = model, optimizer
+            def fit(self, loader):
+                for x in loader:
+                    self.model(x).sum().backward()
+                    self.optimizer.step()
+
+        def chained(model, optimizer, loader):
+            Trainer(model, optimizer).fit(loader)
+
+        def through_a_local(model, optimizer, loader):
+            trainer = Trainer(model, optimizer)
+            trainer.fit(loader)
+
+        def rebound(model, optimizer, loader):
+            trainer = Trainer(model, optimizer)
+            trainer = object()
+            trainer.fit(loader)
+        """
+    )
+    trains = lambda name: {effect.action for effect in found[name].effects} >= {Effect.BACKWARD, Effect.STEP}
+    assert trains("chained") and trains("through_a_local")
+    assert not trains("rebound")  # the local no longer holds the instance

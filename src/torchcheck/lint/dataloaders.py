@@ -368,15 +368,6 @@ def may_go_unseen(context: LintContext, sampler: cst.Call, loaders: set[cst.Call
     return not (isinstance(builder, cst.FunctionDef) and _built_for_evaluation(context, builder, 0))
 
 
-def _trains_an_instance(context: LintContext, function: cst.FunctionDef) -> bool:
-    """``Trainer(model, loader).train(epochs)``: the function runs a method of a class of this
-    file that trains (backpropagates or steps), itself or through the class's own methods."""
-    binder = context.binder
-    calls = (node for node in subtree(function) if type(node) is cst.Call and binder.enclosing(node, cst.FunctionDef) is function)
-    methods = filter(None, (references.instance_method(binder, call) for call in calls))  # type: ignore[arg-type]
-    return any(effect.action in ("backward", "step") for method in methods for effect in context.summary_of(method).effects)
-
-
 def _returns_a_loader(context: LintContext, function: cst.FunctionDef) -> bool:
     """``return DataLoader(...)``, or a name bound once to one."""
     returned = context.values_returned(function) or []
@@ -391,7 +382,7 @@ def _built_for_evaluation(context: LintContext, builder: cst.FunctionDef, depth:
     binder = context.binder
     bindings = binder.bindings_of(builder.name.value, binder.scope_of(builder))
     callers = [binder.enclosing(use, cst.FunctionDef) for binding in bindings for use in binding.references]
-    trains = lambda function: any(effect.action in ("backward", "step") for effect in context.summary_of(function).effects) or _trains_an_instance(context, function)
+    trains = lambda function: any(effect.action in ("backward", "step") for effect in context.summary_of(function).effects)
     for caller in callers:
         if not isinstance(caller, cst.FunctionDef) or trains(caller):
             return False

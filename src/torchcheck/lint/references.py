@@ -235,14 +235,6 @@ def instance_call_method(binder: Binder, func: cst.BaseExpression) -> cst.Functi
     return methods.get("__call__") or methods.get("forward")
 
 
-def instance_method(binder: Binder, call: cst.Call) -> cst.FunctionDef | None:
-    """The method of a class of this file that ``call`` runs on one of its instances
-    (``Trainer(model, loader).train(epochs)``, ``trainer.fit()`` after ``trainer = Trainer(...)``)."""
-    func = call.func
-    owner = instance_class(binder, func.value) if type(func) is cst.Attribute else None  # type: ignore[attr-defined]
-    return methods_of(owner).get(func.attr.value) if owner is not None else None  # type: ignore[attr-defined]
-
-
 def instance_class(binder: Binder, value: cst.BaseExpression) -> cst.ClassDef | None:
     """The class of this file whose instance ``value`` holds: a construction of it, or a name
     or ``self.<attribute>`` every assignment of which constructs it."""

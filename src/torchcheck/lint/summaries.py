@@ -813,6 +813,8 @@ class ModuleSummaries:
             return None
         if isinstance(func.value, cst.Name) and function is not None and current_class is not None and _is_receiver(func.value, function):
             owner: cst.ClassDef | None = current_class
+        elif type(func.value) is cst.Call and type(func.value.func) is cst.Name:  # `Trainer(model, loader).train(epochs)`
+            owner = self.index.classes.get(func.value.func.value)  # type: ignore[attr-defined]
         else:
             owner = self.index.classes.get(class_of(func.value) or "")
         method = self.index.method(owner, func.attr.value) if owner is not None else None
@@ -834,9 +836,12 @@ class ModuleSummaries:
         names = frozenset(parameter.name for parameter in parameters_of(function))
         return ResolvedCall(function, bind_arguments(call, function, receiver, partial=True), names)
 
-    def resolve_inside(self, call: cst.Call, caller: cst.FunctionDef, local_names: set[str]) -> ResolvedCall | None:
+    def resolve_inside(
+        self, call: cst.Call, caller: cst.FunctionDef, local_names: set[str], assigned: Mapping[str, cst.BaseExpression] | None = None
+    ) -> ResolvedCall | None:
         """Resolution within a summary's pass: the caller's nested defs, its enclosing
-        functions' nested defs, then top-level functions; ``self.m()`` to the caller's class."""
+        functions' nested defs, then top-level functions; ``self.m()`` to the caller's class,
+        ``trainer.fit()`` to the class of this module a local was last ``assigned`` an instance of."""
         index = self.index
 
         def meaning_of(name: str) -> cst.FunctionDef | Unresolved:
@@ -850,8 +855,12 @@ class ModuleSummaries:
                 scope = index.owner.get(scope)
             return Unresolved.UNBOUND
 
+        def class_of(receiver: cst.BaseExpression) -> str | None:
+            value = (assigned or {}).get(receiver.value) if type(receiver) is cst.Name else None  # type: ignore[attr-defined]
+            return value.func.value if type(value) is cst.Call and type(value.func) is cst.Name else None  # type: ignore[attr-defined]
+
         owner = index.enclosing_class(caller)
-        return self.resolve(call, function=caller, current_class=owner, meaning_of=meaning_of)
+        return self.resolve(call, function=caller, current_class=owner, meaning_of=meaning_of, class_of=class_of)
 
 
     def call_run_by(self, call: cst.Call, caller: cst.FunctionDef | None) -> ResolvedCall | None:
@@ -1046,7 +1055,7 @@ class _FunctionPass:
         return state
 
     def _call(self, call: cst.Call, certain: bool, state: _State) -> _State:
-        resolved = self.summaries.resolve_inside(call, self.function, self.locals)
+        resolved = self.summaries.resolve_inside(call, self.function, self.locals, self.assigned)
         if resolved is not None:  # `self.step()` of a Trainer runs its own `step` method
             return self._apply(resolved, certain, state)
         sharding = self._sharding_effect(call)
@@ -1351,7 +1360,7 @@ class _FunctionPass:
             receiver = self._classify_value(func.value, depth + 1)
             if receiver.kind is Kind.MODULE:
                 return receiver
-        resolved = self.summaries.resolve_inside(call, self.function, self.locals)
+        resolved = self.summaries.resolve_inside(call, self.function, self.locals, self.assigned)
         if resolved is not None:
             return self.summaries.of(resolved.function).returns
         if method is not None and depth < _MAX_ALIAS_DEPTH and self._classify_value(func.value, depth + 1).kind in TENSOR_KINDS:  # type: ignore[attr-defined]
