@@ -214,3 +214,35 @@ def test_a_loss_parameter_given_a_loss_that_takes_probabilities_or_a_logits_mode
     assert _lint_step(tmp_path, main) == []
     mixed = "from torch import nn\nfrom model import SoftHead\nfrom step import train_epoch\ntrain_epoch(SoftHead(), l, o, nn.CrossEntropyLoss())\ntrain_epoch(SoftHead(), l, o, nn.MSELoss())\n"
     assert _lint_step(tmp_path, mixed) == []
+
+
+STEPS = """
+from torch import nn
+
+def forward_step(model, x, y, criterion):
+    return criterion(model(x), y)
+
+def train_epoch(model, loader, optimizer, criterion):
+    for x, y in loader:
+        forward_step(model, x, y, criterion).backward()
+        optimizer.step()
+
+def evaluate(model, loader, criterion):
+    return [forward_step(model, x, y, criterion).item() for x, y in loader]
+"""
+
+
+def test_a_helper_whose_callers_pass_on_their_own_parameters_holds_what_all_of_them_receive(tmp_path: Path) -> None:
+    (tmp_path / "steps.py").write_text(textwrap.dedent(STEPS), encoding="utf-8")
+    agree = """
+    import torch
+    from torch import nn
+    from steps import evaluate, train_epoch
+    from model import {train}, {evaluated}
+    criterion = nn.CrossEntropyLoss()
+    train_epoch({train}(), loader, optimizer, criterion)
+    evaluate({evaluated}(), loader, criterion)
+    """
+    assert _lint(tmp_path, agree.format(train="SoftHead", evaluated="SoftHead")) == [("steps.py", 5)]
+    assert _lint(tmp_path, agree.format(train="SoftHead", evaluated="LogitHead")) == []  # one caller passes a logits model
+    assert _lint(tmp_path, agree.format(train="LogitHead", evaluated="LogitHead")) == []

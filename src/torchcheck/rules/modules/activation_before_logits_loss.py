@@ -45,9 +45,14 @@ class _Held:
     depth: int = 0
     index: int | str | None = None  # a returned tuple's position, or a returned dict's key
     parameter: str | None = None  # `<name>:<position>` of ``symbol``'s parameter: what its callers in other files pass
+    also: tuple[_Held, ...] = ()  # other functions' parameters, passed on by the file's other callers, that must hold the same
 
     def element(self, index: int | str) -> _Held | None:
         return replace(self, index=index) if self.kind == "call" and self.index is None and self.parameter is None else None
+
+    def conditions(self, value: str, flag: str | None = None) -> tuple[Condition, ...]:
+        """That it holds ``value`` (with ``flag``: the ``flag:<parameter>`` fact of each parameter)."""
+        return tuple(Condition(item.symbol, f"{flag}:{item.parameter}" if flag else item.fact, value) for item in (self, *(replace(other, depth=self.depth, index=self.index) for other in self.also)))  # type: ignore[arg-type]
 
     @property
     def fact(self) -> str:
@@ -708,13 +713,11 @@ class Discriminator(nn.Module):
 
     def _bound(self, statement: cst.CSTNode, target: cst.CSTNode) -> _Held | None:
         key = (id(target), id(self._site))
-        if key not in self._held:
-            if key in self._asking:
-                return None
+        if key not in self._held and key not in self._asking:  # a value that reads itself is unknown
             self._asking.add(key)
             self._held[key] = self._binding_value(statement, target)
             self._asking.discard(key)
-        return self._held[key]
+        return self._held.get(key)
 
     def _binding_value(self, statement: cst.CSTNode, target: cst.CSTNode) -> _Held | None:
         if isinstance(statement, cst.Param):
@@ -735,8 +738,7 @@ class Discriminator(nn.Module):
         """A parameter annotated with a class of the project (`model: TransformerGCNQA`), or
         named as a model in a file that defines a single module class: calling it runs that class."""
         if parameter.annotation is not None:
-            project = self.context.project
-            symbol = project.symbol_of(parameter.annotation.annotation) if project is not None else None
+            symbol = self.context.project.symbol_of(parameter.annotation.annotation) if self.context.project is not None else None
         else:
             sole = self.context.sole_module_class() if conventional_kind(parameter.name.value) is Kind.MODULE else None
             symbol = Symbol(None, sole.name.value) if sole is not None and self.context.project is not None else None
@@ -754,8 +756,9 @@ class Discriminator(nn.Module):
         """What every caller of the file passes for the parameter (``criterion =
         nn.CrossEntropyLoss()`` in ``main``, then ``train(model, criterion)``; a model's
         output handed to a ``criterion(logits, labels)`` helper)."""
-        held = {self._value_of(value) for value in self.context.values_passed_to(parameter)}
-        return held.pop() if len(held) == 1 else None
+        held = sorted({self._value_of(value) for value in self.context.values_passed_to(parameter)}, key=repr)
+        passed_on = all(item is not None and item.parameter is not None and item.depth == 1 for item in held)  # each caller's own parameter
+        return replace(held[0], also=tuple(held[1:])) if held and held[0] is not None and (passed_on or len(held) == 1) else None  # type: ignore[arg-type]
 
     def _passed_from_other_files(self, parameter: cst.Param) -> _Held | None:
         """Calling a parameter that no call of this file fills runs the instance that the calls
@@ -790,8 +793,7 @@ class Discriminator(nn.Module):
             if func.attr.value in torch_api.VALUE_KEEPING_METHODS:
                 held = self._value_of(func.value)  # probs.view(1, -1) still holds probabilities, model(x).view(...) the model's output
                 return held if held is not None and (held.kind == "output" or held.kind == "call" and held.depth == 2) else None
-        returned = self._returned_by(call)
-        if returned is not None:
+        if (returned := self._returned_by(call)) is not None:
             return returned
         func = called_value(call)
         own_class = references.receiver_class(self.context.binder, func) if type(func) is cst.Name else None
@@ -840,7 +842,7 @@ class Discriminator(nn.Module):
             if held is not None and held.kind == "loss" and held.loss is not None:
                 losses.append((torch_api.FUNCTIONAL_FORM_OF_LOSS.get(held.loss, held.loss), ()))
             elif held is not None and held.kind == "call" and held.parameter is not None and held.depth == 1:
-                losses.extend((loss, (Condition(held.symbol, f"{PASSED_LOSS}:{held.parameter}", loss),)) for loss in _FUNCTIONAL_LOSSES)  # type: ignore[arg-type]
+                losses.extend((loss, held.conditions(loss, PASSED_LOSS)) for loss in _FUNCTIONAL_LOSSES)
         return losses
 
     # ----------------------------------------------------------------- walk
@@ -861,5 +863,5 @@ class Discriminator(nn.Module):
             if held.kind == "output" and held.activation == activation:
                 self.report(node, message, conditions=loss_runs)
             elif held.kind == "call" and held.symbol is not None:  # a class (or head) of the project: decided once its file is summarised
-                self.report(node, f"{message} ({activation} applied by {PLACE})", conditions=(Condition(held.symbol, held.fact, activation), *loss_runs))
+                self.report(node, f"{message} ({activation} applied by {PLACE})", conditions=(*held.conditions(activation), *loss_runs))
 
