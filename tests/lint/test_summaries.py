@@ -543,3 +543,39 @@ def test_a_method_run_on_an_instance_of_a_class_of_the_file_counts_in_its_caller
     trains = lambda name: {effect.action for effect in found[name].effects} >= {Effect.BACKWARD, Effect.STEP}
     assert trains("chained") and trains("through_a_local")
     assert not trains("rebound")  # the local no longer holds the instance
+
+
+def test_a_step_on_a_path_that_never_clears_is_told_apart_when_another_path_clears() -> None:
+    found = summaries(
+        """
+        def mixed(loss, optimizer, fp16):
+            loss.backward()
+            if fp16:
+                optimizer.step()
+                optimizer.zero_grad()
+            else:
+                optimizer.step()
+
+        def both_clear(loss, optimizer, fp16):
+            optimizer.zero_grad()
+            loss.backward()
+            if fp16:
+                optimizer.step()
+            else:
+                optimizer.step()
+
+        def never_clears(loss, optimizer):
+            loss.backward()
+            optimizer.step()
+
+        def loop(batches, model, optimizer):
+            for batch in batches:
+                both_clear(model(batch), optimizer, False)
+        """
+    )
+    uncleared = lambda name: [effect.site.code for effect in found[name].effects if effect.action == Effect.STEP_UNCLEARED]
+    assert uncleared("mixed") == ["optimizer.step()"]
+    site = next(effect.site for effect in found["mixed"].effects if effect.action == Effect.STEP_UNCLEARED)
+    assert site.node is not None and site.node is not next(e.site for e in found["mixed"].effects if e.action == Effect.STEP).node  # the else branch's step
+    assert uncleared("both_clear") == [] and uncleared("loop") == []
+    assert uncleared("never_clears") == []  # its effects alone tell that it never clears

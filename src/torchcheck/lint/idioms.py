@@ -39,6 +39,9 @@ class Effect(str, enum.Enum):
     # a backward() on a module that the function surely put in train mode before it runs
     BACKWARD_IN_TRAIN = "backward_in_train"
     CLIP_GRAD = "clip_grad"  # clips the gradients it finds (`torch.nn.utils.clip_grad_norm_`)
+    # a step() on a path of the function that never clears gradients, where another path does
+    # (the plain branch beside a mixed-precision one); its site is that step (see summaries)
+    STEP_UNCLEARED = "step_uncleared"
 
 
 @dataclass(frozen=True)

@@ -47,6 +47,7 @@ EVAL = "eval"
 TRAIN = "train"
 FORWARD = "forward"  # the function calls the value (runs a module it can name)
 UNCHANGED = "unchanged"
+CLEARED, BOTH = "cleared", "stepped and cleared"
 # The effect a ``backward()`` has on a module that is surely in eval mode when it runs: the
 # function trains that module in eval mode on purpose (a linear probe keeps batch-norm
 # statistics frozen). Only ``backward()`` counts: ``step()`` may be a scheduler's after validating.
@@ -642,6 +643,8 @@ class _State:
     must: frozenset[_Fact] = frozenset()
     may: frozenset[_Fact] = frozenset()
     modes: Mapping[str, frozenset[str]] = field(default_factory=dict)  # target -> possible modes
+    # per path: UNCHANGED, CLEARED (gradients cleared), "<n>" (step number n ran, nothing cleared), or BOTH
+    gradients: frozenset[str] = frozenset({UNCHANGED})
 
     def then(self, fact: _Fact, certain: bool) -> _State:
         must = self.must | {fact} if certain else self.must
@@ -650,12 +653,25 @@ class _State:
         if action in (EVAL, TRAIN) and target != ANONYMOUS:
             before = self.modes.get(target, frozenset({UNCHANGED}))
             modes = {**self.modes, target: frozenset({action}) if certain else before | {action}}
-        return _State(must, self.may | {fact}, modes)
+        return _State(must, self.may | {fact}, modes, self.gradients)
 
     def with_modes(self, target: str, modes: frozenset[str], certain: bool) -> _State:
         before = self.modes.get(target, frozenset({UNCHANGED}))
         after = modes if certain and UNCHANGED not in modes else before | (modes - {UNCHANGED})
-        return _State(self.must, self.may, {**self.modes, target: after})
+        return _State(self.must, self.may, {**self.modes, target: after}, self.gradients)
+
+    def with_gradients(self, action: str, step: int, certain: bool) -> _State:
+        """After a ``step()`` (numbered ``step``) or a clear, on every path that runs it."""
+        after = frozenset(_gradients_after(path, action, step) for path in self.gradients)
+        return replace(self, gradients=after if certain else self.gradients | after)
+
+
+def _gradients_after(path: str, action: str, step: int) -> str:
+    """A path's gradient state after a clear or step ``step``: the steps it ran since no clear
+    (``"0,2"``), CLEARED, BOTH (a step and a clear) or UNCHANGED."""
+    if action == "zero_grad":
+        return CLEARED if path in (UNCHANGED, CLEARED) else BOTH
+    return BOTH if path in (CLEARED, BOTH) else str(step) if path == UNCHANGED else f"{path},{step}"
 
 
 def _join(states: list[_State | None]) -> _State | None:
@@ -671,7 +687,7 @@ def _join(states: list[_State | None]) -> _State | None:
         target: frozenset().union(*(state.modes.get(target, frozenset({UNCHANGED})) for state in reached))
         for target in targets
     }
-    return _State(must, may, modes)
+    return _State(must, may, modes, frozenset().union(*(state.gradients for state in reached)))
 
 
 @dataclass
@@ -901,6 +917,7 @@ class _FunctionPass:
         self.backpropagated_entries: set[str] = set()  # local containers an entry of which it ran on
         self.returned: list[Returns] = []
         self.delegations: set[Delegation] = set()
+        self.step_sites: list[Site] = []  # the steps `_State.gradients` numbers
         owner = summaries.index.enclosing_class(function)
         self.in_module_class = owner is not None and owner.name.value in summaries.names.module_classes
 
@@ -913,8 +930,11 @@ class _FunctionPass:
             return FunctionSummary(self.name, self.parameters, self.summaries.binds_first(self.function), returns=returns, delegations=delegations)
         effects = sorted(
             (
-                Effect(action, target, Certainty.MUST if (action, target) in exit_state.must else Certainty.MAY, self.sites[(action, target)])
-                for action, target in exit_state.may
+                *(
+                    Effect(action, target, Certainty.MUST if (action, target) in exit_state.must else Certainty.MAY, self.sites[(action, target)])
+                    for action, target in exit_state.may
+                ),
+                *self._uncleared_steps(exit_state),
             ),
             key=lambda effect: (effect.action, effect.target),
         )
@@ -929,6 +949,14 @@ class _FunctionPass:
         return FunctionSummary(
             self.name, self.parameters, self.summaries.binds_first(self.function), tuple(effects), tuple(modes), returns, delegations
         )
+
+    def _uncleared_steps(self, exit_state: _State) -> list[Effect]:
+        """Each step on a path that never clears gradients, where another path does (a
+        function that never clears is told by its effects alone); numbered targets."""
+        if not exit_state.gradients & {CLEARED, BOTH}:
+            return []
+        uncleared = {int(step) for path in exit_state.gradients if path not in (UNCHANGED, CLEARED, BOTH) for step in path.split(",")}
+        return [Effect(idioms.Effect.STEP_UNCLEARED, str(step), Certainty.MAY, self.step_sites[step]) for step in sorted(uncleared)]
 
     # ----------------------------------------------------------------- statements
     def _block(self, statements: tuple[Any, ...], state: _State) -> _Outcome:
@@ -1146,7 +1174,27 @@ class _FunctionPass:
 
     def _record(self, fact: _Fact, node: cst.CSTNode, certain: bool, state: _State) -> _State:
         self.sites.setdefault(fact, Site(self.name, one_line(node), node=node))
-        return self._note_backward_in_eval(fact, certain, state.then(fact, certain))
+        return self._note_gradients(fact, node, certain, self._note_backward_in_eval(fact, certain, state.then(fact, certain)))
+
+    def _note_gradients(self, fact: _Fact, node: cst.CSTNode, certain: bool, state: _State) -> _State:
+        """Which paths step without clearing gradients: each step is numbered by its site."""
+        if fact[0] not in ("step", "zero_grad"):
+            return state
+        if fact[0] == "step":
+            self.step_sites.append(Site(self.name, one_line(node), node=node))
+        return state.with_gradients(fact[0], len(self.step_sites) - 1, certain)
+
+    def _apply_gradients(self, callee: FunctionSummary, certain: bool, state: _State) -> _State:
+        """A called function's steps and clears, as its summary tells them (its effects come
+        sorted, not in order): steps it may leave uncleared, then a clear on the paths it surely clears."""
+        clear = callee.effect(idioms.Effect.ZERO_GRAD)
+        uncleared = [effect.site for effect in callee.effects if effect.action == idioms.Effect.STEP_UNCLEARED and effect.site is not None]
+        if clear is None and (step := callee.effect(idioms.Effect.STEP)) is not None and step.site is not None:
+            uncleared = [step.site]  # it never clears
+        for site in uncleared:
+            self.step_sites.append(site)
+            state = state.with_gradients("step", len(self.step_sites) - 1, False)
+        return state.with_gradients("zero_grad", 0, certain and clear.certainty is Certainty.MUST) if clear is not None else state
 
     def _note_backward_in_eval(self, fact: _Fact, certain: bool, state: _State) -> _State:
         if fact[0] != "backward":
@@ -1168,6 +1216,7 @@ class _FunctionPass:
             state = self._note_backward_in_eval(fact, certain and effect.certainty is Certainty.MUST, state)
             if effect.action == "backward" and "." in target and certain and effect.certainty is Certainty.MUST:
                 self.backpropagated.add(target)  # `self.update()` ran `self.loss.backward()`
+        state = self._apply_gradients(callee, certain, state)
         for mode in callee.exit_modes:
             target = self._caller_target(resolved, mode.target)
             if target != ANONYMOUS:

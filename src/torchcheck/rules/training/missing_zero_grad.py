@@ -4,11 +4,12 @@ from dataclasses import dataclass, field
 
 import libcst as cst
 
+from torchcheck.lint import guards
 from torchcheck.lint.context import LintContext, Loop
 from torchcheck.lint.flow import Event
 from torchcheck.lint.handed import handed_to_imported_helper
 from torchcheck.lint.idioms import Effect
-from torchcheck.lint.kinds import Kind
+from torchcheck.lint.kinds import Kind, conventional_kind
 from torchcheck.lint.nodes import dotted_name
 from torchcheck.lint.project import NONE, Condition, Symbol
 from torchcheck.lint.rule import Invalid, Rule, Valid
@@ -35,6 +36,7 @@ class _Step:
     event: Event
     helper: str | None = None  # a helper of this file that backpropagates and steps, never clearing
     optimizer: str | None = None  # the optimizer stepped, as the code spells it
+    cleared_in: cst.CSTNode | None = None  # a helper's step (``call``) whose other branch clears here
 
 
 @dataclass
@@ -61,7 +63,10 @@ class MissingZeroGrad(Rule):
     defined in the same file or imported from another file of the project, and an optimizer
     built afresh in each iteration is not reported. One path is enough: a `step()` in one
     branch of an `if` (the plain path next to a mixed-precision one) is reported when only
-    another branch clears gradients, and the message names that branch's clear. A call of a
+    another branch clears gradients, and the message names that branch's clear; the same
+    holds inside a method or function of the file that the loop calls (`self.train_step(...)`
+    whose fp32 branch steps the optimizer without the clear its fp16 branch makes), reported
+    at that step (a scheduler's `step()` is no update). A call of a
     method or function of the file that always backpropagates and steps but never clears
     (`self.train_step(batch)`) is reported at the call when the loop does not clear either
     (a `zero_grad()` once before the loop does not count). Clearing is per optimizer: in a
@@ -107,6 +112,22 @@ class MissingZeroGrad(Rule):
     required_text = ("backward",)
 
     VALID = (
+        Valid(
+            """
+class Trainer:
+    def train_step(self, batch, model, optimizer, lr_scheduler, accumulate):
+        model(batch).backward()
+        if accumulate:
+            return
+        optimizer.step()
+        optimizer.zero_grad()
+        lr_scheduler.step()  # a scheduler's step on the path that does not update: nothing to clear
+
+    def train(self, loader, model, optimizer, lr_scheduler):
+        for index, batch in enumerate(loader):
+            self.train_step(batch, model, optimizer, lr_scheduler, index % 4 != 3)
+"""
+        ),
         Valid(
             """
 import torch
@@ -247,6 +268,24 @@ for image, label in samples:
     INVALID = (
         Invalid(
             """
+class Trainer:
+    def train_step(self, batch, model, optimizer, lr_scheduler):
+        loss = model(batch)
+        loss.backward()
+        if self.fp16:
+            optimizer.step()
+            optimizer.zero_grad()
+        else:
+            optimizer.step()  # TCK102
+        lr_scheduler.step()
+
+    def train(self, loader, model, optimizer, lr_scheduler):
+        for batch in loader:
+            self.train_step(batch, model, optimizer, lr_scheduler)
+"""
+        ),
+        Invalid(
+            """
 import torch.nn.functional as F
 
 def train_gan(encoder, generator, discriminator, optimizer_e, optimizer_d, loader):
@@ -334,6 +373,7 @@ def train(model, optimizer, batches, accumulation):
     def __init__(self, context: LintContext) -> None:
         super().__init__(context)
         self._cleared_outside_loops: list[cst.Call] = []
+        self._reported: set[cst.CSTNode] = set()
 
     def _facts(self) -> _LoopFacts:
         return self.context.flow.loop_facts(self, _LoopFacts)
@@ -349,7 +389,11 @@ def train(model, optimizer, batches, accumulation):
             self._facts().imported.append((handed[0], loops))  # a helper of another file: the project decides
         summary = self.context.call_summary(node)
         method = node.func.attr.value if isinstance(node.func, cst.Attribute) and node.func.attr.value != "forward" else None
-        if summary is not None and summary.does(Effect.ZERO_GRAD) or _clears_gradients(node, method):
+        clear = summary.effect(Effect.ZERO_GRAD) if summary is not None and summary.does(Effect.BACKWARD) else None
+        uncleared = self._uncleared_steps(summary, clear.site.node) if clear is not None and clear.site is not None else []  # type: ignore[arg-type]
+        if uncleared:  # the helper steps an optimizer in one branch of a test, and clears in the other
+            self._facts().steps.extend(_Step(step, loops, self.context.flow.event(node), cleared_in=clear.site.node) for step in uncleared)  # type: ignore[union-attr]
+        elif summary is not None and summary.does(Effect.ZERO_GRAD) or _clears_gradients(node, method):
             self._zeroed(node)
             receiver = node.func.value if method == "zero_grad" else None  # type: ignore[attr-defined]
             if receiver is not None and self._names_one_optimizer(receiver):
@@ -360,6 +404,22 @@ def train(model, optimizer, batches, accumulation):
             optimizer = self._stepped_optimizer(node)
             if optimizer is not None and not self._built_in_this_iteration(optimizer, loops):
                 self._facts().steps.append(_Step(node, loops, self.context.flow.event(node), optimizer=dotted_name(optimizer)))
+
+    def _uncleared_steps(self, summary: FunctionSummary, clear: cst.CSTNode | None) -> list[cst.Call]:
+        """The helper's ``optimizer.step()`` calls on paths that never clear gradients (not
+        a scheduler's step), in the other branch of the test its ``clear`` runs under (not
+        under a second test of the same setting: those paths never run)."""
+        sites = [effect.site.node for effect in summary.effects if effect.action == Effect.STEP_UNCLEARED and effect.site is not None]
+        steps = [site for site in sites if type(site) is cst.Call and type(site.func) is cst.Attribute and clear is not None]
+        binder = self.context.binder
+        return [step for step in steps if self._stepped_kind(step.func.value) is Kind.OPTIMIZER and guards.never_together(binder, clear, step)]  # type: ignore[arg-type, attr-defined]
+
+    def _stepped_kind(self, receiver: cst.BaseExpression) -> Kind | None:
+        """What a helper's step is called on, where the helper stands; failing that, what its
+        name says, as for a step the loop itself makes (``lr_scheduler.step()`` is no optimizer's)."""
+        shown = self.context.kind_elsewhere(receiver).kind
+        name = receiver.attr.value if type(receiver) is cst.Attribute else getattr(receiver, "value", "")  # type: ignore[attr-defined]
+        return shown or (conventional_kind(name) if isinstance(name, str) else None)
 
     @staticmethod
     def _steps_uncleared(summary: FunctionSummary) -> bool:
@@ -412,6 +472,8 @@ def train(model, optimizer, batches, accumulation):
                 message = None
                 if step.helper is not None:
                     message = _HELPER_MESSAGE.format(helper=step.helper)
+                elif step.cleared_in is not None:
+                    message = _OTHER_BRANCH_MESSAGE.format(line=self.context.line_of(step.cleared_in))
                 elif others and not around:
                     cleared, line = facts.clears_one[id(others[0])], self.context.line_of(others[0].node)
                     message = _OTHER_OPTIMIZER_MESSAGE.format(optimizer=step.optimizer, cleared=cleared, line=line)
@@ -421,7 +483,9 @@ def train(model, optimizer, batches, accumulation):
                 unless = tuple(
                     Condition(helper, "does:zero_grad", NONE) for helper, loops in facts.imported if set(loops) & set(step.loops)
                 )
-                self.report(step.call, message, conditions=tuple(dict.fromkeys(unless)))
+                if step.call not in self._reported:  # a helper's step, called from several loops, once
+                    self._reported.add(step.call)
+                    self.report(step.call, message, conditions=tuple(dict.fromkeys(unless)))
 
 
     def _one_step_per_call(self, step: _Step) -> bool:
