@@ -103,10 +103,13 @@ def builds_stateless_module(context: LintContext, call: cst.Call, seen: frozense
 
 def is_stateless_module_class_def(context: LintContext, owner: cst.ClassDef, seen: frozenset[cst.ClassDef] = frozenset()) -> bool:
     """A class of this file deriving from torch's module classes only, that keeps nothing but
-    stateless modules and plain values (see :func:`builds_stateless_module`)."""
+    stateless modules and plain values and reads no ``self.training`` (see
+    :func:`builds_stateless_module`)."""
     if owner in seen or not all(is_module_class_name(context.qualified_name(base.value) or "") for base in owner.bases):
         return False
     for node in subtree(owner.body):
+        if type(node) is cst.Attribute and node.attr.value == "training":
+            return False  # computes differently in train and eval mode (a dropout of its own)
         if isinstance(node, (cst.Assign, cst.AnnAssign, cst.AugAssign)) and _stores_on_self(node) and not _plain_or_stateless(context, node.value, seen | {owner}):
             return False  # a parameter, a buffer, a stateful module, or something we cannot see into
         if isinstance(node, cst.Call) and (method_call(node) or ("", ""))[1] in REGISTERING_METHODS:
