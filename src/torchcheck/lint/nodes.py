@@ -63,6 +63,16 @@ def node_types(*bases: type[cst.CSTNode]) -> frozenset[type[cst.CSTNode]]:
     return frozenset(found)
 
 
+def is_main_guard(statement: cst.If) -> bool:
+    """``if __name__ == "__main__":``, the block a script runs and an import does not."""
+    test = statement.test
+    if type(test) is not cst.Comparison or len(test.comparisons) != 1 or type(test.comparisons[0].operator) is not cst.Equal:  # type: ignore[attr-defined]
+        return False
+    sides = (test.left, test.comparisons[0].comparator)  # type: ignore[attr-defined]
+    named = any(type(side) is cst.Name and side.value == "__name__" for side in sides)  # type: ignore[attr-defined]
+    return named and any(type(side) is cst.SimpleString and side.evaluated_value == "__main__" for side in sides)  # type: ignore[attr-defined]
+
+
 def imported_module(node: cst.ImportFrom) -> tuple[str | None, int]:
     """The module ``node`` imports from as written (``""`` for ``from . import x``, None
     when it is no dotted name) and its level (leading dots)."""

@@ -5,11 +5,11 @@ from typing import TYPE_CHECKING
 
 import libcst as cst
 
-from torchcheck.lint import guards
+from torchcheck.lint import guards, references
 from torchcheck.lint.binder import Binder
 from torchcheck.lint.idioms import Effect
 from torchcheck.lint.kinds import Kind
-from torchcheck.lint.nodes import argument_for, called_name, dotted_name, method_call, subtree
+from torchcheck.lint.nodes import argument_for, called_name, dotted_name, is_main_guard, method_call, subtree
 from torchcheck.lint.project import MAY, Condition
 from torchcheck.lint.rule import Invalid, Report, Rule, Valid
 
@@ -27,7 +27,7 @@ _OVERRIDE = "override"
 
 # Where a wrapped model's name means the same value: a `self.` attribute anywhere in its
 # class, any other name within its function (or the module's top level).
-_Scope = cst.ClassDef | cst.FunctionDef | None
+_Scope = cst.ClassDef | cst.FunctionDef | cst.If | None  # an `if __name__ == "__main__":` block is a script's own
 _Binding = tuple[_Scope, str]
 
 
@@ -106,6 +106,10 @@ class DataParallel(Rule):
     on its share of the data avoids; that is a trade against launching several processes,
     not a mistake.
 
+    The `if __name__ == "__main__":` block of a file that never trains counts as such a
+    function: a model file's own shape check (`print(model(torch.randn(...)).shape)`) wraps a
+    model no other code sees.
+
     Nor is it reported in a method that overrides a base class's hook (marked `@override`)
     and wraps the module it is handed: the class implements a wrapping interface (a
     training library's "dp" strategy), and the choice of `DataParallel` is made by the code
@@ -155,6 +159,25 @@ class DataParallel(Rule):
     applies_in_tests = False
 
     VALID = (
+        Valid(
+            """
+import torch
+from torch import nn
+
+class C3D(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.conv = nn.Conv3d(3, 8, 3)
+
+    def forward(self, x):
+        return self.conv(x)
+
+if __name__ == "__main__":
+    model = nn.DataParallel(C3D().cuda())  # a shape check of the model file: nothing trains it
+    print(model)
+    print(model(torch.randn(8, 3, 16, 112, 112)).shape)
+"""
+        ),
         Valid(
             """
 import torch
@@ -513,7 +536,7 @@ class Task(BaseTask):
             self._wrapped(node, (subclass,))
         elif called_name(node) == "backward" or name in _GRADIENT_FUNCTIONS or _is_optimizer(name):
             self._trains = True
-            self._training_functions.add(self.context.flow.function)
+            self._training_functions.add(self._function())
         elif called_name(node) == "eval" and isinstance(node.func, cst.Attribute) and not node.args:
             self._evaluated(node.func.value)
         elif self.context.in_no_grad and (binding := self._binding_of(node.func)) is not None:
@@ -540,7 +563,7 @@ class Task(BaseTask):
         for index, wrap in enumerate(self._wraps):
             if any(self._one_decision(earlier, wrap) for earlier in self._wraps[:index]):
                 continue  # `DataParallel(net).cuda()` if cuda else `DataParallel(net)`: one choice, one finding
-            handed_in_function = wrap.binding is not None and isinstance(wrap.binding[0], cst.FunctionDef)
+            handed_in_function = wrap.binding is not None and isinstance(wrap.binding[0], (cst.FunctionDef, cst.If))
             local = handed_in_function and not self._escapes(wrap)
             # a prediction script's `main()`; not `model.model = DataParallel(...)`: that object goes on
             kept_here = local and not self._trains and "." not in wrap.binding[1] and _returns_nothing(self.context.binder, wrap.binding[0])  # type: ignore[index]
@@ -563,7 +586,7 @@ class Task(BaseTask):
         """Where the function hands the wrapped name on after the wrap (an argument's, a return's parent ...)."""
         (function, name), binder = wrap.binding, self.context.binder  # type: ignore[misc]
         uses = (node for node in subtree(function) if type(node) is cst.Name and node.value == name and binder.precedes(wrap.report.node, node) and wrap.report.node not in binder.ancestors(node))
-        return [binder.parent(node) for node in uses]
+        return [binder.parent(node) for node in uses if not references.only_inspected(binder, node)]  # `print(model)` trains nothing
 
     def _only_inference_uses(self, wrap: _Wrap) -> bool:
         """Every use of the wrapped name runs it under ``no_grad()``, puts it in ``eval()``,
@@ -648,8 +671,17 @@ class Task(BaseTask):
         return self._binding_named(name) if name is not None else None
 
     def _binding_named(self, name: str) -> _Binding:
-        scope: _Scope = self.context.current_class if name.startswith("self.") else self.context.flow.function
+        scope: _Scope = self.context.current_class if name.startswith("self.") else self._function()
         return scope, name
+
+    def _function(self) -> cst.FunctionDef | cst.If | None:
+        """The function the walk is in, or the script's ``if __name__ == "__main__":`` block
+        (whose names nothing imports)."""
+        function = self.context.flow.function
+        if function is not None or self.context.top_level_statement is None:
+            return function
+        statement = self.context.top_level_statement
+        return statement if type(statement) is cst.If and is_main_guard(statement) else None
 
     def _serves_inference(self, wrap: _Wrap) -> bool:
         return (
