@@ -267,6 +267,16 @@ def receiver_class(binder: Binder, name: cst.Name) -> cst.ClassDef | None:
     return class_of_method(binder, binder.enclosing(binder.bindings_before(name)[0].node, cst.FunctionDef))
 
 
+def loops_around_calls(binder: Binder, node: cst.CSTNode) -> tuple[Loop, ...]:
+    """The loops around the calls of the function that holds ``node`` (a ``train(epoch)``
+    helper that the script's epoch loop calls, iterating a module-level loader), when the
+    function is called by its name in this file."""
+    function = binder.enclosing(node, cst.FunctionDef)
+    own = binder.binding_made_by(function.name) if isinstance(function, cst.FunctionDef) else None
+    calls = [binder.parent(use) for use in own.references] if own is not None else []
+    return tuple(loop for call in calls if type(call) is cst.Call for loop in loops_running(binder, call))
+
+
 def unpacked_index(binder: Binder, target: cst.CSTNode, statement: cst.CSTNode) -> int | None:
     """Where an assignment puts the bound ``target``: None for the whole value, the index
     of its element in ``a, b = ...``, -1 when it cannot tell (nested or starred unpacking)."""

@@ -713,6 +713,7 @@ while step < max_steps:
         # a helper of another file must not call set_epoch either
         imported = tuple(Condition(helper, "module:set_epoch", NO) for helper, _ in found.handed if isinstance(helper, Symbol) and not helper.is_local)
         for loop, outer in found.loops:
+            outer = outer or references.loops_around_calls(self.context.binder, loop)  # `train(epoch)` in the epoch loop
             # an explicit shuffle=True asks for a new order every epoch, training or not
             if not (asked_to_shuffle or dataloaders.trains_on_batches(loop) or any("train" in name.lower() for name in names)):
                 continue
