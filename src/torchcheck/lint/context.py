@@ -334,6 +334,10 @@ def _is_zoo_builder(qualified: str) -> bool:
     return package in _MODEL_ZOOS and "." not in name and name.islower() and not name.startswith("_") and name not in _MODEL_ZOO_HELPERS
 
 
+# Annotations of containers whose (first) subscript is the type of every item.
+_ITEM_CONTAINERS = frozenset({"list", "List", "Sequence", "MutableSequence", "Iterable", "tuple", "Tuple", "set", "Set"})
+
+
 def _without_none(annotation: cst.BaseExpression) -> cst.BaseExpression:
     """``T`` for ``Optional[T]``, ``T | None`` and ``Union[T, None]``: used as anything, a
     ``None`` fails anyway, so the value is a ``T`` wherever it is used as one."""
@@ -2091,6 +2095,15 @@ class LintContext:
         if name is not None and dotted_name(annotated) == "str" and conventional_kind(name) is Kind.DEVICE:
             return conventional(name)
         return inferred(self._class_kind(annotated), Evidence.ANNOTATION)
+
+    def annotated_item_kind(self, annotation: cst.Annotation | None) -> Kind | None:
+        """The kind of the items an annotation says a container holds: ``list[nn.Module]``,
+        ``Optional[Sequence[nn.Module]]``, ``tuple[nn.Module, ...]``; None for anything else."""
+        annotated = _without_none(annotation.annotation) if annotation is not None else None
+        if type(annotated) is not cst.Subscript or (dotted_name(annotated.value) or "").rpartition(".")[2] not in _ITEM_CONTAINERS:  # type: ignore[attr-defined]
+            return None
+        items = [element.slice.value for element in annotated.slice if type(element.slice) is cst.Index]  # type: ignore[attr-defined]
+        return self._class_kind(items[0]) if items and not (len(items) == 2 and type(items[1]) is not cst.Ellipsis) else None
 
     def _items_of(self, iterable: cst.BaseExpression) -> _Items:
         """What a loop over ``iterable`` draws, through ``enumerate``, ``tqdm``, ``iter``,

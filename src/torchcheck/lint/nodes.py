@@ -63,6 +63,18 @@ def node_types(*bases: type[cst.CSTNode]) -> frozenset[type[cst.CSTNode]]:
     return frozenset(found)
 
 
+def unless_none(value: cst.BaseExpression) -> cst.BaseExpression:
+    """``x`` for ``x if x is not None else []`` and ``x or []``: a value replaced by an empty
+    container only when it is missing is that value wherever it holds something."""
+    if type(value) is cst.IfExp and type(value.orelse) in (cst.List, cst.Dict, cst.Tuple) and not value.orelse.elements:  # type: ignore[attr-defined]
+        test = value.test  # type: ignore[attr-defined]
+        tested = test.left if type(test) is cst.Comparison and len(test.comparisons) == 1 and type(test.comparisons[0].operator) is cst.IsNot else test
+        return value.body if type(tested) is cst.Name and tested.value == getattr(value.body, "value", None) else value  # type: ignore[attr-defined]
+    if type(value) is cst.BooleanOperation and type(value.operator) is cst.Or and type(value.right) in (cst.List, cst.Dict) and not value.right.elements:  # type: ignore[attr-defined]
+        return value.left  # type: ignore[attr-defined]
+    return value
+
+
 def is_main_guard(statement: cst.If) -> bool:
     """``if __name__ == "__main__":``, the block a script runs and an import does not."""
     test = statement.test

@@ -15,7 +15,7 @@ from torchcheck.lint.context import LintContext
 from torchcheck.lint.kinds import Evidence, Kind
 from torchcheck.lint import references
 from torchcheck.lint.containers import appended_items
-from torchcheck.lint.nodes import dotted_name, root_name, self_attribute
+from torchcheck.lint.nodes import dotted_name, root_name, self_attribute, unless_none
 from torchcheck.lint.project import Condition
 from torchcheck.lint.registration import builds_stateless_module
 
@@ -122,6 +122,20 @@ class ContainerReader:
         """A comprehension's element: a construction or a container of them (a name there is
         the loop variable, not a local we know)."""
         return isinstance(expression, (cst.Call, cst.List, cst.Tuple, cst.Dict, cst.IfExp)) and self.element(expression)[0]
+
+    def passed_contents(self, value: cst.BaseExpression) -> Contents | None:
+        """A parameter stored whole (``self.nets = nets``, also ``nets if nets is not None else
+        []``): what a call of this file passes for it, or its default, when that is a plain
+        container of stateful elements (one such call is enough: that instance loses them), or
+        what its annotation says its items are (``nets: list[nn.Module]``)."""
+        value = unless_none(value)
+        param = self.context.parameter_named(value) if type(value) is cst.Name else None
+        if param is None:
+            return None
+        if self._kind is not None and self.context.annotated_item_kind(param.annotation) is self._kind:
+            return Contents("list", False, False, frozenset(), False, True, True)
+        passed = [*self.context.values_passed_to(param), *([param.default] if param.default is not None else [])]
+        return next((found for found in map(self.contents, passed) if found is not None and found.some_elements and found.stateful), None)
 
     def contents(self, value: cst.BaseExpression) -> Contents | None:
         """What a plain container literal holds, or None when ``value`` is not one."""

@@ -149,7 +149,7 @@ class PlainContainerRule(ModuleClassRule):
         if concatenated and self._appended(state, attribute, value.right, concatenated=True):  # type: ignore[union-attr]
             return
         written = self._reader.contents(value)
-        contents = written or self._passed_contents(value)
+        contents = written or self._reader.passed_contents(value)
         condition, self._reader.pending_condition = self._reader.pending_condition, None  # this statement's own
         if contents is None:
             if not (isinstance(value, cst.Name) and value.value == "None"):
@@ -161,16 +161,6 @@ class PlainContainerRule(ModuleClassRule):
         fixable = fixable and (contents.container == "list" or contents.string_keys or contents.empty) and not holds_containers(value)
         replacement = self._wrapped(value, contents) if fixable else None
         state.candidates.append(_Candidate(statement, attribute, contents, self.context.flow.function, replacement, condition))  # type: ignore[arg-type]
-
-    def _passed_contents(self, value: cst.BaseExpression) -> Contents | None:
-        """A parameter stored whole (``self.nets = nets``): what a call of this file passes for
-        it, or its default, when that is a plain container of stateful elements (one such call
-        is enough: that instance loses them)."""
-        param = self.context.parameter_named(value) if type(value) is cst.Name else None
-        if param is None:
-            return None
-        passed = [*self.context.values_passed_to(param), *([param.default] if param.default is not None else [])]
-        return next((found for found in map(self._reader.contents, passed) if found is not None and found.some_elements and found.stateful), None)
 
     def _wrapped(self, value: cst.BaseExpression, contents: Contents) -> cst.BaseExpression | None:
         func = nn_class_spelling(self.context, self.list_class if contents.container == "list" else self.dict_class)

@@ -60,8 +60,10 @@ class ModulesInPlainContainer(PlainContainerRule):
     `dict` attribute (`self.layers = [nn.Linear(...), ...]`, nested containers such as
     `[[nn.Linear(...), nn.ReLU()]]`, also a local list of modules appended whole, or a
     constructor parameter stored whole, `self.nets = nets`, when a call of the class in the file
-    or the parameter's default passes such a container - one such call is enough; no fix is
-    offered there, as other callers may pass something else), or an empty list later filled with
+    or the parameter's default passes such a container - one such call is enough - or its
+    annotation says its items are modules, `metrics: Optional[list[nn.Module]]`, also stored
+    as `metrics if metrics is not None else []`; no fix is offered there, as other callers
+    may pass something else), or an empty list later filled with
     `self.layers.append(...)`, `.extend(...)`, `self.layers += [...]` or
     `self.layers = self.layers + [...]`). A call of a `functools.partial` of a module class builds a module. A container counts when any of its items is a
     module (`[nn.Linear(...), getattr(nn, act)()]`, also a library's: torchmetrics' metrics keep
@@ -484,6 +486,17 @@ class CriticNS(nn.Module):
         ),
     )
     INVALID = (
+        Invalid(
+            """
+from typing import Optional
+from torch import nn
+class BaseModel(nn.Module):
+    def __init__(self, loss: nn.Module, logging_metrics: Optional[list[nn.Module]] = None):
+        super().__init__()
+        self.loss = loss
+        self.logging_metrics = logging_metrics if logging_metrics is not None else []  # TCK601
+"""
+        ),
         Invalid(
             """
 from torch import nn
