@@ -108,6 +108,7 @@ _CONVENTIONAL_NAMES: dict[str, Kind] = {
     "dataloader": Kind.DATALOADER,
     "device": Kind.DEVICE,
     "criterion": Kind.LOSS_FUNCTION,
+    "crit": Kind.LOSS_FUNCTION,  # `self.crit`, `sel_crit` (criterion, abbreviated)
     "loss_fn": Kind.LOSS_FUNCTION,
 }
 
@@ -156,7 +157,7 @@ def conventional_kind(name: str) -> Kind | None:
 
 # A callable named as a loss: `loss(out, y)`, `loss_func`, `self.loss_function`, `seg_loss`,
 # `yolo_losses[i]`, `criterions[k]`. Only a *called* name counts: `loss` alone is a tensor.
-_LOSS_CALLEE = re.compile(r"(?:\w*_)?(?:loss|losses|criterion|criterions|criteria)|loss_?(?:fn|func|function|module|layer)s?")
+_LOSS_CALLEE = re.compile(r"(?:\w*_)?(?:loss|losses|criterion|criterions|criteria|crit)|loss_?(?:fn|func|function|module|layer)s?")
 
 
 # A verb names a computation whose result the author shapes (`compute_loss` may return a dict
