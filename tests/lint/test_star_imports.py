@@ -114,3 +114,11 @@ def test_what_a_star_import_binds(tmp_path: Path, module: str, expected: list[tu
 def test_a_star_import_of_a_module_outside_the_project_binds_nothing_known(tmp_path: Path) -> None:
     stars = StarImports(lambda importer, module, level: None, lambda path: None).of("main.py", b"from torch.nn import *\n")
     assert stars == ()
+
+
+def test_a_cached_file_is_linted_again_when_what_its_star_import_binds_changes(tmp_path: Path) -> None:
+    _write(tmp_path, {"layers/__init__.py": "", "layers/common.py": COMMON, "model.py": MODEL})
+    cached = lambda: sorted((Path(d.filename).name, d.location.row) for d in lint(LintOptions(paths=(tmp_path,), select=("TCK601",))).diagnostics)
+    assert cached() == [("model.py", 7), ("model.py", 8)]
+    (tmp_path / "layers" / "common.py").write_text(textwrap.dedent(COMMON).replace("from torch import nn\n", "import torch.nn as nn\nnn = None\n"), encoding="utf-8")
+    assert cached() == []  # `nn` is no longer torch's: nothing the file builds is known to be a module
