@@ -1,0 +1,19 @@
+# Vocoder hyper-parameters (subset)
+voc_mode = "RAW"
+bits = 9
+mu_law = True
+hop_length = 275
+sample_rate = 22050
+num_mels = 80
+voc_rnn_dims = 512
+voc_fc_dims = 512
+voc_upsample_factors = (5, 5, 11)
+voc_lr = 1e-4
+voc_batch_size = 32
+voc_total_steps = 1_000_000
+voc_checkpoint_every = 25_000
+voc_gen_at_checkpoint = 5
+voc_gen_batched = True
+voc_target = 11_000
+voc_overlap = 550
+voc_clip_grad_norm = 4

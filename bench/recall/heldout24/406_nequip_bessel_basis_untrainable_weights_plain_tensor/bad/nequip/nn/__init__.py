@@ -1,0 +1,2 @@
+from .radial_basis import BesselBasis
+from .embedding import RadialBasisEdgeEncoding

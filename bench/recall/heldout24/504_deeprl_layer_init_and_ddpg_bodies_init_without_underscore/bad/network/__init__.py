@@ -1,0 +1,2 @@
+from .network_utils import *
+from .network_bodies import *
