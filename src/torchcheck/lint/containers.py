@@ -8,11 +8,13 @@ items are (a loop over it, ``sum`` of it).
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import libcst as cst
 
 from torchcheck.lint.binder import Binder
 from torchcheck.lint.nodes import called_name, dotted_name
-from torchcheck.lint.references import reaching_values
+from torchcheck.lint.references import reaching_values, returned_values
 
 _FILLING_METHODS = frozenset({"append", "insert"})
 _ADDING_METHODS = frozenset({"append", "add_module"})
@@ -198,3 +200,31 @@ def _items_at(binder: Binder, iterable: cst.BaseExpression, path: list[int], dep
     values = reaching_values(binder, iterable) if type(iterable) is cst.Name else []  # type: ignore[arg-type]
     return _items_at(binder, values[0], path, depth + 1) if len(values) == 1 else None
 
+
+
+def unpacked_parts(binder: Binder, statement: cst.CSTNode, target: cst.CSTNode, run_by: Callable[[cst.Call], cst.FunctionDef | None]) -> set[str]:
+    """For ``loss, recon, kl = vae_loss(...)`` (``statement``, run by a function of the file)
+    and ``loss`` (``target``): the other names unpacked there whose values every ``return`` of
+    the function combines into the value it returns at the target's position
+    (``total = recon + kl`` then ``return total, recon, kl``): the loss's parts."""
+    targets = statement.targets if type(statement) is cst.Assign and len(statement.targets) == 1 else []  # type: ignore[attr-defined]
+    unpacked = targets[0].target if targets and type(targets[0].target) in (cst.Tuple, cst.List) else None
+    function = run_by(statement.value) if unpacked is not None and type(statement.value) is cst.Call else None  # type: ignore[attr-defined]
+    names = [element.value for element in unpacked.elements] if unpacked is not None else []  # type: ignore[attr-defined]
+    if function is None or target not in names:
+        return set()
+    index, found = names.index(target), None
+    for returned in returned_values(function):
+        items = [element.value for element in returned.elements] if type(returned) in (cst.Tuple, cst.List) and len(returned.elements) == len(names) else None  # type: ignore[union-attr]
+        if items is None:
+            return set()
+        combined = _combined_through_names(binder, items[index])
+        parts = {position for position, item in enumerate(items) if position != index and type(item) is cst.Name and item.value in combined}  # type: ignore[attr-defined]
+        found = parts if found is None else found & parts
+    return {names[position].value for position in found or () if type(names[position]) is cst.Name}  # type: ignore[attr-defined]
+
+
+def _combined_through_names(binder: Binder, value: cst.BaseExpression) -> set[str]:
+    """What ``value`` adds up, also through the assignments of a name it is (``return total``)."""
+    values = reaching_values(binder, value) if type(value) is cst.Name else []  # type: ignore[arg-type]
+    return combined_names(value).union(*map(combined_names, values))

@@ -6,7 +6,7 @@ import libcst as cst
 
 from torchcheck.lint import references
 from torchcheck.lint.accumulators import SELF_ACCUMULATION_TEXT, accumulated_arguments, accumulation_target, held_by_caller, kept_for_a_later_backward, another_named_entry, accumulation_start_loop, instance_class_of, lives_one_step, may_carry_graph, self_accumulation
-from torchcheck.lint.containers import combined_names, literal_items
+from torchcheck.lint.containers import combined_names, literal_items, unpacked_parts
 from torchcheck.lint.context import LintContext, Loop
 from torchcheck.lint.flow import Function
 from torchcheck.lint.idioms import Effect
@@ -62,7 +62,8 @@ class LossKeptWithGraph(Rule):
     the function binds that state afresh itself (`self.running = 0.0` first).
 
     The parts a backpropagated loss is made of count too (`history.append(parts)` after
-    `loss = sum(parts)`), so do a backpropagated dict of losses itself, whichever function
+    `loss = sum(parts)`, also `history.append(recon)` after `loss, recon, kl = vae_loss(...)`
+    when the function of the file returns `recon + kl` beside them), so do a backpropagated dict of losses itself, whichever function
     returned it (`history.append(losses)` after `losses["total"].backward()`), and its entries
     (`totals[key] += parts[key]` after `parts["total"].backward()`, also in a loop nested in
     that step), so does the very attribute backpropagated (`train_loss += output.loss` after
@@ -736,6 +737,48 @@ class GanTrainer:
         ),
     )
     INVALID = (
+        Invalid(
+            """
+import torch.nn.functional as F
+
+def vae_loss(recon, x, mu, logvar):
+    reconstruction = F.mse_loss(recon, x)
+    kl = -0.5 * (1 + logvar - mu.pow(2) - logvar.exp()).mean()
+    total = reconstruction + kl
+    return total, reconstruction, kl
+
+def train(model, loader, optimizer):
+    reconstructions, kls = [], []
+    for x in loader:
+        optimizer.zero_grad()
+        loss, reconstruction, kl = vae_loss(*model(x), x)
+        reconstructions.append(reconstruction)  # TCK101
+        kls.append(kl.item())
+        loss.backward()
+        optimizer.step()
+    return reconstructions, kls
+""",
+            expected_replacement="""
+import torch.nn.functional as F
+
+def vae_loss(recon, x, mu, logvar):
+    reconstruction = F.mse_loss(recon, x)
+    kl = -0.5 * (1 + logvar - mu.pow(2) - logvar.exp()).mean()
+    total = reconstruction + kl
+    return total, reconstruction, kl
+
+def train(model, loader, optimizer):
+    reconstructions, kls = [], []
+    for x in loader:
+        optimizer.zero_grad()
+        loss, reconstruction, kl = vae_loss(*model(x), x)
+        reconstructions.append(reconstruction.item())  # TCK101
+        kls.append(kl.item())
+        loss.backward()
+        optimizer.step()
+    return reconstructions, kls
+""",
+        ),
         Invalid(
             """
 def take_training_step(model, criterion, batch, stats, scaler):
@@ -1464,6 +1507,7 @@ class GanTrainer:
         for binding in self.context.binder.reaching(root_name_node(receiver)):  # type: ignore[arg-type]
             if type(binding.node) in (cst.Assign, cst.AugAssign):  # `loss_g += w * adv_loss`: what was added too
                 names.update(combined_names(binding.node.value))  # type: ignore[attr-defined]
+            names.update(unpacked_parts(self.context.binder, binding.node, binding.target, self.context.def_run_by))  # `loss, recon, kl = vae_loss(...)`
         self._note_backpropagated(names, name if isinstance(receiver, cst.Subscript) else None)
 
     def _note_backpropagated(self, names: set[str], entries_of: str | None = None) -> None:
