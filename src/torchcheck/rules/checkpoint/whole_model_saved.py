@@ -7,6 +7,7 @@ from torchcheck.lint.containers import literal_items
 from torchcheck.lint.kinds import Kind
 from torchcheck.lint.rule import Invalid, Rule, Valid
 from torchcheck.lint.save_sites import TORCH_SAVE
+from torchcheck.lint.torch_api import TORCH_LOAD
 from torchcheck.rules.checkpoint._common import saved_object
 
 
@@ -26,6 +27,10 @@ class WholeModelSaved(Rule):
     every checkpoint saved this way, and loading requires `weights_only=False`, which runs
     arbitrary code from the file. A `state_dict()` is a plain dictionary of tensors that
     loads into any compatible model with `load_state_dict`.
+
+    A value saved just as `torch.load` returned it (a converter that renames classes while
+    it unpickles, then writes the file back) is left alone: the file's format was chosen by
+    the code that wrote it first.
 
     Test code (test functions and classes, files under a `tests/` folder) is not checked: a test that saves a whole model does so to check saving or loading it.
 
@@ -93,6 +98,10 @@ def republish(path, out):
     if "params" in net:
         net = net["params"]
     torch.save(net, out)
+
+def convert_file(old_file, new_file):
+    model = torch.load(old_file, map_location="cpu", weights_only=False)
+    torch.save(model, new_file)
 
 def combine(head_path, out):
     model = torch.load(head_path)
@@ -250,6 +259,8 @@ class Trainer:
         saved = saved_object(node)
         # `[policy, ob_rms]`, `{"model": model}`, also bound to a name first (`state = {"net": net}`)
         built = references.reaching_values(self.context.binder, saved) if type(saved) is cst.Name else []
+        if built and all(type(value) is cst.Call and self.context.call_name(value) in TORCH_LOAD for value in built):
+            return  # re-saves what it loaded, in the format the file already has (a converter)
         parts = (saved, *literal_items(saved), *(item for value in built for item in literal_items(value))) if saved is not None else ()
         kinds = [self.context.kind_of(part) for part in parts]
         if Kind.MODULE in kinds:
