@@ -28,9 +28,9 @@ class WholeModelSaved(Rule):
     arbitrary code from the file. A `state_dict()` is a plain dictionary of tensors that
     loads into any compatible model with `load_state_dict`.
 
-    A value saved just as `torch.load` returned it (a converter that renames classes while
-    it unpickles, then writes the file back) is left alone: the file's format was chosen by
-    the code that wrote it first.
+    A value saved just as `torch.load` returned it, and used for nothing else (a converter
+    that renames classes while it unpickles, then writes the file back), is left alone: the
+    file's format was chosen by the code that wrote it first.
 
     Test code (test functions and classes, files under a `tests/` folder) is not checked: a test that saves a whole model does so to check saving or loading it.
 
@@ -259,8 +259,9 @@ class Trainer:
         saved = saved_object(node)
         # `[policy, ob_rms]`, `{"model": model}`, also bound to a name first (`state = {"net": net}`)
         built = references.reaching_values(self.context.binder, saved) if type(saved) is cst.Name else []
-        if built and all(type(value) is cst.Call and self.context.call_name(value) in TORCH_LOAD for value in built):
-            return  # re-saves what it loaded, in the format the file already has (a converter)
+        loaded = bool(built) and all(type(value) is cst.Call and self.context.call_name(value) in TORCH_LOAD for value in built)
+        if loaded and all(use is saved for binding in self.context.binder.reaching(saved) for use in binding.references):  # type: ignore[arg-type]
+            return  # re-saves just what it loaded, in the format the file already has (a converter)
         parts = (saved, *literal_items(saved), *(item for value in built for item in literal_items(value))) if saved is not None else ()
         kinds = [self.context.kind_of(part) for part in parts]
         if Kind.MODULE in kinds:
