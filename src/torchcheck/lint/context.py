@@ -1203,7 +1203,7 @@ class LintContext:
         if by_name.kind is not None or self._module is None:
             return by_name
         class_def = self._distant_kinds().class_of(expression) if self._elsewhere else self.current_class
-        return self._distant_kinds().attribute(class_def, attribute) if class_def is not None else UNKNOWN
+        return self._distant_kinds().attribute(class_def, attribute, expression) if class_def is not None else UNKNOWN
 
     def default_callee(self, call: cst.Call) -> str | None:
         """What a call of a parameter runs when the caller leaves the parameter out: its default,

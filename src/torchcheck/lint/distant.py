@@ -70,8 +70,15 @@ class DistantKinds:
             self._parameters[param] = self._guarded(param, lambda: self._passed_for(function, param, owner))
         return self._parameters[param]
 
-    def attribute(self, class_def: cst.ClassDef, attribute: str) -> Inferred:
-        """What every assignment to ``self.<attribute>`` in ``class_def`` stores."""
+    def attribute(self, class_def: cst.ClassDef, attribute: str, read: cst.CSTNode | None = None) -> Inferred:
+        """What every assignment to ``self.<attribute>`` in ``class_def`` stores; for a ``read``
+        inside the value of one of them (``self.labels = torch.tensor(self.labels)``), what
+        the others store: that statement reads what was there before it."""
+        if read is not None:
+            around = set(map(id, self._binder().ancestors(read)))
+            values = self.stored_values(class_def, attribute)
+            if any(id(value) in around for value in values):
+                return agreeing([self._infer_elsewhere(value) for value in values if id(value) not in around and not is_none(value)])
         key = (class_def, attribute)
         if key not in self._attributes:
             self._attributes[key] = self._guarded(class_def, lambda: self._assigned_to(class_def, attribute))

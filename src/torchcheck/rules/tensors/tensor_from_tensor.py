@@ -99,6 +99,17 @@ class TensorFromTensor(Rule):
         Valid(
             """
 import torch
+from ogb.graphproppred import GraphPropPredDataset
+
+class Extension(GraphPropPredDataset):
+    def __init__(self, name):
+        super().__init__(name=name)
+        self.labels = torch.tensor(self.labels)  # the base class stored a NumPy array there
+"""
+        ),
+        Valid(
+            """
+import torch
 def ranks(sim):
     if not torch.is_tensor(sim):
         sim = torch.tensor(sim)
