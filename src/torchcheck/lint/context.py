@@ -1744,11 +1744,18 @@ class LintContext:
         return (self.maker_of(expression) or "").endswith(_ONE_PROCESS)
 
     def _project_maker(self, value: cst.BaseExpression) -> Symbol | None:
-        """The class of the project that ``value`` (a call) instantiates, as the index names it."""
+        """The class of the project that ``value`` (a call) instantiates, as the index names it:
+        also a class of this file built by its own classmethod (``Tokenization.from_tokenizer(...)``
+        returning ``cls(...)``) whose bases come from other files."""
         value = construction(value)
         if type(value) is not cst.Call or self.project is None:
             return None
-        return self._project_class(value.func)  # type: ignore[attr-defined]
+        func = value.func  # type: ignore[attr-defined]
+        owner = references.class_named(self.binder, func.value.value) if type(func) is cst.Attribute and type(func.value) is cst.Name else None
+        method = methods_of(owner).get(func.attr.value) if owner is not None else None
+        if method is not None and references.returns_own_instance(method, owner.name.value) and self.module_class_condition(owner) is not None:  # type: ignore[union-attr]
+            return Symbol(None, owner.name.value)  # type: ignore[union-attr]
+        return self._project_class(func)
 
     def _project_class(self, expression: cst.BaseExpression) -> Symbol | None:
         """What ``expression`` (a callee, an annotation) names in another project file."""

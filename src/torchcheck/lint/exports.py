@@ -787,7 +787,7 @@ class ProjectFacts:
         for name, method in methods.items():
             if name != "forward" and not name.startswith("_"):  # a module's call says what forward returns; private ones serve the class
                 facts.update(self._returned_facts(method, name, self._lines.line_at(start)))
-                if returns_fact(name) not in facts and _returns_own_instance(method, node.name.value):
+                if returns_fact(name) not in facts and references.returns_own_instance(method, node.name.value):
                     facts[returns_fact(name)] = Fact(OWN_INSTANCE, self._lines.line_at(start), f"`{node.name.value}.{name}()`")
         if self._may_compute_buffers:
             buffer = self._computed_buffer(node)
@@ -825,27 +825,6 @@ class ProjectFacts:
             return YES
         bases = [self.symbol_of(base.value) for base in node.bases if base.keyword is None and not base.star]
         return torch_module_via([base for base in bases if base is not None]) or NO
-
-
-def _returns_own_instance(method: cst.FunctionDef, owner: str) -> bool:
-    """Every ``return`` of ``method`` hands back a new instance of its class: ``cls(...)``,
-    ``Owner(...)``, or a name the method binds only to one (``net = Owner(...)``, ``return net``)."""
-    returns = references.return_statements(method)
-    if not returns or not all(type(statement.value) in (cst.Name, cst.Call) for statement in returns):
-        return False
-    classmethod_ = any(dotted_name(decorator.decorator) == "classmethod" for decorator in method.decorators)
-    classes = {owner, method.params.params[0].name.value} if classmethod_ and method.params.params else {owner}
-    bound: dict[str, list[cst.BaseExpression]] = {}
-    for assignment in _assignments(method.body):
-        for target in assignment.targets:
-            if type(target.target) is cst.Name:
-                bound.setdefault(target.target.value, []).append(assignment.value)
-    returned = [bound.get(value.value, [value]) if type(value) is cst.Name else [value] for value in (statement.value for statement in returns)]  # type: ignore[union-attr]
-    return bool(returns) and all(_constructs(made, classes) for values in returned for made in values)
-
-
-def _constructs(value: cst.BaseExpression | None, classes: set[str]) -> bool:
-    return type(value) is cst.Call and type(value.func) is cst.Name and value.func.value in classes  # type: ignore[union-attr]
 
 
 def _returned_kind_name(kind: Kind) -> str:

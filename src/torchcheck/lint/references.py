@@ -252,6 +252,24 @@ def instance_class(binder: Binder, value: cst.BaseExpression) -> cst.ClassDef | 
     return class_named(binder, maker) if maker is not None else None
 
 
+def returns_own_instance(method: cst.FunctionDef, owner: str) -> bool:
+    """Every ``return`` of ``method`` hands back a new instance of its class: ``cls(...)``,
+    ``Owner(...)``, or a name the method binds only to one (``net = Owner(...)``, ``return net``)."""
+    returns = return_statements(method)
+    if not returns or not all(type(statement.value) in (cst.Name, cst.Call) for statement in returns):
+        return False
+    classmethod_ = any(getattr(decorator.decorator, "value", None) == "classmethod" for decorator in method.decorators)
+    classes = {owner, method.params.params[0].name.value} if classmethod_ and method.params.params else {owner}
+    nested = lambda node: node is not method and isinstance(node, (cst.FunctionDef, cst.Lambda, cst.ClassDef))
+    bound: dict[str, list[cst.BaseExpression]] = {}
+    for assignment in (node for node in subtree(method, nested) if type(node) is cst.Assign):
+        for target in assignment.targets:  # type: ignore[attr-defined]
+            if type(target.target) is cst.Name:
+                bound.setdefault(target.target.value, []).append(assignment.value)  # type: ignore[attr-defined]
+    returned = [bound.get(value.value, [value]) if type(value) is cst.Name else [value] for value in (statement.value for statement in returns)]  # type: ignore[union-attr]
+    return all(type(made) is cst.Call and type(made.func) is cst.Name and made.func.value in classes for values in returned for made in values)  # type: ignore[attr-defined]
+
+
 def own_method(binder: Binder, call: cst.Call) -> cst.FunctionDef | None:
     """The method that ``self.name(...)`` runs, ``self`` being the first parameter of a
     method of the class that defines ``name``; None for any other call."""

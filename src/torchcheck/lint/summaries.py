@@ -920,6 +920,7 @@ class _FunctionPass:
         self.step_sites: list[Site] = []  # the steps `_State.gradients` numbers
         owner = summaries.index.enclosing_class(function)
         self.in_module_class = owner is not None and owner.name.value in summaries.names.module_classes
+        self.constructs_own_class = self.in_module_class and any(_decorator_name(d) == "classmethod" for d in function.decorators)
 
     def summary(self) -> FunctionSummary:
         outcome = self._block(_statements(self.function.body), _State())
@@ -1405,6 +1406,8 @@ class _FunctionPass:
             return Returns()
         if isinstance(func, cst.Name) and func.value in names.module_classes and func.value not in self.locals:
             return Returns(Kind.MODULE)
+        if isinstance(func, cst.Name) and func.value == self.receiver and self.constructs_own_class:
+            return Returns(Kind.MODULE)  # `return cls(...)` in a classmethod of a module class: an alternative constructor
         if method in torch_api.MODULE_SELF_METHODS and isinstance(func, cst.Attribute):
             receiver = self._classify_value(func.value, depth + 1)
             if receiver.kind is Kind.MODULE:

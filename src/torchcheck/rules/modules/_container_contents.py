@@ -138,7 +138,13 @@ class ContainerReader:
         return next((found for found in map(self.contents, passed) if found is not None and found.some_elements and found.stateful), None)
 
     def contents(self, value: cst.BaseExpression) -> Contents | None:
-        """What a plain container literal holds, or None when ``value`` is not one."""
+        """What a plain container literal holds (also one a local was bound to alone:
+        ``tokens = [Tok.build(n) for n in sizes]``, then ``self.tokens = tokens``), or None
+        when ``value`` is not one."""
+        if type(value) is cst.Name:
+            bound = references.reaching_values(self.context.binder, value)  # type: ignore[arg-type]
+            literal = len(bound) == 1 and type(bound[0]) in (cst.ListComp, cst.DictComp) or (len(bound) == 1 and type(bound[0]) in (cst.List, cst.Dict) and bound[0].elements)  # type: ignore[attr-defined]
+            return self.contents(bound[0]) if literal else None
         if type(value) in (cst.List, cst.Tuple, cst.Dict):
             container, elements = "dict" if type(value) is cst.Dict else "list", value.elements  # type: ignore[attr-defined]
             if any(isinstance(element, (cst.StarredElement, cst.StarredDictElement)) for element in elements):

@@ -4,7 +4,7 @@ from dataclasses import replace
 
 import libcst as cst
 
-from torchcheck.lint import torch_api
+from torchcheck.lint import references, torch_api
 from torchcheck.lint.kinds import Kind
 from torchcheck.lint.nodes import is_none, self_attribute
 from torchcheck.lint.project import STATEFUL_MODULE, TORCH_MODULE, Condition
@@ -42,6 +42,8 @@ def constructs_module(rule: Rule, call: cst.Call) -> bool:
         return rule.context.kind_of(call) is Kind.MODULE
     if isinstance(func, cst.Attribute) and func.attr.value in torch_api.MODULE_SELF_METHODS and isinstance(func.value, cst.Call):
         return constructs_module(rule, func.value)
+    if isinstance(func, cst.Attribute) and isinstance(func.value, cst.Name) and references.class_named(rule.context.binder, func.value.value):
+        return rule.context.kind_of(call) is Kind.MODULE  # `Tokenization.from_tokenizer(...)`: a classmethod returning `cls(...)`
     return False
 
 
@@ -74,8 +76,10 @@ class ModulesInPlainContainer(PlainContainerRule):
     eval mode (`[nn.AvgPool1d(k) for k in sizes]`, activations, padding, or a module class of
     the file built only of those, of such classes and of plain values), whether written in
     place or filled later: it loses nothing. An instance of a class of
-    another file of the project counts when that class derives from `nn.Module` there. A
-    container that is only an index of modules registered elsewhere under a name
+    another file of the project counts when that class derives from `nn.Module` there, and so
+    does one a class's classmethod builds (`Tokenization.from_tokenizer(...)` returning
+    `cls(...)`); a local bound to a list of them and then stored whole (`self.tokens = tokens`)
+    is that list. A container that is only an index of modules registered elsewhere under a name
     (`self.add_module(name, layer)`, `setattr(parent, name, layer)`, `self.__setattr__(name, layer)`,
     `parent.set_submodule(path, layer)`, or a function of the file that does so) is left alone,
     as is one whose items are handed to an `nn` container (`nn.ModuleList(list(self.convs.values()))`).
@@ -486,6 +490,42 @@ class CriticNS(nn.Module):
         ),
     )
     INVALID = (
+        Invalid(
+            """
+from torch import nn
+class Tokenization(nn.Module):
+    def __init__(self, n):
+        super().__init__()
+        self.tokens = nn.Embedding(n, 8)
+
+    @classmethod
+    def from_sizes(cls, n):
+        return cls(n)
+
+class NodePiece(nn.Module):
+    def __init__(self, sizes):
+        super().__init__()
+        tokenizations = [Tokenization.from_sizes(n) for n in sizes]
+        self.tokenizations = tokenizations  # TCK601
+""",
+            expected_replacement="""
+from torch import nn
+class Tokenization(nn.Module):
+    def __init__(self, n):
+        super().__init__()
+        self.tokens = nn.Embedding(n, 8)
+
+    @classmethod
+    def from_sizes(cls, n):
+        return cls(n)
+
+class NodePiece(nn.Module):
+    def __init__(self, sizes):
+        super().__init__()
+        tokenizations = [Tokenization.from_sizes(n) for n in sizes]
+        self.tokenizations = nn.ModuleList(tokenizations)  # TCK601
+""",
+        ),
         Invalid(
             """
 from typing import Optional
