@@ -228,3 +228,35 @@ def _combined_through_names(binder: Binder, value: cst.BaseExpression) -> set[st
     """What ``value`` adds up, also through the assignments of a name it is (``return total``)."""
     values = reaching_values(binder, value) if type(value) is cst.Name else []  # type: ignore[arg-type]
     return combined_names(value).union(*map(combined_names, values))
+
+
+def dict_keywords(binder: Binder, name: cst.Name, depth: int = 0) -> dict[str, cst.BaseExpression]:
+    """The keywords that ``**name`` may pass, where the code builds the dict: the string keys
+    of the literals the name is bound to (``{"batch_size": 64}``, ``dict(batch_size=64)``),
+    of what ``name.update(...)`` adds (also on one branch: ``kwargs.update(cuda_kwargs)``)
+    and of ``name["shuffle"] = True``; later keys win."""
+    found: dict[str, cst.BaseExpression] = {}
+    if depth > 2:
+        return found
+    for value in reaching_values(binder, name):
+        found.update(_literal_keywords(binder, value, depth))
+    for binding in binder.reaching(name):
+        for use in binding.references:
+            above = binder.parent(use)
+            call = binder.parent(above) if type(above) is cst.Attribute and above.attr.value == "update" else None  # type: ignore[attr-defined]
+            if type(call) is cst.Call and call.func is above and len(call.args) == 1:  # type: ignore[attr-defined]
+                found.update(_literal_keywords(binder, call.args[0].value, depth))  # type: ignore[attr-defined]
+            elif type(above) is cst.Subscript and type(binder.parent(above)) is cst.AssignTarget and len(above.slice) == 1:  # type: ignore[attr-defined]
+                key, assignment = above.slice[0].slice, binder.parent(binder.parent(above))  # type: ignore[attr-defined, arg-type]
+                if type(key) is cst.Index and type(key.value) is cst.SimpleString and type(assignment) is cst.Assign:
+                    found[str(key.value.evaluated_value)] = assignment.value  # type: ignore[attr-defined]
+    return found
+
+
+def _literal_keywords(binder: Binder, value: cst.BaseExpression, depth: int) -> dict[str, cst.BaseExpression]:
+    if type(value) is cst.Dict:
+        items = [element for element in value.elements if type(element) is cst.DictElement and type(element.key) is cst.SimpleString]  # type: ignore[attr-defined]
+        return {str(element.key.evaluated_value): element.value for element in items}  # type: ignore[attr-defined]
+    if type(value) is cst.Call and type(value.func) is cst.Name and value.func.value == "dict" and not binder.reaching(value.func):  # type: ignore[attr-defined]
+        return {argument.keyword.value: argument.value for argument in value.args if argument.keyword is not None}  # type: ignore[attr-defined]
+    return dict_keywords(binder, value, depth + 1) if type(value) is cst.Name else {}  # type: ignore[arg-type]

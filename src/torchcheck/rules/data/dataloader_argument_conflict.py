@@ -1,8 +1,11 @@
 from __future__ import annotations
 
+from dataclasses import replace
+
 import libcst as cst
 
 from torchcheck.lint.accumulators import instance_class
+from torchcheck.lint.containers import dict_keywords
 from torchcheck.lint.dataloaders import (
     Assignments,
     CallArguments,
@@ -33,7 +36,9 @@ class DataLoaderArgumentConflict(Rule):
     `drop_last=True`; `persistent_workers=True` or a `prefetch_factor` without worker
     processes (`num_workers` missing or 0), also a `prefetch_factor` chosen by the worker
     count that is still set on the path without workers (`f if num_workers > 0 else 2`,
-    passed as such or through a name bound to it).
+    passed as such or through a name bound to it). Arguments passed through `**kwargs` count
+    where the code builds that dict: its literal, `kwargs.update(...)` (also on one branch:
+    `train_kwargs.update(cuda_kwargs)` with `"shuffle": True`) and `kwargs["key"] = value`.
 
     A sampler counts as set when it is built by calling a class: a capitalised name, a class
     of the file, or a name another file of the project defines as a class, whatever its case
@@ -146,6 +151,20 @@ unbatched = DataLoader(dataset, batch_size=None, drop_last=False)
     INVALID = (
         Invalid(
             """
+import torch
+from torch.utils.data import DataLoader, DistributedSampler
+
+def main(args, train_set):
+    train_kwargs = {"batch_size": args.batch_size}
+    if torch.cuda.is_available():
+        cuda_kwargs = {"num_workers": 1, "pin_memory": True, "shuffle": True}
+        train_kwargs.update(cuda_kwargs)
+    sampler = DistributedSampler(train_set)
+    return DataLoader(train_set, **train_kwargs, sampler=sampler)  # TCK801
+"""
+        ),
+        Invalid(
+            """
 from torch.utils.data import DataLoader
 
 def build_dataloader(dataset, batch_size, num_workers):
@@ -242,7 +261,7 @@ def eval_loader(dataset, cfg, num_workers):
             return
         scope = self.context.binder.enclosing(node, *_SCOPES)
         assert scope is not None  # the module encloses every call
-        arguments, assignments = dataloader_arguments(node), scope_assignments(scope)
+        arguments, assignments = self._with_dict_keywords(node, dataloader_arguments(node)), scope_assignments(scope)
         conflicts, conditions = _conflicts(arguments, assignments), ()
         sampler = arguments.get("sampler")
         if is_constant(arguments.get("shuffle"), "True") and not set_on_some_path(sampler, assignments):
@@ -252,6 +271,13 @@ def eval_loader(dataset, cfg, num_workers):
                 conditions = made
         if conflicts:
             self.report(node, self.message.format(conflicts="; ".join(conflicts)), conditions=conditions)
+
+    def _with_dict_keywords(self, call: cst.Call, arguments: CallArguments) -> CallArguments:
+        """What ``**kwargs`` passes, where the code builds the dict (``kwargs.update(cuda_kwargs)``
+        on one branch is enough); arguments written in the call win."""
+        passed = [argument.value for argument in call.args if argument.star == "**" and type(argument.value) is cst.Name]
+        known = {key: value for name in passed for key, value in dict_keywords(self.context.binder, name).items()}  # type: ignore[arg-type]
+        return replace(arguments, values={**known, **arguments.values}) if known else arguments
 
     def _made_by_a_class(self, calls: list[cst.Call]) -> tuple[Condition, ...] | None:
         """Whether one of ``calls`` builds an instance: of a class of this file (no condition),
