@@ -15,7 +15,6 @@ reach the attribute).
 from __future__ import annotations
 
 import weakref
-from collections.abc import Iterable
 
 import libcst as cst
 
@@ -334,10 +333,22 @@ def on_other_branch(binder: Binder, first: cst.CSTNode, second: cst.CSTNode) -> 
     return False
 
 
-def on_its_path(node: cst.CSTNode, others: Iterable[cst.CSTNode], binder: Binder) -> bool:
-    """One of ``others`` can run in the same pass as ``node``: it is not on the other branch
-    of an ``if`` holding ``node``."""
-    return any(not on_other_branch(binder, node, other) for other in others)
+_SKIPPABLE = (cst.If, cst.For, cst.While, cst.Match)
+
+
+def runs_whenever(binder: Binder, node: cst.CSTNode, other: cst.CSTNode) -> bool:
+    """``other`` runs every time ``node`` does: after it, and in no ``if``, loop or ``match``
+    that does not also hold ``node`` (``self.w = nn.Parameter(self.w)`` under ``if
+    trainable:`` leaves the other path with what came before)."""
+    if not binder.precedes(node, other):
+        return False
+    around_node = set(map(id, binder.ancestors(node)))
+    for ancestor in binder.ancestors(other):
+        if id(ancestor) in around_node:
+            return True
+        if type(ancestor) in _SKIPPABLE:
+            return False
+    return False
 
 
 def _if_branches(binder: Binder, node: cst.CSTNode) -> list[tuple[cst.If, cst.CSTNode]]:

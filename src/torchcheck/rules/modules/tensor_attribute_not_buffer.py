@@ -89,7 +89,8 @@ class TensorAttributeNotBuffer(ModuleClassRule):
     function computes the tensor with arithmetic and tensor methods, or with a legacy
     constructor such as `torch.FloatTensor(n, n)`). Re-binding the attribute in `__init__` to
     a reshape of itself (`self.pe = self.pe.permute(1, 0)`) keeps it the same plain tensor, and
-    binding it to a `Parameter` on the other branch of an `if` leaves this branch's plain tensor.
+    binding it to a `Parameter` on the other branch of an `if`, or under an `if` that may not run
+    (`if self.trainable: self.w = nn.Parameter(self.w)`), leaves the other path's plain tensor.
     Another method that re-binds the attribute (runtime state) handles it only when it sets
     it before every read there - unconditionally, or under a test of the attribute itself
     (`if self.cache.numel() == 0:`); a recurrent state read first (`cell * self.state`, then
@@ -532,6 +533,23 @@ class LocallyConnected(nn.Module):
             """
 import torch
 from torch import nn
+
+class BesselBasis(nn.Module):
+    def __init__(self, r_max, num_basis=8, trainable=True):
+        super().__init__()
+        self.r_max = r_max
+        self.weights = torch.linspace(1.0, num_basis, num_basis) * torch.pi  # TCK606
+        if trainable:
+            self.weights = nn.Parameter(self.weights)
+
+    def forward(self, x):
+        return torch.sin(self.weights * x.unsqueeze(-1) / self.r_max)
+"""
+        ),
+        Invalid(
+            """
+import torch
+from torch import nn
 class Embedding(nn.Module):
     def __init__(self, n_freqs, dim):
         super().__init__()
@@ -756,7 +774,7 @@ class Head(nn.Module):
             handled = state.handled | moved_by_apply | set_at_run_time
             for candidate in state.candidates:
                 # `self.mask = nn.Parameter(self.mask, requires_grad=False)` in `__init__`, on its path
-                rebound = candidate.attribute in handled or not self.context.reads_attribute(candidate.attribute) or references.on_its_path(candidate.assignment, state.set_in_init.get(candidate.attribute, ()), self.context.binder)
+                rebound = candidate.attribute in handled or not self.context.reads_attribute(candidate.attribute) or any(references.runs_whenever(self.context.binder, candidate.assignment, other) for other in state.set_in_init.get(candidate.attribute, ()))
                 if not rebound and not moved_at_every_read(self.context, cls, candidate.attribute, candidate.assignment) and not self._inherits_handling(cls, by_name, frozenset()):
                     message = _PLACED_MESSAGE if candidate.placed else None  # not moved at every read: `self.kernel.to(x.device)`
                     self.report(candidate.assignment, message, conditions=_conditions(candidate.attribute, candidate.setting))
