@@ -78,7 +78,8 @@ class DistantKinds:
             around = set(map(id, self._binder().ancestors(read)))
             values = self.stored_values(class_def, attribute)
             if any(id(value) in around for value in values):
-                return agreeing([self._infer_elsewhere(value) for value in values if id(value) not in around and not is_none(value)])
+                others = [value for value in values if id(value) not in around and not is_none(value)]
+                return self._guarded(class_def, lambda: agreeing([self._infer_elsewhere(value) for value in others]))
         key = (class_def, attribute)
         if key not in self._attributes:
             self._attributes[key] = self._guarded(class_def, lambda: self._assigned_to(class_def, attribute))
