@@ -232,14 +232,14 @@ def _combined_through_names(binder: Binder, value: cst.BaseExpression) -> set[st
 
 def dict_keywords(binder: Binder, name: cst.Name, depth: int = 0) -> dict[str, cst.BaseExpression]:
     """The keywords that ``**name`` may pass, where the code builds the dict: the string keys
-    of the literals the name is bound to (``{"batch_size": 64}``, ``dict(batch_size=64)``),
+    of the one literal the name is bound to (``{"batch_size": 64}``, ``dict(batch_size=64)``),
     of what ``name.update(...)`` adds (also on one branch: ``kwargs.update(cuda_kwargs)``)
     and of ``name["shuffle"] = True``; later keys win."""
     found: dict[str, cst.BaseExpression] = {}
-    if depth > 2:
-        return found
-    for value in reaching_values(binder, name):
-        found.update(_literal_keywords(binder, value, depth))
+    values = reaching_values(binder, name)
+    if depth > 2 or len(values) != 1:
+        return found  # several dicts on several paths: each would need its own reading
+    found.update(_literal_keywords(binder, values[0], depth))
     for binding in binder.reaching(name):
         for use in binding.references:
             above = binder.parent(use)

@@ -94,6 +94,19 @@ class DataLoaderArgumentConflict(Rule):
         Valid(
             """
 import torch
+
+def build_loader(dataset, phase, num_workers, sampler):
+    if phase == "train":
+        loader_args = dict(dataset=dataset, batch_size=8, num_workers=num_workers, sampler=sampler, persistent_workers=True)
+    else:
+        loader_args = dict(dataset=dataset, batch_size=1, shuffle=False, num_workers=0)
+    loader_args["pin_memory"] = True
+    return torch.utils.data.DataLoader(**loader_args)  # each path's own dict is consistent
+"""
+        ),
+        Valid(
+            """
+import torch
 from torch.utils.data import DataLoader, DistributedSampler
 
 sampler = DistributedSampler(dataset) if distributed else None
