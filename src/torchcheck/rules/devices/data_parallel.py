@@ -416,6 +416,20 @@ class SingleProcessReplicas(MultiDeviceBackend):
         Invalid(
             """
 import torch
+from torch import nn
+import lib
+
+if __name__ == "__main__":
+    model = nn.DataParallel(lib.build_model())  # TCK204
+    print(lib.count_parameters(model))
+    optimizer = lib.make_optimizer(model.parameters())
+    for batch in lib.batches():
+        lib.train_step(optimizer, lambda x: model(x), batch)  # the closure hands the model on
+"""
+        ),
+        Invalid(
+            """
+import torch
 def build(net, cuda, loader, optimizer):
     if cuda:
         net = torch.nn.DataParallel(net).cuda()  # TCK204
@@ -582,6 +596,13 @@ class Task(BaseTask):
         """Two wraps of the same name on opposite branches of one test."""
         return wrap.binding is not None and earlier.binding == wrap.binding and guards.never_together(self.context.binder, earlier.report.node, wrap.report.node)
 
+    def _in_closures(self, wrap: _Wrap) -> bool:
+        """A nested function or lambda uses the wrapped name: it may train it wherever it goes."""
+        (scope, name), binder = wrap.binding, self.context.binder  # type: ignore[misc]
+        own = binder.enclosing(wrap.report.node, cst.FunctionDef, cst.Lambda)
+        uses = (node for node in subtree(scope) if type(node) is cst.Name and node.value == name)
+        return any(binder.enclosing(use, cst.FunctionDef, cst.Lambda) is not own for use in uses)
+
     def _handed(self, wrap: _Wrap) -> list[cst.CSTNode | None]:
         """Where the function hands the wrapped name on after the wrap (an argument's, a return's parent ...)."""
         (function, name), binder = wrap.binding, self.context.binder  # type: ignore[misc]
@@ -620,7 +641,7 @@ class Task(BaseTask):
         function backpropagates or steps."""
         binder, project = self.context.binder, self.context.project
         handed = [parent for parent in self._handed(wrap) if isinstance(parent, _HANDED_ON)]
-        if project is None or not handed or not all(isinstance(parent, cst.Arg) for parent in handed):
+        if project is None or not handed or not all(isinstance(parent, cst.Arg) for parent in handed) or self._in_closures(wrap):
             return None
         helpers = {project.symbol_of(binder.parent(parent).func) for parent in handed}  # type: ignore[union-attr]
         helper = helpers.pop() if len(helpers) == 1 else None
