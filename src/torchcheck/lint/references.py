@@ -333,19 +333,21 @@ def on_other_branch(binder: Binder, first: cst.CSTNode, second: cst.CSTNode) -> 
     return False
 
 
-_SKIPPABLE = (cst.If, cst.For, cst.While, cst.Match)
+_SKIPPABLE = (cst.If, cst.For, cst.While, cst.Match, cst.ExceptHandler)
+_BRANCHING = (*_SKIPPABLE, cst.Try, cst.TryStar)
 
 
 def runs_whenever(binder: Binder, node: cst.CSTNode, other: cst.CSTNode) -> bool:
-    """``other`` runs every time ``node`` does: after it, and in no ``if``, loop or ``match``
-    that does not also hold ``node`` (``self.w = nn.Parameter(self.w)`` under ``if
-    trainable:`` leaves the other path with what came before)."""
+    """``other`` runs every time ``node`` does: after it, in the same block or one around it,
+    in no ``if``, loop or ``match`` that does not also hold ``node`` (``self.w =
+    nn.Parameter(self.w)`` under ``if trainable:`` leaves the other path with what came
+    before), nor in another branch of one that does (the ``else`` of its ``if``)."""
     if not binder.precedes(node, other):
         return False
     around_node = set(map(id, binder.ancestors(node)))
     for ancestor in binder.ancestors(other):
         if id(ancestor) in around_node:
-            return True
+            return type(ancestor) not in _BRANCHING  # reached through another branch of it
         if type(ancestor) in _SKIPPABLE:
             return False
     return False
