@@ -21,7 +21,8 @@ from torchcheck.lint.binder import Binder, Loop
 from torchcheck.lint.containers import combined_names, literal_items
 from torchcheck.lint.kinds import Kind
 from torchcheck.lint.nodes import is_detached, root_name_node, self_attribute, source_text, subtree
-from torchcheck.lint.references import class_and_file_bases, class_named, loops_running
+from torchcheck.lint import references
+from torchcheck.lint.references import class_and_file_bases, loops_running
 from torchcheck.lint.steps import steps_in_its_body
 from torchcheck.lint.summaries import bind_arguments
 
@@ -144,9 +145,7 @@ def _target_names(target: cst.BaseExpression) -> set[str]:
 
 def instance_class(binder: Binder, made_by: cst.BaseExpression | None) -> cst.ClassDef | None:
     """The class of this file that ``made_by`` (``AverageMeter(...)``) instantiates."""
-    if isinstance(made_by, cst.Call) and isinstance(made_by.func, cst.Name):
-        return class_named(binder, made_by.func.value)
-    return None
+    return references.instance_class(binder, made_by) if isinstance(made_by, cst.Call) else None
 
 
 def instance_class_of(context: LintContext, receiver: cst.BaseExpression) -> cst.ClassDef | None:

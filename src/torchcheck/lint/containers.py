@@ -201,7 +201,6 @@ def _items_at(binder: Binder, iterable: cst.BaseExpression, path: list[int], dep
     return _items_at(binder, values[0], path, depth + 1) if len(values) == 1 else None
 
 
-
 def unpacked_parts(binder: Binder, statement: cst.CSTNode, target: cst.CSTNode, run_by: Callable[[cst.Call], cst.FunctionDef | None]) -> set[str]:
     """For ``loss, recon, kl = vae_loss(...)`` (``statement``, run by a function of the file)
     and ``loss`` (``target``): the other names unpacked there whose values every ``return`` of

@@ -6,7 +6,6 @@ from typing import TYPE_CHECKING
 import libcst as cst
 
 from torchcheck.lint import guards, references
-from torchcheck.lint.binder import Binder
 from torchcheck.lint.idioms import Effect
 from torchcheck.lint.kinds import Kind
 from torchcheck.lint.nodes import argument_for, called_name, dotted_name, is_main_guard, method_call, subtree
@@ -580,7 +579,7 @@ class Task(BaseTask):
             handed_in_function = wrap.binding is not None and isinstance(wrap.binding[0], (cst.FunctionDef, cst.If))
             local = handed_in_function and not self._escapes(wrap)
             # a prediction script's `main()`; not `model.model = DataParallel(...)`: that object goes on
-            kept_here = local and not self._trains and "." not in wrap.binding[1] and _returns_nothing(self.context.binder, wrap.binding[0])  # type: ignore[index]
+            kept_here = local and not self._trains and "." not in wrap.binding[1] and _returns_nothing(wrap.binding[0])  # type: ignore[index]
             if local and (self._only_inference_uses(wrap) or kept_here):
                 continue  # a sampler, also beside the model its function trains
             # a function that puts what it wrapped in eval() and never trains (a test over checkpoints) serves inference
@@ -596,17 +595,22 @@ class Task(BaseTask):
         """Two wraps of the same name on opposite branches of one test."""
         return wrap.binding is not None and earlier.binding == wrap.binding and guards.never_together(self.context.binder, earlier.report.node, wrap.report.node)
 
+    @staticmethod
+    def _uses(wrap: _Wrap) -> list[cst.Name]:
+        """Every use of the wrapped name in its function (or script block)."""
+        scope, name = wrap.binding  # type: ignore[misc]
+        return [node for node in subtree(scope) if type(node) is cst.Name and node.value == name]
+
     def _in_closures(self, wrap: _Wrap) -> bool:
         """A nested function or lambda uses the wrapped name: it may train it wherever it goes."""
-        (scope, name), binder = wrap.binding, self.context.binder  # type: ignore[misc]
+        binder = self.context.binder
         own = binder.enclosing(wrap.report.node, cst.FunctionDef, cst.Lambda)
-        uses = (node for node in subtree(scope) if type(node) is cst.Name and node.value == name)
-        return any(binder.enclosing(use, cst.FunctionDef, cst.Lambda) is not own for use in uses)
+        return any(binder.enclosing(use, cst.FunctionDef, cst.Lambda) is not own for use in self._uses(wrap))
 
     def _handed(self, wrap: _Wrap) -> list[cst.CSTNode | None]:
         """Where the function hands the wrapped name on after the wrap (an argument's, a return's parent ...)."""
-        (function, name), binder = wrap.binding, self.context.binder  # type: ignore[misc]
-        uses = (node for node in subtree(function) if type(node) is cst.Name and node.value == name and binder.precedes(wrap.report.node, node) and wrap.report.node not in binder.ancestors(node))
+        binder, wrapping = self.context.binder, wrap.report.node
+        uses = (node for node in self._uses(wrap) if binder.precedes(wrapping, node) and wrapping not in binder.ancestors(node))
         return [binder.parent(node) for node in uses if not references.only_inspected(binder, node)]  # `print(model)` trains nothing
 
     def _only_inference_uses(self, wrap: _Wrap) -> bool:
@@ -712,11 +716,10 @@ class Task(BaseTask):
         )
 
 
-def _returns_nothing(binder: Binder, function: cst.FunctionDef) -> bool:
+def _returns_nothing(function: cst.FunctionDef | cst.If) -> bool:
     """No ``return`` of the function hands back a value: nothing the model computed leaves it
     (a nested function's ``return`` returns from that function)."""
-    returns = (node for node in subtree(function) if type(node) is cst.Return and node.value is not None)  # type: ignore[attr-defined]
-    return all(binder.enclosing(node, cst.FunctionDef) is not function for node in returns)
+    return all(statement.value is None for statement in references.return_statements(function))  # type: ignore[arg-type]
 
 
 def _is_optimizer(name: str | None) -> bool:
