@@ -10,6 +10,7 @@ from pathlib import Path
 import libcst as cst
 
 from torchcheck.lint.api import LintOptions, lint
+from torchcheck.lint.binder import Binder
 from torchcheck.lint.summaries import Delegation, ModuleSummaries
 
 SYNTHESIS = """
@@ -67,6 +68,9 @@ def test_a_function_of_another_file_that_restores_train_mode_keeps_the_loop_sile
 class _Names:
     module_classes: frozenset[str] = frozenset()
 
+    def __init__(self, module: cst.Module) -> None:
+        self.binder = Binder(module)
+
     def qualified_name(self, expression: cst.BaseExpression) -> str | None:
         return None
 
@@ -76,7 +80,7 @@ class _Names:
 
 def test_summaries_record_what_a_function_hands_to_functions_it_cannot_summarise() -> None:
     module = cst.parse_module(textwrap.dedent(TRAIN).replace("{callee}", "tts"))
-    summaries = ModuleSummaries(module, _Names())  # type: ignore[arg-type]
+    summaries = ModuleSummaries(module, _Names(module))  # type: ignore[arg-type]
     functions = {statement.name.value: statement for statement in module.body if isinstance(statement, cst.FunctionDef)}
     assert summaries.of(functions["eval_model"]).delegations == (Delegation("synthesis.tts", ("model", None), ()),)
     assert summaries.of(functions["log_and_evaluate"]).delegations == (Delegation("synthesis.tts", ("net", None), ()),)

@@ -333,6 +333,37 @@ def test_return_values_name_modules_tensors_probabilities_and_non_contiguous_vie
     assert found["mixed"].returns.kind is None
 
 
+def test_a_returned_name_holds_what_every_assignment_reaching_the_return_may_bind() -> None:
+    found = summaries(
+        """
+        import numpy as np
+        import torch
+
+        def parts(x, epoch):
+            aux = torch.zeros(3)
+            if epoch < 5:
+                aux = 0
+            return x, aux
+
+        def replaced(x):
+            y = torch.zeros(3)
+            y = 0
+            return y
+
+        def edges(pairs):
+            index = np.array(pairs).T
+            return index
+
+        def flipped(x):
+            return x.T
+        """
+    )
+    assert found["parts"].returns.elements == (None, Kind.TENSOR)  # a tensor on one path is a tensor
+    assert found["replaced"].returns.kind is Kind.NUMBER  # only the last assignment reaches the return
+    assert found["edges"].returns.kind is Kind.OTHER  # a NumPy array's transpose is no tensor
+    assert found["flipped"].returns.kind is Kind.TENSOR and found["flipped"].returns.non_contiguous
+
+
 def test_summaries_round_trip_through_json_with_sorted_stable_content() -> None:
     context, module = walked(
         """

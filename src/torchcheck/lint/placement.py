@@ -135,7 +135,7 @@ def _names_a_device(context: LintContext, call: cst.Call, method: str) -> bool:
 def moved_at_every_read(context: LintContext, owner: cst.ClassDef, attribute: str, statement: cst.CSTNode | None = None) -> bool:
     """Every read of ``self.<attribute>`` in ``owner`` after ``__init__`` moves it to where the
     input is before using it (``self.kernel.to(x.device, x.dtype)``, ``self.kernel.repeat(c,
-    1).to(x)``, ``.type_as(x)``), or there is no such read (a table only ``__init__`` uses to
+    1).to(x)``, ``.type_as(x)``, ``.cuda()``), or there is no such read (a table only ``__init__`` uses to
     build something else): where the module is does not matter to that tensor. A loop over
     a one-dimensional tensor that ``statement`` built (``torch.linspace(...)``) draws 0-dim
     tensors, which PyTorch combines with tensors on any device."""
@@ -221,8 +221,8 @@ def _moved_before_use(context: LintContext, node: cst.CSTNode) -> bool:
         if not isinstance(call, cst.Call) or call.func is not above:
             return False
         method = above.attr.value  # type: ignore[union-attr]
-        if method == "type_as" or (method == "to" and moves_to_device(context, call)):
-            return True
+        if method == "type_as" or (method == "to" and moves_to_device(context, call)) or (method == "cuda" and not call.args):
+            return True  # `.cuda()` moves to the current device: a replica's own, as `.to("cuda")` does
         if method not in _SHAPING_METHODS:
             return False
         node = call

@@ -76,6 +76,9 @@ BENCHMARK = "benchmark"
 # The module trains in loops of its own: it calls `.backward(...)` and names no framework whose
 # loop would run the training (and manage its samplers' epochs) for it (idioms.EPOCH_SETTING_PATTERN).
 TRAINS = "trains"
+# Asked of a top-level function: "no" when other files of the project import it and none of
+# them trains (TRAINS), so what it returns serves their inference; "yes" otherwise.
+IMPORTERS_TRAIN = "importers_train"
 _BACKWARD_TEXT = re.compile(r"\.backward\(")
 DETERMINISTIC = "deterministic"
 DISTRIBUTED = "distributed"
@@ -325,7 +328,7 @@ def torch_module_via(bases: list[Symbol]) -> str | None:
 
 
 # Facts about a file's definitions that the other files decide: how they are called.
-_PROJECT_WIDE = tuple(f"{flag}:" for flag in (PROJECT, PASSED_OUTPUT, PASSED_VALUE, PASSED_KIND, PASSED_MODULE))
+_PROJECT_WIDE = (*(f"{flag}:" for flag in (PROJECT, PASSED_OUTPUT, PASSED_VALUE, PASSED_KIND, PASSED_MODULE)), IMPORTERS_TRAIN)
 
 
 def is_local_condition(condition: Condition) -> bool:
@@ -570,6 +573,8 @@ class ProjectIndex:
             return self._passed_output(importer, condition)
         if condition.fact.startswith((f"{PASSED_KIND}:", f"{PASSED_MODULE}:", f"{PASSED_LOSS}:")):
             return self._passed_kind(importer, condition)
+        if condition.fact == IMPORTERS_TRAIN:
+            return self._importers_train(importer, condition.symbol.name)
         target = self.target(importer, condition.symbol)
         if condition.fact == MAY_BE_MODULE:
             target = target or self._constructing_class(importer, symbol=condition.symbol)
@@ -804,6 +809,18 @@ class ProjectIndex:
                 kind, _, called = key.partition(":")
                 if kind == flag and self._is_definition(file, called, importer, definition):
                     yield file, fact
+
+    def _importers_train(self, importer: str, definition: str) -> Answer:
+        root = self._package_root(importer)
+        prefix = f"{root}/" if root != "." else ""
+        importing = [
+            file for file in sorted(self._files) if file != importer and file.startswith(prefix)
+            and any(self._is_definition(file, name, importer, definition) for name in self._files[file].exports.imports)
+        ]
+        training = [file for file in importing if TRAINS in self._files[file].exports.facts]
+        if importing and not training:
+            return Answer(NO, "")
+        return Answer(YES, *self._place(training[0], self._files[training[0]].exports.facts[TRAINS])) if training else Answer(YES, "")
 
     def _guarded_calls_only(self, importer: str, method: str) -> Answer:
         """``yes`` (with the first call's place) when the distributed files of the project

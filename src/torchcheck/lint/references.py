@@ -497,14 +497,24 @@ def class_named(binder: Binder, name: str) -> cst.ClassDef | None:
     return node if isinstance(node, cst.ClassDef) else None
 
 
+def never_called_in_file(binder: Binder, function: cst.FunctionDef) -> bool:
+    """A top-level function that its file never names again: only other files call it."""
+    binding = binder.binding_made_by(function.name)
+    return binding is not None and not binding.references and binder.enclosing(function, cst.FunctionDef, cst.ClassDef) is None
+
+
 # What a tensor keeps through a write into its values: shape, type and place.
 _METADATA_ATTRIBUTES = frozenset({"shape", "ndim", "dtype", "device", "is_cuda", "layout"})
-_METADATA_METHODS = frozenset({"size", "dim", "numel", "nelement", "ndimension", "type", "get_device"})
+_METADATA_METHODS = frozenset(
+    {"size", "dim", "numel", "nelement", "ndimension", "type", "get_device", "new_zeros", "new_ones", "new_empty", "new_full"}
+)
+# `torch.randn_like(x)` takes only the shape, dtype and device of `x`.
+_LIKE_FACTORIES = frozenset(f"{name}_like" for name in ("zeros", "ones", "empty", "full", "rand", "randn", "randint"))
 
 
 def reads_only_metadata(binder: Binder, read: cst.Name) -> bool:
-    """``len(x)``, ``x.shape``, ``x.size(0)``: the read sees what a write into ``x``'s values
-    (``x[:n] = y``, ``x.add_(1)``) leaves as it was."""
+    """``len(x)``, ``x.shape``, ``x.size(0)``, ``torch.zeros_like(x)``: the read sees what a
+    write into ``x``'s values (``x[:n] = y``, ``x.add_(1)``) leaves as it was."""
     parent = binder.parent(read)
     if isinstance(parent, cst.Attribute) and parent.value is read:
         if parent.attr.value in _METADATA_ATTRIBUTES:
@@ -512,7 +522,10 @@ def reads_only_metadata(binder: Binder, read: cst.Name) -> bool:
         call = binder.parent(parent)
         return parent.attr.value in _METADATA_METHODS and isinstance(call, cst.Call) and call.func is parent
     call = binder.parent(parent) if isinstance(parent, cst.Arg) else None
-    return isinstance(call, cst.Call) and isinstance(call.func, cst.Name) and call.func.value == "len" and len(call.args) == 1
+    if not isinstance(call, cst.Call) or call.args[0] is not parent:
+        return False
+    function = call.func.attr.value if isinstance(call.func, cst.Attribute) else getattr(call.func, "value", None)
+    return (function == "len" and len(call.args) == 1) or function in _LIKE_FACTORIES
 
 
 _KEY_VIEWS = frozenset({"keys", "items", "values"})

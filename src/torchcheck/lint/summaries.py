@@ -26,7 +26,7 @@ import builtins
 import enum
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 import libcst as cst
 
@@ -34,6 +34,9 @@ from torchcheck.lint import idioms, torch_api
 from torchcheck.lint.kinds import TENSOR_KINDS, GradMode, Kind, grad_mode_of, tensor_method_kind
 from torchcheck.lint.nodes import argument_for, called_name, dotted_name, is_none, one_line, replaces_fsdp1_parameters
 from torchcheck.lint.walker import children
+
+if TYPE_CHECKING:
+    from torchcheck.lint.binder import Binder
 
 # Methods whose calls a summary records.
 ACTIONS = frozenset({"eval", "train", "zero_grad", "step", "backward", "set_epoch", "unscale_", "update"})
@@ -710,6 +713,9 @@ class Names(Protocol):
 
     module_classes: set[str]
 
+    @property
+    def binder(self) -> Binder: ...
+
     def qualified_name(self, expression: cst.BaseExpression) -> str | None: ...
 
     def module_constant_kind(self, name: str) -> Kind | None: ...
@@ -1359,7 +1365,7 @@ class _FunctionPass:
             if value.value in self.backpropagated_entries:
                 return Returns(graph_entries=True)
             if value.value in self.assigned and depth < _MAX_ALIAS_DEPTH:
-                return self._classify_value(self.assigned[value.value], depth + 1)
+                return _on_some_path([self._classify_value(assigned, depth + 1) for assigned in self._reaching_values(value)])
             if self.in_module_class and _is_receiver(value, self.function):
                 return Returns(Kind.MODULE)
             if value.value not in self.locals and value.value not in self.parameter_names:  # `return DEFAULT_DEVICE`, a module-level constant
@@ -1368,7 +1374,7 @@ class _FunctionPass:
         if isinstance(value, cst.Attribute) and dotted_name(value) in self.backpropagated:
             return Returns(Kind.GRAPH_TENSOR, backpropagated=True)  # `self.loss.backward()` then `return self.loss`
         if isinstance(value, cst.Attribute) and value.attr.value in _NON_CONTIGUOUS_ATTRIBUTES:
-            return Returns(Kind.TENSOR, non_contiguous=True)
+            return self._transposed(value.value, depth)
         if isinstance(value, cst.Call):
             return self._classify_call(value, depth)
         if isinstance(value, (cst.Integer, cst.Float)):
@@ -1388,13 +1394,41 @@ class _FunctionPass:
             return _arithmetic(self._classify_value(value.left, depth + 1), self._classify_value(value.right, depth + 1))
         return Returns()
 
+    def _reaching_values(self, name: cst.Name) -> list[cst.BaseExpression]:
+        """What the assignments that may hold at ``name`` assign (``loss_kl = kl``, and
+        ``loss_kl = 0`` on the branch of early epochs); the last one when another kind of
+        binding (a loop target, an unpacking) may hold there."""
+        reaching = self.summaries.names.binder.reaching(name)
+        values = [binding.node.value for binding in reaching if type(binding.node) is cst.Assign and binding.target is binding.node.targets[0].target]
+        return values if values and len(values) == len(reaching) else [self.assigned[name.value]]
+
+    def _transposed(self, receiver: cst.BaseExpression, depth: int) -> Returns:
+        """``x.T``, ``x.transpose(0, 1)``: a non-contiguous tensor, unless ``x`` is an array of
+        another library (NumPy arrays have ``.T`` and ``.transpose`` too)."""
+        if self._array_of_another_library(receiver, depth + 1):
+            return Returns(Kind.OTHER)
+        return Returns(Kind.TENSOR, non_contiguous=True)
+
+    def _array_of_another_library(self, value: cst.BaseExpression, depth: int) -> bool:
+        while isinstance(value, cst.Name) and value.value in self.assigned and depth < _MAX_ALIAS_DEPTH:
+            value, depth = self.assigned[value.value], depth + 1
+        while isinstance(value, (cst.Attribute, cst.Call)):
+            func = value.func if isinstance(value, cst.Call) else None
+            if func is None or not isinstance(func, cst.Attribute) or self.summaries.names.qualified_name(func) is not None:
+                break
+            value = func.value  # a method chain: `np.array(edges).T.copy()`
+        if isinstance(value, cst.Attribute) and value.attr.value in _NON_CONTIGUOUS_ATTRIBUTES:
+            return self._array_of_another_library(value.value, depth + 1)
+        qualified = self.summaries.names.qualified_name(value.func) if isinstance(value, cst.Call) else None
+        return qualified is not None and qualified.split(".", 1)[0] in torch_api.ARRAY_LIBRARIES
+
     def _classify_call(self, call: cst.Call, depth: int) -> Returns:
         names = self.summaries.names
         func = call.func
         qualified = names.qualified_name(func)
         method = func.attr.value if isinstance(func, cst.Attribute) and qualified is None else None
         if method in _NON_CONTIGUOUS_METHODS:
-            return Returns(Kind.TENSOR, non_contiguous=True)
+            return self._transposed(func.value, depth)  # type: ignore[attr-defined]
         last = (qualified or "").rsplit(".", 1)[-1]
         if method in _PROBABILITY_FUNCTIONS or (qualified is not None and qualified.startswith("torch.") and last in _PROBABILITY_FUNCTIONS):
             return Returns(Kind.TENSOR, probabilities=True)
@@ -1430,6 +1464,15 @@ def _agreed_elements(returned: list[tuple[Kind | None, ...]]) -> tuple[Kind | No
 def _backward_of_a_parameter(call: cst.Call, receiver: cst.Name, parameters: set[str]) -> bool:
     """``loss.backward()`` on the loss the function was handed; not ``accelerator.backward(loss)``."""
     return receiver.value in parameters and not any(argument.keyword is None for argument in call.args)
+
+
+def _on_some_path(found: list[Returns]) -> Returns:
+    """What a name holds that several assignments may have bound: the tensor, where the others
+    bind numbers (``loss_aux = 0`` until a warm-up ends); else what they all agree on."""
+    tensors = [item for item in found if item.kind in TENSOR_KINDS]
+    if tensors and all(item.kind in TENSOR_KINDS or item.kind is Kind.NUMBER for item in found):
+        return next((item for item in tensors if item.kind is Kind.GRAPH_TENSOR), tensors[0])
+    return found[0] if all(item == found[0] for item in found) else Returns()
 
 
 def _arithmetic(left: Returns, right: Returns) -> Returns:

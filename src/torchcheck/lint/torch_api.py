@@ -140,6 +140,9 @@ DTYPES = frozenset(
 )
 
 # Tensor methods whose result carries no autograd graph.
+# Libraries whose arrays share tensor spellings (`.T`, `.transpose`) but are no tensors.
+ARRAY_LIBRARIES = frozenset({"numpy", "scipy", "pandas", "cupy", "jax", "tensorflow"})
+
 DETACHING_METHODS = frozenset({"detach", "item", "tolist", "numpy"})
 # Tensor methods that return plain Python numbers.
 NUMBER_METHODS = frozenset({"item", "dim", "numel", "nelement", "ndimension", "element_size", "get_device"})

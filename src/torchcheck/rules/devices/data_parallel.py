@@ -9,7 +9,7 @@ from torchcheck.lint import guards, references
 from torchcheck.lint.idioms import Effect
 from torchcheck.lint.kinds import Kind
 from torchcheck.lint.nodes import argument_for, called_name, dotted_name, is_main_guard, method_call, subtree
-from torchcheck.lint.project import MAY, Condition
+from torchcheck.lint.project import IMPORTERS_TRAIN, MAY, YES, Condition, Symbol
 from torchcheck.lint.rule import Invalid, Report, Rule, Valid
 
 if TYPE_CHECKING:
@@ -97,7 +97,9 @@ class DataParallel(Rule):
     never train (`predictor = get_predictor(model, config)` in a prediction script's `main()`), and so
     does a model wrapped into a local of a function that never trains and puts it in `eval()`
     or runs it under `no_grad()`, whatever else it is handed to (a `test()` over saved
-    checkpoints). Without a
+    checkpoints). A model that a top-level function wraps and returns, where the file never
+    calls that function (`load_model_from_ckpt(...)` of a utilities file), serves the files
+    that import the function: it is reported only if one of them trains (calls `backward()`). Without a
     backward pass there are no gradients to gather and reduce, and the advice does not
     apply: over the plain model run in each process, `DistributedDataParallel` adds only
     gradient synchronisation. Inference under `DataParallel` still copies the parameters
@@ -585,11 +587,9 @@ class Task(BaseTask):
             # a function that puts what it wrapped in eval() and never trains (a test over checkpoints) serves inference
             evaluates_only = handed_in_function and wrap.binding in self._inference_uses and wrap.binding[0] not in self._training_functions  # type: ignore[index]
             trains = wrap.binding[0] in self._training_functions if local else self._trains and not evaluates_only  # type: ignore[index]
-            if trains:
-                self.reports.append(wrap.report)
-            elif not self._serves_inference(wrap):
-                trainer = self._sole_trainer(wrap) if handed_in_function else None
-                self.reports.append(replace(wrap.report, conditions=(*wrap.report.conditions, trainer)) if trainer is not None else wrap.report)
+            if trains or not self._serves_inference(wrap):  # trained elsewhere only if the importers or the sole trainer train
+                decider = (None if local else self._returned_to_other_files(wrap)) if trains else (self._sole_trainer(wrap) if handed_in_function else None)
+                self.reports.append(replace(wrap.report, conditions=(*wrap.report.conditions, decider)) if decider is not None else wrap.report)
 
     def _one_decision(self, earlier: _Wrap, wrap: _Wrap) -> bool:
         """Two wraps of the same name on opposite branches of one test."""
@@ -638,6 +638,17 @@ class Task(BaseTask):
         while type(parent) is cst.Attribute and type(call := binder.parent(parent)) is cst.Call and call.func is parent:  # type: ignore[union-attr]
             parent = binder.parent(call)
         return parent
+
+    def _returned_to_other_files(self, wrap: _Wrap) -> Condition | None:
+        """The wrapped model leaves only as what a top-level function that this file never
+        calls returns (``load_model_from_ckpt(...)`` of a utilities file): the files that
+        import that function decide what it serves, and it trains only if one of them does."""
+        function = wrap.binding[0] if wrap.binding is not None else None
+        handed = [parent for parent in map(self._through_method_calls, self._handed(wrap)) if isinstance(parent, _HANDED_ON)] if type(function) is cst.FunctionDef else []
+        if not handed or any(type(parent) is not cst.Return for parent in handed) or self._in_closures(wrap):
+            return None
+        uncalled = self.context.project is not None and references.never_called_in_file(self.context.binder, function)
+        return Condition(Symbol(None, function.name.value), IMPORTERS_TRAIN, YES) if uncalled else None
 
     def _sole_trainer(self, wrap: _Wrap) -> Condition | None:
         """In a file that never trains, the wrapped model goes only to one function of another

@@ -97,7 +97,7 @@ class TensorAttributeNotBuffer(ModuleClassRule):
     `self.state = cell.detach()`) or set on one branch only still uses the tensor
     `__init__` stored. An empty placeholder (`torch.empty(0, 0)`) re-bound later is not reported,
     nor is a tensor that every read after `__init__` moves to the input's device first
-    (`self.kernel.repeat(c, 1).to(x.device, x.dtype)`, `.type_as(x)`; a test
+    (`self.kernel.repeat(c, 1).to(x.device, x.dtype)`, `.type_as(x)`, `.cuda()`; a test
     `self.table is not None` reads nothing; a copy into a tensor that `forward` builds on
     the CPU and then moves, `out[i] = self.table[:n]` ... `out.to(x.device)`, runs where
     the table is), or that only `__init__` reads, to build something else (a sampler's
