@@ -140,6 +140,32 @@ def test_a_later_binding_on_every_path_replaces_an_earlier_one() -> None:
     assert len(binder.bindings_before(returned)) == 3
 
 
+BRANCHES = '''
+for batch in loader:
+    if index is None:
+        scores, ids = logits.topk(k)
+    else:
+        scores, ids = index.search(batch, k)
+        scores = torch.tensor(scores)
+        if skip:
+            continue
+        ids = torch.tensor(ids)
+    use(scores, ids)
+'''
+
+
+def test_a_binding_replaced_later_in_its_own_block_reaches_only_the_uses_before_the_replacement() -> None:
+    module = cst.parse_module(textwrap.dedent(BRANCHES))
+    binder = Binder(module)
+    code = cst.Module([]).code_for_node
+    scores_in_tensor = next(name for name in _names(module, "scores") if isinstance(binder.parent(name), cst.Arg) and name is not _names(module, "scores")[-1])
+    assert [code(binding.node.value) for binding in binder.reaching(scores_in_tensor)] == ["index.search(batch, k)"]
+    scores_used, ids_used = _names(module, "scores")[-1], _names(module, "ids")[-1]
+    assert [code(binding.node.value) for binding in binder.reaching(scores_used)] == ["logits.topk(k)", "torch.tensor(scores)"]
+    # a `continue` between the two bindings leaves the block: the first may still reach the loop's next pass
+    assert [code(binding.node.value) for binding in binder.reaching(ids_used)] == ["logits.topk(k)", "index.search(batch, k)", "torch.tensor(ids)"]
+
+
 CARRIED = '''
 for epoch in range(epochs):
     for batch in loader:

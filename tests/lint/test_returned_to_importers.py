@@ -73,3 +73,9 @@ def test_a_wrapper_the_file_itself_uses_is_decided_by_the_file(tmp_path: Path) -
     loader = LOADER + "\nmodel = load_from_checkpoint({}, {}, [0, 1])\n"
     files = {"loader.py": loader, "sample.py": SAMPLER}
     assert _findings(tmp_path, files) == [("loader.py", 15)]
+
+
+def test_the_importers_of_a_module_of_a_namespace_package_are_found(tmp_path: Path) -> None:
+    (tmp_path / "utils").mkdir()
+    files = {"utils/loader.py": LOADER, "sample.py": SAMPLER.replace("from loader", "from utils.loader")}
+    assert _findings(tmp_path, files) == []

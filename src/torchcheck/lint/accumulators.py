@@ -209,6 +209,8 @@ def may_carry_graph(context: LintContext, value: cst.BaseExpression) -> bool:
     """Whether ``value`` may hold an autograd graph: a graph-attached tensor, a name or an
     entry whose kind is unknown or a tensor, arithmetic on one (``loss / len(loader)``, not
     ``loss.item() * scale``), or a literal container of one."""
+    if type(value) is cst.Name and (values := references.reaching_values(context.binder, value)) and all(map(is_detached, values)):
+        return False  # `c_loss = c_loss.data[0]`, then `total += c_loss`
     kind = context.kind_of(value)
     unknown_holder = isinstance(value, cst.Name) or isinstance(value, (cst.Subscript, cst.Attribute)) and isinstance(value.value, cst.Name)
     if kind is Kind.GRAPH_TENSOR or (unknown_holder and kind in (None, Kind.OTHER, Kind.TENSOR)):

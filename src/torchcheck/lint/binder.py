@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 
 import libcst as cst
 
-from torchcheck.lint.nodes import node_types
+from torchcheck.lint.nodes import node_types, subtree
 from torchcheck.lint.walker import children
 
 ScopeNode = cst.Module | cst.ClassDef | cst.FunctionDef | cst.Lambda | cst.ListComp | cst.SetComp | cst.DictComp | cst.GeneratorExp
@@ -32,6 +32,7 @@ _SCOPE_NODE_TYPES = node_types(*_SCOPE_TYPES)
 _LOOP_TYPES = node_types(cst.For, cst.While)
 _STATEMENT_TYPES = node_types(cst.BaseSmallStatement, cst.BaseCompoundStatement)
 _LINE_TYPES = node_types(cst.SimpleStatementLine, cst.BaseCompoundStatement)
+_LEAVING = frozenset({cst.Break, cst.Continue, cst.Return, cst.Raise})
 
 
 @dataclass(eq=False)
@@ -187,6 +188,8 @@ class Binder:
         bindings = self.bindings_before(use)
         if len(bindings) < 2:
             return bindings
+        position = self._read_at(use)
+        bindings = [binding for binding in bindings if not self._replaced_in_its_block(binding, bindings, position)]
         blocks = {id(ancestor) for ancestor in self.ancestors(use)}
         position = self._read_at(use)
         sure = [
@@ -203,6 +206,26 @@ class Binder:
             for binding in bindings
             if start <= self._made_at(binding) <= position or self._made_at(binding) > position and self._carried_past(binding, last, use)
         ]
+
+    def _replaced_in_its_block(self, binding: Binding, others: list[Binding], position: int) -> bool:
+        """A later statement of the binding's own block binds the name again, nothing between
+        them leaves the block, and the use is not between them: every path from the binding
+        passes the other one (``x = f()`` then ``x = torch.tensor(x)`` on one branch of an
+        ``if``; a use after the ``if`` sees only the second)."""
+        line = self._line_of(binding.node)
+        block = self.parent(line) if line is not None else None
+        if type(block) is not cst.IndentedBlock or type(self.parent(block)) is cst.Try:
+            return False  # an exception in a `try` body may leave before the second binding
+        statements = list(block.body)  # type: ignore[attr-defined]
+        made = self._made_at(binding)
+        for other in others:
+            other_line = self._line_of(other.node)
+            if other_line is line or self.parent(other_line) is not block or self._made_at(other) <= made or made < position <= self._made_at(other):
+                continue
+            between = statements[statements.index(line) + 1 : statements.index(other_line)]
+            if not any(type(node) in _LEAVING for statement in between for node in subtree(statement)):
+                return True
+        return False
 
     def _read_at(self, use: cst.Name) -> int:
         """Where the use reads its name in the walk's order: an assignment's own target is

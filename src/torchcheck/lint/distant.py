@@ -118,14 +118,21 @@ class DistantKinds:
 
     def _method_calls(self, function: cst.FunctionDef, class_def: cst.ClassDef) -> list[tuple[cst.Call, int]] | None:
         decorators = decorator_names(function)
-        if "staticmethod" in decorators or "classmethod" in decorators or "property" in decorators:
+        if "classmethod" in decorators or "property" in decorators or ("staticmethod" in decorators and self._called_on_class(function, class_def)):
             return None
+        skipped = 0 if "staticmethod" in decorators else 1  # `self._step(batch, model)` of a static method passes every parameter
         if function.name.value == "__init__":
             binding = self._binder().binding_made_by(class_def.name)
             return self._direct_calls(binding.references, self._binder(), skipped=1) if binding is not None else None
         calls, mentions = self._self_calls_in(class_def).get(function.name.value, ([], 0))
         # every `self.<name>` is a call's callee, or the method is handed on (a callback)
-        return [(call, 1) for call in calls] if mentions == len(calls) else None
+        return [(call, skipped) for call in calls] if mentions == len(calls) else None
+
+    def _called_on_class(self, function: cst.FunctionDef, class_def: cst.ClassDef) -> bool:
+        """``Trainer._step(...)``: the class itself names the method somewhere in the file."""
+        binding = self._binder().binding_made_by(class_def.name)
+        parents = (self._binder().parent(reference) for reference in (binding.references if binding is not None else ()))
+        return binding is None or any(type(parent) is cst.Attribute and parent.attr.value == function.name.value for parent in parents)  # type: ignore[attr-defined]
 
     def _self_calls_in(self, class_def: cst.ClassDef) -> dict[str, tuple[list[cst.Call], int]]:
         found = self._self_calls.get(class_def)

@@ -298,9 +298,9 @@ def _prepared_model(context: LintContext, name: cst.Name) -> bool:
     return passed is not None and context.kind_of(passed) is Kind.MODULE
 
 
-def ddp_wraps_in_attribute(context: LintContext, attribute: str) -> list[cst.CSTNode]:
-    """The statements of the current class that store a DDP wrapper in ``self.<attribute>``."""
-    owner = context.current_class
+def ddp_wraps_in_attribute(context: LintContext, attribute: str, owner: cst.ClassDef | None = None) -> list[cst.CSTNode]:
+    """The statements of ``owner`` (the current class) that store a DDP wrapper in ``self.<attribute>``."""
+    owner = owner or context.current_class
     found = references.self_attribute_references(context.binder, owner, attribute) if owner is not None else None
     wraps: list[cst.CSTNode] = []
     for reference in found or ():
@@ -313,14 +313,17 @@ def ddp_wraps_in_attribute(context: LintContext, attribute: str) -> list[cst.CST
 def holds_ddp(context: LintContext, expression: cst.BaseExpression, depth: int = 0) -> bool:
     """Whether ``expression``, wherever it stands, holds a DDP wrapper: the wrap itself, a
     call of a function of the file whose every ``return`` is one (``wrap_ddp(model)``), a
-    name every reaching assignment binds to one, or a parameter every caller of the file
-    passes one for."""
+    name every reaching assignment binds to one, a parameter every caller of the file
+    passes one for, or ``self.<attribute>`` that its class binds to one."""
     if depth > 3:
         return False
     if isinstance(expression, cst.Call):
-        function = references.file_function(context.binder, expression.func)
+        function = references.called_function(context.binder, expression)
         returned = references.returned_values(function) if function is not None else []
         return is_ddp_wrap(context, expression) or bool(returned) and all(value is not None and holds_ddp(context, value, depth + 1) for value in returned)
+    if (attribute := self_attribute(expression)) is not None:  # `self.model`, wrapped on the multi-GPU path
+        owner = references.class_of_method(context.binder, context.binder.enclosing(expression, cst.FunctionDef))
+        return owner is not None and bool(ddp_wraps_in_attribute(context, attribute, owner))
     if not isinstance(expression, cst.Name):
         return False
     bindings = context.binder.reaching(expression)

@@ -13,12 +13,20 @@ import libcst as cst
 from torchcheck.lint.nodes import integer_literal, method_call
 
 
-def permutation(expression: cst.BaseExpression) -> list[int] | None:
+def permutation(expression: cst.BaseExpression, rank: int | None = None) -> list[int] | None:
     """The order of ``x.permute(0, 2, 1)`` / ``x.permute((0, 2, -2))`` (a dimension counted
     from the end taken from the rank) when every dimension is an integer literal and together
-    they permute the input's; None for anything else."""
+    they permute the input's; with the input's ``rank`` known, also of ``x.transpose(1, 2)``;
+    None for anything else."""
     found = method_call(expression)
     arguments = expression.args if isinstance(expression, cst.Call) else ()
+    if found is not None and found[1] == "transpose" and rank is not None and len(arguments) == 2:
+        swapped = [integer_literal(argument.value) for argument in arguments]
+        if None in swapped or any(not -rank <= dim < rank for dim in swapped):  # type: ignore[operator]
+            return None
+        order, (first, second) = list(range(rank)), (dim % rank for dim in swapped)  # type: ignore[operator]
+        order[first], order[second] = order[second], order[first]
+        return order
     if found is None or found[1] != "permute" or any(argument.keyword is not None or argument.star for argument in arguments):
         return None
     values: list[cst.BaseExpression | None] = [argument.value for argument in arguments]
@@ -44,6 +52,15 @@ def view_merges_separated(order: list[int], view: cst.Call) -> bool:
             return True
         start += count  # type: ignore[operator]
     return False
+
+
+def view_rank(view: cst.Call) -> int | None:
+    """The rank of the tensor ``view(...)`` is given, where each size says which dimensions it
+    takes (names, attributes and products of them; a literal may add a dimension of size 1)."""
+    if any(argument.keyword is not None or argument.star or isinstance(argument.value, cst.Integer) for argument in view.args):
+        return None
+    counts = [_factors(argument.value) for argument in view.args]
+    return sum(counts) if None not in counts else None  # type: ignore[arg-type]
 
 
 def _factors(size: cst.BaseExpression) -> int | None:

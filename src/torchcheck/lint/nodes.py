@@ -308,7 +308,12 @@ def replaces_fsdp1_parameters(call: cst.Call) -> bool:
 
 
 def is_detached(value: cst.BaseExpression) -> bool:
-    """``loss.item()``, ``loss.detach()``, ``float(loss)``: a value cut from the autograd graph."""
+    """``loss.item()``, ``loss.detach()``, ``float(loss)``, ``loss.data`` (also indexed:
+    ``loss.data[0]``): a value cut from the autograd graph."""
+    while isinstance(value, cst.Subscript):
+        value = value.value
+    if isinstance(value, cst.Attribute):
+        return value.attr.value == "data"
     if not isinstance(value, cst.Call):
         return False
     if isinstance(value.func, cst.Attribute):

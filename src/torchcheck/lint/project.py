@@ -811,10 +811,11 @@ class ProjectIndex:
                     yield file, fact
 
     def _importers_train(self, importer: str, definition: str) -> Answer:
-        root = self._package_root(importer)
-        prefix = f"{root}/" if root != "." else ""
+        """Every file that imports ``definition`` resolves that import to ``importer``: a
+        file of another project never does, so no package root is needed (a namespace
+        package, without ``__init__.py``, has none)."""
         importing = [
-            file for file in sorted(self._files) if file != importer and file.startswith(prefix)
+            file for file in sorted(self._files) if file != importer
             and any(self._is_definition(file, name, importer, definition) for name in self._files[file].exports.imports)
         ]
         training = [file for file in importing if TRAINS in self._files[file].exports.facts]

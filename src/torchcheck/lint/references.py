@@ -226,6 +226,12 @@ def file_function(binder: Binder, func: cst.BaseExpression) -> cst.FunctionDef |
     return bindings[0].node if len(bindings) == 1 and type(bindings[0].node) is cst.FunctionDef else None  # type: ignore[return-value]
 
 
+def called_function(binder: Binder, call: cst.Call) -> cst.FunctionDef | None:
+    """The ``def`` of this file that ``call`` runs: a function a name binds
+    (:func:`file_function`), or a method of the class of ``self`` (:func:`own_method`)."""
+    return file_function(binder, call.func) or own_method(binder, call)
+
+
 def instance_call_method(binder: Binder, func: cst.BaseExpression) -> cst.FunctionDef | None:
     """What calling an instance of a class of this file runs (``self.crit(out, tgt)`` after
     ``self.crit = Criterion(...)``): its ``__call__``, or a module's ``forward``."""
@@ -292,6 +298,22 @@ def loops_around_calls(binder: Binder, node: cst.CSTNode) -> tuple[Loop, ...]:
     own = binder.binding_made_by(function.name) if isinstance(function, cst.FunctionDef) else None
     calls = [binder.parent(use) for use in own.references] if own is not None else []
     return tuple(loop for call in calls if type(call) is cst.Call for loop in loops_running(binder, call))
+
+
+def returned_as(binder: Binder, name: cst.Name) -> list[tuple[cst.FunctionDef, str]]:
+    """The names that functions of this file return as what ``name`` holds: ``(get_model,
+    "network")`` for ``net, head = get_model(opt)`` after ``return network, head``."""
+    found: list[tuple[cst.FunctionDef, str]] = []
+    for binding in binder.reaching(name):
+        call = binding.node.value if type(binding.node) is cst.Assign else None  # type: ignore[attr-defined]
+        function = called_function(binder, call) if type(call) is cst.Call else None
+        index = unpacked_index(binder, binding.target, binding.node) if function is not None else -1
+        for value in returned_values(function) if index != -1 else ():  # type: ignore[arg-type]
+            if index is not None and type(value) in (cst.Tuple, cst.List) and index < len(value.elements):  # type: ignore[union-attr]
+                value = value.elements[index].value  # type: ignore[union-attr]
+            if type(value) is cst.Name:
+                found.append((function, value.value))  # type: ignore[arg-type, union-attr]
+    return found
 
 
 def unpacked_index(binder: Binder, target: cst.CSTNode, statement: cst.CSTNode) -> int | None:

@@ -99,7 +99,9 @@ class DataParallel(Rule):
     or runs it under `no_grad()`, whatever else it is handed to (a `test()` over saved
     checkpoints). A model that a top-level function wraps and returns, where the file never
     calls that function (`load_model_from_ckpt(...)` of a utilities file), serves the files
-    that import the function: it is reported only if one of them trains (calls `backward()`). Without a
+    that import the function: it is reported only if one of them trains (calls `backward()`).
+    A model that a function of the file returns is put in `eval()` where a caller of the file
+    calls `eval()` on what it received (`net, head = get_model(opt)`, then `net.eval()`). Without a
     backward pass there are no gradients to gather and reduce, and the advice does not
     apply: over the plain model run in each process, `DistributedDataParallel` adds only
     gradient synchronisation. Inference under `DataParallel` still copies the parameters
@@ -160,6 +162,25 @@ class DataParallel(Rule):
     applies_in_tests = False
 
     VALID = (
+        Valid(
+            """
+import torch
+from models import resnet12, ProtoHead
+
+def get_model(options):
+    network = resnet12().cuda()
+    if options.gpus > 1:
+        network = torch.nn.DataParallel(network, device_ids=list(range(options.gpus)))
+    return network, ProtoHead().cuda()
+
+if __name__ == "__main__":
+    embedding_net, head = get_model(opt)
+    embedding_net.load_state_dict(torch.load(opt.checkpoint, weights_only=True))
+    embedding_net.eval()
+    head.eval()
+    accuracies = [head(embedding_net(x), y) for x, y in loader]
+"""
+        ),
         Valid(
             """
 import torch
@@ -699,8 +720,8 @@ class Task(BaseTask):
         wrapped = _wrapped_call(receiver)
         if isinstance(wrapped, cst.Call):
             self._inference_calls.add(wrapped)
-        elif (binding := self._binding_of(receiver)) is not None:
-            self._inference_uses.add(binding)
+        elif (binding := self._binding_of(receiver)) is not None:  # also the name a function of the file returned it as
+            self._inference_uses.update([binding, *(references.returned_as(self.context.binder, receiver) if type(receiver) is cst.Name else ())])
 
     def _binding_of(self, expression: cst.BaseExpression) -> _Binding | None:
         name = dotted_name(expression)

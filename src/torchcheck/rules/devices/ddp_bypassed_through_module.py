@@ -180,6 +180,35 @@ for x, y in loader:
     INVALID = (
         Invalid(
             """
+import torch
+from torch.nn.parallel import DistributedDataParallel
+
+class Trainer:
+    def __init__(self, model, rank, world_size):
+        self.model = model.to(rank)
+        if world_size > 1:
+            self.model = DistributedDataParallel(self.model, device_ids=[rank])
+
+    @staticmethod
+    def _train_step(batch, model, criterion):
+        if hasattr(model, "module"):
+            return model.module.train_step(batch, criterion)  # TCK210
+        return model.train_step(batch, criterion)
+
+    def _optimize(self, batch, model, optimizer, criterion):
+        optimizer.zero_grad()
+        outputs, losses = self._train_step(batch, model, criterion)
+        losses["loss"].backward()
+        optimizer.step()
+        return outputs
+
+    def train_epoch(self, loader, optimizer, criterion):
+        for batch in loader:
+            self._optimize(batch, self.model, optimizer, criterion)
+"""
+        ),
+        Invalid(
+            """
 import torch.nn.functional as F
 from accelerate import Accelerator
 from torch.nn.parallel import DistributedDataParallel as DDP
@@ -314,7 +343,7 @@ class Trainer:
             for node in _subtree(pending.pop()):
                 if isinstance(node, cst.Call) and node not in self._without_grad and self._is_bypass(node):
                     found.append(node)
-                elif isinstance(node, cst.Call) and (helper := references.file_function(binder, node.func)) is not None and id(helper) not in seen:
+                elif isinstance(node, cst.Call) and (helper := references.called_function(binder, node)) is not None and id(helper) not in seen:
                     seen.add(id(helper))
                     pending.extend(value for value in references.returned_values(helper) if value is not None)
                 elif isinstance(node, cst.Name):
@@ -359,7 +388,7 @@ class Trainer:
     def _helper_unwraps(self, call: cst.Call) -> bool:
         """``self._get_model()``: a method or function of the file whose every ``return`` unwraps."""
         binder = self.context.binder
-        helper = references.own_method(binder, call) or references.file_function(binder, call.func)
+        helper = references.called_function(binder, call)
         returned = references.returned_values(helper) if helper is not None else []
         return bool(returned) and all(value is not None and self._unwraps_ddp(value, follow=False) for value in returned)
 

@@ -81,7 +81,8 @@ class ViewAfterTranspose(Rule):
     `(B, T, H, D)` and viewed as `(B, T, -1)`). Views that only split dimensions, or merge
     dimensions that stay adjacent, are valid and not reported. Where every size of the view
     is a name, a number or a product of them (`view(N * K, H, W, 2)`), a product of `k`
-    factors takes the next `k` dimensions of a literal permutation, so a product over
+    factors takes the next `k` dimensions of a literal permutation (also of a
+    `transpose(i, j)`, the rank being the count of those factors), so a product over
     dimensions the permutation separated is reported even when the count of dimensions
     does not show it.
 
@@ -261,6 +262,30 @@ def to_tokens(feature_map, B, C, H, W):
     INVALID = (
         Invalid(
             """
+import torch.nn.functional as F
+
+def attend(self, q, k, v, batch, patches):
+    if self.fused:
+        out = self.fused_attention(q, k, v)
+    else:
+        out = F.scaled_dot_product_attention(q, k, v)
+        out = out.transpose(1, 2)
+    return out.view(batch, patches, self.n_heads * self.head_dim)  # TCK705
+""",
+            expected_replacement="""
+import torch.nn.functional as F
+
+def attend(self, q, k, v, batch, patches):
+    if self.fused:
+        out = self.fused_attention(q, k, v)
+    else:
+        out = F.scaled_dot_product_attention(q, k, v)
+        out = out.transpose(1, 2)
+    return out.reshape(batch, patches, self.n_heads * self.head_dim)  # TCK705
+""",
+        ),
+        Invalid(
+            """
 def accuracy(outputs, targets, topk=(1,)):
     if outputs.dim() == 1:
         pred = outputs.unsqueeze(0)
@@ -415,7 +440,7 @@ class Attention:
         func = node.func
         if not isinstance(func, cst.Attribute) or func.attr.value != "view" or not node.args:
             return
-        runs, rank_known, without_units = self._layout(func.value, None, _MAX_STATEMENTS) or (0, True, False)
+        runs, rank_known, without_units, transposed = self._layout(func.value, None, _MAX_STATEMENTS) or (0, True, False, None)
         # (fewer than two runs: not a transpose, or the identity permutation)
         dimensions = self._view_dimensions(node, without_units) if runs >= 2 else None
         # Splitting a dimension and merging dimensions within one run of memory-adjacent
@@ -423,7 +448,8 @@ class Attention:
         # across runs. With the rank unknown, a trailing `-1` as the last of exactly that
         # many dimensions merges the dimensions the rank hides (`(B, T, H, D) -> (B, T, -1)`).
         merges_hidden = not rank_known and dimensions == runs and integer_literal(node.args[-1].value) == -1
-        order = layouts.permutation(func.value)  # `x.permute(0, 3, 1, 2, 4).view(N * K, H, W, 2)`: 0 and 3 merged
+        # `x.permute(0, 3, 1, 2, 4).view(N * K, H, W, 2)`: 0 and 3 merged; `out.transpose(1, 2)` then `out.view(B, T, H * D)`
+        order = layouts.permutation(transposed or func.value, layouts.view_rank(node))
         if dimensions is not None and (dimensions < runs or merges_hidden) or (order is not None and layouts.view_merges_separated(order, node)):
             self.report(node, replacement=cst.Name("reshape"), replace_target=func.attr)
 
@@ -433,9 +459,10 @@ class Attention:
         binding = self.context.flow.reaching_binding(name.value, reader)
         return (binding.value, binding) if binding is not None and binding.value is not None and isinstance(binding.node, cst.Assign) else None
 
-    def _layout(self, expression: cst.BaseExpression, reader: BoundName | None, budget: int) -> tuple[int, bool, bool] | None:
+    def _layout(self, expression: cst.BaseExpression, reader: BoundName | None, budget: int) -> tuple[int, bool, bool, cst.BaseExpression] | None:
         """The least number of runs of memory-adjacent dimensions of ``expression``, whether
-        its rank is known, and whether the code shows it has no dimension of size 1, when it
+        its rank is known, whether the code shows it has no dimension of size 1, and the
+        transposing call, when it
         is a transpose of a tensor taken as contiguous - directly, or through elementwise
         operations, basic slicing and the earlier statements that bound the names it reads
         (``a = x.transpose(1, 2); b = a * 2``); None when not known to be one."""
@@ -448,7 +475,7 @@ class Attention:
             swaps_a_unit = swapped is not None and shape is not None and shape.swaps_a_unit(swapped)
             without_units = shape is not None and shape.rank is not None and not shape.units
             transposed_twice = budget > 0 and self._layout(source, reader, budget - 1) is not None
-            return None if swaps_a_unit or transposed_twice else (runs, rank_known, without_units)
+            return None if swaps_a_unit or transposed_twice else (runs, rank_known, without_units, expression)
         if budget == 0:
             return None
         if isinstance(expression, cst.Name):
@@ -462,7 +489,7 @@ class Attention:
         layout = self._layout(source, reader, budget - 1) if source is not None else None
         # expand_as may add leading dimensions: only the strict comparison stays sound
         expands = layout is not None and (method_call(expression) or (None, ""))[1] == "expand_as"
-        return (layout[0], True, False) if expands else layout  # type: ignore[index]
+        return (layout[0], True, False, layout[3]) if expands else layout  # type: ignore[index]
 
     def _unit_dims(self, expression: cst.BaseExpression, reader: BoundName | None, budget: int) -> _UnitDims | None:
         """What the code shows about the size-1 dimensions of ``expression``, following the

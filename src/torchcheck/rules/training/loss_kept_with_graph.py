@@ -166,6 +166,20 @@ class LossKeptWithGraph(Rule):
     VALID = (
         Valid(
             """
+def train(loader, model, criterion, optimizer):
+    total = 0
+    for x, y in loader:
+        optimizer.zero_grad()
+        loss = criterion(model(x), y)
+        loss.backward()
+        optimizer.step()
+        loss = loss.data
+        total += loss
+    return total
+"""
+        ),
+        Valid(
+            """
 def validate(model, loader, criterion):
     losses = []
     for x, y in loader:
