@@ -34,6 +34,11 @@ DDP_CLASSES = frozenset(
     }
 )
 # Calls that start a process group or wrap a model for one (frameworks included: lint/idioms.py).
+# Calls that need a process group: a class whose methods make them runs inside one, on every rank.
+COLLECTIVES = frozenset(
+    f"torch.distributed.{name}" for name in
+    ("all_reduce", "all_gather", "all_gather_object", "all_to_all", "broadcast", "broadcast_object_list", "reduce", "reduce_scatter", "gather", "scatter", "barrier")
+)
 PROCESS_GROUP_SETUP = frozenset({"torch.distributed.init_process_group", *DDP_CLASSES, *idioms.PROCESS_GROUP_STARTERS})
 # Text that one of them leaves in a file: a rule about process groups reads no file without it.
 PROCESS_GROUP_TEXT = ("init_process_group", "DistributedDataParallel", *idioms.PROCESS_GROUP_TEXT)
@@ -301,7 +306,7 @@ def _prepared_model(context: LintContext, name: cst.Name) -> bool:
 def ddp_wraps_in_attribute(context: LintContext, attribute: str, owner: cst.ClassDef | None = None) -> list[cst.CSTNode]:
     """The statements of ``owner`` (the current class) that store a DDP wrapper in ``self.<attribute>``."""
     owner = owner or context.current_class
-    found = references.self_attribute_references(context.binder, owner, attribute) if owner is not None else None
+    found = references.self_attribute_references(context.binder, owner, attribute, escapes_allowed=True) if owner is not None else None
     wraps: list[cst.CSTNode] = []
     for reference in found or ():
         statement = context.binder.statement_of(reference)

@@ -493,12 +493,13 @@ def _collect_self_attributes(binder: Binder, owner: cst.ClassDef) -> tuple[dict[
     return found, escapes
 
 
-def self_attribute_references(binder: Binder, owner: cst.ClassDef, attribute: str) -> list[cst.Attribute] | None:
+def self_attribute_references(binder: Binder, owner: cst.ClassDef, attribute: str, *, escapes_allowed: bool = False) -> list[cst.Attribute] | None:
     """Every ``self.<attribute>`` in ``owner`` (bindings included, nested classes left out),
     in source order; None where ``self`` is used as a value (``hook(self)``, ``return self``),
-    except as ``super(Owner, self)``."""
-    by_name = self_attributes_by_name(binder, owner)
-    return None if by_name is None else by_name.get(attribute, [])
+    except as ``super(Owner, self)``. With ``escapes_allowed``, the ones the class spells
+    even then: enough to show what it stores somewhere, not everything done to it."""
+    found, escapes = _self_attributes(binder, owner)
+    return None if escapes and not escapes_allowed else found.get(attribute, [])
 
 
 def _is_bare(binder: Binder, node: cst.Name) -> bool:

@@ -4,6 +4,7 @@ from dataclasses import dataclass
 
 import libcst as cst
 
+from torchcheck.lint import references
 from torchcheck.lint.accumulators import instance_class
 from torchcheck.lint.binder import Binder
 from torchcheck.lint.context import LintContext
@@ -12,6 +13,7 @@ from torchcheck.lint.distributed import (
     guarded_by_rank,
     names_a_rank,
     runs_on_one_rank,
+    COLLECTIVES,
     sets_up_process_group,
 )
 from torchcheck.lint.flow import BODY, Branch, Function
@@ -396,6 +398,38 @@ if __name__ == "__main__":
             """
 import torch
 import torch.distributed as dist
+
+class Engine:
+    def __init__(self, model, rank):
+        self.model, self.rank = model, rank
+
+    def step(self, batch, train=True):
+        with torch.set_grad_enabled(train):
+            return self.model(batch)
+
+    def metrics(self, value):
+        values = [torch.zeros_like(value) for _ in range(dist.get_world_size())]
+        dist.all_gather(values, value)
+        return torch.stack(values).mean()
+
+    def train(self, loader, epochs, save_interval):
+        for epoch in range(epochs):
+            for batch in loader:
+                self.step(batch)
+            mean = self.metrics(torch.tensor(float(epoch)))
+            if self.rank == 0:
+                print(mean)
+            if (epoch + 1) % save_interval == 0:
+                self.save_state(epoch)
+
+    def save_state(self, epoch):
+        torch.save(self.model.state_dict(), f"model_{epoch}.pt")  # TCK208
+"""
+        ),
+        Invalid(
+            """
+import torch
+import torch.distributed as dist
 import torch.multiprocessing as mp
 
 def main_worker(gpu, ngpus, args):
@@ -568,10 +602,10 @@ class Recipe:
     def visit_Call(self, node: cst.Call) -> None:
         qualified = self.context.qualified_name(node.func)
         function = self.context.flow.function
-        if sets_up_process_group(self.context, node):
+        if (sets_up := sets_up_process_group(self.context, node)) or (qualified in COLLECTIVES and self._classes.get(function) is not None):  # an engine's `dist.all_gather(...)`
             self._distributed = True
             if function is not None:
-                self._functions[function] = True
+                self._functions[function] = sets_up
                 owner = self._classes.get(function)
                 if owner is not None:
                     self._distributed_classes.add(owner)
@@ -583,16 +617,14 @@ class Recipe:
             return
         if isinstance(node.func, cst.Name) and node.func.value in self._class_names and not self._guarded(node):
             self._instantiations.append(node)  # `trainer = Trainer(args)` on every rank (resolved at the end)
-        handed = [argument.value.value for argument in node.args if type(argument.value) is cst.Name and argument.value.value in self._defined]
+        handed = [argument.value.value for argument in node.args if type(argument.value) is cst.Name and references.file_function(self.context.binder, argument.value) is not None]
         called = node.func.value if isinstance(node.func, cst.Name) else None
         method = node.func.attr.value if isinstance(node.func, cst.Attribute) else None
         if not (handed or called in self._defined or method in self._defined):
             return  # runs no function of this file: where it sits does not matter
         guarded = self._guarded(node)
-        # `lifecycle.run_coordinator_step(write_metadata)` runs what it is handed on one rank
-        handed_to_one_rank = guarded or _runs_handed_on_one_rank(node)
-        for name in handed:
-            self._uses.setdefault(name, []).append(_Use(function, handed_to_one_rank))
+        for name in handed:  # `lifecycle.run_coordinator_step(write_metadata)` runs what it is handed on one rank
+            self._uses.setdefault(name, []).append(_Use(function, guarded or _runs_handed_on_one_rank(node)))
         if called is not None:
             self._uses.setdefault(called, []).append(_Use(function, guarded, node))
         elif method is not None:  # `self.save()`, `trainer.fit()`: a method

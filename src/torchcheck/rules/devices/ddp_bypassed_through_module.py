@@ -5,7 +5,7 @@ import libcst as cst
 from torchcheck.lint import references
 from torchcheck.lint.context import LintContext
 from torchcheck.lint.distributed import DDP_CLASSES, is_ddp_name
-from torchcheck.lint.nodes import method_call, source_text, subtree
+from torchcheck.lint.nodes import dotted_name, method_call, source_text, subtree
 from torchcheck.lint.rule import Invalid, Rule, Valid
 
 _MESSAGE = (
@@ -42,8 +42,10 @@ class DdpBypassedThroughModule(Rule):
     module's `forward`.
 
     Uses of `.module` that are not a training forward are fine: `ddp_model.module.generate(...)`,
-    `ddp_model.module.parameters()`, `ddp_model.module.state_dict()`, attributes, and calls
-    whose result never reaches `backward()` (evaluation, logging). The rule follows names
+    `ddp_model.module.parameters()`, `ddp_model.module.state_dict()`, attributes, a method
+    handed what the wrapper's own forward returned (`out = ddp_model(batch)`, then
+    `ddp_model.module.calc_loss(batch, out)`), and calls whose result never reaches
+    `backward()` (evaluation, logging). The rule follows names
     bound from `DistributedDataParallel(...)` in the file, and names bound to the model it
     wraps (`unwrapped = model.module if isinstance(model, DistributedDataParallel) else model`,
     or `type(model) == DDP` as the test), also through a function of the file that returns it
@@ -90,6 +92,23 @@ class DdpBypassedThroughModule(Rule):
     required_text = (".module",)
 
     VALID = (
+        Valid(
+            """
+import torch
+from torch.nn.parallel import DistributedDataParallel
+
+class Method:
+    def __init__(self, model, rank):
+        self.model = DistributedDataParallel(model.to(rank), device_ids=[rank])
+        self.hooks = [self]
+
+    def training_step(self, batch, optimizer):
+        out = self.model(batch)
+        losses = self.model.module.calc_train_loss(batch, out)
+        losses["loss"].backward()
+        optimizer.step()
+"""
+        ),
         Valid(
             """
 from torch.nn.parallel import DistributedDataParallel as DDP
@@ -359,10 +378,17 @@ class Trainer:
         ``ddp.module.logit_scale.exp()`` are methods of what a part holds)."""
         func = call.func
         if isinstance(func, cst.Attribute) and func.attr.value != "module":
-            if func.attr.value in _NOT_FORWARD:
+            if func.attr.value in _NOT_FORWARD or self._handed_wrapper_output(call, func.value):
                 return False
             func = func.value
         return self._unwraps_ddp(func, follow=True)
+
+    def _handed_wrapper_output(self, call: cst.Call, unwrapped: cst.BaseExpression) -> bool:
+        """``ddp.module.calc_train_loss(batch, out)`` after ``out = ddp(batch)``: the forward ran
+        through the wrapper, and the method takes its outputs (a loss over them)."""
+        wrapper = dotted_name(unwrapped.value) if isinstance(unwrapped, cst.Attribute) and unwrapped.attr.value == "module" else None
+        values = [value for argument in call.args for value in ([argument.value] if type(argument.value) is not cst.Name else references.reaching_values(self.context.binder, argument.value))]  # type: ignore[arg-type]
+        return wrapper is not None and any(type(value) is cst.Call and dotted_name(value.func) == wrapper for value in values)  # type: ignore[attr-defined]
 
     def _unwraps_ddp(self, expression: cst.BaseExpression, *, follow: bool) -> bool:
         """``ddp.module``, ``model.module if isinstance(model, DistributedDataParallel) else
