@@ -2402,11 +2402,12 @@ class LintContext:
     def _counts_its_calls(self, function: cst.FunctionDef) -> bool:
         """A method that counts its calls on ``self`` and tests the count (``self.counter += 1``,
         ``if self.counter % self.accumulation == 0:``): each call is one iteration of its
-        callers' loop, by the code's own account."""
+        callers' loop, by the code's own account. A count kept in a loop of the method counts
+        that loop's passes (an epoch method stepping per batch), not the method's calls."""
         if self._text is not None and "%" not in self._text:
             return False
         counted, tested = set(), set()
-        for node in subtree(function.body):
+        for node in subtree(function.body, prune=lambda node: type(node) in (cst.For, cst.While)):
             if type(node) is cst.AugAssign and type(node.operator) is cst.AddAssign:  # type: ignore[attr-defined]
                 counted.add(self_attribute(node.target))  # type: ignore[attr-defined]
             elif type(node) is cst.BinaryOperation and type(node.operator) is cst.Modulo:  # type: ignore[attr-defined]

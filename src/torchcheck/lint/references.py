@@ -300,10 +300,10 @@ def loops_around_calls(binder: Binder, node: cst.CSTNode) -> tuple[Loop, ...]:
     return tuple(loop for call in calls if type(call) is cst.Call for loop in loops_running(binder, call))
 
 
-def returned_as(binder: Binder, name: cst.Name) -> list[tuple[cst.FunctionDef, str]]:
-    """The names that functions of this file return as what ``name`` holds: ``(get_model,
-    "network")`` for ``net, head = get_model(opt)`` after ``return network, head``."""
-    found: list[tuple[cst.FunctionDef, str]] = []
+def returned_as(binder: Binder, name: cst.Name) -> list[tuple[cst.FunctionDef, cst.BaseExpression]]:
+    """What functions of this file return as what ``name`` holds, where they return it:
+    ``(get_model, network)`` for ``net, head = get_model(opt)`` after ``return network, head``."""
+    found: list[tuple[cst.FunctionDef, cst.BaseExpression]] = []
     for binding in binder.reaching(name):
         call = binding.node.value if type(binding.node) is cst.Assign else None  # type: ignore[attr-defined]
         function = called_function(binder, call) if type(call) is cst.Call else None
@@ -311,8 +311,8 @@ def returned_as(binder: Binder, name: cst.Name) -> list[tuple[cst.FunctionDef, s
         for value in returned_values(function) if index != -1 else ():  # type: ignore[arg-type]
             if index is not None and type(value) in (cst.Tuple, cst.List) and index < len(value.elements):  # type: ignore[union-attr]
                 value = value.elements[index].value  # type: ignore[union-attr]
-            if type(value) is cst.Name:
-                found.append((function, value.value))  # type: ignore[arg-type, union-attr]
+            if value is not None and (index is None or type(value) not in (cst.Tuple, cst.List)):
+                found.append((function, value))  # type: ignore[arg-type]
     return found
 
 

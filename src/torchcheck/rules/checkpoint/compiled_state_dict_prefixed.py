@@ -5,6 +5,7 @@ import enum
 import libcst as cst
 
 from torchcheck.lint.context import LintContext
+from torchcheck.lint import references
 from torchcheck.lint.nodes import source_text, subtree
 from torchcheck.lint.rule import Invalid, Rule, Valid
 from torchcheck.lint.save_sites import file_keys, is_save, loaded_entry, loaded_path, mentions_string, same_entry, saved_path, saved_value, state_dict_calls
@@ -47,7 +48,8 @@ class CompiledStateDictPrefixed(Rule):
     `model.compile()`, which keeps the keys.
 
     Compilation often sits behind a flag (`if cfg.compile: model = torch.compile(model)`): a
-    save counts as the wrapper's when the module may be compiled on some path. A file that
+    save counts as the wrapper's when the module may be compiled on some path, also inside a
+    function of the file that returns it (`losses, model = main(config)`). A file that
     rewrites keys with `_orig_mod` anywhere (stripping or adding the prefix) is not reported.
 
     ## Example
@@ -165,6 +167,24 @@ teacher.load_state_dict(torch.load("teacher.pt", weights_only=True))
         ),
     )
     INVALID = (
+        Invalid(
+            """
+import torch
+from model import GPTModel
+
+def main(config):
+    model = GPTModel(config)
+    model = torch.compile(model)
+    losses = train(model, config)
+    return losses, model
+
+if __name__ == "__main__":
+    losses, model = main(CONFIG)
+    torch.save(model.state_dict(), "model.pth")  # TCK405
+    model = GPTModel(CONFIG)
+    model.load_state_dict(torch.load("model.pth", weights_only=True))
+"""
+        ),
         Invalid(
             """
 import torch
@@ -317,6 +337,8 @@ compiled.load_state_dict(torch.load("init.pt", weights_only=True))  # TCK405
     def _values_of(self, module: cst.BaseExpression) -> list[cst.BaseExpression]:
         """What the bindings of a name reaching here assign, or every ``self.x = ...`` of the
         enclosing class; empty when one of them is no plain assignment."""
+        if isinstance(module, cst.Name) and (returned := references.returned_as(self.context.binder, module)):
+            return [value for _, value in returned]  # `losses, model = main(config)`: what `main` returns there
         if isinstance(module, cst.Name):
             bindings = self.context.binder.bindings_before(module)
             plain = all(isinstance(binding.node, cst.Assign) for binding in bindings)

@@ -721,7 +721,8 @@ class Task(BaseTask):
         if isinstance(wrapped, cst.Call):
             self._inference_calls.add(wrapped)
         elif (binding := self._binding_of(receiver)) is not None:  # also the name a function of the file returned it as
-            self._inference_uses.update([binding, *(references.returned_as(self.context.binder, receiver) if type(receiver) is cst.Name else ())])
+            returned = references.returned_as(self.context.binder, receiver) if type(receiver) is cst.Name else []
+            self._inference_uses.update([binding, *((function, value.value) for function, value in returned if type(value) is cst.Name)])  # type: ignore[attr-defined]
 
     def _binding_of(self, expression: cst.BaseExpression) -> _Binding | None:
         name = dotted_name(expression)

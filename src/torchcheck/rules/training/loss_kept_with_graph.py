@@ -753,6 +753,38 @@ class GanTrainer:
     INVALID = (
         Invalid(
             """
+class Trainer:
+    def train_epoch(self):
+        epoch_loss = 0.0
+        for batch in self.train_loader:
+            loss = self.model(batch).loss
+            loss.backward()
+            self.optimizer.step()
+            self.optimizer.zero_grad()
+            if self.step % self.log_every == 0:
+                self.log(loss)
+            epoch_loss += loss  # TCK101
+            self.step += 1
+        return epoch_loss / len(self.train_loader)
+""",
+            expected_replacement="""
+class Trainer:
+    def train_epoch(self):
+        epoch_loss = 0.0
+        for batch in self.train_loader:
+            loss = self.model(batch).loss
+            loss.backward()
+            self.optimizer.step()
+            self.optimizer.zero_grad()
+            if self.step % self.log_every == 0:
+                self.log(loss)
+            epoch_loss += loss.item()  # TCK101
+            self.step += 1
+        return epoch_loss / len(self.train_loader)
+"""
+        ),
+        Invalid(
+            """
 import torch.nn.functional as F
 
 def vae_loss(recon, x, mu, logvar):
