@@ -356,12 +356,17 @@ def test_a_returned_name_holds_what_every_assignment_reaching_the_return_may_bin
 
         def flipped(x):
             return x.T
+
+        def top(values, k):
+            kept = torch.flip(values, dims=(0,))[:k]
+            return kept.float()
         """
     )
     assert found["parts"].returns.elements == (None, Kind.TENSOR)  # a tensor on one path is a tensor
     assert found["replaced"].returns.kind is Kind.NUMBER  # only the last assignment reaches the return
     assert found["edges"].returns.kind is Kind.OTHER  # a NumPy array's transpose is no tensor
     assert found["flipped"].returns.kind is Kind.TENSOR and found["flipped"].returns.non_contiguous
+    assert found["top"].returns.kind is Kind.TENSOR  # part of a tensor is a tensor
 
 
 def test_summaries_round_trip_through_json_with_sorted_stable_content() -> None:

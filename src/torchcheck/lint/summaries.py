@@ -1390,6 +1390,9 @@ class _FunctionPass:
             return Returns(Kind.OTHER, elements=tuple(entry.kind for entry in entries), backpropagated_elements=backpropagated)
         if isinstance(value, cst.UnaryOperation):
             return self._classify_value(value.expression, depth + 1)
+        if isinstance(value, cst.Subscript) and depth < _MAX_ALIAS_DEPTH:  # `torch.flip(vals, dims=(0,))[:k]`: part of a tensor
+            indexed = self._classify_value(value.value, depth + 1)
+            return Returns(indexed.kind) if indexed.kind in TENSOR_KINDS else Returns()
         if isinstance(value, cst.BinaryOperation) and not isinstance(value.operator, cst.MatrixMultiply):
             return _arithmetic(self._classify_value(value.left, depth + 1), self._classify_value(value.right, depth + 1))
         return Returns()
