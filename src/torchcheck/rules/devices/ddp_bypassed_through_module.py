@@ -199,6 +199,29 @@ for x, y in loader:
     INVALID = (
         Invalid(
             """
+from torch.nn.parallel import DistributedDataParallel as DDP
+
+class Agent:
+    def __init__(self, policy, gpu, multi_gpu):
+        self.multi_gpu = multi_gpu
+        self.model = policy.to(gpu)
+        if multi_gpu:
+            self.model = DDP(self.model, device_ids=[gpu])
+
+    def run(self, loader, optimizer):
+        for batch in loader:
+            if self.multi_gpu:
+                model = self.model.module
+            else:
+                model = self.model
+            loss = model.loss(*batch)  # TCK210
+            loss.backward()
+            optimizer.step()
+            optimizer.zero_grad()
+"""
+        ),
+        Invalid(
+            """
 import torch
 from torch.nn.parallel import DistributedDataParallel
 
@@ -404,10 +427,10 @@ class Trainer:
             return multi_process and unwrapped[1] in framework.unwrapping_methods  # type: ignore[union-attr]
         if isinstance(expression, cst.IfExp):
             return _unwraps_checked_wrapper(self.context, expression)
-        if follow and isinstance(expression, cst.Name):
-            binding = self.context.flow.last_binding(expression.value)
-            if binding is not None and binding.value is not None:  # `unet = unwrap(unet)` too
-                return self._unwraps_ddp(binding.value, follow=False) or isinstance(binding.value, cst.Call) and self._helper_unwraps(binding.value)
+        if follow and isinstance(expression, cst.Name):  # one path is enough: `model = self.model.module` on the multi-GPU branch
+            bindings = self.context.binder.reaching(expression)
+            values = [binding.node.value for binding in bindings if type(binding.node) is cst.Assign and binding.target is binding.node.targets[0].target]  # type: ignore[attr-defined]
+            return any(self._unwraps_ddp(value, follow=False) or isinstance(value, cst.Call) and self._helper_unwraps(value) for value in values)  # `unet = unwrap(unet)` too
         return False
 
 
