@@ -31,8 +31,14 @@ def is_device_expression(expression: cst.BaseExpression, kind: Kind | None) -> b
     return kind is Kind.DEVICE
 
 
-def names_cpu(expression: cst.BaseExpression) -> bool:
-    """The string literal ``"cpu"``."""
+def names_cpu(expression: cst.BaseExpression, binder: Binder | None = None) -> bool:
+    """The string literal ``"cpu"`` (also ``torch.device("cpu")``); with ``binder``, also a
+    name that every assignment reaching it binds to one (``device = "cpu"``)."""
+    if binder is not None and type(expression) is cst.Name:
+        values = references.reaching_values(binder, expression)  # type: ignore[arg-type]
+        return bool(values) and all(names_cpu(value) for value in values)
+    if type(expression) is cst.Call and dotted_name(expression.func) == "torch.device" and len(expression.args) == 1:  # type: ignore[attr-defined]
+        expression = expression.args[0].value  # type: ignore[attr-defined]
     return isinstance(expression, cst.SimpleString) and expression.evaluated_value == "cpu"
 
 
@@ -40,7 +46,7 @@ def moves_to_device(context: LintContext, call: cst.Call) -> bool:
     """``.to(device)``, ``.to(other_tensor)``, ``.to(device, dtype)``: not ``.to(torch.float16)``
     nor ``.to("cpu")``. ``call`` is a ``.to(...)`` call."""
     first = call.args[0] if call.args else None
-    if first is None or first.star or names_cpu(first.value):
+    if first is None or first.star or names_cpu(first.value, context.binder):
         return False
     return first.keyword.value in ("device", "other") if first.keyword is not None else context.kind_of(first.value) is not Kind.DTYPE
 

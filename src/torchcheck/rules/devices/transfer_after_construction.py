@@ -106,6 +106,16 @@ class TransferAfterConstruction(Rule):
         Valid(
             """
 import torch
+
+def test_forward_on_cpu(model, batch_size):
+    device = "cpu"
+    x = torch.ones(batch_size, 8).to(device)
+    assert model(x).shape == (batch_size, 2)
+"""
+        ),
+        Valid(
+            """
+import torch
 dummy = torch.zeros(1, 3, 640, 640).to("cpu")  # already there: nothing is copied
 """
         ),
@@ -329,8 +339,8 @@ x = torch.arange(10, device=torch.device("cuda"))  # TCK201
         if first.keyword is not None and first.keyword.value != "device" or any(argument.keyword is None or argument.keyword.value != "non_blocking" for argument in rest):
             return None, ()  # .to(device, dtype) also converts: leave it alone
         device, kind = first.value, self.context.kind_of(first.value)
-        if names_cpu(device):
-            return None, ()  # `.to("cpu")` of a tensor built on the CPU copies nothing
+        if names_cpu(device, self.context.binder):
+            return None, ()  # `.to("cpu")` (also `device = "cpu"` first) of a tensor built on the CPU copies nothing
         if is_device_expression(device, kind):
             return device, ()
         returned = self.context.returned_kind_condition(device, A_DEVICE, of_calls=True) if kind is None else None

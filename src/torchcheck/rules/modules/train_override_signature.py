@@ -2,6 +2,8 @@ from __future__ import annotations
 
 import libcst as cst
 
+from torchcheck.lint.buffers import methods_of
+from torchcheck.lint.nodes import subtree
 from torchcheck.lint.rule import Invalid, Valid
 from torchcheck.rules.modules._common import ModuleClassRule
 
@@ -11,6 +13,11 @@ _NO_MODE = (
 )
 _KEYWORD_ONLY_MODE = (
     "`{cls}.train()` takes `mode` only by keyword; `.eval()` calls `train(False)` and raises TypeError"
+)
+# The class's own `eval()` does not go through `train(False)`: only a module holding it does.
+_OWN_EVAL = (
+    "`{cls}.train()` overrides `nn.Module.train(mode=True)` without taking `mode` as its only positional parameter; "
+    "its own `eval()` avoids `train(False)`, but `.train()`/`.eval()` on any module that holds it call `train(mode)` on it and fail"
 )
 _OTHER_MEANING = (
     "`{cls}.train()` overrides `nn.Module.train(mode=True)` with `{param}` in place of `mode`; "
@@ -41,7 +48,9 @@ class TrainOverrideSignature(ModuleClassRule):
     A first parameter with a boolean default (`def train(self, training=True)`) is taken
     as the mode under another name, and `def train(self, *args, **kwargs)` passes anything
     on; neither is reported. Neither is a `train` method of a class that is not an
-    `nn.Module` (a `Trainer`).
+    `nn.Module` (a `Trainer`). Where the class also overrides `eval()` without going through
+    `train(False)` (`self.actor.eval()` for each part), its own `eval()` works; the finding
+    then says that only a module holding it fails.
 
     ## Example
     ```python
@@ -141,6 +150,20 @@ class Net(nn.Module):
             """
 import torch.nn as nn
 
+class Policy(nn.Module):
+    def train(self):  # TCK610
+        self.actor.train()
+        self.critic.train()
+
+    def eval(self):
+        self.actor.eval()
+        self.critic.eval()
+"""
+        ),
+        Invalid(
+            """
+import torch.nn as nn
+
 class Backbone(nn.Module):
     def train(self):  # TCK610
         super().train()
@@ -180,6 +203,8 @@ class Policy(nn.Module):
         if self.method is not node or not self.in_torch_module or node.name.value != "train" or node.decorators:
             return
         message = self._problem(node)
+        if message is not None and owner is not None and _own_eval_avoids_train(owner):
+            message = _OWN_EVAL
         if message is not None and owner is not None:
             self.report(node.name, message.format(cls=owner.name.value, param=self._first_parameter(node)))
 
@@ -201,3 +226,17 @@ class Policy(nn.Module):
         if first.name.value == "mode" or _is_bool_literal(first.default):
             return None
         return _OTHER_MEANING
+
+
+def _own_eval_avoids_train(owner: cst.ClassDef) -> bool:
+    """The class defines ``eval()`` and it calls neither ``self.train(...)`` nor ``super()``'s
+    ``train``/``eval``: ``model.eval()`` never reaches the override."""
+    evaluate = methods_of(owner).get("eval")
+    if evaluate is None:
+        return False
+    calls = (node for node in subtree(evaluate) if type(node) is cst.Call and type(node.func) is cst.Attribute)  # type: ignore[attr-defined]
+    return not any(call.func.attr.value in ("train", "eval") and _is_self_or_super(call.func.value) for call in calls)  # type: ignore[attr-defined]
+
+
+def _is_self_or_super(receiver: cst.BaseExpression) -> bool:
+    return (type(receiver) is cst.Name and receiver.value == "self") or (type(receiver) is cst.Call and type(receiver.func) is cst.Name and receiver.func.value == "super")  # type: ignore[attr-defined]
