@@ -15,6 +15,7 @@ reach the attribute).
 from __future__ import annotations
 
 import weakref
+from collections.abc import Callable
 
 import libcst as cst
 
@@ -518,6 +519,22 @@ def class_named(binder: Binder, name: str) -> cst.ClassDef | None:
         return None
     node = bindings[-1].node
     return node if isinstance(node, cst.ClassDef) else None
+
+
+def other_branch_spells(binder: Binder, node: cst.CSTNode, spells: Callable[[cst.CSTNode], bool]) -> bool:
+    """``node`` is on one branch of an ``if`` whose other branch holds a node for which
+    ``spells`` holds: ``if new_torch(): S = torch.amp.GradScaler`` / ``else: S =
+    torch.cuda.amp.GradScaler`` is a switch between two spellings, whatever the test calls."""
+    child = node
+    for ancestor in binder.ancestors(node):
+        if type(ancestor) is cst.If:
+            branches = [branch for branch in (ancestor.body, ancestor.orelse) if branch is not None]  # type: ignore[attr-defined]
+            if any(branch is child for branch in branches):
+                others = (branch for branch in branches if branch is not child)
+                if any(spells(found) for branch in others for found in subtree(branch)):
+                    return True
+        child = ancestor
+    return False
 
 
 def never_called_in_file(binder: Binder, function: cst.FunctionDef) -> bool:

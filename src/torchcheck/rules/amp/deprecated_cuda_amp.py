@@ -5,7 +5,7 @@ import libcst as cst
 from torchcheck.lint.context import LintContext
 from torchcheck.lint.edits import keyword
 from torchcheck.lint.nodes import source_text
-from torchcheck.lint.references import handed_on_uncalled
+from torchcheck.lint.references import handed_on_uncalled, other_branch_spells
 from torchcheck.lint.rule import FixSafety, ImportedName, ImportTrackingRule, Invalid, Valid
 
 # deprecated qualified name -> (its torch.amp replacement, the device it implied)
@@ -96,6 +96,18 @@ class DeprecatedCudaAmp(ImportTrackingRule):
     required_text = ("cuda.amp", "cpu.amp", "import amp")
 
     VALID = (
+        Valid(
+            """
+import functools
+import torch
+from trainer.utils import is_pytorch_at_least_2_3
+
+if is_pytorch_at_least_2_3():
+    GradScaler = functools.partial(torch.GradScaler, device="cuda")
+else:
+    GradScaler = torch.cuda.amp.GradScaler
+"""
+        ),
         Valid(
             """
 import torch
@@ -297,6 +309,12 @@ class Trainer:
                 new, device = _DEPRECATED[found.qualified]
                 self.report(found.node, IMPORT_MESSAGE.format(old=found.qualified, new=new, device=device))
 
+    def _fallback(self, node: cst.CSTNode) -> bool:
+        """Compatibility code: an ``except`` handler, a version test, or the other branch of an
+        ``if`` whose first branch spells the replacement (``torch.amp``, ``torch.GradScaler``)."""
+        new_spelling = lambda found: type(found) in (cst.Attribute, cst.Name) and _is_replacement(self.context.qualified_name(found))  # noqa: E731
+        return self.context.in_compatibility_code or other_branch_spells(self.context.binder, node, new_spelling)
+
     def _replacement_exists(self, qualified: str) -> bool:
         new, _ = _DEPRECATED[qualified]
         return self.context.settings.has_torch_api(_REPLACEMENT_SINCE[new])
@@ -304,7 +322,7 @@ class Trainer:
     # ------------------------------------------------------------------ calls
     def visit_Call(self, node: cst.Call) -> None:
         qualified = self.context.call_name(node)
-        if qualified not in _DEPRECATED or self.context.in_compatibility_code or not self._replacement_exists(qualified):
+        if qualified not in _DEPRECATED or self._fallback(node) or not self._replacement_exists(qualified):
             return
         new, device = _DEPRECATED[qualified]
         message = CALL_MESSAGE.format(old=qualified, new=new, device=device)
@@ -321,7 +339,7 @@ class Trainer:
     def _report_reference(self, node: cst.Attribute | cst.Name) -> None:
         """``self._run(amp.autocast)``: handed on uncalled, it is constructed later all the same."""
         qualified = self.context.qualified_name(node)
-        if qualified not in _DEPRECATED or self.context.in_compatibility_code or not self._replacement_exists(qualified):
+        if qualified not in _DEPRECATED or self._fallback(node) or not self._replacement_exists(qualified):
             return
         if handed_on_uncalled(self.context.binder, node):
             new, device = _DEPRECATED[qualified]
@@ -333,6 +351,10 @@ class Trainer:
         if function is None or arguments is None:
             return None
         return call.with_changes(func=function, args=arguments)
+
+
+def _is_replacement(qualified: str | None) -> bool:
+    return qualified is not None and (qualified.startswith("torch.amp.") or qualified in ("torch.GradScaler", "torch.autocast"))
 
 
 def _new_arguments(call: cst.Call, device: str, *, convert_positional: bool) -> list[cst.Arg] | None:

@@ -56,6 +56,7 @@ _TRANSPOSING_ATTRIBUTES = {"T": ((0, 1), True), "H": ((0, 1), True), "mT": ((-2,
 _KEEPS_STRIDES = frozenset(
     {"float", "double", "half", "bfloat16", "abs", "neg", "exp", "log", "sigmoid", "tanh", "relu", "sqrt", "rsqrt", "sign"}
     | {"clone", "detach", "eq", "ne", "gt", "lt", "ge", "le", "mul", "add", "sub", "div", "pow", "clamp"}
+    | {"masked_fill", "masked_fill_", "clamp_min", "clamp_max", "type_as"}  # a copy in the memory order of its input
 )
 # How many earlier statements a layout is followed back through.
 _MAX_STATEMENTS = 8
@@ -88,7 +89,7 @@ class ViewAfterTranspose(Rule):
 
     The transposed value is followed through operations that keep its strides - elementwise
     methods and arithmetic where it is the first operand (`* 2`, `.float()`, `.eq(0)`,
-    `.eq(target.expand_as(pred))`, `a + b`, `.relu()`, `.clone()`, which preserves the memory
+    `.eq(target.expand_as(pred))`, `a + b`, `.relu()`, `.masked_fill(...)`, `.clone()`, which preserves the memory
     order: PyTorch gives an elementwise result the memory order of its first operand),
     `expand_as`, basic slicing (`a[:, 1:]`) - and through
     earlier statements of the same function that bound the names it reads
@@ -144,6 +145,19 @@ class ViewAfterTranspose(Rule):
     required_text = (".view(",)
 
     VALID = (
+        Valid(
+            """
+def mask_padding(attn_weights, key_padding_mask, bsz, num_heads, tgt_len, src_len, on_tpu):
+    attn_weights = attn_weights.view(bsz, num_heads, tgt_len, src_len)
+    if on_tpu:
+        attn_weights = attn_weights.transpose(0, 2)
+        attn_weights = attn_weights.masked_fill(key_padding_mask, float("-inf"))
+        attn_weights = attn_weights.transpose(0, 2)
+    else:
+        attn_weights = attn_weights.masked_fill(key_padding_mask[:, None, None], float("-inf"))
+    return attn_weights.view(bsz * num_heads, tgt_len, src_len)
+"""
+        ),
         Valid(
             """
 def accuracy(outputs, targets, topk=(1,)):
@@ -480,8 +494,10 @@ class Attention:
             return None
         if isinstance(expression, cst.Name):
             # one path is enough: `pred = outputs.t()` on one branch, `pred = pred.t()` on the other
-            bindings = [  # not on the other arm of an `if` around the read
-                binding for binding in self.context.flow.reaching_bindings(expression.value, reader) if not references.on_other_branch(self.context.binder, binding.node, expression)
+            reaching = {id(binding.node) for binding in self.context.binder.reaching(expression)}
+            bindings = [  # not on the other arm of an `if` around the read, nor replaced before it
+                binding for binding in self.context.flow.reaching_bindings(expression.value, reader)
+                if not references.on_other_branch(self.context.binder, binding.node, expression) and id(binding.node) in reaching
             ]
             layouts = [self._layout(value, binding, budget - 1) for binding in bindings if (value := binding.value) is not None and isinstance(binding.node, cst.Assign)]
             return max(filter(None, layouts), default=None, key=lambda layout: layout[0])
