@@ -88,7 +88,8 @@ class TensorAttributeNotBuffer(ModuleClassRule):
     returned by a function of the same file (`self.pe = self._build_pe(n)`, also when that
     function computes the tensor with arithmetic and tensor methods, or with a legacy
     constructor such as `torch.FloatTensor(n, n)`). Re-binding the attribute in `__init__` to
-    a reshape of itself (`self.pe = self.pe.permute(1, 0)`) keeps it the same plain tensor, and
+    a reshape of itself (`self.pe = self.pe.permute(1, 0)`) or a move of itself (`self.fb =
+    self.fb.to(device)`, which only places it) keeps it the same plain tensor, and
     binding it to a `Parameter` on the other branch of an `if`, or under an `if` that may not run
     (`if self.trainable: self.w = nn.Parameter(self.w)`), leaves the other path's plain tensor.
     Another method that re-binds the attribute (runtime state) handles it only when it sets
@@ -532,6 +533,22 @@ class LocallyConnected(nn.Module):
         Invalid(
             """
 import torch
+import torch.nn as nn
+
+class MelSTFTLoss(nn.Module):
+    def __init__(self, filterbank, device=None):
+        super().__init__()
+        self.fb = torch.tensor(filterbank).unsqueeze(0)  # TCK606
+        if device is not None:
+            self.fb = self.fb.to(device)
+
+    def forward(self, x_mag, y_mag):
+        return (torch.matmul(self.fb, x_mag) - torch.matmul(self.fb, y_mag)).abs().mean()
+"""
+        ),
+        Invalid(
+            """
+import torch
 from torch import nn
 
 class BesselBasis(nn.Module):
@@ -925,7 +942,7 @@ class Head(nn.Module):
         if state is None or not isinstance(node.func, cst.Attribute):
             return
         method = node.func.attr.value
-        if method in _MOVING_METHODS:
+        if method in _MOVING_METHODS and (self.method is None or self.method.name.value != "__init__"):  # `__init__` only places it
             attribute = self_attribute(node.func.value, self.self_name)
             if attribute is not None:
                 state.handled.add(attribute)
