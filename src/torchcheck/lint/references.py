@@ -21,8 +21,8 @@ import libcst as cst
 
 from torchcheck.lint.binder import Binder, Loop
 from torchcheck.lint.buffers import methods_of
-from torchcheck.lint.nodes import called_name, subtree
-from torchcheck.lint.torch_api import ITERATION_WRAPPERS, PER_DEVICE_LOADER_METHODS
+from torchcheck.lint.nodes import called_name, dotted_name, subtree
+from torchcheck.lint.torch_api import ITERATION_WRAPPERS, MODULE_WRAPPERS, PER_DEVICE_LOADER_METHODS
 
 _WRAPPER_NAMES = frozenset(name.rsplit(".", 1)[-1] for name in ITERATION_WRAPPERS)
 _FRAMES = (cst.FunctionDef, cst.Lambda, cst.ClassDef)
@@ -535,6 +535,18 @@ def other_branch_spells(binder: Binder, node: cst.CSTNode, spells: Callable[[cst
                     return True
         child = ancestor
     return False
+
+
+def held_attribute(binder: Binder, name: cst.Name, qualified_name: Callable[[cst.BaseExpression], str | None], depth: int = 0) -> str | None:
+    """The attribute path (``self.model``) a local holds on every path that reaches it, also
+    through a wrapper whose mode calls reach it (``model = self.model``, then on one branch
+    ``model = DataParallel(model)``); None when the paths disagree or it holds anything else."""
+    found: set[str | None] = set()
+    for value in reaching_values(binder, name) if depth < 4 else ():
+        if type(value) is cst.Call and value.args and not value.args[0].star and qualified_name(value.func) in MODULE_WRAPPERS:  # type: ignore[attr-defined]
+            value = value.args[0].value  # type: ignore[attr-defined]
+        found.add(held_attribute(binder, value, qualified_name, depth + 1) if type(value) is cst.Name else dotted_name(value) if type(value) is cst.Attribute else None)  # type: ignore[arg-type]
+    return found.pop() if len(found) == 1 else None
 
 
 def never_called_in_file(binder: Binder, function: cst.FunctionDef) -> bool:

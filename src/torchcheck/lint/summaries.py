@@ -1266,9 +1266,20 @@ class _FunctionPass:
         return state
 
     # ----------------------------------------------------------------- targets
-    def _target(self, receiver: cst.BaseExpression) -> str:
+    def _target(self, receiver: cst.BaseExpression, depth: int = 0) -> str:
+        if isinstance(receiver, cst.Name) and receiver.value in self.locals and receiver.value in self.assigned and depth < _MAX_ALIAS_DEPTH:
+            # `model = self.model`, then `if n_gpu > 1: model = DataParallel(model)`: both reach `model.eval()`
+            aliases = {self._target(self._unwrapped(value), depth + 1) for value in self._reaching_values(receiver)}
+            return aliases.pop() if len(aliases) == 1 else ANONYMOUS
         name = dotted_name(receiver)
         return self._classify(name) if name is not None else ANONYMOUS
+
+    def _unwrapped(self, value: cst.BaseExpression) -> cst.BaseExpression:
+        """The module a ``DataParallel(model)``/``DistributedDataParallel(model)`` wraps, whose
+        mode a call on the wrapper sets; else ``value``."""
+        if isinstance(value, cst.Call) and value.args and not value.args[0].star and self.summaries.names.qualified_name(value.func) in torch_api.MODULE_WRAPPERS:
+            return value.args[0].value
+        return value
 
     def _classify(self, name: str) -> str:
         """A receiver the caller can name: a parameter path or a module-level name, also

@@ -41,6 +41,12 @@ FSDP1_WRAPPERS = frozenset(
     }
 )
 PARAMETER_REPLACING = FSDP2_SHARDING | FSDP1_WRAPPERS
+# Wrappers that hold the module as their child: `.eval()`, `.train()` and `.zero_grad()` on
+# the wrapper reach the module it wraps.
+MODULE_WRAPPERS = frozenset(
+    {"torch.nn.DataParallel", "torch.nn.parallel.DataParallel", "torch.nn.parallel.data_parallel.DataParallel"}
+    | {"torch.nn.parallel.DistributedDataParallel", "torch.nn.DistributedDataParallel"}
+)
 
 # The deprecated wrapper: `Variable(t)` returns the tensor itself.
 VARIABLE = frozenset({"torch.autograd.Variable", "torch.autograd.variable.Variable"})

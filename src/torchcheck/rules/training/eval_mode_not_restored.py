@@ -4,6 +4,7 @@ from dataclasses import dataclass, field
 
 import libcst as cst
 
+from torchcheck.lint import references
 from torchcheck.lint.context import Loop
 from torchcheck.lint.exports import call_shape, imported_callee
 from torchcheck.lint.flow import Event
@@ -388,6 +389,35 @@ for epoch in range(epochs):
             """
 import torch
 
+class ClassificationModel:
+    def train(self, loader, optimizer, epochs, eval_every):
+        model = self.model
+        if self.n_gpu > 1:
+            model = torch.nn.DataParallel(model)
+        model.train()
+        for epoch in range(epochs):
+            for step, batch in enumerate(loader):
+                loss = model(**batch)[0]
+                loss.backward()
+                optimizer.step()
+                optimizer.zero_grad()
+                if step % eval_every == 0:
+                    self.eval_model(self.eval_data)  # TCK106
+
+    def eval_model(self, data):
+        return self.evaluate(data)
+
+    def evaluate(self, data):
+        model = self.model
+        model.eval()
+        with torch.no_grad():
+            return [model(**batch)[0].item() for batch in data]
+"""
+        ),
+        Invalid(
+            """
+import torch
+
 class Trainer:
     def _loss(self, batch):
         return self.model(batch.x).sub(batch.y).pow(2).mean()
@@ -605,9 +635,9 @@ for index, batch in enumerate(loader):
             # whatever runs them (`loss = loss_fn(model, x)`)
             self._run_with_grad(loops, set(self._optimized_by(node.func.value)))  # type: ignore[union-attr]
         elif not self.context.grad_maybe_disabled:
-            callee = dotted_name(node.func.value if method == "forward" else node.func)  # type: ignore[union-attr]
-            if callee is not None:
-                self._run_with_grad(loops, {callee})
+            called = node.func.value if method == "forward" else node.func  # type: ignore[union-attr]
+            held = references.held_attribute(self.context.binder, called, self.context.qualified_name) if type(called) is cst.Name else None  # `model = self.model`
+            self._run_with_grad(loops, {name for name in (dotted_name(called), held) if name is not None})
 
     def _helper(self, call: cst.Call, summary: FunctionSummary, loops: tuple[Loop, ...]) -> None:
         facts = self._facts()
