@@ -17,7 +17,8 @@ class ScalerStepWithoutUpdate(Rule):
     ## What it does
     Checks for training loops that call `scaler.step(optimizer)` on a `GradScaler` but
     never `scaler.update()` (in the loop or in a loop around it; a helper function of the
-    same file that calls `update()` on the scaler it is given counts).
+    same file that calls `update()` on the scaler it is given counts), also where the step is
+    in a helper of the file the loop calls (reported at that step).
 
     ## Why is this bad?
     `scaler.step()` skips the optimizer step when the gradients contain infs or NaNs, and
@@ -133,6 +134,24 @@ for x, y in loader:
         Invalid(
             """
 import torch
+
+def compute_loss(batch, model, optimizer, scaler, is_training):
+    with torch.autocast("cuda"):
+        loss = model(batch)
+    if is_training:
+        optimizer.zero_grad()
+        scaler.scale(loss).backward()
+        scaler.step(optimizer)  # TCK303
+    return loss.item()
+
+def train_one_epoch(loader, model, optimizer, scaler):
+    for batch in loader:
+        compute_loss(batch, model, optimizer, scaler, is_training=True)
+"""
+        ),
+        Invalid(
+            """
+import torch
 scaler = torch.amp.GradScaler("cuda")
 for x, y in loader:
     optimizer.zero_grad()
@@ -169,6 +188,8 @@ class Trainer:
             for effect in summary.effects:
                 if effect.action == "update" and effect.target != ANONYMOUS:
                     self._updated(effect.target, spelled(effect.target))
+                elif effect.action == "step" and effect.target != ANONYMOUS and isinstance(site := effect.site.node, cst.Call) and is_scaler_call(self.context, site, ("step",)):
+                    self._facts().steps.append((site, effect.target))  # `get_objf(..., scaler=scaler)` steps through it
         elif receiver_method is not None and receiver_method[1] == "update":
             self._updated(source_text(receiver_method[0]), receiver_method[0])
         elif receiver_method is not None and node.args and is_scaler_call(self.context, node, ("step",)):
