@@ -47,6 +47,7 @@ class _Candidate:
 class _ClassState:
     candidates: list[_Candidate] = field(default_factory=list)
     handled: set[str] = field(default_factory=set)  # registered, rebound or moved by hand
+    placed: set[str] = field(default_factory=set)  # moved to a device in `__init__` (`self.fb = self.fb.cuda()`)
     handles_everything: bool = False
     # attribute -> its re-bindings in other methods: (the target, whether it surely runs in its method)
     rebound: dict[str, list[tuple[cst.CSTNode, bool]]] = field(default_factory=dict)
@@ -793,7 +794,7 @@ class Head(nn.Module):
                 # `self.mask = nn.Parameter(self.mask, requires_grad=False)` in `__init__`, on its path
                 rebound = candidate.attribute in handled or not self.context.reads_attribute(candidate.attribute) or any(references.runs_whenever(self.context.binder, candidate.assignment, other) for other in state.set_in_init.get(candidate.attribute, ()))
                 if not rebound and not moved_at_every_read(self.context, cls, candidate.attribute, candidate.assignment) and not self._inherits_handling(cls, by_name, frozenset()):
-                    message = _PLACED_MESSAGE if candidate.placed else None  # not moved at every read: `self.kernel.to(x.device)`
+                    message = _PLACED_MESSAGE if candidate.placed or candidate.attribute in state.placed else None  # not moved at every read
                     self.report(candidate.assignment, message, conditions=_conditions(candidate.attribute, candidate.setting))
 
     def _inherits_handling(self, cls: cst.ClassDef, by_name: dict[str, cst.ClassDef], seen: frozenset[str]) -> bool:
@@ -942,10 +943,9 @@ class Head(nn.Module):
         if state is None or not isinstance(node.func, cst.Attribute):
             return
         method = node.func.attr.value
-        if method in _MOVING_METHODS and (self.method is None or self.method.name.value != "__init__"):  # `__init__` only places it
-            attribute = self_attribute(node.func.value, self.self_name)
-            if attribute is not None:
-                state.handled.add(attribute)
+        if method in _MOVING_METHODS and (attribute := self_attribute(node.func.value, self.self_name)) is not None:
+            in_init = self.method is not None and self.method.name.value == "__init__"  # `__init__` only places it
+            (state.placed if in_init else state.handled).add(attribute)
         elif method in ("register_buffer", "register_parameter") and isinstance(node.func.value, cst.Name) and node.func.value.value == self.self_name:
             name = node.args[0].value if node.args else None
             if isinstance(name, cst.SimpleString) and isinstance(name.evaluated_value, str):
