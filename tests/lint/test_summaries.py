@@ -615,3 +615,41 @@ def test_a_step_on_a_path_that_never_clears_is_told_apart_when_another_path_clea
     assert site.node is not None and site.node is not next(e.site for e in found["mixed"].effects if e.action == Effect.STEP).node  # the else branch's step
     assert uncleared("both_clear") == [] and uncleared("loop") == []
     assert uncleared("never_clears") == []  # its effects alone tell that it never clears
+
+
+def test_a_call_passing_literals_for_tested_parameters_gets_the_summary_of_the_branches_it_takes() -> None:
+    context, module = walked(
+        """
+        def run_epoch(model, loader, optimizer=None, mode="train"):
+            for x, y in loader:
+                loss = model(x, y)
+                if mode == "train":
+                    loss.backward()
+                    optimizer.step()
+                if not mode == "train":
+                    model.eval()
+
+        def evaluate(model, loader):
+            run_epoch(model, loader, mode="test")
+
+        def fit(model, loader, optimizer):
+            run_epoch(model, loader, optimizer, "train")
+
+        def either(model, loader, optimizer, mode):
+            run_epoch(model, loader, optimizer, mode)
+        """
+    )
+    calls = {}
+
+    class _Calls(cst.CSTVisitor):
+        def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
+            self.function = node.name.value
+
+        def visit_Call(self, node: cst.Call) -> None:
+            if isinstance(node.func, cst.Name) and node.func.value == "run_epoch":
+                calls[self.function] = context.call_summary(node)
+
+    module.visit(_Calls())
+    assert not calls["evaluate"].does(Effect.BACKWARD) and calls["evaluate"].does(Effect.EVAL)
+    assert calls["fit"].does(Effect.BACKWARD) and not calls["fit"].does(Effect.EVAL)
+    assert calls["either"].does(Effect.BACKWARD) and calls["either"].does(Effect.EVAL)  # a name decides nothing

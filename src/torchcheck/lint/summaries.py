@@ -32,7 +32,7 @@ import libcst as cst
 
 from torchcheck.lint import idioms, torch_api
 from torchcheck.lint.kinds import TENSOR_KINDS, GradMode, Kind, grad_mode_of, tensor_method_kind
-from torchcheck.lint.nodes import argument_for, called_name, dotted_name, is_none, one_line, replaces_fsdp1_parameters
+from torchcheck.lint.nodes import argument_for, called_name, dotted_name, is_none, one_line, replaces_fsdp1_parameters, subtree
 from torchcheck.lint.walker import children
 
 if TYPE_CHECKING:
@@ -338,6 +338,12 @@ class ResolvedCall:
             return None
         return f"{spelled}{dot}{rest}"
 
+    def literal_arguments(self, call: cst.Call) -> dict[str, object]:
+        """The parameters ``call`` itself passes a literal for (not defaults): ``mode="test"``."""
+        passed = {id(argument.value) for argument in call.args}
+        found = {name: literal_value(value) for name, value in (self.arguments or {}).items() if id(value) in passed}
+        return {name: value for name, value in found.items() if value is not _NO_LITERAL}
+
     def as_called(self, summary: FunctionSummary) -> FunctionSummary:
         """``summary`` (the callee's) with every target spelled as this call's caller names
         it; targets the caller cannot name become :data:`ANONYMOUS`."""
@@ -518,7 +524,18 @@ class _ModuleIndex:
         self.qualified: dict[cst.FunctionDef, str] = {}
         self.module_names: set[str] = set()  # bound at top level otherwise (imports, assignments)
         self.function_names: set[str] = set()  # of every def, at any depth
+        self._tested: dict[cst.FunctionDef, frozenset[str]] = {}
         self._index(module.body, None, "")
+
+    def tested_parameters(self, function: cst.FunctionDef) -> frozenset[str]:
+        """The parameters that the function's ``if`` tests read as a whole (``if mode ==
+        "train":``, ``if not is_training:``)."""
+        found = self._tested.get(function)
+        if found is None:
+            names = {parameter.name for parameter in parameters_of(function)}
+            tests = (node.test for node in subtree(function.body) if type(node) is cst.If)  # type: ignore[attr-defined]
+            found = self._tested[function] = frozenset(name for test in tests for name in _tested_names(test) if name in names)
+        return found
 
     def _index(self, statements: tuple[Any, ...] | list[Any], owner: cst.ClassDef | cst.FunctionDef | None, prefix: str) -> None:
         for statement in statements:
@@ -677,6 +694,48 @@ def _gradients_after(path: str, action: str, step: int) -> str:
     return BOTH if path in (CLEARED, BOTH) else str(step) if path == UNCHANGED else f"{path},{step}"
 
 
+_NO_LITERAL = object()
+
+
+def literal_value(expression: cst.BaseExpression) -> object:
+    """The value of a string, number, ``True``/``False``/``None`` literal; else _NO_LITERAL."""
+    if isinstance(expression, (cst.SimpleString, cst.Integer)):
+        return expression.evaluated_value
+    if isinstance(expression, cst.Name) and expression.value in ("True", "False", "None"):
+        return {"True": True, "False": False, "None": None}[expression.value]
+    return _NO_LITERAL
+
+
+def _tested_names(test: cst.BaseExpression) -> list[str]:
+    if isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not):
+        return _tested_names(test.expression)
+    if isinstance(test, cst.Comparison):
+        test = test.left
+    return [test.value] if isinstance(test, cst.Name) else []
+
+
+def _decided(test: cst.BaseExpression, fixed: Mapping[str, object]) -> bool | None:
+    """The value of an ``if`` test over parameters fixed to literals: ``mode == "train"``,
+    ``mode != "test"``, ``is_training``, ``not train``, ``optimizer is None``; None when the
+    test reads anything else."""
+    if isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not):
+        inner = _decided(test.expression, fixed)
+        return None if inner is None else not inner
+    if isinstance(test, cst.Name) and test.value in fixed:
+        return bool(fixed[test.value])
+    if not isinstance(test, cst.Comparison) or len(test.comparisons) != 1 or not isinstance(test.left, cst.Name) or test.left.value not in fixed:
+        return None
+    operator, right = test.comparisons[0].operator, literal_value(test.comparisons[0].comparator)
+    if right is _NO_LITERAL:
+        return None
+    value = fixed[test.left.value]
+    if isinstance(operator, (cst.Equal, cst.Is)):
+        return value == right
+    if isinstance(operator, (cst.NotEqual, cst.IsNot)):
+        return value != right
+    return None
+
+
 def _join(states: list[_State | None]) -> _State | None:
     reached = [state for state in states if state is not None]
     if not reached:
@@ -728,6 +787,7 @@ class ModuleSummaries:
         self._module = module
         self.names = names
         self._index_cache: _ModuleIndex | None = None
+        self._specialized: dict[tuple[cst.FunctionDef, tuple[tuple[str, object], ...]], FunctionSummary] = {}
         self._final: dict[cst.FunctionDef, FunctionSummary] = {}
         self._partial: dict[cst.FunctionDef, FunctionSummary] = {}  # cycle heads, between rounds
         # members of a cycle computed in the current round of its head: (summary, head)
@@ -757,6 +817,19 @@ class ModuleSummaries:
         if len(self._stack) >= _MAX_DEPTH:
             return self._empty(function)
         return self._compute(function)
+
+    def specialized(self, function: cst.FunctionDef, fixed: Mapping[str, object]) -> FunctionSummary:
+        """``function``'s summary where a call passes literals for parameters that its ``if``
+        tests compare (``iterate(model, loader, mode="test")`` never runs ``if mode ==
+        "train": loss.backward()``); the general summary when no test reads them."""
+        tested = self.index.tested_parameters(function)
+        fixed = {name: value for name, value in fixed.items() if name in tested}
+        if not fixed:
+            return self.of(function)
+        key = (function, tuple(sorted(fixed.items(), key=repr)))
+        if key not in self._specialized:
+            self._specialized[key] = self.of(function) if function in self._stack else _FunctionPass(self, function, fixed).summary()
+        return self._specialized[key]
 
     def _depends_on(self, open_function: cst.FunctionDef) -> None:
         """The function being computed used a result that is not final until ``open_function``'s is."""
@@ -904,8 +977,9 @@ def _is_receiver(name: cst.Name, function: cst.FunctionDef) -> bool:
 class _FunctionPass:
     """One structural pass over a function's statements."""
 
-    def __init__(self, summaries: ModuleSummaries, function: cst.FunctionDef) -> None:
+    def __init__(self, summaries: ModuleSummaries, function: cst.FunctionDef, fixed: Mapping[str, object] | None = None) -> None:
         self.summaries = summaries
+        self.fixed = fixed or {}  # parameter -> the literal a call passes: `if mode == "train":` is decided
         self.function = function
         self.name = summaries.qualified_name_of(function)
         self.parameters = parameters_of(function)
@@ -1022,8 +1096,11 @@ class _FunctionPass:
 
     def _if(self, node: cst.If, state: _State) -> _Outcome:
         state = self._expression(node.test, state)
-        body = self._suite(node.body, state)
-        if isinstance(node.orelse, cst.If):
+        decided = _decided(node.test, self.fixed) if self.fixed else None
+        body = self._suite(node.body, state) if decided is not False else _Outcome(None)
+        if decided is True:
+            other = _Outcome(None)  # the call's literal takes the first branch
+        elif isinstance(node.orelse, cst.If):
             other = self._if(node.orelse, state)
         elif isinstance(node.orelse, cst.Else):
             other = self._suite(node.orelse.body, state)

@@ -145,6 +145,24 @@ class EvalModeNotRestored(Rule):
     VALID = (
         Valid(
             """
+def iterate(model, loader, criterion, optimizer=None, mode="train"):
+    for x, y in loader:
+        loss = criterion(model(x), y)
+        if mode == "train":
+            optimizer.zero_grad()
+            loss.backward()
+            optimizer.step()
+    return loss.item()
+
+def test_folds(model, folds, criterion):
+    for fold in folds:
+        model.load_state_dict(fold.weights)
+        model.eval()
+        print(iterate(model, fold.loader, criterion, mode="test"))
+"""
+        ),
+        Valid(
+            """
 import torch
 
 def train(model, optimizer, dataset, device, batch_size, augmentation):
