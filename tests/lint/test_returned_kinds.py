@@ -82,11 +82,14 @@ def test_returns_that_disagree_type_nothing(tmp_path: Path) -> None:
             return [0] * n, 1.0
         return torch.zeros(n), 1.0
 
-    def step(device):
-        values, scale = draw(4, False)
+    def step(device, as_numpy):
+        values, scale = draw(4, as_numpy)
         values.to(device)
     """
     assert _findings(_write(tmp_path, step=code)) == []
+    # a literal flag decides which `return` runs: there the returns agree
+    decided = code.replace("draw(4, as_numpy)", "draw(4, False)")
+    assert _findings(_write(tmp_path, step=decided)) == [("step.py", 11)]
 
 
 def test_a_loop_that_trains_through_a_closure_keeps_no_loss(tmp_path: Path) -> None:
