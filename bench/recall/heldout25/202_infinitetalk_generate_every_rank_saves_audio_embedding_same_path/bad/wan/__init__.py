@@ -1,0 +1,1 @@
+from .multitalk import InfiniteTalkPipeline

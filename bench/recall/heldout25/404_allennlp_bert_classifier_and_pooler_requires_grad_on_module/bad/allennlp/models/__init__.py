@@ -1,0 +1,2 @@
+from allennlp.models.model import Model
+from allennlp.models.bert_for_classification import BertForClassification

@@ -1,0 +1,2 @@
+from allennlp.modules.seq2vec_encoders.seq2vec_encoder import Seq2VecEncoder
+from allennlp.modules.seq2vec_encoders.bert_pooler import BertPooler

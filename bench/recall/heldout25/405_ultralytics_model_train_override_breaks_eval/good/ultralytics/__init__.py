@@ -1,0 +1,1 @@
+from ultralytics.models.yolo.model import YOLO

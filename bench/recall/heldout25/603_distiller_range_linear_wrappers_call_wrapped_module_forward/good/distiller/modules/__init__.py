@@ -1,0 +1,4 @@
+from .eltwise import EltwiseAdd
+from .matmul import BatchMatmul, Matmul
+
+__all__ = ["EltwiseAdd", "Matmul", "BatchMatmul"]

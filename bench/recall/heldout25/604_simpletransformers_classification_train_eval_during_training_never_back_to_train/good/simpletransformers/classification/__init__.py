@@ -1,0 +1,1 @@
+from .classification_model import ClassificationModel

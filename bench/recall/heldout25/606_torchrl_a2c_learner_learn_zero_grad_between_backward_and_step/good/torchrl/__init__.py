@@ -1,0 +1,1 @@
+from .learners import BaseLearner

@@ -1,0 +1,1 @@
+from .base_learner import BaseLearner

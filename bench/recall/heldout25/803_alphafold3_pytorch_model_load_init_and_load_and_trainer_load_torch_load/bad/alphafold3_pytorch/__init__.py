@@ -1,0 +1,2 @@
+from .alphafold3 import Alphafold3
+from .trainer import Trainer
