@@ -191,7 +191,6 @@ class Binder:
         position = self._read_at(use)
         bindings = [binding for binding in bindings if not self._replaced_in_its_block(binding, bindings, position)]
         blocks = {id(ancestor) for ancestor in self.ancestors(use)}
-        position = self._read_at(use)
         sure = [
             binding
             for binding in bindings
