@@ -216,12 +216,12 @@ class Binder:
         if type(block) is not cst.IndentedBlock or type(self.parent(block)) is cst.Try:
             return False  # an exception in a `try` body may leave before the second binding
         statements = list(block.body)  # type: ignore[attr-defined]
-        made = self._made_at(binding)
+        made, start = self._made_at(binding), statements.index(line) + 1
         for other in others:
             other_line = self._line_of(other.node)
             if other_line is line or self.parent(other_line) is not block or self._made_at(other) <= made or made < position <= self._made_at(other):
                 continue
-            between = statements[statements.index(line) + 1 : statements.index(other_line)]
+            between = statements[start : statements.index(other_line)]
             if not any(type(node) in _LEAVING for statement in between for node in subtree(statement)):
                 return True
         return False

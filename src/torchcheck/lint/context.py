@@ -811,8 +811,7 @@ class LintContext:
         if known is not None:
             return known[1]
         resolved = self.resolve_call(call)
-        literals = resolved.literal_arguments(call) if resolved is not None else {}
-        summary = resolved.as_called(self._module_summaries().specialized(resolved.function, literals) if literals else self.summary_of(resolved.function)) if resolved is not None else None
+        summary = resolved.as_called(self._module_summaries().specialized(resolved.function, resolved.literal_arguments(call))) if resolved is not None else None
         self._call_summaries[id(call)] = (call, summary)
         return summary
 

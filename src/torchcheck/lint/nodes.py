@@ -128,6 +128,20 @@ def is_none(expression: cst.BaseExpression | None) -> bool:
     return isinstance(expression, cst.Name) and expression.value == "None"
 
 
+NOT_A_LITERAL = object()
+
+
+def literal_value(expression: cst.BaseExpression) -> object:
+    """The value of a string, integer, ``True``/``False`` or ``None`` literal; else
+    :data:`NOT_A_LITERAL` (``None`` is a literal's value)."""
+    if isinstance(expression, cst.SimpleString):
+        return expression.evaluated_value
+    for value in (integer_literal(expression), literal_bool(expression)):
+        if value is not None:
+            return value
+    return None if is_none(expression) else NOT_A_LITERAL
+
+
 def self_attribute(expression: cst.BaseExpression) -> str | None:
     """``x`` for ``self.x``; None for anything else."""
     if type(expression) is cst.Attribute and type(expression.value) is cst.Name and expression.value.value == "self":  # type: ignore[attr-defined]

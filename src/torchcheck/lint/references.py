@@ -537,14 +537,21 @@ def other_branch_spells(binder: Binder, node: cst.CSTNode, spells: Callable[[cst
     return False
 
 
+def wrapped_module(value: cst.BaseExpression, qualified_name: Callable[[cst.BaseExpression], str | None]) -> cst.BaseExpression:
+    """The module a ``DataParallel(model)``/``DistributedDataParallel(model)`` wraps, whose
+    mode a call on the wrapper sets; else ``value``."""
+    if type(value) is cst.Call and value.args and not value.args[0].star and qualified_name(value.func) in MODULE_WRAPPERS:  # type: ignore[attr-defined]
+        return value.args[0].value  # type: ignore[attr-defined]
+    return value
+
+
 def held_attribute(binder: Binder, name: cst.Name, qualified_name: Callable[[cst.BaseExpression], str | None], depth: int = 0) -> str | None:
     """The attribute path (``self.model``) a local holds on every path that reaches it, also
     through a wrapper whose mode calls reach it (``model = self.model``, then on one branch
     ``model = DataParallel(model)``); None when the paths disagree or it holds anything else."""
     found: set[str | None] = set()
     for value in reaching_values(binder, name) if depth < 4 else ():
-        if type(value) is cst.Call and value.args and not value.args[0].star and qualified_name(value.func) in MODULE_WRAPPERS:  # type: ignore[attr-defined]
-            value = value.args[0].value  # type: ignore[attr-defined]
+        value = wrapped_module(value, qualified_name)
         found.add(held_attribute(binder, value, qualified_name, depth + 1) if type(value) is cst.Name else dotted_name(value) if type(value) is cst.Attribute else None)  # type: ignore[arg-type]
     return found.pop() if len(found) == 1 else None
 

@@ -30,9 +30,9 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 import libcst as cst
 
-from torchcheck.lint import idioms, torch_api
+from torchcheck.lint import idioms, references, torch_api
 from torchcheck.lint.kinds import TENSOR_KINDS, GradMode, Kind, grad_mode_of, tensor_method_kind
-from torchcheck.lint.nodes import argument_for, called_name, dotted_name, is_none, one_line, replaces_fsdp1_parameters, subtree
+from torchcheck.lint.nodes import NOT_A_LITERAL, argument_for, called_name, dotted_name, is_none, literal_value, one_line, replaces_fsdp1_parameters, subtree
 from torchcheck.lint.walker import children
 
 if TYPE_CHECKING:
@@ -342,7 +342,7 @@ class ResolvedCall:
         """The parameters ``call`` itself passes a literal for (not defaults): ``mode="test"``."""
         passed = {id(argument.value) for argument in call.args}
         found = {name: literal_value(value) for name, value in (self.arguments or {}).items() if id(value) in passed}
-        return {name: value for name, value in found.items() if value is not _NO_LITERAL}
+        return {name: value for name, value in found.items() if value is not NOT_A_LITERAL}
 
     def as_called(self, summary: FunctionSummary) -> FunctionSummary:
         """``summary`` (the callee's) with every target spelled as this call's caller names
@@ -694,18 +694,6 @@ def _gradients_after(path: str, action: str, step: int) -> str:
     return BOTH if path in (CLEARED, BOTH) else str(step) if path == UNCHANGED else f"{path},{step}"
 
 
-_NO_LITERAL = object()
-
-
-def literal_value(expression: cst.BaseExpression) -> object:
-    """The value of a string, number, ``True``/``False``/``None`` literal; else _NO_LITERAL."""
-    if isinstance(expression, (cst.SimpleString, cst.Integer)):
-        return expression.evaluated_value
-    if isinstance(expression, cst.Name) and expression.value in ("True", "False", "None"):
-        return {"True": True, "False": False, "None": None}[expression.value]
-    return _NO_LITERAL
-
-
 def _tested_names(test: cst.BaseExpression) -> list[str]:
     if isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not):
         return _tested_names(test.expression)
@@ -726,7 +714,7 @@ def _decided(test: cst.BaseExpression, fixed: Mapping[str, object]) -> bool | No
     if not isinstance(test, cst.Comparison) or len(test.comparisons) != 1 or not isinstance(test.left, cst.Name) or test.left.value not in fixed:
         return None
     operator, right = test.comparisons[0].operator, literal_value(test.comparisons[0].comparator)
-    if right is _NO_LITERAL:
+    if right is NOT_A_LITERAL:
         return None
     value = fixed[test.left.value]
     if isinstance(operator, (cst.Equal, cst.Is)):
@@ -822,7 +810,7 @@ class ModuleSummaries:
         """``function``'s summary where a call passes literals for parameters that its ``if``
         tests compare (``iterate(model, loader, mode="test")`` never runs ``if mode ==
         "train": loss.backward()``); the general summary when no test reads them."""
-        tested = self.index.tested_parameters(function)
+        tested = self.index.tested_parameters(function) if fixed else frozenset()
         fixed = {name: value for name, value in fixed.items() if name in tested}
         if not fixed:
             return self.of(function)
@@ -1346,17 +1334,10 @@ class _FunctionPass:
     def _target(self, receiver: cst.BaseExpression, depth: int = 0) -> str:
         if isinstance(receiver, cst.Name) and receiver.value in self.locals and receiver.value in self.assigned and depth < _MAX_ALIAS_DEPTH:
             # `model = self.model`, then `if n_gpu > 1: model = DataParallel(model)`: both reach `model.eval()`
-            aliases = {self._target(self._unwrapped(value), depth + 1) for value in self._reaching_values(receiver)}
+            aliases = {self._target(references.wrapped_module(value, self.summaries.names.qualified_name), depth + 1) for value in self._reaching_values(receiver)}
             return aliases.pop() if len(aliases) == 1 else ANONYMOUS
         name = dotted_name(receiver)
         return self._classify(name) if name is not None else ANONYMOUS
-
-    def _unwrapped(self, value: cst.BaseExpression) -> cst.BaseExpression:
-        """The module a ``DataParallel(model)``/``DistributedDataParallel(model)`` wraps, whose
-        mode a call on the wrapper sets; else ``value``."""
-        if isinstance(value, cst.Call) and value.args and not value.args[0].star and self.summaries.names.qualified_name(value.func) in torch_api.MODULE_WRAPPERS:
-            return value.args[0].value
-        return value
 
     def _classify(self, name: str) -> str:
         """A receiver the caller can name: a parameter path or a module-level name, also
@@ -1489,9 +1470,7 @@ class _FunctionPass:
         """What the assignments that may hold at ``name`` assign (``loss_kl = kl``, and
         ``loss_kl = 0`` on the branch of early epochs); the last one when another kind of
         binding (a loop target, an unpacking) may hold there."""
-        reaching = self.summaries.names.binder.reaching(name)
-        values = [binding.node.value for binding in reaching if type(binding.node) is cst.Assign and binding.target is binding.node.targets[0].target]
-        return values if values and len(values) == len(reaching) else [self.assigned[name.value]]
+        return references.reaching_values(self.summaries.names.binder, name) or [self.assigned[name.value]]
 
     def _transposed(self, receiver: cst.BaseExpression, depth: int) -> Returns:
         """``x.T``, ``x.transpose(0, 1)``: a non-contiguous tensor, unless ``x`` is an array of
