@@ -112,3 +112,44 @@ def test_an_epoch_loop_over_a_name_bound_to_a_counting_iterable() -> None:
                     optimizer.step()
     """
     assert _tck206_rows(code) == [6]
+
+
+_BUILT_AND_RETURNED = """
+from torch.utils.data import DataLoader, DistributedSampler
+
+
+def build_loader(dataset):
+    sampler = DistributedSampler(dataset)
+    loader = DataLoader(dataset, batch_size=64, sampler=sampler)
+    return loader
+
+
+def train(model, optimizer, loader, epochs):
+{body}
+
+
+def main(model, optimizer, dataset, epochs):
+    train_loader = build_loader(dataset)
+    train(model, optimizer, train_loader, epochs)
+"""
+# one pass over a loader whose dataset spans the whole run: the epoch is a step count, and
+# nothing ever goes over the loader a second time, so there is no later epoch to reshuffle
+_ONE_PASS = """\
+    for step, (images, targets) in enumerate(loader):
+        optimizer.zero_grad()
+        model(images).sum().backward()
+        optimizer.step()"""
+_EPOCHS = """\
+    for epoch in range(epochs):
+        for images, targets in loader:
+            optimizer.zero_grad()
+            model(images).sum().backward()
+            optimizer.step()"""
+
+
+def test_a_returned_loader_is_followed_into_the_helper_that_iterates_it_once() -> None:
+    assert _tck206_rows(_BUILT_AND_RETURNED.format(body=_ONE_PASS)) == []
+
+
+def test_a_returned_loader_iterated_every_epoch_by_a_helper_is_reported() -> None:
+    assert _tck206_rows(_BUILT_AND_RETURNED.format(body=_EPOCHS)) == [6]
