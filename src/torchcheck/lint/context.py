@@ -745,6 +745,18 @@ class LintContext:
         to module-level names, and what it returns; computed on first use and memoised."""
         return self._module_summaries().of(function)
 
+    def literal_cases(self, function: cst.FunctionDef) -> Iterator[tuple[str, object, bool, FunctionSummary]]:
+        """What ``function`` does when a caller passes a literal that its tests compare a
+        parameter with: ``(parameter, value, other, summary)`` for each value whose summary
+        differs from the general one; ``other`` stands for any true literal no test names."""
+        from torchcheck.lint.summaries import OTHER_LITERAL
+
+        for parameter, value, summary in self._module_summaries().literal_cases(function):
+            yield parameter, None if value is OTHER_LITERAL else value, value is OTHER_LITERAL, summary
+
+    def compared_literals(self, function: cst.FunctionDef, parameter: str) -> list[object]:
+        return self._module_summaries().index.compared_literals(function, parameter)
+
     def resolve_call(self, call: cst.Call) -> ResolvedCall | None:
         """The ``def`` of this file that ``call`` runs - a top-level function, a nested
         function in scope, or ``self.method(...)`` of the current class - with the call's

@@ -38,7 +38,7 @@ from torchcheck.lint import references
 from torchcheck.lint.buffers import ComputedBuffer, computed_non_persistent_buffers, methods_of, submodule_classes
 from torchcheck.lint.distributed import guarded_by_rank
 from torchcheck.lint.kinds import TENSOR_KINDS, Evidence, Kind
-from torchcheck.lint.nodes import construction, dotted_name, is_autocast_name, is_number_literal, one_line, self_attribute, source_text
+from torchcheck.lint.nodes import construction, dotted_name, is_autocast_name, is_number_literal, literal_value, one_line, self_attribute, source_text
 from torchcheck.lint.project import (
     AUTOCAST,
     BASES,
@@ -149,7 +149,12 @@ def call_shape(call: cst.Call) -> CallShape:
     keywords = tuple(
         (argument.keyword.value, _spelled(argument.value)) for argument in call.args if argument.keyword is not None
     )
-    return CallShape(positional, keywords)
+    keys = [argument.keyword.value if argument.keyword is not None else index for index, argument in enumerate(call.args)]
+    literals = tuple((key, value) for key, argument in zip(keys, call.args) if type(value := literal_value(argument.value)) in _STORED_LITERALS)
+    return CallShape(positional, keywords, literals=literals)
+
+
+_STORED_LITERALS = (str, int, bool, type(None))
 
 
 def imported_callee(context: LintContext, call: cst.Call) -> Symbol | None:
@@ -724,8 +729,17 @@ class ProjectFacts:
         summary = self._context.summary_of(function)
         if not summary.shared_effects and not summary.exit_modes:
             return Definition("function", line, facts)
-        located = summary.with_lines(lambda node: self._lines.line_of(node, start))
-        return Definition("function", line, facts, summary=located.to_dict())
+        line_of = lambda node: self._lines.line_of(node, start)
+        stored = summary.with_lines(line_of).to_dict()
+        cases = [
+            {"parameter": parameter, "value": value, "other": other, "effects": [effect.to_dict() for effect in case.with_lines(line_of).shared_effects]}
+            for parameter, value, other, case in self._context.literal_cases(function)
+        ]
+        if cases:
+            compared = {case["parameter"] for case in cases}
+            stored["compared"] = {parameter: self._context.compared_literals(function, parameter) for parameter in sorted(compared)}
+            stored["cases"] = cases
+        return Definition("function", line, facts, summary=stored)
 
     def _returned_facts(self, function: cst.FunctionDef, method: str | None, line: int) -> dict[str, Fact]:
         """The :data:`RETURNS` facts of a function, or of a class's ``method``. One that only

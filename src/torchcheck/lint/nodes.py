@@ -142,6 +142,21 @@ def literal_value(expression: cst.BaseExpression) -> object:
     return None if is_none(expression) else NOT_A_LITERAL
 
 
+# A literal that none of a function's tests compares a parameter with (`"test"` where the
+# tests ask `mode == "train"`): unequal to each of them, and true.
+OTHER_LITERAL = object()
+
+
+def literal_case(value: object, compared: Sequence[object]) -> object:
+    """Which of a function's literal cases a caller's literal ``value`` falls on, given the
+    literals the function's tests compare the parameter with: the value itself when they
+    name it (or it is a bool), :data:`OTHER_LITERAL` for another true value, and
+    :data:`NOT_A_LITERAL` for another false one (``0``, ``""``)."""
+    if type(value) is bool or any(type(seen) is type(value) and seen == value for seen in compared):
+        return value
+    return OTHER_LITERAL if value else NOT_A_LITERAL
+
+
 def self_attribute(expression: cst.BaseExpression) -> str | None:
     """``x`` for ``self.x``; None for anything else."""
     if type(expression) is cst.Attribute and type(expression.value) is cst.Name and expression.value.value == "self":  # type: ignore[attr-defined]

@@ -34,6 +34,7 @@ from typing import Any
 
 from torchcheck.lint import idioms, torch_api
 from torchcheck.lint.diagnostic import Diagnostic, RelatedPlace
+from torchcheck.lint.nodes import NOT_A_LITERAL, OTHER_LITERAL, literal_case
 from torchcheck.lint.stars import StarImport
 
 # In a deferred finding's message, replaced by the place the condition found (file:line).
@@ -261,9 +262,14 @@ class CallShape:
     positional: tuple[str | None, ...] = ()
     keywords: tuple[tuple[str, str | None], ...] = ()
     opaque: bool = False  # `*args` / `**kwargs` hide the mapping
+    # the literal arguments (`mode="test"`), by position or keyword, for a callee whose tests compare them
+    literals: tuple[tuple[int | str, str | int | bool | None], ...] = ()
 
     def to_dict(self) -> dict[str, Any]:
-        return {"positional": list(self.positional), "keywords": [list(pair) for pair in self.keywords], "opaque": self.opaque}
+        return {
+            "positional": list(self.positional), "keywords": [list(pair) for pair in self.keywords], "opaque": self.opaque,
+            "literals": [list(pair) for pair in self.literals],
+        }
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> CallShape:
@@ -271,6 +277,7 @@ class CallShape:
             tuple(data["positional"]),
             tuple((str(name), spelled) for name, spelled in data["keywords"]),
             bool(data["opaque"]),
+            tuple((key, value) for key, value in data.get("literals", ())),
         )
 
 
@@ -898,7 +905,7 @@ class ProjectIndex:
             return Answer(NONE, "")
         try:
             if kind == DOES:
-                return self._does(target.file, summary, detail)
+                return self._does(target.file, _case_of_call(summary, call), detail)
             mapping = _bind(summary["parameters"], call) if call is not None else None
             if mapping is None:
                 return None  # which argument reaches which parameter is unknown
@@ -996,6 +1003,41 @@ def _bind(parameters: list[Mapping[str, Any]], call: CallShape) -> dict[str, str
     if any(name not in mapping for name in required):
         return None
     return mapping
+
+
+def _case_of_call(summary: Mapping[str, Any], call: CallShape | None) -> Mapping[str, Any]:
+    """``summary`` with the effects left when the call passes literals its tests compare
+    (``iterate(..., mode="test")`` never runs what ``if mode == "train":`` guards): the
+    effects every matching case of the summary keeps."""
+    cases, compared = summary.get("cases"), summary.get("compared", {})
+    literals = _bound_literals(summary["parameters"], call) if cases and call is not None else {}
+    kept = None
+    for parameter, value in literals.items():
+        if parameter not in compared:
+            continue
+        case = literal_case(value, compared[parameter])
+        for stored in cases if case is not NOT_A_LITERAL else ():
+            if stored["parameter"] == parameter and (stored["other"] if case is OTHER_LITERAL else not stored["other"] and _same_literal(stored["value"], case)):
+                keys = {(effect["action"], effect["target"]) for effect in stored["effects"]}
+                kept = keys if kept is None else kept & keys
+    if kept is None:
+        return summary
+    return {**summary, "effects": [effect for effect in summary["effects"] if (effect["action"], effect["target"]) in kept]}
+
+
+def _same_literal(stored: object, value: object) -> bool:
+    return type(stored) is type(value) and stored == value
+
+
+def _bound_literals(parameters: list[Mapping[str, Any]], call: CallShape) -> dict[str, object]:
+    """The parameter each literal argument of ``call`` binds."""
+    positional = [p["name"] for p in parameters if p["kind"] in ("positional-only", "positional")]
+    found = {}
+    for key, value in call.literals:
+        name = positional[key] if isinstance(key, int) and key < len(positional) else key if isinstance(key, str) else None
+        if name is not None:
+            found[name] = value
+    return found
 
 
 def _translate(target: str, parameters: set[str], mapping: Mapping[str, str | None]) -> str | None:

@@ -32,7 +32,7 @@ import libcst as cst
 
 from torchcheck.lint import idioms, references, torch_api
 from torchcheck.lint.kinds import TENSOR_KINDS, GradMode, Kind, grad_mode_of, tensor_method_kind
-from torchcheck.lint.nodes import NOT_A_LITERAL, argument_for, called_name, dotted_name, is_none, literal_value, one_line, replaces_fsdp1_parameters, subtree
+from torchcheck.lint.nodes import NOT_A_LITERAL, OTHER_LITERAL, argument_for, called_name, dotted_name, is_none, literal_value, one_line, replaces_fsdp1_parameters, subtree
 from torchcheck.lint.walker import children
 
 if TYPE_CHECKING:
@@ -527,6 +527,20 @@ class _ModuleIndex:
         self._tested: dict[cst.FunctionDef, frozenset[str]] = {}
         self._index(module.body, None, "")
 
+    def compared_literals(self, function: cst.FunctionDef, parameter: str) -> list[object]:
+        """The literals the function's ``if`` tests compare ``parameter`` with (``"train"`` for
+        ``if mode == "train":``), in source order, each once."""
+        found: list[object] = []
+        for node in subtree(function.body):
+            test = node.test if type(node) is cst.If else None  # type: ignore[attr-defined]
+            while isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not):
+                test = test.expression
+            if isinstance(test, cst.Comparison) and len(test.comparisons) == 1 and isinstance(test.left, cst.Name) and test.left.value == parameter:
+                value = literal_value(test.comparisons[0].comparator)
+                if value is not NOT_A_LITERAL and not any(type(value) is type(seen) and value == seen for seen in found):
+                    found.append(value)
+        return found
+
     def tested_parameters(self, function: cst.FunctionDef) -> frozenset[str]:
         """The parameters that the function's ``if`` tests read as a whole (``if mode ==
         "train":``, ``if not is_training:``)."""
@@ -818,6 +832,18 @@ class ModuleSummaries:
         if key not in self._specialized:
             self._specialized[key] = self.of(function) if function in self._stack else _FunctionPass(self, function, fixed).summary()
         return self._specialized[key]
+
+    def literal_cases(self, function: cst.FunctionDef) -> Iterator[tuple[str, object, FunctionSummary]]:
+        """For each parameter the function's tests compare, each value a caller's literal may
+        fall on (a literal compared, ``True``, ``False``, or :data:`OTHER_LITERAL`) whose
+        summary differs from the general one: what a caller in another file that passes that
+        literal gets."""
+        general = self.of(function).shared_effects
+        for parameter in sorted(self.index.tested_parameters(function)):
+            for value in (*self.index.compared_literals(function, parameter), True, False, OTHER_LITERAL):
+                specialized = self.specialized(function, {parameter: value})
+                if specialized.shared_effects != general:
+                    yield parameter, value, specialized
 
     def _depends_on(self, open_function: cst.FunctionDef) -> None:
         """The function being computed used a result that is not final until ``open_function``'s is."""

@@ -769,7 +769,7 @@ for index, batch in enumerate(loader):
         if trainer is None:
             return None
         # the loop trains the module only through a helper of another file: it must backpropagate
-        trains = Condition(trainer.helper, "does:backward", MAY)
+        trains = Condition(trainer.helper, "does:backward", MAY, trainer.shape)
         return (*([found.condition] if found.condition else []), trains, *unless)
 
     def _never_restored(self, facts: _LoopFacts, loop: Loop, receiver: str) -> bool:

@@ -1500,8 +1500,8 @@ class GanTrainer:
         return self.context.flow.loop_facts(self, _LoopFacts)
 
     def visit_Call(self, node: cst.Call) -> None:
-        subject = self.context.differentiated_subject(node)
-        if subject is not None and self.context.loops:  # `loss.backward()`, `torch.autograd.grad(loss, ...)` ...
+        subject = self.context.differentiated_subject(node) if self.context.loops else None
+        if subject is not None:  # `loss.backward()`, `torch.autograd.grad(loss, ...)` ...
             self._backpropagated(subject)
             return
         method = node.func.attr.value if type(node.func) is cst.Attribute else None

@@ -1,0 +1,57 @@
+"""A call that passes a literal for a parameter the callee's tests compare gets the effects of
+the branches that literal takes, when the callee lives in another file too: the stored summary
+keeps each case whose effects differ, and the call's literals pick the case."""
+
+from __future__ import annotations
+
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from torchcheck.lint.api import LintOptions, lint
+
+_TRAINING_SCRIPT = """
+import torch
+
+
+def iterate(model, loader, optimizer=None, mode="train"):
+    for x, y in loader:
+        if mode != "train":
+            with torch.no_grad():
+                out = model(x)
+        else:
+            out = model(x)
+        loss = torch.nn.functional.cross_entropy(out, y)
+        if mode == "train":
+            optimizer.zero_grad()
+            loss.backward()
+            optimizer.step()
+"""
+_EVALUATION_SCRIPT = """
+from train import iterate
+
+
+def main(model, folds, optimizer, chosen):
+    for loader in folds:
+        model.eval()
+        iterate(model, loader, optimizer, {mode})
+"""
+
+
+def _tck106_rows(root: Path, mode: str, monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    (root / "train.py").write_text(textwrap.dedent(_TRAINING_SCRIPT).lstrip(), encoding="utf-8")
+    (root / "evaluate.py").write_text(textwrap.dedent(_EVALUATION_SCRIPT.format(mode=mode)).lstrip(), encoding="utf-8")
+    monkeypatch.chdir(root)
+    result = lint(LintOptions(paths=(Path("."),), use_cache=False))
+    return [d.location.row for d in result.diagnostics if d.code == "TCK106" and d.filename.endswith("evaluate.py")]
+
+
+@pytest.mark.parametrize("mode", ['mode="test"', '"val"', 'mode="eval"'])
+def test_a_literal_that_skips_the_training_branch_trains_nothing(tmp_path: Path, mode: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    assert _tck106_rows(tmp_path, mode, monkeypatch) == []
+
+
+@pytest.mark.parametrize("mode", ['mode="train"', '"train"', "mode=chosen"])
+def test_a_literal_that_takes_the_training_branch_or_a_name_still_trains(tmp_path: Path, mode: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    assert _tck106_rows(tmp_path, mode, monkeypatch) == [6]
