@@ -239,6 +239,29 @@ def test_an_assignment_inside_a_narrowed_branch_outlives_the_branch() -> None:
     assert seen == [(Kind.OTHER, STRONG), (Kind.TENSOR, STRONG), (Kind.TENSOR, STRONG)]
 
 
+def test_an_isinstance_check_that_exits_otherwise_narrows_the_rest_of_the_block() -> None:
+    seen = probe(
+        """
+        import torch.nn as nn
+        def run(layer, other, third, x):
+            if not isinstance(layer, nn.Linear):
+                raise TypeError("only linear layers")
+            probe(layer)
+            assert isinstance(other, nn.Conv2d)
+            probe(other)
+            if not isinstance(third, nn.Linear):
+                print("not a layer")
+            probe(third)
+            for item in x:
+                if not isinstance(item, nn.Linear):
+                    continue
+                probe(item)
+            probe(item)
+        """
+    )
+    assert seen == [(Kind.MODULE, STRONG), (Kind.MODULE, STRONG), UNKNOWN, (Kind.MODULE, STRONG), UNKNOWN]
+
+
 def test_private_spellings_and_role_marks_keep_a_conventional_name() -> None:
     from torchcheck.lint.kinds import conventional_kind
 

@@ -545,6 +545,7 @@ class LintContext:
         # entered, and what entering a block installed, to undo when it is left
         self._narrowings: dict[cst.CSTNode, list[tuple[str, list[cst.BaseExpression], bool]]] = {}
         self._narrowed_blocks: dict[cst.CSTNode, list[tuple[str, Binding | None, Binding]]] = {}
+        self._blocks: list[cst.CSTNode] = []  # the blocks around the current node, innermost last
         self.flow = ControlFlow()
         self._module: cst.Module | None = None
         self._partials_followed = 0  # `partial(partial(f))` and cycles of them: followed a few deep
@@ -1085,9 +1086,7 @@ class LintContext:
         resolved = self.call_run_by(call) if type(call) is cst.Call and not argument.star else None  # type: ignore[arg-type]
         if resolved is None or resolved.arguments is None:
             return _NO_USES
-        name = next((parameter for parameter, value in resolved.arguments.items() if value is use), None)
-        params = resolved.function.params
-        param = next((param for param in (*params.posonly_params, *params.params, *params.kwonly_params) if param.name.value == name), None)
+        param = resolved.parameter_receiving(use)
         binding = self.binder.binding_made_by(param.name) if param is not None else None
         return self._uses_of(binding) if binding is not None else _NO_USES
 
@@ -2272,22 +2271,34 @@ class LintContext:
             name, classes, negated = tests[0]
             self._narrowings.setdefault(node.orelse.body, []).append((name, classes, negated))
 
-    def _enter_block(self, block: cst.CSTNode) -> None:
-        narrowings = self._narrowings.pop(block, None)
-        if not narrowings:
+    def _narrow_rest_of_block(self, test: cst.BaseExpression, holds: bool) -> None:
+        """``if not isinstance(name, X): raise ...`` (``holds`` False: the test failed to get
+        past it) or ``assert isinstance(name, X)`` (True): what ``name`` holds for the rest of
+        the block."""
+        tests = _isinstance_tests(test)
+        if len(tests) != 1 or isinstance(test, cst.BooleanOperation):
             return
-        bindings = self._scopes[-1].bindings
-        installed: list[tuple[str, Binding | None, Binding]] = []
-        for name, classes, holds in narrowings:
+        name, classes, negated = tests[0]
+        narrowed = self._narrowed(self._infer_name(name), classes, holds != negated)
+        if narrowed is not None:
+            self._install_narrowing(self._blocks[-1] if self._blocks else None, name, narrowed)
+
+    def _install_narrowing(self, block: cst.CSTNode | None, name: str, narrowed: Inferred) -> None:
+        bindings, binding = self._scopes[-1].bindings, Binding.of(narrowed)
+        if block is not None:
+            self._narrowed_blocks.setdefault(block, []).append((name, bindings.get(name), binding))
+        bindings[name] = binding
+
+    def _enter_block(self, block: cst.CSTNode) -> None:
+        self._blocks.append(block)
+        for name, classes, holds in self._narrowings.pop(block, ()):
             narrowed = self._narrowed(self._infer_name(name), classes, holds)
             if narrowed is not None:
-                binding = Binding.of(narrowed)
-                installed.append((name, bindings.get(name), binding))
-                bindings[name] = binding
-        self._narrowed_blocks[block] = installed
+                self._install_narrowing(block, name, narrowed)
 
     def _leave_block(self, block: cst.CSTNode) -> None:
         """Undo the narrowing unless the block assigned the name itself."""
+        self._blocks.pop()
         bindings = self._scopes[-1].bindings
         for name, previous, binding in reversed(self._narrowed_blocks.pop(block, [])):
             if bindings.get(name) is binding:
@@ -2601,6 +2612,11 @@ class LintContext:
     def leave_If(self, node: cst.If) -> None:
         self.flow.leave_If(node)
         self._conditions.pop()
+        if node.orelse is None and guards.ends_in_exit(node.body):
+            self._narrow_rest_of_block(node.test, holds=False)
+
+    def visit_Assert(self, node: cst.Assert) -> None:
+        self._narrow_rest_of_block(node.test, holds=True)
 
     def visit_Try(self, node: cst.Try) -> None:
         self.flow.visit_Try(node)

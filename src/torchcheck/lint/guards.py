@@ -107,11 +107,11 @@ def _exits_before(block: cst.IndentedBlock | cst.Module, statement: cst.CSTNode)
     for earlier in block.body:
         if earlier is statement:
             return
-        if isinstance(earlier, cst.If) and earlier.orelse is None and _ends_in_exit(earlier.body):
+        if isinstance(earlier, cst.If) and earlier.orelse is None and ends_in_exit(earlier.body):
             yield from terms(earlier.test, False)
 
 
-def _ends_in_exit(body: cst.BaseSuite) -> bool:
+def ends_in_exit(body: cst.BaseSuite) -> bool:
     last = body.body[-1] if body.body else None
     if isinstance(last, cst.SimpleStatementLine):
         return isinstance(last.body[-1], _EXITS)

@@ -317,6 +317,25 @@ def returned_as(binder: Binder, name: cst.Name) -> list[tuple[cst.FunctionDef, c
     return found
 
 
+def bound_by_callers(binder: Binder, returned: cst.CSTNode) -> list[tuple[cst.Name, cst.Assign]] | None:
+    """``return loader`` in a function of this file: the name each call of the function binds
+    the result to (``train_loader = build_data_loader()``), with the assignment; None when a
+    call does anything else with it, or runs in a loop."""
+    function = binder.enclosing(returned, cst.FunctionDef)
+    own = binder.binding_made_by(function.name) if isinstance(function, cst.FunctionDef) else None
+    if own is None or not own.references:
+        return None
+    bound = []
+    for use in own.references:
+        call = binder.parent(use)
+        assignment = assignment_of(binder, call) if isinstance(call, cst.Call) and call.func is use and not binder.loops_around(call) else None
+        target = assignment.targets[0].target if assignment is not None and len(assignment.targets) == 1 else None
+        if not isinstance(target, cst.Name):
+            return None
+        bound.append((target, assignment))
+    return bound  # type: ignore[return-value]
+
+
 def unpacked_index(binder: Binder, target: cst.CSTNode, statement: cst.CSTNode) -> int | None:
     """Where an assignment puts the bound ``target``: None for the whole value, the index
     of its element in ``a, b = ...``, -1 when it cannot tell (nested or starred unpacking)."""

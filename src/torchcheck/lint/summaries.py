@@ -338,6 +338,12 @@ class ResolvedCall:
             return None
         return f"{spelled}{dot}{rest}"
 
+    def parameter_receiving(self, argument: cst.BaseExpression) -> cst.Param | None:
+        """The parameter the call binds ``argument`` (one of its argument values) to."""
+        name = next((parameter for parameter, value in (self.arguments or {}).items() if value is argument), None)
+        params = self.function.params
+        return next((param for param in (*params.posonly_params, *params.params, *params.kwonly_params) if param.name.value == name), None)
+
     def literal_arguments(self, call: cst.Call) -> dict[str, object]:
         """The parameters ``call`` itself passes a literal for (not defaults): ``mode="test"``."""
         passed = {id(argument.value) for argument in call.args}

@@ -769,11 +769,11 @@ while step < max_steps:
             elif alias is not None:
                 aliases.setdefault((alias.targets[0].target.value, self._frame(use)), set()).add(alias)  # type: ignore[attr-defined]
             elif isinstance(binder.parent(use), cst.Return):
-                bound = self._bound_by_callers(use)
+                bound = references.bound_by_callers(binder, use)
                 if bound is None:
                     return None
-                for name, caller_frame, assignment in bound:
-                    aliases.setdefault((name, caller_frame), set()).add(assignment)
+                for target, assignment in bound:
+                    aliases.setdefault((target.value, self._frame(assignment)), set()).add(assignment)
             elif (handed := self._handed(use)) is not None:
                 # a helper called once, outside any loop, may run the epochs itself: look inside
                 inner = self._followed_into_parameter(use, depth) if not handed[1] else None
@@ -789,36 +789,13 @@ while step < max_steps:
             found.names += followed.names
         return found
 
-    def _bound_by_callers(self, returned: cst.CSTNode) -> list[tuple[str, cst.CSTNode, cst.Assign]] | None:
-        """``return loader`` in a builder of this file: the name each of its callers binds the
-        result to (``train_loader = build_data_loader()``), with the caller's frame; None when a
-        caller does anything else with it or calls the builder in a loop."""
-        binder = self.context.binder
-        builder = binder.enclosing(returned, cst.FunctionDef)
-        own = binder.binding_made_by(builder.name) if isinstance(builder, cst.FunctionDef) else None
-        if own is None or not own.references:
-            return None
-        bound = []
-        for use in own.references:
-            call, assignment = binder.parent(use), references.assignment_of(binder, binder.parent(use))
-            target = assignment.targets[0].target if assignment is not None and len(assignment.targets) == 1 else None
-            if not isinstance(call, cst.Call) or call.func is not use or not isinstance(target, cst.Name) or binder.loops_around(call):
-                return None
-            bound.append((target.value, self._frame(call), assignment))
-        return bound
-
     def _followed_into_parameter(self, node: cst.CSTNode, depth: int) -> _Loops | None:
         """``train(train_loader, ...)`` running a function of this file: where that function
         iterates the parameter it binds the loader to; None when it cannot be followed there."""
-        binder = self.context.binder
-        call = references.argument_of(binder, node)
+        call = references.argument_of(self.context.binder, node)
         resolved = self.context.call_run_by(call) if call is not None else None
-        if resolved is None or resolved.arguments is None:
-            return None
-        name = next((parameter for parameter, value in resolved.arguments.items() if value is node), None)
-        params = resolved.function.params
-        param = next((param for param in (*params.posonly_params, *params.params, *params.kwonly_params) if param.name.value == name), None)
-        return self._follow(("name", name), resolved.function, None, {param}, depth + 1) if param is not None else None  # type: ignore[arg-type]
+        param = resolved.parameter_receiving(node) if resolved is not None else None  # type: ignore[arg-type]
+        return self._follow(("name", param.name.value), resolved.function, None, {param}, depth + 1) if param is not None else None  # type: ignore[union-attr, arg-type]
 
     def _handed(self, node: cst.CSTNode) -> tuple[Symbol | cst.FunctionDef, tuple[Loop, ...]] | None:
         """``helper(..., loader, ...)`` where ``helper`` is a function of the project, or
