@@ -8,7 +8,7 @@ import libcst as cst
 
 from torchcheck.lint import references
 from torchcheck.lint.binder import Binder
-from torchcheck.lint.nodes import is_none, method_call, subtree
+from torchcheck.lint.nodes import called_name, is_none, method_call, subtree
 
 # What a filter of a state dict compares to keep only what the model can take.
 _SHAPE_ATTRIBUTES = frozenset({"shape", "size", "numel", "ndim", "dtype"})
@@ -66,13 +66,57 @@ def is_url(expression: cst.BaseExpression | None) -> bool:
     return isinstance(expression, cst.SimpleString) and _URL_SCHEME in expression.raw_value
 
 
-def is_url_table(expression: cst.BaseExpression | None) -> bool:
-    """A dict literal of URLs (``model_urls = {"resnet18": "https://..."}``), some entries
-    maybe ``None`` for architectures without published weights."""
+def is_url_table(expression: cst.BaseExpression | None, binder: Binder | None = None) -> bool:
+    """A dict literal of fixed addresses (``model_urls = {"resnet18": "https://..."}``, or
+    ``{"dymn10": urljoin(BASE_URL, "dymn10.pt")}`` given the binder), some entries maybe
+    ``None`` for architectures without published weights."""
     if not isinstance(expression, cst.Dict) or not expression.elements:
         return False
     values = [element.value if isinstance(element, cst.DictElement) else None for element in expression.elements]
-    return any(is_url(value) for value in values) and all(is_url(value) or is_none(value) for value in values)
+    fixed = lambda value: is_url(value) or (binder is not None and value is not None and fixed_address(binder, value))  # noqa: E731
+    return any(map(fixed, values)) and all(fixed(value) or is_none(value) for value in values)
+
+
+_JOINS = frozenset({"urljoin", "join"})  # `urllib.parse.urljoin`, `os.path.join`, `posixpath.join`
+
+
+def fixed_address(binder: Binder, expression: cst.BaseExpression) -> bool:
+    """A URL the code fixes: a URL literal, a module-level name bound once to one, or one of
+    them joined with string literals (``urljoin(BASE_URL, "x.pt")``, ``BASE_URL + "x.pt"``,
+    ``f"{BASE_URL}/x.pt"``)."""
+    if is_url(expression):
+        return True
+    if type(expression) is cst.Name:
+        value = module_constant(binder, expression.value)
+        return value is not None and value is not expression and fixed_address(binder, value)
+    parts: list[cst.BaseExpression] = []
+    if type(expression) is cst.BinaryOperation and type(expression.operator) is cst.Add:
+        parts = [expression.left, expression.right]
+    elif type(expression) is cst.Call and called_name(expression) in _JOINS and not any(argument.keyword or argument.star for argument in expression.args):
+        parts = [argument.value for argument in expression.args]
+    elif type(expression) is cst.FormattedString:
+        return _fixed_formatted(binder, expression)  # type: ignore[arg-type]
+    return bool(parts) and fixed_address(binder, parts[0]) and all(type(part) is cst.SimpleString for part in parts[1:])
+
+
+def _fixed_formatted(binder: Binder, string: cst.FormattedString) -> bool:
+    """``f"{BASE_URL}/x.pt"``: a URL at its start, and only module constants filled in."""
+    first = string.parts[0] if string.parts else None
+    starts_fixed = (type(first) is cst.FormattedStringText and _URL_SCHEME in first.value) or (  # type: ignore[attr-defined]
+        type(first) is cst.FormattedStringExpression and fixed_address(binder, first.expression)  # type: ignore[attr-defined]
+    )
+    filled = [part.expression for part in string.parts if type(part) is cst.FormattedStringExpression]  # type: ignore[attr-defined]
+    return starts_fixed and all(type(value) is cst.Name and module_constant(binder, value.value) is not None for value in filled)  # type: ignore[attr-defined]
+
+
+def module_constant(binder: Binder, name: str) -> cst.BaseExpression | None:
+    """The value of a module-level name bound once, by a top-level assignment of it alone."""
+    bindings = binder.bindings_of(name, binder.module_scope)
+    statement = bindings[0].node if len(bindings) == 1 else None
+    if type(statement) is not cst.Assign or len(statement.targets) != 1 or type(statement.targets[0].target) is not cst.Name:  # type: ignore[union-attr]
+        return None
+    line = binder.parent(statement)  # type: ignore[arg-type]
+    return statement.value if type(binder.parent(line)) is cst.Module else None  # type: ignore[union-attr, arg-type]
 
 
 def drawn_from_state_dict(binder: Binder, key: cst.BaseExpression) -> bool:

@@ -12,9 +12,9 @@ from torchcheck.lint.buffers import methods_of
 from torchcheck.lint.context import LintContext
 from torchcheck.lint.flow import Function
 from torchcheck.lint.kinds import Kind
-from torchcheck.lint.nodes import argument_for, called_name, is_none, keyword_argument, literal_bool, source_text, subtree
+from torchcheck.lint.nodes import argument_for, called_name, is_none, keyword_argument, literal_bool, method_call, source_text, subtree
 from torchcheck.lint.rule import Invalid, Rule, Valid
-from torchcheck.lint.state_dicts import drawn_from_state_dict, is_url, is_url_table, partial_by_construction, reads_state_dict_of, state_dict_of
+from torchcheck.lint.state_dicts import drawn_from_state_dict, fixed_address, is_url, is_url_table, partial_by_construction, reads_state_dict_of, state_dict_of
 
 # Names that show the code compares state-dict keys by hand.
 _KEY_CHECK_NAMES = re.compile(r"missing|unexpected", re.IGNORECASE)
@@ -288,6 +288,33 @@ def resnet50(pretrained=True):
         ),
         Valid(
             """
+import urllib.parse
+from torch.hub import load_state_dict_from_url
+
+BASE_URL = "https://github.com/example/audio-models/releases/download/v0.1/"
+pretrained_models = {
+    "small": urllib.parse.urljoin(BASE_URL, "small.pt"),
+    "large": BASE_URL + "large.pt",
+    "tiny": f"{BASE_URL}tiny.pt",
+}
+
+def build(model, name, num_classes):
+    url = pretrained_models.get(name)
+    state_dict = load_state_dict_from_url(url, map_location="cpu")
+    if state_dict["head.weight"].shape[0] != num_classes:
+        del state_dict["head.weight"], state_dict["head.bias"]
+        model.load_state_dict(state_dict, strict=False)
+
+def build_or_fall_back(model, state_dict):
+    try:
+        model.load_state_dict(state_dict)
+    except RuntimeError as error:
+        print(error)  # the strict load's error lists the mismatched keys
+        model.load_state_dict(state_dict, strict=False)
+"""
+        ),
+        Valid(
+            """
 from torch.distributed.checkpoint.state_dict import StateDictOptions, set_model_state_dict, set_state_dict
 
 def load_trunk(model, optimizer, state_dict, logger):
@@ -393,6 +420,24 @@ class GhostNet(torch.nn.Module):
         ),
     )
     INVALID = (
+        Invalid(
+            """
+import os
+from torch.hub import load_state_dict_from_url
+
+BASE_URL = "https://github.com/example/audio-models/releases/download/v0.1/"
+
+def build(model, name, weights_dir):
+    state_dict = load_state_dict_from_url(BASE_URL + name + ".pt")
+    model.load_state_dict(state_dict, strict=False)  # TCK403
+    local = load_state_dict_from_url(f"{BASE_URL}{name}.pt")
+    model.load_state_dict(local, strict=False)  # TCK403
+    try:
+        model.load_state_dict(state_dict)
+    except RuntimeError:
+        model.load_state_dict(state_dict, strict=False)  # TCK403
+"""
+        ),
         Invalid(
             """
 import torch
@@ -617,10 +662,27 @@ def resume(model, path, pretrained):
         downloaded = self._value_of(value.value) if isinstance(value, cst.Subscript) else value  # `ckpt["model"]` of what was downloaded
         if value is not None and (partial_by_construction(value, model) or self._published_weights(downloaded)):  # type: ignore[arg-type]
             return
-        if isinstance(loaded, cst.Name) and self._computed_from(loaded, model, 0):
+        if isinstance(loaded, cst.Name) and self._computed_from(loaded, model, 0) or self._fallback_after_shown_failure(call, model, loaded):
             return
         name = loaded.value if isinstance(loaded, cst.Name) else None
         self._candidates.append(_Candidate(call, name, self.context.flow.function, message))
+
+    def _fallback_after_shown_failure(self, call: cst.Call, model: cst.BaseExpression, loaded: cst.BaseExpression | None) -> bool:
+        """``try: model.load_state_dict(sd)`` then ``except RuntimeError as e: print(e)`` and the
+        non-strict load of ``sd``: the strict load's error, which lists the mismatched keys,
+        is what the handler shows."""
+        handler = self.context.binder.enclosing(call, cst.ExceptHandler, cst.FunctionDef, cst.Lambda)
+        attempt = self.context.binder.parent(handler) if isinstance(handler, cst.ExceptHandler) and handler.name is not None else None
+        if loaded is None or not isinstance(attempt, cst.Try):
+            return False
+        caught = handler.name.name.value  # type: ignore[union-attr]
+        shown = any(type(node) is cst.Name and node.value == caught for node in subtree(handler.body))  # type: ignore[union-attr]
+        strict_first = (
+            type(node) is cst.Call and called_name(node) == "load_state_dict" and keyword_argument(node, "strict") is None  # type: ignore[arg-type]
+            and type(node.func) is cst.Attribute and node.func.value.deep_equals(model) and len(node.args) == 1 and node.args[0].value.deep_equals(loaded)  # type: ignore[attr-defined]
+            for node in subtree(attempt.body)
+        )
+        return shown and any(strict_first)
 
     def _computed_from(self, name: cst.Name, model: cst.BaseExpression, depth: int) -> bool:
         """Every value reaching the state dict is computed from the model itself
@@ -647,13 +709,15 @@ def resume(model, path, pretrained):
         argument = argument_for(value, 0, "url") if isinstance(value, cst.Call) else None
         if argument is None or argument.star:
             return False
-        address = self._value_of(argument.value)  # `url = "https://..."` first
-        if isinstance(address, cst.Subscript):
-            return self._module_constant(address.value, is_url_table)
+        address, binder = self._value_of(argument.value), self.context.binder  # `url = "https://..."` first
+        looked_up = method_call(address) if isinstance(address, cst.Call) else None  # `pretrained_models.get(name)`
+        if isinstance(address, cst.Subscript) or (looked_up is not None and looked_up[1] == "get"):
+            table = address.value if isinstance(address, cst.Subscript) else looked_up[0]  # type: ignore[index]
+            return self._module_constant(table, lambda value: is_url_table(value, binder))
         if isinstance(address, cst.Call) and (resolved := self.context.resolve_call(address)) is not None:
             returned = references.returned_values(resolved.function)  # `get_url(width)`: a URL literal, or nothing
             return any(map(is_url, returned)) and all(is_url(value) or is_none(value) for value in returned)
-        return is_url(address) or self._module_constant(address, is_url)
+        return fixed_address(binder, address) or self._module_constant(address, lambda value: value is not None and fixed_address(binder, value))
 
     def _module_constant(self, expression: cst.BaseExpression, holds: Callable[[cst.BaseExpression | None], bool]) -> bool:
         """A name not bound in the current function whose last binding, outside any branch
