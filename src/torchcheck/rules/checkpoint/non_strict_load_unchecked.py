@@ -103,10 +103,15 @@ class NonStrictLoadUnchecked(Rule):
     instance of a class of the file that defines `load_state_dict` itself (an EMA holder that
     checks the keys its own way). Nor does it
     report loading published weights from a fixed address - a URL literal, a module-level
-    name bound to one, or an entry of a module-level dict of URLs
-    (`load_state_dict_from_url(model_urls[arch])`), or an entry of what was downloaded
-    (`checkpoint["model"]`): the keys of such a file never change, so
-    the mismatch with the architecture it was published for is known and constant.
+    name bound to one, one joined from such a name and literals (`urljoin(BASE_URL,
+    "small.pt")`, `BASE_URL + "small.pt"`, `f"{BASE_URL}small.pt"`), or an entry of a
+    module-level dict of such addresses (`load_state_dict_from_url(model_urls[arch])`,
+    `model_urls.get(arch)`), or an entry of what was downloaded (`checkpoint["model"]`):
+    the keys of such a file never change, so the mismatch with the architecture it was
+    published for is known and constant. Nor does it report a non-strict load that falls
+    back from a strict load of the same state dict in the `except` handler that shows the
+    caught error (`except RuntimeError as error: print(error)`): that error lists the keys
+    that did not match.
 
     ## Fix safety
     There is no automatic fix: which missing keys are acceptable (a new classifier head,
