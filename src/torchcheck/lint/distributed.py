@@ -142,7 +142,8 @@ def _asks_rank(context: LintContext, test: cst.BaseExpression) -> bool:
             return True
     owner = context.current_class  # `self.can_checkpoint = self.is_local_main if ... else self.is_main`
     attributes = {self_attribute(node) for node in subtree(test) if type(node) is cst.Attribute} - {None} if owner else set()
-    if any(_tests_rank(value) for attribute in attributes for value in context.values_stored_in(owner, attribute)):  # type: ignore[arg-type]
+    stored = [value for attribute in attributes for value in context.values_stored_in(owner, attribute)]  # type: ignore[arg-type]
+    if any(_tests_rank(value) for value in stored) or (stored and all(_is_spawn_index(context, value) for value in stored)):
         return True
     # `args.save_logs = args.logs and is_master(args)` anywhere in the file, then `if args.save_logs:`;
     # `args.gpu = gpu` of a worker that `mp.spawn` starts, then `if args.gpu == 0:`
@@ -157,16 +158,26 @@ _SPAWNS = frozenset({"torch.multiprocessing.spawn", "torch.multiprocessing.start
 _SPAWN_INDEXES: weakref.WeakKeyDictionary[Binder, set[cst.Param]] = weakref.WeakKeyDictionary()
 
 
-def _is_spawn_index(context: LintContext, value: cst.BaseExpression) -> bool:
+def _is_spawn_index(context: LintContext, value: cst.BaseExpression, depth: int = 0) -> bool:
     """A name bound to the first parameter of a worker the file spawns: the process's local
-    rank (``def main_worker(gpu, ngpus, args)`` started by ``mp.spawn(main_worker, ...)``)."""
+    rank (``def main_worker(gpu, ngpus, args)`` started by ``mp.spawn(main_worker, ...)``),
+    or to a parameter every call of the file fills with one (``Trainer(train_ds, rank)``
+    building ``def __init__(self, dataset, gpu_id)``)."""
     if type(value) is not cst.Name:
         return False
     binder = context.binder
     if binder not in _SPAWN_INDEXES:
         _SPAWN_INDEXES[binder] = set(_spawned_indexes(context))
     indexes = _SPAWN_INDEXES[binder]
-    return bool(indexes) and any(binding.node in indexes for binding in binder.reaching(value))
+    return bool(indexes) and any(
+        binding.node in indexes or (type(binding.node) is cst.Param and depth < 2 and _filled_with_spawn_index(context, binding.node, depth))  # type: ignore[arg-type]
+        for binding in binder.reaching(value)
+    )
+
+
+def _filled_with_spawn_index(context: LintContext, param: cst.Param, depth: int) -> bool:
+    passed = context.values_passed_to(param)
+    return bool(passed) and all(_is_spawn_index(context, value, depth + 1) for value in passed)
 
 
 def _spawned_indexes(context: LintContext) -> list[cst.Param]:

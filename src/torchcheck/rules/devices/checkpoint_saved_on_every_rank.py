@@ -77,7 +77,9 @@ class CheckpointSavedOnEveryRank(Rule):
     a main-process flag (`args.rank % ngpus_per_node == 0`, `local_rank in [-1, 0]`,
     `self.global_rank == 0`, `accelerator.is_main_process`, or a flag the file sets from one:
     `if args.save_logs:` after `args.save_logs = args.logs and is_master(args)`; a value
-    merely built from the rank, `model = Model(hp, net, rank)`, is no such flag), after an early `return` taken on
+    merely built from the rank, `model = Model(hp, net, rank)`, is no such flag; the process
+    index `mp.spawn` hands its worker is a rank, also once passed on to a parameter every
+    call fills with it and stored: `Trainer(model, rank)`, then `if self.gpu_id == 0:`), after an early `return` taken on
     one, in a function decorated `@rank_zero_only`-style, or in a helper of the file that is
     only ever called under such a condition (or whose other calls pass a literal flag that
     skips the save: `save_checkpoint(best=True)` never runs `if not best: torch.save(...)`),
@@ -144,6 +146,34 @@ class CheckpointSavedOnEveryRank(Rule):
     required_text = (*PROCESS_GROUP_TEXT, "save")
 
     VALID = (
+        Valid(
+            """
+import torch
+import torch.multiprocessing as mp
+from torch.distributed import init_process_group
+from torch.nn.parallel import DistributedDataParallel as DDP
+
+
+class Trainer:
+    def __init__(self, model, gpu_id: int):
+        self.model = DDP(model.to(gpu_id), device_ids=[gpu_id])
+        self.gpu_id = gpu_id
+
+    def train(self, epochs):
+        for epoch in range(epochs):
+            if self.gpu_id == 0:
+                torch.save(self.model.module.state_dict(), "best.pt")
+
+
+def main(rank, world_size, model):
+    init_process_group("nccl", rank=rank, world_size=world_size)
+    Trainer(model, rank).train(10)
+
+
+if __name__ == "__main__":
+    mp.spawn(main, args=(2, None), nprocs=2)
+"""
+        ),
         Valid(
             """
 import torch
@@ -394,6 +424,34 @@ if __name__ == "__main__":
         ),
     )
     INVALID = (
+        Invalid(
+            """
+import torch
+import torch.multiprocessing as mp
+from torch.distributed import init_process_group
+from torch.nn.parallel import DistributedDataParallel as DDP
+
+
+class Trainer:
+    def __init__(self, model, gpu_id: int):
+        self.model = DDP(model.to(gpu_id), device_ids=[gpu_id])
+        self.gpu_id = gpu_id
+
+    def train(self, epochs):
+        for epoch in range(epochs):
+            if self.gpu_id == 0:
+                torch.save(self.model.module.state_dict(), "best.pt")  # TCK208
+
+
+def main(rank, world_size, model):
+    init_process_group("nccl", rank=rank, world_size=world_size)
+    Trainer(model, 0).train(10)
+
+
+if __name__ == "__main__":
+    mp.spawn(main, args=(2, None), nprocs=2)
+"""
+        ),
         Invalid(
             """
 import torch
