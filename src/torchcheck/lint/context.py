@@ -712,15 +712,16 @@ class LintContext:
 
     def reads_attribute(self, attribute: str) -> bool:
         """Whether the file's code reads ``.<attribute>`` of anything (``self.mask``,
-        ``model.mask``, ``self.mask += 1``, ``getattr(m, "mask")``) besides assigning it; a
-        test on the text, comments left out. True when the text is not at hand."""
+        ``model.mask``, ``self.mask += 1``, ``getattr(m, "mask")``) besides assigning it or
+        its items (``self.table[i] = row`` fills it); a test on the text, comments left out.
+        True when the text is not at hand."""
         if self._text is None:
             return True
         if self._code_without_comments is None:
             self._code_without_comments = _COMMENT.sub("", self._text)
         code = self._code_without_comments
         uses = len(re.findall(rf"\.{attribute}\b", code))
-        stores = len(re.findall(rf"\.{attribute}\s*=(?!=)", code))
+        stores = len(re.findall(rf"\.{attribute}\s*(?:\[[^\]\n]*\]\s*)*=(?!=)", code))
         return uses > stores or re.search(rf"[\"']{attribute}[\"']", code) is not None
 
     def is_module_class(self, node: cst.ClassDef) -> bool:

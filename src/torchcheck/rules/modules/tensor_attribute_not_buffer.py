@@ -104,7 +104,7 @@ class TensorAttributeNotBuffer(ModuleClassRule):
     the CPU and then moves, `out[i] = self.table[:n]` ... `out.to(x.device)`, runs where
     the table is), or that only `__init__` reads, to build something else (a sampler's
     probability table). Neither is an attribute that nothing in the file reads (a leftover
-    that only `__init__` assigns), nor a one-dimensional tensor (`torch.linspace(...)`,
+    that only `__init__` assigns, or fills item by item: `self.table[i] = row`), nor a one-dimensional tensor (`torch.linspace(...)`,
     `2 ** torch.arange(n)`) that every read iterates (`for freq in self.freq_bands:`): its
     items are 0-dim tensors.
 
@@ -179,6 +179,26 @@ class TensorAttributeNotBuffer(ModuleClassRule):
     follows_project_bases = True
 
     VALID = (
+        Valid(
+            """
+import torch
+from torch import nn
+
+ELEMENT_FEATURES = {1: [1.0, 0.0], 2: [0.0, 1.0]}
+
+
+class Decoder(nn.Module):
+    def __init__(self, hidden):
+        super().__init__()
+        self.fc = nn.Linear(hidden, 2)
+        self.embedding = torch.zeros(100, 2)
+        for i in range(2):
+            self.embedding[i] = torch.tensor(ELEMENT_FEATURES[i + 1])
+
+    def forward(self, z):
+        return self.fc(z)
+"""
+        ),
         Valid(
             """
 import torch
@@ -531,6 +551,26 @@ class LocallyConnected(nn.Module):
         ),
     )
     INVALID = (
+        Invalid(
+            """
+import torch
+from torch import nn
+
+ELEMENT_FEATURES = {1: [1.0, 0.0], 2: [0.0, 1.0]}
+
+
+class Decoder(nn.Module):
+    def __init__(self, hidden):
+        super().__init__()
+        self.fc = nn.Linear(hidden, 2)
+        self.embedding = torch.zeros(100, 2)  # TCK606
+        for i in range(2):
+            self.embedding[i] = torch.tensor(ELEMENT_FEATURES[i + 1])
+
+    def forward(self, z):
+        return self.fc(z) @ self.embedding[:2].T
+"""
+        ),
         Invalid(
             """
 import torch
