@@ -35,6 +35,7 @@ from typing import TYPE_CHECKING, NamedTuple, Protocol
 import libcst as cst
 
 from torchcheck.lint import containers, guards, idioms, references, torch_api
+from torchcheck.lint.literals import OTHER_LITERAL
 from torchcheck.lint.binder import Binder
 from torchcheck.lint.binder import Binding as NameBinding
 from torchcheck.lint.buffers import methods_of
@@ -751,8 +752,6 @@ class LintContext:
         """What ``function`` does when a caller passes a literal that its tests compare a
         parameter with: ``(parameter, value, other, summary)`` for each value whose summary
         differs from the general one; ``other`` stands for any true literal no test names."""
-        from torchcheck.lint.summaries import OTHER_LITERAL
-
         for parameter, value, summary in self._module_summaries().literal_cases(function):
             yield parameter, None if value is OTHER_LITERAL else value, value is OTHER_LITERAL, summary
 

@@ -12,6 +12,7 @@ from collections.abc import Callable, Iterator, Sequence
 import libcst as cst
 
 from torchcheck.lint import torch_api
+from torchcheck.lint.literals import NOT_A_LITERAL
 from torchcheck.lint.walker import children
 
 
@@ -128,9 +129,6 @@ def is_none(expression: cst.BaseExpression | None) -> bool:
     return isinstance(expression, cst.Name) and expression.value == "None"
 
 
-NOT_A_LITERAL = object()
-
-
 def literal_value(expression: cst.BaseExpression) -> object:
     """The value of a string, integer, ``True``/``False`` or ``None`` literal; else
     :data:`NOT_A_LITERAL` (``None`` is a literal's value)."""
@@ -140,21 +138,6 @@ def literal_value(expression: cst.BaseExpression) -> object:
         if value is not None:
             return value
     return None if is_none(expression) else NOT_A_LITERAL
-
-
-# A literal that none of a function's tests compares a parameter with (`"test"` where the
-# tests ask `mode == "train"`): unequal to each of them, and true.
-OTHER_LITERAL = object()
-
-
-def literal_case(value: object, compared: Sequence[object]) -> object:
-    """Which of a function's literal cases a caller's literal ``value`` falls on, given the
-    literals the function's tests compare the parameter with: the value itself when they
-    name it (or it is a bool), :data:`OTHER_LITERAL` for another true value, and
-    :data:`NOT_A_LITERAL` for another false one (``0``, ``""``)."""
-    if type(value) is bool or any(type(seen) is type(value) and seen == value for seen in compared):
-        return value
-    return OTHER_LITERAL if value else NOT_A_LITERAL
 
 
 def self_attribute(expression: cst.BaseExpression) -> str | None:

@@ -34,7 +34,7 @@ from typing import Any
 
 from torchcheck.lint import idioms, torch_api
 from torchcheck.lint.diagnostic import Diagnostic, RelatedPlace
-from torchcheck.lint.nodes import NOT_A_LITERAL, OTHER_LITERAL, literal_case
+from torchcheck.lint.literals import NOT_A_LITERAL, OTHER_LITERAL, literal_case
 from torchcheck.lint.stars import StarImport
 
 # In a deferred finding's message, replaced by the place the condition found (file:line).

@@ -32,7 +32,8 @@ import libcst as cst
 
 from torchcheck.lint import idioms, references, torch_api
 from torchcheck.lint.kinds import TENSOR_KINDS, GradMode, Kind, grad_mode_of, tensor_method_kind
-from torchcheck.lint.nodes import NOT_A_LITERAL, OTHER_LITERAL, argument_for, called_name, dotted_name, is_none, literal_value, one_line, replaces_fsdp1_parameters, subtree
+from torchcheck.lint.literals import OTHER_LITERAL
+from torchcheck.lint.nodes import NOT_A_LITERAL, argument_for, called_name, dotted_name, is_none, literal_value, one_line, replaces_fsdp1_parameters, subtree
 from torchcheck.lint.walker import children
 
 if TYPE_CHECKING:
