@@ -34,6 +34,53 @@ def test_a_parameter_holds_what_every_caller_passes() -> None:
     assert seen == [Inferred(Kind.MODULE, CALLERS), Inferred(Kind.SCALER, CALLERS), Inferred(Kind.NUMBER, CALLERS)]
 
 
+def test_a_base_constructor_parameter_holds_what_its_subclasses_pass_it() -> None:
+    seen = probe(
+        """
+        import torch.nn as nn
+        class Wrapper(nn.Module):
+            def __init__(self, inner, bits):
+                super().__init__()
+                probe(inner); probe(bits)
+        class LinearWrapper(Wrapper):
+            def __init__(self, features):
+                super().__init__(nn.Linear(features, features), 8)
+        class ConvWrapper(Wrapper):
+            def __init__(self, channels):
+                Wrapper.__init__(self, nn.Conv2d(channels, channels, 3), 4)
+        class Plain(ConvWrapper):
+            pass
+        Wrapper(nn.GRU(2, 2), 2)
+        """
+    )
+    assert seen == [Inferred(Kind.MODULE, CALLERS), Inferred(Kind.NUMBER, CALLERS)]
+
+
+def test_a_subclass_that_hides_what_it_passes_its_base_types_nothing() -> None:
+    seen = probe(
+        """
+        import torch.nn as nn
+        class Wrapper(nn.Module):
+            def __init__(self, inner):
+                super().__init__()
+                probe(inner)
+        class Other(nn.Module):
+            def __init__(self, inner):
+                super().__init__()
+                probe(inner)
+        class Passing(Wrapper):
+            def __init__(self, *args, **kwargs):
+                super().__init__(*args, **kwargs)
+        class Mixed(Mixin, Other):
+            def __init__(self):
+                super().__init__(nn.Linear(2, 2))
+        Wrapper(nn.Linear(2, 2))
+        Other(nn.Linear(2, 2))
+        """
+    )
+    assert seen == [UNKNOWN, UNKNOWN]
+
+
 def test_callers_that_disagree_or_hide_their_arguments_type_nothing() -> None:
     seen = probe(
         """

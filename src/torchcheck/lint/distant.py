@@ -24,7 +24,7 @@ import libcst as cst
 
 from torchcheck.lint.binder import Binding, Scope
 from torchcheck.lint.kinds import UNKNOWN, Evidence, Inferred
-from torchcheck.lint.nodes import decorator_names, is_none, self_attribute, subtree
+from torchcheck.lint.nodes import decorator_names, is_none, runs_a_parent_initialiser, self_attribute, subtree
 from torchcheck.lint.references import class_and_file_bases, file_function, only_inspected
 from torchcheck.lint.summaries import bind_arguments
 
@@ -158,11 +158,46 @@ class DistantKinds:
             if type(parent) is cst.Call and parent.func is reference:  # type: ignore[attr-defined]
                 calls.append((parent, skipped))
                 continue
+            initialiser = binder.parent(parent) if type(parent) is cst.Attribute and parent.attr.value == "__init__" else None  # type: ignore[attr-defined]
+            if skipped and type(initialiser) is cst.Call and initialiser.func is parent:  # `Base.__init__(self, ...)` in a subclass
+                calls.append((initialiser, 0))  # type: ignore[arg-type]
+                continue
+            subclass = binder.parent(parent) if type(parent) is cst.Arg else None
+            if skipped and type(subclass) is cst.ClassDef and any(base is parent for base in subclass.bases):  # type: ignore[attr-defined]
+                inherited = self._subclass_calls(subclass, reference, binder, depth)  # type: ignore[arg-type]
+                if inherited is None:
+                    return None
+                calls.extend(inherited)
+                continue
             handed = self._calls_through_parameter(reference, parent, binder, depth) if not skipped else None
             if handed is None:
                 return None
             calls.extend(handed)
         return calls
+
+    def _subclass_calls(self, subclass: cst.ClassDef, base: cst.Name, binder: Binder, depth: int) -> list[tuple[cst.Call, int]] | None:
+        """``class Sub(Base):`` of this file: the calls that run ``Base.__init__`` for it - the
+        constructions of ``Sub`` when it defines no ``__init__``, else the ``super().__init__(...)``
+        calls its own ``__init__`` makes (``Base.__init__(self, ...)`` is a reference of its
+        own); None when they cannot all be seen (``super()`` of a class whose first base is
+        another one)."""
+        if depth >= _MAX_DEPTH:
+            return None
+        init = next((statement for statement in subclass.body.body if type(statement) is cst.FunctionDef and statement.name.value == "__init__"), None)
+        if init is None:
+            own = binder.binding_made_by(subclass.name)
+            return self._direct_calls(own.references, binder, skipped=1, depth=depth + 1) if own is not None else None
+        nested = lambda node: node is not init and type(node) in (cst.FunctionDef, cst.Lambda, cst.ClassDef)  # noqa: E731
+        calls = []
+        for node in subtree(init, nested):
+            if type(node) is not cst.Call or not runs_a_parent_initialiser(node):  # type: ignore[arg-type]
+                continue
+            receiver = node.func.value  # type: ignore[attr-defined]
+            if type(receiver) is cst.Call:  # `super().__init__(...)`: the first base's
+                if subclass.bases[0].value is not base:
+                    return None
+                calls.append((node, 1))
+        return calls  # type: ignore[return-value]
 
     def _calls_through_parameter(self, reference: cst.Name, parent: cst.CSTNode | None, binder: Binder, depth: int) -> list[tuple[cst.Call, int]] | None:
         """A function handed to a function of this file (``conjugate_gradients(fvp, b)``) whose
