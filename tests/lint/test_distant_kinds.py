@@ -81,6 +81,31 @@ def test_a_subclass_that_hides_what_it_passes_its_base_types_nothing() -> None:
     assert seen == [UNKNOWN, UNKNOWN]
 
 
+def test_an_isinstance_test_around_a_call_narrows_what_it_passes() -> None:
+    seen = probe(
+        """
+        import torch.nn as nn
+        class Wrapper(nn.Module):
+            def __init__(self, inner):
+                super().__init__()
+                probe(inner)
+        def wrap(layer, replaced):
+            if isinstance(layer, (nn.Conv2d, nn.Linear)):
+                return Wrapper(layer)
+            if not isinstance(replaced, nn.Linear):
+                raise TypeError("only linear layers")
+            return Wrapper(replaced)
+        def unchecked(layer):
+            return Other(layer)
+        class Other(nn.Module):
+            def __init__(self, inner):
+                super().__init__()
+                probe(inner)
+        """
+    )
+    assert seen == [Inferred(Kind.MODULE, CALLERS), UNKNOWN]
+
+
 def test_callers_that_disagree_or_hide_their_arguments_type_nothing() -> None:
     seen = probe(
         """

@@ -942,6 +942,7 @@ class LintContext:
         if expression_type is cst.Name:
             if self._elsewhere:
                 found = self._distant_kinds().name(expression, self._module_level_kind)  # type: ignore[arg-type]
+                found = self._narrowed_where_read(expression, found) or found  # type: ignore[arg-type]
             else:
                 found = self._infer_name(expression.value)  # type: ignore[attr-defined]
             if found.kind is not None and found.evidence is not Evidence.CONVENTION:
@@ -2306,6 +2307,20 @@ class LintContext:
                     del bindings[name]
                 else:
                     bindings[name] = previous
+
+    def _narrowed_where_read(self, name: cst.Name, current: Inferred) -> Inferred | None:
+        """Away from the walk: what an ``isinstance`` test that holds wherever ``name`` is read
+        says it holds (inside ``if isinstance(module, nn.Linear):``, after ``if not
+        isinstance(x, T): raise``), when every binding that reaches the read comes before
+        the test."""
+        if self._text is not None and "isinstance(" not in self._text:
+            return None
+        bindings = self.binder.bindings_before(name)
+        for held in guards.known_at(self.binder, name):
+            tests = _isinstance_tests(held.test)
+            if len(tests) == 1 and tests[0][0] == name.value and all(self.binder.precedes(binding.node, held.test) for binding in bindings):
+                return self._narrowed(current, tests[0][1], held.holds != tests[0][2])
+        return None
 
     def _narrowed(self, current: Inferred, classes: list[cst.BaseExpression], holds: bool) -> Inferred | None:
         """What a name holds where ``isinstance(name, classes)`` is ``holds``; None: unchanged."""
