@@ -55,3 +55,31 @@ def test_a_literal_that_skips_the_training_branch_trains_nothing(tmp_path: Path,
 @pytest.mark.parametrize("mode", ['mode="train"', '"train"', "mode=chosen"])
 def test_a_literal_that_takes_the_training_branch_or_a_name_still_trains(tmp_path: Path, mode: str, monkeypatch: pytest.MonkeyPatch) -> None:
     assert _tck106_rows(tmp_path, mode, monkeypatch) == [6]
+
+
+_HELPERS = """
+def reset(optimizer, what="gradients"):
+    if what == "gradients":
+        optimizer.zero_grad()
+    else:
+        optimizer.state.clear()
+"""
+_LOOP = """
+from helpers import reset
+
+
+def train(model, loader, optimizer):
+    for x in loader:
+        model(x).sum().backward()
+        reset(optimizer, {what})
+        optimizer.step()
+"""
+
+
+@pytest.mark.parametrize(("what", "rows"), [('"gradients"', [7]), ('what="state"', []), ("what=optimizer", [])])
+def test_an_effect_that_a_literal_makes_certain_is_certain_at_that_call(tmp_path: Path, what: str, rows: list[int], monkeypatch: pytest.MonkeyPatch) -> None:
+    (tmp_path / "helpers.py").write_text(textwrap.dedent(_HELPERS).lstrip(), encoding="utf-8")
+    (tmp_path / "train.py").write_text(textwrap.dedent(_LOOP.format(what=what)).lstrip(), encoding="utf-8")
+    monkeypatch.chdir(tmp_path)
+    result = lint(LintOptions(paths=(Path("."),), use_cache=False))
+    assert [d.location.row for d in result.diagnostics if d.code == "TCK103"] == rows

@@ -904,8 +904,9 @@ class ProjectIndex:
         if summary is None:
             return Answer(NONE, "")
         try:
+            summary = _case_of_call(summary, call)
             if kind == DOES:
-                return self._does(target.file, _case_of_call(summary, call), detail)
+                return self._does(target.file, summary, detail)
             mapping = _bind(summary["parameters"], call) if call is not None else None
             if mapping is None:
                 return None  # which argument reaches which parameter is unknown
@@ -1011,18 +1012,17 @@ def _case_of_call(summary: Mapping[str, Any], call: CallShape | None) -> Mapping
     effects every matching case of the summary keeps."""
     cases, compared = summary.get("cases"), summary.get("compared", {})
     literals = _bound_literals(summary["parameters"], call) if cases and call is not None else {}
-    kept = None
+    matched = []
     for parameter, value in literals.items():
-        if parameter not in compared:
-            continue
-        case = literal_case(value, compared[parameter])
+        case = literal_case(value, compared[parameter]) if parameter in compared else NOT_A_LITERAL
         for stored in cases if case is not NOT_A_LITERAL else ():
             if stored["parameter"] == parameter and (stored["other"] if case is OTHER_LITERAL else not stored["other"] and _same_literal(stored["value"], case)):
-                keys = {(effect["action"], effect["target"]) for effect in stored["effects"]}
-                kept = keys if kept is None else kept & keys
-    if kept is None:
+                matched.append(stored["effects"])
+    if not matched:
         return summary
-    return {**summary, "effects": [effect for effect in summary["effects"] if (effect["action"], effect["target"]) in kept]}
+    # each case fixes one parameter; with several fixed, an effect happens only if every case keeps it
+    keys = [{(effect["action"], effect["target"]) for effect in effects} for effects in matched]
+    return {**summary, "effects": [effect for effect in matched[0] if all((effect["action"], effect["target"]) in other for other in keys[1:])]}
 
 
 def _same_literal(stored: object, value: object) -> bool:

@@ -316,7 +316,7 @@ for x, y in loader:
         if handed is not None:
             helper, name, kind = handed
             clears = Condition(helper, f"effect:{_ZERO_GRAD}:{name}", MUST, call_shape(call))
-            only_clears = Condition(helper, f"does:{_BACKWARD},{_STEP}", NONE)
+            only_clears = Condition(helper, f"does:{_BACKWARD},{_STEP}", NONE, call_shape(call))
             self._facts.append(_Fact(_ZERO_GRAD, self.event(call), name, kind, conditions=(clears, only_clears)))
 
     def leave_Module(self, node: cst.Module) -> None:
