@@ -83,3 +83,23 @@ def test_an_effect_that_a_literal_makes_certain_is_certain_at_that_call(tmp_path
     monkeypatch.chdir(tmp_path)
     result = lint(LintOptions(paths=(Path("."),), use_cache=False))
     assert [d.location.row for d in result.diagnostics if d.code == "TCK103"] == rows
+
+
+_SCRIPT_HANDING_ON = """
+import torch
+from train import iterate
+
+
+def main(model, loader):
+    wrapped = torch.nn.DataParallel(model)
+    iterate(wrapped, loader, None, {mode})
+"""
+
+
+@pytest.mark.parametrize(("mode", "rows"), [('mode="test"', []), ('mode="train"', [6])])
+def test_a_wrap_handed_to_a_helper_whose_literal_skips_training_serves_inference(tmp_path: Path, mode: str, rows: list[int], monkeypatch: pytest.MonkeyPatch) -> None:
+    (tmp_path / "train.py").write_text(textwrap.dedent(_TRAINING_SCRIPT).lstrip(), encoding="utf-8")
+    (tmp_path / "predict.py").write_text(textwrap.dedent(_SCRIPT_HANDING_ON.format(mode=mode)).lstrip(), encoding="utf-8")
+    monkeypatch.chdir(tmp_path)
+    result = lint(LintOptions(paths=(Path("."),), use_cache=False))
+    assert [d.location.row for d in result.diagnostics if d.code == "TCK204" and d.filename.endswith("predict.py")] == rows

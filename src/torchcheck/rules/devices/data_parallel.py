@@ -10,6 +10,7 @@ from torchcheck.lint.idioms import Effect
 from torchcheck.lint.kinds import Kind
 from torchcheck.lint.nodes import argument_for, called_name, dotted_name, is_main_guard, method_call, subtree
 from torchcheck.lint.project import IMPORTERS_TRAIN, MAY, YES, Condition, Symbol
+from torchcheck.lint.exports import call_shape
 from torchcheck.lint.rule import Invalid, Report, Rule, Valid
 
 if TYPE_CHECKING:
@@ -675,13 +676,13 @@ class Task(BaseTask):
         """In a file that never trains, the wrapped model goes only to one function of another
         project file (``fill_memory_bank(loader, model, bank)``): it is trained only if that
         function backpropagates or steps."""
-        binder, project = self.context.binder, self.context.project
-        handed = [parent for parent in self._handed(wrap) if isinstance(parent, _HANDED_ON)]
+        project, handed = self.context.project, [parent for parent in self._handed(wrap) if isinstance(parent, _HANDED_ON)]
         if project is None or not handed or not all(isinstance(parent, cst.Arg) for parent in handed) or self._in_closures(wrap):
             return None
-        helpers = {project.symbol_of(binder.parent(parent).func) for parent in handed}  # type: ignore[union-attr]
-        helper = helpers.pop() if len(helpers) == 1 else None
-        return Condition(helper, "does:backward,step", MAY) if helper is not None and not helper.is_local else None
+        calls = [self.context.binder.parent(parent) for parent in handed]
+        helpers = {project.symbol_of(call.func) for call in calls}  # type: ignore[union-attr]
+        helper, shape = helpers.pop() if len(helpers) == 1 else None, call_shape(calls[0]) if len(calls) == 1 else None  # type: ignore[arg-type]
+        return Condition(helper, "does:backward,step", MAY, shape) if helper is not None and not helper.is_local else None  # with `mode="eval"` passed
 
     def _data_parallel_subclass(self, call: cst.Call, name: str | None) -> Condition | None:
         """``CustomDataParallel(model, n)``: a class of the project, of this file or another,
