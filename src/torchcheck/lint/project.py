@@ -556,6 +556,7 @@ class ProjectIndex:
     def __init__(self, files: Mapping[str, IndexedFile], locate: Locate) -> None:
         self._files = files
         self._locate = locate
+        self._roots: dict[str, list[str]] = {}  # file -> the package roots of its project (see _project_roots)
         self.missing: set[str] = set()
 
     # ------------------------------------------------------------------- findings
@@ -745,10 +746,9 @@ class ProjectIndex:
         name, _, item = detail.partition(":")
         if name == GUARDED_CALLS_ONLY:
             return self._guarded_calls_only(importer, item)
-        root = self._package_root(importer)
-        prefix = f"{root}/" if root != "." else ""
+        prefixes = tuple(f"{root}/" if root != "." else "" for root in self._project_roots(importer))
         for file in sorted(self._files, key=lambda file: (file != importer, file)):  # the importer's own place first
-            if not file.startswith(prefix):
+            if not file.startswith(prefixes):
                 continue
             facts = self._files[file].exports.facts
             if name == UNGUARDED_CALLS:
@@ -761,6 +761,16 @@ class ProjectIndex:
             if fact is not None and item in fact.value.split(","):
                 return Answer(YES, *self._place(file, fact))
         return Answer(NO, "")
+
+    def _project_roots(self, importer: str) -> list[str]:
+        """The package root of ``importer`` and of each file that imports it: a module of a
+        namespace package (``lib/perpare.py``, no ``__init__.py``) that ``src/train.py``
+        imports belongs to the same project as the script."""
+        roots = self._roots.get(importer)
+        if roots is None:
+            importing = [file for file in sorted(self._files) if file != importer and importer in self._imported_files(file, self._files[file].exports.modules)]
+            roots = self._roots[importer] = list(dict.fromkeys(map(self._package_root, [importer, *importing])))
+        return roots
 
     def _passed_output(self, importer: str, condition: Condition) -> Answer | None:
         """For PASSED_OUTPUT, what calling the instance returns that the other files' calls of
