@@ -227,11 +227,21 @@ def _moved_before_use(context: LintContext, node: cst.CSTNode) -> bool:
         if not isinstance(call, cst.Call) or call.func is not above:
             return False
         method = above.attr.value  # type: ignore[union-attr]
-        if method == "type_as" or (method == "to" and moves_to_device(context, call)) or (method == "cuda" and not call.args):
+        if method == "type_as" or (method == "to" and moves_to_device(context, call)) or (method == "cuda" and not call.args) or _typed_by_name(call):
             return True  # `.cuda()` moves to the current device: a replica's own, as `.to("cuda")` does
         if method not in _SHAPING_METHODS:
             return False
         node = call
+
+
+def _typed_by_name(call: cst.Call) -> bool:
+    """``.type("torch.cuda.FloatTensor")``, also built by formatting (``"torch{}.FloatTensor"
+    .format(cuda)``): a tensor type names the device as well as the dtype, so the call moves."""
+    first = call.args[0].value if len(call.args) == 1 and not call.args[0].keyword else None
+    if isinstance(first, cst.Call) and isinstance(first.func, cst.Attribute) and first.func.attr.value == "format":
+        first = first.func.value
+    text = first.evaluated_value if isinstance(first, cst.SimpleString) else None
+    return isinstance(text, str) and text.startswith("torch") and text.endswith("Tensor")
 
 
 def _copied_into_moved_local(context: LintContext, assignment: cst.Assign) -> bool:

@@ -99,7 +99,8 @@ class TensorAttributeNotBuffer(ModuleClassRule):
     `self.state = cell.detach()`) or set on one branch only still uses the tensor
     `__init__` stored. An empty placeholder (`torch.empty(0, 0)`) re-bound later is not reported,
     nor is a tensor that every read after `__init__` moves to the input's device first
-    (`self.kernel.repeat(c, 1).to(x.device, x.dtype)`, `.type_as(x)`, `.cuda()`; a test
+    (`self.kernel.repeat(c, 1).to(x.device, x.dtype)`, `.type_as(x)`, `.cuda()`,
+    `.type("torch.cuda.FloatTensor")`; a test
     `self.table is not None` reads nothing; a copy into a tensor that `forward` builds on
     the CPU and then moves, `out[i] = self.table[:n]` ... `out.to(x.device)`, runs where
     the table is), or that only `__init__` reads, to build something else (a sampler's
@@ -179,6 +180,24 @@ class TensorAttributeNotBuffer(ModuleClassRule):
     follows_project_bases = True
 
     VALID = (
+        Valid(
+            """
+import torch
+from torch import nn
+import torch.nn.functional as F
+
+
+class Downsample(nn.Module):
+    def __init__(self, factor, cuda=True):
+        super().__init__()
+        self.kernel = torch.ones(3, 1, factor * 4, 1) / (factor * 4)
+        self.suffix = ".cuda" if cuda else ""
+
+    def forward(self, x):
+        weights = self.kernel.type("torch{}.FloatTensor".format(self.suffix))
+        return F.conv2d(x, weights, groups=3)
+"""
+        ),
         Valid(
             """
 import torch
@@ -551,6 +570,24 @@ class LocallyConnected(nn.Module):
         ),
     )
     INVALID = (
+        Invalid(
+            """
+import torch
+from torch import nn
+import torch.nn.functional as F
+
+
+class Downsample(nn.Module):
+    def __init__(self, factor, cuda=True):
+        super().__init__()
+        self.kernel = torch.ones(3, 1, factor * 4, 1) / (factor * 4)  # TCK606
+        self.suffix = ".cuda" if cuda else ""
+
+    def forward(self, x):
+        weights = self.kernel.type(torch.float32)
+        return F.conv2d(x, weights, groups=3)
+"""
+        ),
         Invalid(
             """
 import torch
