@@ -69,7 +69,8 @@ class FunctionalDropoutIgnoresMode(ModuleClassRule):
     (`nn.Dropout(p)(x)`). A method other than `forward` that runs with gradients off
     (`@torch.no_grad()` on a diffusion model's `p_sample`) never trains: dropout there is
     the sampler's own choice and is not reported. Nor is a rate the method's callers pass on
-    every call (`forward(x, drop_prob)`, a parameter without a default): the code turns
+    every call (`forward(x, drop_prob)`, a parameter without a default, also in arithmetic:
+    `p=1 - keep_rate`): the code turns
     dropout off by passing 0, as its evaluation does. Nor is dropout in a branch that runs
     only when a caller asks for it, `if need_fp:` on a parameter that defaults to `False` or
     `None` (a training step's feature perturbation): a plain `model(x)`, as evaluation
@@ -138,6 +139,21 @@ class FunctionalDropoutIgnoresMode(ModuleClassRule):
     required_text = ("dropout", "Dropout")  # F.dropout / dropout_p=, nn.Dropout(p)(x)
 
     VALID = (
+        Valid(
+            """
+import torch.nn.functional as F
+from torch import nn
+
+
+class HyperConv(nn.Module):
+    def __init__(self, dim):
+        super().__init__()
+        self.proj = nn.Linear(dim, dim)
+
+    def forward(self, x, keep_rate):
+        return self.proj(F.dropout(x, p=1 - keep_rate))
+"""
+        ),
         Valid(
             """
 import torch
@@ -279,6 +295,34 @@ class Attention(nn.Module):
         ),
     )
     INVALID = (
+        Invalid(
+            """
+import torch.nn.functional as F
+from torch import nn
+
+
+class HyperConv(nn.Module):
+    def __init__(self, dim):
+        super().__init__()
+        self.proj = nn.Linear(dim, dim)
+
+    def forward(self, x, keep_rate=0.5):
+        return self.proj(F.dropout(x, p=1 - keep_rate))  # TCK604
+""",
+            expected_replacement="""
+import torch.nn.functional as F
+from torch import nn
+
+
+class HyperConv(nn.Module):
+    def __init__(self, dim):
+        super().__init__()
+        self.proj = nn.Linear(dim, dim)
+
+    def forward(self, x, keep_rate=0.5):
+        return self.proj(F.dropout(x, p=1 - keep_rate, training=self.training))  # TCK604
+"""
+        ),
         Invalid(
             """
 import torch
@@ -437,9 +481,14 @@ class Head(nn.Module):
 
     def _rate_of_each_call(self, rate: cst.BaseExpression) -> bool:
         """A rate the method's callers pass on every call (a parameter without a default,
-        ``forward(x, drop_prob)``): evaluation passes 0 as surely as ``eval()`` would."""
-        param = self.context.parameter_named(rate) if type(rate) is cst.Name else None
-        return param is not None and param.default is None
+        ``forward(x, drop_prob)``, or arithmetic on such parameters and numbers, ``1 -
+        keep_rate``): evaluation passes 0 as surely as ``eval()`` would."""
+        parts = list(subtree(rate))
+        names = [part for part in parts if type(part) is cst.Name]
+        if not names or any(type(part) in (cst.Call, cst.Attribute, cst.Subscript) for part in parts):
+            return False
+        params = [self.context.parameter_named(name) for name in names]  # type: ignore[arg-type]
+        return all(param is not None and param.default is None for param in params)
 
     # ----------------------------------------------------------------- scaled_dot_product_attention
     def _attention(self, node: cst.Call, kernel: str) -> None:
