@@ -4,7 +4,8 @@ import libcst as cst
 
 from torchcheck.lint.kinds import TENSOR_KINDS
 from torchcheck.lint.project import TENSOR
-from torchcheck.lint.nodes import source_text
+from torchcheck.lint import references
+from torchcheck.lint.nodes import keyword_argument, source_text
 from torchcheck.lint.rule import FixSafety, Invalid, Rule, Valid, fix_safety_on
 
 # Tensor methods that return a converted copy (or the tensor itself) and never change it in place.
@@ -35,6 +36,9 @@ class TransferResultDiscarded(Rule):
     the new dtype) and leaves `x` where it was. The line does a copy and discards it; the
     code after it keeps using the CPU (or float32) tensor, and fails with a device mismatch
     or silently runs at the wrong precision. Assign the result.
+
+    A `.to(d)` of a tensor that every assignment reaching it builds with `device=d` (the same
+    expression) is not reported: there is nothing to move.
 
     ## Example
     ```python
@@ -88,6 +92,19 @@ class TransferResultDiscarded(Rule):
     required_text = tuple(f".{method}(" for method in sorted(_CONVERSIONS))
 
     VALID = (
+        Valid(
+            """
+import numpy as np
+import torch
+
+
+def optimise_noise(model, inputs):
+    noise = torch.tensor(np.array(inputs), dtype=torch.float32, device=model.device)
+    noise.requires_grad = True
+    noise.to(model.device)
+    return model.netG(noise)
+"""
+        ),
         Valid(
             """
 import torch
@@ -175,6 +192,30 @@ x.cuda(non_blocking=True).sum()
         ),
     )
     INVALID = (
+        Invalid(
+            """
+import numpy as np
+import torch
+
+
+def optimise_noise(model, inputs):
+    noise = torch.tensor(np.array(inputs), dtype=torch.float32, device=model.device)
+    noise.requires_grad = True
+    noise.to("cuda:1")  # TCK202
+    return model.netG(noise)
+""",
+            expected_replacement="""
+import numpy as np
+import torch
+
+
+def optimise_noise(model, inputs):
+    noise = torch.tensor(np.array(inputs), dtype=torch.float32, device=model.device)
+    noise.requires_grad = True
+    noise = noise.to("cuda:1")  # TCK202
+    return model.netG(noise)
+"""
+        ),
         Invalid(
             """
 import torch
@@ -395,6 +436,8 @@ def apply(scores):
             return  # a notebook shows the value of a cell's last expression
         if self.context.is_loader_batch(receiver) or self.context.read_as_object(receiver):
             return  # maybe a batch object whose `.to()` moves it in place
+        if method == "to" and self._already_there(receiver, call):
+            return  # built with `device=model.device`, then `x.to(model.device)`: nothing to move
         kind, evidence = self.context.kind_and_evidence(receiver)
         condition = (self.context.returned_kind_condition(receiver, TENSOR) or self.context.passed_kind_condition(receiver, TENSOR)) if kind is None else None
         if kind not in TENSOR_KINDS and condition is None:
@@ -406,6 +449,15 @@ def apply(scores):
             self.report(node, message, replacement=assignment, fix_safety=fix_safety_on(evidence), conditions=conditions)
         else:
             self.report(node, message, conditions=conditions)
+
+    def _already_there(self, receiver: cst.BaseExpression, call: cst.Call) -> bool:
+        """Every binding that reaches ``receiver`` built it with ``device=`` the very device
+        the ``.to()`` names."""
+        first = call.args[0] if len(call.args) == 1 else None
+        target = first if first is not None and (first.keyword is None or first.keyword.value == "device") else None
+        values = references.reaching_values(self.context.binder, receiver) if type(receiver) is cst.Name and target is not None else []  # type: ignore[arg-type]
+        placed = [keyword_argument(value, "device") if type(value) is cst.Call else None for value in values]
+        return bool(values) and all(found is not None and found.value.deep_equals(target.value) for found in placed)  # type: ignore[union-attr]
 
     def _can_assign_back(self, statement: cst.Expr, receiver: cst.BaseExpression) -> bool:
         """See "Fix safety": where assigning back could copy, raise or rebind another scope's name."""
