@@ -100,6 +100,23 @@ def test_a_test_whose_name_is_bound_again_in_between_or_that_calls_something_dec
     assert not _never_together(called, "alias()", "write_back()")
 
 
+def test_the_two_branches_of_one_if_never_run_together_whatever_its_test_calls() -> None:
+    code = """
+        def f(args, model):
+            if args.arch.startswith("vgg"):
+                wrap(model.features)
+            else:
+                wrap(model)
+            for step in range(3):
+                if ready(step):
+                    alias()
+                else:
+                    write_back()
+    """
+    assert _never_together(code, "wrap(model.features)", "wrap(model)")
+    assert not _never_together(code, "alias()", "write_back()")  # the next iteration may take the other branch
+
+
 def test_a_negated_comparison_is_its_positive_spelling_failing() -> None:
     code = """
         def step(scaler, optimizer, mode):

@@ -123,14 +123,22 @@ def never_together(binder: Binder, first: cst.CSTNode, second: cst.CSTNode) -> b
     test holds and the other only where the same test (the same code) fails, and the test
     reads the same values at both: it calls nothing but :data:`_PURE_CALLS`, and none of
     the names it reads is bound again between the two, nor anywhere in a loop around both
-    (the next iteration could see the other value)."""
+    (the next iteration could see the other value). The two branches of one ``if`` outside
+    any loop around both never run together, whatever its test calls."""
     if binder.precedes(second, first):
         first, second = second, first
-    opposite = {(source_text(held.test), not held.holds) for held in known_at(binder, second)}
+    later = list(known_at(binder, second))
+    opposite = {(source_text(held.test), not held.holds) for held in later}
+    # the two branches of one `if`, outside any loop around both: its test ran once
+    branches = {(id(held.test), not held.holds) for held in later} if not _shared_loops(binder, first, second) else set()
     return any(
-        (source_text(held.test), held.holds) in opposite and _reads_the_same(binder, held.test, first, second)
+        (id(held.test), held.holds) in branches or ((source_text(held.test), held.holds) in opposite and _reads_the_same(binder, held.test, first, second))
         for held in known_at(binder, first)
     )
+
+
+def _shared_loops(binder: Binder, first: cst.CSTNode, second: cst.CSTNode) -> set[int]:
+    return {id(loop) for loop in binder.loops_around(first)} & {id(loop) for loop in binder.loops_around(second)}
 
 
 def _reads_the_same(binder: Binder, test: cst.BaseExpression, first: cst.CSTNode, second: cst.CSTNode) -> bool:
@@ -139,7 +147,7 @@ def _reads_the_same(binder: Binder, test: cst.BaseExpression, first: cst.CSTNode
             return False
         if isinstance(node, cst.Call) and not (isinstance(node.func, cst.Name) and node.func.value in _PURE_CALLS):
             return False
-    shared_loops = {id(loop) for loop in binder.loops_around(first)} & {id(loop) for loop in binder.loops_around(second)}
+    shared_loops = _shared_loops(binder, first, second)
     scope = binder.scope_of(first)
     for name in names_read(test):
         for binding in binder.bindings_of(name.value, scope):

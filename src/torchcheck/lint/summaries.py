@@ -264,6 +264,16 @@ class FunctionSummary:
     def does(self, action: idioms.Effect, *, certainty: Certainty = Certainty.MAY) -> bool:
         return self.effect(action, certainty=certainty) is not None
 
+    def may_train(self) -> set[str]:
+        """What the function may train: nothing when it neither backpropagates nor steps (a
+        sampler, ``sample_fid(model)``); else what it runs with gradients on and what it
+        hands to functions of other files (a teacher it runs only under ``no_grad()`` is not
+        among them)."""
+        if not (self.does(idioms.Effect.BACKWARD) or self.does(idioms.Effect.STEP)):
+            return set()
+        run = {effect.target for effect in self.effects if effect.action == idioms.Effect.FORWARD}
+        return run | {name for delegation in self.delegations for name in delegation.passed}
+
     @property
     def shared_effects(self) -> tuple[Effect, ...]:
         """The effects other files are told of. Which modules a function runs matters to a

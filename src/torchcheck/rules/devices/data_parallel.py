@@ -439,6 +439,61 @@ class SingleProcessReplicas(MultiDeviceBackend):
         Invalid(
             """
 import torch
+
+
+def main(args, student, teacher, loader):
+    if args.arch.startswith("vgg"):
+        student.features = torch.nn.DataParallel(student.features)  # TCK204
+        teacher = torch.nn.DataParallel(teacher).cuda()
+    else:
+        student = torch.nn.DataParallel(student).cuda()  # TCK204
+        teacher = torch.nn.DataParallel(teacher).cuda()
+    optimizer = torch.optim.SGD(student.parameters(), lr=0.1)
+    for epoch in range(args.epochs):
+        train_kd(loader, student, teacher, optimizer)
+
+
+def train_kd(loader, student, teacher, optimizer):
+    teacher.eval()
+    for images, _ in loader:
+        with torch.no_grad():
+            target = teacher(images)
+        loss = (student(images) - target).pow(2).mean()
+        optimizer.zero_grad()
+        loss.backward()
+        optimizer.step()
+"""
+        ),
+        Invalid(
+            """
+import torch
+
+
+def main(args, student, teacher, loader):
+    if args.arch.startswith("vgg"):
+        student.features = torch.nn.DataParallel(student.features)  # TCK204
+        teacher = torch.nn.DataParallel(teacher).cuda()  # TCK204
+    else:
+        student = torch.nn.DataParallel(student).cuda()  # TCK204
+        teacher = torch.nn.DataParallel(teacher).cuda()
+    optimizer = torch.optim.SGD(student.parameters(), lr=0.1)
+    for epoch in range(args.epochs):
+        train_kd(loader, student, teacher, optimizer)
+
+
+def train_kd(loader, student, teacher, optimizer):
+    teacher.eval()
+    for images, _ in loader:
+        target = teacher(images)
+        loss = (student(images) - target).pow(2).mean()
+        optimizer.zero_grad()
+        loss.backward()
+        optimizer.step()
+"""
+        ),
+        Invalid(
+            """
+import torch
 from torch import nn
 import lib
 
@@ -562,7 +617,7 @@ class Task(BaseTask):
         self._inference_calls: set[cst.Call] = set()  # `DataParallel(m).eval()`: the wrap itself
         self._trains = False
         self._training_functions: set[cst.FunctionDef | None] = set()
-        self._not_training: set[cst.CSTNode] = set()  # calls of functions of the file that never train
+        self._untrained: dict[cst.CSTNode, set[str | None]] = {}  # calls of functions of the file -> what they are handed but never train
         self._calls_without_grad: set[cst.Call] = set()
 
     def visit_Call(self, node: cst.Call) -> None:
@@ -580,9 +635,8 @@ class Task(BaseTask):
             self._inference_uses.add(binding)
             self._calls_without_grad.add(node)
         if self._wraps and node.args and (summary := self.context.call_summary(node)) is not None:
-            if not summary.does(Effect.BACKWARD) and not summary.does(Effect.STEP):
-                self._not_training.add(node)  # `self.sample_fid(model)`: a function of the file that never trains
             handed = {dotted_name(argument.value) for argument in node.args}
+            self._untrained[node] = handed - summary.may_train()  # `train_kd(loader, model, teacher)`: not the teacher
             for effect in summary.effects:  # `test(loader, model)` puts the model it is handed in eval mode
                 if effect.action == Effect.EVAL and effect.target in handed:
                     self._inference_uses.add(self._binding_named(effect.target))
@@ -630,18 +684,18 @@ class Task(BaseTask):
         return any(binder.enclosing(use, cst.FunctionDef, cst.Lambda) is not own for use in self._uses(wrap))
 
     def _handed(self, wrap: _Wrap) -> list[cst.CSTNode | None]:
-        """Where the function hands the wrapped name on after the wrap (an argument's, a return's parent ...)."""
+        """Where the function hands the wrapped name on after the wrap (an argument's, a return's
+        parent ...); not on another branch of the wrap's `if`: that use never sees the wrapped model."""
         binder, wrapping = self.context.binder, wrap.report.node
-        uses = (node for node in self._uses(wrap) if binder.precedes(wrapping, node) and wrapping not in binder.ancestors(node))
+        uses = (node for node in self._uses(wrap) if binder.precedes(wrapping, node) and wrapping not in binder.ancestors(node) and not guards.never_together(binder, wrapping, node))
         return [binder.parent(node) for node in uses if not references.only_inspected(binder, node)]  # `print(model)` trains nothing
 
     def _only_inference_uses(self, wrap: _Wrap) -> bool:
         """Every use of the wrapped name runs it under ``no_grad()``, puts it in ``eval()``,
         unwraps it, or hands it to a function of the file that never trains."""
-        handed, binder = self._handed(wrap), self.context.binder
-        handed = [parent for parent in handed if type(parent) is not cst.AssignTarget]  # the wrap's own target
+        handed = [parent for parent in self._handed(wrap) if type(parent) is not cst.AssignTarget]  # the wrap's own target
         for parent in handed:
-            if parent in self._calls_without_grad or binder.parent(parent) in self._not_training:
+            if parent in self._calls_without_grad or self._not_trained_by(parent):
                 continue
             if not (type(parent) is cst.Attribute and parent.attr.value in ("eval", "module")):  # type: ignore[attr-defined]
                 return False
@@ -650,9 +704,12 @@ class Task(BaseTask):
     def _escapes(self, wrap: _Wrap) -> bool:
         """After the wrap, the function hands the wrapped name on (an argument, a return value):
         code elsewhere may train it."""
-        binder = self.context.binder
         handed = map(self._through_method_calls, self._handed(wrap))  # `return model.cuda()` hands it on too
-        return any(isinstance(parent, _HANDED_ON) and binder.parent(parent) not in self._not_training for parent in handed)
+        return any(isinstance(parent, _HANDED_ON) and not self._not_trained_by(parent) for parent in handed)
+
+    def _not_trained_by(self, parent: cst.CSTNode | None) -> bool:
+        """An argument handed to a function of the file that never trains, or never runs it with grad."""
+        return type(parent) is cst.Arg and dotted_name(parent.value) in self._untrained.get(self.context.binder.parent(parent), ())  # type: ignore[union-attr, arg-type]
 
     def _through_method_calls(self, parent: cst.CSTNode | None) -> cst.CSTNode | None:
         """Where the result of a chain of method calls on a use (``model.cuda().eval()``) goes."""
