@@ -106,6 +106,32 @@ def test_an_isinstance_test_around_a_call_narrows_what_it_passes() -> None:
     assert seen == [Inferred(Kind.MODULE, CALLERS), UNKNOWN]
 
 
+def test_a_static_method_named_on_the_class_hides_no_construction_a_classmethod_may() -> None:
+    seen = probe(
+        """
+        import torch.nn as nn
+        class Codec(nn.Module):
+            def __init__(self, quantizer):
+                super().__init__()
+                probe(quantizer)
+            @staticmethod
+            def build(bins):
+                return Codec(nn.Embedding(bins, 8))
+        class Other(nn.Module):
+            def __init__(self, quantizer):
+                super().__init__()
+                probe(quantizer)
+            @classmethod
+            def build(cls, bins):
+                return cls("not a module")
+        codec = Codec.build(1024)
+        other = Other(nn.Embedding(4, 8))
+        another = Other.build(4)
+        """
+    )
+    assert seen == [Inferred(Kind.MODULE, CALLERS), UNKNOWN]
+
+
 def test_callers_that_disagree_or_hide_their_arguments_type_nothing() -> None:
     seen = probe(
         """

@@ -1792,7 +1792,19 @@ class LintContext:
         call in the project's other files passes an instance of a module class for it."""
         attribute, owner = self_attribute(expression), self.current_class
         stored = self.values_stored_in(owner, attribute) if attribute is not None and owner is not None and self.project is not None else [expression]
-        return self._passed_condition(stored[0], PASSED_MODULE, YES) if len(stored) == 1 else None
+        if len(stored) != 1:
+            return None
+        maker = self._maker_passed_here(stored[0])
+        return Condition(maker, TORCH_MODULE, YES) if maker is not None else self._passed_condition(stored[0], PASSED_MODULE, YES)
+
+    def _maker_passed_here(self, expression: cst.BaseExpression) -> Symbol | None:
+        """For a name still bound to a parameter that every call of this file fills with an
+        instance of the same class of another project file (``EncodecModel(encoder, decoder,
+        quantizer)`` after ``quantizer = qt.ResidualVectorQuantizer(...)``): that class."""
+        bindings = self.binder.bindings_before(expression) if type(expression) is cst.Name else []  # type: ignore[arg-type]
+        param = bindings[0].node if len(bindings) == 1 and type(bindings[0].node) is cst.Param else None
+        makers = {self._project_maker(value) if type(value) is cst.Call else None for value in self.values_passed_to(param)} if param is not None else set()  # type: ignore[arg-type]
+        return makers.pop() if len(makers) == 1 else None
 
     def _passed_condition(self, expression: cst.BaseExpression, flag: str, value: str) -> Condition | None:
         """For a name still bound to a parameter of a top-level function or of a method of a

@@ -25,6 +25,7 @@ import libcst as cst
 from torchcheck.lint.binder import Binding, Scope
 from torchcheck.lint.kinds import UNKNOWN, Evidence, Inferred
 from torchcheck.lint.nodes import decorator_names, is_none, runs_a_parent_initialiser, self_attribute, subtree
+from torchcheck.lint.buffers import methods_of
 from torchcheck.lint.references import class_and_file_bases, file_function, only_inspected
 from torchcheck.lint.summaries import bind_arguments
 
@@ -162,6 +163,8 @@ class DistantKinds:
             if skipped and type(initialiser) is cst.Call and initialiser.func is parent:  # `Base.__init__(self, ...)` in a subclass
                 calls.append((initialiser, 0))  # type: ignore[arg-type]
                 continue
+            if skipped and type(parent) is cst.Attribute and initialiser is None and self._builds_nothing(reference, parent.attr.value, binder):  # type: ignore[attr-defined]
+                continue  # `Model._get_model(...)`, a static method: it constructs only through calls the file shows
             subclass = binder.parent(parent) if type(parent) is cst.Arg else None
             if skipped and type(subclass) is cst.ClassDef and any(base is parent for base in subclass.bases):  # type: ignore[attr-defined]
                 inherited = self._subclass_calls(subclass, reference, binder, depth)  # type: ignore[arg-type]
@@ -174,6 +177,15 @@ class DistantKinds:
                 return None
             calls.extend(handed)
         return calls
+
+    @staticmethod
+    def _builds_nothing(reference: cst.Name, name: str, binder: Binder) -> bool:
+        """``Cls.name`` where the class itself defines ``name`` as a method that is no
+        ``classmethod`` (one could build instances through ``cls(...)``, out of sight)."""
+        bindings = binder.bindings_before(reference)
+        owner = bindings[0].node if len(bindings) == 1 else None
+        method = methods_of(owner).get(name) if type(owner) is cst.ClassDef else None  # type: ignore[arg-type]
+        return method is not None and "classmethod" not in decorator_names(method)
 
     def _subclass_calls(self, subclass: cst.ClassDef, base: cst.Name, binder: Binder, depth: int) -> list[tuple[cst.Call, int]] | None:
         """``class Sub(Base):`` of this file: the calls that run ``Base.__init__`` for it - the
