@@ -190,7 +190,10 @@ MIXED_PRECISION_FRAMEWORKS = (
     "deepspeed",
     "detectron2",
     "fairseq",
-    "ignite",
+    # ignite's Engine runs the step function it is given as written: only its supervised
+    # trainer (`amp_mode="amp"`, `scaler=True`) opens autocast and scales the loss
+    "ignite.engine.create_supervised_trainer",
+    "ignite.engine.supervised_training_step_amp",
     "lightning",
     "lightning_fabric",
     "megatron",

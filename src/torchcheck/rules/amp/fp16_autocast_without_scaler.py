@@ -51,7 +51,8 @@ class Fp16AutocastWithoutScaler(Rule):
     `torch.amp.GradScaler`. A region under `no_grad()`, on the CPU (where autocast defaults to
     bfloat16), with the default dtype of an unknown device or a run-time dtype that is never float16, or in a file that passes a scaler on, builds
     one, or imports a framework that scales the loss for you (Accelerate, Lightning,
-    DeepSpeed, apex.amp, MMEngine ...) is not reported; nor is one in a file that imports a
+    DeepSpeed, apex.amp, MMEngine, ignite's supervised trainer ...; ignite's `Engine` runs the step
+    function it is given as written) is not reported; nor is one in a file that imports a
     project module naming `GradScaler`.
 
     ## Example
@@ -97,6 +98,15 @@ class Fp16AutocastWithoutScaler(Rule):
     required_text = ("autocast",)
 
     VALID = (
+        Valid(
+            """
+from ignite.engine import create_supervised_trainer
+
+
+def setup_trainer(model, optimizer, loss_fn, device):
+    return create_supervised_trainer(model, optimizer, loss_fn, device, amp_mode="amp", scaler=True)
+"""
+        ),
         Valid(
             """
 import torch
@@ -186,6 +196,23 @@ loss.backward()
         ),
     )
     INVALID = (
+        Invalid(
+            """
+from ignite.engine import Engine
+from torch.cuda.amp import autocast
+
+
+def setup_trainer(config, model, optimizer, loss_fn):
+    def train_step(engine, batch):
+        with autocast(config.use_amp):  # TCK311
+            loss = loss_fn(model(batch[0]), batch[1])
+        loss.backward()
+        optimizer.step()
+        optimizer.zero_grad()
+
+    return Engine(train_step)
+"""
+        ),
         Invalid(
             """
 import torch
