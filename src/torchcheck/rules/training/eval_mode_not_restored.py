@@ -407,6 +407,34 @@ for epoch in range(epochs):
             """
 import torch
 
+
+def get_loss(model, images, labels):
+    logits = model(images)
+    return torch.nn.functional.cross_entropy(logits, labels), (logits.argmax(-1) == labels).float().mean()
+
+
+def train(model, loader, optimizer, args):
+    model.train()
+    for step, (images, labels) in enumerate(loader):
+        optimizer.zero_grad()
+        loss, accuracy = get_loss(model, images, labels)
+        loss.backward()
+        optimizer.step()
+        if (step + 1) % args.valid_step_interval == 0:
+            evaluate(model, loader)  # TCK106
+
+
+def evaluate(model, loader):
+    model.eval()
+    with torch.no_grad():
+        for images, labels in loader:
+            get_loss(model, images, labels)
+"""
+        ),
+        Invalid(
+            """
+import torch
+
 class ClassificationModel:
     def train(self, loader, optimizer, epochs, eval_every):
         model = self.model
@@ -674,12 +702,14 @@ for index, batch in enumerate(loader):
             helper = self.context.project.symbol_of(spelled(delegation.callee)) if self.context.project is not None else None
             if helper is not None and not helper.is_local:
                 self._handed_over(call, helper, CallShape(delegation.positional, delegation.keywords), set(delegation.passed))
-        if summary.does(Effect.BACKWARD) and not self.context.grad_maybe_disabled:
+        if self.context.grad_maybe_disabled:
+            return
+        # what it runs with gradients on (`loss = get_loss(model, x)`, `self.model(x)` in `self.train_epoch()`) runs in the loop
+        ran = {effect.target for effect in summary.effects if effect.action == FORWARD and effect.target != ANONYMOUS}
+        if summary.does(Effect.BACKWARD):
             facts.backpropagated.update(loops)
-            passed = {dotted_name(argument.value) for argument in call.args}
-            # what it runs of its object's (`self.model(x)` in `self.train_epoch()`) it trains too
-            ran = {effect.target for effect in summary.effects if effect.action == FORWARD and effect.target != ANONYMOUS}
-            self._run_with_grad(loops, {name for name in passed | ran if name is not None})
+            ran |= {dotted_name(argument.value) for argument in call.args}  # type: ignore[arg-type]
+        self._run_with_grad(loops, {name for name in ran if name is not None})
 
     @staticmethod
     def _sets_mode(summary: FunctionSummary, target: str) -> bool:
