@@ -213,6 +213,18 @@ MODULE_ONLY_METHODS = frozenset(
     {"parameters", "named_parameters", "modules", "named_modules", "children", "named_children", "register_buffer",
      "register_parameter", "add_module", "register_forward_hook", "register_forward_pre_hook", "register_full_backward_hook"}
 )
+# nn.Module's own methods (and the wrappers' `module`, `no_sync`): calling one of these runs
+# no forward pass; a method a model class defines itself (`model.compute_loss(batch)`) may.
+NN_MODULE_API = frozenset(
+    """add_module apply bfloat16 buffers children compile cpu cuda double eval extra_repr float forward
+    get_buffer get_extra_state get_parameter get_submodule half ipu load_state_dict modules mtia
+    named_buffers named_children named_modules named_parameters parameters register_backward_hook
+    register_buffer register_forward_hook register_forward_pre_hook register_full_backward_hook
+    register_full_backward_pre_hook register_load_state_dict_post_hook register_load_state_dict_pre_hook
+    register_module register_parameter register_state_dict_post_hook register_state_dict_pre_hook
+    requires_grad_ set_extra_state set_submodule share_memory state_dict to to_empty train type xpu
+    zero_grad module no_sync join""".split()
+)
 # A module's mode switches, which other objects share (a trainer's `train()`): they show a
 # module only on a value that is also called.
 MODULE_MODE_METHODS = frozenset({"train", "eval"})

@@ -4,7 +4,7 @@ from dataclasses import dataclass, field
 
 import libcst as cst
 
-from torchcheck.lint import references
+from torchcheck.lint import references, torch_api
 from torchcheck.lint.context import Loop
 from torchcheck.lint.exports import call_shape, imported_callee
 from torchcheck.lint.flow import Event
@@ -143,6 +143,35 @@ class EvalModeNotRestored(Rule):
     required_text = ("eval", "valid")
 
     VALID = (
+        Valid(
+            """
+import torch
+from torch import nn
+
+
+class Classifier(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.head = nn.Linear(8, 2)
+
+    def compute_loss(self, x, y):
+        return nn.functional.cross_entropy(self.head(x), y)
+
+
+def fit(loader, optimizer):
+    model = Classifier()
+    for step, (x, y) in enumerate(loader):
+        loss = model.compute_loss(x, y)
+        optimizer.zero_grad()
+        loss.backward()
+        optimizer.step()
+        if step % 100 == 0:
+            model.eval()
+            with torch.no_grad():
+                print(model.compute_loss(x, y).item())
+            model.train()
+"""
+        ),
         Valid(
             """
 def iterate(model, loader, criterion, optimizer=None, mode="train"):
@@ -403,6 +432,34 @@ for epoch in range(epochs):
         ),
     )
     INVALID = (
+        Invalid(
+            """
+import torch
+from torch import nn
+
+
+class Classifier(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.head = nn.Linear(8, 2)
+
+    def compute_loss(self, x, y):
+        return nn.functional.cross_entropy(self.head(x), y)
+
+
+def fit(loader, optimizer):
+    model = Classifier()
+    for step, (x, y) in enumerate(loader):
+        loss = model.compute_loss(x, y)
+        optimizer.zero_grad()
+        loss.backward()
+        optimizer.step()
+        if step % 100 == 0:
+            model.eval()  # TCK106
+            with torch.no_grad():
+                print(model.compute_loss(x, y).item())
+"""
+        ),
         Invalid(
             """
 import torch
@@ -681,7 +738,9 @@ for index, batch in enumerate(loader):
             # whatever runs them (`loss = loss_fn(model, x)`)
             self._run_with_grad(loops, set(self._optimized_by(node.func.value)))  # type: ignore[union-attr]
         elif not self.context.grad_maybe_disabled:
-            called = node.func.value if method == "forward" else node.func  # type: ignore[union-attr]
+            # `model(x)`, `model.forward(x)`, and a method the model's class defines (`model.compute_loss(batch)`)
+            own_method = method not in torch_api.NN_MODULE_API and self.context.kind_of(node.func.value) is Kind.MODULE  # type: ignore[union-attr]
+            called = node.func.value if method == "forward" or own_method else node.func  # type: ignore[union-attr]
             held = references.held_attribute(self.context.binder, called, self.context.qualified_name) if type(called) is cst.Name else None  # `model = self.model`
             self._run_with_grad(loops, {name for name in (dotted_name(called), held) if name is not None})
 
@@ -706,6 +765,8 @@ for index, batch in enumerate(loader):
             return
         # what it runs with gradients on (`loss = get_loss(model, x)`, `self.model(x)` in `self.train_epoch()`) runs in the loop
         ran = {effect.target for effect in summary.effects if effect.action == FORWARD and effect.target != ANONYMOUS}
+        receiver = dotted_name(call.func.value) if isinstance(call.func, cst.Attribute) else None
+        ran |= {receiver} if any(target.startswith(f"{receiver}.") for target in ran) else set()  # `model.compute_loss(x)` runs `model.head`: the model runs
         if summary.does(Effect.BACKWARD):
             facts.backpropagated.update(loops)
             ran |= {dotted_name(argument.value) for argument in call.args}  # type: ignore[arg-type]
