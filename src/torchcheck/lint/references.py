@@ -317,6 +317,14 @@ def returned_as(binder: Binder, name: cst.Name) -> list[tuple[cst.FunctionDef, c
     return found
 
 
+def arithmetic_around(binder: Binder, node: cst.BaseExpression) -> cst.BaseExpression:
+    """The outermost arithmetic that ``node`` is an operand of (``x.cuda() / 127.5 - 1`` for
+    ``x.cuda()``), or ``node`` itself."""
+    while isinstance(above := binder.parent(node), (cst.BinaryOperation, cst.UnaryOperation)):
+        node = above  # type: ignore[assignment]
+    return node
+
+
 def bound_by_callers(binder: Binder, returned: cst.CSTNode) -> list[tuple[cst.Name, cst.Assign]] | None:
     """``return loader`` in a function of this file: the name each call of the function binds
     the result to (``train_loader = build_data_loader()``), with the assignment; None when a

@@ -63,7 +63,8 @@ class RequiresGradLostByTransfer(Rule):
     `x = x.cuda()`, `x = x.to(device)`, `x = x.double()`, `x = x.type(...)`, or `x = x.float()`
     on a tensor made in another dtype, or `x = x.requires_grad_().to(device)` (the leaf made and
     copied in one statement). The re-binding is reported and the finding names the
-    line that made the leaf. When the copy is bound to a name, it is reported only if the
+    line that made the leaf. When the copy is bound to a name (also through arithmetic:
+    `x = leaf.cuda() / 127.5 - 1`, where no fix is offered), it is reported only if the
     code then wants that name's gradient (reads its `.grad`, hands it to a `torch.optim`
     optimizer, or returns it): a copy that only feeds a forward pass (a test input, a
     `gradcheck` argument) still requires grad and is left alone.
@@ -134,6 +135,21 @@ class RequiresGradLostByTransfer(Rule):
     required_text = ("requires_grad", "Parameter")
 
     VALID = (
+        Valid(
+            """
+import numpy as np
+import torch
+
+
+def load_samples(images):
+    src = []
+    with torch.no_grad():
+        for image in images:
+            x = torch.tensor(np.asarray(image, dtype=np.float32), requires_grad=True).cuda() / 127.5 - 1.0
+            src.append(x)
+    return torch.stack(src)
+"""
+        ),
         Valid(
             """
 import torch
@@ -268,6 +284,20 @@ def place(module, name, value, device, dtype=None):
         ),
     )
     INVALID = (
+        Invalid(
+            """
+import torch
+
+
+def fit(loss_fn, steps):
+    shift = torch.zeros(3, requires_grad=True).cuda() * 2  # TCK108
+    optimizer = torch.optim.SGD([shift], lr=0.1)
+    for _ in range(steps):
+        optimizer.zero_grad()
+        loss_fn(shift).backward()
+        optimizer.step()
+"""
+        ),
         Invalid(
             """
 import torch
@@ -571,8 +601,11 @@ def load(module, value, device):
         return bool(placed) and device in placed and all(where in (device, KEEPS) for where in placed)
 
     def _report_unless_unwanted(self, node: cst.Call, replacement: cst.BaseExpression | None) -> None:
-        """A copy bound to a name waits until the file shows whether that name's gradient is wanted."""
-        statement = self.context.statement_holding(node)
+        """A copy bound to a name, also through arithmetic (``x = leaf.cuda() / 127.5 - 1``),
+        waits until the file shows whether that name's gradient is wanted."""
+        value = references.arithmetic_around(self.context.binder, node)
+        replacement = replacement if value is node else None  # `leaf.cuda() * 2` stays a non-leaf on the right device too
+        statement = self.context.statement_holding(value)
         target = statement.targets[0].target if isinstance(statement, cst.Assign) and len(statement.targets) == 1 else None
         if isinstance(target, cst.Name):
             self._pending.append((node, statement, target.value, None, replacement))
