@@ -103,7 +103,7 @@ def test_a_test_whose_name_is_bound_again_in_between_or_that_calls_something_dec
 def test_the_two_branches_of_one_if_never_run_together_whatever_its_test_calls() -> None:
     code = """
         def f(args, model):
-            if args.arch.startswith("vgg"):
+            if args.arch.startswith("alexnet") or args.arch.startswith("vgg"):
                 wrap(model.features)
             else:
                 wrap(model)

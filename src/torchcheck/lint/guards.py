@@ -24,7 +24,7 @@ import libcst as cst
 
 from torchcheck.lint.binder import Binder
 from torchcheck.lint.nodes import names_read, source_text, subtree
-from torchcheck.lint.references import class_of_method, is_method_receiver
+from torchcheck.lint.references import class_of_method, is_method_receiver, on_other_branch
 
 _EXITS = (cst.Return, cst.Raise, cst.Continue, cst.Break)
 _FRAMES = (cst.FunctionDef, cst.Lambda, cst.ClassDef, cst.Module)
@@ -127,12 +127,11 @@ def never_together(binder: Binder, first: cst.CSTNode, second: cst.CSTNode) -> b
     any loop around both never run together, whatever its test calls."""
     if binder.precedes(second, first):
         first, second = second, first
-    later = list(known_at(binder, second))
-    opposite = {(source_text(held.test), not held.holds) for held in later}
-    # the two branches of one `if`, outside any loop around both: its test ran once
-    branches = {(id(held.test), not held.holds) for held in later} if not _shared_loops(binder, first, second) else set()
+    if on_other_branch(binder, first, second) and not _shared_loops(binder, first, second):
+        return True  # the two branches of one `if`, outside any loop around both: its test ran once
+    opposite = {(source_text(held.test), not held.holds) for held in known_at(binder, second)}
     return any(
-        (id(held.test), held.holds) in branches or ((source_text(held.test), held.holds) in opposite and _reads_the_same(binder, held.test, first, second))
+        (source_text(held.test), held.holds) in opposite and _reads_the_same(binder, held.test, first, second)
         for held in known_at(binder, first)
     )
 
