@@ -1,0 +1,1 @@
+from .dynamic_modules import DynamicModule, IncrementalClassifier, MultiHeadClassifier, MultiTaskModule

@@ -1,0 +1,1 @@
+from .vq import QuantizedResult, ResidualVectorQuantizer

@@ -1,0 +1,1 @@
+from kospeech.models.deepspeech2.model import DeepSpeech2

@@ -1,0 +1,2 @@
+from .selfattention import SABlock
+from .transformerblock import TransformerBlock

@@ -1,0 +1,7 @@
+from enum import Enum
+
+
+class Stage(Enum):
+    TRAIN = "Training"
+    EVAL = "Evaluation"
+    TEST = "Test"

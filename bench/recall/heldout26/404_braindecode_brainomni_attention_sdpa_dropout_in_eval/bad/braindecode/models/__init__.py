@@ -1,0 +1,1 @@
+from .brainomni import BrainOmni

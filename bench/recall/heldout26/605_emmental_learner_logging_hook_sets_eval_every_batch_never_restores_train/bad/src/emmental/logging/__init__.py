@@ -1,0 +1,3 @@
+from emmental.logging.logging_manager import LoggingManager
+
+__all__ = ["LoggingManager"]

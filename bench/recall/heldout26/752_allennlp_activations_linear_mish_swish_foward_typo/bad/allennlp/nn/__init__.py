@@ -1,0 +1,1 @@
+from allennlp.nn.activations import Activation

@@ -1,0 +1,1 @@
+from allennlp.common.registrable import FromParams, Registrable

@@ -1,0 +1,5 @@
+from .dab_deformable_transformer import (
+    DabDeformableDetrTransformer,
+    DabDeformableDetrTransformerDecoder,
+    DeformableDetrEncoder,
+)

@@ -1,0 +1,3 @@
+"""Audio-focused loss functions."""
+from . import freq
+from . import time
