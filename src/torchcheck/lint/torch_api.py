@@ -294,6 +294,11 @@ _NOT_MODULE_PACKAGES = ("torch.nn.functional.", "torch.nn.init.", "torch.nn.util
 # Tensor methods that return the same values in another shape, order of dimensions, dtype or
 # place (or reshape in place and return their receiver): a softmax output stays
 # probabilities through them.
+# Tensor methods that compute a new value from the receiver (and their arguments), keeping its
+# graph: `loss.div(n).backward()` backpropagates `loss`.
+ARITHMETIC_METHODS = frozenset(
+    {"div", "mul", "add", "sub", "true_divide", "pow", "mean", "sum", "clamp", "div_", "mul_", "add_", "sub_"}
+)
 VALUE_KEEPING_METHODS = frozenset(
     {"view", "view_as", "reshape", "reshape_as", "squeeze", "unsqueeze", "flatten", "unflatten", "ravel", "contiguous",
      "clone", "detach", "resize", "resize_as", "resize_", "resize_as_", "squeeze_", "unsqueeze_",

@@ -4,7 +4,7 @@ from dataclasses import dataclass, field, replace
 
 import libcst as cst
 
-from torchcheck.lint import references
+from torchcheck.lint import references, torch_api
 from torchcheck.lint.accumulators import SELF_ACCUMULATION_TEXT, accumulated_arguments, accumulation_target, held_by_caller, kept_for_a_later_backward, another_named_entry, accumulation_start_loop, instance_class_of, lives_one_step, may_carry_graph, self_accumulation
 from torchcheck.lint.containers import combined_names, literal_items, unpacked_parts
 from torchcheck.lint.context import LintContext, Loop
@@ -751,6 +751,54 @@ class GanTrainer:
         ),
     )
     INVALID = (
+        Invalid(
+            """
+import torch.nn as nn
+
+
+class Trainer:
+    def __init__(self, model, crit):
+        self.model = model
+        self.crit = crit
+
+    def _get_loss(self, y_hat, y, crit=None):
+        crit = self.crit if crit is None else crit
+        return crit(y_hat.view(-1, y_hat.size(-1)), y.view(-1))
+
+    def train_epoch(self, loader, optimizer):
+        total_loss = 0
+        for x, y in loader:
+            optimizer.zero_grad()
+            loss = self._get_loss(self.model(x), y)
+            loss.div(y.size(0)).backward()
+            total_loss += loss  # TCK101
+            optimizer.step()
+        return total_loss
+""",
+            expected_replacement="""
+import torch.nn as nn
+
+
+class Trainer:
+    def __init__(self, model, crit):
+        self.model = model
+        self.crit = crit
+
+    def _get_loss(self, y_hat, y, crit=None):
+        crit = self.crit if crit is None else crit
+        return crit(y_hat.view(-1, y_hat.size(-1)), y.view(-1))
+
+    def train_epoch(self, loader, optimizer):
+        total_loss = 0
+        for x, y in loader:
+            optimizer.zero_grad()
+            loss = self._get_loss(self.model(x), y)
+            loss.div(y.size(0)).backward()
+            total_loss += loss.item()  # TCK101
+            optimizer.step()
+        return total_loss
+"""
+        ),
         Invalid(
             """
 class Trainer:
@@ -1542,8 +1590,8 @@ class GanTrainer:
     def _backpropagated(self, receiver: cst.BaseExpression) -> None:
         """Note what ``receiver.backward()`` backpropagates: the name, and the names its
         value was summed or combined from (``loss = sum(losses)``)."""
-        if isinstance(receiver, cst.Call) and receiver.args:  # scaler.scale(loss).backward()
-            receiver = receiver.args[0].value
+        if isinstance(receiver, cst.Call) and receiver.args:  # scaler.scale(loss).backward(), loss.div(n).backward()
+            receiver = receiver.func.value if type(receiver.func) is cst.Attribute and receiver.func.attr.value in torch_api.ARITHMETIC_METHODS else receiver.args[0].value
         if (name := root_name(receiver)) is None:
             return self._note_backpropagated(combined_names(receiver))  # `(loss_g + w * loss_feat).backward()`
         names = {name, source_text(receiver)}  # `output["loss"].backward()`: that entry, until detached in place
