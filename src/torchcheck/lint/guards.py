@@ -23,7 +23,7 @@ from dataclasses import dataclass
 import libcst as cst
 
 from torchcheck.lint.binder import Binder
-from torchcheck.lint.nodes import names_read, source_text, subtree
+from torchcheck.lint.nodes import dotted_name, names_read, source_text, subtree
 from torchcheck.lint.references import class_of_method, is_method_receiver, on_other_branch
 
 _EXITS = (cst.Return, cst.Raise, cst.Continue, cst.Break)
@@ -134,6 +134,21 @@ def never_together(binder: Binder, first: cst.CSTNode, second: cst.CSTNode) -> b
         (source_text(held.test), held.holds) in opposite and _reads_the_same(binder, held.test, first, second)
         for held in known_at(binder, first)
     )
+
+
+def invariant_in(binder: Binder, test: cst.BaseExpression, loop: cst.CSTNode) -> bool:
+    """Whether ``test`` reads the same in every iteration of ``loop``: it calls nothing but
+    :data:`_PURE_CALLS`, and the loop binds none of the names it reads (``args.moe``, not
+    ``i % 2 == 0``), nor assigns the attributes it reads."""
+    if any(isinstance(node, cst.Call) and not (isinstance(node.func, cst.Name) and node.func.value in _PURE_CALLS) for node in subtree(test)):
+        return False
+    read = {dotted_name(node) for node in subtree(test) if isinstance(node, (cst.Name, cst.Attribute))} - {None}
+    for node in subtree(loop):
+        targets = [target.target for target in node.targets] if isinstance(node, cst.Assign) else [node.target] if isinstance(node, (cst.AugAssign, cst.AnnAssign, cst.For)) else []
+        bound = {dotted_name(part) for target in targets for part in subtree(target) if isinstance(part, (cst.Name, cst.Attribute))}
+        if bound & read:
+            return False
+    return True
 
 
 def _shared_loops(binder: Binder, first: cst.CSTNode, second: cst.CSTNode) -> set[int]:

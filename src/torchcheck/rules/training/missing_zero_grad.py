@@ -6,11 +6,11 @@ import libcst as cst
 
 from torchcheck.lint import guards
 from torchcheck.lint.context import LintContext, Loop
-from torchcheck.lint.flow import Event
+from torchcheck.lint.flow import BODY, Event
 from torchcheck.lint.handed import handed_to_imported_helper
 from torchcheck.lint.idioms import Effect
 from torchcheck.lint.kinds import Kind, conventional_kind
-from torchcheck.lint.nodes import dotted_name
+from torchcheck.lint.nodes import dotted_name, source_text
 from torchcheck.lint.project import NONE, Condition, Symbol
 from torchcheck.lint.rule import Invalid, Rule, Valid
 from torchcheck.lint.summaries import Certainty, FunctionSummary
@@ -63,7 +63,10 @@ class MissingZeroGrad(Rule):
     defined in the same file or imported from another file of the project, and an optimizer
     built afresh in each iteration is not reported. One path is enough: a `step()` in one
     branch of an `if` (the plain path next to a mixed-precision one) is reported when only
-    another branch clears gradients, and the message names that branch's clear; the same
+    another branch clears gradients, and the message names that branch's clear; so is a
+    `step()` after an `if` on a setting the loop never changes (`if args.moe: ... else:
+    model.zero_grad()`), unless the step itself runs only where the clearing's test holds
+    (`if mode == "train":` around both); the same
     holds inside a method or function of the file that the loop calls (`self.train_step(...)`
     whose fp32 branch steps the optimizer without the clear its fp16 branch makes), reported
     at that step (a scheduler's `step()` is no update). A call of a
@@ -112,6 +115,47 @@ class MissingZeroGrad(Rule):
     required_text = ("backward",)
 
     VALID = (
+        Valid(
+            """
+def accumulate(model, optimizer, batches, mode, accumulation_count):
+    for batch in batches:
+        if mode != "train":
+            loss = model(batch).sum().detach()
+        else:
+            optimizer.zero_grad()
+            loss = model(batch).sum()
+        if mode == "train":
+            loss.backward()
+            optimizer.step()
+        if accumulation_count == 1:
+            model.zero_grad()
+        model(batch).sum().backward()
+        if accumulation_count == 1:
+            optimizer.step()
+"""
+        ),
+        Valid(
+            """
+def train(model, loader, optimizer, args):
+    for i, batch in enumerate(loader):
+        if i % args.accumulation_steps == 0:
+            optimizer.zero_grad()
+        model(batch).sum().backward()
+        if (i + 1) % args.accumulation_steps == 0:
+            optimizer.step()
+
+
+def train_amp(model, loader, optimizer, scaler, args):
+    for batch in loader:
+        if args.amp:
+            optimizer.zero_grad()
+            scaler.scale(model(batch).sum()).backward()
+        else:
+            optimizer.zero_grad()
+            model(batch).sum().backward()
+        optimizer.step()
+"""
+        ),
         Valid(
             """
 class Trainer:
@@ -266,6 +310,20 @@ for image, label in samples:
         ),
     )
     INVALID = (
+        Invalid(
+            """
+def train(model, data, optimizer, loss_func, args):
+    for i in range(0, len(data), args.batch_size):
+        batch = data[i:i + args.batch_size]
+        if args.mixture_of_experts:
+            loss = model.expert_loss(batch)
+        else:
+            model.zero_grad()
+            loss = loss_func(model(batch), batch)
+        loss.backward()
+        optimizer.step()  # TCK102
+"""
+        ),
         Invalid(
             """
 class Trainer:
@@ -468,7 +526,7 @@ def train(model, optimizer, batches, accumulation):
             trains = step.helper is not None or self.context.is_training_loop(step.loops[-1])
             if self._one_step_per_call(step):
                 continue
-            if trains and all(zero.exclusive_with(step.event) for zero in around):
+            if trains and (all(zero.exclusive_with(step.event) for zero in around) or self._skipped_by_a_setting(step, around)):
                 message = None
                 if step.helper is not None:
                     message = _HELPER_MESSAGE.format(helper=step.helper)
@@ -487,6 +545,21 @@ def train(model, optimizer, batches, accumulation):
                     self._reported.add(step.call)
                     self.report(step.call, message, conditions=tuple(dict.fromkeys(unless)))
 
+
+    def _skipped_by_a_setting(self, step: _Step, zeros: list[Event]) -> bool:
+        """Every clearing sits in one branch of an ``if`` on a setting the loop never changes
+        (``if args.moe: ... else: model.zero_grad()``), whose other branch the step also takes:
+        with that setting, no iteration clears."""
+        loop, binder = step.loops[-1], self.context.binder
+        # not when the step runs only where the clearing's test holds too (`if accumulate == 1:` around both)
+        needs = {(source_text(held.test), held.holds) for held in guards.known_at(binder, step.call)}
+        candidates = [
+            {(id(branch.owner), branch.label) for branch in zero.path if isinstance(branch.owner, cst.If) and branch not in step.event.path
+             and loop in binder.ancestors(branch.owner) and guards.invariant_in(binder, branch.owner.test, loop)
+             and not needs & {(source_text(held.test), held.holds) for held in guards.terms(branch.owner.test, branch.label == BODY)}}
+            for zero in zeros
+        ]
+        return bool(zeros) and bool(set.intersection(*candidates))
 
     def _one_step_per_call(self, step: _Step) -> bool:
         """The loop is left after its step (an accumulation loop that breaks once it steps),
