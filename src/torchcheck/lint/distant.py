@@ -195,7 +195,7 @@ class DistantKinds:
         another one)."""
         if depth >= _MAX_DEPTH:
             return None
-        init = next((statement for statement in subclass.body.body if type(statement) is cst.FunctionDef and statement.name.value == "__init__"), None)
+        init = methods_of(subclass).get("__init__")
         if init is None:
             own = binder.binding_made_by(subclass.name)
             return self._direct_calls(own.references, binder, skipped=1, depth=depth + 1) if own is not None else None

@@ -137,10 +137,10 @@ def never_together(binder: Binder, first: cst.CSTNode, second: cst.CSTNode) -> b
 
 
 def invariant_in(binder: Binder, test: cst.BaseExpression, loop: cst.CSTNode) -> bool:
-    """Whether ``test`` reads the same in every iteration of ``loop``: it calls nothing but
-    :data:`_PURE_CALLS`, and the loop binds none of the names it reads (``args.moe``, not
+    """Whether ``test`` reads the same in every iteration of ``loop``: it evaluates purely
+    (:func:`_evaluates_purely`), and the loop binds none of the names it reads (``args.moe``, not
     ``i % 2 == 0``), nor assigns the attributes it reads."""
-    if any(isinstance(node, cst.Call) and not (isinstance(node.func, cst.Name) and node.func.value in _PURE_CALLS) for node in subtree(test)):
+    if not _evaluates_purely(test):
         return False
     read = {dotted_name(node) for node in subtree(test) if isinstance(node, (cst.Name, cst.Attribute))} - {None}
     for node in subtree(loop):
@@ -155,12 +155,20 @@ def _shared_loops(binder: Binder, first: cst.CSTNode, second: cst.CSTNode) -> se
     return {id(loop) for loop in binder.loops_around(first)} & {id(loop) for loop in binder.loops_around(second)}
 
 
-def _reads_the_same(binder: Binder, test: cst.BaseExpression, first: cst.CSTNode, second: cst.CSTNode) -> bool:
+def _evaluates_purely(test: cst.BaseExpression) -> bool:
+    """``test`` binds nothing, awaits and yields nothing, and calls only :data:`_PURE_CALLS`:
+    evaluated twice on the same values, it gives the same answer."""
     for node in subtree(test, attribute_names=False):
         if isinstance(node, (cst.Lambda, cst.NamedExpr, cst.Await, cst.Yield)):
             return False
         if isinstance(node, cst.Call) and not (isinstance(node.func, cst.Name) and node.func.value in _PURE_CALLS):
             return False
+    return True
+
+
+def _reads_the_same(binder: Binder, test: cst.BaseExpression, first: cst.CSTNode, second: cst.CSTNode) -> bool:
+    if not _evaluates_purely(test):
+        return False
     shared_loops = _shared_loops(binder, first, second)
     scope = binder.scope_of(first)
     for name in names_read(test):

@@ -17,6 +17,11 @@ def literal_case(value: object, compared: Sequence[object]) -> object:
     literals the function's tests compare the parameter with: the value itself when they
     name it (or it is a bool), :data:`OTHER_LITERAL` for another true value, and
     :data:`NOT_A_LITERAL` for another false one (``0``, ``""``)."""
-    if type(value) is bool or any(type(seen) is type(value) and seen == value for seen in compared):
+    if type(value) is bool or any(same_literal(seen, value) for seen in compared):
         return value
     return OTHER_LITERAL if value else NOT_A_LITERAL
+
+
+def same_literal(first: object, second: object) -> bool:
+    """The same literal, of the same type (``1`` is not ``True``)."""
+    return type(first) is type(second) and first == second

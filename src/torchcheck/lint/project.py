@@ -34,7 +34,7 @@ from typing import Any
 
 from torchcheck.lint import idioms, torch_api
 from torchcheck.lint.diagnostic import Diagnostic, RelatedPlace
-from torchcheck.lint.literals import NOT_A_LITERAL, OTHER_LITERAL, literal_case
+from torchcheck.lint.literals import NOT_A_LITERAL, OTHER_LITERAL, literal_case, same_literal
 from torchcheck.lint.stars import StarImport
 
 # In a deferred finding's message, replaced by the place the condition found (file:line).
@@ -1029,17 +1029,13 @@ def _case_of_call(summary: Mapping[str, Any], call: CallShape | None) -> Mapping
     for parameter, value in literals.items():
         case = literal_case(value, compared[parameter]) if parameter in compared else NOT_A_LITERAL
         for stored in cases if case is not NOT_A_LITERAL else ():
-            if stored["parameter"] == parameter and (stored["other"] if case is OTHER_LITERAL else not stored["other"] and _same_literal(stored["value"], case)):
+            if stored["parameter"] == parameter and (stored["other"] if case is OTHER_LITERAL else not stored["other"] and same_literal(stored["value"], case)):
                 matched.append(stored["effects"])
     if not matched:
         return summary
     # each case fixes one parameter; with several fixed, an effect happens only if every case keeps it
     keys = [{(effect["action"], effect["target"]) for effect in effects} for effects in matched]
     return {**summary, "effects": [effect for effect in matched[0] if all((effect["action"], effect["target"]) in other for other in keys[1:])]}
-
-
-def _same_literal(stored: object, value: object) -> bool:
-    return type(stored) is type(value) and stored == value
 
 
 def _bound_literals(parameters: list[Mapping[str, Any]], call: CallShape) -> dict[str, object]:
